@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 mod rng;
+pub mod encode;
 pub mod tpcc;
 
 pub use rng::Rng;
