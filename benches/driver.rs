@@ -1,1 +1,51 @@
-fn main() {}
+//! The driver's own cost per transaction, without a database: dealing the next card, making the
+//! transaction's input, drawing its think time, and recording its sample (buffer, batch hand-over and
+//! the collector's histogram). Issue #3's budget for all of it is 1 µs.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use oltpgen_datagen::Rng;
+use oltpgen_datagen::tpcc::input::{InputGen, Terminal};
+use oltpgen_datagen::tpcc::mix::{Deck, Pacing};
+use oltpgen_datagen::tpcc::random::CConstants;
+use oltpgen_driver::run::collector::Collector;
+use oltpgen_driver::run::sample::{Recorder, Sample, Status};
+
+fn per_transaction(c: &mut Criterion) {
+    const TXNS: u64 = 10_000;
+    let mut group = c.benchmark_group("driver");
+    group.throughput(Throughput::Elements(TXNS));
+    let mut rng = Rng::new(1);
+    let generator = InputGen::new(10, CConstants::for_load(&mut rng));
+    let terminal = Terminal::for_user(10, 3);
+    let pacing = Pacing::spec();
+    let mut deck = Deck::new();
+    group.bench_function("deck+input+think+record", |b| {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut recorder = Recorder::new(tx, 10_000);
+        let mut collector = Collector::new(&["a", "b", "c", "d", "e"], 0, 0..u32::MAX);
+        b.iter(|| {
+            for i in 0..TXNS {
+                let kind = deck.next(&mut rng);
+                let input = generator.next(kind, &mut rng, &terminal);
+                let think = pacing.think(kind, &mut rng);
+                std::hint::black_box((&input, think));
+                recorder.record(Sample {
+                    kind: kind.index() as u8,
+                    retries: 0,
+                    status: Status::Committed,
+                    latency_us: 1000 + (i as u32 % 5000),
+                    late_us: 0,
+                    done_ms: i as u32,
+                });
+            }
+            recorder.flush();
+            while let Ok(batch) = rx.try_recv() {
+                collector.absorb(&batch);
+            }
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, per_transaction);
+criterion_main!(benches);

@@ -1,1 +1,17 @@
-//! stub
+//! oltpgen's engine: the databases it talks to, the built-in PostgreSQL, and the workloads' load, check
+//! and run logic. The `oltpgen` binary is a thin command line over this crate, and the integration tests
+//! drive the same functions.
+#![deny(missing_docs)]
+
+pub mod database;
+pub mod error;
+pub mod inventory;
+pub mod local;
+pub mod pg;
+pub mod progress;
+pub mod run;
+pub mod target;
+pub mod tpcc;
+
+pub use error::Error;
+pub use target::Target;

@@ -1,1 +1,49 @@
-//! (being written)
+//! Row encoders: the formats generated rows are written in.
+//!
+//! Generators call a [`RowEncoder`] once per field, in column order, so a row is never materialised:
+//! values go straight from the random stream into the output buffer. One implementation per file:
+//! [`PgBinaryCopy`] (PostgreSQL's binary `COPY`) and [`Csv`] (for `COPY ... (FORMAT csv)` and other
+//! engines' bulk loaders).
+
+mod csv;
+mod pg_binary;
+
+pub use csv::Csv;
+pub use pg_binary::PgBinaryCopy;
+
+/// A sink for rows, written one field at a time in the table's column order.
+///
+/// Typed calls (rather than pre-formatted text) let each format pick its own representation: binary
+/// COPY sends numerics in base 10000 and timestamps as integers, CSV prints them.
+pub trait RowEncoder {
+    /// Starts a row of `columns` fields.
+    fn begin_row(&mut self, columns: u16);
+    /// A 32-bit integer.
+    fn int4(&mut self, v: i32);
+    /// An exact decimal: the value is `unscaled / 10^scale` (300000.00 is `(30000000, 2)`); `scale` is the
+    /// column's declared scale.
+    fn numeric(&mut self, unscaled: i64, scale: u8);
+    /// Text (ASCII or UTF-8 bytes).
+    fn text(&mut self, v: &[u8]);
+    /// A timestamp without time zone, as microseconds since 1970-01-01 00:00:00 UTC.
+    fn timestamp_us(&mut self, unix_us: i64);
+    /// SQL NULL.
+    fn null(&mut self);
+    /// Ends the current row.
+    fn end_row(&mut self);
+}
+
+/// Appends the decimal digits of `v` (no sign) to `out`, without going through `fmt`.
+pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}

@@ -1,0 +1,343 @@
+//! The built-in PostgreSQL: the server oltpgen runs itself when no `--url` is given.
+//!
+//! It runs from the PostgreSQL binaries installed on the machine, keeps its data in one directory of its
+//! own (so a database loaded today is there for tomorrow's run), starts on demand on a free local port,
+//! and stops when the command ends: [`LocalPg`] is a guard whose `Drop` stops the server, on success, on
+//! error and on Ctrl-C alike. A throwaway instance ([`Placement::Temp`]) is removed too: it is what the
+//! tests use, through this same code.
+
+mod account;
+mod binaries;
+mod settings;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use account::RunAs;
+
+use crate::{Error, Target};
+
+/// The role the built-in server is initialised with; it trusts local connections.
+pub const SUPERUSER: &str = "oltpgen";
+
+/// Where the built-in instance lives.
+#[derive(Clone, Debug)]
+pub enum Placement {
+    /// A lasting data directory (the default, or `--data-dir`).
+    Dir(PathBuf),
+    /// A throwaway instance in a new temporary directory, removed when the guard drops (`--temp-db`).
+    Temp,
+}
+
+/// The default data directory: `$OLTPGEN_DATA_DIR`, else the user's data directory
+/// (`$XDG_DATA_HOME/oltpgen/postgres` or `~/.local/share/oltpgen/postgres`); for root,
+/// `/var/lib/oltpgen/postgres`, since root's home is closed to the server's own account.
+pub fn default_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("OLTPGEN_DATA_DIR") {
+        return PathBuf::from(d);
+    }
+    if matches!(account::server_account(), Ok(Some(_)) | Err(_)) {
+        return PathBuf::from("/var/lib/oltpgen/postgres");
+    }
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    base.join("oltpgen/postgres")
+}
+
+/// A running built-in server. Dropping it stops the server if this guard started it, and removes a
+/// throwaway instance's directory.
+pub struct LocalPg {
+    bin: PathBuf,
+    root: PathBuf,
+    account: Option<RunAs>,
+    port: u16,
+    started_here: bool,
+    temp: Option<tempfile::TempDir>,
+}
+
+/// What `oltpgen local status` reports.
+#[derive(Debug)]
+pub struct Status {
+    /// The instance's directory.
+    pub root: PathBuf,
+    /// Whether a database cluster exists there.
+    pub initialised: bool,
+    /// The port it listens on, when running.
+    pub running_port: Option<u16>,
+    /// Bytes on disk.
+    pub size_bytes: u64,
+}
+
+impl LocalPg {
+    /// Starts the instance (initialising it first when new), sized for `max_connections`.
+    ///
+    /// When the instance is already running (another oltpgen, or `oltpgen local start`), it is used as it
+    /// is and left running.
+    ///
+    /// # Errors
+    /// [`Error::Environment`] for missing binaries, an unusable directory, or a server that will not start
+    /// (with the last lines of its log).
+    pub fn start(placement: &Placement, max_connections: u32) -> Result<Self, Error> {
+        let bin = binaries::find()?;
+        let account = account::server_account()?;
+        let (root, temp) = match placement {
+            Placement::Dir(d) => (d.clone(), None),
+            Placement::Temp => {
+                let t = tempfile::Builder::new()
+                    .prefix("oltpgen-pg-")
+                    .tempdir()
+                    .map_err(|e| Error::environment(format!("cannot create a temporary directory: {e}")))?;
+                (t.path().to_path_buf(), Some(t))
+            }
+        };
+        let mut pg = LocalPg { bin, root, account, port: 0, started_here: false, temp };
+        pg.init()?;
+        if let Some(port) = pg.running_port() {
+            pg.port = port;
+            return Ok(pg);
+        }
+        pg.launch(max_connections)?;
+        Ok(pg)
+    }
+
+    /// The instance's directory (holding `data/` and `server.log`).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn data(&self) -> PathBuf {
+        self.root.join("data")
+    }
+
+    /// The port the server listens on (127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// A target for one database of this server (which may not exist yet: see [`LocalPg::ensure_database`]).
+    pub fn target(&self, dbname: &str) -> Target {
+        let mut c = tokio_postgres::Config::new();
+        c.host("127.0.0.1").port(self.port).user(SUPERUSER).dbname(dbname);
+        c.application_name("oltpgen");
+        Target::from_pg_config(c)
+    }
+
+    /// Creates database `dbname` unless it exists, and returns its target.
+    ///
+    /// # Errors
+    /// [`Error::Environment`] when the server cannot be reached or refuses.
+    pub async fn ensure_database(&self, dbname: &str) -> Result<Target, Error> {
+        let admin = crate::pg::connect(&self.target("postgres")).await?;
+        let exists = admin
+            .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&dbname])
+            .await
+            .map_err(|e| Error::environment(format!("built-in PostgreSQL: {e}")))?
+            .is_some();
+        if !exists {
+            admin.batch_execute(&format!("CREATE DATABASE \"{dbname}\"")).await.map_err(|e| {
+                Error::environment(format!("built-in PostgreSQL: cannot create {dbname}: {e}"))
+            })?;
+        }
+        Ok(self.target(dbname))
+    }
+
+    /// Leaves the server running after this guard drops (`oltpgen local start`).
+    pub fn keep_running(&mut self) {
+        self.started_here = false;
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut cmd = Command::new(self.bin.join(program));
+        cmd.current_dir(&self.root).stdin(Stdio::null()).env("LC_ALL", "C");
+        if let Some(a) = self.account {
+            use std::os::unix::process::CommandExt;
+            cmd.uid(a.uid).gid(a.gid);
+        }
+        cmd
+    }
+
+    fn init(&self) -> Result<(), Error> {
+        if self.data().join("PG_VERSION").is_file() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&self.root).map_err(|e| {
+            Error::environment(format!(
+                "cannot create {}: {e}; choose another --data-dir",
+                self.root.display()
+            ))
+        })?;
+        account::hand_over(&self.root, self.account)?;
+        let out = self
+            .command("initdb")
+            .args(["-U", SUPERUSER, "-A", "trust", "-E", "UTF8", "--no-locale", "--no-instructions", "-D"])
+            .arg(self.data())
+            .output()
+            .map_err(|e| Error::environment(format!("cannot run initdb: {e}")))?;
+        if !out.status.success() {
+            return Err(Error::environment(format!(
+                "initdb failed in {}: {}; choose a --data-dir the server's account can write",
+                self.root.display(),
+                last_line(&out.stderr)
+            )));
+        }
+        let conf = self.data().join("postgresql.conf");
+        let mut text = std::fs::read_to_string(&conf).unwrap_or_default();
+        text.push_str(
+            "\n# oltpgen writes its settings here at every start\ninclude_if_exists = 'oltpgen.conf'\n",
+        );
+        std::fs::write(&conf, text)
+            .map_err(|e| Error::environment(format!("cannot write {}: {e}", conf.display())))
+    }
+
+    /// The port of a server already running on this directory, from its `postmaster.pid`.
+    fn running_port(&self) -> Option<u16> {
+        let running = self
+            .command("pg_ctl")
+            .arg("status")
+            .arg("-D")
+            .arg(self.data())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !running {
+            return None;
+        }
+        let pid = std::fs::read_to_string(self.data().join("postmaster.pid")).ok()?;
+        pid.lines().nth(3)?.trim().parse().ok()
+    }
+
+    fn launch(&mut self, max_connections: u32) -> Result<(), Error> {
+        let port = free_port()?;
+        let conf = settings::render(
+            settings::Sizing {
+                memory_bytes: settings::machine_memory(),
+                max_connections,
+                temp: self.temp.is_some(),
+                port,
+            },
+            &self.root,
+        );
+        let conf_path = self.data().join("oltpgen.conf");
+        std::fs::write(&conf_path, conf)
+            .map_err(|e| Error::environment(format!("cannot write {}: {e}", conf_path.display())))?;
+        let log = self.root.join("server.log");
+        let out = self
+            .command("pg_ctl")
+            .args(["start", "-w", "-t", "120", "-D"])
+            .arg(self.data())
+            .arg("-l")
+            .arg(&log)
+            .output()
+            .map_err(|e| Error::environment(format!("cannot run pg_ctl: {e}")))?;
+        if !out.status.success() {
+            let tail = std::fs::read(&log).map(|l| last_line(&l)).unwrap_or_default();
+            return Err(Error::environment(format!(
+                "the built-in PostgreSQL did not start: {} (log: {})",
+                if tail.is_empty() { last_line(&out.stderr) } else { tail },
+                log.display()
+            )));
+        }
+        self.port = port;
+        self.started_here = true;
+        Ok(())
+    }
+
+    fn stop(&mut self) {
+        if !self.started_here {
+            return;
+        }
+        self.started_here = false;
+        let _ = self
+            .command("pg_ctl")
+            .args(["stop", "-m", "fast", "-w", "-t", "60", "-D"])
+            .arg(self.data())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+
+    /// A guard for the instance at `root` that this process did not start (status, stop, remove).
+    fn existing(root: &Path) -> Result<Self, Error> {
+        Ok(LocalPg {
+            bin: binaries::find()?,
+            root: root.to_path_buf(),
+            account: account::server_account()?,
+            port: 0,
+            started_here: false,
+            temp: None,
+        })
+    }
+
+    /// What `oltpgen local status` shows for the instance at `root`.
+    pub fn status(root: &Path) -> Status {
+        let initialised = root.join("data/PG_VERSION").is_file();
+        let running_port =
+            if initialised { Self::existing(root).ok().and_then(|pg| pg.running_port()) } else { None };
+        Status { root: root.to_path_buf(), initialised, running_port, size_bytes: dir_size(root) }
+    }
+
+    /// Stops the instance at `root` if it runs (`oltpgen local stop`); true when it was running.
+    ///
+    /// # Errors
+    /// [`Error::Environment`] when the binaries or the server's account cannot be found.
+    pub fn stop_at(root: &Path) -> Result<bool, Error> {
+        let mut pg = Self::existing(root)?;
+        let was_running = pg.running_port().is_some();
+        pg.started_here = was_running;
+        pg.stop();
+        Ok(was_running)
+    }
+
+    /// Stops the instance at `root` if it runs, then deletes it (`oltpgen local rm`); true when there was one.
+    ///
+    /// # Errors
+    /// [`Error::Environment`] when the directory cannot be removed.
+    pub fn remove(root: &Path) -> Result<bool, Error> {
+        if !root.exists() {
+            return Ok(false);
+        }
+        if root.join("data/PG_VERSION").is_file() {
+            Self::stop_at(root)?;
+        }
+        std::fs::remove_dir_all(root)
+            .map_err(|e| Error::environment(format!("cannot remove {}: {e}", root.display())))?;
+        Ok(true)
+    }
+}
+
+impl Drop for LocalPg {
+    fn drop(&mut self) {
+        self.stop();
+        // `temp` (a TempDir) removes the throwaway directory when it drops, after the server stopped.
+    }
+}
+
+fn free_port() -> Result<u16, Error> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| Error::environment(format!("cannot find a free local port: {e}")))
+}
+
+fn last_line(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+fn dir_size(p: &Path) -> u64 {
+    std::fs::symlink_metadata(p).map_or(0, |m| {
+        if m.is_dir() {
+            std::fs::read_dir(p).map_or(0, |rd| rd.flatten().map(|e| dir_size(&e.path())).sum())
+        } else {
+            m.len()
+        }
+    })
+}

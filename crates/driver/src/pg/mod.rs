@@ -1,0 +1,87 @@
+//! PostgreSQL: everything oltpgen says in PostgreSQL's dialect lives under this module, so that another
+//! engine is an addition beside it, not a rewrite of the workloads.
+
+pub mod bulk;
+pub mod copy;
+pub mod meta;
+pub mod schema;
+pub mod tpcc_check;
+pub mod tpcc_txn;
+
+use std::collections::BTreeMap;
+
+use tokio_postgres::{Client, NoTls};
+
+use crate::error::pg_connect_error;
+use crate::{Error, Target};
+
+/// Opens one connection to `target`; the connection's I/O runs in its own task until the client drops.
+///
+/// # Errors
+/// One line that says what went wrong and what to do about it (wrong password, no such database,
+/// unreachable host), without the password.
+pub async fn connect(target: &Target) -> Result<Client, Error> {
+    let mut config = target.pg_config().clone();
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(std::time::Duration::from_secs(10));
+    }
+    let (client, connection) =
+        config.connect(NoTls).await.map_err(|e| pg_connect_error(target.label(), &e))?;
+    tokio::spawn(async move {
+        // The connection ends with an error when the server goes away; the client sees it on its next call.
+        let _ = connection.await;
+    });
+    Ok(client)
+}
+
+/// Wraps a database error met outside the measured run (load, check, drop) as a failure of the work.
+pub fn failed(what: &str, target: &Target, err: &tokio_postgres::Error) -> Error {
+    let msg = err.as_db_error().map_or_else(|| err.to_string(), |d| d.message().to_string());
+    Error::failed(format!("{}: {what}: {msg}", target.label()))
+}
+
+/// The server's identity and the settings a reader of a result needs to judge it.
+#[derive(Clone, Debug, Default)]
+pub struct ServerInfo {
+    /// `server_version`, e.g. "15.18 (Debian 15.18-0+deb12u1)".
+    pub version: String,
+    /// Key settings by name (shared_buffers, max_connections, wal_level, synchronous_commit, …).
+    pub settings: BTreeMap<String, String>,
+}
+
+/// The settings recorded with every result.
+const RECORDED_SETTINGS: &[&str] = &[
+    "server_version",
+    "max_connections",
+    "shared_buffers",
+    "effective_cache_size",
+    "work_mem",
+    "maintenance_work_mem",
+    "max_wal_size",
+    "wal_level",
+    "synchronous_commit",
+    "fsync",
+    "full_page_writes",
+    "default_transaction_isolation",
+    "checkpoint_timeout",
+    "random_page_cost",
+    "jit",
+];
+
+/// Reads the server's version and key settings.
+///
+/// # Errors
+/// [`Error::Failed`] when the query fails.
+pub async fn server_info(client: &Client, target: &Target) -> Result<ServerInfo, Error> {
+    let rows = client
+        .query(
+            "SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)",
+            &[&RECORDED_SETTINGS],
+        )
+        .await
+        .map_err(|e| failed("reading server settings", target, &e))?;
+    let mut settings: BTreeMap<String, String> =
+        rows.iter().map(|r| (r.get::<_, String>(0), r.get::<_, String>(1))).collect();
+    let version = settings.remove("server_version").unwrap_or_default();
+    Ok(ServerInfo { version, settings })
+}

@@ -1,0 +1,108 @@
+//! What a virtual user records about each transaction, and how samples leave the user without a lock
+//! or a shared atomic per transaction: into the user's own small buffer, which it hands to the collector
+//! in batches (when full, when the reporting interval changed, or before the user goes to sleep).
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::error::Fault;
+
+/// How one transaction ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Committed.
+    Committed,
+    /// Rolled back as the workload expects (TPC-C's 1% New-Order): completed, not an error.
+    RolledBack,
+    /// Failed after its retries, for this reason.
+    Failed(Fault),
+}
+
+/// One transaction's record: 16 bytes, no allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// The workload's transaction index.
+    pub kind: u8,
+    /// Retries after serialization failures or deadlocks.
+    pub retries: u8,
+    /// How it ended.
+    pub status: Status,
+    /// Completion − intended start, µs (saturating at u32::MAX, about 71 minutes).
+    pub latency_us: u32,
+    /// How late the user woke for it after keying or think time, µs (0 when it did not wait).
+    pub late_us: u32,
+    /// Completion, ms since the run began.
+    pub done_ms: u32,
+}
+
+/// Samples are handed over when this many wait in a buffer.
+const BATCH: usize = 256;
+
+/// A user's sample buffer.
+pub struct Recorder {
+    buffer: Vec<Sample>,
+    interval_ms: u32,
+    interval: u32,
+    to_collector: UnboundedSender<Vec<Sample>>,
+}
+
+impl Recorder {
+    /// A buffer that hands batches to `to_collector`, at least once per `interval_ms` of activity.
+    pub fn new(to_collector: UnboundedSender<Vec<Sample>>, interval_ms: u32) -> Self {
+        Recorder { buffer: Vec::new(), interval_ms: interval_ms.max(1), interval: 0, to_collector }
+    }
+
+    /// Keeps `sample`, handing over the buffer when it is full or the sample opens a new interval.
+    #[inline]
+    pub fn record(&mut self, sample: Sample) {
+        let interval = sample.done_ms / self.interval_ms;
+        if interval != self.interval {
+            self.flush();
+            self.interval = interval;
+        }
+        if self.buffer.capacity() == 0 {
+            self.buffer.reserve_exact(BATCH);
+        }
+        self.buffer.push(sample);
+        if self.buffer.len() >= BATCH {
+            self.flush();
+        }
+    }
+
+    /// Hands over whatever is buffered (before a long sleep, and at the end).
+    pub fn flush(&mut self) {
+        if !self.buffer.is_empty() {
+            // A closed collector means the run is over; the samples have nowhere to go.
+            let _ = self.to_collector.send(std::mem::take(&mut self.buffer));
+        }
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(done_ms: u32) -> Sample {
+        Sample { kind: 0, retries: 0, status: Status::Committed, latency_us: 1, late_us: 0, done_ms }
+    }
+
+    #[test]
+    fn batches_leave_when_full_when_the_interval_turns_and_at_the_end() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut r = Recorder::new(tx, 1000);
+        for i in 0..300 {
+            r.record(sample(i));
+        }
+        assert_eq!(rx.try_recv().unwrap().len(), BATCH);
+        assert!(rx.try_recv().is_err(), "the rest waits");
+        r.record(sample(1500));
+        assert_eq!(rx.try_recv().unwrap().len(), 300 - BATCH, "a new interval hands over the old one");
+        drop(r);
+        assert_eq!(rx.try_recv().unwrap(), vec![sample(1500)]);
+    }
+}

@@ -1,0 +1,169 @@
+//! One virtual user: a tokio task that deals its next transaction, waits its keying time, runs it on its
+//! connection, records completion − intended start, and waits its think time, until told to stop.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::pool::Pool;
+use super::sample::{Recorder, Sample, Status};
+use super::workload::{Done, TxnError, Workload};
+use crate::error::Fault;
+
+/// Retries of a transaction after a serialization failure or deadlock, before it counts as an error.
+const MAX_RETRIES: u8 = 5;
+/// Waits at least this long hand the user's samples to the collector first, so live figures stay fresh.
+const FLUSH_BEFORE_WAIT: Duration = Duration::from_millis(50);
+/// The first and the longest wait before reconnecting after a lost connection.
+const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
+
+/// Where users get connections.
+pub enum Connections<S> {
+    /// Each user opens and keeps its own.
+    Own,
+    /// Users borrow from a pool for each transaction.
+    Shared(Arc<Pool<S>>),
+}
+
+impl<S> Clone for Connections<S> {
+    fn clone(&self) -> Self {
+        match self {
+            Connections::Own => Connections::Own,
+            Connections::Shared(p) => Connections::Shared(p.clone()),
+        }
+    }
+}
+
+/// What every user shares.
+pub struct Crew<W: Workload> {
+    /// The workload.
+    pub workload: Arc<W>,
+    /// The connection mode.
+    pub connections: Connections<W::Session>,
+    /// The run's time zero.
+    pub start: Instant,
+    /// Flips to true when users must stop.
+    pub stop: watch::Receiver<bool>,
+    /// Users running now (changed when a user starts or stops, never per transaction).
+    pub running: Arc<AtomicU64>,
+}
+
+impl<W: Workload> Clone for Crew<W> {
+    fn clone(&self) -> Self {
+        Crew {
+            workload: self.workload.clone(),
+            connections: self.connections.clone(),
+            start: self.start,
+            stop: self.stop.clone(),
+            running: self.running.clone(),
+        }
+    }
+}
+
+/// Runs user `index`, starting `begin_after` into the run, until the crew is told to stop.
+pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Duration, mut recorder: Recorder) {
+    let mut intended = crew.start + begin_after;
+    if !wait_until(&mut crew.stop, intended).await {
+        return;
+    }
+    crew.running.fetch_add(1, Ordering::Relaxed);
+    let w = crew.workload.clone();
+    let mut me = w.user(index);
+    let mut own: Option<W::Session> = None;
+    let mut backoff = Duration::ZERO;
+    loop {
+        let next = w.next(&mut me);
+        intended += next.keying;
+        let mut late_us = 0;
+        if intended > Instant::now() {
+            if intended - Instant::now() >= FLUSH_BEFORE_WAIT {
+                recorder.flush();
+            }
+            if !wait_until(&mut crew.stop, intended).await {
+                break;
+            }
+            late_us = micros(Instant::now().saturating_duration_since(intended));
+        }
+        let (outcome, retries) = match &crew.connections {
+            Connections::Own => attempt(&*w, &mut own, &next.input).await,
+            Connections::Shared(pool) => {
+                let mut lease = pool.acquire().await;
+                attempt(&*w, &mut lease.session, &next.input).await
+            }
+        };
+        let done = Instant::now();
+        let status = match outcome {
+            Ok(Done { rolled_back: false }) => Status::Committed,
+            Ok(Done { rolled_back: true }) => Status::RolledBack,
+            Err(e) => Status::Failed(e.fault),
+        };
+        recorder.record(Sample {
+            kind: next.kind as u8,
+            retries,
+            status,
+            latency_us: micros(done - intended),
+            late_us,
+            done_ms: (done - crew.start).as_millis().min(u128::from(u32::MAX)) as u32,
+        });
+        intended = if status == Status::Failed(Fault::ConnectionLost) {
+            // The server is away: try again later, a little later each time.
+            backoff = (backoff * 2).clamp(BACKOFF.0, BACKOFF.1);
+            done + backoff
+        } else {
+            backoff = Duration::ZERO;
+            done + next.think
+        };
+        if *crew.stop.borrow() {
+            break;
+        }
+    }
+    recorder.flush();
+    crew.running.fetch_sub(1, Ordering::Relaxed);
+}
+
+/// Runs one transaction on `slot`'s session (connecting first when it has none), retrying conflicts.
+/// A lost connection empties the slot, so the next transaction reconnects.
+async fn attempt<W: Workload>(
+    w: &W,
+    slot: &mut Option<W::Session>,
+    input: &W::Input,
+) -> (Result<Done, TxnError>, u8) {
+    if slot.is_none() {
+        match w.connect().await {
+            Ok(s) => *slot = Some(s),
+            Err(e) => return (Err(e), 0),
+        }
+    }
+    let session = slot.as_ref().expect("connected above");
+    let mut retries = 0;
+    loop {
+        match w.execute(session, input).await {
+            Err(e) if e.fault == Fault::Retryable && retries < MAX_RETRIES => retries += 1,
+            Err(e) => {
+                if e.fault == Fault::ConnectionLost {
+                    *slot = None;
+                }
+                return (Err(e), retries);
+            }
+            ok => return (ok, retries),
+        }
+    }
+}
+
+/// Sleeps until `at`; false when told to stop first.
+async fn wait_until(stop: &mut watch::Receiver<bool>, at: Instant) -> bool {
+    if *stop.borrow() {
+        return false;
+    }
+    tokio::select! {
+        _ = tokio::time::sleep_until(at) => true,
+        _ = stop.changed() => false,
+    }
+}
+
+fn micros(d: Duration) -> u32 {
+    d.as_micros().min(u128::from(u32::MAX)) as u32
+}

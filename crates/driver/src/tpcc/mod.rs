@@ -1,0 +1,74 @@
+//! The TPC-C-style workload against a database: load it, check its consistency, drop it.
+
+mod check;
+mod load;
+
+pub use check::{Clause, ClauseOutcome, check};
+pub use load::{LoadOptions, LoadSummary, drop_all, load, write_csv};
+
+use oltpgen_datagen::tpcc::random::CConstants;
+use oltpgen_datagen::tpcc::schema::Table;
+use serde::{Deserialize, Serialize};
+
+use crate::inventory::{self, Holding};
+use crate::pg::meta::MetaRow;
+use crate::{Error, Target};
+
+/// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
+pub const WORKLOAD: &str = "tpcc";
+
+/// The nine table names.
+pub fn table_names() -> Vec<&'static str> {
+    Table::ALL.iter().map(|t| t.name()).collect()
+}
+
+/// What a load records about itself in the database, so that later commands (check, run) know how the
+/// data was made: the run's NURand constants must obey the C-delta rule against the load's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadedParams {
+    /// Warehouses.
+    pub scale: u32,
+    /// The data's seed.
+    pub seed: u64,
+    /// The load's C for C_LAST.
+    pub c_last: i64,
+    /// The load's C for C_ID.
+    pub c_id: i64,
+    /// The load's C for OL_I_ID.
+    pub ol_i_id: i64,
+    /// Runs driven since the load (3.3.2.11 holds only before the first).
+    #[serde(default)]
+    pub runs: u32,
+}
+
+impl LoadedParams {
+    /// The load's C constants.
+    pub fn c(&self) -> CConstants {
+        CConstants { c_last: self.c_last, c_id: self.c_id, ol_i_id: self.ol_i_id }
+    }
+
+    fn from_meta(row: &MetaRow, target: &Target) -> Result<Self, Error> {
+        serde_json::from_value(row.params.clone()).map_err(|e| {
+            Error::usage(format!(
+                "{target}: the tpcc load's metadata is unreadable ({e}): reload it (oltpgen tpcc load --replace)"
+            ))
+        })
+    }
+}
+
+/// The parameters of the finished TPC-C load in `target`, or one line saying why there is none.
+///
+/// # Errors
+/// [`Error::Usage`] for an empty, half-loaded or foreign database.
+pub async fn loaded(client: &tokio_postgres::Client, target: &Target) -> Result<LoadedParams, Error> {
+    let row = inventory::require_loaded(client, target, WORKLOAD, &table_names()).await?;
+    LoadedParams::from_meta(&row, target)
+}
+
+/// What `target` holds for TPC-C.
+///
+/// # Errors
+/// [`Error::Failed`] when the catalog cannot be read.
+pub async fn holding(client: &tokio_postgres::Client, target: &Target) -> Result<Holding, Error> {
+    inventory::inspect(client, target, WORKLOAD, &table_names()).await
+}

@@ -1,0 +1,65 @@
+//! `oltpgen local status|start|stop|url|rm`: the built-in PostgreSQL, seen and handled from outside a run.
+
+use std::process::ExitCode;
+
+use oltpgen_driver::Error;
+use oltpgen_driver::local::{LocalPg, Placement};
+
+use crate::cli::{DbArgs, LocalAction};
+
+/// Runs one `local` command.
+pub async fn run(action: LocalAction, db: &DbArgs) -> Result<ExitCode, Error> {
+    if db.url.is_some() {
+        return Err(Error::usage(
+            "oltpgen local manages the built-in PostgreSQL; --url names another server: drop --url",
+        ));
+    }
+    let root = match db.placement() {
+        Placement::Dir(d) => d,
+        Placement::Temp => {
+            return Err(Error::usage(
+                "--temp-db instances live only as long as the command that made them: use --data-dir",
+            ));
+        }
+    };
+    match action {
+        LocalAction::Status => {
+            let s = LocalPg::status(&root);
+            println!("directory:   {}", s.root.display());
+            println!("initialised: {}", if s.initialised { "yes" } else { "no" });
+            match s.running_port {
+                Some(port) => println!("running:     yes, on 127.0.0.1:{port}"),
+                None => println!("running:     no"),
+            }
+            println!("size:        {:.1} MB", s.size_bytes as f64 / 1e6);
+        }
+        LocalAction::Start | LocalAction::Url => {
+            let place = Placement::Dir(root);
+            let mut pg = tokio::task::spawn_blocking(move || LocalPg::start(&place, 200))
+                .await
+                .map_err(|e| Error::environment(format!("starting the built-in PostgreSQL: {e}")))??;
+            pg.keep_running();
+            let target = pg.target("tpcc");
+            if matches!(action, LocalAction::Url) {
+                println!("{target}");
+            } else {
+                println!("running on 127.0.0.1:{} ({target}); stop it with: oltpgen local stop", pg.port());
+            }
+        }
+        LocalAction::Stop => {
+            if LocalPg::stop_at(&root)? {
+                println!("stopped the built-in PostgreSQL in {}", root.display());
+            } else {
+                println!("the built-in PostgreSQL in {} was not running", root.display());
+            }
+        }
+        LocalAction::Rm => {
+            if LocalPg::remove(&root)? {
+                println!("removed {}", root.display());
+            } else {
+                println!("nothing at {}", root.display());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,78 @@
+//! Bad input: each mistake gets one clear line and exit 2, with the password never shown.
+
+use crate::common::{SECRET, assert_refused, oltpgen, oltpgen_env, sql};
+use oltpgen_driver::local::{LocalPg, Placement};
+
+#[test]
+fn scale_must_be_a_number_of_warehouses() {
+    assert_refused(&oltpgen(&["tpcc", "load", "--scale", "0", "--temp-db"]), "at least 1");
+    assert_refused(
+        &oltpgen(&["tpcc", "load", "--scale", "ten", "--temp-db"]),
+        "'ten' is not a number of warehouses",
+    );
+}
+
+#[test]
+fn urls_with_unknown_schemes_are_refused() {
+    let url = format!("mysql://bench:{SECRET}@db1/tpcc");
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "unknown scheme 'mysql://'");
+    let url = format!("bench:{SECRET}@db1/tpcc");
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "no scheme");
+}
+
+#[test]
+fn impossible_flag_combinations_are_refused() {
+    let url = format!("postgres://bench:{SECRET}@127.0.0.1:1/tpcc");
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &url, "--temp-db"]), "cannot be used with");
+    assert_refused(&oltpgen(&["tpcc", "load", "--csv", "/tmp/x", "--url", &url]), "cannot be used with");
+}
+
+#[test]
+fn an_unreachable_server_is_named_without_its_password() {
+    let url = format!("postgres://bench:{SECRET}@127.0.0.1:1/tpcc");
+    let out = oltpgen(&["tpcc", "check", "--url", &url]);
+    assert_refused(&out, "cannot connect to postgres://bench@127.0.0.1:1/tpcc");
+}
+
+#[test]
+fn missing_postgresql_binaries_say_how_to_get_them() {
+    let out = oltpgen_env(&["tpcc", "check", "--temp-db"], &[("OLTPGEN_PG_BIN", "/nonexistent")]);
+    assert_refused(&out, "does not hold initdb, pg_ctl and postgres");
+}
+
+/// A server that checks passwords: wrong password, missing database, foreign tables, empty database.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_refusals_are_explained() {
+    let pg = LocalPg::start(&Placement::Temp, 50).expect("the built-in PostgreSQL starts");
+    let admin = sql(&pg.target("postgres")).await;
+    admin.batch_execute(&format!("CREATE ROLE bench LOGIN PASSWORD '{SECRET}'")).await.unwrap();
+    admin.batch_execute("CREATE DATABASE tpcc OWNER bench").await.unwrap();
+    let hba = pg.root().join("data/pg_hba.conf");
+    let rules = std::fs::read_to_string(&hba).unwrap();
+    std::fs::write(&hba, format!("host all bench 127.0.0.1/32 scram-sha-256\n{rules}")).unwrap();
+    admin.batch_execute("SELECT pg_reload_conf()").await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let port = pg.port();
+    let url = |password: &str, db: &str| format!("postgres://bench:{password}@127.0.0.1:{port}/{db}");
+
+    let out = oltpgen(&["tpcc", "check", "--url", &url("wrong-password", "tpcc")]);
+    assert_refused(&out, "the server refused the login");
+    assert!(!out.all().contains("wrong-password"));
+
+    let out = oltpgen(&["tpcc", "check", "--url", &url(SECRET, "nosuchdb")]);
+    assert_refused(&out, "\"nosuchdb\" does not exist; create it first");
+
+    assert_refused(
+        &oltpgen(&["tpcc", "check", "--url", &url(SECRET, "tpcc")]),
+        "holds no tpcc database: load it first (oltpgen tpcc load)",
+    );
+
+    let bench = sql(&url(SECRET, "tpcc").parse().unwrap()).await;
+    bench.batch_execute("CREATE TABLE warehouse (x int); INSERT INTO warehouse VALUES (42)").await.unwrap();
+    for args in [vec!["tpcc", "load", "--replace"], vec!["tpcc", "check"], vec!["tpcc", "drop"]] {
+        let out = oltpgen(&[&args[..], &["--url", &url(SECRET, "tpcc")]].concat());
+        assert_refused(&out, "holds tables oltpgen did not load (warehouse)");
+    }
+    let kept: i32 = bench.query_one("SELECT x FROM warehouse", &[]).await.unwrap().get(0);
+    assert_eq!(kept, 42, "a refused command loses nothing");
+}

@@ -1,0 +1,8 @@
+//! End-to-end tests of the `oltpgen` binary against real PostgreSQL servers that the tests start
+//! themselves (the built-in PostgreSQL, through `--temp-db` or a throwaway `--data-dir`).
+//!
+//! One test binary, so the binary and its dependencies link once.
+
+mod bad_input;
+mod common;
+mod tpcc_load;

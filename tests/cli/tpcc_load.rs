@@ -1,0 +1,131 @@
+//! `tpcc load`, `check` and `drop` against the built-in PostgreSQL, through the binary.
+
+use crate::common::{assert_no_secret, assert_refused, data_dir, oltpgen, sql, start_server};
+
+fn check_lines(stdout: &str) -> Vec<(&str, &str)> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("3.3.2."))
+        .map(|l| {
+            let mut f = l.split_whitespace();
+            (f.next().unwrap_or(""), f.next().unwrap_or(""))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn load_check_corrupt_refuse_replace_and_drop() {
+    let (_keep, root) = data_dir();
+    let dd = ["--data-dir", root.as_str()];
+    let run = |args: &[&str]| oltpgen(&[args, &dd[..]].concat());
+
+    let out = run(&["tpcc", "load", "--scale", "1", "--quiet"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("loaded tpcc scale 1"), "{}", out.stdout);
+
+    let out = run(&["tpcc", "check"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let lines = check_lines(&out.stdout);
+    assert_eq!(lines.len(), 12, "{}", out.stdout);
+    assert!(lines.iter().all(|(_, s)| *s == "pass"), "{}", out.stdout);
+
+    // The server stopped with the command, and the data stayed.
+    let out = run(&["local", "status"]);
+    assert!(
+        out.stdout.contains("initialised: yes") && out.stdout.contains("running:     no"),
+        "{}",
+        out.stdout
+    );
+
+    let out = run(&["tpcc", "load", "--scale", "1"]);
+    assert_refused(&out, "already holds a tpcc database (scale 1): pass --replace");
+
+    // One wrong d_ytd breaks W_YTD = sum(D_YTD) and D_YTD = sum(H_AMOUNT), and nothing else.
+    {
+        let pg = start_server(&root);
+        let client = sql(&pg.target("tpcc")).await;
+        client
+            .batch_execute("UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = 7")
+            .await
+            .unwrap();
+    }
+    let out = run(&["tpcc", "check"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    let failed: Vec<&str> =
+        check_lines(&out.stdout).into_iter().filter(|(_, s)| *s == "FAIL").map(|(n, _)| n).collect();
+    assert_eq!(failed, ["3.3.2.1", "3.3.2.9"], "{}", out.stdout);
+    assert!(out.stdout.contains("w_id=1 d_id=7"), "the offending district is named: {}", out.stdout);
+    assert!(out.stderr.contains("2 of 12 consistency conditions fail: 3.3.2.1, 3.3.2.9"), "{}", out.stderr);
+
+    // A load that died half-way is recognised by every command.
+    {
+        let pg = start_server(&root);
+        let client = sql(&pg.target("tpcc")).await;
+        client.batch_execute("UPDATE oltpgen_meta SET state = 'loading'").await.unwrap();
+    }
+    assert_refused(&run(&["tpcc", "check"]), "started and did not finish: reload it");
+    assert_refused(&run(&["tpcc", "load", "--scale", "1"]), "did not finish: pass --replace");
+
+    let out = run(&["tpcc", "load", "--scale", "1", "--replace", "--quiet"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let out = run(&["tpcc", "check"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+
+    let out = run(&["tpcc", "drop"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("dropped the tpcc tables"), "{}", out.stdout);
+    assert_refused(&run(&["tpcc", "check"]), "holds no tpcc database: load it first");
+    assert_no_secret(&run(&["local", "rm"]));
+}
+
+/// The CSV files hold exactly the rows the binary COPY loads, PostgreSQL's `COPY … (FORMAT csv)` reads
+/// them, and the same seed writes the same bytes.
+#[tokio::test(flavor = "multi_thread")]
+async fn csv_files_hold_the_rows_the_loader_loads() {
+    let (keep, root) = data_dir();
+    let csv = keep.path().join("csv");
+    let csv_again = keep.path().join("csv-again");
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--seed", "7", "--data-dir", &root, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    for dir in [&csv, &csv_again] {
+        let out =
+            oltpgen(&["tpcc", "load", "--scale", "1", "--seed", "7", "--csv", dir.to_str().unwrap(), "-q"]);
+        assert_eq!(out.code, 0, "{}", out.all());
+    }
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--csv", csv.to_str().unwrap()]);
+    assert_refused(&out, "pass --replace to overwrite them");
+
+    let pg = start_server(&root);
+    let client = sql(&pg.target("tpcc")).await;
+    client.batch_execute("CREATE SCHEMA from_csv").await.unwrap();
+    for table in oltpgen_datagen::tpcc::schema::Table::ALL {
+        let name = table.name();
+        let bytes = std::fs::read(csv.join(format!("{name}.csv"))).unwrap();
+        assert_eq!(
+            bytes,
+            std::fs::read(csv_again.join(format!("{name}.csv"))).unwrap(),
+            "{name} is deterministic"
+        );
+        let ddl =
+            oltpgen_driver::pg::schema::create_table(table).replacen(name, &format!("from_csv.{name}"), 1);
+        client.batch_execute(&ddl).await.unwrap();
+        let sink = client
+            .copy_in::<_, bytes::Bytes>(&format!("COPY from_csv.{name} FROM STDIN (FORMAT csv)"))
+            .await
+            .unwrap();
+        use futures_util::SinkExt;
+        futures_util::pin_mut!(sink);
+        sink.send(bytes::Bytes::from(bytes)).await.unwrap();
+        sink.finish().await.unwrap();
+        let digest = |schema: &str| {
+            format!(
+                "SELECT count(*)::text || ':' || coalesce(md5(string_agg(h, '' ORDER BY h)), '') \
+                 FROM (SELECT md5(t::text) h FROM {schema}.{name} t) s"
+            )
+        };
+        let loaded: String = client.query_one(&digest("public"), &[]).await.unwrap().get(0);
+        let from_csv: String = client.query_one(&digest("from_csv"), &[]).await.unwrap().get(0);
+        assert_eq!(loaded, from_csv, "{name}: the CSV rows differ from the loaded rows");
+        assert!(!loaded.starts_with("0:"), "{name} is empty");
+    }
+}
