@@ -1,8 +1,10 @@
 //! The command line: flags, their defaults and their `--help` lines.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use oltpgen_datagen::tpcc::mix::{KeyingTime, ThinkTime};
 use oltpgen_driver::Target;
 use oltpgen_driver::local::Placement;
 
@@ -61,7 +63,7 @@ impl DbArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The TPC-C-style workload
-    Tpcc(TpccCmd),
+    Tpcc(Box<TpccCmd>),
     /// The built-in PostgreSQL: see where it is, start, stop or remove it, print its URL
     Local {
         /// What to do with it.
@@ -70,12 +72,19 @@ pub enum Command {
     },
 }
 
-/// `oltpgen tpcc …`
+/// `oltpgen tpcc …`: without a subcommand, load when the database is empty, then run.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct TpccCmd {
     /// What to do.
     #[command(subcommand)]
-    pub action: TpccAction,
+    pub action: Option<TpccAction>,
+    /// Warehouses to load when the database is empty, and to expect when it is not [default: 1, or what is loaded]
+    #[arg(long, short, value_name = "WAREHOUSES", value_parser = parse_scale)]
+    pub scale: Option<u32>,
+    /// How to run.
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// The TPC-C commands.
@@ -83,10 +92,50 @@ pub struct TpccCmd {
 pub enum TpccAction {
     /// Create the tables and load them (binary COPY over several connections), then build keys and ANALYZE
     Load(LoadArgs),
+    /// Drive the loaded database with virtual users and write the result
+    Run(RunArgs),
     /// Check the 12 consistency conditions of TPC-C clause 3.3.2; exit 1 when one fails
     Check(WorkersArg),
     /// Drop the TPC-C tables
     Drop,
+}
+
+/// Users, connections, timing and pacing of a run.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Virtual users, spread evenly over the warehouses [default: 10 per warehouse, as the spec has it]
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub users: Option<u32>,
+    /// Connections shared by the users [default: one per user]; waits for one count in response times
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub connections: Option<u32>,
+    /// Users started per second
+    #[arg(long, value_name = "USERS_PER_S", default_value = "100", value_parser = parse_rate)]
+    pub ramp_rate: f64,
+    /// Start all users evenly over this time instead of --ramp-rate (e.g. 1m)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "ramp_rate")]
+    pub ramp_up: Option<Duration>,
+    /// Unmeasured time after the last user started
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub warmup: Duration,
+    /// The measured time
+    #[arg(long, short, value_name = "DURATION", default_value = "1m", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Think time after each transaction: spec (negative exponential, the spec's means), 0, or a mean (e.g. 2s)
+    #[arg(long, value_name = "spec|0|MEAN", default_value = "spec", value_parser = parse_think)]
+    pub think_time: ThinkTime,
+    /// Keying time before each transaction: spec (the spec's fixed times), 0, or a fixed time
+    #[arg(long, value_name = "spec|0|TIME", default_value = "spec", value_parser = parse_keying)]
+    pub keying_time: KeyingTime,
+    /// Period of the live line and of the result's time series
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration)]
+    pub report_interval: Duration,
+    /// Where to write result.json, summary.txt and timeseries.csv [default: results/<time>-tpcc]
+    #[arg(long, short, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The run's seed [default: derived from the load's seed and the run's number]
+    #[arg(long = "run-seed", value_name = "N")]
+    pub seed: Option<u64>,
 }
 
 /// How big, and how fast, a load is.
@@ -149,6 +198,46 @@ fn parse_scale(s: &str) -> Result<u32, String> {
     }
 }
 
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    if s.trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    humantime::parse_duration(s.trim())
+        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 90s, 3m, 1h"))
+}
+
+fn parse_positive_duration(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err("must be longer than 0".into()),
+        d => Ok(d),
+    }
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("'{s}' is not a positive number of users per second")),
+    }
+}
+
+fn parse_think(s: &str) -> Result<ThinkTime, String> {
+    match s.trim() {
+        "spec" => Ok(ThinkTime::Spec),
+        "off" => Ok(ThinkTime::Off),
+        other => parse_duration(other).map(|d| if d.is_zero() { ThinkTime::Off } else { ThinkTime::Mean(d) }),
+    }
+}
+
+fn parse_keying(s: &str) -> Result<KeyingTime, String> {
+    match s.trim() {
+        "spec" => Ok(KeyingTime::Spec),
+        "off" => Ok(KeyingTime::Off),
+        other => {
+            parse_duration(other).map(|d| if d.is_zero() { KeyingTime::Off } else { KeyingTime::Fixed(d) })
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +253,28 @@ mod tests {
         assert!(parse_scale("0").unwrap_err().contains("at least 1"));
         assert!(parse_scale("ten").unwrap_err().contains("not a number"));
         assert_eq!(parse_scale("10"), Ok(10));
+    }
+
+    #[test]
+    fn pacing_and_durations_read_like_people_write_them() {
+        assert_eq!(parse_think("0"), Ok(ThinkTime::Off));
+        assert_eq!(parse_think("spec"), Ok(ThinkTime::Spec));
+        assert_eq!(parse_think("2s"), Ok(ThinkTime::Mean(Duration::from_secs(2))));
+        assert_eq!(parse_keying("0"), Ok(KeyingTime::Off));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("soon").unwrap_err().contains("not a duration"));
+        assert!(parse_positive_duration("0").is_err());
+        assert!(parse_rate("0").is_err());
+    }
+
+    #[test]
+    fn bare_tpcc_takes_run_flags_and_subcommands_take_their_own() {
+        let cli =
+            Cli::try_parse_from(["oltpgen", "tpcc", "--scale", "10", "--users", "32", "--think-time", "0"])
+                .unwrap();
+        let Command::Tpcc(t) = cli.command else { panic!("tpcc") };
+        assert!(t.action.is_none());
+        assert_eq!((t.scale, t.run.users), (Some(10), Some(32)));
+        assert!(Cli::try_parse_from(["oltpgen", "tpcc", "--users", "3", "load"]).is_err());
     }
 }

@@ -13,7 +13,7 @@ use crate::cli::{Cli, Command};
 /// Runs the command `cli` names.
 pub async fn dispatch(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
-        Command::Tpcc(cmd) => tpcc::run(cmd, &cli.db, cli.quiet).await,
+        Command::Tpcc(cmd) => tpcc::run(*cmd, &cli.db, cli.quiet).await,
         Command::Local { action } => local::run(action, &cli.db).await,
     }
 }

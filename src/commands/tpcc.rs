@@ -1,20 +1,26 @@
-//! `oltpgen tpcc load|check|drop`.
+//! `oltpgen tpcc [load|run|check|drop]`.
 
 use std::process::ExitCode;
 
+use oltpgen_datagen::tpcc::mix::Pacing;
 use oltpgen_driver::Error;
 use oltpgen_driver::database::Database;
+use oltpgen_driver::inventory::Holding;
+use oltpgen_driver::run::{Ramp, RunPlan};
+use oltpgen_driver::tpcc::RunOptions;
 use oltpgen_driver::tpcc::{self, ClauseOutcome, LoadOptions};
 
 use super::interruptible;
-use crate::cli::{DbArgs, LoadArgs, TpccAction, TpccCmd, WorkersArg};
+use crate::cli::{DbArgs, LoadArgs, RunArgs, TpccAction, TpccCmd, WorkersArg};
 
 /// Runs one TPC-C command.
 pub async fn run(cmd: TpccCmd, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
     match cmd.action {
-        TpccAction::Load(args) => load(&args, db, quiet).await,
-        TpccAction::Check(workers) => interruptible("the check", check(&workers, db)).await,
-        TpccAction::Drop => interruptible("the drop", drop(db)).await,
+        None => drive(&cmd.run, cmd.scale, true, db, quiet).await,
+        Some(TpccAction::Run(args)) => drive(&args, None, false, db, quiet).await,
+        Some(TpccAction::Load(args)) => load(&args, db, quiet).await,
+        Some(TpccAction::Check(workers)) => interruptible("the check", check(&workers, db)).await,
+        Some(TpccAction::Drop) => interruptible("the drop", drop(db)).await,
     }
 }
 
@@ -61,6 +67,105 @@ async fn load(args: &LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, Err
         s.indexes.as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `tpcc run`, and bare `tpcc` (`load_if_empty`): drive the database, print a live line per interval,
+/// write the result (also after Ctrl-C, which then exits 130).
+async fn drive(
+    args: &RunArgs,
+    scale: Option<u32>,
+    load_if_empty: bool,
+    db: &DbArgs,
+    quiet: bool,
+) -> Result<ExitCode, Error> {
+    let target = db.target()?;
+    let connections = args.users.map_or(1000, |u| args.connections.unwrap_or(u).min(u));
+    let database =
+        interruptible("starting", Database::open(target, &db.placement(), connections, tpcc::WORKLOAD))
+            .await?;
+    let target = &database.target;
+    let loaded_scale = if load_if_empty {
+        interruptible("the load", load_when_empty(target, scale.unwrap_or(1), quiet)).await?
+    } else {
+        let client = oltpgen_driver::pg::connect(target).await?;
+        tpcc::loaded(&client, target).await?.scale
+    };
+    let users = args.users.unwrap_or(10 * loaded_scale);
+    let plan = RunPlan {
+        users,
+        connections: args.connections,
+        ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
+        warmup: args.warmup,
+        duration: args.duration,
+        report_interval: args.report_interval,
+    };
+    let options = RunOptions {
+        plan,
+        pacing: Pacing { keying: args.keying_time, think: args.think_time },
+        seed: args.seed,
+        scale,
+    };
+    if !quiet {
+        println!(
+            "running tpcc on {target}: {users} users, {} connections, ramp-up {:.0} s, warmup {:.0} s, measuring {:.0} s \
+             (keying {}, think {})",
+            plan.connections_needed(),
+            plan.ramp_up().as_secs_f64(),
+            plan.warmup.as_secs_f64(),
+            plan.duration.as_secs_f64(),
+            options.pacing.keying,
+            options.pacing.think
+        );
+    }
+    let result = tpcc::run(target, &options, |f| {
+        if !quiet {
+            println!(
+                "{:>7.0}s  users {:>5}  TPS {:>8.1}  NOPM {:>8.0}  avg {:>7.1} ms  p95 {:>7.1} ms  errors {}",
+                f.elapsed_s, f.users, f.tps, f.per_minute, f.avg_ms, f.p95_ms, f.errors
+            );
+        }
+    })
+    .await?;
+    let out = args.out.clone().unwrap_or_else(|| default_out_dir("tpcc"));
+    oltpgen_report::output::write_dir(&out, &result)
+        .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
+    let step = &result.steps[0].figures;
+    println!(
+        "TPS {:.1}  NOPM {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  client CPU {} per transaction; result in {}",
+        step.tps,
+        step.nopm.unwrap_or(0.0),
+        step.rt_avg_ms,
+        step.rt_p95_ms,
+        step.errors,
+        result.client.client_cpu_us_per_txn.map_or("n/a".into(), |us| format!("{us:.0} µs")),
+        out.display()
+    );
+    if result.interrupted {
+        return Err(Error::Interrupted(format!(
+            "the run stopped early; the result of what ran is in {}",
+            out.display()
+        )));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Loads at `scale` when `target` holds no TPC-C; returns the scale it holds.
+async fn load_when_empty(target: &oltpgen_driver::Target, scale: u32, quiet: bool) -> Result<u32, Error> {
+    let client = oltpgen_driver::pg::connect(target).await?;
+    if !matches!(tpcc::holding(&client, target).await?, Holding::Empty) {
+        return Ok(tpcc::loaded(&client, target).await?.scale);
+    }
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let opts = LoadOptions { scale, seed: 1, workers, replace: false, quiet };
+    let s = tpcc::load(target, &opts).await?;
+    println!("loaded tpcc scale {scale} into {target}: {} rows in {:.1} s", s.rows, s.total.as_secs_f64());
+    Ok(scale)
+}
+
+/// `results/<UTC time>-<workload>`, in the current directory.
+fn default_out_dir(workload: &str) -> std::path::PathBuf {
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    std::path::PathBuf::from("results").join(format!("{}-{workload}", now.replace(':', "")))
 }
 
 async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {

@@ -78,9 +78,14 @@ pub fn start_server(root: &str) -> LocalPg {
     LocalPg::start(&Placement::Dir(root.into()), 50).expect("the built-in PostgreSQL starts")
 }
 
-/// Opens a connection to `target`.
+/// Opens a connection to `target`, waiting for a server that is still starting.
 pub async fn sql(target: &Target) -> tokio_postgres::Client {
-    let (client, conn) = target.pg_config().connect(tokio_postgres::NoTls).await.expect("connect");
-    tokio::spawn(conn);
-    client
+    for _ in 0..100 {
+        if let Ok((client, conn)) = target.pg_config().connect(tokio_postgres::NoTls).await {
+            tokio::spawn(conn);
+            return client;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("cannot connect to {target}");
 }

@@ -6,3 +6,4 @@
 mod bad_input;
 mod common;
 mod tpcc_load;
+mod tpcc_run;

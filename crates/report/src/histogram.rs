@@ -96,9 +96,7 @@ impl LatencyHistogram {
     pub fn add(&mut self, other: &LatencyHistogram) {
         // Both histograms have the same fixed layout (checked when decoding), so no value of
         // `other` can fall outside this one and `add` cannot fail.
-        self.inner
-            .add(&other.inner)
-            .expect("histograms with one fixed layout always add");
+        self.inner.add(&other.inner).expect("histograms with one fixed layout always add");
     }
 
     /// Empties the histogram, keeping its memory (for per-interval recorders).
@@ -123,11 +121,7 @@ impl LatencyHistogram {
 
     /// The response time at `percentile` (0–100) in microseconds (0 when empty).
     pub fn percentile_us(&self, percentile: f64) -> u64 {
-        if self.is_empty() {
-            0
-        } else {
-            self.inner.value_at_percentile(percentile.clamp(0.0, 100.0))
-        }
+        if self.is_empty() { 0 } else { self.inner.value_at_percentile(percentile.clamp(0.0, 100.0)) }
     }
 
     /// The largest response time recorded, in microseconds (0 when empty).
@@ -166,13 +160,9 @@ impl LatencyHistogram {
     /// Bad base64, a bad encoding, or bounds other than oltpgen's.
     pub fn from_base64(text: &str) -> Result<Self, HistogramError> {
         let bytes = BASE64.decode(text.trim())?;
-        let mut inner: Histogram<u64> = Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
-            .map_err(HistogramError::Decode)?;
-        if inner.low() != LOWEST_US
-            || inner.high() != HIGHEST_US
-            || inner.sigfig() != SIGNIFICANT_DIGITS
-        {
+        let mut inner: Histogram<u64> =
+            Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(HistogramError::Decode)?;
+        if inner.low() != LOWEST_US || inner.high() != HIGHEST_US || inner.sigfig() != SIGNIFICANT_DIGITS {
             return Err(HistogramError::Layout {
                 low: inner.low(),
                 high: inner.high(),
@@ -260,14 +250,8 @@ mod tests {
 
     #[test]
     fn bad_text_is_a_typed_error() {
-        assert!(matches!(
-            LatencyHistogram::from_base64("not base64!"),
-            Err(HistogramError::Base64(_))
-        ));
-        assert!(matches!(
-            LatencyHistogram::from_base64("AAAAAAAA"),
-            Err(HistogramError::Decode(_))
-        ));
+        assert!(matches!(LatencyHistogram::from_base64("not base64!"), Err(HistogramError::Base64(_))));
+        assert!(matches!(LatencyHistogram::from_base64("AAAAAAAA"), Err(HistogramError::Decode(_))));
     }
 
     #[test]

@@ -1,5 +1,17 @@
-//! stub
+//! oltpgen's results, without any database: the result model ([`model::RunResult`], serialized as
+//! `result.json`), exact-merge latency histograms ([`histogram::LatencyHistogram`]), the figures derived
+//! from them ([`step`]), and the renderings (`summary.txt`, `timeseries.csv`).
+//!
+//! ```
+//! use oltpgen_report::histogram::LatencyHistogram;
+//! let mut h = LatencyHistogram::new();
+//! h.record_us(1_500);
+//! assert_eq!(h.count(), 1);
+//! ```
 #![deny(missing_docs)]
+
 pub mod histogram;
 pub mod model;
+pub mod output;
 pub mod step;
+pub mod summary;

@@ -87,19 +87,11 @@ impl Workload {
 }
 
 /// TPC-C's five transactions, in the spec's order.
-pub const TPCC_TRANSACTIONS: [&str; 5] =
-    ["new_order", "payment", "order_status", "delivery", "stock_level"];
+pub const TPCC_TRANSACTIONS: [&str; 5] = ["new_order", "payment", "order_status", "delivery", "stock_level"];
 
 /// DVD Store 2's operations, then `order`: one whole customer order (login … purchase).
-pub const DS2_TRANSACTIONS: [&str; 7] = [
-    "login",
-    "new_customer",
-    "browse_category",
-    "browse_actor",
-    "browse_title",
-    "purchase",
-    ORDER,
-];
+pub const DS2_TRANSACTIONS: [&str; 7] =
+    ["login", "new_customer", "browse_category", "browse_actor", "browse_title", "purchase", ORDER];
 
 /// DS2's composite entry: one customer's whole order. It is made of the other operations,
 /// so it is left out of TPS and overall response times to avoid counting them twice.
@@ -252,15 +244,24 @@ pub struct ClientCpu {
     pub transactions: u64,
     /// Client CPU microseconds per transaction; `null` when no transaction completed.
     pub client_cpu_us_per_txn: Option<f64>,
+    /// Peak resident memory of the oltpgen process, bytes (0 when unknown).
+    #[serde(default)]
+    pub peak_rss_bytes: u64,
+    /// How late users woke from keying and think times in the measured window: 99th percentile, ms
+    /// (`null` without waits). Large values mean the client, not the server, set the pace.
+    #[serde(default)]
+    pub wake_late_p99_ms: Option<f64>,
+    /// The same, the worst case, ms.
+    #[serde(default)]
+    pub wake_late_max_ms: Option<f64>,
 }
 
 impl ClientCpu {
     /// Derives the total and per-transaction figures from the process's CPU times.
     pub fn new(cpu_user_s: f64, cpu_sys_s: f64, transactions: u64) -> Self {
         let cpu_s = cpu_user_s + cpu_sys_s;
-        let client_cpu_us_per_txn =
-            (transactions > 0).then(|| cpu_s * 1e6 / transactions as f64);
-        Self { cpu_user_s, cpu_sys_s, cpu_s, transactions, client_cpu_us_per_txn }
+        let client_cpu_us_per_txn = (transactions > 0).then(|| cpu_s * 1e6 / transactions as f64);
+        Self { cpu_user_s, cpu_sys_s, cpu_s, transactions, client_cpu_us_per_txn, ..Self::default() }
     }
 }
 

@@ -88,11 +88,7 @@ fn per_s(count: u64, duration_s: f64) -> f64 {
 impl Figures {
     /// Derives throughput and response-time figures from per-transaction statistics measured
     /// over `duration_s` seconds (a zero duration gives zero rates, never NaN).
-    pub fn from_transactions(
-        workload: Workload,
-        transactions: Transactions,
-        duration_s: f64,
-    ) -> Self {
+    pub fn from_transactions(workload: Workload, transactions: Transactions, duration_s: f64) -> Self {
         let business = || transactions.iter().filter(|(name, _)| name.as_str() != ORDER);
         let mut all = LatencyHistogram::new();
         let (mut count, mut errors, mut rollbacks, mut retries) = (0, 0, 0, 0);
@@ -103,8 +99,7 @@ impl Figures {
             rollbacks += t.rollbacks;
             retries += t.retries;
         }
-        let per_minute =
-            |name: &str| transactions.get(name).map(|t| 60.0 * per_s(t.committed(), duration_s));
+        let per_minute = |name: &str| transactions.get(name).map(|t| 60.0 * per_s(t.committed(), duration_s));
         let (nopm, opm, rt_tot_avg_ms) = match workload {
             Workload::Tpcc => (Some(per_minute(NEW_ORDER).unwrap_or(0.0)), None, None),
             Workload::Ds2 => (
@@ -165,11 +160,7 @@ impl Step {
     /// A step from its plan and its transactions, per target. With one target the totals are
     /// that target's and `targets` stays empty; with several, the totals are the exact merge
     /// and each target keeps its own figures. The cap verdict is left to [`crate::cap`].
-    pub fn new(
-        workload: Workload,
-        plan: StepPlan,
-        per_target: BTreeMap<String, Transactions>,
-    ) -> Self {
+    pub fn new(workload: Workload, plan: StepPlan, per_target: BTreeMap<String, Transactions>) -> Self {
         let mut total = Transactions::new();
         for transactions in per_target.values() {
             merge_transactions(&mut total, transactions);
@@ -260,11 +251,8 @@ pub(crate) mod tests {
         let tot = a.figures.rt_tot_avg_ms.unwrap();
         assert!((tot - 9.0).abs() < 0.01, "{tot}");
 
-        let two = Step::new(
-            Workload::Ds2,
-            plan(30.0),
-            BTreeMap::from([("a".into(), t.clone()), ("b".into(), t)]),
-        );
+        let two =
+            Step::new(Workload::Ds2, plan(30.0), BTreeMap::from([("a".into(), t.clone()), ("b".into(), t)]));
         assert_eq!(two.targets.len(), 2);
         assert_eq!(two.figures.opm, Some(392.0));
         assert_eq!(two.targets["b"].opm, Some(196.0));

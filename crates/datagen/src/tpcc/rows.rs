@@ -106,11 +106,11 @@ const MIN_S_QUANTITY: i64 = 10;
 const MAX_S_QUANTITY: i64 = 100;
 
 /// 4.3.2.2: a-strings are alphanumeric. Only letters and digits, so CSV never needs quoting.
-const ALNUM: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const ALNUM: Alphabet = Alphabet::new(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
 /// 4.3.2.2: n-strings are digits.
-const DIGITS: &[u8; 10] = b"0123456789";
+const DIGITS: Alphabet = Alphabet::new(b"0123456789");
 /// 4.3.3.1: states are "a-strings of 2 letters".
-const LETTERS: &[u8; 26] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const LETTERS: Alphabet = Alphabet::new(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ");
 
 /// What to generate: the scale, the seed, the load's timestamp and the load's NURand constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,36 +174,70 @@ pub struct TpccData {
 /// A stack buffer big enough for the longest generated text (c_data, 500 bytes).
 type TextBuf = [u8; 512];
 
-/// Fills `out` with characters of `alphabet`, `per_word` characters from each 64 random bits.
-///
-/// Each step multiplies the remaining bits by the alphabet's size and takes the overflow as the character
-/// (Lemire's multiply-shift, reusing the low half for the next character): the characters are the
-/// leading mixed-radix digits of a uniform 64-bit fraction. With `alphabet.len() ^ per_word` below 2^48
-/// no combination of characters is more than 2^-16 (relatively) more likely than another.
-#[inline]
-fn fill(rng: &mut Rng, alphabet: &[u8], per_word: usize, out: &mut [u8]) {
-    let n = alphabet.len() as u128;
-    for group in out.chunks_mut(per_word) {
-        let mut bits = rng.next_u64();
-        for byte in group {
-            let m = u128::from(bits) * n;
-            *byte = alphabet[(m >> 64) as usize];
-            bits = m as u64;
+/// An alphabet padded to 64 entries, so that picking a character needs no bounds check.
+struct Alphabet {
+    len: u128,
+    table: [u8; 64],
+}
+
+impl Alphabet {
+    const fn new(chars: &[u8]) -> Alphabet {
+        assert!(!chars.is_empty() && chars.len() <= 64);
+        let mut table = [0u8; 64];
+        let mut i = 0;
+        while i < chars.len() {
+            table[i] = chars[i];
+            i += 1;
         }
+        Alphabet { len: chars.len() as u128, table }
+    }
+
+    /// The next character of `bits`' mixed-radix expansion; `bits` keeps the rest.
+    #[inline(always)]
+    fn take(&self, bits: &mut u64) -> u8 {
+        let m = u128::from(*bits) * self.len;
+        *bits = m as u64;
+        // (m >> 64) < len <= 64: the mask only tells the compiler so.
+        self.table[(m >> 64) as usize & 63]
     }
 }
 
-/// Alphanumeric characters per 64 random bits (62^8 < 2^48).
-const ALNUM_PER_WORD: usize = 8;
-/// Digits per 64 random bits (10^12 < 2^40).
-const DIGITS_PER_WORD: usize = 12;
+/// Characters taken from each 64 random bits. Each is the next digit of the bits' expansion in base
+/// `len` (Lemire's multiply-shift, reusing the low half): with `len ^ 8 < 2^48` no combination of 8
+/// characters is more than 2^-16 (relatively) more likely than another.
+const CHARS_PER_WORD: usize = 8;
+/// Words expanded side by side, so that their multiply chains overlap.
+const LANES: usize = 3;
+
+/// Fills `out` with random characters of `alphabet`.
+#[inline]
+fn fill(rng: &mut Rng, alphabet: &Alphabet, out: &mut [u8]) {
+    let mut groups = out.chunks_exact_mut(CHARS_PER_WORD * LANES);
+    for group in &mut groups {
+        let mut bits = [0u64; LANES];
+        for word in &mut bits {
+            *word = rng.next_u64();
+        }
+        for k in 0..CHARS_PER_WORD {
+            for (lane, word) in bits.iter_mut().enumerate() {
+                group[k * LANES + lane] = alphabet.take(word);
+            }
+        }
+    }
+    for short in groups.into_remainder().chunks_mut(CHARS_PER_WORD) {
+        let mut word = rng.next_u64();
+        for byte in short {
+            *byte = alphabet.take(&mut word);
+        }
+    }
+}
 
 /// 4.3.2.2: a random a-string of random length in `[lo, hi]`, in `buf`.
 #[inline]
 fn astring<'a>(rng: &mut Rng, buf: &'a mut TextBuf, lo: usize, hi: usize) -> &'a mut [u8] {
     let len = rng.uniform(lo as i64, hi as i64) as usize;
     let text = &mut buf[..len];
-    fill(rng, ALNUM, ALNUM_PER_WORD, text);
+    fill(rng, &ALNUM, text);
     text
 }
 
@@ -223,7 +257,7 @@ fn data_field<'a>(rng: &mut Rng, buf: &'a mut TextBuf) -> &'a [u8] {
 #[inline]
 fn zip(rng: &mut Rng) -> [u8; 9] {
     let mut zip = *b"000011111";
-    fill(rng, DIGITS, DIGITS_PER_WORD, &mut zip[..4]);
+    fill(rng, &DIGITS, &mut zip[..4]);
     zip
 }
 
@@ -235,7 +269,7 @@ fn address<E: RowEncoder>(rng: &mut Rng, buf: &mut TextBuf, out: &mut E) {
     out.text(astring(rng, buf, 10, 20));
     out.text(astring(rng, buf, 10, 20));
     let mut state = [0u8; 2];
-    fill(rng, LETTERS, ALNUM_PER_WORD, &mut state);
+    fill(rng, &LETTERS, &mut state);
     out.text(&state);
     out.text(&zip(rng));
 }
@@ -449,7 +483,7 @@ impl TpccData {
             out.text(&name);
             address(&mut rng, &mut buf, out);
             let mut phone = [0u8; 16];
-            fill(&mut rng, DIGITS, DIGITS_PER_WORD, &mut phone);
+            fill(&mut rng, &DIGITS, &mut phone);
             out.text(&phone);
             out.timestamp_us(now);
             out.text(if rng.percent(BAD_CREDIT_PERCENT) { b"BC" } else { b"GC" });
@@ -554,7 +588,7 @@ impl TpccData {
                 }
                 out.int4(OL_QUANTITY);
                 out.numeric(if delivered { 0 } else { rng.uniform(1, MAX_OL_AMOUNT_CENTS) }, 2);
-                fill(&mut rng, ALNUM, ALNUM_PER_WORD, &mut dist_info);
+                fill(&mut rng, &ALNUM, &mut dist_info);
                 out.text(&dist_info);
                 out.end_row();
             }
@@ -591,7 +625,7 @@ impl TpccData {
             out.int4(id(w));
             out.int4(rng.uniform(MIN_S_QUANTITY, MAX_S_QUANTITY) as i32);
             for _ in 0..DISTRICTS_PER_WAREHOUSE {
-                fill(&mut rng, ALNUM, ALNUM_PER_WORD, &mut dist);
+                fill(&mut rng, &ALNUM, &mut dist);
                 out.text(&dist);
             }
             out.int4(0);

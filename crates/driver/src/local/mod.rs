@@ -149,10 +149,13 @@ impl LocalPg {
     }
 
     fn command(&self, program: &str) -> Command {
+        use std::os::unix::process::CommandExt;
         let mut cmd = Command::new(self.bin.join(program));
         cmd.current_dir(&self.root).stdin(Stdio::null()).env("LC_ALL", "C");
+        // A process group of its own: Ctrl-C at the terminal reaches oltpgen, which stops the server in
+        // order, and not the server itself (SIGINT is PostgreSQL's fast shutdown).
+        cmd.process_group(0);
         if let Some(a) = self.account {
-            use std::os::unix::process::CommandExt;
             cmd.uid(a.uid).gid(a.gid);
         }
         cmd
@@ -289,6 +292,31 @@ impl LocalPg {
         pg.started_here = was_running;
         pg.stop();
         Ok(was_running)
+    }
+
+    /// Restarts the running instance at `root` on the same port, as an administrator would (fast
+    /// shutdown: open connections are cut). For fault-injection tests and `oltpgen local`.
+    ///
+    /// # Errors
+    /// [`Error::Environment`] when the server does not come back.
+    pub fn restart_at(root: &Path) -> Result<(), Error> {
+        let pg = Self::existing(root)?;
+        let out = pg
+            .command("pg_ctl")
+            .args(["restart", "-m", "fast", "-w", "-t", "60", "-D"])
+            .arg(pg.data())
+            .arg("-l")
+            .arg(root.join("server.log"))
+            .output()
+            .map_err(|e| Error::environment(format!("cannot run pg_ctl: {e}")))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(Error::environment(format!(
+                "the built-in PostgreSQL did not restart: {}",
+                last_line(&out.stderr)
+            )))
+        }
     }
 
     /// Stops the instance at `root` if it runs, then deletes it (`oltpgen local rm`); true when there was one.

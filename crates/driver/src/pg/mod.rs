@@ -85,3 +85,34 @@ pub async fn server_info(client: &Client, target: &Target) -> Result<ServerInfo,
     let version = settings.remove("server_version").unwrap_or_default();
     Ok(ServerInfo { version, settings })
 }
+
+/// How many more client connections the server accepts, and why.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnectionRoom {
+    /// max_connections.
+    pub max: u32,
+    /// superuser_reserved_connections (not ours to take).
+    pub reserved: u32,
+    /// Client connections open now (this one included).
+    pub in_use: u32,
+    /// What is left for a run.
+    pub available: u32,
+}
+
+/// Reads the server's connection limit and use.
+///
+/// # Errors
+/// [`Error::Failed`] when the query fails.
+pub async fn connection_room(client: &Client, target: &Target) -> Result<ConnectionRoom, Error> {
+    let row = client
+        .query_one(
+            "SELECT current_setting('max_connections')::int4, current_setting('superuser_reserved_connections')::int4, \
+             (SELECT count(*)::int4 FROM pg_stat_activity WHERE backend_type = 'client backend')",
+            &[],
+        )
+        .await
+        .map_err(|e| failed("reading max_connections", target, &e))?;
+    let (max, reserved, in_use) =
+        (row.get::<_, i32>(0) as u32, row.get::<_, i32>(1) as u32, row.get::<_, i32>(2) as u32);
+    Ok(ConnectionRoom { max, reserved, in_use, available: max.saturating_sub(reserved + in_use) })
+}

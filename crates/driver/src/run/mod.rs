@@ -5,6 +5,7 @@
 pub mod collector;
 pub mod cpu;
 pub mod pool;
+pub mod result;
 pub mod sample;
 pub mod user;
 pub mod workload;
@@ -14,7 +15,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use oltpgen_report::histogram::LatencyHistogram;
 use oltpgen_report::model::{ClientCpu, IntervalRow};
 use oltpgen_report::step::Transactions;
 use tokio::time::Instant;
@@ -92,12 +92,8 @@ pub struct Measured {
     pub timeseries: Vec<IntervalRow>,
     /// Failures of the whole run by kind.
     pub errors_by_kind: BTreeMap<String, u64>,
-    /// How late users woke from keying and think times.
-    pub lateness: LatencyHistogram,
-    /// The client's CPU over the whole run, per completed transaction.
+    /// The client's CPU over the whole run per completed transaction, its memory, its wake-up lateness.
     pub client: ClientCpu,
-    /// Peak resident memory of the client, bytes.
-    pub peak_rss_bytes: u64,
     /// Stopped by Ctrl-C.
     pub interrupted: bool,
 }
@@ -167,14 +163,20 @@ pub async fn drive<W: Workload>(
     }
     let cpu_after = cpu::process_cpu_s();
     let window_end = stopped_at.min(end).max(begin);
+    let mut client =
+        ClientCpu::new(cpu_after.0 - cpu_before.0, cpu_after.1 - cpu_before.1, collector.completed());
+    client.peak_rss_bytes = cpu::peak_rss_bytes();
+    let late = collector.lateness();
+    if !late.is_empty() {
+        client.wake_late_p99_ms = Some(late.percentile_us(99.0) as f64 / 1e3);
+        client.wake_late_max_ms = Some(late.max_us() as f64 / 1e3);
+    }
     Measured {
         transactions: collector.window_transactions(),
         window_s: (begin.as_secs_f64(), window_end.as_secs_f64()),
         timeseries,
         errors_by_kind: collector.errors_by_kind().clone(),
-        lateness: collector.lateness().clone(),
-        client: ClientCpu::new(cpu_after.0 - cpu_before.0, cpu_after.1 - cpu_before.1, collector.completed()),
-        peak_rss_bytes: cpu::peak_rss_bytes(),
+        client,
         interrupted,
     }
 }

@@ -2,9 +2,11 @@
 
 mod check;
 mod load;
+mod run;
 
 pub use check::{Clause, ClauseOutcome, check};
 pub use load::{LoadOptions, LoadSummary, drop_all, load, write_csv};
+pub use run::{Prepared, RunOptions, Tpcc, TpccSession, TpccUser, prepare, run, workload};
 
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_datagen::tpcc::schema::Table;

@@ -1,0 +1,210 @@
+//! Running TPC-C: the workload as the run machinery sees it (users bound to home warehouses, the exact
+//! deck, keying and think times, the five transactions on PostgreSQL), and the checks before a run.
+
+use std::sync::Arc;
+
+use oltpgen_datagen::Rng;
+use oltpgen_datagen::tpcc::input::{InputGen, Terminal, TxnInput};
+use oltpgen_datagen::tpcc::mix::{Deck, Pacing, TxnKind};
+use oltpgen_datagen::tpcc::random::CConstants;
+use oltpgen_report::model::TPCC_TRANSACTIONS;
+
+use super::{LoadedParams, WORKLOAD, loaded};
+use crate::error::pg_fault;
+use crate::pg::meta::{self, MetaRow};
+use crate::pg::{self, ServerInfo, tpcc_txn};
+use crate::run::{Done, Next, RunPlan, TxnError, Workload};
+use crate::{Error, Target};
+
+/// Tags that keep the run's random streams apart from the load's.
+const RUN_STREAM: u64 = 0x0052_554e;
+
+/// TPC-C as the run machinery drives it.
+pub struct Tpcc {
+    target: Target,
+    scale: u32,
+    seed: u64,
+    inputs: InputGen,
+    pacing: Pacing,
+}
+
+/// One TPC-C user: its home (terminal), its deck and its random stream.
+pub struct TpccUser {
+    terminal: Terminal,
+    deck: Deck,
+    rng: Rng,
+}
+
+/// A connection with the five transactions prepared.
+pub struct TpccSession {
+    client: tokio_postgres::Client,
+    statements: tpcc_txn::Statements,
+}
+
+impl Tpcc {
+    /// The workload for a database loaded with `loaded`, paced by `pacing`; `seed` picks the run's
+    /// random streams and its NURand constants (which obey the C-delta rule against the load's).
+    pub fn new(target: Target, loaded: &LoadedParams, pacing: Pacing, seed: u64) -> Self {
+        let c = CConstants::for_run(&loaded.c(), &mut Rng::derive(seed, &[RUN_STREAM]));
+        Tpcc { target, scale: loaded.scale, seed, inputs: InputGen::new(loaded.scale, c), pacing }
+    }
+}
+
+fn txn_error(e: &tokio_postgres::Error) -> TxnError {
+    TxnError { fault: pg_fault(e) }
+}
+
+impl Workload for Tpcc {
+    const KINDS: &'static [&'static str] = &TPCC_TRANSACTIONS;
+    const PER_MINUTE_KIND: usize = TxnKind::NewOrder.index();
+    type User = TpccUser;
+    type Session = TpccSession;
+    type Input = TxnInput;
+
+    fn user(&self, index: u32) -> TpccUser {
+        TpccUser {
+            terminal: Terminal::for_user(self.scale, index),
+            deck: Deck::new(),
+            rng: Rng::derive(self.seed, &[RUN_STREAM, u64::from(index)]),
+        }
+    }
+
+    fn next(&self, u: &mut TpccUser) -> Next<TxnInput> {
+        let kind = u.deck.next(&mut u.rng);
+        let input = self.inputs.next(kind, &mut u.rng, &u.terminal);
+        Next {
+            kind: kind.index(),
+            input,
+            keying: self.pacing.keying(kind),
+            think: self.pacing.think(kind, &mut u.rng),
+        }
+    }
+
+    async fn connect(&self) -> Result<TpccSession, TxnError> {
+        let lost = TxnError { fault: crate::error::Fault::ConnectionLost };
+        let client = pg::connect(&self.target).await.map_err(|_| lost)?;
+        let statements = tpcc_txn::Statements::prepare(&client).await.map_err(|e| txn_error(&e))?;
+        Ok(TpccSession { client, statements })
+    }
+
+    async fn execute(&self, s: &TpccSession, input: &TxnInput) -> Result<Done, TxnError> {
+        tpcc_txn::execute(&s.client, &s.statements, input).await.map_err(|e| txn_error(&e))
+    }
+}
+
+/// What a run needs to know before it starts, checked once.
+pub struct Prepared {
+    /// The load's parameters.
+    pub loaded: LoadedParams,
+    /// The server's version and key settings, for the result.
+    pub server: ServerInfo,
+}
+
+/// Checks that `target` holds a finished TPC-C load (at `scale`, when given) and can take the run's
+/// connections, records that a run starts (3.3.2.11 no longer applies after it), and returns what the
+/// run needs.
+///
+/// # Errors
+/// [`Error::Usage`] naming the problem and the flag that fixes it.
+pub async fn prepare(target: &Target, scale: Option<u32>, plan: &RunPlan) -> Result<Prepared, Error> {
+    let client = pg::connect(target).await?;
+    let mut loaded = loaded(&client, target).await?;
+    if let Some(asked) = scale.filter(|s| *s != loaded.scale) {
+        return Err(Error::usage(format!(
+            "{target} holds tpcc at scale {} but --scale {asked} was asked: run at --scale {}, \
+             or reload with --scale {asked} --replace",
+            loaded.scale, loaded.scale
+        )));
+    }
+    let room = pg::connection_room(&client, target).await?;
+    let needed = plan.connections_needed();
+    if needed > room.available {
+        return Err(Error::usage(format!(
+            "{target} can take {} more connections (max_connections {}, {} reserved, {} in use) and this run \
+             needs {needed}: share fewer with --connections {}, or raise max_connections",
+            room.available,
+            room.max,
+            room.reserved,
+            room.in_use,
+            room.available.max(1)
+        )));
+    }
+    let server = pg::server_info(&client, target).await?;
+    let row = meta::read(&client, target, WORKLOAD).await?.expect("checked loaded above");
+    loaded.runs += 1;
+    let updated = MetaRow { params: serde_json::to_value(loaded).expect("parameters serialize"), ..row };
+    meta::write(&client, target, WORKLOAD, &updated).await?;
+    Ok(Prepared { loaded, server })
+}
+
+/// The workload for `target`, ready to drive.
+pub fn workload(target: &Target, prepared: &Prepared, pacing: Pacing, seed: Option<u64>) -> Arc<Tpcc> {
+    // By default each run draws new streams, reproducibly: the load's seed and the run's number.
+    let seed = seed
+        .unwrap_or_else(|| Rng::derive(prepared.loaded.seed, &[u64::from(prepared.loaded.runs)]).next_u64());
+    Arc::new(Tpcc::new(target.clone(), &prepared.loaded, pacing, seed))
+}
+
+/// A TPC-C run as asked for.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// Users, connections and timing.
+    pub plan: RunPlan,
+    /// Keying and think times.
+    pub pacing: Pacing,
+    /// The run's seed; `None` derives one from the load's seed and the run's number.
+    pub seed: Option<u64>,
+    /// The scale the user expects the database to hold, when they said.
+    pub scale: Option<u32>,
+}
+
+/// Runs TPC-C against `target` and returns the result document (also when Ctrl-C cut the run short:
+/// then `interrupted` is set). `live` is called at every reporting interval.
+///
+/// # Errors
+/// [`Error::Usage`] when the database is not ready for the run (see [`prepare`]).
+pub async fn run(
+    target: &Target,
+    opts: &RunOptions,
+    live: impl FnMut(&crate::run::IntervalFigures),
+) -> Result<oltpgen_report::model::RunResult, Error> {
+    let prepared = prepare(target, opts.scale, &opts.plan).await?;
+    let started_at = std::time::SystemTime::now();
+    let workload = workload(target, &prepared, opts.pacing, opts.seed);
+    let seed = workload.seed;
+    let measured = crate::run::drive(workload, &opts.plan, live).await;
+    let plan = opts.plan;
+    let ramp = match plan.ramp {
+        crate::run::Ramp::Rate(r) => format!("{r}/s"),
+        crate::run::Ramp::Over(d) => humantime::format_duration(d).to_string(),
+    };
+    let config = serde_json::json!({
+        "target": target.label(),
+        "scale": prepared.loaded.scale,
+        "users": plan.users,
+        "connections": plan.connections_needed(),
+        "ramp": ramp,
+        "warmup_s": plan.warmup.as_secs_f64(),
+        "duration_s": plan.duration.as_secs_f64(),
+        "report_interval_s": plan.report_interval.as_secs_f64(),
+        "keying_time": opts.pacing.keying.to_string(),
+        "think_time": opts.pacing.think.to_string(),
+        "seed": seed,
+        "load_seed": prepared.loaded.seed,
+        "terminals_per_warehouse": f64::from(plan.users) / f64::from(prepared.loaded.scale),
+    });
+    let server = oltpgen_report::model::Server {
+        engine: "postgres".into(),
+        version: prepared.server.version.clone(),
+        settings: prepared.server.settings.clone(),
+    };
+    let context = crate::run::result::Context {
+        workload: oltpgen_report::model::Workload::Tpcc,
+        target: target.label().to_string(),
+        server,
+        config,
+        started_at,
+        plan,
+    };
+    Ok(crate::run::result::build(context, measured))
+}

@@ -1,0 +1,113 @@
+//! `summary.txt`: a run's result as a person reads it at the end of a run.
+
+use std::fmt::Write as _;
+
+use crate::model::{RunResult, Step};
+
+/// Renders the whole result: what ran, then every step's figures and per-transaction table, then the
+/// client's own cost and the errors by kind.
+pub fn render(r: &RunResult) -> String {
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(
+        w,
+        "{} {}: {} against {} ({} {})",
+        r.tool.name,
+        r.tool.version,
+        format!("{:?}", r.workload).to_lowercase(),
+        r.targets.join(", "),
+        r.server.engine,
+        r.server.version
+    );
+    let _ = writeln!(w, "started {}", r.started_at);
+    if let Some(config) = r.config.as_object() {
+        let items: Vec<String> = config.iter().map(|(k, v)| format!("{k}={}", plain(v))).collect();
+        let _ = writeln!(w, "config: {}", items.join(" "));
+    }
+    if r.interrupted {
+        let _ = writeln!(w, "INTERRUPTED: the figures cover the part of the run that happened");
+    }
+    for step in &r.steps {
+        render_step(w, r, step);
+    }
+    let c = &r.client;
+    let per_txn = c.client_cpu_us_per_txn.map_or("n/a".to_string(), |us| format!("{us:.1} µs"));
+    let _ = write!(
+        w,
+        "\nclient: {per_txn} CPU per transaction ({:.2} s user, {:.2} s system, {} transactions), peak memory {:.0} MB",
+        c.cpu_user_s,
+        c.cpu_sys_s,
+        c.transactions,
+        c.peak_rss_bytes as f64 / 1e6
+    );
+    if let (Some(p99), Some(max)) = (c.wake_late_p99_ms, c.wake_late_max_ms) {
+        let _ = write!(w, ", wake-up lateness p99 {p99:.1} ms (max {max:.1} ms)");
+    }
+    let _ = writeln!(w);
+    if !r.errors_by_kind.is_empty() {
+        let kinds: Vec<String> = r.errors_by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let _ = writeln!(w, "errors by kind: {}", kinds.join(", "));
+    }
+    out
+}
+
+fn render_step(w: &mut String, r: &RunResult, s: &Step) {
+    let f = &s.figures;
+    let _ = writeln!(
+        w,
+        "\nstep {} (run {}): {} users on {} connections, measured {:.1} s from {:.1} s",
+        s.index + 1,
+        s.run,
+        s.users,
+        s.connections,
+        s.duration_s,
+        s.window.start_s
+    );
+    let per_minute =
+        f.per_minute().map_or(String::new(), |pm| format!("   {} {pm:.0}", r.workload.per_minute_unit()));
+    let _ = writeln!(
+        w,
+        "TPS {:.1}{per_minute}   avg {:.1} ms   p95 {:.1} ms   errors {}   rollbacks {}   retries {}",
+        f.tps, f.rt_avg_ms, f.rt_p95_ms, f.errors, f.rollbacks, f.retries
+    );
+    let _ = writeln!(
+        w,
+        "{:<16}{:>10}{:>10}{:>8}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}",
+        "transaction",
+        "count",
+        "rollbacks",
+        "errors",
+        "retries",
+        "avg ms",
+        "p50 ms",
+        "p90 ms",
+        "p95 ms",
+        "p99 ms",
+        "max ms"
+    );
+    for name in r.workload.transactions() {
+        if let Some(t) = f.transactions.get(*name) {
+            let _ = writeln!(
+                w,
+                "{name:<16}{:>10}{:>10}{:>8}{:>8}{:>9.1}{:>9.1}{:>9.1}{:>9.1}{:>9.1}{:>9.1}",
+                t.count,
+                t.rollbacks,
+                t.errors,
+                t.retries,
+                t.avg_ms,
+                t.p50_ms,
+                t.p90_ms,
+                t.p95_ms,
+                t.p99_ms,
+                t.max_ms
+            );
+        }
+    }
+}
+
+fn plain(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}

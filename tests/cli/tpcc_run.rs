@@ -1,0 +1,248 @@
+//! `tpcc run` and bare `tpcc`: results, their schema, consistency after load, and faults (killed
+//! connections, a restarted server, Ctrl-C).
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use oltpgen_driver::local::LocalPg;
+
+use crate::common::{Outcome, assert_refused, data_dir, oltpgen, sql, start_server};
+
+const SATURATE: [&str; 10] =
+    ["--think-time", "0", "--keying-time", "0", "--warmup", "1s", "--report-interval", "2s", "--users", "6"];
+
+fn result_json(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("result.json")).expect("result.json is written");
+    serde_json::from_str(&text).expect("result.json is JSON")
+}
+
+/// Every result must match the schema the repository publishes.
+fn assert_matches_schema(result: &serde_json::Value) {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/result.schema.json")).expect("the schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the schema is a valid JSON Schema");
+    let errors: Vec<String> =
+        validator.iter_errors(result).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "result.json breaks the schema: {errors:#?}");
+}
+
+fn assert_consistent(root: &str) {
+    let out = oltpgen(&["tpcc", "check", "--data-dir", root]);
+    assert_eq!(out.code, 0, "the database is consistent after the run:\n{}", out.all());
+    assert!(out.stdout.contains("3.3.2.11  n/a"), "3.3.2.11 applies only before a run: {}", out.stdout);
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_oltpgen"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("oltpgen starts")
+}
+
+fn finish(child: Child) -> Outcome {
+    let out = child.wait_with_output().expect("oltpgen ends");
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Attaches to the built-in server that the running oltpgen started at `root` (without starting one).
+async fn attach(root: &str) -> LocalPg {
+    for _ in 0..600 {
+        if LocalPg::status(Path::new(root)).running_port.is_some() {
+            return start_server(root);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the run never started its server");
+}
+
+/// Waits until the run has measured for a while (its live line shows up in the server's activity).
+async fn wait_for_load(client: &tokio_postgres::Client) {
+    for _ in 0..600 {
+        let busy: i64 = client
+            .query_one("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'oltpgen' AND pid <> pg_backend_pid()", &[])
+            .await
+            .map_or(0, |r| r.get(0));
+        if busy >= 6 {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the run never connected");
+}
+
+#[test]
+fn bare_tpcc_loads_runs_writes_a_valid_result_and_leaves_the_database_consistent() {
+    let (keep, root) = data_dir();
+    let out_dir = keep.path().join("result");
+    let args = [
+        &[
+            "tpcc",
+            "--scale",
+            "1",
+            "--duration",
+            "6s",
+            "--data-dir",
+            &root,
+            "--out",
+            out_dir.to_str().unwrap(),
+        ][..],
+        &SATURATE,
+    ]
+    .concat();
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("loaded tpcc scale 1"), "an empty database is loaded first: {}", out.stdout);
+    assert!(out.stdout.contains("NOPM"), "the live line: {}", out.stdout);
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    let step = &r["steps"][0];
+    assert_eq!(step["users"], 6);
+    assert!(step["tps"].as_f64().unwrap() > 10.0, "{step}");
+    for txn in ["new_order", "payment", "order_status", "delivery", "stock_level"] {
+        assert!(step["transactions"][txn]["count"].as_u64().unwrap() > 0, "{txn} ran");
+        assert!(step["transactions"][txn]["histogram"].as_str().is_some_and(|h| !h.is_empty()));
+    }
+    assert_eq!(r["config"]["think_time"], "off");
+    assert!(r["client"]["client_cpu_us_per_txn"].as_f64().unwrap() > 0.0);
+    assert!(std::fs::read_to_string(out_dir.join("summary.txt")).unwrap().contains("new_order"));
+    assert_consistent(&root);
+
+    // Another scale than the one loaded is refused, naming both.
+    let out = oltpgen(&["tpcc", "--scale", "2", "--duration", "5s", "--data-dir", &root]);
+    assert_refused(&out, "holds tpcc at scale 1 but --scale 2 was asked");
+    // More connections than the server can take are refused before anything starts.
+    let out = oltpgen(&[
+        "tpcc",
+        "run",
+        "--users",
+        "5000",
+        "--data-dir",
+        &root,
+        "--url",
+        "postgres://x@127.0.0.1:1/x",
+    ]);
+    assert_refused(&out, "cannot be used with");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn more_users_than_connections_share_a_pool_and_too_many_are_refused() {
+    let pg = LocalPg::start(&oltpgen_driver::local::Placement::Temp, 40).expect("a server");
+    let url = pg.target("tpcc").label().to_string();
+    let client = sql(&pg.target("postgres")).await;
+    client.batch_execute("CREATE DATABASE tpcc").await.unwrap();
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--url", &url, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let out = oltpgen(&["tpcc", "run", "--users", "60", "--url", &url, "--duration", "5s"]);
+    assert_refused(&out, "and this run needs 60: share fewer with --connections");
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        &[
+            "tpcc",
+            "run",
+            "--url",
+            &url,
+            "--duration",
+            "4s",
+            "--connections",
+            "3",
+            "--out",
+            dir.path().to_str().unwrap(),
+            "-q",
+        ][..],
+        &SATURATE,
+    ]
+    .concat();
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let r = result_json(dir.path());
+    assert_eq!((r["steps"][0]["users"].as_u64(), r["steps"][0]["connections"].as_u64()), (Some(6), Some(3)));
+    assert!(r["steps"][0]["tps"].as_f64().unwrap() > 10.0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_connections_and_a_restarted_server_are_survived_and_counted() {
+    let (keep, root) = data_dir();
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let out_dir = keep.path().join("result");
+    let args = [
+        &["tpcc", "run", "--duration", "14s", "--data-dir", &root, "--out", out_dir.to_str().unwrap()][..],
+        &SATURATE,
+    ]
+    .concat();
+    let run = spawn(&args);
+    {
+        let observer = attach(&root).await;
+        let client = sql(&observer.target("postgres")).await;
+        wait_for_load(&client).await;
+        let killed: i64 = client
+            .query_one(
+                "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE application_name = 'oltpgen' AND datname = 'tpcc' AND pid <> pg_backend_pid()) k",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert!(killed >= 6, "killed {killed} connections");
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        drop(client);
+        let root = root.clone();
+        tokio::task::spawn_blocking(move || LocalPg::restart_at(Path::new(&root)))
+            .await
+            .unwrap()
+            .expect("restart");
+    }
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(out.code, 0, "the run goes on and ends normally:\n{}", out.all());
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    assert!(
+        r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0,
+        "errors counted: {}",
+        r["errors_by_kind"]
+    );
+    let series = r["timeseries"].as_array().unwrap();
+    let last = series.iter().rev().find(|row| row["txn"] == "new_order").unwrap();
+    assert!(last["count"].as_u64().unwrap() > 0, "users reconnected and went on: {last}");
+    assert_consistent(&root);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_writes_what_ran_and_exits_130() {
+    let (keep, root) = data_dir();
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let out_dir = keep.path().join("result");
+    let args = [
+        &["tpcc", "run", "--duration", "10m", "--data-dir", &root, "--out", out_dir.to_str().unwrap()][..],
+        &SATURATE,
+    ]
+    .concat();
+    let run = spawn(&args);
+    {
+        let observer = attach(&root).await;
+        let client = sql(&observer.target("postgres")).await;
+        wait_for_load(&client).await;
+    }
+    let status = Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(out.code, 130, "{}", out.all());
+    assert!(out.stderr.contains("interrupted"), "{}", out.stderr);
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    assert_eq!(r["interrupted"], true);
+    assert!(r["steps"][0]["transactions"]["new_order"]["count"].as_u64().unwrap() > 0);
+    let out = oltpgen(&["local", "status", "--data-dir", &root]);
+    assert!(out.stdout.contains("running:     no"), "the server stopped with the command: {}", out.stdout);
+    assert_consistent(&root);
+}
