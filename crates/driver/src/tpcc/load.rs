@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use oltpgen_datagen::encode::PgBinaryCopy;
-use oltpgen_datagen::tpcc::rows::{TpccData, TpccParams};
-use oltpgen_datagen::tpcc::schema::{SECONDARY_INDEXES, Table};
+use oltpgen_datagen::tpcc::rows::{Chunk, TpccData, TpccParams};
+use oltpgen_datagen::tpcc::schema::{ColumnType, SECONDARY_INDEXES, Table};
 
 use super::{LoadedParams, WORKLOAD, holding, table_names};
 use crate::inventory::Holding;
@@ -99,7 +99,7 @@ pub async fn load(target: &Target, opts: &LoadOptions) -> Result<LoadSummary, Er
     let total_rows = data.total_rows();
     let bar = Progress::new("loading", total_rows, "rows", opts.quiet);
     let data = Arc::new(data);
-    let chunks = data.chunks();
+    let chunks = interleave(data.chunks(), |c| data.rows_in(c) * row_bytes(c.table));
     let generator = data.clone();
     let advance = bar.clone();
     bulk::copy_chunks(
@@ -140,6 +140,51 @@ pub async fn load(target: &Target, opts: &LoadOptions) -> Result<LoadSummary, Er
         indexes: start.elapsed() - copied,
         total: start.elapsed(),
     })
+}
+
+/// Orders chunks so that connections working side by side copy into different tables, largest remaining
+/// work first: concurrent COPYs into one table queue on its relation extension lock.
+fn interleave(chunks: Vec<Chunk>, weight: impl Fn(Chunk) -> u64) -> Vec<Chunk> {
+    let mut queues: Vec<(u64, std::collections::VecDeque<Chunk>)> = Vec::new();
+    for c in chunks {
+        match queues.iter_mut().find(|(_, q)| q.front().is_some_and(|f| f.table == c.table)) {
+            Some((w, q)) => {
+                *w += weight(c);
+                q.push_back(c);
+            }
+            None => queues.push((weight(c), [c].into())),
+        }
+    }
+    let mut out = Vec::with_capacity(queues.iter().map(|(_, q)| q.len()).sum());
+    let mut last = None;
+    loop {
+        let pick = queues
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, q))| !q.is_empty())
+            .max_by_key(|(i, (w, _))| (Some(*i) != last, *w))
+            .map(|(i, _)| i);
+        let Some(i) = pick else { break };
+        let (w, q) = &mut queues[i];
+        let c = q.pop_front().expect("non-empty");
+        *w = w.saturating_sub(weight(c));
+        out.push(c);
+        last = Some(i);
+    }
+    out
+}
+
+/// A rough width of a row on the wire, to weigh tables against each other.
+fn row_bytes(table: Table) -> u64 {
+    table
+        .columns()
+        .iter()
+        .map(|c| match c.ty {
+            ColumnType::Int4 => 8,
+            ColumnType::Numeric { .. } | ColumnType::Timestamp => 12,
+            ColumnType::Char(n) | ColumnType::Varchar(n) => 4 + u64::from(n),
+        })
+        .sum()
 }
 
 /// Keys and secondary indexes, biggest table first so the longest build starts at once.
@@ -218,4 +263,26 @@ pub async fn write_csv(dir: &Path, opts: &LoadOptions) -> Result<u64, Error> {
     .map_err(|e| Error::failed(format!("--csv: a writer thread died: {e}")))??;
     bar.finish();
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neighbouring_chunks_go_to_different_tables_and_none_is_lost() {
+        let data = TpccData::new(TpccParams::new(3, 1));
+        let chunks = data.chunks();
+        let weight = |c: Chunk| data.rows_in(c) * row_bytes(c.table);
+        let mixed = interleave(chunks.clone(), weight);
+        assert_eq!(mixed.len(), chunks.len());
+        for c in &chunks {
+            assert!(mixed.contains(c));
+        }
+        let same = mixed.windows(2).filter(|w| w[0].table == w[1].table).count();
+        // Only the tail of the biggest table, once the others ran out, may follow itself.
+        assert!(same * 10 < mixed.len(), "{same} of {} neighbours share a table", mixed.len());
+        let big = mixed.iter().take(4).map(|c| c.table).collect::<Vec<_>>();
+        assert!(big.contains(&Table::OrderLine) && big.contains(&Table::Stock), "{big:?}");
+    }
 }
