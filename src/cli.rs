@@ -130,7 +130,7 @@ pub struct RunArgs {
     /// Period of the live line and of the result's time series
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration)]
     pub report_interval: Duration,
-    /// Where to write result.json, summary.txt and timeseries.csv [default: results/<time>-tpcc]
+    /// Where to write result.json, summary.txt and timeseries.csv [default: results/TIME-tpcc, TIME in UTC]
     #[arg(long, short, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// The run's seed [default: derived from the load's seed and the run's number]

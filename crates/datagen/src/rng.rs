@@ -27,12 +27,7 @@ impl Rng {
     /// A generator for one seed.
     pub fn new(seed: u64) -> Self {
         let mut st = seed;
-        let s = [
-            splitmix64(&mut st),
-            splitmix64(&mut st),
-            splitmix64(&mut st),
-            splitmix64(&mut st),
-        ];
+        let s = [splitmix64(&mut st), splitmix64(&mut st), splitmix64(&mut st), splitmix64(&mut st)];
         Rng { s }
     }
 
@@ -129,11 +124,8 @@ mod tests {
         assert_eq!(v, FIXED_42);
     }
 
-    const FIXED_42: [u64; 3] = [
-        15_021_278_609_987_233_951,
-        5_881_210_131_331_364_753,
-        18_149_643_915_985_481_100,
-    ];
+    const FIXED_42: [u64; 3] =
+        [15_021_278_609_987_233_951, 5_881_210_131_331_364_753, 18_149_643_915_985_481_100];
 
     #[test]
     fn uniform_covers_bounds_and_only_them() {
@@ -144,10 +136,7 @@ mod tests {
             assert!((3..=7).contains(&v));
             seen[(v - 3) as usize] += 1;
         }
-        assert!(
-            seen.iter().all(|&c| (1_800..2_200).contains(&c)),
-            "{seen:?}"
-        );
+        assert!(seen.iter().all(|&c| (1_800..2_200).contains(&c)), "{seen:?}");
     }
 
     #[test]

@@ -10,8 +10,17 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod cap;
+pub mod compare;
+#[cfg(test)]
+mod fixtures;
 pub mod histogram;
+pub mod merge;
 pub mod model;
+mod numfmt;
 pub mod output;
+pub mod show;
+pub mod stats;
 pub mod step;
 pub mod summary;
+pub mod users;

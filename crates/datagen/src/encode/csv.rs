@@ -18,11 +18,7 @@ pub struct Csv {
 impl Csv {
     /// Appends rows to `buf` (pass a reused buffer to avoid reallocating).
     pub fn new(buf: Vec<u8>) -> Self {
-        Csv {
-            buf,
-            rows: 0,
-            row_start: true,
-        }
+        Csv { buf, rows: 0, row_start: true }
     }
 
     /// Rows written so far.
@@ -47,10 +43,7 @@ impl Csv {
 /// Whether a text field must be quoted. Written as a fold, not `any`, so that it vectorises.
 #[inline]
 fn needs_quotes(v: &[u8]) -> bool {
-    v.is_empty()
-        || v
-            .iter()
-            .fold(false, |acc, &b| acc | matches!(b, b',' | b'"' | b'\n' | b'\r' | b'\\'))
+    v.is_empty() || v.iter().fold(false, |acc, &b| acc | matches!(b, b',' | b'"' | b'\n' | b'\r' | b'\\'))
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day) (H. Hinnant's `civil_from_days`).
@@ -192,10 +185,7 @@ mod tests {
             c.int4(-42);
             c.null();
         });
-        assert_eq!(
-            s,
-            "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"\",,\"\\.\",-42,\n"
-        );
+        assert_eq!(s, "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"\",,\"\\.\",-42,\n");
     }
 
     #[test]

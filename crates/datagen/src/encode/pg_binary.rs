@@ -143,10 +143,7 @@ mod tests {
         let bytes = &e.buf[HEADER.len()..];
         let len = i32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize;
         assert_eq!(len, bytes.len() - 4);
-        bytes[4..]
-            .chunks(2)
-            .map(|c| u16::from_be_bytes([c[0], c[1]]))
-            .collect()
+        bytes[4..].chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect()
     }
 
     #[test]
@@ -167,10 +164,7 @@ mod tests {
         assert_eq!(numeric_field(100_000_001, 8), [3, 0, 0, 8, 1, 0, 1]); // 1.00000001
         assert_eq!(numeric_field(12_345, 0), [2, 1, 0, 0, 1, 2345]); // 12345
         // -92233720368547758.08 = -(9 2233 7203 6854 7758 . 0800)
-        assert_eq!(
-            numeric_field(i64::MIN, 2),
-            [6, 4, NEG, 2, 9, 2233, 7203, 6854, 7758, 800]
-        );
+        assert_eq!(numeric_field(i64::MIN, 2), [6, 4, NEG, 2, 9, 2233, 7203, 6854, 7758, 800]);
         assert_eq!(numeric_field(7, 255)[..4], [1, w(-64), 0, 255]);
     }
 

@@ -17,9 +17,8 @@ pub const A_C_ID: i64 = 1_023;
 /// 2.1.6: NURand's A for OL_I_ID.
 pub const A_OL_I_ID: i64 = 8_191;
 /// 4.3.2.3: the syllables that make a customer's last name.
-pub const LAST_NAME_SYLLABLES: [&str; 10] = [
-    "BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING",
-];
+pub const LAST_NAME_SYLLABLES: [&str; 10] =
+    ["BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING"];
 
 // The run's transaction inputs (clause 2), used by `input.rs`.
 

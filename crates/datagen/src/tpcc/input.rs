@@ -22,10 +22,9 @@ use std::fmt;
 use std::ops::Deref;
 
 use super::consts::{
-    BY_LAST_NAME_PERCENT, CARRIERS, DISTRICTS_PER_WAREHOUSE,
-    LAST_NAME_SYLLABLES, MAX_LAST_NAME_LEN, MAX_OL_CNT, MAX_OL_QUANTITY, MAX_PAYMENT_CENTS,
-    MAX_STOCK_THRESHOLD, MIN_OL_CNT, MIN_PAYMENT_CENTS, MIN_STOCK_THRESHOLD, REMOTE_LINE_PERCENT,
-    REMOTE_PAYMENT_PERCENT, ROLLBACK_PERCENT, UNUSED_ITEM_ID,
+    BY_LAST_NAME_PERCENT, CARRIERS, DISTRICTS_PER_WAREHOUSE, LAST_NAME_SYLLABLES, MAX_LAST_NAME_LEN,
+    MAX_OL_CNT, MAX_OL_QUANTITY, MAX_PAYMENT_CENTS, MAX_STOCK_THRESHOLD, MIN_OL_CNT, MIN_PAYMENT_CENTS,
+    MIN_STOCK_THRESHOLD, REMOTE_LINE_PERCENT, REMOTE_PAYMENT_PERCENT, ROLLBACK_PERCENT, UNUSED_ITEM_ID,
 };
 use super::mix::TxnKind;
 use super::random::CConstants;
@@ -50,10 +49,7 @@ impl Terminal {
     /// When `scale` is 0.
     pub fn for_user(scale: u32, user: u32) -> Terminal {
         assert!(scale > 0, "a run needs at least one warehouse");
-        Terminal {
-            w_id: user % scale + 1,
-            d_id: (user / scale) % DISTRICTS_PER_WAREHOUSE + 1,
-        }
+        Terminal { w_id: user % scale + 1, d_id: (user / scale) % DISTRICTS_PER_WAREHOUSE + 1 }
     }
 }
 
@@ -147,10 +143,7 @@ impl LastName {
     /// When `number` is above 999.
     pub fn from_number(number: u32) -> LastName {
         assert!(number <= 999, "last-name number {number} is not in 0..=999");
-        let mut name = LastName {
-            bytes: [0; MAX_LAST_NAME_LEN],
-            len: 0,
-        };
+        let mut name = LastName { bytes: [0; MAX_LAST_NAME_LEN], len: 0 };
         for digit in [number / 100, (number / 10) % 10, number % 10] {
             let syllable = LAST_NAME_SYLLABLES[digit as usize].as_bytes();
             let at = usize::from(name.len);
@@ -335,21 +328,10 @@ impl InputGen {
             };
             // 2.4.1.5.3
             let quantity = random(rng, 1, MAX_OL_QUANTITY);
-            lines.push(OrderLineInput {
-                i_id,
-                supply_w_id,
-                quantity,
-            });
+            lines.push(OrderLineInput { i_id, supply_w_id, quantity });
         }
         lines.lines[..ol_cnt].sort_unstable_by_key(|line| line.i_id);
-        NewOrderInput {
-            w_id,
-            d_id,
-            c_id,
-            lines,
-            all_local,
-            rollback,
-        }
+        NewOrderInput { w_id, d_id, c_id, lines, all_local, rollback }
     }
 
     /// 2.5.1: a Payment's input.
@@ -360,11 +342,7 @@ impl InputGen {
         // 2.5.1.2: 85% home (w, d); 15% a random district of another warehouse. With a single
         // warehouse every customer is of the home warehouse (comment 1), in a random district.
         let (c_w_id, c_d_id) = if rng.percent(REMOTE_PAYMENT_PERCENT) {
-            let c_w_id = if self.scale > 1 {
-                self.other_warehouse(rng, w_id)
-            } else {
-                w_id
-            };
+            let c_w_id = if self.scale > 1 { self.other_warehouse(rng, w_id) } else { w_id };
             (c_w_id, random(rng, 1, DISTRICTS_PER_WAREHOUSE))
         } else {
             (w_id, d_id)
@@ -372,22 +350,12 @@ impl InputGen {
         let customer = self.customer(rng);
         // 2.5.1.3
         let h_amount_cents = rng.uniform(MIN_PAYMENT_CENTS, MAX_PAYMENT_CENTS);
-        PaymentInput {
-            w_id,
-            d_id,
-            c_w_id,
-            c_d_id,
-            customer,
-            h_amount_cents,
-        }
+        PaymentInput { w_id, d_id, c_w_id, c_d_id, customer, h_amount_cents }
     }
 
     /// 2.6.1: an Order-Status's input.
     pub fn order_status(&self, rng: &mut Rng, terminal: &Terminal) -> OrderStatusInput {
-        debug_assert!(
-            (1..=self.scale).contains(&terminal.w_id),
-            "terminal {terminal:?}"
-        );
+        debug_assert!((1..=self.scale).contains(&terminal.w_id), "terminal {terminal:?}");
         OrderStatusInput {
             w_id: terminal.w_id,
             d_id: random(rng, 1, DISTRICTS_PER_WAREHOUSE),
@@ -397,22 +365,13 @@ impl InputGen {
 
     /// 2.7.1: a Delivery's input.
     pub fn delivery(&self, rng: &mut Rng, terminal: &Terminal) -> DeliveryInput {
-        debug_assert!(
-            (1..=self.scale).contains(&terminal.w_id),
-            "terminal {terminal:?}"
-        );
-        DeliveryInput {
-            w_id: terminal.w_id,
-            carrier_id: random(rng, 1, CARRIERS),
-        }
+        debug_assert!((1..=self.scale).contains(&terminal.w_id), "terminal {terminal:?}");
+        DeliveryInput { w_id: terminal.w_id, carrier_id: random(rng, 1, CARRIERS) }
     }
 
     /// 2.8.1: a Stock-Level's input, on the terminal's home district.
     pub fn stock_level(&self, rng: &mut Rng, terminal: &Terminal) -> StockLevelInput {
-        debug_assert!(
-            (1..=self.scale).contains(&terminal.w_id),
-            "terminal {terminal:?}"
-        );
+        debug_assert!((1..=self.scale).contains(&terminal.w_id), "terminal {terminal:?}");
         StockLevelInput {
             w_id: terminal.w_id,
             d_id: terminal.d_id,
@@ -449,10 +408,7 @@ mod tests {
     fn generator(scale: u32, seed: u64) -> (InputGen, Rng) {
         let mut rng = Rng::new(seed);
         let load = CConstants::for_load(&mut rng);
-        (
-            InputGen::new(scale, CConstants::for_run(&load, &mut rng)),
-            rng,
-        )
+        (InputGen::new(scale, CConstants::for_run(&load, &mut rng)), rng)
     }
 
     /// A fraction as a percentage.
@@ -468,10 +424,7 @@ mod tests {
             *seen.entry(t).or_default() += 1;
         }
         assert_eq!(seen.len(), 70);
-        assert!(
-            seen.keys()
-                .all(|t| (1..=7).contains(&t.w_id) && (1..=10).contains(&t.d_id))
-        );
+        assert!(seen.keys().all(|t| (1..=7).contains(&t.w_id) && (1..=10).contains(&t.d_id)));
         // Any count: warehouses differ by at most one user, and districts of a warehouse too.
         for (scale, users) in [(10, 25), (3, 1000), (5000, 14_000), (1, 13)] {
             assert_eq!(terminals(scale, users).len(), users as usize);
@@ -506,11 +459,7 @@ mod tests {
             ol_cnts[order.lines.len()] += 1;
             lines += order.lines.len() as u64;
             rollbacks += u64::from(order.rollback);
-            let remote = order
-                .lines
-                .iter()
-                .filter(|l| l.supply_w_id != order.w_id)
-                .count();
+            let remote = order.lines.iter().filter(|l| l.supply_w_id != order.w_id).count();
             remote_lines += remote as u64;
             assert_eq!(order.all_local, remote == 0);
             for (n, line) in order.lines.iter().enumerate() {
@@ -524,28 +473,16 @@ mod tests {
                 assert!((1..=10).contains(&line.quantity));
             }
             // Sorted and distinct.
-            assert!(
-                order.lines.windows(2).all(|w| w[0].i_id < w[1].i_id),
-                "{order:?}"
-            );
+            assert!(order.lines.windows(2).all(|w| w[0].i_id < w[1].i_id), "{order:?}");
         }
         assert!(ol_cnts[..5].iter().all(|&n| n == 0));
         assert!(ol_cnts[5..].iter().all(|&n| n > 5_000), "{ol_cnts:?}");
         let rollback_pct = pct(rollbacks, orders);
-        assert!(
-            (0.9..=1.1).contains(&rollback_pct),
-            "rollbacks {rollback_pct}%"
-        );
+        assert!((0.9..=1.1).contains(&rollback_pct), "rollbacks {rollback_pct}%");
         let remote_pct = pct(remote_lines, lines);
-        assert!(
-            (0.95..=1.05).contains(&remote_pct),
-            "remote lines {remote_pct}%"
-        );
+        assert!((0.95..=1.05).contains(&remote_pct), "remote lines {remote_pct}%");
         let per_order = lines as f64 / orders as f64;
-        assert!(
-            (9.5..=10.5).contains(&per_order),
-            "{per_order} lines per order"
-        );
+        assert!((9.5..=10.5).contains(&per_order), "{per_order} lines per order");
     }
 
     #[test]
@@ -571,15 +508,9 @@ mod tests {
             max_amount = max_amount.max(p.h_amount_cents);
         }
         let remote_pct = pct(remote, n);
-        assert!(
-            (14.0..=16.0).contains(&remote_pct),
-            "remote payments {remote_pct}%"
-        );
+        assert!((14.0..=16.0).contains(&remote_pct), "remote payments {remote_pct}%");
         let by_name_pct = pct(by_name, n);
-        assert!(
-            (57.0..=63.0).contains(&by_name_pct),
-            "by last name {by_name_pct}%"
-        );
+        assert!((57.0..=63.0).contains(&by_name_pct), "by last name {by_name_pct}%");
         assert!(min_amount < 1_000 && max_amount > 499_000);
     }
 
@@ -621,17 +552,11 @@ mod tests {
             thresholds[sl.threshold as usize] += 1;
         }
         let by_name_pct = pct(by_name, n);
-        assert!(
-            (57.0..=63.0).contains(&by_name_pct),
-            "by last name {by_name_pct}%"
-        );
+        assert!((57.0..=63.0).contains(&by_name_pct), "by last name {by_name_pct}%");
         assert_eq!(carriers[0], 0);
         assert!(carriers[1..].iter().all(|&c| c > 9_000), "{carriers:?}");
         assert!(thresholds[..10].iter().all(|&c| c == 0));
-        assert!(
-            thresholds[10..].iter().all(|&c| c > 8_000),
-            "{thresholds:?}"
-        );
+        assert!(thresholds[10..].iter().all(|&c| c > 8_000), "{thresholds:?}");
     }
 
     #[test]
@@ -648,10 +573,7 @@ mod tests {
             other_districts += u32::from(p.c_d_id != p.d_id);
         }
         // 15% × 9/10 of payments still pick a random district of the one warehouse (2.5.1.2).
-        assert!(
-            (2_400..3_000).contains(&other_districts),
-            "{other_districts}"
-        );
+        assert!((2_400..3_000).contains(&other_districts), "{other_districts}");
     }
 
     #[test]
@@ -669,15 +591,9 @@ mod tests {
     #[test]
     fn last_names_match_the_loaders() {
         for number in 0..=999 {
-            assert_eq!(
-                LastName::from_number(number).as_str(),
-                last_name_string(i64::from(number))
-            );
+            assert_eq!(LastName::from_number(number).as_str(), last_name_string(i64::from(number)));
         }
-        assert_eq!(
-            format!("{:?}", LastName::from_number(371)),
-            "LastName(\"PRICALLYOUGHT\")"
-        );
+        assert_eq!(format!("{:?}", LastName::from_number(371)), "LastName(\"PRICALLYOUGHT\")");
     }
 
     #[test]

@@ -39,13 +39,8 @@ pub enum TxnKind {
 
 impl TxnKind {
     /// Every kind, in [`TxnKind::index`] order: for loops over per-transaction figures.
-    pub const ALL: [TxnKind; 5] = [
-        TxnKind::NewOrder,
-        TxnKind::Payment,
-        TxnKind::OrderStatus,
-        TxnKind::Delivery,
-        TxnKind::StockLevel,
-    ];
+    pub const ALL: [TxnKind; 5] =
+        [TxnKind::NewOrder, TxnKind::Payment, TxnKind::OrderStatus, TxnKind::Delivery, TxnKind::StockLevel];
 
     /// The name used in result files and reports (`"new_order"`, …).
     pub const fn name(self) -> &'static str {
@@ -160,10 +155,7 @@ impl Deck {
             at = end;
         }
         debug_assert_eq!(at, DECK_SIZE, "the mix's cards must fill the deck");
-        Deck {
-            cards,
-            next: DECK_SIZE as u8,
-        }
+        Deck { cards, next: DECK_SIZE as u8 }
     }
 
     /// Deals the next card, reshuffling the whole deck when every card has been dealt.
@@ -242,18 +234,12 @@ pub struct Pacing {
 impl Pacing {
     /// The spec's keying and think times: a compliant run, about one transaction per 21 s per terminal.
     pub const fn spec() -> Self {
-        Pacing {
-            keying: KeyingTime::Spec,
-            think: ThinkTime::Spec,
-        }
+        Pacing { keying: KeyingTime::Spec, think: ThinkTime::Spec }
     }
 
     /// No keying and no think time: every terminal runs flat out (a saturation run).
     pub const fn off() -> Self {
-        Pacing {
-            keying: KeyingTime::Off,
-            think: ThinkTime::Off,
-        }
+        Pacing { keying: KeyingTime::Off, think: ThinkTime::Off }
     }
 
     /// The keying time before `kind` (fixed, no randomness: 5.2.5.7).
@@ -302,16 +288,7 @@ mod tests {
             assert_eq!(kind.spec().kind, kind);
         }
         let names: Vec<&str> = TxnKind::ALL.iter().map(|k| k.name()).collect();
-        assert_eq!(
-            names,
-            [
-                "new_order",
-                "payment",
-                "order_status",
-                "delivery",
-                "stock_level"
-            ]
-        );
+        assert_eq!(names, ["new_order", "payment", "order_status", "delivery", "stock_level"]);
         assert_eq!(TxnKind::StockLevel.to_string(), "stock_level");
         let cards: usize = MIX.iter().map(|s| usize::from(s.cards)).sum();
         assert_eq!(cards, DECK_SIZE);
@@ -319,13 +296,8 @@ mod tests {
 
     #[test]
     fn the_table_holds_the_spec_figures() {
-        let secs = |f: fn(&TxnSpec) -> Duration| -> Vec<u64> {
-            MIX.iter().map(|s| f(s).as_secs()).collect()
-        };
-        assert_eq!(
-            MIX.iter().map(|s| s.cards).collect::<Vec<_>>(),
-            [45, 43, 4, 4, 4]
-        );
+        let secs = |f: fn(&TxnSpec) -> Duration| -> Vec<u64> { MIX.iter().map(|s| f(s).as_secs()).collect() };
+        assert_eq!(MIX.iter().map(|s| s.cards).collect::<Vec<_>>(), [45, 43, 4, 4, 4]);
         assert_eq!(secs(|s| s.keying), [18, 3, 2, 2, 2]);
         assert_eq!(secs(|s| s.think_mean), [12, 12, 10, 5, 5]);
         assert_eq!(secs(|s| s.p90_limit), [5, 5, 5, 5, 20]);
@@ -359,9 +331,7 @@ mod tests {
         let deal = |seed| {
             let mut rng = Rng::derive(seed, &[1]);
             let mut deck = Deck::new();
-            (0..DECK_SIZE)
-                .map(|_| deck.next(&mut rng))
-                .collect::<Vec<_>>()
+            (0..DECK_SIZE).map(|_| deck.next(&mut rng)).collect::<Vec<_>>()
         };
         assert_ne!(deal(1), deal(2));
         assert_eq!(deal(3), deal(3));
@@ -369,19 +339,10 @@ mod tests {
 
     #[test]
     fn keying_follows_the_rule() {
-        assert_eq!(
-            Pacing::spec().keying(TxnKind::NewOrder),
-            Duration::from_secs(18)
-        );
-        assert_eq!(
-            Pacing::spec().keying(TxnKind::StockLevel),
-            Duration::from_secs(2)
-        );
+        assert_eq!(Pacing::spec().keying(TxnKind::NewOrder), Duration::from_secs(18));
+        assert_eq!(Pacing::spec().keying(TxnKind::StockLevel), Duration::from_secs(2));
         assert_eq!(Pacing::off().keying(TxnKind::NewOrder), Duration::ZERO);
-        let fixed = Pacing {
-            keying: KeyingTime::Fixed(Duration::from_millis(500)),
-            think: ThinkTime::Spec,
-        };
+        let fixed = Pacing { keying: KeyingTime::Fixed(Duration::from_millis(500)), think: ThinkTime::Spec };
         assert_eq!(fixed.keying(TxnKind::Payment), Duration::from_millis(500));
     }
 
@@ -413,24 +374,14 @@ mod tests {
 
     #[test]
     fn think_time_mean_override_and_off() {
-        let pacing = Pacing {
-            keying: KeyingTime::Off,
-            think: ThinkTime::Mean(Duration::from_millis(100)),
-        };
+        let pacing = Pacing { keying: KeyingTime::Off, think: ThinkTime::Mean(Duration::from_millis(100)) };
         let (sample, max) = draw(&pacing, TxnKind::Delivery, 100_000);
         assert!((0.098..0.102).contains(&sample), "{sample}");
         assert!(max <= Duration::from_secs(1));
-        for pacing in [
-            Pacing::off(),
-            Pacing {
-                keying: KeyingTime::Spec,
-                think: ThinkTime::Mean(Duration::ZERO),
-            },
-        ] {
-            assert_eq!(
-                draw(&pacing, TxnKind::NewOrder, 1_000),
-                (0.0, Duration::ZERO)
-            );
+        for pacing in
+            [Pacing::off(), Pacing { keying: KeyingTime::Spec, think: ThinkTime::Mean(Duration::ZERO) }]
+        {
+            assert_eq!(draw(&pacing, TxnKind::NewOrder, 1_000), (0.0, Duration::ZERO));
         }
     }
 
@@ -438,10 +389,7 @@ mod tests {
     fn pacing_describes_itself() {
         assert_eq!(KeyingTime::Spec.to_string(), "spec");
         assert_eq!(ThinkTime::Off.to_string(), "off");
-        assert_eq!(
-            ThinkTime::Mean(Duration::from_millis(1500)).to_string(),
-            "mean 1.5s"
-        );
+        assert_eq!(ThinkTime::Mean(Duration::from_millis(1500)).to_string(), "mean 1.5s");
         assert_eq!(KeyingTime::Fixed(Duration::from_secs(1)).to_string(), "1s");
     }
 }

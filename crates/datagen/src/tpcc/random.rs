@@ -42,11 +42,7 @@ impl CConstants {
                 break candidate;
             }
         };
-        CConstants {
-            c_last,
-            c_id: rng.uniform(0, A_C_ID),
-            ol_i_id: rng.uniform(0, A_OL_I_ID),
-        }
+        CConstants { c_last, c_id: rng.uniform(0, A_C_ID), ol_i_id: rng.uniform(0, A_OL_I_ID) }
     }
 
     /// NURand(255, 0, 999) for a last-name number.

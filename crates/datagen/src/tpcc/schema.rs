@@ -165,17 +165,10 @@ const fn ts(name: &'static str) -> Column {
     col(name, ColumnType::Timestamp)
 }
 const fn col(name: &'static str, ty: ColumnType) -> Column {
-    Column {
-        name,
-        ty,
-        nullable: false,
-    }
+    Column { name, ty, nullable: false }
 }
 const fn nullable(c: Column) -> Column {
-    Column {
-        nullable: true,
-        ..c
-    }
+    Column { nullable: true, ..c }
 }
 
 const WAREHOUSE: &[Column] = &[
@@ -265,13 +258,8 @@ const ORDER_LINE: &[Column] = &[
     chr("ol_dist_info", 24),
 ];
 
-const ITEM: &[Column] = &[
-    int("i_id"),
-    int("i_im_id"),
-    var("i_name", 24),
-    num("i_price", 5, 2),
-    var("i_data", 50),
-];
+const ITEM: &[Column] =
+    &[int("i_id"), int("i_im_id"), var("i_name", 24), num("i_price", 5, 2), var("i_data", 50)];
 
 const STOCK: &[Column] = &[
     int("s_i_id"),
