@@ -22,7 +22,7 @@ fn per_transaction(c: &mut Criterion) {
     group.bench_function("deck+input+think+record", |b| {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let mut recorder = Recorder::new(tx, 10_000);
-        let mut collector = Collector::new(&["a", "b", "c", "d", "e"], 0, 0..u32::MAX);
+        let mut collector = Collector::new(&["a", "b", "c", "d", "e"], 0, &[0..5_000, 5_000..u32::MAX]);
         b.iter(|| {
             for i in 0..TXNS {
                 let kind = deck.next(&mut rng);

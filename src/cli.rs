@@ -7,6 +7,8 @@ use clap::{Args, Parser, Subcommand};
 use oltpgen_datagen::tpcc::mix::{KeyingTime, ThinkTime};
 use oltpgen_driver::Target;
 use oltpgen_driver::local::Placement;
+use oltpgen_report::cap::Cap;
+use oltpgen_report::users::UserLoad;
 
 /// oltpgen: a load generator for OLTP database performance studies.
 ///
@@ -64,6 +66,12 @@ impl DbArgs {
 pub enum Command {
     /// The TPC-C-style workload
     Tpcc(Box<TpccCmd>),
+    /// Read results: show one, compare two, merge several (no database needed)
+    Report {
+        /// What to do.
+        #[command(subcommand)]
+        action: ReportAction,
+    },
     /// The built-in PostgreSQL: see where it is, start, stop or remove it, print its URL
     Local {
         /// What to do with it.
@@ -103,9 +111,22 @@ pub enum TpccAction {
 /// Users, connections, timing and pacing of a run.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Virtual users, spread evenly over the warehouses [default: 10 per warehouse, as the spec has it]
-    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    pub users: Option<u32>,
+    /// Virtual users: a number, a list (4000,8000,14000) or a range (1000..14000:1000), one step each;
+    /// users carry over from step to step [default: 10 per warehouse, as the spec has it]
+    #[arg(long, short, value_name = "N|LIST|A..B:STEP")]
+    pub users: Option<UserLoad>,
+    /// Repeat every step this many times; the headline comes from the median run
+    #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub runs: u32,
+    /// The response-time cap each step is judged by: avg=1s, p90=5s, new_order.p90=5s, p90=tpcc, joined by commas
+    #[arg(long, value_name = "RULES", default_value = oltpgen_report::cap::DEFAULT_CAP)]
+    pub rt_cap: Cap,
+    /// End a sweep after this many steps in a row broke the cap
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub stop_after_breach: Option<u32>,
+    /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s)
+    #[arg(long, value_name = "A..B", value_parser = parse_window)]
+    pub window: Option<(Duration, Duration)>,
     /// Connections shared by the users [default: one per user]; waits for one count in response times
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub connections: Option<u32>,
@@ -175,6 +196,32 @@ impl WorkersArg {
     }
 }
 
+/// `oltpgen report …`
+#[derive(Debug, Subcommand)]
+pub enum ReportAction {
+    /// The step table and the headline of a result
+    Show {
+        /// A result.json (or the directory holding it)
+        result: PathBuf,
+    },
+    /// Per step and for the headlines, B against A: ratios and changes in percent
+    Compare {
+        /// The baseline result.json (or its directory)
+        a: PathBuf,
+        /// The result.json to compare with it (or its directory)
+        b: PathBuf,
+    },
+    /// Several results of the same plan (several machines or targets) merged exactly, histograms and all
+    Merge {
+        /// The result.json files (or their directories)
+        #[arg(required = true, num_args = 2..)]
+        results: Vec<PathBuf>,
+        /// Where to write the merged result
+        #[arg(long, short, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
 /// `oltpgen local …`
 #[derive(Debug, Subcommand)]
 pub enum LocalAction {
@@ -211,6 +258,16 @@ fn parse_positive_duration(s: &str) -> Result<Duration, String> {
         d if d.is_zero() => Err("must be longer than 0".into()),
         d => Ok(d),
     }
+}
+
+fn parse_window(s: &str) -> Result<(Duration, Duration), String> {
+    let (a, b) =
+        s.split_once("..").ok_or_else(|| format!("'{s}' is not a window: write it as 1000s..1200s"))?;
+    let (a, b) = (parse_duration(a)?, parse_duration(b)?);
+    if a >= b {
+        return Err(format!("the window {s} ends before it starts"));
+    }
+    Ok((a, b))
 }
 
 fn parse_rate(s: &str) -> Result<f64, String> {
@@ -265,6 +322,8 @@ mod tests {
         assert!(parse_duration("soon").unwrap_err().contains("not a duration"));
         assert!(parse_positive_duration("0").is_err());
         assert!(parse_rate("0").is_err());
+        assert_eq!(parse_window("10s..1m"), Ok((Duration::from_secs(10), Duration::from_secs(60))));
+        assert!(parse_window("1m..10s").unwrap_err().contains("ends before it starts"));
     }
 
     #[test]
@@ -274,7 +333,8 @@ mod tests {
                 .unwrap();
         let Command::Tpcc(t) = cli.command else { panic!("tpcc") };
         assert!(t.action.is_none());
-        assert_eq!((t.scale, t.run.users), (Some(10), Some(32)));
+        assert_eq!(t.scale, Some(10));
+        assert_eq!(t.run.users.unwrap().counts(), [32]);
         assert!(Cli::try_parse_from(["oltpgen", "tpcc", "--users", "3", "load"]).is_err());
     }
 }

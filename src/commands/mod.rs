@@ -1,6 +1,7 @@
 //! One module per command family; each turns parsed flags into driver calls and prints what happened.
 
 mod local;
+mod report;
 mod tpcc;
 
 use std::future::Future;
@@ -15,6 +16,7 @@ pub async fn dispatch(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Tpcc(cmd) => tpcc::run(*cmd, &cli.db, cli.quiet).await,
         Command::Local { action } => local::run(action, &cli.db).await,
+        Command::Report { action } => report::run(action),
     }
 }
 

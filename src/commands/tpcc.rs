@@ -6,7 +6,7 @@ use oltpgen_datagen::tpcc::mix::Pacing;
 use oltpgen_driver::Error;
 use oltpgen_driver::database::Database;
 use oltpgen_driver::inventory::Holding;
-use oltpgen_driver::run::{Ramp, RunPlan};
+use oltpgen_driver::run::{Progress, Ramp, RunPlan, StepSpec, Timing};
 use oltpgen_driver::tpcc::RunOptions;
 use oltpgen_driver::tpcc::{self, ClauseOutcome, LoadOptions};
 
@@ -79,7 +79,11 @@ async fn drive(
     quiet: bool,
 ) -> Result<ExitCode, Error> {
     let target = db.target()?;
-    let connections = args.users.map_or(1000, |u| args.connections.unwrap_or(u).min(u));
+    // The built-in server is sized for the run's connections (the users are known only after a load at
+    // the default of 10 per warehouse: room for 1,000 then).
+    let max_users = args.users.as_ref().and_then(|u| u.counts().iter().max().copied());
+    let connections =
+        max_users.map_or(1000, |u| u64::from(args.connections.unwrap_or(u32::MAX)).min(u)) as u32;
     let database =
         interruptible("starting", Database::open(target, &db.placement(), connections, tpcc::WORKLOAD))
             .await?;
@@ -90,14 +94,20 @@ async fn drive(
         let client = oltpgen_driver::pg::connect(target).await?;
         tpcc::loaded(&client, target).await?.scale
     };
-    let users = args.users.unwrap_or(10 * loaded_scale);
+    let counts: Vec<u64> =
+        args.users.as_ref().map_or(vec![u64::from(10 * loaded_scale)], |u| u.counts().to_vec());
     let plan = RunPlan {
-        users,
+        steps: steps(&counts, args.runs)?,
         connections: args.connections,
-        ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
-        warmup: args.warmup,
-        duration: args.duration,
+        timing: Timing {
+            ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
+            warmup: args.warmup,
+            duration: args.duration,
+            window: args.window,
+        },
         report_interval: args.report_interval,
+        cap: args.rt_cap.clone(),
+        stop_after_breach: args.stop_after_breach,
     };
     let options = RunOptions {
         plan,
@@ -105,41 +115,48 @@ async fn drive(
         seed: args.seed,
         scale,
     };
+    let plan = &options.plan;
     if !quiet {
+        let users: Vec<String> = counts.iter().map(u64::to_string).collect();
         println!(
-            "running tpcc on {target}: {users} users, {} connections, ramp-up {:.0} s, warmup {:.0} s, measuring {:.0} s \
-             (keying {}, think {})",
+            "running tpcc on {target}: {} users in {} step(s), up to {} connections, warmup {:.0} s, measuring {:.0} s \
+             per step (keying {}, think {}, cap {})",
+            users.join(","),
+            plan.steps.len(),
             plan.connections_needed(),
-            plan.ramp_up().as_secs_f64(),
-            plan.warmup.as_secs_f64(),
-            plan.duration.as_secs_f64(),
+            plan.timing.warmup.as_secs_f64(),
+            plan.timing.duration.as_secs_f64(),
             options.pacing.keying,
-            options.pacing.think
+            options.pacing.think,
+            plan.cap
         );
     }
-    let result = tpcc::run(target, &options, |f| {
-        if !quiet {
-            println!(
-                "{:>7.0}s  users {:>5}  TPS {:>8.1}  NOPM {:>8.0}  avg {:>7.1} ms  p95 {:>7.1} ms  errors {}",
-                f.elapsed_s, f.users, f.tps, f.per_minute, f.avg_ms, f.p95_ms, f.errors
-            );
-        }
+    let result = tpcc::run(target, &options, |p| match p {
+        Progress::Interval(f) if !quiet => println!(
+            "{:>7.0}s  users {:>5}  TPS {:>8.1}  NOPM {:>8.0}  avg {:>7.1} ms  p95 {:>7.1} ms  errors {}",
+            f.elapsed_s, f.users, f.tps, f.per_minute, f.avg_ms, f.p95_ms, f.errors
+        ),
+        Progress::Step(s) => println!(
+            "step {} (run {}): {} users  TPS {:.1}  NOPM {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
+            s.index + 1,
+            s.run,
+            s.users,
+            s.figures.tps,
+            s.figures.nopm.unwrap_or(0.0),
+            s.figures.rt_avg_ms,
+            s.figures.rt_p95_ms,
+            s.figures.errors,
+            if s.cap.as_ref().is_some_and(|c| c.passed) { "pass" } else { "FAIL" }
+        ),
+        Progress::Interval(_) => {}
     })
     .await?;
     let out = args.out.clone().unwrap_or_else(|| default_out_dir("tpcc"));
     oltpgen_report::output::write_dir(&out, &result)
         .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
-    let step = &result.steps[0].figures;
-    println!(
-        "TPS {:.1}  NOPM {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  client CPU {} per transaction; result in {}",
-        step.tps,
-        step.nopm.unwrap_or(0.0),
-        step.rt_avg_ms,
-        step.rt_p95_ms,
-        step.errors,
-        result.client.client_cpu_us_per_txn.map_or("n/a".into(), |us| format!("{us:.0} µs")),
-        out.display()
-    );
+    println!("{}", oltpgen_report::show::headline(&result));
+    let cpu = result.client.client_cpu_us_per_txn.map_or("n/a".into(), |us| format!("{us:.0} µs"));
+    println!("client CPU {cpu} per transaction; result in {}", out.display());
     if result.interrupted {
         return Err(Error::Interrupted(format!(
             "the run stopped early; the result of what ran is in {}",
@@ -147,6 +164,23 @@ async fn drive(
         )));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The steps of a sweep: every user count `runs` times; counts must not decrease, as users carry over.
+fn steps(counts: &[u64], runs: u32) -> Result<Vec<StepSpec>, Error> {
+    if let Some(w) = counts.windows(2).find(|w| w[1] < w[0]) {
+        return Err(Error::usage(format!(
+            "--users steps must not decrease (users carry over from step to step): {} comes after {}",
+            w[1], w[0]
+        )));
+    }
+    let mut steps = Vec::with_capacity(counts.len() * runs as usize);
+    for &c in counts {
+        let users = u32::try_from(c)
+            .map_err(|_| Error::usage(format!("--users {c} is more than oltpgen can run")))?;
+        steps.extend((1..=runs).map(|run| StepSpec { users, run }));
+    }
+    Ok(steps)
 }
 
 /// Loads at `scale` when `target` holds no TPC-C; returns the scale it holds.

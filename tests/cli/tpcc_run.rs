@@ -246,3 +246,52 @@ async fn ctrl_c_writes_what_ran_and_exits_130() {
     assert!(out.stdout.contains("running:     no"), "the server stopped with the command: {}", out.stdout);
     assert_consistent(&root);
 }
+
+/// A three-step sweep whose last step cannot meet the cap: with 64 users on two cores, Little's law puts
+/// the average response time at 64 / TPS, far over 20 ms, while one and two users stay far under it.
+#[test]
+fn a_sweep_reports_the_highest_throughput_within_the_cap() {
+    let (keep, root) = data_dir();
+    let out_dir = keep.path().join("sweep");
+    let out = oltpgen(&[
+        "tpcc",
+        "--scale",
+        "1",
+        "--users",
+        "1,2,64",
+        "--rt-cap",
+        "avg=20ms",
+        "--think-time",
+        "0",
+        "--keying-time",
+        "0",
+        "--warmup",
+        "1s",
+        "--duration",
+        "4s",
+        "--report-interval",
+        "2s",
+        "--data-dir",
+        &root,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    let steps = r["steps"].as_array().unwrap();
+    let users: Vec<u64> = steps.iter().map(|s| s["users"].as_u64().unwrap()).collect();
+    assert_eq!(users, [1, 2, 64]);
+    let verdicts: Vec<bool> = steps.iter().map(|s| s["cap"]["passed"].as_bool().unwrap()).collect();
+    assert_eq!(verdicts, [true, true, false], "{}", out.stdout);
+    assert_eq!(
+        r["max_within_cap"]["users"], 2,
+        "the headline is the best step within the cap: {}",
+        r["max_within_cap"]
+    );
+    assert_eq!(r["max_within_cap"]["step_index"], 1);
+    assert_eq!(r["max_within_cap"]["tps"], steps[1]["tps"]);
+    assert!(out.stdout.contains("step 3 (run 1): 64 users"), "a line per step: {}", out.stdout);
+    assert_consistent(&root);
+    assert_refused(&oltpgen(&["tpcc", "--users", "8,4", "--data-dir", &root]), "must not decrease");
+}

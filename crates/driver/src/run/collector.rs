@@ -54,44 +54,42 @@ pub struct IntervalFigures {
     pub rows: Vec<IntervalRow>,
 }
 
-/// Sorts samples into the measured window's and the current interval's tallies.
+/// One step's measured window and what completed within it.
+struct Window {
+    ms: Range<u32>,
+    tallies: Vec<Tally>,
+    lateness: LatencyHistogram,
+}
+
+/// Sorts samples into the measured windows' and the current interval's tallies.
 pub struct Collector {
     kinds: &'static [&'static str],
     per_minute_kind: usize,
-    window_ms: Range<u32>,
-    window: Vec<Tally>,
+    windows: Vec<Window>,
     interval: Vec<Tally>,
     interval_start_s: f64,
-    lateness: LatencyHistogram,
     errors_by_kind: BTreeMap<String, u64>,
     completed: u64,
 }
 
 impl Collector {
     /// A collector for transaction types `kinds`, counting `kinds[per_minute_kind]` per minute, and
-    /// measuring samples that complete within `window_ms` (ms since the run began).
-    pub fn new(kinds: &'static [&'static str], per_minute_kind: usize, window_ms: Range<u32>) -> Self {
-        let tallies = || kinds.iter().map(|_| Tally::default()).collect();
+    /// measuring, per step, the samples that complete within its window (ms since the run began; the
+    /// windows do not overlap).
+    pub fn new(kinds: &'static [&'static str], per_minute_kind: usize, windows_ms: &[Range<u32>]) -> Self {
+        let tallies = || kinds.iter().map(|_| Tally::default()).collect::<Vec<_>>();
         Collector {
             kinds,
             per_minute_kind,
-            window_ms,
-            window: tallies(),
+            windows: windows_ms
+                .iter()
+                .map(|ms| Window { ms: ms.clone(), tallies: tallies(), lateness: LatencyHistogram::new() })
+                .collect(),
             interval: tallies(),
             interval_start_s: 0.0,
-            lateness: LatencyHistogram::new(),
             errors_by_kind: BTreeMap::new(),
             completed: 0,
         }
-    }
-
-    /// Moves the measured window (a new step of a sweep).
-    pub fn measure(&mut self, window_ms: Range<u32>) {
-        self.window_ms = window_ms;
-        for t in &mut self.window {
-            *t = Tally::default();
-        }
-        self.lateness.reset();
     }
 
     /// Takes in a batch of samples.
@@ -104,10 +102,10 @@ impl Collector {
             } else {
                 self.completed += 1;
             }
-            if self.window_ms.contains(&s.done_ms) {
-                self.window[kind].add(s);
+            if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
+                w.tallies[kind].add(s);
                 if s.late_us > 0 {
-                    self.lateness.record_us(u64::from(s.late_us));
+                    w.lateness.record_us(u64::from(s.late_us));
                 }
             }
         }
@@ -151,18 +149,22 @@ impl Collector {
         }
     }
 
-    /// The measured window's statistics per transaction type.
-    pub fn window_transactions(&self) -> Transactions {
+    /// Step `step`'s statistics per transaction type.
+    pub fn window_transactions(&self, step: usize) -> Transactions {
         self.kinds
             .iter()
-            .zip(&self.window)
+            .zip(&self.windows[step].tallies)
             .map(|(name, t)| ((*name).to_string(), TxnStats::new(t.histogram.clone(), t.counters)))
             .collect()
     }
 
-    /// How late users woke from keying and think times within the window.
-    pub fn lateness(&self) -> &LatencyHistogram {
-        &self.lateness
+    /// How late users woke from keying and think times within the measured windows.
+    pub fn lateness(&self) -> LatencyHistogram {
+        let mut all = LatencyHistogram::new();
+        for w in &self.windows {
+            all.add(&w.lateness);
+        }
+        all
     }
 
     /// Failed transactions of the whole run by kind of failure.
@@ -189,20 +191,22 @@ mod tests {
 
     #[test]
     fn only_the_window_is_measured_and_errors_stay_out_of_histograms() {
-        let mut c = Collector::new(KINDS, 0, 1000..2000);
+        let mut c = Collector::new(KINDS, 0, &[1000..2000, 3000..4000]);
         c.absorb(&[
             s(0, Status::Committed, 100, 500),
             s(0, Status::Committed, 200, 1500),
             s(0, Status::RolledBack, 300, 1600),
             s(1, Status::Failed(Fault::ConnectionLost), 9, 1700),
         ]);
-        let w = c.window_transactions();
+        c.absorb(&[s(1, Status::Committed, 50, 3500)]);
+        let w = c.window_transactions(0);
         assert_eq!((w["a"].count, w["a"].rollbacks, w["a"].retries), (2, 1, 2));
+        assert_eq!(c.window_transactions(1)["b"].count, 1, "each step keeps its own window");
         assert_eq!((w["b"].count, w["b"].errors), (0, 1));
         assert_eq!(c.errors_by_kind()["connection_lost"], 1);
-        assert_eq!(c.completed(), 3);
+        assert_eq!(c.completed(), 4);
         let live = c.tick(2.0, 4);
-        assert_eq!(live.tps, 1.5);
+        assert_eq!(live.tps, 2.0);
         assert_eq!(live.per_minute, 60.0, "2 committed of kind a in 2 s");
         assert_eq!(live.errors, 1);
         assert_eq!(c.tick(4.0, 4).tps, 0.0, "the interval starts afresh");

@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod pool;
 pub mod result;
 pub mod sample;
+pub mod schedule;
 pub mod user;
 pub mod workload;
 
@@ -15,79 +16,68 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use oltpgen_report::model::{ClientCpu, IntervalRow};
-use oltpgen_report::step::Transactions;
+use oltpgen_report::cap::Cap;
+use oltpgen_report::model::{ClientCpu, IntervalRow, Window};
+use oltpgen_report::step::{StepPlan, Transactions};
 use tokio::time::Instant;
 
 use collector::Collector;
 pub use collector::IntervalFigures;
 use pool::Pool;
 use sample::Recorder;
+pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 use user::{Connections, Crew};
 pub use workload::{Done, Next, TxnError, Workload};
 
-/// How users start.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Ramp {
-    /// This many users per second.
-    Rate(f64),
-    /// All users started evenly over this time.
-    Over(Duration),
-}
-
-/// The timing and shape of one run.
-#[derive(Clone, Copy, Debug)]
+/// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
+/// response-time cap each step is judged by.
+#[derive(Clone, Debug)]
 pub struct RunPlan {
-    /// Virtual users.
-    pub users: u32,
+    /// The steps, in order; user counts never decrease (users carry over).
+    pub steps: Vec<StepSpec>,
     /// Shared connections; `None` gives each user its own.
     pub connections: Option<u32>,
-    /// How users start.
-    pub ramp: Ramp,
-    /// Unmeasured time after the last user started.
-    pub warmup: Duration,
-    /// The measured window.
-    pub duration: Duration,
+    /// Ramp, warmup, measured time, window.
+    pub timing: Timing,
     /// The live line's period.
     pub report_interval: Duration,
+    /// The cap every step is judged by.
+    pub cap: Cap,
+    /// End the sweep after this many steps in a row broke the cap.
+    pub stop_after_breach: Option<u32>,
 }
 
 impl RunPlan {
-    /// When user `index` starts, after the run began.
-    pub fn start_of(&self, index: u32) -> Duration {
-        match self.ramp {
-            Ramp::Rate(r) if r > 0.0 => Duration::from_secs_f64(f64::from(index) / r),
-            Ramp::Rate(_) => Duration::ZERO,
-            Ramp::Over(d) => d.mul_f64(f64::from(index) / f64::from(self.users.max(1))),
-        }
-    }
-
-    /// The time it takes to start every user.
-    pub fn ramp_up(&self) -> Duration {
-        match self.ramp {
-            Ramp::Over(d) => d,
-            Ramp::Rate(_) => self.start_of(self.users.saturating_sub(1)),
-        }
-    }
-
-    /// The measured window, from the run's start.
-    pub fn window(&self) -> (Duration, Duration) {
-        let begin = self.ramp_up() + self.warmup;
-        (begin, begin + self.duration)
+    /// The most users any step runs.
+    pub fn max_users(&self) -> u32 {
+        self.steps.iter().map(|s| s.users).max().unwrap_or(0)
     }
 
     /// Connections the run opens at most.
     pub fn connections_needed(&self) -> u32 {
-        self.connections.map_or(self.users, |c| c.min(self.users))
+        self.connections.map_or(self.max_users(), |c| c.min(self.max_users()))
     }
+
+    /// Connections step `users` runs on.
+    pub fn connections_for(&self, users: u32) -> u32 {
+        self.connections.map_or(users, |c| c.min(users))
+    }
+}
+
+/// What one step measured.
+pub struct MeasuredStep {
+    /// The step as scheduled.
+    pub scheduled: Scheduled,
+    /// Per transaction type, over its window.
+    pub transactions: Transactions,
+    /// The window actually measured, seconds from the run's start (shorter when interrupted).
+    pub window_s: (f64, f64),
 }
 
 /// What a run measured.
 pub struct Measured {
-    /// Per transaction type, over the measured window.
-    pub transactions: Transactions,
-    /// The window actually measured, seconds from the run's start (shorter when interrupted).
-    pub window_s: (f64, f64),
+    /// The steps that began measuring.
+    pub steps: Vec<MeasuredStep>,
     /// Every interval's figures per transaction type.
     pub timeseries: Vec<IntervalRow>,
     /// Failures of the whole run by kind.
@@ -98,49 +88,79 @@ pub struct Measured {
     pub interrupted: bool,
 }
 
-/// Runs `plan` against `workload`, calling `live` at every reporting interval.
+/// What the caller hears while a run goes on.
+pub enum Progress<'a> {
+    /// A reporting interval ended.
+    Interval(&'a IntervalFigures),
+    /// A step's window closed (plus a short grace for its last samples): its figures and cap verdict.
+    Step(&'a oltpgen_report::model::Step),
+}
+
+/// Late samples of a closed window arrive within this (users hand over batches at least every second).
+const GRACE: Duration = Duration::from_secs(2);
+
+/// Runs `plan` against `workload`, telling `progress` about every interval and every finished step.
 pub async fn drive<W: Workload>(
     workload: Arc<W>,
     plan: &RunPlan,
-    mut live: impl FnMut(&IntervalFigures),
+    kind: oltpgen_report::model::Workload,
+    mut progress: impl FnMut(Progress<'_>),
 ) -> Measured {
     let start = Instant::now();
     let cpu_before = cpu::process_cpu_s();
-    let (begin, end) = plan.window();
+    let schedule = plan.timing.schedule(&plan.steps);
     let ms = |d: Duration| d.as_millis().min(u128::from(u32::MAX)) as u32;
-    let mut collector = Collector::new(W::KINDS, W::PER_MINUTE_KIND, ms(begin)..ms(end));
+    let windows: Vec<_> = schedule.iter().map(|s| ms(s.window.0)..ms(s.window.1)).collect();
+    let mut collector = Collector::new(W::KINDS, W::PER_MINUTE_KIND, &windows);
     let (to_collector, mut samples) = tokio::sync::mpsc::unbounded_channel();
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let running = Arc::new(AtomicU64::new(0));
     let connections = match plan.connections {
-        Some(n) if n < plan.users => Connections::Shared(Arc::new(Pool::new(n))),
+        Some(n) if n < plan.max_users() => Connections::Shared(Arc::new(Pool::new(n))),
         _ => Connections::Own,
     };
     let crew = Crew { workload, connections, start, stop, running: running.clone() };
     let interval_ms = ms(plan.report_interval).max(1);
     let mut users = tokio::task::JoinSet::new();
-    for i in 0..plan.users {
-        let recorder = Recorder::new(to_collector.clone(), interval_ms);
-        users.spawn(user::run(crew.clone(), i, plan.start_of(i), recorder));
+    for i in 0..plan.max_users() {
+        let begin = schedule::user_start(&plan.timing, &schedule, i).expect("every user has a step");
+        users.spawn(user::run(crew.clone(), i, begin, Recorder::new(to_collector.clone(), interval_ms)));
     }
     drop(to_collector);
     drop(crew);
 
     let mut timeseries = Vec::new();
     let mut ticks = tokio::time::interval_at(start + plan.report_interval, plan.report_interval);
-    let finish = tokio::time::sleep_until(start + end);
+    let last_end = schedule.last().map_or(Duration::ZERO, |s| s.window.1);
+    let finish = tokio::time::sleep_until(start + last_end);
     tokio::pin!(finish);
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
+    let (mut judged, mut breaches) = (0, 0);
+    let judge = tokio::time::sleep_until(start + schedule[0].window.1 + GRACE);
+    tokio::pin!(judge);
     let interrupted = loop {
         tokio::select! {
             Some(batch) = samples.recv() => collector.absorb(&batch),
             _ = ticks.tick() => {
                 let figures = collector.tick(start.elapsed().as_secs_f64(), running.load(Ordering::Relaxed));
-                live(&figures);
+                progress(Progress::Interval(&figures));
                 timeseries.extend(figures.rows);
             }
-            _ = &mut finish => break false,
+            _ = &mut judge, if judged < schedule.len() => {
+                let step = step_result(kind, plan, &schedule[judged], judged, collector.window_transactions(judged), None);
+                let passed = step.cap.as_ref().is_some_and(|c| c.passed);
+                progress(Progress::Step(&step));
+                breaches = if passed { 0 } else { breaches + 1 };
+                judged += 1;
+                if plan.stop_after_breach.is_some_and(|k| breaches >= k) && judged < schedule.len() {
+                    break false;
+                }
+                if let Some(next) = schedule.get(judged) {
+                    judge.as_mut().reset(start + next.window.1 + GRACE);
+                }
+            }
+            _ = &mut finish, if judged + 1 >= schedule.len() => break false,
             _ = &mut ctrl_c => break true,
         }
     };
@@ -162,7 +182,6 @@ pub async fn drive<W: Workload>(
         users.abort_all();
     }
     let cpu_after = cpu::process_cpu_s();
-    let window_end = stopped_at.min(end).max(begin);
     let mut client =
         ClientCpu::new(cpu_after.0 - cpu_before.0, cpu_after.1 - cpu_before.1, collector.completed());
     client.peak_rss_bytes = cpu::peak_rss_bytes();
@@ -171,50 +190,76 @@ pub async fn drive<W: Workload>(
         client.wake_late_p99_ms = Some(late.percentile_us(99.0) as f64 / 1e3);
         client.wake_late_max_ms = Some(late.max_us() as f64 / 1e3);
     }
-    Measured {
-        transactions: collector.window_transactions(),
-        window_s: (begin.as_secs_f64(), window_end.as_secs_f64()),
-        timeseries,
-        errors_by_kind: collector.errors_by_kind().clone(),
-        client,
-        interrupted,
+    let steps: Vec<MeasuredStep> = schedule
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.window.0 < stopped_at)
+        .map(|(i, s)| MeasuredStep {
+            scheduled: *s,
+            transactions: collector.window_transactions(i),
+            window_s: (s.window.0.as_secs_f64(), s.window.1.min(stopped_at).as_secs_f64()),
+        })
+        .collect();
+    // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short).
+    for (i, s) in steps.iter().enumerate().skip(judged) {
+        let step = step_result(kind, plan, &s.scheduled, i, s.transactions.clone(), Some(s.window_s));
+        progress(Progress::Step(&step));
     }
+    Measured { steps, timeseries, errors_by_kind: collector.errors_by_kind().clone(), client, interrupted }
+}
+
+/// A step's result: figures from its transactions, judged by the plan's cap.
+pub fn step_result(
+    kind: oltpgen_report::model::Workload,
+    plan: &RunPlan,
+    scheduled: &Scheduled,
+    index: usize,
+    transactions: Transactions,
+    window_s: Option<(f64, f64)>,
+) -> oltpgen_report::model::Step {
+    let (start_s, end_s) =
+        window_s.unwrap_or((scheduled.window.0.as_secs_f64(), scheduled.window.1.as_secs_f64()));
+    let step_plan = StepPlan {
+        index: index as u32,
+        run: scheduled.spec.run,
+        users: u64::from(scheduled.spec.users),
+        connections: u64::from(plan.connections_for(scheduled.spec.users)),
+        ramp_up_s: scheduled.ramp.as_secs_f64(),
+        duration_s: end_s - start_s,
+        window: Window { start_s, end_s },
+    };
+    // With one target, Step::new keeps only the totals: the key is not kept.
+    let mut step =
+        oltpgen_report::model::Step::new(kind, step_plan, BTreeMap::from([(String::new(), transactions)]));
+    step.cap = Some(plan.cap.evaluate(&step.figures));
+    step
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn plan(users: u32, ramp: Ramp) -> RunPlan {
+    fn plan(users: &[u32], connections: Option<u32>) -> RunPlan {
         RunPlan {
-            users,
-            connections: None,
-            ramp,
-            warmup: Duration::from_secs(5),
-            duration: Duration::from_secs(60),
-            report_interval: Duration::from_secs(10),
+            steps: users.iter().map(|&users| StepSpec { users, run: 1 }).collect(),
+            connections,
+            timing: Timing {
+                ramp: Ramp::Rate(10.0),
+                warmup: Duration::ZERO,
+                duration: Duration::from_secs(1),
+                window: None,
+            },
+            report_interval: Duration::from_secs(1),
+            cap: Cap::default(),
+            stop_after_breach: None,
         }
     }
 
     #[test]
-    fn users_start_at_the_ramp_rate_and_the_window_follows_warmup() {
-        let p = plan(101, Ramp::Rate(50.0));
-        assert_eq!(p.start_of(0), Duration::ZERO);
-        assert_eq!(p.start_of(100), Duration::from_secs(2));
-        assert_eq!(p.window(), (Duration::from_secs(7), Duration::from_secs(67)));
-        let p = plan(10, Ramp::Over(Duration::from_secs(20)));
-        assert_eq!(p.start_of(5), Duration::from_secs(10));
-        assert_eq!(p.ramp_up(), Duration::from_secs(20));
-        assert_eq!(plan(10, Ramp::Rate(0.0)).ramp_up(), Duration::ZERO);
-    }
-
-    #[test]
     fn a_pool_never_opens_more_than_the_users_need() {
-        let mut p = plan(10, Ramp::Rate(1.0));
-        assert_eq!(p.connections_needed(), 10);
-        p.connections = Some(4);
-        assert_eq!(p.connections_needed(), 4);
-        p.connections = Some(40);
-        assert_eq!(p.connections_needed(), 10);
+        assert_eq!(plan(&[4, 10], None).connections_needed(), 10);
+        assert_eq!(plan(&[4, 10], Some(6)).connections_needed(), 6);
+        assert_eq!(plan(&[4, 10], Some(6)).connections_for(4), 4);
+        assert_eq!(plan(&[4, 10], Some(40)).connections_needed(), 10);
     }
 }

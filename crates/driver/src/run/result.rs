@@ -1,12 +1,12 @@
 //! Turning what a run measured into the result document.
 
-use std::collections::BTreeMap;
 use std::time::SystemTime;
 
-use oltpgen_report::model::{RunResult, SCHEMA_VERSION, Server, Step, Tool, Window, Workload as Kind};
-use oltpgen_report::step::StepPlan;
+use oltpgen_report::cap::max_within_cap;
+use oltpgen_report::model::{RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind};
+use oltpgen_report::stats::median_run;
 
-use super::{Measured, RunPlan};
+use super::{Measured, RunPlan, step_result};
 
 /// Everything about a run that is not a measurement.
 pub struct Context {
@@ -24,19 +24,19 @@ pub struct Context {
     pub plan: RunPlan,
 }
 
-/// The result document of one single-step run.
+/// The result document: every step with its cap verdict, and the headline taken from the median run
+/// when steps were repeated (`--runs`).
 pub fn build(ctx: Context, m: Measured) -> RunResult {
-    let (start_s, end_s) = m.window_s;
-    let plan = StepPlan {
-        index: 0,
-        run: 1,
-        users: u64::from(ctx.plan.users),
-        connections: u64::from(ctx.plan.connections_needed()),
-        ramp_up_s: ctx.plan.ramp_up().as_secs_f64(),
-        duration_s: end_s - start_s,
-        window: Window { start_s, end_s },
+    let steps: Vec<Step> = m
+        .steps
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| step_result(ctx.workload, &ctx.plan, &s.scheduled, i, s.transactions, Some(s.window_s)))
+        .collect();
+    let median: Vec<Step> = match median_run(&steps) {
+        Some(run) => steps.iter().filter(|s| s.run == run).cloned().collect(),
+        None => Vec::new(),
     };
-    let step = Step::new(ctx.workload, plan, BTreeMap::from([(ctx.target.clone(), m.transactions)]));
     RunResult {
         schema_version: SCHEMA_VERSION,
         tool: Tool { name: "oltpgen".into(), version: env!("CARGO_PKG_VERSION").into() },
@@ -45,12 +45,12 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
         config: ctx.config,
         server: ctx.server,
         targets: vec![ctx.target],
-        steps: vec![step],
+        max_within_cap: max_within_cap(&median),
+        steps,
         timeseries: m.timeseries,
         client: m.client,
         errors_by_kind: m.errors_by_kind,
         interrupted: m.interrupted,
-        max_within_cap: None,
         power: None,
         cost: None,
     }

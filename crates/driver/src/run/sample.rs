@@ -36,6 +36,8 @@ pub struct Sample {
 
 /// Samples are handed over when this many wait in a buffer.
 const BATCH: usize = 256;
+/// ... or when the oldest has waited this long, so a step's figures are complete soon after it ends.
+const MAX_AGE_MS: u32 = 1_000;
 
 /// A user's sample buffer.
 pub struct Recorder {
@@ -55,7 +57,9 @@ impl Recorder {
     #[inline]
     pub fn record(&mut self, sample: Sample) {
         let interval = sample.done_ms / self.interval_ms;
-        if interval != self.interval {
+        let stale =
+            self.buffer.first().is_some_and(|f| sample.done_ms.saturating_sub(f.done_ms) > MAX_AGE_MS);
+        if interval != self.interval || stale {
             self.flush();
             self.interval = interval;
         }
@@ -104,5 +108,16 @@ mod tests {
         assert_eq!(rx.try_recv().unwrap().len(), 300 - BATCH, "a new interval hands over the old one");
         drop(r);
         assert_eq!(rx.try_recv().unwrap(), vec![sample(1500)]);
+    }
+
+    #[test]
+    fn a_batch_leaves_once_its_oldest_sample_is_a_second_old() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut r = Recorder::new(tx, 10_000);
+        r.record(sample(100));
+        r.record(sample(1100));
+        assert!(rx.try_recv().is_err());
+        r.record(sample(1101));
+        assert_eq!(rx.try_recv().unwrap(), vec![sample(100), sample(1100)]);
     }
 }

@@ -146,7 +146,7 @@ pub fn workload(target: &Target, prepared: &Prepared, pacing: Pacing, seed: Opti
 }
 
 /// A TPC-C run as asked for.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Users, connections and timing.
     pub plan: RunPlan,
@@ -159,39 +159,46 @@ pub struct RunOptions {
 }
 
 /// Runs TPC-C against `target` and returns the result document (also when Ctrl-C cut the run short:
-/// then `interrupted` is set). `live` is called at every reporting interval.
+/// then `interrupted` is set). `progress` hears every reporting interval and every finished step.
 ///
 /// # Errors
 /// [`Error::Usage`] when the database is not ready for the run (see [`prepare`]).
 pub async fn run(
     target: &Target,
     opts: &RunOptions,
-    live: impl FnMut(&crate::run::IntervalFigures),
+    progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<oltpgen_report::model::RunResult, Error> {
     let prepared = prepare(target, opts.scale, &opts.plan).await?;
     let started_at = std::time::SystemTime::now();
     let workload = workload(target, &prepared, opts.pacing, opts.seed);
     let seed = workload.seed;
-    let measured = crate::run::drive(workload, &opts.plan, live).await;
-    let plan = opts.plan;
-    let ramp = match plan.ramp {
+    let kind = oltpgen_report::model::Workload::Tpcc;
+    let measured = crate::run::drive(workload, &opts.plan, kind, progress).await;
+    let plan = &opts.plan;
+    let timing = plan.timing;
+    let ramp = match timing.ramp {
         crate::run::Ramp::Rate(r) => format!("{r}/s"),
         crate::run::Ramp::Over(d) => humantime::format_duration(d).to_string(),
     };
+    let users: Vec<u32> = plan.steps.iter().map(|s| s.users).collect();
     let config = serde_json::json!({
         "target": target.label(),
         "scale": prepared.loaded.scale,
-        "users": plan.users,
-        "connections": plan.connections_needed(),
+        "users": users,
+        "runs": plan.steps.iter().map(|s| s.run).max().unwrap_or(1),
+        "connections": plan.connections,
         "ramp": ramp,
-        "warmup_s": plan.warmup.as_secs_f64(),
-        "duration_s": plan.duration.as_secs_f64(),
+        "warmup_s": timing.warmup.as_secs_f64(),
+        "duration_s": timing.duration.as_secs_f64(),
+        "window_s": timing.window.map(|(a, b)| [a.as_secs_f64(), b.as_secs_f64()]),
+        "rt_cap": plan.cap.to_string(),
+        "stop_after_breach": plan.stop_after_breach,
         "report_interval_s": plan.report_interval.as_secs_f64(),
         "keying_time": opts.pacing.keying.to_string(),
         "think_time": opts.pacing.think.to_string(),
         "seed": seed,
         "load_seed": prepared.loaded.seed,
-        "terminals_per_warehouse": f64::from(plan.users) / f64::from(prepared.loaded.scale),
+        "terminals_per_warehouse": f64::from(plan.max_users()) / f64::from(prepared.loaded.scale),
     });
     let server = oltpgen_report::model::Server {
         engine: "postgres".into(),
@@ -199,12 +206,12 @@ pub async fn run(
         settings: prepared.server.settings.clone(),
     };
     let context = crate::run::result::Context {
-        workload: oltpgen_report::model::Workload::Tpcc,
+        workload: kind,
         target: target.label().to_string(),
         server,
         config,
         started_at,
-        plan,
+        plan: plan.clone(),
     };
     Ok(crate::run::result::build(context, measured))
 }

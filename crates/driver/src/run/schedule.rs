@@ -1,0 +1,141 @@
+//! The run's timeline, worked out before it starts: when each step begins, how long its new users take to
+//! start, and which window it measures. A sweep is just a longer list of steps; users carry over from
+//! step to step, so a step only starts the users it adds.
+
+use std::time::Duration;
+
+/// How users start.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ramp {
+    /// This many users per second.
+    Rate(f64),
+    /// Each step's new users started evenly over this time.
+    Over(Duration),
+}
+
+/// One step as asked for: its user count and, with `--runs`, which repetition it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepSpec {
+    /// Users running during the step.
+    pub users: u32,
+    /// Repetition number, from 1.
+    pub run: u32,
+}
+
+/// The timing rules every step follows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// How new users start.
+    pub ramp: Ramp,
+    /// Unmeasured time after a step's last new user started.
+    pub warmup: Duration,
+    /// The measured time.
+    pub duration: Duration,
+    /// `--window A..B`: measure only this part of each step, counted from the step's start (replaces
+    /// ramp + warmup + duration as the step's shape).
+    pub window: Option<(Duration, Duration)>,
+}
+
+/// One step placed on the run's clock (all times from the run's start).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scheduled {
+    /// What was asked.
+    pub spec: StepSpec,
+    /// When the step begins (the previous step's end).
+    pub start: Duration,
+    /// How long its new users take to start.
+    pub ramp: Duration,
+    /// The measured window.
+    pub window: (Duration, Duration),
+}
+
+impl Timing {
+    /// The time to start `new` users.
+    pub fn ramp_for(&self, new: u32) -> Duration {
+        match self.ramp {
+            _ if new == 0 => Duration::ZERO,
+            Ramp::Rate(r) => Duration::from_secs_f64(f64::from(new - 1) / r),
+            Ramp::Over(d) => d,
+        }
+    }
+
+    /// When the `k`th (0-based) of `new` users starts, after its step began.
+    pub fn start_of(&self, k: u32, new: u32) -> Duration {
+        match self.ramp {
+            Ramp::Rate(r) => Duration::from_secs_f64(f64::from(k) / r),
+            Ramp::Over(d) => d.mul_f64(f64::from(k) / f64::from(new.max(1))),
+        }
+    }
+
+    /// Places `steps` on the clock. Steps must not decrease in users (checked by the caller).
+    pub fn schedule(&self, steps: &[StepSpec]) -> Vec<Scheduled> {
+        let mut out = Vec::with_capacity(steps.len());
+        let (mut at, mut running) = (Duration::ZERO, 0);
+        for &spec in steps {
+            let ramp = self.ramp_for(spec.users.saturating_sub(running));
+            let window = match self.window {
+                Some((a, b)) => (at + a, at + b),
+                None => (at + ramp + self.warmup, at + ramp + self.warmup + self.duration),
+            };
+            out.push(Scheduled { spec, start: at, ramp, window });
+            at = window.1;
+            running = running.max(spec.users);
+        }
+        out
+    }
+}
+
+/// When user `index` starts: in the first step that needs it, at its place in that step's ramp.
+pub fn user_start(timing: &Timing, schedule: &[Scheduled], index: u32) -> Option<Duration> {
+    let mut before = 0;
+    for s in schedule {
+        if index < s.spec.users {
+            let new = s.spec.users - before;
+            return Some(s.start + timing.start_of(index - before, new));
+        }
+        before = before.max(s.spec.users);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    fn timing(ramp: Ramp) -> Timing {
+        Timing { ramp, warmup: secs(5), duration: secs(60), window: None }
+    }
+
+    fn steps(users: &[u32]) -> Vec<StepSpec> {
+        users.iter().map(|&users| StepSpec { users, run: 1 }).collect()
+    }
+
+    #[test]
+    fn a_step_ramps_only_its_new_users_then_warms_up_and_measures() {
+        let t = timing(Ramp::Rate(10.0));
+        let s = t.schedule(&steps(&[11, 31, 31]));
+        assert_eq!(s[0].window, (secs(6), secs(66)));
+        assert_eq!((s[1].start, s[1].ramp), (secs(66), Duration::from_secs_f64(1.9)));
+        assert_eq!(s[2].ramp, Duration::ZERO, "same users: nothing to start");
+        assert_eq!(s[2].window, (s[1].window.1 + secs(5), s[1].window.1 + secs(65)));
+        assert_eq!(user_start(&t, &s, 0), Some(Duration::ZERO));
+        assert_eq!(user_start(&t, &s, 10), Some(secs(1)));
+        assert_eq!(user_start(&t, &s, 11), Some(secs(66)));
+        assert_eq!(user_start(&t, &s, 31), None);
+    }
+
+    #[test]
+    fn a_window_replaces_warmup_and_duration() {
+        let mut t = timing(Ramp::Over(secs(20)));
+        t.window = Some((secs(100), secs(120)));
+        let s = t.schedule(&steps(&[4, 8]));
+        assert_eq!(s[0].window, (secs(100), secs(120)));
+        assert_eq!(s[1].start, secs(120));
+        assert_eq!(s[1].window, (secs(220), secs(240)));
+        assert_eq!(user_start(&t, &s, 6), Some(secs(130)), "halfway through the second step's 20 s ramp");
+    }
+}

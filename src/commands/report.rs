@@ -1,0 +1,39 @@
+//! `oltpgen report show|compare|merge`: results read back from their files, no database.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use oltpgen_driver::Error;
+use oltpgen_report::model::RunResult;
+use oltpgen_report::{compare, merge, output, show};
+
+use crate::cli::ReportAction;
+
+/// Runs one report command.
+pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
+    match action {
+        ReportAction::Show { result } => print!("{}", show::render(&read(&result)?)),
+        ReportAction::Compare { a, b } => {
+            print!("{}", compare::render(&compare::compare(&read(&a)?, &read(&b)?)))
+        }
+        ReportAction::Merge { results, out } => {
+            let all = results.iter().map(|p| read(p)).collect::<Result<Vec<_>, _>>()?;
+            let merged =
+                merge::merge(&all).map_err(|e| Error::usage(format!("cannot merge these results: {e}")))?;
+            output::write_dir(&out, &merged)
+                .map_err(|e| Error::failed(format!("cannot write {}: {e}", out.display())))?;
+            println!("merged {} results into {}", all.len(), out.display());
+            print!("{}", show::render(&merged));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads a result, from its file or from the directory holding `result.json`.
+fn read(path: &Path) -> Result<RunResult, Error> {
+    let file: PathBuf = if path.is_dir() { path.join("result.json") } else { path.to_path_buf() };
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| Error::usage(format!("cannot read {}: {e}", file.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| Error::usage(format!("{} is not an oltpgen result: {e}", file.display())))
+}
