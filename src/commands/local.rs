@@ -39,7 +39,7 @@ pub async fn run(action: LocalAction, db: &DbArgs) -> Result<ExitCode, Error> {
                 .await
                 .map_err(|e| Error::environment(format!("starting the built-in PostgreSQL: {e}")))??;
             pg.keep_running();
-            let target = pg.target("tpcc");
+            let target = pg.ensure_database("tpcc").await?;
             if matches!(action, LocalAction::Url) {
                 println!("{target}");
             } else {

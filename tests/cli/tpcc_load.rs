@@ -129,3 +129,24 @@ async fn csv_files_hold_the_rows_the_loader_loads() {
         assert!(!loaded.starts_with("0:"), "{name} is empty");
     }
 }
+
+/// `oltpgen local`: start it, print a URL other tools can use, stop it, remove it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_built_in_server_can_be_started_reached_stopped_and_removed() {
+    let (_keep, root) = data_dir();
+    let run = |args: &[&str]| oltpgen(&[args, &["--data-dir", root.as_str()][..]].concat());
+    let out = run(&["local", "start"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let out = run(&["local", "url"]);
+    let url = out.stdout.trim().to_string();
+    assert!(url.starts_with("postgres://oltpgen@127.0.0.1:") && url.ends_with("/tpcc"), "{url}");
+    let client = sql(&url.parse().unwrap()).await;
+    let one: i32 = client.query_one("SELECT 1", &[]).await.unwrap().get(0);
+    assert_eq!(one, 1);
+    drop(client);
+    assert!(run(&["local", "status"]).stdout.contains("running:     yes"));
+    assert!(run(&["local", "stop"]).stdout.contains("stopped"));
+    assert!(run(&["local", "status"]).stdout.contains("running:     no"));
+    assert!(run(&["local", "rm"]).stdout.contains("removed"));
+    assert!(!std::path::Path::new(&root).exists());
+}
