@@ -101,7 +101,7 @@ pub enum TpccAction {
     /// Create the tables and load them (binary COPY over several connections), then build keys and ANALYZE
     Load(LoadArgs),
     /// Drive the loaded database with virtual users and write the result
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Check the 12 consistency conditions of TPC-C clause 3.3.2; exit 1 when one fails
     Check(WorkersArg),
     /// Drop the TPC-C tables
@@ -124,6 +124,15 @@ pub struct RunArgs {
     /// End a sweep after this many steps in a row broke the cap
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     pub stop_after_breach: Option<u32>,
+    /// What the system under test cost, in USD: the result gives cost per TPS and per NOPM/OPM
+    #[arg(long, value_name = "USD", value_parser = parse_cost)]
+    pub system_cost: Option<f64>,
+    /// An external power meter's log (CSV: timestamp,watts): the result gives throughput per watt
+    #[arg(long, value_name = "FILE")]
+    pub power_log: Option<PathBuf>,
+    /// Sit idle this long before the run and average the meter's idle power over it
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration, requires = "power_log")]
+    pub idle_sample: Option<Duration>,
     /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s)
     #[arg(long, value_name = "A..B", value_parser = parse_window)]
     pub window: Option<(Duration, Duration)>,
@@ -268,6 +277,13 @@ fn parse_window(s: &str) -> Result<(Duration, Duration), String> {
         return Err(format!("the window {s} ends before it starts"));
     }
     Ok((a, b))
+}
+
+fn parse_cost(s: &str) -> Result<f64, String> {
+    match s.trim().trim_start_matches('$').replace(',', "").parse::<f64>() {
+        Ok(c) if c.is_finite() && c > 0.0 => Ok(c),
+        _ => Err(format!("'{s}' is not a cost in USD (write e.g. 250000)")),
+    }
 }
 
 fn parse_rate(s: &str) -> Result<f64, String> {

@@ -114,6 +114,9 @@ async fn drive(
         pacing: Pacing { keying: args.keying_time, think: args.think_time },
         seed: args.seed,
         scale,
+        system_cost_usd: args.system_cost,
+        power_log: args.power_log.clone(),
+        idle_sample: args.idle_sample,
     };
     let plan = &options.plan;
     if !quiet {

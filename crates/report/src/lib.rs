@@ -19,6 +19,7 @@ pub mod merge;
 pub mod model;
 mod numfmt;
 pub mod output;
+pub mod power;
 pub mod show;
 pub mod stats;
 pub mod step;

@@ -3,7 +3,8 @@
 use std::time::SystemTime;
 
 use oltpgen_report::cap::max_within_cap;
-use oltpgen_report::model::{RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind};
+use oltpgen_report::model::{Cost, Power, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind};
+use oltpgen_report::power::{Reading, mean_watts};
 use oltpgen_report::stats::median_run;
 
 use super::{Measured, RunPlan, step_result};
@@ -22,10 +23,16 @@ pub struct Context {
     pub started_at: SystemTime,
     /// The plan it ran.
     pub plan: RunPlan,
+    /// `--system-cost`: what the system under test cost, for cost per TPS and per NOPM/OPM.
+    pub system_cost_usd: Option<f64>,
+    /// `--power-log`: the meter's readings, averaged over the headline step's window.
+    pub power_log: Option<Vec<Reading>>,
+    /// `--idle-sample`: the Unix-seconds span before the run over which idle power is averaged.
+    pub idle_window_s: Option<(f64, f64)>,
 }
 
-/// The result document: every step with its cap verdict, and the headline taken from the median run
-/// when steps were repeated (`--runs`).
+/// The result document: every step with its cap verdict, the headline taken from the median run when
+/// steps were repeated (`--runs`), and power and cost figures when a meter's log or a system cost is given.
 pub fn build(ctx: Context, m: Measured) -> RunResult {
     let steps: Vec<Step> = m
         .steps
@@ -37,6 +44,19 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
         Some(run) => steps.iter().filter(|s| s.run == run).cloned().collect(),
         None => Vec::new(),
     };
+    let headline = max_within_cap(&median);
+    // Power and cost are quoted at the headline step, or at the last step when none kept within the cap.
+    let basis = headline.as_ref().and_then(|h| steps.get(h.step_index as usize)).or(steps.last());
+    let t0 = ctx.started_at.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    let power = match (&ctx.power_log, basis) {
+        (Some(log), Some(step)) => mean_watts(log, t0 + step.window.start_s, t0 + step.window.end_s)
+            .and_then(|active| {
+                let idle = ctx.idle_window_s.and_then(|(a, b)| mean_watts(log, a, b));
+                Power::new(idle, active, &step.figures)
+            }),
+        _ => None,
+    };
+    let cost = ctx.system_cost_usd.map(|usd| Cost::new(usd, basis.map(|s| &s.figures)));
     RunResult {
         schema_version: SCHEMA_VERSION,
         tool: Tool { name: "oltpgen".into(), version: env!("CARGO_PKG_VERSION").into() },
@@ -45,13 +65,13 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
         config: ctx.config,
         server: ctx.server,
         targets: vec![ctx.target],
-        max_within_cap: max_within_cap(&median),
+        max_within_cap: headline,
         steps,
         timeseries: m.timeseries,
         client: m.client,
         errors_by_kind: m.errors_by_kind,
         interrupted: m.interrupted,
-        power: None,
-        cost: None,
+        power,
+        cost,
     }
 }

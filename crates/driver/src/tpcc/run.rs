@@ -156,6 +156,12 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// The scale the user expects the database to hold, when they said.
     pub scale: Option<u32>,
+    /// What the system under test cost (USD).
+    pub system_cost_usd: Option<f64>,
+    /// An external power meter's log, read when the run ends.
+    pub power_log: Option<std::path::PathBuf>,
+    /// Time to sit idle before the run, over which idle power is averaged.
+    pub idle_sample: Option<std::time::Duration>,
 }
 
 /// Runs TPC-C against `target` and returns the result document (also when Ctrl-C cut the run short:
@@ -169,6 +175,14 @@ pub async fn run(
     progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<oltpgen_report::model::RunResult, Error> {
     let prepared = prepare(target, opts.scale, &opts.plan).await?;
+    let idle_window_s = match opts.idle_sample {
+        Some(idle) => {
+            let from = unix_s(std::time::SystemTime::now());
+            tokio::time::sleep(idle).await;
+            Some((from, unix_s(std::time::SystemTime::now())))
+        }
+        None => None,
+    };
     let started_at = std::time::SystemTime::now();
     let workload = workload(target, &prepared, opts.pacing, opts.seed);
     let seed = workload.seed;
@@ -205,6 +219,17 @@ pub async fn run(
         version: prepared.server.version.clone(),
         settings: prepared.server.settings.clone(),
     };
+    let power_log = match &opts.power_log {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::usage(format!("--power-log: cannot read {}: {e}", path.display())))?;
+            Some(
+                oltpgen_report::power::parse(&text)
+                    .map_err(|e| Error::usage(format!("--power-log {}: {e}", path.display())))?,
+            )
+        }
+        None => None,
+    };
     let context = crate::run::result::Context {
         workload: kind,
         target: target.label().to_string(),
@@ -212,6 +237,13 @@ pub async fn run(
         config,
         started_at,
         plan: plan.clone(),
+        system_cost_usd: opts.system_cost_usd,
+        power_log,
+        idle_window_s,
     };
     Ok(crate::run::result::build(context, measured))
+}
+
+fn unix_s(t: std::time::SystemTime) -> f64 {
+    t.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
