@@ -167,40 +167,53 @@ async fn more_users_than_connections_share_a_pool_and_too_many_are_refused() {
     assert!(r["steps"][0]["tps"].as_f64().unwrap() > 10.0);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn killed_connections_and_a_restarted_server_are_survived_and_counted() {
+/// A scale-1 database in its own data directory, and a saturating run on it that is under way.
+struct RunUnderWay {
+    _keep: tempfile::TempDir,
+    root: String,
+    out_dir: std::path::PathBuf,
+    run: Child,
+}
+
+/// Loads, starts `tpcc run --duration <duration>` in the background, and returns once its users are
+/// connected and running, with a connection of the test's own to the same server.
+async fn run_under_way(duration: &str) -> (RunUnderWay, LocalPg, tokio_postgres::Client) {
     let (keep, root) = data_dir();
     let out = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
     assert_eq!(out.code, 0, "{}", out.all());
     let out_dir = keep.path().join("result");
     let args = [
-        &["tpcc", "run", "--duration", "14s", "--data-dir", &root, "--out", out_dir.to_str().unwrap()][..],
+        &["tpcc", "run", "--duration", duration, "--data-dir", &root, "--out", out_dir.to_str().unwrap()][..],
         &SATURATE,
     ]
     .concat();
     let run = spawn(&args);
-    {
-        let observer = attach(&root).await;
-        let client = sql(&observer.target("postgres")).await;
-        wait_for_load(&client).await;
-        let killed: i64 = client
-            .query_one(
-                "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-                 WHERE application_name = 'oltpgen' AND datname = 'tpcc' AND pid <> pg_backend_pid()) k",
-                &[],
-            )
-            .await
-            .unwrap()
-            .get(0);
-        assert!(killed >= 6, "killed {killed} connections");
-        tokio::time::sleep(Duration::from_secs(3)).await;
-        drop(client);
-        let root = root.clone();
-        tokio::task::spawn_blocking(move || LocalPg::restart_at(Path::new(&root)))
-            .await
-            .unwrap()
-            .expect("restart");
-    }
+    let observer = attach(&root).await;
+    let client = sql(&observer.target("postgres")).await;
+    wait_for_load(&client).await;
+    (RunUnderWay { _keep: keep, root, out_dir, run }, observer, client)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_connections_and_a_restarted_server_are_survived_and_counted() {
+    let (RunUnderWay { _keep, root, out_dir, run }, observer, client) = run_under_way("14s").await;
+    let killed: i64 = client
+        .query_one(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE application_name = 'oltpgen' AND datname = 'tpcc' AND pid <> pg_backend_pid()) k",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert!(killed >= 6, "killed {killed} connections");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    drop((client, observer));
+    let restart_root = root.clone();
+    tokio::task::spawn_blocking(move || LocalPg::restart_at(Path::new(&restart_root)))
+        .await
+        .unwrap()
+        .expect("restart");
     let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
     assert_eq!(out.code, 0, "the run goes on and ends normally:\n{}", out.all());
     let r = result_json(&out_dir);
@@ -218,21 +231,8 @@ async fn killed_connections_and_a_restarted_server_are_survived_and_counted() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_writes_what_ran_and_exits_130() {
-    let (keep, root) = data_dir();
-    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
-    assert_eq!(out.code, 0, "{}", out.all());
-    let out_dir = keep.path().join("result");
-    let args = [
-        &["tpcc", "run", "--duration", "10m", "--data-dir", &root, "--out", out_dir.to_str().unwrap()][..],
-        &SATURATE,
-    ]
-    .concat();
-    let run = spawn(&args);
-    {
-        let observer = attach(&root).await;
-        let client = sql(&observer.target("postgres")).await;
-        wait_for_load(&client).await;
-    }
+    let (RunUnderWay { _keep, root, out_dir, run }, observer, client) = run_under_way("10m").await;
+    drop((client, observer));
     let status = Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();
     assert!(status.success());
     let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
