@@ -44,8 +44,20 @@ pub fn render(r: &RunResult) -> String {
     for s in r.steps.iter().filter(|s| s.cap.as_ref().is_some_and(|v| !v.passed)) {
         let _ = writeln!(w, "{}", failure(s));
     }
+    for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
+        let _ = writeln!(w, "{}", per_target(s));
+    }
     let _ = writeln!(w, "{}", headline(r));
     out
+}
+
+/// A step driven against several targets (or from several machines): each one's TPS, and the
+/// variability across them, (max - min) / max, as the studies report it.
+fn per_target(s: &Step) -> String {
+    let tps: Vec<f64> = s.targets.values().map(|f| f.tps).collect();
+    let each: Vec<String> = s.targets.iter().map(|(t, f)| format!("{t} {}", thousands(f.tps, 1))).collect();
+    let spread = crate::stats::variability(&tps).map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
+    format!("step {} run {} per target TPS: {}; variability {spread}", s.index + 1, s.run, each.join(", "))
 }
 
 /// Why step `s` failed its cap: each failed rule with what was observed.
@@ -87,6 +99,8 @@ mod tests {
     use crate::cap::Cap;
     use crate::fixtures::{result, tpcc_step};
     use crate::model::Workload;
+    use crate::step::Transactions;
+    use std::collections::BTreeMap;
 
     #[test]
     fn a_sweep_shows_every_step_the_failures_and_the_headline() {
@@ -110,6 +124,26 @@ step 3 run 1 over the cap: avg=1s (observed 1,499.6 ms), new_order.p90=1s (obser
 max TPS within cap: none, no step kept within the cap
 ";
         assert_eq!(render(&r), expected);
+    }
+
+    #[test]
+    fn several_targets_show_each_ones_throughput_and_the_variability() {
+        use crate::step::tests::txn;
+        let per_target = |n| Transactions::from([("new_order".to_string(), txn(n, 1_000, 0))]);
+        let plan = crate::step::StepPlan { run: 1, users: 64, duration_s: 60.0, ..Default::default() };
+        let step = Step::new(
+            Workload::Tpcc,
+            plan,
+            BTreeMap::from([
+                ("ds2_1".to_string(), per_target(6_000)),
+                ("ds2_2".to_string(), per_target(4_200)),
+            ]),
+        );
+        let text = render(&result(Workload::Tpcc, vec![step]));
+        assert!(
+            text.contains("step 1 run 1 per target TPS: ds2_1 100.0, ds2_2 70.0; variability 30.0%"),
+            "{text}"
+        );
     }
 
     #[test]
