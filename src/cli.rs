@@ -220,6 +220,14 @@ pub enum ReportAction {
         /// The result.json to compare with it (or its directory)
         b: PathBuf,
     },
+    /// One self-contained report.html with charts (written beside the result unless --out says where)
+    Html {
+        /// A result.json (or the directory holding it)
+        result: PathBuf,
+        /// The HTML file to write
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Several results of the same plan (several machines or targets) merged exactly, histograms and all
     Merge {
         /// The result.json files (or their directories)

@@ -1,11 +1,11 @@
-//! `oltpgen report show|compare|merge`: results read back from their files, no database.
+//! `oltpgen report show|compare|html|merge`: results read back from their files, no database.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use oltpgen_driver::Error;
 use oltpgen_report::model::RunResult;
-use oltpgen_report::{compare, merge, output, show};
+use oltpgen_report::{compare, html, merge, output, show};
 
 use crate::cli::ReportAction;
 
@@ -15,6 +15,12 @@ pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
         ReportAction::Show { result } => print!("{}", show::render(&read(&result)?)),
         ReportAction::Compare { a, b } => {
             print!("{}", compare::render(&compare::compare(&read(&a)?, &read(&b)?)))
+        }
+        ReportAction::Html { result, out } => {
+            let file = out.unwrap_or_else(|| result_file(&result).with_file_name("report.html"));
+            std::fs::write(&file, html::render(&read(&result)?))
+                .map_err(|e| Error::failed(format!("cannot write {}: {e}", file.display())))?;
+            println!("wrote {}", file.display());
         }
         ReportAction::Merge { results, out } => {
             let all = results.iter().map(|p| read(p)).collect::<Result<Vec<_>, _>>()?;
@@ -29,9 +35,14 @@ pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A result's file: `path`, or `result.json` in the directory `path`.
+fn result_file(path: &Path) -> PathBuf {
+    if path.is_dir() { path.join("result.json") } else { path.to_path_buf() }
+}
+
 /// Reads a result, from its file or from the directory holding `result.json`.
 fn read(path: &Path) -> Result<RunResult, Error> {
-    let file: PathBuf = if path.is_dir() { path.join("result.json") } else { path.to_path_buf() };
+    let file = result_file(path);
     let text = std::fs::read_to_string(&file)
         .map_err(|e| Error::usage(format!("cannot read {}: {e}", file.display())))?;
     serde_json::from_str(&text)

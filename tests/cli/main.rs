@@ -5,5 +5,6 @@
 
 mod bad_input;
 mod common;
+mod report_html;
 mod tpcc_load;
 mod tpcc_run;

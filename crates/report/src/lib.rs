@@ -15,6 +15,7 @@ pub mod compare;
 #[cfg(test)]
 mod fixtures;
 pub mod histogram;
+pub mod html;
 pub mod merge;
 pub mod model;
 mod numfmt;

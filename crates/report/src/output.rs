@@ -1,5 +1,5 @@
-//! A result directory: `result.json` (the document everything else is rendered from), `summary.txt` and
-//! `timeseries.csv`. Written whole, whenever a run ends, interrupted or not.
+//! A result directory: `result.json` (the document everything else is rendered from), `summary.txt`,
+//! `timeseries.csv` and `report.html`. Written whole, whenever a run ends, interrupted or not.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -16,7 +16,8 @@ pub fn write_dir(dir: &Path, result: &RunResult) -> std::io::Result<()> {
     let json = serde_json::to_string_pretty(result).map_err(std::io::Error::other)?;
     std::fs::write(dir.join("result.json"), json + "\n")?;
     std::fs::write(dir.join("summary.txt"), summary::render(result))?;
-    std::fs::write(dir.join("timeseries.csv"), timeseries_csv(result))
+    std::fs::write(dir.join("timeseries.csv"), timeseries_csv(result))?;
+    std::fs::write(dir.join("report.html"), crate::html::render(result))
 }
 
 /// The time series as CSV, one row per interval and transaction type.
