@@ -127,11 +127,12 @@ pub struct RunArgs {
     /// What the system under test cost, in USD: the result gives cost per TPS and per NOPM/OPM
     #[arg(long, value_name = "USD", value_parser = parse_cost)]
     pub system_cost: Option<f64>,
-    /// An external power meter's log (CSV: timestamp,watts): the result gives throughput per watt
+    /// An external power meter's log (CSV: timestamp,watts) for throughput per watt [default: the host's
+    /// RAPL energy counters, where it has them]
     #[arg(long, value_name = "FILE")]
     pub power_log: Option<PathBuf>,
     /// Sit idle this long before the run and average the meter's idle power over it
-    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration, requires = "power_log")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
     pub idle_sample: Option<Duration>,
     /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s)
     #[arg(long, value_name = "A..B", value_parser = parse_window)]

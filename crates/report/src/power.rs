@@ -74,3 +74,40 @@ mod tests {
         assert_eq!(parse("1,-5\n").unwrap_err().line, 1, "negative watts");
     }
 }
+
+/// Readings from energy counters (RAPL), sampled at `samples`' times (Unix seconds) with one counter per
+/// domain in µJ: each reading is the mean power between two samples, at the later one. Counters wrap at
+/// their `max_uj`.
+pub fn from_energy(samples: &[(f64, Vec<u64>)], max_uj: &[u64]) -> Vec<Reading> {
+    samples
+        .windows(2)
+        .filter(|w| w[1].0 > w[0].0)
+        .map(|w| {
+            let joules: f64 = w[0]
+                .1
+                .iter()
+                .zip(&w[1].1)
+                .zip(max_uj)
+                .map(|((&a, &b), &max)| if b >= a { b - a } else { max - a + b } as f64 / 1e6)
+                .sum();
+            Reading { at_s: w[1].0, watts: joules / (w[1].0 - w[0].0) }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod energy_tests {
+    use super::*;
+
+    #[test]
+    fn energy_counters_become_watts_across_domains_and_wraps() {
+        let max = [1_000_000_000, 500_000_000];
+        let samples = vec![
+            (10.0, vec![100_000_000, 499_000_000]),
+            (12.0, vec![300_000_000, 1_000_000]), // 200 J and (wrapped) 2 J in 2 s
+            (14.0, vec![500_000_000, 3_000_000]),
+        ];
+        let r = from_energy(&samples, &max);
+        assert_eq!(r, [Reading { at_s: 12.0, watts: 101.0 }, Reading { at_s: 14.0, watts: 101.0 }]);
+    }
+}

@@ -38,3 +38,41 @@ mod tests {
         assert!(super::peak_rss_bytes() > 1 << 20);
     }
 }
+
+/// The host's energy counters (RAPL), where it exposes them: one µJ counter per CPU package, and the
+/// value each wraps at. `None` on hosts without them (most VMs).
+pub fn rapl_energy_uj() -> Option<(Vec<u64>, Vec<u64>)> {
+    rapl_energy_at(std::path::Path::new("/sys/class/powercap"))
+}
+
+fn rapl_energy_at(root: &std::path::Path) -> Option<(Vec<u64>, Vec<u64>)> {
+    let read = |p: std::path::PathBuf| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok();
+    let mut packages: Vec<std::path::PathBuf> = std::fs::read_dir(root)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        // Packages are intel-rapl:N; their sub-zones (intel-rapl:N:M) are counted within them.
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.matches(':').count() == 1))
+        .collect();
+    packages.sort();
+    let energy: Vec<u64> = packages.iter().map(|p| read(p.join("energy_uj"))).collect::<Option<_>>()?;
+    let max: Vec<u64> =
+        packages.iter().map(|p| read(p.join("max_energy_range_uj"))).collect::<Option<_>>()?;
+    (!energy.is_empty()).then_some((energy, max))
+}
+
+#[cfg(test)]
+mod rapl_tests {
+    #[test]
+    fn packages_are_read_and_sub_zones_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        for (zone, uj) in [("intel-rapl:0", 5), ("intel-rapl:1", 7), ("intel-rapl:0:0", 99)] {
+            let z = dir.path().join(zone);
+            std::fs::create_dir(&z).unwrap();
+            std::fs::write(z.join("energy_uj"), format!("{uj}\n")).unwrap();
+            std::fs::write(z.join("max_energy_range_uj"), "1000\n").unwrap();
+        }
+        assert_eq!(super::rapl_energy_at(dir.path()), Some((vec![5, 7], vec![1000, 1000])));
+        assert_eq!(super::rapl_energy_at(&dir.path().join("none")), None);
+    }
+}

@@ -86,6 +86,20 @@ pub struct Measured {
     pub client: ClientCpu,
     /// Stopped by Ctrl-C.
     pub interrupted: bool,
+    /// The host's energy counters (RAPL) at the start and at every interval, where it has them.
+    pub energy: Vec<EnergySample>,
+    /// Where each energy counter wraps.
+    pub energy_max_uj: Vec<u64>,
+}
+
+/// Energy counters (µJ, one per CPU package) read at a moment (Unix seconds).
+pub type EnergySample = (f64, Vec<u64>);
+
+/// The host's energy counters now, and where each wraps.
+pub fn energy_sample() -> Option<(EnergySample, Vec<u64>)> {
+    let (energy, max) = cpu::rapl_energy_uj()?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64();
+    Some(((now, energy), max))
 }
 
 /// What the caller hears while a run goes on.
@@ -130,6 +144,8 @@ pub async fn drive<W: Workload>(
     drop(crew);
 
     let mut timeseries = Vec::new();
+    let (mut energy, energy_max_uj): (Vec<_>, Vec<u64>) =
+        energy_sample().map_or((Vec::new(), Vec::new()), |(sample, max)| (vec![sample], max));
     let mut ticks = tokio::time::interval_at(start + plan.report_interval, plan.report_interval);
     let last_end = schedule.last().map_or(Duration::ZERO, |s| s.window.1);
     let finish = tokio::time::sleep_until(start + last_end);
@@ -146,6 +162,9 @@ pub async fn drive<W: Workload>(
                 let figures = collector.tick(start.elapsed().as_secs_f64(), running.load(Ordering::Relaxed));
                 progress(Progress::Interval(&figures));
                 timeseries.extend(figures.rows);
+                if !energy.is_empty() {
+                    energy.extend(energy_sample().map(|(sample, _)| sample));
+                }
             }
             _ = &mut judge, if judged < schedule.len() => {
                 let step = step_result(kind, plan, &schedule[judged], judged, collector.window_transactions(judged), None);
@@ -205,7 +224,15 @@ pub async fn drive<W: Workload>(
         let step = step_result(kind, plan, &s.scheduled, i, s.transactions.clone(), Some(s.window_s));
         progress(Progress::Step(&step));
     }
-    Measured { steps, timeseries, errors_by_kind: collector.errors_by_kind().clone(), client, interrupted }
+    Measured {
+        steps,
+        timeseries,
+        errors_by_kind: collector.errors_by_kind().clone(),
+        client,
+        interrupted,
+        energy,
+        energy_max_uj,
+    }
 }
 
 /// A step's result: figures from its transactions, judged by the plan's cap.

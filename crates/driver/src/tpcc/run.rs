@@ -175,10 +175,13 @@ pub async fn run(
     progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<oltpgen_report::model::RunResult, Error> {
     let prepared = prepare(target, opts.scale, &opts.plan).await?;
+    let mut idle_energy = Vec::new();
     let idle_window_s = match opts.idle_sample {
         Some(idle) => {
             let from = unix_s(std::time::SystemTime::now());
+            idle_energy.extend(crate::run::energy_sample().map(|(sample, _)| sample));
             tokio::time::sleep(idle).await;
+            idle_energy.extend(crate::run::energy_sample().map(|(sample, _)| sample));
             Some((from, unix_s(std::time::SystemTime::now())))
         }
         None => None,
@@ -227,6 +230,11 @@ pub async fn run(
                 oltpgen_report::power::parse(&text)
                     .map_err(|e| Error::usage(format!("--power-log {}: {e}", path.display())))?,
             )
+        }
+        // Without a meter's log, the host's own energy counters where it has them.
+        None if !measured.energy.is_empty() => {
+            idle_energy.extend(measured.energy.iter().cloned());
+            Some(oltpgen_report::power::from_energy(&idle_energy, &measured.energy_max_uj))
         }
         None => None,
     };
