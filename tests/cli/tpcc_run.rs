@@ -315,4 +315,36 @@ fn a_sweep_reports_the_highest_throughput_within_the_cap() {
     assert!(out.stdout.contains("step 3 (run 1): 128 users"), "a line per step: {}", out.stdout);
     assert_consistent(&root);
     assert_refused(&oltpgen(&["tpcc", "--users", "8,4", "--data-dir", &root]), "must not decrease");
+
+    // --stop-after-breach 1 ends the sweep at the first step over the cap.
+    let stopped = keep.path().join("stopped");
+    let out = oltpgen(&[
+        "tpcc",
+        "run",
+        "--users",
+        "128,129,130",
+        "--rt-cap",
+        "avg=40ms",
+        "--stop-after-breach",
+        "1",
+        "--think-time",
+        "0",
+        "--keying-time",
+        "0",
+        "--warmup",
+        "1s",
+        "--duration",
+        "3s",
+        "--data-dir",
+        &root,
+        "--out",
+        stopped.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let r = result_json(&stopped);
+    let users: Vec<u64> =
+        r["steps"].as_array().unwrap().iter().map(|s| s["users"].as_u64().unwrap()).collect();
+    assert_eq!(users, [128], "the sweep stopped after the first breach");
+    assert!(r["max_within_cap"].is_null());
 }

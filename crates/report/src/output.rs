@@ -32,3 +32,32 @@ pub fn timeseries_csv(result: &RunResult) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::result;
+    use crate::model::{IntervalRow, Workload};
+
+    #[test]
+    fn the_time_series_is_one_csv_row_per_interval_and_type() {
+        let mut r = result(Workload::Tpcc, Vec::new());
+        let row = |elapsed_s, txn: &str, count| IntervalRow {
+            elapsed_s,
+            users: 16,
+            txn: txn.into(),
+            count,
+            tps: count as f64 / 10.0,
+            avg_ms: 6.25,
+            p95_ms: 12.5,
+            errors: 1,
+        };
+        r.timeseries = vec![row(10.0, "new_order", 1200), row(10.0, "payment", 1100)];
+        assert_eq!(
+            timeseries_csv(&r),
+            "elapsed_s,users,txn,count,tps,avg_ms,p95_ms,errors\n\
+             10.0,16,new_order,1200,120.00,6.250,12.500,1\n\
+             10.0,16,payment,1100,110.00,6.250,12.500,1\n"
+        );
+    }
+}

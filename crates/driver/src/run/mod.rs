@@ -153,6 +153,9 @@ pub async fn drive<W: Workload>(
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
     let (mut judged, mut breaches) = (0, 0);
+    // A sweep stopped for breaching the cap ends with the step that breached it (the next one may have
+    // begun during the grace, and is not reported).
+    let mut reported = schedule.len();
     let judge = tokio::time::sleep_until(start + schedule[0].window.1 + GRACE);
     tokio::pin!(judge);
     let interrupted = loop {
@@ -173,6 +176,7 @@ pub async fn drive<W: Workload>(
                 breaches = if passed { 0 } else { breaches + 1 };
                 judged += 1;
                 if plan.stop_after_breach.is_some_and(|k| breaches >= k) && judged < schedule.len() {
+                    reported = judged;
                     break false;
                 }
                 if let Some(next) = schedule.get(judged) {
@@ -212,6 +216,7 @@ pub async fn drive<W: Workload>(
     let steps: Vec<MeasuredStep> = schedule
         .iter()
         .enumerate()
+        .take(reported)
         .filter(|(_, s)| s.window.0 < stopped_at)
         .map(|(i, s)| MeasuredStep {
             scheduled: *s,
