@@ -157,7 +157,7 @@ async fn drive(
     let out = args.out.clone().unwrap_or_else(|| default_out_dir("tpcc"));
     oltpgen_report::output::write_dir(&out, &result)
         .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
-    println!("{}", oltpgen_report::show::headline(&result));
+    print!("{}", oltpgen_report::show::render(&result));
     let cpu = result.client.client_cpu_us_per_txn.map_or("n/a".into(), |us| format!("{us:.0} µs"));
     println!("client CPU {cpu} per transaction; result in {}", out.display());
     if result.interrupted {

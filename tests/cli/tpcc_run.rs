@@ -313,6 +313,12 @@ fn a_sweep_reports_the_highest_throughput_within_the_cap() {
         "USD per TPS at the headline"
     );
     assert!(out.stdout.contains("step 3 (run 1): 128 users"), "a line per step: {}", out.stdout);
+    assert!(
+        out.stdout.contains("   3    1      128 "),
+        "the final step table, as result.json has it: {}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("max TPS within cap: "), "{}", out.stdout);
     assert_consistent(&root);
     assert_refused(&oltpgen(&["tpcc", "--users", "8,4", "--data-dir", &root]), "must not decrease");
 
