@@ -67,24 +67,13 @@ pub fn render(r: &RunResult) -> String {
          <th>p95 ms</th><th>errors</th><th>cap</th></tr>"
     );
     for s in &r.steps {
-        let f = &s.figures;
-        let verdict = match &s.cap {
-            Some(c) if c.passed => "pass".to_string(),
-            Some(_) => "<span class=\"fail\">FAIL</span>".to_string(),
-            None => "-".to_string(),
-        };
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{verdict}</td></tr>",
-            s.index + 1,
-            s.run,
-            thousands(s.users as f64, 0),
-            thousands(f.tps, 1),
-            f.per_minute().map_or("-".into(), |v| thousands(v, 0)),
-            thousands(f.rt_avg_ms, 1),
-            thousands(f.rt_p95_ms, 1),
-            f.errors
-        );
+        let cells: Vec<String> = crate::show::step_cells(s)
+            .iter()
+            .map(|c| {
+                if c == "FAIL" { "<td class=\"fail\">FAIL</td>".to_string() } else { format!("<td>{c}</td>") }
+            })
+            .collect();
+        let _ = write!(h, "<tr>{}</tr>", cells.concat());
     }
     let _ = write!(h, "</table><p><b>{}</b></p>", esc(&crate::show::headline(r)));
     h.push_str(&over_time(r));

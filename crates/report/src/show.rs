@@ -26,20 +26,9 @@ pub fn render(r: &RunResult) -> String {
         "errors"
     );
     for s in &r.steps {
-        let f = &s.figures;
-        let _ = writeln!(
-            w,
-            "{:>4}{:>5}{:>9}{:>10}{:>10}{:>10}{:>10}{:>8}  {}",
-            s.index + 1,
-            s.run,
-            thousands(s.users as f64, 0),
-            thousands(f.tps, 1),
-            f.per_minute().map_or("-".to_string(), |pm| thousands(pm, 0)),
-            thousands(f.rt_avg_ms, 1),
-            thousands(f.rt_p95_ms, 1),
-            f.errors,
-            s.cap.as_ref().map_or("-", |v| if v.passed { "PASS" } else { "FAIL" })
-        );
+        let [step, run, users, tps, pm, avg, p95, errors, cap] = step_cells(s);
+        let _ =
+            writeln!(w, "{step:>4}{run:>5}{users:>9}{tps:>10}{pm:>10}{avg:>10}{p95:>10}{errors:>8}  {cap}");
     }
     for s in r.steps.iter().filter(|s| s.cap.as_ref().is_some_and(|v| !v.passed)) {
         let _ = writeln!(w, "{}", failure(s));
@@ -58,6 +47,23 @@ fn per_target(s: &Step) -> String {
     let each: Vec<String> = s.targets.iter().map(|(t, f)| format!("{t} {}", thousands(f.tps, 1))).collect();
     let spread = crate::stats::variability(&tps).map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
     format!("step {} run {} per target TPS: {}; variability {spread}", s.index + 1, s.run, each.join(", "))
+}
+
+/// A step's row of the step table, formatted, in column order: step, run, users, TPS, NOPM or OPM,
+/// avg ms, p95 ms, errors, cap verdict. The text table and the HTML table both show these cells.
+pub(crate) fn step_cells(s: &Step) -> [String; 9] {
+    let f = &s.figures;
+    [
+        (s.index + 1).to_string(),
+        s.run.to_string(),
+        thousands(s.users as f64, 0),
+        thousands(f.tps, 1),
+        f.per_minute().map_or("-".to_string(), |pm| thousands(pm, 0)),
+        thousands(f.rt_avg_ms, 1),
+        thousands(f.rt_p95_ms, 1),
+        f.errors.to_string(),
+        s.cap.as_ref().map_or("-", |v| if v.passed { "PASS" } else { "FAIL" }).to_string(),
+    ]
 }
 
 /// Why step `s` failed its cap: each failed rule with what was observed.
