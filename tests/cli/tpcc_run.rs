@@ -113,6 +113,10 @@ fn bare_tpcc_loads_runs_writes_a_valid_result_and_leaves_the_database_consistent
     assert_eq!(r["config"]["think_time"], "off");
     assert!(r["client"]["client_cpu_us_per_txn"].as_f64().unwrap() > 0.0);
     assert!(std::fs::read_to_string(out_dir.join("summary.txt")).unwrap().contains("new_order"));
+    assert!(
+        std::fs::read_to_string(out_dir.join("report.html")).unwrap().contains("<svg"),
+        "report.html is written"
+    );
     assert_consistent(&root);
 
     // Another scale than the one loaded is refused, naming both.
