@@ -6,6 +6,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use oltpgen_datagen::encode::PgBinaryCopy;
+use oltpgen_datagen::schema::Dataset;
 use oltpgen_datagen::tpcc::rows::{Chunk, TpccData, TpccParams};
 use oltpgen_datagen::tpcc::schema::Table;
 

@@ -6,9 +6,10 @@ use oltpgen_datagen::tpcc::mix::Pacing;
 use oltpgen_driver::Error;
 use oltpgen_driver::database::Database;
 use oltpgen_driver::inventory::Holding;
+use oltpgen_driver::load::LoadOptions;
 use oltpgen_driver::run::{Progress, Ramp, RunPlan, StepSpec, Timing};
 use oltpgen_driver::tpcc::RunOptions;
-use oltpgen_driver::tpcc::{self, ClauseOutcome, LoadOptions};
+use oltpgen_driver::tpcc::{self, ClauseOutcome};
 
 use super::interruptible;
 use crate::cli::{DbArgs, LoadArgs, RunArgs, TpccAction, TpccCmd, WorkersArg};
@@ -25,19 +26,14 @@ pub async fn run(cmd: TpccCmd, db: &DbArgs, quiet: bool) -> Result<ExitCode, Err
 }
 
 async fn load(args: &LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
-    let opts = LoadOptions {
-        scale: args.scale,
-        seed: args.seed,
-        workers: args.workers.get(),
-        replace: args.replace,
-        quiet,
-    };
+    let opts = LoadOptions { workers: args.workers.get(), replace: args.replace, quiet };
     if let Some(dir) = &args.csv {
         let started = std::time::Instant::now();
-        let rows = interruptible("writing the CSV files", tpcc::write_csv(dir, &opts)).await?;
+        let rows = interruptible("writing the CSV files", tpcc::write_csv(dir, args.scale, args.seed, &opts))
+            .await?;
         println!(
             "wrote {rows} rows of tpcc scale {} as CSV into {} in {:.1} s",
-            opts.scale,
+            args.scale,
             dir.display(),
             started.elapsed().as_secs_f64()
         );
@@ -47,7 +43,7 @@ async fn load(args: &LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, Err
     let summary = interruptible("the load", async {
         let database =
             Database::open(target, &db.placement(), opts.workers as u32 + 2, tpcc::WORKLOAD).await?;
-        let summary = tpcc::load(&database.target, &opts).await?;
+        let summary = tpcc::load(&database.target, args.scale, args.seed, &opts).await?;
         Ok((database.target.clone(), summary))
     })
     .await;
@@ -59,7 +55,7 @@ async fn load(args: &LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, Err
     })?;
     println!(
         "loaded tpcc scale {} into {target}: {} rows in {:.1} s ({:.0} rows/s; copy {:.1} s, keys and ANALYZE {:.1} s)",
-        opts.scale,
+        args.scale,
         s.rows,
         s.total.as_secs_f64(),
         s.rows as f64 / s.copy.as_secs_f64().max(1e-9),
@@ -193,8 +189,8 @@ async fn load_when_empty(target: &oltpgen_driver::Target, scale: u32, quiet: boo
         return Ok(tpcc::loaded(&client, target).await?.scale);
     }
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let opts = LoadOptions { scale, seed: 1, workers, replace: false, quiet };
-    let s = tpcc::load(target, &opts).await?;
+    let opts = LoadOptions { workers, replace: false, quiet };
+    let s = tpcc::load(target, scale, 1, &opts).await?;
     println!("loaded tpcc scale {scale} into {target}: {} rows in {:.1} s", s.rows, s.total.as_secs_f64());
     Ok(scale)
 }

@@ -106,8 +106,11 @@ async fn csv_files_hold_the_rows_the_loader_loads() {
             std::fs::read(csv_again.join(format!("{name}.csv"))).unwrap(),
             "{name} is deterministic"
         );
-        let ddl =
-            oltpgen_driver::pg::schema::create_table(table).replacen(name, &format!("from_csv.{name}"), 1);
+        let ddl = oltpgen_driver::pg::schema::create_table(table.def()).replacen(
+            name,
+            &format!("from_csv.{name}"),
+            1,
+        );
         client.batch_execute(&ddl).await.unwrap();
         let sink = client
             .copy_in::<_, bytes::Bytes>(&format!("COPY from_csv.{name} FROM STDIN (FORMAT csv)"))

@@ -1,8 +1,8 @@
-//! The TPC-C database as one CSV file per table, generated on several threads.
+//! A workload's database as one CSV file per table, generated on several threads.
 //!
 //! [`write_csv_files`] exists for engines (or runs) that load from files rather than over a PostgreSQL
 //! connection: `COPY warehouse FROM '/dir/warehouse.csv' (FORMAT csv)` and most bulk loaders read them.
-//! Threads generate whole [`Chunk`]s into memory in parallel; each table's chunks are then appended to its
+//! Threads generate whole chunks into memory in parallel; each table's chunks are then appended to its
 //! file in chunk order, so the files are byte-identical whatever the number of threads.
 
 use std::collections::BTreeMap;
@@ -13,8 +13,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::encode::Csv;
-use crate::tpcc::rows::{Chunk, TpccData};
-use crate::tpcc::schema::Table;
+use crate::schema::Dataset;
 
 /// A generated chunk's CSV bytes, waiting for the chunks before it in its table's file.
 struct Done {
@@ -32,39 +31,39 @@ struct TableFile {
 }
 
 /// Writes every row of `data` as CSV, one file per table: `<dir>/<table>.csv` (such as
-/// `dir/order_line.csv`), no header line, columns in [`Table::columns`] order, NULL as an empty unquoted
+/// `dir/order_line.csv`), no header line, columns in generation order, NULL as an empty unquoted
 /// field. Existing files of those names are replaced; `dir` must exist.
 ///
 /// `threads` threads generate chunks (0 counts as 1); `progress` is called, from any of them, with the
-/// number of rows each time some are written, so the calls add up to [`TpccData::total_rows`]. The files
+/// number of rows each time some are written, so the calls add up to [`Dataset::total_rows`]. The files
 /// are the same for any number of threads. Chunks are handed out in order, so only a few per thread (a
 /// few MB each) wait in memory for an earlier one.
 ///
 /// # Errors
 /// The first error creating or writing a file; the other threads then stop, and the files are left
 /// incomplete.
-pub fn write_csv_files(
-    data: &TpccData,
+pub fn write_csv_files<D: Dataset>(
+    data: &D,
     dir: &Path,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> io::Result<()> {
     let chunks = data.chunks();
     // Each chunk's table and position among that table's chunks.
-    let mut count = BTreeMap::<Table, usize>::new();
+    let mut count = BTreeMap::<&str, usize>::new();
     let positions: Vec<usize> = chunks
         .iter()
-        .map(|c| {
-            let n = count.entry(c.table).or_default();
+        .map(|&c| {
+            let n = count.entry(data.table_of(c).name).or_default();
             *n += 1;
             *n - 1
         })
         .collect();
     let mut files = BTreeMap::new();
-    for table in Table::ALL {
-        let file = File::create(dir.join(format!("{}.csv", table.name())))?;
+    for table in data.tables() {
+        let file = File::create(dir.join(format!("{}.csv", table.name)))?;
         let file = TableFile { file, next: 0, pending: BTreeMap::new() };
-        files.insert(table, Mutex::new(file));
+        files.insert(table.name, Mutex::new(file));
     }
 
     let next_chunk = AtomicUsize::new(0);
@@ -77,7 +76,7 @@ pub fn write_csv_files(
             let Some(&chunk) = chunks.get(i) else { break };
             let buf = spare_buffers.lock().expect("no panics").pop().unwrap_or_default();
             let done = generate(data, chunk, buf);
-            let mut file = files[&chunk.table].lock().expect("no panics");
+            let mut file = files[data.table_of(chunk).name].lock().expect("no panics");
             file.pending.insert(positions[i], done);
             if let Err(e) = append_ready(&mut file, progress, &spare_buffers) {
                 failed.store(true, Ordering::Relaxed);
@@ -97,7 +96,7 @@ pub fn write_csv_files(
 }
 
 /// One chunk as CSV, in `buf` (cleared first; reused to avoid reallocating).
-fn generate(data: &TpccData, chunk: Chunk, mut buf: Vec<u8>) -> Done {
+fn generate<D: Dataset>(data: &D, chunk: D::Chunk, mut buf: Vec<u8>) -> Done {
     buf.clear();
     let mut csv = Csv::new(buf);
     data.write(chunk, &mut csv);
@@ -125,7 +124,8 @@ mod tests {
     use std::sync::atomic::AtomicU64;
 
     use super::*;
-    use crate::tpcc::rows::TpccParams;
+    use crate::tpcc::rows::{TpccData, TpccParams};
+    use crate::tpcc::schema::Table;
 
     #[test]
     fn one_file_per_table_in_key_order_whatever_the_threads() {

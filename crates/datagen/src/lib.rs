@@ -4,10 +4,12 @@
 //! database can be generated on any thread in any order and still be byte-identical. Generation never
 //! reads the clock: the load's timestamp is passed in.
 //!
-//! - [`tpcc::rows::TpccData`] generates the initial TPC-C database in independent chunks;
+//! - [`schema`] holds tables as data and [`schema::Dataset`], the shape every workload's initial
+//!   database takes, so that one loader and one CSV writer serve them all.
+//! - [`tpcc::rows::TpccData`] and [`ds2::rows::Ds2Data`] generate the initial TPC-C database in independent chunks;
 //!   [`csv_files::write_csv_files`] writes it as one CSV file per table.
 //! - [`encode`] holds the formats rows are written in ([`encode::PgBinaryCopy`], [`encode::Csv`]).
-//! - [`tpcc::input`] and [`tpcc::mix`] draw the run's transactions and their inputs.
+//! - [`tpcc::input`], [`tpcc::mix`] and [`ds2::input`] draw the runs' transactions and their inputs.
 //!
 //! ```
 //! use oltpgen_datagen::Rng;
@@ -18,8 +20,12 @@
 #![deny(missing_docs)]
 
 pub mod csv_files;
+pub mod ds2;
 pub mod encode;
 mod rng;
+pub mod schema;
+#[cfg(test)]
+mod testing;
 pub mod tpcc;
 
 pub use rng::Rng;

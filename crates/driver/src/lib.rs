@@ -6,6 +6,7 @@
 pub mod database;
 pub mod error;
 pub mod inventory;
+pub mod load;
 pub mod local;
 pub mod pg;
 pub mod progress;

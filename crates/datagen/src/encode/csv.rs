@@ -2,7 +2,7 @@
 //!
 //! NULL is an empty unquoted field, so an empty string is written quoted (`""`). Fields holding a
 //! separator, a quote, a line break or a backslash are quoted, with quotes doubled. Timestamps are
-//! `YYYY-MM-DD HH:MM:SS.ffffff` (no zone); numerics are plain decimals with exactly the column's scale.
+//! `YYYY-MM-DD HH:MM:SS.ffffff` (no zone), dates `YYYY-MM-DD`; numerics are plain decimals with exactly the column's scale.
 
 use super::{RowEncoder, push_u64};
 
@@ -37,6 +37,18 @@ impl Csv {
             self.buf.push(b',');
         }
         self.row_start = false;
+    }
+
+    /// Appends the day `unix_days` after 1970-01-01 as `YYYY-MM-DD`.
+    #[inline]
+    fn push_date(&mut self, unix_days: i64) {
+        let (year, month, day) = civil_from_days(unix_days);
+        let b = &mut self.buf;
+        push_padded(b, year as u64, 4);
+        b.push(b'-');
+        push_padded(b, u64::from(month), 2);
+        b.push(b'-');
+        push_padded(b, u64::from(day), 2);
     }
 }
 
@@ -128,15 +140,10 @@ impl RowEncoder for Csv {
     fn timestamp_us(&mut self, unix_us: i64) {
         self.separator();
         const DAY_US: i64 = 86_400_000_000;
-        let (year, month, day) = civil_from_days(unix_us.div_euclid(DAY_US));
+        self.push_date(unix_us.div_euclid(DAY_US));
         let in_day = unix_us.rem_euclid(DAY_US) as u64;
         let secs = in_day / 1_000_000;
         let b = &mut self.buf;
-        push_padded(b, year as u64, 4);
-        b.push(b'-');
-        push_padded(b, u64::from(month), 2);
-        b.push(b'-');
-        push_padded(b, u64::from(day), 2);
         b.push(b' ');
         push_padded(b, secs / 3_600, 2);
         b.push(b':');
@@ -145,6 +152,12 @@ impl RowEncoder for Csv {
         push_padded(b, secs % 60, 2);
         b.push(b'.');
         push_padded(b, in_day % 1_000_000, 6);
+    }
+
+    #[inline]
+    fn date(&mut self, unix_days: i32) {
+        self.separator();
+        self.push_date(i64::from(unix_days));
     }
 
     #[inline]
@@ -222,5 +235,15 @@ mod tests {
             "1970-01-01 00:00:00.000000,2000-02-29 00:00:00.000000,2026-11-22 12:34:56.789012,\
              1969-12-31 23:59:59.999999,2000-01-01 23:59:59.999999\n"
         );
+    }
+
+    #[test]
+    fn dates() {
+        let s = line(|c| {
+            c.date(0);
+            c.date(11_016); // 2000-02-29
+            c.date(-1);
+        });
+        assert_eq!(s, "1970-01-01,2000-02-29,1969-12-31\n");
     }
 }

@@ -27,6 +27,8 @@ pub trait RowEncoder {
     fn text(&mut self, v: &[u8]);
     /// A timestamp without time zone, as microseconds since 1970-01-01 00:00:00 UTC.
     fn timestamp_us(&mut self, unix_us: i64);
+    /// A calendar date, as days since 1970-01-01.
+    fn date(&mut self, unix_days: i32);
     /// SQL NULL.
     fn null(&mut self);
     /// Ends the current row.

@@ -10,6 +10,8 @@ use super::RowEncoder;
 const HEADER: &[u8; 19] = b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0";
 /// Microseconds from the Unix epoch to PostgreSQL's epoch, 2000-01-01 00:00:00.
 const PG_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
+/// The same epoch in days: binary dates are days since 2000-01-01.
+const PG_EPOCH_UNIX_DAYS: i32 = 10_957;
 /// `NUMERIC_NEG` in PostgreSQL's numeric header.
 const NUMERIC_NEG: u16 = 0x4000;
 
@@ -122,6 +124,14 @@ impl RowEncoder for PgBinaryCopy {
     }
 
     #[inline]
+    fn date(&mut self, unix_days: i32) {
+        let mut field = [0u8; 8];
+        field[..4].copy_from_slice(&4i32.to_be_bytes());
+        field[4..].copy_from_slice(&(unix_days - PG_EPOCH_UNIX_DAYS).to_be_bytes());
+        self.buf.extend_from_slice(&field);
+    }
+
+    #[inline]
     fn null(&mut self) {
         self.field_len(-1);
     }
@@ -171,18 +181,20 @@ mod tests {
     #[test]
     fn stream_layout() {
         let mut e = PgBinaryCopy::with_capacity(0);
-        e.begin_row(3);
+        e.begin_row(4);
         e.int4(-2);
         e.null();
         e.timestamp_us(PG_EPOCH_UNIX_US + 1);
+        e.date(PG_EPOCH_UNIX_DAYS + 2);
         e.end_row();
         e.begin_row(1);
         e.text(b"ab");
         e.end_row();
         assert_eq!(e.rows(), 2);
         let mut want = HEADER.to_vec();
-        want.extend_from_slice(&[0, 3, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff, 0xff]);
+        want.extend_from_slice(&[0, 4, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff, 0xff]);
         want.extend_from_slice(&[0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1]);
+        want.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 2]);
         want.extend_from_slice(&[0, 1, 0, 0, 0, 2, b'a', b'b', 0xff, 0xff]);
         assert_eq!(e.finish(), want);
     }

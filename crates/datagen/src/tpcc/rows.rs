@@ -33,9 +33,10 @@ use super::consts::{
     MAX_LAST_NAME_LEN, MAX_OL_CNT, MIN_OL_CNT, ORDERS_PER_DISTRICT,
 };
 use super::random::{CConstants, last_name};
-use super::schema::Table;
+use super::schema::{SECONDARY_INDEXES, TABLES, Table};
 use crate::Rng;
 use crate::encode::RowEncoder;
+use crate::schema::{Dataset, Index, TableDef};
 
 /// 2026-01-01 00:00:00 UTC in microseconds since the Unix epoch: the load's "current date/time"
 /// (4.3.3.1 `c_since`, `h_date`, `o_entry_d`). Fixed, not read from the clock, so that rows are identical
@@ -315,80 +316,6 @@ impl TpccData {
         &self.params
     }
 
-    /// Every chunk of the database, each once: biggest tables first (order_line, stock, customer, ...),
-    /// so that workers taking chunks in this order finish together. Each table's chunks are in key order.
-    pub fn chunks(&self) -> Vec<Chunk> {
-        let scale = self.params.scale;
-        // (table, per warehouse, parts): per-warehouse tables have `parts` chunks per warehouse.
-        let plan = [
-            (Table::OrderLine, true, DISTRICTS_PER_WAREHOUSE),
-            (Table::Stock, true, ITEM_PARTS),
-            (Table::Customer, true, DISTRICTS_PER_WAREHOUSE),
-            (Table::History, true, 1),
-            (Table::Orders, true, 1),
-            (Table::Item, false, ITEM_PARTS),
-            (Table::NewOrder, true, 1),
-            (Table::District, false, scale.div_ceil(WAREHOUSES_PER_DISTRICT_CHUNK)),
-            (Table::Warehouse, false, scale.div_ceil(WAREHOUSES_PER_WAREHOUSE_CHUNK)),
-        ];
-        let mut chunks = Vec::with_capacity(scale as usize * 33 + 12);
-        for (table, per_warehouse, parts) in plan {
-            let warehouses = if per_warehouse { 1..=scale } else { 0..=0 };
-            for warehouse in warehouses {
-                for part in 0..parts {
-                    chunks.push(Chunk { table, warehouse, part });
-                }
-            }
-        }
-        chunks
-    }
-
-    /// The exact number of rows [`write`](Self::write) writes for `chunk`. Cheap: order_line replays only
-    /// the district's line-count stream (3,000 draws).
-    ///
-    /// # Panics
-    /// When `chunk` is not one of [`chunks`](Self::chunks).
-    pub fn rows_in(&self, chunk: Chunk) -> u64 {
-        self.check(chunk);
-        let per_district = u64::from(DISTRICTS_PER_WAREHOUSE);
-        match chunk.table {
-            Table::Warehouse => self.warehouse_range(chunk.part).len() as u64,
-            Table::District => self.district_range(chunk.part).len() as u64 * per_district,
-            Table::Customer => u64::from(CUSTOMERS_PER_DISTRICT),
-            Table::History => u64::from(CUSTOMERS_PER_DISTRICT) * per_district,
-            Table::Orders => u64::from(ORDERS_PER_DISTRICT) * per_district,
-            Table::NewOrder => u64::from(NEW_ORDERS_PER_DISTRICT) * per_district,
-            Table::OrderLine => self.ol_counts(chunk.warehouse, chunk.part + 1).map(u64::from).sum(),
-            Table::Item | Table::Stock => u64::from(ITEMS_PER_PART),
-        }
-    }
-
-    /// The rows of the whole database: the sum of [`rows_in`](Self::rows_in) over every chunk.
-    pub fn total_rows(&self) -> u64 {
-        self.chunks().into_iter().map(|c| self.rows_in(c)).sum()
-    }
-
-    /// Writes the rows of `chunk` to `out`, in the table's key order and column order
-    /// ([`Table::columns`]).
-    ///
-    /// # Panics
-    /// When `chunk` is not one of [`chunks`](Self::chunks).
-    pub fn write<E: RowEncoder>(&self, chunk: Chunk, out: &mut E) {
-        self.check(chunk);
-        let (w, part) = (chunk.warehouse, chunk.part);
-        match chunk.table {
-            Table::Warehouse => self.warehouses(part, out),
-            Table::District => self.districts(part, out),
-            Table::Customer => self.customers(w, part + 1, out),
-            Table::History => self.history(w, out),
-            Table::Orders => self.orders(w, out),
-            Table::NewOrder => self.new_orders(w, out),
-            Table::OrderLine => self.order_lines(w, part + 1, out),
-            Table::Item => self.items(part, out),
-            Table::Stock => self.stock(w, part, out),
-        }
-    }
-
     /// Panics unless `chunk` is one that [`chunks`](Self::chunks) lists.
     fn check(&self, chunk: Chunk) {
         let scale = self.params.scale;
@@ -647,168 +574,104 @@ impl TpccData {
     }
 }
 
+impl Dataset for TpccData {
+    type Chunk = Chunk;
+
+    fn tables(&self) -> &'static [TableDef] {
+        &TABLES
+    }
+
+    fn indexes(&self) -> &'static [Index] {
+        SECONDARY_INDEXES
+    }
+
+    fn table_of(&self, chunk: Chunk) -> &'static TableDef {
+        chunk.table.def()
+    }
+
+    /// Every chunk of the database, each once: biggest tables first (order_line, stock, customer, ...),
+    /// so that workers taking chunks in this order finish together. Each table's chunks are in key order.
+    fn chunks(&self) -> Vec<Chunk> {
+        let scale = self.params.scale;
+        // (table, per warehouse, parts): per-warehouse tables have `parts` chunks per warehouse.
+        let plan = [
+            (Table::OrderLine, true, DISTRICTS_PER_WAREHOUSE),
+            (Table::Stock, true, ITEM_PARTS),
+            (Table::Customer, true, DISTRICTS_PER_WAREHOUSE),
+            (Table::History, true, 1),
+            (Table::Orders, true, 1),
+            (Table::Item, false, ITEM_PARTS),
+            (Table::NewOrder, true, 1),
+            (Table::District, false, scale.div_ceil(WAREHOUSES_PER_DISTRICT_CHUNK)),
+            (Table::Warehouse, false, scale.div_ceil(WAREHOUSES_PER_WAREHOUSE_CHUNK)),
+        ];
+        let mut chunks = Vec::with_capacity(scale as usize * 33 + 12);
+        for (table, per_warehouse, parts) in plan {
+            let warehouses = if per_warehouse { 1..=scale } else { 0..=0 };
+            for warehouse in warehouses {
+                for part in 0..parts {
+                    chunks.push(Chunk { table, warehouse, part });
+                }
+            }
+        }
+        chunks
+    }
+
+    /// The exact number of rows [`write`](Self::write) writes for `chunk`. Cheap: order_line replays only
+    /// the district's line-count stream (3,000 draws).
+    ///
+    /// # Panics
+    /// When `chunk` is not one of [`chunks`](Self::chunks).
+    fn rows_in(&self, chunk: Chunk) -> u64 {
+        self.check(chunk);
+        let per_district = u64::from(DISTRICTS_PER_WAREHOUSE);
+        match chunk.table {
+            Table::Warehouse => self.warehouse_range(chunk.part).len() as u64,
+            Table::District => self.district_range(chunk.part).len() as u64 * per_district,
+            Table::Customer => u64::from(CUSTOMERS_PER_DISTRICT),
+            Table::History => u64::from(CUSTOMERS_PER_DISTRICT) * per_district,
+            Table::Orders => u64::from(ORDERS_PER_DISTRICT) * per_district,
+            Table::NewOrder => u64::from(NEW_ORDERS_PER_DISTRICT) * per_district,
+            Table::OrderLine => self.ol_counts(chunk.warehouse, chunk.part + 1).map(u64::from).sum(),
+            Table::Item | Table::Stock => u64::from(ITEMS_PER_PART),
+        }
+    }
+
+    /// Writes the rows of `chunk` to `out`, in the table's key order and column order
+    /// ([`Table::columns`]).
+    ///
+    /// # Panics
+    /// When `chunk` is not one of [`chunks`](Self::chunks).
+    fn write<E: RowEncoder>(&self, chunk: Chunk, out: &mut E) {
+        self.check(chunk);
+        let (w, part) = (chunk.warehouse, chunk.part);
+        match chunk.table {
+            Table::Warehouse => self.warehouses(part, out),
+            Table::District => self.districts(part, out),
+            Table::Customer => self.customers(w, part + 1, out),
+            Table::History => self.history(w, out),
+            Table::Orders => self.orders(w, out),
+            Table::NewOrder => self.new_orders(w, out),
+            Table::OrderLine => self.order_lines(w, part + 1, out),
+            Table::Item => self.items(part, out),
+            Table::Stock => self.stock(w, part, out),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::{HashMap, HashSet};
 
     use super::super::random::last_name_string;
-    use super::super::schema::{Column, ColumnType};
     use super::*;
     use crate::encode::{Csv, PgBinaryCopy};
-
-    /// Checks every value against its column as it is written: type, nullability, text length,
-    /// numeric scale and precision. Counts rows.
-    struct Checker {
-        table: Table,
-        columns: &'static [Column],
-        at: usize,
-        rows: u64,
-    }
-
-    impl Checker {
-        fn new(table: Table) -> Self {
-            Checker { table, columns: table.columns(), at: 0, rows: 0 }
-        }
-
-        fn next(&mut self) -> Column {
-            let column = *self
-                .columns
-                .get(self.at)
-                .unwrap_or_else(|| panic!("{:?}: more fields than columns", self.table));
-            self.at += 1;
-            column
-        }
-    }
-
-    impl RowEncoder for Checker {
-        fn begin_row(&mut self, columns: u16) {
-            assert_eq!(usize::from(columns), self.columns.len(), "{:?}", self.table);
-            self.at = 0;
-        }
-        fn int4(&mut self, _: i32) {
-            let c = self.next();
-            assert_eq!(c.ty, ColumnType::Int4, "{}", c.name);
-        }
-        fn numeric(&mut self, unscaled: i64, scale: u8) {
-            let c = self.next();
-            let ColumnType::Numeric { precision, scale: s } = c.ty else {
-                panic!("{} is not numeric", c.name)
-            };
-            assert_eq!(scale, s, "{}", c.name);
-            assert!(unscaled.unsigned_abs() < 10u64.pow(u32::from(precision)), "{}", c.name);
-        }
-        fn text(&mut self, v: &[u8]) {
-            let c = self.next();
-            match c.ty {
-                ColumnType::Char(n) => assert_eq!(v.len(), usize::from(n), "{}", c.name),
-                ColumnType::Varchar(n) => assert!(v.len() <= usize::from(n), "{}", c.name),
-                other => panic!("{} is {other:?}, not text", c.name),
-            }
-            assert!(!v.is_empty() && v.is_ascii(), "{}", c.name);
-        }
-        fn timestamp_us(&mut self, _: i64) {
-            let c = self.next();
-            assert_eq!(c.ty, ColumnType::Timestamp, "{}", c.name);
-        }
-        fn null(&mut self) {
-            let c = self.next();
-            assert!(c.nullable, "{} is not nullable", c.name);
-        }
-        fn end_row(&mut self) {
-            assert_eq!(self.at, self.columns.len(), "{:?}: too few fields", self.table);
-            self.rows += 1;
-        }
-    }
-
-    /// A written value, for tests that read rows back.
-    #[derive(Clone, Debug, PartialEq)]
-    enum V {
-        Int(i32),
-        Num(i64),
-        Text(Vec<u8>),
-        Ts(i64),
-        Null,
-    }
-
-    impl V {
-        fn int(&self) -> i32 {
-            match self {
-                V::Int(v) => *v,
-                other => panic!("{other:?} is not an int"),
-            }
-        }
-        fn num(&self) -> i64 {
-            match self {
-                V::Num(v) => *v,
-                other => panic!("{other:?} is not a numeric"),
-            }
-        }
-        fn text(&self) -> &[u8] {
-            match self {
-                V::Text(v) => v,
-                other => panic!("{other:?} is not text"),
-            }
-        }
-    }
-
-    /// Rows read back, as named columns.
-    struct Rows {
-        table: Table,
-        rows: Vec<Vec<V>>,
-    }
-
-    impl Rows {
-        fn col(&self, name: &str) -> usize {
-            self.table
-                .columns()
-                .iter()
-                .position(|c| c.name == name)
-                .unwrap_or_else(|| panic!("{:?} has no {name}", self.table))
-        }
-        /// The values of column `name`, one per row.
-        fn get<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a V> + 'a {
-            let i = self.col(name);
-            self.rows.iter().map(move |r| &r[i])
-        }
-        fn ints(&self, name: &str) -> Vec<i32> {
-            self.get(name).map(V::int).collect()
-        }
-    }
-
-    #[derive(Default)]
-    struct Capture {
-        rows: Vec<Vec<V>>,
-        row: Vec<V>,
-    }
-
-    impl RowEncoder for Capture {
-        fn begin_row(&mut self, columns: u16) {
-            self.row = Vec::with_capacity(usize::from(columns));
-        }
-        fn int4(&mut self, v: i32) {
-            self.row.push(V::Int(v));
-        }
-        fn numeric(&mut self, unscaled: i64, _: u8) {
-            self.row.push(V::Num(unscaled));
-        }
-        fn text(&mut self, v: &[u8]) {
-            self.row.push(V::Text(v.to_vec()));
-        }
-        fn timestamp_us(&mut self, v: i64) {
-            self.row.push(V::Ts(v));
-        }
-        fn null(&mut self) {
-            self.row.push(V::Null);
-        }
-        fn end_row(&mut self) {
-            self.rows.push(std::mem::take(&mut self.row));
-        }
-    }
+    use crate::testing::{Capture, Checker, Rows, V};
 
     fn capture(data: &TpccData, table: Table, warehouse: u32, part: u32) -> Rows {
         let mut c = Capture::default();
         data.write(Chunk { table, warehouse, part }, &mut c);
-        Rows { table, rows: c.rows }
+        Rows { table: table.def(), rows: c.rows }
     }
 
     /// Every chunk of `table` (all warehouses) read back as one set of rows.
@@ -817,7 +680,7 @@ mod tests {
         for chunk in data.chunks().into_iter().filter(|c| c.table == table) {
             rows.extend(capture(data, table, chunk.warehouse, chunk.part).rows);
         }
-        Rows { table, rows }
+        Rows { table: table.def(), rows }
     }
 
     fn binary(data: &TpccData, chunk: Chunk) -> Vec<u8> {
@@ -872,7 +735,7 @@ mod tests {
         let data = TpccData::new(TpccParams::new(1, 11));
         let mut per_table = HashMap::<Table, u64>::new();
         for chunk in data.chunks() {
-            let mut checker = Checker::new(chunk.table);
+            let mut checker = Checker::new(chunk.table.def());
             data.write(chunk, &mut checker);
             assert_eq!(checker.rows, data.rows_in(chunk), "{chunk:?}");
             assert!(checker.rows <= 100_000, "{chunk:?}");
@@ -1083,7 +946,7 @@ mod tests {
         for d in 0..10 {
             customers.extend(capture(&data, Table::Customer, w, d).rows);
         }
-        let customers = Rows { table: Table::Customer, rows: customers };
+        let customers = Rows { table: Table::Customer.def(), rows: customers };
         let with_new_order: HashSet<(i32, i32)> = new_orders
             .rows
             .iter()

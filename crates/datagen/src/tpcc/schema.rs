@@ -1,9 +1,12 @@
 //! The TPC-C schema as data (clause 1.3): tables, columns in generation order, keys and the secondary
 //! indexes the transactions need.
 //!
-//! Each database backend renders its own DDL from these values, so the generators in
-//! [`rows`](super::rows) and every backend agree on one column list. The generators write columns in
-//! exactly the order of [`Table::columns`]; a unit test checks every generated value against its column.
+//! The types are the shared ones of [`crate::schema`]. The generators in [`rows`](super::rows) write
+//! columns in exactly the order of [`Table::columns`]; a unit test checks every generated value against
+//! its column.
+
+pub use crate::schema::{Column, ColumnType, Index, TableDef};
+use crate::schema::{chr, int, nullable, num, ts, var};
 
 /// One of the nine TPC-C tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -28,62 +31,18 @@ pub enum Table {
     Stock,
 }
 
-/// A column's SQL type, in the spec's terms; backends map each to their nearest type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColumnType {
-    /// A 32-bit signed integer (the spec's identifiers and small counts).
-    Int4,
-    /// An exact decimal with `precision` digits of which `scale` follow the point (money, rates).
-    Numeric {
-        /// Total significant digits.
-        precision: u8,
-        /// Digits after the decimal point.
-        scale: u8,
-    },
-    /// Fixed-length text (the spec's "fixed text, size N"); generated values are exactly N bytes.
-    Char(u16),
-    /// Variable-length text of at most N bytes.
-    Varchar(u16),
-    /// A date and time without time zone, to the microsecond.
-    Timestamp,
-}
-
-/// One column of a table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Column {
-    /// The spec's column name, lower case (`w_id`).
-    pub name: &'static str,
-    /// Its type.
-    pub ty: ColumnType,
-    /// Whether the loader may write NULL (only `o_carrier_id` and `ol_delivery_d`).
-    pub nullable: bool,
-}
-
-/// A secondary index that the transaction profiles need to avoid full scans.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Index {
-    /// The index's name, unique in the database.
-    pub name: &'static str,
-    /// The indexed table.
-    pub table: Table,
-    /// Indexed columns, in order.
-    pub columns: &'static [&'static str],
-    /// Whether the index may be declared unique.
-    pub unique: bool,
-}
-
 /// The secondary indexes (beyond primary keys): Payment and Order-Status find a customer by last name
 /// (2.5.2.2, 2.6.2.2), and Order-Status finds a customer's latest order (2.6.2.2).
 pub const SECONDARY_INDEXES: &[Index] = &[
     Index {
         name: "customer_last_name",
-        table: Table::Customer,
+        table: "customer",
         columns: &["c_w_id", "c_d_id", "c_last", "c_first"],
         unique: false,
     },
     Index {
         name: "orders_customer",
-        table: Table::Orders,
+        table: "orders",
         columns: &["o_w_id", "o_d_id", "o_c_id", "o_id"],
         unique: true,
     },
@@ -103,73 +62,43 @@ impl Table {
         Table::Stock,
     ];
 
+    /// The table as data: name, columns, primary key.
+    pub fn def(self) -> &'static TableDef {
+        &TABLES[self as usize]
+    }
+
     /// The table's SQL name.
     pub fn name(self) -> &'static str {
-        match self {
-            Table::Warehouse => "warehouse",
-            Table::District => "district",
-            Table::Customer => "customer",
-            Table::History => "history",
-            Table::NewOrder => "new_order",
-            Table::Orders => "orders",
-            Table::OrderLine => "order_line",
-            Table::Item => "item",
-            Table::Stock => "stock",
-        }
+        self.def().name
     }
 
     /// The columns, in the order the generators write them (the spec's order, 1.3).
     pub fn columns(self) -> &'static [Column] {
-        match self {
-            Table::Warehouse => WAREHOUSE,
-            Table::District => DISTRICT,
-            Table::Customer => CUSTOMER,
-            Table::History => HISTORY,
-            Table::NewOrder => NEW_ORDER,
-            Table::Orders => ORDERS,
-            Table::OrderLine => ORDER_LINE,
-            Table::Item => ITEM,
-            Table::Stock => STOCK,
-        }
+        self.def().columns
     }
 
     /// The primary key's columns (1.3); empty for history, which has none.
     pub fn primary_key(self) -> &'static [&'static str] {
-        match self {
-            Table::Warehouse => &["w_id"],
-            Table::District => &["d_w_id", "d_id"],
-            Table::Customer => &["c_w_id", "c_d_id", "c_id"],
-            Table::History => &[],
-            Table::NewOrder => &["no_w_id", "no_d_id", "no_o_id"],
-            Table::Orders => &["o_w_id", "o_d_id", "o_id"],
-            Table::OrderLine => &["ol_w_id", "ol_d_id", "ol_o_id", "ol_number"],
-            Table::Item => &["i_id"],
-            Table::Stock => &["s_w_id", "s_i_id"],
-        }
+        self.def().primary_key
     }
 }
 
-const fn int(name: &'static str) -> Column {
-    col(name, ColumnType::Int4)
-}
-const fn num(name: &'static str, precision: u8, scale: u8) -> Column {
-    col(name, ColumnType::Numeric { precision, scale })
-}
-const fn chr(name: &'static str, len: u16) -> Column {
-    col(name, ColumnType::Char(len))
-}
-const fn var(name: &'static str, len: u16) -> Column {
-    col(name, ColumnType::Varchar(len))
-}
-const fn ts(name: &'static str) -> Column {
-    col(name, ColumnType::Timestamp)
-}
-const fn col(name: &'static str, ty: ColumnType) -> Column {
-    Column { name, ty, nullable: false }
-}
-const fn nullable(c: Column) -> Column {
-    Column { nullable: true, ..c }
-}
+/// The nine tables (1.3), in [`Table::ALL`]'s order.
+pub const TABLES: [TableDef; 9] = [
+    TableDef { name: "warehouse", columns: WAREHOUSE, primary_key: &["w_id"] },
+    TableDef { name: "district", columns: DISTRICT, primary_key: &["d_w_id", "d_id"] },
+    TableDef { name: "customer", columns: CUSTOMER, primary_key: &["c_w_id", "c_d_id", "c_id"] },
+    TableDef { name: "history", columns: HISTORY, primary_key: &[] },
+    TableDef { name: "new_order", columns: NEW_ORDER, primary_key: &["no_w_id", "no_d_id", "no_o_id"] },
+    TableDef { name: "orders", columns: ORDERS, primary_key: &["o_w_id", "o_d_id", "o_id"] },
+    TableDef {
+        name: "order_line",
+        columns: ORDER_LINE,
+        primary_key: &["ol_w_id", "ol_d_id", "ol_o_id", "ol_number"],
+    },
+    TableDef { name: "item", columns: ITEM, primary_key: &["i_id"] },
+    TableDef { name: "stock", columns: STOCK, primary_key: &["s_w_id", "s_i_id"] },
+];
 
 const WAREHOUSE: &[Column] = &[
     int("w_id"),
@@ -290,6 +219,9 @@ mod tests {
     fn names_are_unique_and_keys_and_indexes_name_real_columns() {
         let names: HashSet<_> = Table::ALL.iter().map(|t| t.name()).collect();
         assert_eq!(names.len(), 9);
+        for t in Table::ALL {
+            assert_eq!(TABLES[t as usize].name, t.name(), "TABLES follows Table::ALL");
+        }
         let has = |t: Table, c: &str| t.columns().iter().any(|col| col.name == c);
         for t in Table::ALL {
             let cols: HashSet<_> = t.columns().iter().map(|c| c.name).collect();
@@ -301,7 +233,8 @@ mod tests {
         assert!(Table::History.primary_key().is_empty());
         for ix in SECONDARY_INDEXES {
             for c in ix.columns {
-                assert!(has(ix.table, c), "{} names {c}", ix.name);
+                let table = Table::ALL.into_iter().find(|t| t.name() == ix.table).expect("a tpcc table");
+                assert!(has(table, c), "{} names {c}", ix.name);
             }
         }
     }

@@ -1,16 +1,16 @@
 //! PostgreSQL DDL rendered from a workload's schema (tables as data in `oltpgen_datagen`), and the
 //! questions the loader asks about what a database already holds.
 
-use oltpgen_datagen::tpcc::schema::{ColumnType, Index, Table};
+use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
 use tokio_postgres::Client;
 
 use super::failed;
 use crate::{Error, Target};
 
 /// `CREATE TABLE` without keys: keys and indexes are built after the data, which is faster.
-pub fn create_table(table: Table) -> String {
+pub fn create_table(table: &TableDef) -> String {
     let cols: Vec<String> = table
-        .columns()
+        .columns
         .iter()
         .map(|c| {
             let ty = match c.ty {
@@ -19,26 +19,27 @@ pub fn create_table(table: Table) -> String {
                 ColumnType::Char(n) => format!("char({n})"),
                 ColumnType::Varchar(n) => format!("varchar({n})"),
                 ColumnType::Timestamp => "timestamp".to_string(),
+                ColumnType::Date => "date".to_string(),
             };
             let null = if c.nullable { "" } else { " NOT NULL" };
             format!("{} {ty}{null}", c.name)
         })
         .collect();
-    format!("CREATE TABLE {} ({})", table.name(), cols.join(", "))
+    format!("CREATE TABLE {} ({})", table.name, cols.join(", "))
 }
 
-/// The primary key of `table`, or `None` (history has none).
-pub fn primary_key(table: Table) -> Option<String> {
-    let key = table.primary_key();
+/// The primary key of `table`, or `None` (TPC-C's history has none).
+pub fn primary_key(table: &TableDef) -> Option<String> {
+    let key = table.primary_key;
     (!key.is_empty()).then(|| {
-        format!("ALTER TABLE {t} ADD CONSTRAINT {t}_pkey PRIMARY KEY ({})", key.join(", "), t = table.name())
+        format!("ALTER TABLE {t} ADD CONSTRAINT {t}_pkey PRIMARY KEY ({})", key.join(", "), t = table.name)
     })
 }
 
 /// `CREATE INDEX` for a secondary index.
 pub fn create_index(index: &Index) -> String {
     let unique = if index.unique { "UNIQUE " } else { "" };
-    format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table.name(), index.columns.join(", "))
+    format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
 }
 
 /// Which of `names` exist as tables in the connection's current schema.

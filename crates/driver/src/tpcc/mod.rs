@@ -5,7 +5,7 @@ mod load;
 mod run;
 
 pub use check::{Clause, ClauseOutcome, check};
-pub use load::{LoadOptions, LoadSummary, drop_all, load, write_csv};
+pub use load::{drop_all, load, write_csv};
 pub use run::{Prepared, RunOptions, Tpcc, TpccSession, TpccUser, prepare, run, workload};
 
 use oltpgen_datagen::tpcc::random::CConstants;

@@ -1,0 +1,302 @@
+//! Loading any workload's database: refuse what must not be overwritten, record the load as started,
+//! create the tables, generate and COPY every chunk over several connections, build keys and indexes,
+//! run the workload's own finishing DDL, ANALYZE, and record the load as complete. Or write the same
+//! rows as CSV files. Written once against [`Dataset`]; a workload brings its data and its extras.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use oltpgen_datagen::encode::PgBinaryCopy;
+use oltpgen_datagen::schema::Dataset;
+
+use crate::inventory::{self, Holding};
+use crate::pg::bulk::{self, Encoded};
+use crate::pg::meta::{self, MetaRow};
+use crate::pg::{self, schema};
+use crate::progress::Progress;
+use crate::{Error, Target};
+
+/// How a load runs, whatever the workload.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadOptions {
+    /// Connections (and generating threads) working at once.
+    pub workers: usize,
+    /// Drop and reload a database that already holds the workload (or a half-finished load).
+    pub replace: bool,
+    /// No progress bar.
+    pub quiet: bool,
+}
+
+/// How a load went, for the line the command prints and for BENCHMARKS.md.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadSummary {
+    /// Rows written.
+    pub rows: u64,
+    /// Generating and copying the rows.
+    pub copy: Duration,
+    /// Building keys and indexes, the workload's extras, then ANALYZE.
+    pub indexes: Duration,
+    /// Everything, from the first connection to the recorded completion.
+    pub total: Duration,
+}
+
+/// What one workload loads: its name, its data, what it records about the load, and the engine DDL
+/// it needs beyond tables, keys and plain indexes.
+pub struct Loading<D: Dataset> {
+    /// The workload's name (its `oltpgen_meta` key and command).
+    pub workload: &'static str,
+    /// The rows.
+    pub data: D,
+    /// What the load records about itself (JSON), for later commands.
+    pub params: serde_json::Value,
+    /// How a loaded database of this workload is described in a refusal, from its recorded params
+    /// (e.g. `scale 10`).
+    pub describe: fn(&serde_json::Value) -> String,
+    /// Extra indexes (e.g. full-text), built beside the keys: (table, statement).
+    pub extra_indexes: Vec<(&'static str, String)>,
+    /// Statements run once the indexes exist, in order on one connection (functions, triggers,
+    /// sequences).
+    pub finish: Vec<String>,
+}
+
+/// Loads `loading` into `target`.
+///
+/// The load records itself as "loading" before it writes a row and as "complete" after ANALYZE, so a load
+/// that dies (or is interrupted) is recognised later by every command.
+///
+/// # Errors
+/// [`Error::Usage`] when the database already holds the workload (without `replace`) or foreign tables
+/// of the same names; [`Error::Failed`] when the server fails part-way.
+pub async fn load<D: Dataset>(
+    target: &Target,
+    loading: Loading<D>,
+    opts: &LoadOptions,
+) -> Result<LoadSummary, Error> {
+    let start = Instant::now();
+    let workload = loading.workload;
+    let client = pg::connect(target).await?;
+    let tables: Vec<&str> = loading.data.tables().iter().map(|t| t.name).collect();
+    match inventory::inspect(&client, target, workload, &tables).await? {
+        Holding::Empty => {}
+        Holding::Foreign(found) => {
+            return Err(Error::usage(format!(
+                "{target} holds tables oltpgen did not load ({}): drop them yourself or load into another database",
+                found.join(", ")
+            )));
+        }
+        Holding::Loaded(row) if !opts.replace => {
+            return Err(Error::usage(format!(
+                "{target} already holds a {workload} database ({}): pass --replace to load it again",
+                (loading.describe)(&row.params)
+            )));
+        }
+        Holding::Partial(why) if !opts.replace => {
+            return Err(Error::usage(format!("{why}: pass --replace to load it again")));
+        }
+        Holding::Loaded(_) | Holding::Partial(_) => {
+            schema::drop_tables(&client, target, &tables).await?;
+        }
+    }
+
+    record(&client, target, workload, meta::LOADING, &loading.params).await?;
+    let ddl: Vec<String> = loading.data.tables().iter().map(schema::create_table).collect();
+    client
+        .batch_execute(&ddl.join(";\n"))
+        .await
+        .map_err(|e| pg::failed(&format!("creating the {workload} tables"), target, &e))?;
+
+    let data = Arc::new(loading.data);
+    let total_rows = data.total_rows();
+    let bar = Progress::new("loading", total_rows, "rows", opts.quiet);
+    let chunks = interleave(&*data, data.chunks());
+    let generator = data.clone();
+    let advance = bar.clone();
+    bulk::copy_chunks(
+        target,
+        opts.workers,
+        opts.workers,
+        chunks,
+        move |&chunk| {
+            let mut out = PgBinaryCopy::with_capacity(1 << 20);
+            generator.write(chunk, &mut out);
+            let rows = out.rows();
+            let table = generator.table_of(chunk);
+            Encoded {
+                table: table.name,
+                columns: table.column_names(),
+                data: Bytes::from(out.finish()),
+                rows,
+            }
+        },
+        move |rows| advance.advance(rows),
+    )
+    .await?;
+    bar.finish();
+    let copied = start.elapsed();
+
+    let keys = index_statements(&*data, loading.extra_indexes);
+    let bar = Progress::new("indexing", keys.len() as u64, "steps", opts.quiet);
+    let advance = bar.clone();
+    bulk::run_statements(target, opts.workers, keys, move |_| advance.advance(1)).await?;
+    if !loading.finish.is_empty() {
+        client
+            .batch_execute(&loading.finish.join(";\n"))
+            .await
+            .map_err(|e| pg::failed(&format!("finishing the {workload} schema"), target, &e))?;
+    }
+    let analyze = tables.iter().map(|t| format!("ANALYZE {t}")).collect();
+    bar.phase("analyzing");
+    bulk::run_statements(target, opts.workers, analyze, |_| {}).await?;
+    bar.finish();
+
+    record(&client, target, workload, meta::COMPLETE, &loading.params).await?;
+    Ok(LoadSummary {
+        rows: total_rows,
+        copy: copied,
+        indexes: start.elapsed() - copied,
+        total: start.elapsed(),
+    })
+}
+
+/// Orders chunks so that connections working side by side copy into different tables, largest remaining
+/// work first: concurrent COPYs into one table queue on its relation extension lock.
+fn interleave<D: Dataset>(data: &D, chunks: Vec<D::Chunk>) -> Vec<D::Chunk> {
+    let weight = |c: D::Chunk| data.rows_in(c) * data.table_of(c).row_bytes();
+    let mut queues: Vec<(u64, std::collections::VecDeque<D::Chunk>)> = Vec::new();
+    for c in chunks {
+        let table = data.table_of(c).name;
+        match queues.iter_mut().find(|(_, q)| q.front().is_some_and(|&f| data.table_of(f).name == table)) {
+            Some((w, q)) => {
+                *w += weight(c);
+                q.push_back(c);
+            }
+            None => queues.push((weight(c), [c].into())),
+        }
+    }
+    let mut out = Vec::with_capacity(queues.iter().map(|(_, q)| q.len()).sum());
+    let mut last = None;
+    loop {
+        let pick = queues
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, q))| !q.is_empty())
+            .max_by_key(|(i, (w, _))| (Some(*i) != last, *w))
+            .map(|(i, _)| i);
+        let Some(i) = pick else { break };
+        let (w, q) = &mut queues[i];
+        let c = q.pop_front().expect("non-empty");
+        *w = w.saturating_sub(weight(c));
+        out.push(c);
+        last = Some(i);
+    }
+    out
+}
+
+/// Keys, secondary indexes and the workload's extra indexes, biggest table first so the longest build
+/// starts at once.
+fn index_statements<D: Dataset>(data: &D, extra: Vec<(&'static str, String)>) -> Vec<String> {
+    let mut by_size: Vec<(u64, String)> = data
+        .tables()
+        .iter()
+        .filter_map(|t| schema::primary_key(t).map(|sql| (data.rows_of(t.name), sql)))
+        .chain(data.indexes().iter().map(|i| (data.rows_of(i.table), schema::create_index(i))))
+        .chain(extra.into_iter().map(|(table, sql)| (data.rows_of(table), sql)))
+        .collect();
+    by_size.sort_by_key(|(rows, _)| std::cmp::Reverse(*rows));
+    by_size.into_iter().map(|(_, sql)| sql).collect()
+}
+
+/// Records the load's state and parameters in `oltpgen_meta`.
+///
+/// # Errors
+/// [`Error::Failed`] when the write fails.
+pub async fn record(
+    client: &tokio_postgres::Client,
+    target: &Target,
+    workload: &str,
+    state: &str,
+    params: &serde_json::Value,
+) -> Result<(), Error> {
+    let row = MetaRow {
+        state: state.to_string(),
+        params: params.clone(),
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    meta::write(client, target, workload, &row).await
+}
+
+/// Drops `workload`'s tables and its metadata from `target`; false when there was nothing to drop.
+///
+/// # Errors
+/// [`Error::Usage`] when the tables of those names were not loaded by oltpgen (they are left alone).
+pub async fn drop_all(target: &Target, workload: &str, tables: &[&str]) -> Result<bool, Error> {
+    let client = pg::connect(target).await?;
+    match inventory::inspect(&client, target, workload, tables).await? {
+        Holding::Empty => Ok(false),
+        Holding::Foreign(found) => Err(Error::usage(format!(
+            "{target} holds tables oltpgen did not load ({}): left alone; drop them yourself",
+            found.join(", ")
+        ))),
+        Holding::Loaded(_) | Holding::Partial(_) => {
+            schema::drop_tables(&client, target, tables).await?;
+            meta::remove(&client, target, workload).await?;
+            Ok(true)
+        }
+    }
+}
+
+/// Writes the rows a load would load as one CSV file per table in `dir` (`<table>.csv`), for
+/// PostgreSQL's `COPY … (FORMAT csv)` or any other engine's bulk loader. Returns the rows written.
+///
+/// # Errors
+/// [`Error::Usage`] when `dir` already holds such CSV files (without `replace`) or cannot be written.
+pub async fn write_csv<D: Dataset>(dir: &Path, data: D, opts: &LoadOptions) -> Result<u64, Error> {
+    let existing: Vec<String> =
+        data.tables().iter().map(|t| format!("{}.csv", t.name)).filter(|f| dir.join(f).exists()).collect();
+    if !existing.is_empty() && !opts.replace {
+        return Err(Error::usage(format!(
+            "{} already holds {}: pass --replace to overwrite them",
+            dir.display(),
+            existing.join(", ")
+        )));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::usage(format!("--csv: cannot create {}: {e}", dir.display())))?;
+    let rows = data.total_rows();
+    let bar = Progress::new("writing", rows, "rows", opts.quiet);
+    let (dir, threads, advance) = (dir.to_path_buf(), opts.workers, bar.clone());
+    tokio::task::spawn_blocking(move || {
+        oltpgen_datagen::csv_files::write_csv_files(&data, &dir, threads, &|n| advance.advance(n))
+            .map_err(|e| Error::failed(format!("--csv: writing {}: {e}", dir.display())))
+    })
+    .await
+    .map_err(|e| Error::failed(format!("--csv: a writer thread died: {e}")))??;
+    bar.finish();
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use oltpgen_datagen::tpcc::rows::{TpccData, TpccParams};
+    use oltpgen_datagen::tpcc::schema::Table;
+
+    use super::*;
+
+    #[test]
+    fn neighbouring_chunks_go_to_different_tables_and_none_is_lost() {
+        let data = TpccData::new(TpccParams::new(3, 1));
+        let chunks = data.chunks();
+        let mixed = interleave(&data, chunks.clone());
+        assert_eq!(mixed.len(), chunks.len());
+        for c in &chunks {
+            assert!(mixed.contains(c));
+        }
+        let same = mixed.windows(2).filter(|w| w[0].table == w[1].table).count();
+        // Only the tail of the biggest table, once the others ran out, may follow itself.
+        assert!(same * 10 < mixed.len(), "{same} of {} neighbours share a table", mixed.len());
+        let big = mixed.iter().take(4).map(|c| c.table).collect::<Vec<_>>();
+        assert!(big.contains(&Table::OrderLine) && big.contains(&Table::Stock), "{big:?}");
+    }
+}
