@@ -3,6 +3,9 @@
 
 pub mod bulk;
 pub mod copy;
+pub mod ds2_check;
+pub mod ds2_ops;
+pub mod ds2_sql;
 pub mod meta;
 pub mod schema;
 pub mod tpcc_check;

@@ -1,0 +1,1 @@
+//! DS2 in PostgreSQL's SQL (being written).
