@@ -9,6 +9,7 @@ use oltpgen_datagen::tpcc::mix::{Deck, Pacing};
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_driver::run::collector::Collector;
 use oltpgen_driver::run::sample::{Recorder, Sample, Status};
+use oltpgen_report::model::{TPCC_TRANSACTIONS, Workload};
 
 fn per_transaction(c: &mut Criterion) {
     const TXNS: u64 = 10_000;
@@ -22,7 +23,13 @@ fn per_transaction(c: &mut Criterion) {
     group.bench_function("deck+input+think+record", |b| {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let mut recorder = Recorder::new(tx, 10_000);
-        let mut collector = Collector::new(&["a", "b", "c", "d", "e"], 0, &[0..5_000, 5_000..u32::MAX]);
+        let mut collector = Collector::new(
+            Workload::Tpcc,
+            &TPCC_TRANSACTIONS,
+            0,
+            1,
+            &[0..5_000, 5_000..u32::MAX],
+        );
         b.iter(|| {
             for i in 0..TXNS {
                 let kind = deck.next(&mut rng);
@@ -31,6 +38,7 @@ fn per_transaction(c: &mut Criterion) {
                 std::hint::black_box((&input, think));
                 recorder.record(Sample {
                     kind: kind.index() as u8,
+                    target: 0,
                     retries: 0,
                     status: Status::Committed,
                     latency_us: 1000 + (i as u32 % 5000),

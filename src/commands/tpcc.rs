@@ -7,7 +7,7 @@ use oltpgen_driver::Error;
 use oltpgen_driver::database::Database;
 use oltpgen_driver::inventory::Holding;
 use oltpgen_driver::load::LoadOptions;
-use oltpgen_driver::run::{Progress, Ramp, RunPlan, StepSpec, Timing};
+use oltpgen_driver::run::{Progress, Ramp, RunPlan, StepSpec, StudyOptions, Timing};
 use oltpgen_driver::tpcc::RunOptions;
 use oltpgen_driver::tpcc::{self, ClauseOutcome};
 
@@ -110,9 +110,11 @@ async fn drive(
         pacing: Pacing { keying: args.keying_time, think: args.think_time },
         seed: args.seed,
         scale,
-        system_cost_usd: args.system_cost,
-        power_log: args.power_log.clone(),
-        idle_sample: args.idle_sample,
+        study: StudyOptions {
+            system_cost_usd: args.system_cost,
+            power_log: args.power_log.clone(),
+            idle_sample: args.idle_sample,
+        },
     };
     let plan = &options.plan;
     if !quiet {

@@ -84,6 +84,25 @@ impl Workload {
             Workload::Ds2 => "OPM",
         }
     }
+
+    /// The transaction type counted per minute: TPC-C's New-Order, DS2's whole order.
+    pub fn per_minute_txn(self) -> &'static str {
+        match self {
+            Workload::Tpcc => NEW_ORDER,
+            Workload::Ds2 => ORDER,
+        }
+    }
+
+    /// How many of `count` completed transactions of the per-minute type (of which `rollbacks` rolled
+    /// back) the per-minute figure counts. NOPM counts committed New-Orders only: the 1% that roll
+    /// back by design create no order (2.4.1.4). OPM counts every order, as DS2's driver does: a
+    /// purchase rolled back for want of stock was still a customer's whole visit.
+    pub fn per_minute_count(self, count: u64, rollbacks: u64) -> u64 {
+        match self {
+            Workload::Tpcc => count.saturating_sub(rollbacks),
+            Workload::Ds2 => count,
+        }
+    }
 }
 
 /// TPC-C's five transactions, in the spec's order.
@@ -154,7 +173,7 @@ pub struct Figures {
     pub tps: f64,
     /// TPC-C: committed New-Orders per minute.
     pub nopm: Option<f64>,
-    /// DS2: committed orders per minute.
+    /// DS2: orders per minute (every completed order, as DS2 counts them).
     pub opm: Option<f64>,
     /// Mean response time over all transactions, in milliseconds.
     pub rt_avg_ms: f64,
@@ -244,6 +263,9 @@ pub struct ClientCpu {
     pub transactions: u64,
     /// Client CPU microseconds per transaction; `null` when no transaction completed.
     pub client_cpu_us_per_txn: Option<f64>,
+    /// DS2: client CPU microseconds per whole order (login, browses, purchase); absent for TPC-C.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu_us_per_order: Option<f64>,
     /// Peak resident memory of the oltpgen process, bytes (0 when unknown).
     #[serde(default)]
     pub peak_rss_bytes: u64,

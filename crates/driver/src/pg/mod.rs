@@ -52,6 +52,13 @@ pub struct ServerInfo {
     pub settings: BTreeMap<String, String>,
 }
 
+impl ServerInfo {
+    /// The server as a result records it.
+    pub fn into_result(self) -> oltpgen_report::model::Server {
+        oltpgen_report::model::Server { engine: "postgres".into(), version: self.version, settings: self.settings }
+    }
+}
+
 /// The settings recorded with every result.
 const RECORDED_SETTINGS: &[&str] = &[
     "server_version",

@@ -1,14 +1,14 @@
 //! The collector: the one place samples are turned into histograms, off the users' hot path.
 //!
-//! It keeps one histogram per transaction type for the measured window, one per type for the current
-//! reporting interval (reset at every tick), and one of wake-up lateness: a handful of histograms however
-//! many users run.
+//! It keeps one histogram per target and transaction type for each step's measured window, one per
+//! target and type for the current reporting interval (reset at every tick), and one of wake-up
+//! lateness: a handful of histograms however many users run.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use oltpgen_report::histogram::LatencyHistogram;
-use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats};
+use oltpgen_report::model::{IntervalRow, ORDER, TxnCounters, TxnStats, Workload};
 use oltpgen_report::step::Transactions;
 
 use super::sample::{Sample, Status};
@@ -31,6 +31,42 @@ impl Tally {
             Status::Failed(_) => self.counters.errors += 1,
         }
     }
+
+    fn merge(&mut self, other: &Tally) {
+        self.histogram.add(&other.histogram);
+        self.counters.rollbacks += other.counters.rollbacks;
+        self.counters.errors += other.counters.errors;
+        self.counters.retries += other.counters.retries;
+    }
+
+    fn figures(&self) -> KindInterval {
+        let h = &self.histogram;
+        KindInterval {
+            count: h.count(),
+            rollbacks: self.counters.rollbacks,
+            errors: self.counters.errors,
+            avg_ms: h.mean_us() / 1e3,
+            p95_ms: h.percentile_us(95.0) as f64 / 1e3,
+            max_ms: h.max_us() as f64 / 1e3,
+        }
+    }
+}
+
+/// One transaction type in one reporting interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct KindInterval {
+    /// Completed (committed or rolled back).
+    pub count: u64,
+    /// Of `count`, rolled back as expected.
+    pub rollbacks: u64,
+    /// Failed.
+    pub errors: u64,
+    /// Mean response time, ms.
+    pub avg_ms: f64,
+    /// 95th percentile response time, ms.
+    pub p95_ms: f64,
+    /// Largest response time, ms.
+    pub max_ms: f64,
 }
 
 /// The figures of one reporting interval, for the live line and the time series.
@@ -38,23 +74,29 @@ impl Tally {
 pub struct IntervalFigures {
     /// Seconds since the run began, at the interval's end.
     pub elapsed_s: f64,
+    /// The interval's length, seconds.
+    pub span_s: f64,
     /// Users running.
     pub users: u64,
-    /// Completed transactions per second.
+    /// Completed business transactions per second (DS2's composite order left out).
     pub tps: f64,
-    /// Committed transactions of the per-minute type (New-Order) per minute.
+    /// The per-minute type (New-Order, DS2's order) per minute, counted as the workload counts it.
     pub per_minute: f64,
-    /// Average response time, ms.
+    /// Average response time of business transactions, ms.
     pub avg_ms: f64,
-    /// 95th percentile response time, ms.
+    /// 95th percentile response time of business transactions, ms.
     pub p95_ms: f64,
     /// Failed transactions.
     pub errors: u64,
+    /// Per transaction type, over every target, in the workload's order.
+    pub kinds: Vec<KindInterval>,
+    /// Per target, per transaction type (empty with one target).
+    pub targets: Vec<Vec<KindInterval>>,
     /// The same per transaction type, as the result's time series holds them.
     pub rows: Vec<IntervalRow>,
 }
 
-/// One step's measured window and what completed within it.
+/// One step's measured window and what completed within it, per target and type.
 struct Window {
     ms: Range<u32>,
     tallies: Vec<Tally>,
@@ -63,47 +105,65 @@ struct Window {
 
 /// Sorts samples into the measured windows' and the current interval's tallies.
 pub struct Collector {
+    workload: Workload,
     kinds: &'static [&'static str],
     per_minute_kind: usize,
+    targets: usize,
     windows: Vec<Window>,
     interval: Vec<Tally>,
     interval_start_s: f64,
     errors_by_kind: BTreeMap<String, u64>,
     completed: u64,
+    orders: u64,
+}
+
+fn tallies(n: usize) -> Vec<Tally> {
+    (0..n).map(|_| Tally::default()).collect()
 }
 
 impl Collector {
-    /// A collector for transaction types `kinds`, counting `kinds[per_minute_kind]` per minute, and
-    /// measuring, per step, the samples that complete within its window (ms since the run began; the
-    /// windows do not overlap).
-    pub fn new(kinds: &'static [&'static str], per_minute_kind: usize, windows_ms: &[Range<u32>]) -> Self {
-        let tallies = || kinds.iter().map(|_| Tally::default()).collect::<Vec<_>>();
+    /// A collector of `workload`'s transaction types `kinds` on `targets` targets, counting
+    /// `kinds[per_minute_kind]` per minute, and measuring, per step, the samples that complete within its
+    /// window (ms since the run began; the windows do not overlap).
+    pub fn new(
+        workload: Workload,
+        kinds: &'static [&'static str],
+        per_minute_kind: usize,
+        targets: usize,
+        windows_ms: &[Range<u32>],
+    ) -> Self {
+        let cells = kinds.len() * targets.max(1);
         Collector {
+            workload,
             kinds,
             per_minute_kind,
+            targets: targets.max(1),
             windows: windows_ms
                 .iter()
-                .map(|ms| Window { ms: ms.clone(), tallies: tallies(), lateness: LatencyHistogram::new() })
+                .map(|ms| Window { ms: ms.clone(), tallies: tallies(cells), lateness: LatencyHistogram::new() })
                 .collect(),
-            interval: tallies(),
+            interval: tallies(cells),
             interval_start_s: 0.0,
             errors_by_kind: BTreeMap::new(),
             completed: 0,
+            orders: 0,
         }
     }
 
     /// Takes in a batch of samples.
     pub fn absorb(&mut self, batch: &[Sample]) {
         for s in batch {
-            let kind = usize::from(s.kind);
-            self.interval[kind].add(s);
+            let cell = usize::from(s.target) * self.kinds.len() + usize::from(s.kind);
+            self.interval[cell].add(s);
             if let Status::Failed(fault) = s.status {
                 *self.errors_by_kind.entry(fault.name().to_string()).or_default() += 1;
+            } else if self.kinds[usize::from(s.kind)] == ORDER {
+                self.orders += 1;
             } else {
                 self.completed += 1;
             }
             if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
-                w.tallies[kind].add(s);
+                w.tallies[cell].add(s);
                 if s.late_us > 0 {
                     w.lateness.record_us(u64::from(s.late_us));
                 }
@@ -111,50 +171,78 @@ impl Collector {
         }
     }
 
+    /// Per-type tallies summed over the targets.
+    fn totals(&self, cells: &[Tally]) -> Vec<Tally> {
+        let mut total = tallies(self.kinds.len());
+        for (i, t) in cells.iter().enumerate() {
+            total[i % self.kinds.len()].merge(t);
+        }
+        total
+    }
+
     /// Closes the current interval at `elapsed_s` with `users` running, and starts the next.
     pub fn tick(&mut self, elapsed_s: f64, users: u64) -> IntervalFigures {
         let span_s = (elapsed_s - self.interval_start_s).max(1e-9);
         self.interval_start_s = elapsed_s;
+        let total = self.totals(&self.interval);
         let mut all = LatencyHistogram::new();
         let mut errors = 0;
         let mut rows = Vec::with_capacity(self.kinds.len());
-        for (name, t) in self.kinds.iter().zip(&mut self.interval) {
-            all.add(&t.histogram);
-            errors += t.counters.errors;
+        let mut kinds = Vec::with_capacity(self.kinds.len());
+        for (name, t) in self.kinds.iter().zip(&total) {
+            // DS2's order is made of the other operations: counted once, through them.
+            if *name != ORDER {
+                all.add(&t.histogram);
+                errors += t.counters.errors;
+            }
+            let k = t.figures();
             rows.push(IntervalRow {
                 elapsed_s,
                 users,
                 txn: (*name).to_string(),
-                count: t.histogram.count(),
-                tps: t.histogram.count() as f64 / span_s,
-                avg_ms: t.histogram.mean_us() / 1e3,
-                p95_ms: t.histogram.percentile_us(95.0) as f64 / 1e3,
-                errors: t.counters.errors,
+                count: k.count,
+                tps: k.count as f64 / span_s,
+                avg_ms: k.avg_ms,
+                p95_ms: k.p95_ms,
+                errors: k.errors,
             });
+            kinds.push(k);
         }
-        let pm = &self.interval[self.per_minute_kind];
-        let per_minute = (pm.histogram.count() - pm.counters.rollbacks) as f64 * 60.0 / span_s;
-        for t in &mut self.interval {
-            *t = Tally::default();
-        }
+        let pm = &kinds[self.per_minute_kind];
+        let per_minute = self.workload.per_minute_count(pm.count, pm.rollbacks) as f64 * 60.0 / span_s;
+        let targets = if self.targets > 1 {
+            self.interval.chunks(self.kinds.len()).map(|ts| ts.iter().map(Tally::figures).collect()).collect()
+        } else {
+            Vec::new()
+        };
+        self.interval = tallies(self.interval.len());
         IntervalFigures {
             elapsed_s,
+            span_s,
             users,
             tps: all.count() as f64 / span_s,
             per_minute,
             avg_ms: all.mean_us() / 1e3,
             p95_ms: all.percentile_us(95.0) as f64 / 1e3,
             errors,
+            kinds,
+            targets,
             rows,
         }
     }
 
-    /// Step `step`'s statistics per transaction type.
-    pub fn window_transactions(&self, step: usize) -> Transactions {
-        self.kinds
-            .iter()
-            .zip(&self.windows[step].tallies)
-            .map(|(name, t)| ((*name).to_string(), TxnStats::new(t.histogram.clone(), t.counters)))
+    /// Step `step`'s statistics per target (in the workload's target order) and transaction type.
+    pub fn window_transactions(&self, step: usize) -> Vec<Transactions> {
+        self.windows[step]
+            .tallies
+            .chunks(self.kinds.len())
+            .map(|ts| {
+                self.kinds
+                    .iter()
+                    .zip(ts)
+                    .map(|(name, t)| ((*name).to_string(), TxnStats::new(t.histogram.clone(), t.counters)))
+                    .collect()
+            })
             .collect()
     }
 
@@ -172,9 +260,15 @@ impl Collector {
         &self.errors_by_kind
     }
 
-    /// Completed transactions of the whole run (for the client's CPU per transaction).
+    /// Completed business transactions of the whole run (for the client's CPU per transaction); DS2's
+    /// composite orders are counted apart, in [`orders`](Self::orders).
     pub fn completed(&self) -> u64 {
         self.completed
+    }
+
+    /// Completed composite orders (DS2) of the whole run, for the client's CPU per order.
+    pub fn orders(&self) -> u64 {
+        self.orders
     }
 }
 
@@ -186,12 +280,16 @@ mod tests {
     const KINDS: &[&str] = &["a", "b"];
 
     fn s(kind: u8, status: Status, latency_us: u32, done_ms: u32) -> Sample {
-        Sample { kind, retries: 1, status, latency_us, late_us: 0, done_ms }
+        on(0, kind, status, latency_us, done_ms)
+    }
+
+    fn on(target: u8, kind: u8, status: Status, latency_us: u32, done_ms: u32) -> Sample {
+        Sample { kind, target, retries: 1, status, latency_us, late_us: 0, done_ms }
     }
 
     #[test]
     fn only_the_window_is_measured_and_errors_stay_out_of_histograms() {
-        let mut c = Collector::new(KINDS, 0, &[1000..2000, 3000..4000]);
+        let mut c = Collector::new(Workload::Tpcc, KINDS, 0, 1, &[1000..2000, 3000..4000]);
         c.absorb(&[
             s(0, Status::Committed, 100, 500),
             s(0, Status::Committed, 200, 1500),
@@ -199,9 +297,9 @@ mod tests {
             s(1, Status::Failed(Fault::ConnectionLost), 9, 1700),
         ]);
         c.absorb(&[s(1, Status::Committed, 50, 3500)]);
-        let w = c.window_transactions(0);
+        let w = &c.window_transactions(0)[0];
         assert_eq!((w["a"].count, w["a"].rollbacks, w["a"].retries), (2, 1, 2));
-        assert_eq!(c.window_transactions(1)["b"].count, 1, "each step keeps its own window");
+        assert_eq!(c.window_transactions(1)[0]["b"].count, 1, "each step keeps its own window");
         assert_eq!((w["b"].count, w["b"].errors), (0, 1));
         assert_eq!(c.errors_by_kind()["connection_lost"], 1);
         assert_eq!(c.completed(), 4);
@@ -209,6 +307,30 @@ mod tests {
         assert_eq!(live.tps, 2.0);
         assert_eq!(live.per_minute, 60.0, "2 committed of kind a in 2 s");
         assert_eq!(live.errors, 1);
+        assert!(live.targets.is_empty(), "one target: totals only");
         assert_eq!(c.tick(4.0, 4).tps, 0.0, "the interval starts afresh");
+    }
+
+    #[test]
+    fn targets_are_kept_apart_and_ds2_orders_count_rollbacks_but_not_as_transactions() {
+        const DS2: &[&str] = &["purchase", ORDER];
+        let mut c = Collector::new(Workload::Ds2, DS2, 1, 2, &[0..10_000]);
+        c.absorb(&[
+            on(0, 0, Status::Committed, 1_000, 100),
+            on(0, 1, Status::Committed, 3_000, 100),
+            on(1, 0, Status::RolledBack, 2_000, 200),
+            on(1, 1, Status::RolledBack, 5_000, 200),
+        ]);
+        let w = c.window_transactions(0);
+        assert_eq!(w.len(), 2);
+        assert_eq!((w[0][ORDER].count, w[1][ORDER].count, w[1][ORDER].rollbacks), (1, 1, 1));
+        assert_eq!((c.completed(), c.orders()), (2, 2), "orders are not transactions");
+        let live = c.tick(1.0, 2);
+        assert_eq!(live.per_minute, 120.0, "a rolled-back order still counts in OPM");
+        assert_eq!(live.tps, 2.0, "the composite order is not counted twice");
+        assert!((live.avg_ms - 1.5).abs() < 0.01, "{}", live.avg_ms);
+        assert_eq!(live.targets.len(), 2);
+        assert_eq!((live.targets[1][1].count, live.targets[1][1].rollbacks), (1, 1));
+        assert!((live.kinds[1].max_ms - 5.0).abs() < 0.01);
     }
 }

@@ -8,6 +8,7 @@ pub mod pool;
 pub mod result;
 pub mod sample;
 pub mod schedule;
+pub mod study;
 pub mod user;
 pub mod workload;
 
@@ -26,8 +27,9 @@ pub use collector::IntervalFigures;
 use pool::Pool;
 use sample::Recorder;
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
+pub use study::{StudyOptions, study};
 use user::{Connections, Crew};
-pub use workload::{Done, Next, TxnError, Workload};
+pub use workload::{Done, Next, Op, Ops, TxnError, Workload};
 
 /// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
 /// response-time cap each step is judged by.
@@ -35,7 +37,7 @@ pub use workload::{Done, Next, TxnError, Workload};
 pub struct RunPlan {
     /// The steps, in order; user counts never decrease (users carry over).
     pub steps: Vec<StepSpec>,
-    /// Shared connections; `None` gives each user its own.
+    /// Shared connections per target; `None` gives each user its own.
     pub connections: Option<u32>,
     /// Ramp, warmup, measured time, window.
     pub timing: Timing,
@@ -68,8 +70,8 @@ impl RunPlan {
 pub struct MeasuredStep {
     /// The step as scheduled.
     pub scheduled: Scheduled,
-    /// Per transaction type, over its window.
-    pub transactions: Transactions,
+    /// Per target (in the workload's order), per transaction type, over its window.
+    pub transactions: Vec<Transactions>,
     /// The window actually measured, seconds from the run's start (shorter when interrupted).
     pub window_s: (f64, f64),
 }
@@ -78,6 +80,8 @@ pub struct MeasuredStep {
 pub struct Measured {
     /// The steps that began measuring.
     pub steps: Vec<MeasuredStep>,
+    /// The targets' labels, in the order of each step's `transactions`.
+    pub targets: Vec<String>,
     /// Every interval's figures per transaction type.
     pub timeseries: Vec<IntervalRow>,
     /// Failures of the whole run by kind.
@@ -117,20 +121,22 @@ const GRACE: Duration = Duration::from_secs(2);
 pub async fn drive<W: Workload>(
     workload: Arc<W>,
     plan: &RunPlan,
-    kind: oltpgen_report::model::Workload,
     mut progress: impl FnMut(Progress<'_>),
 ) -> Measured {
     let start = Instant::now();
+    let targets = workload.targets().to_vec();
     let cpu_before = cpu::process_cpu_s();
     let schedule = plan.timing.schedule(&plan.steps);
     let ms = |d: Duration| d.as_millis().min(u128::from(u32::MAX)) as u32;
     let windows: Vec<_> = schedule.iter().map(|s| ms(s.window.0)..ms(s.window.1)).collect();
-    let mut collector = Collector::new(W::KINDS, W::PER_MINUTE_KIND, &windows);
+    let mut collector = Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows);
     let (to_collector, mut samples) = tokio::sync::mpsc::unbounded_channel();
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let running = Arc::new(AtomicU64::new(0));
     let connections = match plan.connections {
-        Some(n) if n < plan.max_users() => Connections::Shared(Arc::new(Pool::new(n))),
+        Some(n) if n < plan.max_users() => {
+            Connections::Shared(Arc::new(targets.iter().map(|_| Pool::new(n)).collect()))
+        }
         _ => Connections::Own,
     };
     let crew = Crew { workload, connections, start, stop, running: running.clone() };
@@ -170,7 +176,7 @@ pub async fn drive<W: Workload>(
                 }
             }
             _ = &mut judge, if judged < schedule.len() => {
-                let step = step_result(kind, plan, &schedule[judged], judged, collector.window_transactions(judged), None);
+                let step = step_result(W::REPORT, plan, &schedule[judged], judged, &targets, collector.window_transactions(judged), None);
                 let passed = step.cap.as_ref().is_some_and(|c| c.passed);
                 progress(Progress::Step(&step));
                 breaches = if passed { 0 } else { breaches + 1 };
@@ -205,8 +211,10 @@ pub async fn drive<W: Workload>(
         users.abort_all();
     }
     let cpu_after = cpu::process_cpu_s();
-    let mut client =
-        ClientCpu::new(cpu_after.0 - cpu_before.0, cpu_after.1 - cpu_before.1, collector.completed());
+    let cpu_s = (cpu_after.0 - cpu_before.0, cpu_after.1 - cpu_before.1);
+    let mut client = ClientCpu::new(cpu_s.0, cpu_s.1, collector.completed());
+    client.client_cpu_us_per_order =
+        (collector.orders() > 0).then(|| (cpu_s.0 + cpu_s.1) * 1e6 / collector.orders() as f64);
     client.peak_rss_bytes = cpu::peak_rss_bytes();
     let late = collector.lateness();
     if !late.is_empty() {
@@ -226,11 +234,12 @@ pub async fn drive<W: Workload>(
         .collect();
     // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short).
     for (i, s) in steps.iter().enumerate().skip(judged) {
-        let step = step_result(kind, plan, &s.scheduled, i, s.transactions.clone(), Some(s.window_s));
+        let step = step_result(W::REPORT, plan, &s.scheduled, i, &targets, s.transactions.clone(), Some(s.window_s));
         progress(Progress::Step(&step));
     }
     Measured {
         steps,
+        targets,
         timeseries,
         errors_by_kind: collector.errors_by_kind().clone(),
         client,
@@ -240,13 +249,15 @@ pub async fn drive<W: Workload>(
     }
 }
 
-/// A step's result: figures from its transactions, judged by the plan's cap.
+/// A step's result: figures from its transactions per target (labelled by `targets`), judged by the
+/// plan's cap.
 pub fn step_result(
     kind: oltpgen_report::model::Workload,
     plan: &RunPlan,
     scheduled: &Scheduled,
     index: usize,
-    transactions: Transactions,
+    targets: &[String],
+    transactions: Vec<Transactions>,
     window_s: Option<(f64, f64)>,
 ) -> oltpgen_report::model::Step {
     let (start_s, end_s) =
@@ -260,9 +271,9 @@ pub fn step_result(
         duration_s: end_s - start_s,
         window: Window { start_s, end_s },
     };
-    // With one target, Step::new keeps only the totals: the key is not kept.
-    let mut step =
-        oltpgen_report::model::Step::new(kind, step_plan, BTreeMap::from([(String::new(), transactions)]));
+    // With one target, Step::new keeps only the totals.
+    let per_target = targets.iter().cloned().zip(transactions).collect();
+    let mut step = oltpgen_report::model::Step::new(kind, step_plan, per_target);
     step.cap = Some(plan.cap.evaluate(&step.figures));
     step
 }

@@ -13,8 +13,7 @@ use super::{Measured, RunPlan, step_result};
 pub struct Context {
     /// Which workload ran.
     pub workload: Kind,
-    /// The target's password-free label.
-    pub target: String,
+
     /// The server's engine, version and key settings.
     pub server: Server,
     /// The configuration as given (no secrets: the URL appears only as its label).
@@ -38,7 +37,9 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
         .steps
         .into_iter()
         .enumerate()
-        .map(|(i, s)| step_result(ctx.workload, &ctx.plan, &s.scheduled, i, s.transactions, Some(s.window_s)))
+        .map(|(i, s)| {
+            step_result(ctx.workload, &ctx.plan, &s.scheduled, i, &m.targets, s.transactions, Some(s.window_s))
+        })
         .collect();
     let median: Vec<Step> = match median_run(&steps) {
         Some(run) => steps.iter().filter(|s| s.run == run).cloned().collect(),
@@ -64,7 +65,7 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
         started_at: humantime::format_rfc3339_seconds(ctx.started_at).to_string(),
         config: ctx.config,
         server: ctx.server,
-        targets: vec![ctx.target],
+        targets: m.targets,
         max_within_cap: headline,
         steps,
         timeseries: m.timeseries,

@@ -22,6 +22,8 @@ pub enum Status {
 pub struct Sample {
     /// The workload's transaction index.
     pub kind: u8,
+    /// The target (database) it ran against, as an index into the workload's targets.
+    pub target: u8,
     /// Retries after serialization failures or deadlocks.
     pub retries: u8,
     /// How it ended.
@@ -91,8 +93,13 @@ impl Drop for Recorder {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_sample_stays_small() {
+        assert_eq!(std::mem::size_of::<Sample>(), 16);
+    }
+
     fn sample(done_ms: u32) -> Sample {
-        Sample { kind: 0, retries: 0, status: Status::Committed, latency_us: 1, late_us: 0, done_ms }
+        Sample { kind: 0, target: 0, retries: 0, status: Status::Committed, latency_us: 1, late_us: 0, done_ms }
     }
 
     #[test]

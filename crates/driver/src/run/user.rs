@@ -1,5 +1,6 @@
-//! One virtual user: a tokio task that deals its next transaction, waits its keying time, runs it on its
-//! connection, records completion − intended start, and waits its think time, until told to stop.
+//! One virtual user: a tokio task bound to one target that deals its next transaction, waits its keying
+//! time, runs it on its connection, records completion − intended start (and, for a composite
+//! transaction, each of its operations), and waits its think time, until told to stop.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,7 +11,7 @@ use tokio::time::Instant;
 
 use super::pool::Pool;
 use super::sample::{Recorder, Sample, Status};
-use super::workload::{Done, TxnError, Workload};
+use super::workload::{Done, Ops, TxnError, Workload};
 use crate::error::Fault;
 
 /// Retries of a transaction after a serialization failure or deadlock, before it counts as an error.
@@ -24,8 +25,8 @@ const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::fro
 pub enum Connections<S> {
     /// Each user opens and keeps its own.
     Own,
-    /// Users borrow from a pool for each transaction.
-    Shared(Arc<Pool<S>>),
+    /// Users borrow from their target's pool (one per target) for each transaction.
+    Shared(Arc<Vec<Pool<S>>>),
 }
 
 impl<S> Clone for Connections<S> {
@@ -71,8 +72,11 @@ pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Durati
     }
     crew.running.fetch_add(1, Ordering::Relaxed);
     let w = crew.workload.clone();
+    let target = index as usize % w.targets().len();
+    let target_id = target as u8;
     let mut me = w.user(index);
     let mut own: Option<W::Session> = None;
+    let mut ops = Ops::default();
     let mut backoff = Duration::ZERO;
     loop {
         let next = w.next(&mut me);
@@ -88,10 +92,10 @@ pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Durati
             late_us = micros(Instant::now().saturating_duration_since(intended));
         }
         let (outcome, retries) = match &crew.connections {
-            Connections::Own => attempt(&*w, &mut own, &next.input).await,
-            Connections::Shared(pool) => {
-                let mut lease = pool.acquire().await;
-                attempt(&*w, &mut lease.session, &next.input).await
+            Connections::Own => attempt(&*w, target, &mut own, &next.input, &mut ops).await,
+            Connections::Shared(pools) => {
+                let mut lease = pools[target].acquire().await;
+                attempt(&*w, target, &mut lease.session, &next.input, &mut ops).await
             }
         };
         let done = Instant::now();
@@ -100,13 +104,26 @@ pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Durati
             Ok(Done { rolled_back: true }) => Status::RolledBack,
             Err(e) => Status::Failed(e.fault),
         };
+        let done_ms = |at: Instant| (at - crew.start).as_millis().min(u128::from(u32::MAX)) as u32;
+        for op in ops.drain() {
+            recorder.record(Sample {
+                kind: op.kind as u8,
+                target: target_id,
+                retries: 0,
+                status: op.status,
+                latency_us: micros(op.ended - op.started),
+                late_us: 0,
+                done_ms: done_ms(op.ended),
+            });
+        }
         recorder.record(Sample {
             kind: next.kind as u8,
+            target: target_id,
             retries,
             status,
             latency_us: micros(done - intended),
             late_us,
-            done_ms: (done - crew.start).as_millis().min(u128::from(u32::MAX)) as u32,
+            done_ms: done_ms(done),
         });
         intended = if status == Status::Failed(Fault::ConnectionLost) {
             // The server is away: try again later, a little later each time.
@@ -124,15 +141,17 @@ pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Durati
     crew.running.fetch_sub(1, Ordering::Relaxed);
 }
 
-/// Runs one transaction on `slot`'s session (connecting first when it has none), retrying conflicts.
-/// A lost connection empties the slot, so the next transaction reconnects.
+/// Runs one transaction on `slot`'s session to `target` (connecting first when it has none), retrying
+/// conflicts. A lost connection empties the slot, so the next transaction reconnects.
 async fn attempt<W: Workload>(
     w: &W,
+    target: usize,
     slot: &mut Option<W::Session>,
     input: &W::Input,
+    ops: &mut Ops,
 ) -> (Result<Done, TxnError>, u8) {
     if slot.is_none() {
-        match w.connect().await {
+        match w.connect(target).await {
             Ok(s) => *slot = Some(s),
             Err(e) => return (Err(e), 0),
         }
@@ -140,7 +159,7 @@ async fn attempt<W: Workload>(
     let session = slot.as_ref().expect("connected above");
     let mut retries = 0;
     loop {
-        match w.execute(session, input).await {
+        match w.execute(session, input, ops).await {
             Err(e) if e.fault == Fault::Retryable && retries < MAX_RETRIES => retries += 1,
             Err(e) => {
                 if e.fault == Fault::ConnectionLost {

@@ -1,9 +1,12 @@
-//! What the run machinery asks of a workload (TPC-C, later DS2), so that users, pools, recording and
-//! results are written once.
+//! What the run machinery asks of a workload (TPC-C, DS2), so that users, pools, recording and results
+//! are written once.
 
 use std::future::Future;
 use std::time::Duration;
 
+use tokio::time::Instant;
+
+use super::sample::Status;
 use crate::error::Fault;
 
 /// A transaction's failure, sorted once by the engine code that met it; results count failures by kind.
@@ -11,6 +14,11 @@ use crate::error::Fault;
 pub struct TxnError {
     /// What to do about it.
     pub fault: Fault,
+}
+
+impl TxnError {
+    /// The connection is gone: the user reconnects before its next transaction.
+    pub const LOST: TxnError = TxnError { fault: Fault::ConnectionLost };
 }
 
 /// How a transaction ended when it did not fail.
@@ -32,11 +40,61 @@ pub struct Next<I> {
     pub think: Duration,
 }
 
+/// One operation of a composite transaction, as it ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Op {
+    /// Index into [`Workload::KINDS`].
+    pub kind: usize,
+    /// When it was sent.
+    pub started: Instant,
+    /// When its answer was in.
+    pub ended: Instant,
+    /// How it ended.
+    pub status: Status,
+}
+
+/// The operations a composite transaction (DS2's order: login, browses, purchase) is made of, timed one
+/// by one so that each is measured as a transaction type of its own beside the whole. Transactions that
+/// are one operation (TPC-C's) leave it empty. The user empties it after every transaction; it keeps its
+/// allocation.
+#[derive(Debug, Default)]
+pub struct Ops {
+    done: Vec<Op>,
+}
+
+impl Ops {
+    /// Runs `op` as an operation of type `kind` and records how long it took; `rolled_back` tells an
+    /// expected rollback (DS2's purchase short of stock) from a commit.
+    pub async fn run<T>(
+        &mut self,
+        kind: usize,
+        op: impl Future<Output = Result<T, TxnError>>,
+        rolled_back: impl FnOnce(&T) -> bool,
+    ) -> Result<T, TxnError> {
+        let started = Instant::now();
+        let outcome = op.await;
+        let status = match &outcome {
+            Ok(v) if rolled_back(v) => Status::RolledBack,
+            Ok(_) => Status::Committed,
+            Err(e) => Status::Failed(e.fault),
+        };
+        self.done.push(Op { kind, started, ended: Instant::now(), status });
+        outcome
+    }
+
+    /// The operations recorded since the last drain, oldest first.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, Op> {
+        self.done.drain(..)
+    }
+}
+
 /// A workload the run machinery can drive.
 pub trait Workload: Send + Sync + 'static {
+    /// Which workload the results are of (it decides the headline unit and how it is counted).
+    const REPORT: oltpgen_report::model::Workload;
     /// Transaction types, in the order samples index them.
     const KINDS: &'static [&'static str];
-    /// The index of the type counted per minute (TPC-C's New-Order).
+    /// The index of the type counted per minute (TPC-C's New-Order, DS2's order).
     const PER_MINUTE_KIND: usize;
     /// A user's own state: its random stream, its deck, its home.
     type User: Send + 'static;
@@ -45,19 +103,25 @@ pub trait Workload: Send + Sync + 'static {
     /// A transaction's input.
     type Input: Send + Sync + 'static;
 
+    /// The databases driven side by side, as results name them (labels without passwords, distinct).
+    /// User `i` drives target `i % targets().len()`.
+    fn targets(&self) -> &[String];
+
     /// The state of user `index` (0-based).
     fn user(&self, index: u32) -> Self::User;
 
     /// The user's next transaction.
     fn next(&self, user: &mut Self::User) -> Next<Self::Input>;
 
-    /// Opens a session.
-    fn connect(&self) -> impl Future<Output = Result<Self::Session, TxnError>> + Send;
+    /// Opens a session to target `target` (an index into [`targets`](Self::targets)).
+    fn connect(&self, target: usize) -> impl Future<Output = Result<Self::Session, TxnError>> + Send;
 
-    /// Runs one transaction to its end on `session`.
+    /// Runs one transaction to its end on `session`; a composite transaction records its operations in
+    /// `ops`.
     fn execute<'a>(
         &'a self,
         session: &'a Self::Session,
         input: &'a Self::Input,
+        ops: &'a mut Ops,
     ) -> impl Future<Output = Result<Done, TxnError>> + Send + 'a;
 }

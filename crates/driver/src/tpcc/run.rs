@@ -13,7 +13,7 @@ use super::{LoadedParams, WORKLOAD, loaded};
 use crate::error::pg_fault;
 use crate::pg::meta::{self, MetaRow};
 use crate::pg::{self, ServerInfo, tpcc_txn};
-use crate::run::{Done, Next, RunPlan, TxnError, Workload};
+use crate::run::{Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
 
 /// Tags that keep the run's random streams apart from the load's.
@@ -22,6 +22,7 @@ const RUN_STREAM: u64 = 0x0052_554e;
 /// TPC-C as the run machinery drives it.
 pub struct Tpcc {
     target: Target,
+    labels: [String; 1],
     scale: u32,
     seed: u64,
     inputs: InputGen,
@@ -46,7 +47,8 @@ impl Tpcc {
     /// random streams and its NURand constants (which obey the C-delta rule against the load's).
     pub fn new(target: Target, loaded: &LoadedParams, pacing: Pacing, seed: u64) -> Self {
         let c = CConstants::for_run(&loaded.c(), &mut Rng::derive(seed, &[RUN_STREAM]));
-        Tpcc { target, scale: loaded.scale, seed, inputs: InputGen::new(loaded.scale, c), pacing }
+        let labels = [target.label().to_string()];
+        Tpcc { target, labels, scale: loaded.scale, seed, inputs: InputGen::new(loaded.scale, c), pacing }
     }
 }
 
@@ -55,11 +57,16 @@ fn txn_error(e: &tokio_postgres::Error) -> TxnError {
 }
 
 impl Workload for Tpcc {
+    const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Tpcc;
     const KINDS: &'static [&'static str] = &TPCC_TRANSACTIONS;
     const PER_MINUTE_KIND: usize = TxnKind::NewOrder.index();
     type User = TpccUser;
     type Session = TpccSession;
     type Input = TxnInput;
+
+    fn targets(&self) -> &[String] {
+        &self.labels
+    }
 
     fn user(&self, index: u32) -> TpccUser {
         TpccUser {
@@ -80,14 +87,13 @@ impl Workload for Tpcc {
         }
     }
 
-    async fn connect(&self) -> Result<TpccSession, TxnError> {
-        let lost = TxnError { fault: crate::error::Fault::ConnectionLost };
-        let client = pg::connect(&self.target).await.map_err(|_| lost)?;
+    async fn connect(&self, _target: usize) -> Result<TpccSession, TxnError> {
+        let client = pg::connect(&self.target).await.map_err(|_| TxnError::LOST)?;
         let statements = tpcc_txn::Statements::prepare(&client).await.map_err(|e| txn_error(&e))?;
         Ok(TpccSession { client, statements })
     }
 
-    async fn execute(&self, s: &TpccSession, input: &TxnInput) -> Result<Done, TxnError> {
+    async fn execute(&self, s: &TpccSession, input: &TxnInput, _ops: &mut Ops) -> Result<Done, TxnError> {
         tpcc_txn::execute(&s.client, &s.statements, input).await.map_err(|e| txn_error(&e))
     }
 }
@@ -156,12 +162,8 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// The scale the user expects the database to hold, when they said.
     pub scale: Option<u32>,
-    /// What the system under test cost (USD).
-    pub system_cost_usd: Option<f64>,
-    /// An external power meter's log, read when the run ends.
-    pub power_log: Option<std::path::PathBuf>,
-    /// Time to sit idle before the run, over which idle power is averaged.
-    pub idle_sample: Option<std::time::Duration>,
+    /// Cost and power.
+    pub study: StudyOptions,
 }
 
 /// Runs TPC-C against `target` and returns the result document (also when Ctrl-C cut the run short:
@@ -175,83 +177,18 @@ pub async fn run(
     progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<oltpgen_report::model::RunResult, Error> {
     let prepared = prepare(target, opts.scale, &opts.plan).await?;
-    let mut idle_energy = Vec::new();
-    let idle_window_s = match opts.idle_sample {
-        Some(idle) => {
-            let from = unix_s(std::time::SystemTime::now());
-            idle_energy.extend(crate::run::energy_sample().map(|(sample, _)| sample));
-            tokio::time::sleep(idle).await;
-            idle_energy.extend(crate::run::energy_sample().map(|(sample, _)| sample));
-            Some((from, unix_s(std::time::SystemTime::now())))
-        }
-        None => None,
-    };
-    let started_at = std::time::SystemTime::now();
     let workload = workload(target, &prepared, opts.pacing, opts.seed);
-    let seed = workload.seed;
-    let kind = oltpgen_report::model::Workload::Tpcc;
-    let measured = crate::run::drive(workload, &opts.plan, kind, progress).await;
-    let plan = &opts.plan;
-    let timing = plan.timing;
-    let ramp = match timing.ramp {
-        crate::run::Ramp::Rate(r) => format!("{r}/s"),
-        crate::run::Ramp::Over(d) => humantime::format_duration(d).to_string(),
-    };
-    let users: Vec<u32> = plan.steps.iter().map(|s| s.users).collect();
-    let config = serde_json::json!({
+    let serde_json::Value::Object(config) = serde_json::json!({
         "target": target.label(),
         "scale": prepared.loaded.scale,
-        "users": users,
-        "runs": plan.steps.iter().map(|s| s.run).max().unwrap_or(1),
-        "connections": plan.connections,
-        "ramp": ramp,
-        "warmup_s": timing.warmup.as_secs_f64(),
-        "duration_s": timing.duration.as_secs_f64(),
-        "window_s": timing.window.map(|(a, b)| [a.as_secs_f64(), b.as_secs_f64()]),
-        "rt_cap": plan.cap.to_string(),
-        "stop_after_breach": plan.stop_after_breach,
-        "report_interval_s": plan.report_interval.as_secs_f64(),
         "keying_time": opts.pacing.keying.to_string(),
         "think_time": opts.pacing.think.to_string(),
-        "seed": seed,
+        "seed": workload.seed,
         "load_seed": prepared.loaded.seed,
-        "terminals_per_warehouse": f64::from(plan.max_users()) / f64::from(prepared.loaded.scale),
-    });
-    let server = oltpgen_report::model::Server {
-        engine: "postgres".into(),
-        version: prepared.server.version.clone(),
-        settings: prepared.server.settings.clone(),
+        "terminals_per_warehouse": f64::from(opts.plan.max_users()) / f64::from(prepared.loaded.scale),
+    }) else {
+        unreachable!("an object literal")
     };
-    let power_log = match &opts.power_log {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::usage(format!("--power-log: cannot read {}: {e}", path.display())))?;
-            Some(
-                oltpgen_report::power::parse(&text)
-                    .map_err(|e| Error::usage(format!("--power-log {}: {e}", path.display())))?,
-            )
-        }
-        // Without a meter's log, the host's own energy counters where it has them.
-        None if !measured.energy.is_empty() => {
-            idle_energy.extend(measured.energy.iter().cloned());
-            Some(oltpgen_report::power::from_energy(&idle_energy, &measured.energy_max_uj))
-        }
-        None => None,
-    };
-    let context = crate::run::result::Context {
-        workload: kind,
-        target: target.label().to_string(),
-        server,
-        config,
-        started_at,
-        plan: plan.clone(),
-        system_cost_usd: opts.system_cost_usd,
-        power_log,
-        idle_window_s,
-    };
-    Ok(crate::run::result::build(context, measured))
-}
-
-fn unix_s(t: std::time::SystemTime) -> f64 {
-    t.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+    let server = prepared.server.into_result();
+    study(workload, &opts.plan, &opts.study, server, config, progress).await
 }
