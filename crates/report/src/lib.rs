@@ -12,6 +12,7 @@
 
 pub mod cap;
 pub mod compare;
+pub mod ds2;
 #[cfg(test)]
 mod fixtures;
 pub mod histogram;

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{RuleVerdict, RunResult, Step};
+use crate::model::{Figures, RuleVerdict, RunResult, Step, Workload};
 use crate::numfmt::thousands;
 
 /// The step table, a line per step that failed its cap, then the headline line.
@@ -34,19 +34,25 @@ pub fn render(r: &RunResult) -> String {
         let _ = writeln!(w, "{}", failure(s));
     }
     for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
-        let _ = writeln!(w, "{}", per_target(s));
+        let _ = writeln!(w, "{}", per_target(s, r.workload));
     }
     let _ = writeln!(w, "{}", headline(r));
     out
 }
 
-/// A step driven against several targets (or from several machines): each one's TPS, and the
-/// variability across them, (max - min) / max, as the studies report it.
-fn per_target(s: &Step) -> String {
-    let tps: Vec<f64> = s.targets.values().map(|f| f.tps).collect();
-    let each: Vec<String> = s.targets.iter().map(|(t, f)| format!("{t} {}", thousands(f.tps, 1))).collect();
-    let spread = crate::stats::variability(&tps).map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
-    format!("step {} run {} per target TPS: {}; variability {spread}", s.index + 1, s.run, each.join(", "))
+/// A step driven against several targets (or from several machines): each one's throughput (TPS, or
+/// OPM for DS2, whose studies compare databases by OPM), and the variability across them,
+/// (max - min) / max, as the studies report it.
+fn per_target(s: &Step, workload: Workload) -> String {
+    let (unit, of, digits): (&str, fn(&Figures) -> f64, usize) = match workload {
+        Workload::Tpcc => ("TPS", |f| f.tps, 1),
+        Workload::Ds2 => ("OPM", |f| f.opm.unwrap_or(0.0), 0),
+    };
+    let values: Vec<f64> = s.targets.values().map(of).collect();
+    let each: Vec<String> =
+        s.targets.iter().map(|(t, f)| format!("{t} {}", thousands(of(f), digits))).collect();
+    let spread = crate::stats::variability(&values).map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
+    format!("step {} run {} per target {unit}: {}; variability {spread}", s.index + 1, s.run, each.join(", "))
 }
 
 /// A step's row of the step table, formatted, in column order: step, run, users, TPS, NOPM or OPM,
