@@ -26,6 +26,7 @@ mod rng;
 pub mod schema;
 #[cfg(test)]
 mod testing;
+mod text;
 pub mod tpcc;
 
 pub use rng::Rng;

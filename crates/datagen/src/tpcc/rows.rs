@@ -13,6 +13,7 @@
 //!
 //! ```
 //! use oltpgen_datagen::encode::Csv;
+//! use oltpgen_datagen::schema::Dataset;
 //! use oltpgen_datagen::tpcc::rows::{Chunk, TpccData, TpccParams};
 //! use oltpgen_datagen::tpcc::schema::Table;
 //! let data = TpccData::new(TpccParams::new(1, 42));
@@ -37,6 +38,7 @@ use super::schema::{SECONDARY_INDEXES, TABLES, Table};
 use crate::Rng;
 use crate::encode::RowEncoder;
 use crate::schema::{Dataset, Index, TableDef};
+use crate::text::{Alphabet, UPPERCASE, fill};
 
 /// 2026-01-01 00:00:00 UTC in microseconds since the Unix epoch: the load's "current date/time"
 /// (4.3.3.1 `c_since`, `h_date`, `o_entry_d`). Fixed, not read from the clock, so that rows are identical
@@ -111,7 +113,7 @@ const ALNUM: Alphabet = Alphabet::new(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcd
 /// 4.3.2.2: n-strings are digits.
 const DIGITS: Alphabet = Alphabet::new(b"0123456789");
 /// 4.3.3.1: states are "a-strings of 2 letters".
-const LETTERS: Alphabet = Alphabet::new(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+const LETTERS: Alphabet = UPPERCASE;
 
 /// What to generate: the scale, the seed, the load's timestamp and the load's NURand constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,74 +176,6 @@ pub struct TpccData {
 
 /// A stack buffer big enough for the longest generated text (c_data, 500 bytes).
 type TextBuf = [u8; 512];
-
-/// An alphabet padded to 64 entries, so that picking a character needs no bounds check.
-struct Alphabet {
-    len: u128,
-    table: [u8; 64],
-}
-
-impl Alphabet {
-    const fn new(chars: &[u8]) -> Alphabet {
-        assert!(!chars.is_empty() && chars.len() <= 64);
-        let mut table = [0u8; 64];
-        let mut i = 0;
-        while i < chars.len() {
-            table[i] = chars[i];
-            i += 1;
-        }
-        Alphabet { len: chars.len() as u128, table }
-    }
-
-    /// The next character of `bits`' mixed-radix expansion; `bits` keeps the rest.
-    #[inline(always)]
-    fn take(&self, bits: &mut u64) -> u8 {
-        let m = u128::from(*bits) * self.len;
-        *bits = m as u64;
-        // (m >> 64) < len <= 64: the mask only tells the compiler so.
-        self.table[(m >> 64) as usize & 63]
-    }
-}
-
-/// Characters taken from each 64 random bits. Each is the next digit of the bits' expansion in base
-/// `len` (Lemire's multiply-shift, reusing the low half): with `len ^ 8 < 2^48` no combination of 8
-/// characters is more than 2^-16 (relatively) more likely than another.
-const CHARS_PER_WORD: usize = 8;
-/// Words expanded side by side, so that their multiply chains overlap.
-const LANES: usize = 3;
-
-/// Characters filled at once: one word per lane.
-const GROUP: usize = CHARS_PER_WORD * LANES;
-
-/// Fills `out` with random characters of `alphabet`: whole groups of [`GROUP`] characters, then one word
-/// per [`CHARS_PER_WORD`] characters left (measured faster than a last, partly used group).
-#[inline]
-fn fill(rng: &mut Rng, alphabet: &Alphabet, out: &mut [u8]) {
-    let mut groups = out.chunks_exact_mut(GROUP);
-    for group in &mut groups {
-        fill_group(rng, alphabet, group.try_into().expect("chunks of GROUP bytes"));
-    }
-    for short in groups.into_remainder().chunks_mut(CHARS_PER_WORD) {
-        let mut word = rng.next_u64();
-        for byte in short {
-            *byte = alphabet.take(&mut word);
-        }
-    }
-}
-
-/// [`GROUP`] characters from [`LANES`] words, expanded side by side so their multiply chains overlap.
-#[inline(always)]
-fn fill_group(rng: &mut Rng, alphabet: &Alphabet, group: &mut [u8; GROUP]) {
-    let mut bits = [0u64; LANES];
-    for word in &mut bits {
-        *word = rng.next_u64();
-    }
-    for k in 0..CHARS_PER_WORD {
-        for (lane, word) in bits.iter_mut().enumerate() {
-            group[k * LANES + lane] = alphabet.take(word);
-        }
-    }
-}
 
 /// 4.3.2.2: a random a-string of random length in `[lo, hi]`, in `buf`.
 #[inline]
@@ -694,28 +628,8 @@ mod tests {
     }
 
     #[test]
-    fn characters_are_uniform_at_every_position() {
-        // Every length exercises both the grouped and the short path of `fill`.
+    fn zip_codes_are_four_random_digits_then_11111() {
         let mut rng = Rng::new(12);
-        let mut counts = [[0u32; 62]; 50];
-        let mut buf = [0u8; 50];
-        let index = |b: u8| ALNUM.table.iter().position(|&c| c == b).unwrap();
-        for round in 0..31_000 {
-            let len = 1 + round % 50;
-            fill(&mut rng, &ALNUM, &mut buf[..len]);
-            for (at, &b) in buf[..len].iter().enumerate() {
-                counts[at][index(b)] += 1;
-            }
-        }
-        // Position 0 saw 31,000 characters: 500 of each expected, standard deviation 22.
-        for c in counts[0] {
-            assert!((400..=600).contains(&c), "{:?}", counts[0]);
-        }
-        let total: Vec<u32> = (0..62).map(|i| counts.iter().map(|p| p[i]).sum()).collect();
-        let expected = total.iter().sum::<u32>() / 62;
-        for c in &total {
-            assert!(c.abs_diff(expected) < expected / 25, "{total:?}");
-        }
         let mut digits = [0u32; 10];
         let mut zips = 0;
         while zips < 10_000 {
