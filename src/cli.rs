@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use oltpgen_datagen::ds2::size::DbSize;
 use oltpgen_datagen::tpcc::mix::{KeyingTime, ThinkTime};
 use oltpgen_driver::Target;
 use oltpgen_driver::local::Placement;
@@ -30,10 +31,11 @@ pub struct Cli {
 /// The database a command drives.
 #[derive(Debug, Args)]
 pub struct DbArgs {
-    /// The database to drive, e.g. postgres://user:password@host:5432/tpcc [default: the built-in PostgreSQL]
+    /// The database to drive, e.g. postgres://user:password@host:5432/tpcc [default: the built-in
+    /// PostgreSQL]; ds2 takes it several times to drive several databases side by side
     // Kept as text here and parsed by the driver: clap's own errors would echo the value, password and all.
-    #[arg(long, global = true, env = "OLTPGEN_URL", hide_env_values = true)]
-    pub url: Option<String>,
+    #[arg(long, global = true, env = "OLTPGEN_URL", hide_env_values = true, value_name = "URL")]
+    pub url: Vec<String>,
     /// The built-in PostgreSQL's directory [default: $OLTPGEN_DATA_DIR, else ~/.local/share/oltpgen/postgres]
     #[arg(long, global = true, value_name = "DIR", conflicts_with = "url")]
     pub data_dir: Option<PathBuf>,
@@ -43,12 +45,34 @@ pub struct DbArgs {
 }
 
 impl DbArgs {
-    /// The `--url` target, parsed.
+    /// The `--url` target, parsed, for commands that work on one database.
     ///
     /// # Errors
-    /// One line naming the URL's fault, without the URL.
+    /// One line naming the URL's fault, without the URL; a usage error for several URLs.
     pub fn target(&self) -> Result<Option<Target>, oltpgen_driver::Error> {
-        self.url.as_deref().map(str::parse).transpose()
+        match self.targets()?.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(one.clone())),
+            _ => Err(oltpgen_driver::Error::usage(
+                "this command works on one database: give one --url (ds2 drives several side by side)",
+            )),
+        }
+    }
+
+    /// Every `--url` target, parsed, in the order given.
+    ///
+    /// # Errors
+    /// One line naming the URL's fault, without the URL; a usage error when one database is named twice.
+    pub fn targets(&self) -> Result<Vec<Target>, oltpgen_driver::Error> {
+        let targets: Vec<Target> = self.url.iter().map(|u| u.parse()).collect::<Result<_, _>>()?;
+        for (i, t) in targets.iter().enumerate() {
+            if targets[..i].iter().any(|o| o.label() == t.label()) {
+                return Err(oltpgen_driver::Error::usage(format!(
+                    "--url names {t} twice: give each database once (--n-threads sets the users per database)"
+                )));
+            }
+        }
+        Ok(targets)
     }
 
     /// Where the built-in PostgreSQL lives for this command.
@@ -66,6 +90,8 @@ impl DbArgs {
 pub enum Command {
     /// The TPC-C-style workload
     Tpcc(Box<TpccCmd>),
+    /// DVD Store 2: orders per minute from customers who log in, browse and buy
+    Ds2(Box<Ds2Cmd>),
     /// Read results: show one, compare two, merge several (no database needed)
     Report {
         /// What to do.
@@ -108,35 +134,13 @@ pub enum TpccAction {
     Drop,
 }
 
-/// Users, connections, timing and pacing of a run.
+/// Users, connections, timing and pacing of a TPC-C run.
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Virtual users: a number, a list (4000,8000,14000) or a range (1000..14000:1000), one step each;
     /// users carry over from step to step [default: 10 per warehouse, as the spec has it]
     #[arg(long, short, value_name = "N|LIST|A..B:STEP")]
     pub users: Option<UserLoad>,
-    /// Repeat every step this many times; the headline comes from the median run
-    #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub runs: u32,
-    /// The response-time cap each step is judged by: avg=1s, p90=5s, new_order.p90=5s, p90=tpcc, joined by commas
-    #[arg(long, value_name = "RULES", default_value = oltpgen_report::cap::DEFAULT_CAP)]
-    pub rt_cap: Cap,
-    /// End a sweep after this many steps in a row broke the cap
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
-    pub stop_after_breach: Option<u32>,
-    /// What the system under test cost, in USD: the result gives cost per TPS and per NOPM/OPM
-    #[arg(long, value_name = "USD", value_parser = parse_cost)]
-    pub system_cost: Option<f64>,
-    /// An external power meter's log (CSV: timestamp,watts) for throughput per watt [default: the host's
-    /// RAPL energy counters, where it has them]
-    #[arg(long, value_name = "FILE")]
-    pub power_log: Option<PathBuf>,
-    /// Sit idle this long before the run and average the meter's idle power over it
-    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
-    pub idle_sample: Option<Duration>,
-    /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s)
-    #[arg(long, value_name = "A..B", value_parser = parse_window)]
-    pub window: Option<(Duration, Duration)>,
     /// Connections shared by the users [default: one per user]; waits for one count in response times
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub connections: Option<u32>,
@@ -161,7 +165,39 @@ pub struct RunArgs {
     /// Period of the live line and of the result's time series
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration)]
     pub report_interval: Duration,
-    /// Where to write result.json, summary.txt and timeseries.csv [default: results/TIME-tpcc, TIME in UTC]
+    /// The cap, repetitions, cost, power and where the result goes.
+    #[command(flatten)]
+    pub study: StudyArgs,
+}
+
+/// What every workload's run is judged by and records: the cap, repetitions, cost, power, the window,
+/// the result's directory and the run's seed.
+#[derive(Debug, Args)]
+pub struct StudyArgs {
+    /// Repeat every step this many times; the headline comes from the median run
+    #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub runs: u32,
+    /// The response-time cap each step is judged by: avg=1s, p90=5s, new_order.p90=5s, p90=tpcc, joined by commas
+    #[arg(long, value_name = "RULES", default_value = oltpgen_report::cap::DEFAULT_CAP)]
+    pub rt_cap: Cap,
+    /// End a sweep after this many steps in a row broke the cap
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub stop_after_breach: Option<u32>,
+    /// What the system under test cost, in USD: the result gives cost per TPS and per NOPM/OPM
+    #[arg(long, value_name = "USD", value_parser = parse_cost)]
+    pub system_cost: Option<f64>,
+    /// An external power meter's log (CSV: timestamp,watts) for throughput per watt [default: the host's
+    /// RAPL energy counters, where it has them]
+    #[arg(long, value_name = "FILE")]
+    pub power_log: Option<PathBuf>,
+    /// Sit idle this long before the run and average the meter's idle power over it
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
+    pub idle_sample: Option<Duration>,
+    /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s)
+    #[arg(long, value_name = "A..B", value_parser = parse_window)]
+    pub window: Option<(Duration, Duration)>,
+    /// Where to write result.json, summary.txt, timeseries.csv and report.html [default:
+    /// results/TIME-WORKLOAD, TIME in UTC]
     #[arg(long, short, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// The run's seed [default: derived from the load's seed and the run's number]
@@ -169,16 +205,24 @@ pub struct RunArgs {
     pub seed: Option<u64>,
 }
 
-/// How big, and how fast, a load is.
+/// How big, and how fast, a TPC-C load is.
 #[derive(Debug, Args)]
 pub struct LoadArgs {
     /// Warehouses (about 100 MB each)
     #[arg(long, short, value_name = "WAREHOUSES", value_parser = parse_scale, default_value = "1")]
     pub scale: u32,
-    /// The data's seed: the same seed and scale give the same rows on any machine
+    /// Seed, replacement, CSV and parallelism.
+    #[command(flatten)]
+    pub load: LoadCommon,
+}
+
+/// What every workload's load takes besides its size.
+#[derive(Debug, Args)]
+pub struct LoadCommon {
+    /// The data's seed: the same seed and size give the same rows on any machine
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Drop and reload a database that already holds TPC-C
+    /// Drop and reload a database that already holds the workload
     #[arg(long)]
     pub replace: bool,
     /// Write the rows as CSV files into DIR (one per table) instead of loading a database
@@ -187,6 +231,93 @@ pub struct LoadArgs {
     /// Connections and generator threads
     #[command(flatten)]
     pub workers: WorkersArg,
+}
+
+/// `oltpgen ds2 …`: without a subcommand, load when the database is empty, then run. The flags are
+/// DS2 driver's, with its defaults and meanings.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Ds2Cmd {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: Option<Ds2Action>,
+    /// How to run.
+    #[command(flatten)]
+    pub run: Ds2RunArgs,
+}
+
+/// The DS2 commands.
+#[derive(Debug, Subcommand)]
+pub enum Ds2Action {
+    /// Create the tables and load them (binary COPY over several connections), then build keys,
+    /// full-text indexes, the reorder trigger and the five operations, and ANALYZE
+    Load(Ds2LoadArgs),
+    /// Drive the loaded database(s) with DS2's customers and write the result
+    Run(Box<Ds2RunArgs>),
+    /// Check DS2's integrity (order lines, customer history, inventory, order totals); exit 1 on a failure
+    Check(WorkersArg),
+    /// Drop the DS2 tables
+    Drop,
+}
+
+/// How big, and how fast, a DS2 load is.
+#[derive(Debug, Args)]
+pub struct Ds2LoadArgs {
+    /// S (10 MB), M (1 GB), L (100 GB) or any size such as 500MB, 10GB, 40GB: rows scale as DS2's do
+    #[arg(long, value_name = "SIZE", default_value = "S")]
+    pub db_size: DbSize,
+    /// Seed, replacement, CSV and parallelism.
+    #[command(flatten)]
+    pub load: LoadCommon,
+}
+
+/// DS2 driver's flags (ds2xdriver), with its defaults and meanings, and the study's.
+#[derive(Debug, Args)]
+pub struct Ds2RunArgs {
+    /// Users per database, each with its own connection: a number, a list (8,16,32) or a range
+    /// (8..64:8) for a sweep, users carrying over from step to step
+    #[arg(long, value_name = "N|LIST|A..B:STEP", default_value = "1")]
+    pub n_threads: UserLoad,
+    /// Users started per second
+    #[arg(long, value_name = "USERS_PER_S", default_value = "10", value_parser = parse_rate)]
+    pub ramp_rate: f64,
+    /// Measured time per step: minutes as in DS2 (30), or a duration (90s); 0 runs until Ctrl-C
+    #[arg(long, value_name = "MINUTES", default_value = "0", value_parser = parse_minutes)]
+    pub run_time: Duration,
+    /// Time before statistics start, after the users started: minutes (1) or a duration (30s)
+    #[arg(long, value_name = "MINUTES", default_value = "1", value_parser = parse_minutes)]
+    pub warmup_time: Duration,
+    /// Mean think time between a user's orders: seconds (0.5) or a duration (500ms); uniform in [0, 2 × mean)
+    #[arg(long, value_name = "SECONDS", default_value = "0", value_parser = parse_seconds)]
+    pub think_time: Duration,
+    /// Percent of orders that come from new customers (who register first)
+    #[arg(long, value_name = "PCT", default_value = "20", value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub pct_newcustomers: u32,
+    /// Mean browses per order (uniform in 1..2n-1)
+    #[arg(long, value_name = "N", default_value = "3", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub n_searches: u32,
+    /// Mean products each browse returns at most (uniform in 1..2n-1)
+    #[arg(long, value_name = "N", default_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub search_batch_size: u32,
+    /// Mean items per purchase (uniform in 1..2n-1, at most 10)
+    #[arg(long, value_name = "N", default_value = "5", value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub n_line_items: u32,
+    /// The size every database must hold (S, M, L, 10GB, …); bare `ds2` loads an empty database at it
+    /// [default: what is loaded, S for an empty database]
+    #[arg(long, value_name = "SIZE")]
+    pub db_size: Option<DbSize>,
+    /// Seconds between progress lines (and the time series' resolution)
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive_seconds)]
+    pub report_rate: Duration,
+    /// Also write every progress interval as a CSV row to FILE (per database with several), as it happens
+    #[arg(long, value_name = "FILE")]
+    pub csv_output: Option<PathBuf>,
+    /// Per-operation counts and response times at the end, and per database in progress lines
+    #[arg(long)]
+    pub detailed_view: bool,
+    /// The cap, repetitions, cost, power and where the result goes.
+    #[command(flatten)]
+    pub study: StudyArgs,
 }
 
 /// Parallelism of loads and checks.
@@ -269,6 +400,31 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     }
     humantime::parse_duration(s.trim())
         .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 90s, 3m, 1h"))
+}
+
+/// A number in `unit_s` seconds (DS2 counts run and warmup times in minutes, think time in seconds), or
+/// a duration with its unit.
+fn parse_in_units(s: &str, unit_s: f64, unit: &str) -> Result<Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 => Ok(Duration::from_secs_f64(n * unit_s)),
+        Ok(_) => Err(format!("'{s}' is not a number of {unit}")),
+        Err(_) => parse_duration(s),
+    }
+}
+
+fn parse_minutes(s: &str) -> Result<Duration, String> {
+    parse_in_units(s, 60.0, "minutes")
+}
+
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    parse_in_units(s, 1.0, "seconds")
+}
+
+fn parse_positive_seconds(s: &str) -> Result<Duration, String> {
+    match parse_seconds(s)? {
+        d if d.is_zero() => Err("must be longer than 0".into()),
+        d => Ok(d),
+    }
 }
 
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {
@@ -361,5 +517,45 @@ mod tests {
         assert_eq!(t.scale, Some(10));
         assert_eq!(t.run.users.unwrap().counts(), [32]);
         assert!(Cli::try_parse_from(["oltpgen", "tpcc", "--users", "3", "load"]).is_err());
+    }
+
+    #[test]
+    fn ds2_reads_its_driver_flags_with_their_units() {
+        let cli = Cli::try_parse_from([
+            "oltpgen",
+            "ds2",
+            "--n-threads",
+            "32",
+            "--ramp-rate",
+            "10",
+            "--run-time",
+            "30",
+            "--warmup-time",
+            "1",
+            "--think-time",
+            "0.5",
+            "--pct-newcustomers",
+            "20",
+            "--db-size",
+            "10GB",
+            "--url",
+            "postgres://a/x",
+            "--url",
+            "postgres://b/y",
+        ])
+        .unwrap();
+        let Command::Ds2(d) = cli.command else { panic!("ds2") };
+        assert_eq!(d.run.n_threads.counts(), [32]);
+        assert_eq!(d.run.run_time, Duration::from_secs(1800), "bare numbers are minutes, as in DS2");
+        assert_eq!(d.run.warmup_time, Duration::from_secs(60));
+        assert_eq!(d.run.think_time, Duration::from_millis(500), "think time is in seconds");
+        assert_eq!(d.run.db_size.unwrap().to_string(), "10GB");
+        assert_eq!(cli.db.url.len(), 2);
+        assert_eq!(parse_minutes("90s"), Ok(Duration::from_secs(90)), "durations work too");
+        assert!(parse_minutes("-1").is_err());
+        assert!(Cli::try_parse_from(["oltpgen", "ds2", "--n-line-items", "11"]).is_err(), "at most 10 items");
+        let twice =
+            Cli::try_parse_from(["oltpgen", "ds2", "--url", "postgres://a/x", "--url", "postgres://a/x"]);
+        assert!(twice.unwrap().db.targets().unwrap_err().to_string().contains("twice"));
     }
 }

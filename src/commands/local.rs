@@ -9,7 +9,7 @@ use crate::cli::{DbArgs, LocalAction};
 
 /// Runs one `local` command.
 pub async fn run(action: LocalAction, db: &DbArgs) -> Result<ExitCode, Error> {
-    if db.url.is_some() {
+    if !db.url.is_empty() {
         return Err(Error::usage(
             "oltpgen local manages the built-in PostgreSQL; --url names another server: drop --url",
         ));

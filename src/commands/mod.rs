@@ -1,7 +1,11 @@
 //! One module per command family; each turns parsed flags into driver calls and prints what happened.
 
+mod checks;
+mod ds2;
+mod loading;
 mod local;
 mod report;
+mod study;
 mod tpcc;
 
 use std::future::Future;
@@ -15,6 +19,7 @@ use crate::cli::{Cli, Command};
 pub async fn dispatch(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Tpcc(cmd) => tpcc::run(*cmd, &cli.db, cli.quiet).await,
+        Command::Ds2(cmd) => ds2::run(*cmd, &cli.db, cli.quiet).await,
         Command::Local { action } => local::run(action, &cli.db).await,
         Command::Report { action } => report::run(action),
     }

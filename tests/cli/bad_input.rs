@@ -55,7 +55,13 @@ async fn the_server_refusals_are_explained() {
     let port = pg.port();
     let url = |password: &str, db: &str| format!("postgres://bench:{password}@127.0.0.1:{port}/{db}");
 
-    let out = oltpgen(&["tpcc", "check", "--url", &url("wrong-password", "tpcc")]);
+    for workload in ["tpcc", "ds2"] {
+        let out = oltpgen(&[workload, "check", "--url", &url("wrong-password", "tpcc")]);
+        assert_refused(&out, "the server refused the login");
+        assert!(!out.all().contains("wrong-password"));
+    }
+    let out =
+        oltpgen(&["ds2", "run", "--url", &url("wrong-password", "tpcc"), "--url", &url(SECRET, "nosuchdb")]);
     assert_refused(&out, "the server refused the login");
     assert!(!out.all().contains("wrong-password"));
 
@@ -66,6 +72,10 @@ async fn the_server_refusals_are_explained() {
         &oltpgen(&["tpcc", "check", "--url", &url(SECRET, "tpcc")]),
         "holds no tpcc database: load it first (oltpgen tpcc load)",
     );
+    assert_refused(
+        &oltpgen(&["ds2", "run", "--url", &url(SECRET, "tpcc")]),
+        "holds no ds2 database: load it first (oltpgen ds2 load)",
+    );
 
     let bench = sql(&url(SECRET, "tpcc").parse().unwrap()).await;
     bench.batch_execute("CREATE TABLE warehouse (x int); INSERT INTO warehouse VALUES (42)").await.unwrap();
@@ -75,4 +85,11 @@ async fn the_server_refusals_are_explained() {
     }
     let kept: i32 = bench.query_one("SELECT x FROM warehouse", &[]).await.unwrap().get(0);
     assert_eq!(kept, 42, "a refused command loses nothing");
+    bench.batch_execute("CREATE TABLE products (x int); INSERT INTO products VALUES (7)").await.unwrap();
+    for args in [vec!["ds2", "load", "--replace"], vec!["ds2", "check"], vec!["ds2", "drop"]] {
+        let out = oltpgen(&[&args[..], &["--url", &url(SECRET, "tpcc")]].concat());
+        assert_refused(&out, "holds tables oltpgen did not load (products)");
+    }
+    let kept: i32 = bench.query_one("SELECT x FROM products", &[]).await.unwrap().get(0);
+    assert_eq!(kept, 7, "a refused command loses nothing");
 }

@@ -1,7 +1,8 @@
 //! Running the binary and judging its output.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 use oltpgen_driver::Target;
 use oltpgen_driver::local::{LocalPg, Placement};
@@ -88,4 +89,113 @@ pub async fn sql(target: &Target) -> tokio_postgres::Client {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     panic!("cannot connect to {target}");
+}
+
+pub fn result_json(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("result.json")).expect("result.json is written");
+    serde_json::from_str(&text).expect("result.json is JSON")
+}
+
+/// Every result must match the schema the repository publishes.
+pub fn assert_matches_schema(result: &serde_json::Value) {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/result.schema.json")).expect("the schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the schema is a valid JSON Schema");
+    let errors: Vec<String> =
+        validator.iter_errors(result).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "result.json breaks the schema: {errors:#?}");
+}
+
+pub fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_oltpgen"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("oltpgen starts")
+}
+
+pub fn finish(child: Child) -> Outcome {
+    let out = child.wait_with_output().expect("oltpgen ends");
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Attaches to the built-in server that the running oltpgen started at `root` (without starting one).
+pub async fn attach(root: &str) -> LocalPg {
+    for _ in 0..600 {
+        if LocalPg::status(Path::new(root)).running_port.is_some() {
+            return start_server(root);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the run never started its server");
+}
+
+/// Waits until a run has `users` connections to database `db` and has measured for a while.
+pub async fn wait_for_load(client: &tokio_postgres::Client, db: &str, users: i64) {
+    for _ in 0..600 {
+        let busy: i64 = client
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'oltpgen' AND datname = $1 \
+                 AND pid <> pg_backend_pid()",
+                &[&db],
+            )
+            .await
+            .map_or(0, |r| r.get(0));
+        if busy >= users {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the run never connected");
+}
+
+/// The fault test both workloads pass: kills every connection of the run under way (`run`, with at
+/// least `users` connections to `db` on the server at `root`), restarts the server, and checks that the
+/// run went on to its normal end, counted the lost connections, and had its users reconnect and go on
+/// running `txn`.
+pub async fn assert_survives_kills_and_a_restart(
+    observer: LocalPg,
+    root: &str,
+    db: &str,
+    users: i64,
+    run: Child,
+    out_dir: &Path,
+    txn: &str,
+) {
+    let client = sql(&observer.target("postgres")).await;
+    let killed: i64 = client
+        .query_one(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE application_name = 'oltpgen' AND datname = $1 AND pid <> pg_backend_pid()) k",
+            &[&db],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert!(killed >= users, "killed {killed} connections");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    drop((client, observer));
+    let restart_root = root.to_string();
+    tokio::task::spawn_blocking(move || LocalPg::restart_at(Path::new(&restart_root)))
+        .await
+        .unwrap()
+        .expect("restart");
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(out.code, 0, "the run goes on and ends normally:\n{}", out.all());
+    let r = result_json(out_dir);
+    assert_matches_schema(&r);
+    assert!(
+        r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0,
+        "errors counted: {}",
+        r["errors_by_kind"]
+    );
+    let series = r["timeseries"].as_array().unwrap();
+    let last = series.iter().rev().find(|row| row["txn"] == txn).unwrap();
+    assert!(last["count"].as_u64().unwrap() > 0, "users reconnected and went on: {last}");
 }

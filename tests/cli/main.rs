@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod common;
+mod ds2;
 mod report_html;
 mod tpcc_load;
 mod tpcc_run;

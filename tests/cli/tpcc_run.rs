@@ -1,81 +1,22 @@
 //! `tpcc run` and bare `tpcc`: results, their schema, consistency after load, and faults (killed
 //! connections, a restarted server, Ctrl-C).
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::{Child, Command};
 
 use oltpgen_driver::local::LocalPg;
 
-use crate::common::{Outcome, assert_refused, data_dir, oltpgen, sql, start_server};
+use crate::common::{
+    assert_matches_schema, assert_refused, assert_survives_kills_and_a_restart, attach, data_dir, finish,
+    oltpgen, result_json, spawn, sql, wait_for_load,
+};
 
 const SATURATE: [&str; 10] =
     ["--think-time", "0", "--keying-time", "0", "--warmup", "1s", "--report-interval", "2s", "--users", "6"];
-
-fn result_json(dir: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("result.json")).expect("result.json is written");
-    serde_json::from_str(&text).expect("result.json is JSON")
-}
-
-/// Every result must match the schema the repository publishes.
-fn assert_matches_schema(result: &serde_json::Value) {
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../schema/result.schema.json")).expect("the schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("the schema is a valid JSON Schema");
-    let errors: Vec<String> =
-        validator.iter_errors(result).map(|e| format!("{e} at {}", e.instance_path())).collect();
-    assert!(errors.is_empty(), "result.json breaks the schema: {errors:#?}");
-}
 
 fn assert_consistent(root: &str) {
     let out = oltpgen(&["tpcc", "check", "--data-dir", root]);
     assert_eq!(out.code, 0, "the database is consistent after the run:\n{}", out.all());
     assert!(out.stdout.contains("3.3.2.11  n/a"), "3.3.2.11 applies only before a run: {}", out.stdout);
-}
-
-fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_oltpgen"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("oltpgen starts")
-}
-
-fn finish(child: Child) -> Outcome {
-    let out = child.wait_with_output().expect("oltpgen ends");
-    Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// Attaches to the built-in server that the running oltpgen started at `root` (without starting one).
-async fn attach(root: &str) -> LocalPg {
-    for _ in 0..600 {
-        if LocalPg::status(Path::new(root)).running_port.is_some() {
-            return start_server(root);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the run never started its server");
-}
-
-/// Waits until the run has measured for a while (its live line shows up in the server's activity).
-async fn wait_for_load(client: &tokio_postgres::Client) {
-    for _ in 0..600 {
-        let busy: i64 = client
-            .query_one("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'oltpgen' AND pid <> pg_backend_pid()", &[])
-            .await
-            .map_or(0, |r| r.get(0));
-        if busy >= 6 {
-            tokio::time::sleep(Duration::from_secs(2)).await;
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the run never connected");
 }
 
 #[test]
@@ -194,42 +135,15 @@ async fn run_under_way(duration: &str) -> (RunUnderWay, LocalPg, tokio_postgres:
     let run = spawn(&args);
     let observer = attach(&root).await;
     let client = sql(&observer.target("postgres")).await;
-    wait_for_load(&client).await;
+    wait_for_load(&client, "tpcc", 6).await;
     (RunUnderWay { _keep: keep, root, out_dir, run }, observer, client)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn killed_connections_and_a_restarted_server_are_survived_and_counted() {
     let (RunUnderWay { _keep, root, out_dir, run }, observer, client) = run_under_way("14s").await;
-    let killed: i64 = client
-        .query_one(
-            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE application_name = 'oltpgen' AND datname = 'tpcc' AND pid <> pg_backend_pid()) k",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0);
-    assert!(killed >= 6, "killed {killed} connections");
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    drop((client, observer));
-    let restart_root = root.clone();
-    tokio::task::spawn_blocking(move || LocalPg::restart_at(Path::new(&restart_root)))
-        .await
-        .unwrap()
-        .expect("restart");
-    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
-    assert_eq!(out.code, 0, "the run goes on and ends normally:\n{}", out.all());
-    let r = result_json(&out_dir);
-    assert_matches_schema(&r);
-    assert!(
-        r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0,
-        "errors counted: {}",
-        r["errors_by_kind"]
-    );
-    let series = r["timeseries"].as_array().unwrap();
-    let last = series.iter().rev().find(|row| row["txn"] == "new_order").unwrap();
-    assert!(last["count"].as_u64().unwrap() > 0, "users reconnected and went on: {last}");
+    drop(client);
+    assert_survives_kills_and_a_restart(observer, &root, "tpcc", 6, run, &out_dir, "new_order").await;
     assert_consistent(&root);
 }
 

@@ -70,3 +70,35 @@ pub async fn require_loaded(
         ))),
     }
 }
+
+/// The loaded workload's recorded parameters, or a usage error saying why there are none.
+///
+/// # Errors
+/// [`Error::Usage`] for an empty, half-loaded or foreign database, or unreadable parameters.
+pub async fn loaded_params<P: serde::de::DeserializeOwned>(
+    client: &Client,
+    target: &Target,
+    workload: &str,
+    tables: &[&str],
+) -> Result<P, Error> {
+    let row = require_loaded(client, target, workload, tables).await?;
+    serde_json::from_value(row.params).map_err(|e| {
+        Error::usage(format!(
+            "{target}: the {workload} load's metadata is unreadable ({e}): reload it (oltpgen {workload} load --replace)"
+        ))
+    })
+}
+
+/// Counts one more run in `workload`'s recorded parameters (its `runs` field), so that later commands
+/// know the data is no longer as loaded, and runs draw new random streams.
+///
+/// # Errors
+/// [`Error::Failed`] when the metadata cannot be written.
+pub async fn count_run(client: &Client, target: &Target, workload: &str) -> Result<(), Error> {
+    let Some(mut row) = meta::read(client, target, workload).await? else { return Ok(()) };
+    let runs = row.params.get("runs").and_then(serde_json::Value::as_u64).unwrap_or(0);
+    if let Some(params) = row.params.as_object_mut() {
+        params.insert("runs".into(), (runs + 1).into());
+    }
+    meta::write(client, target, workload, &row).await
+}

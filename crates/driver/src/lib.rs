@@ -3,7 +3,9 @@
 //! drive the same functions.
 #![deny(missing_docs)]
 
+pub mod consistency;
 pub mod database;
+pub mod ds2;
 pub mod error;
 pub mod inventory;
 pub mod load;

@@ -7,7 +7,6 @@ use std::fmt::Write as _;
 
 use crate::histogram::LatencyHistogram;
 use crate::model::{Figures, ORDER, RunResult, Step, TxnStats, Workload};
-use crate::numfmt::thousands;
 
 /// The browse operations, reported together as DS2's `n_browse_overall`.
 const BROWSES: [&str; 3] = ["browse_category", "browse_actor", "browse_title"];
@@ -34,10 +33,10 @@ pub fn final_report(r: &RunResult, detailed: bool) -> String {
             let _ = writeln!(w, "  variability across databases (max - min) / max: OPM {:.1}%", v * 100.0);
         }
         if detailed {
-            let _ = write!(w, "{}", operations(&s.figures));
+            crate::summary::transaction_table(w, Workload::Ds2, &s.figures, "  ");
             for (label, f) in &s.targets {
                 let _ = writeln!(w, "  {label}:");
-                let _ = write!(w, "{}", operations(f));
+                crate::summary::transaction_table(w, Workload::Ds2, f, "  ");
             }
         }
     }
@@ -85,43 +84,6 @@ fn final_line(duration_s: f64, f: &Figures) -> String {
         purchase.1,
         f.errors
     )
-}
-
-/// Every operation's counts and response-time percentiles, one row each.
-fn operations(f: &Figures) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "  {:<16}{:>10}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}",
-        "operation",
-        "count",
-        "rollbacks",
-        "errors",
-        "avg ms",
-        "p50 ms",
-        "p90 ms",
-        "p95 ms",
-        "p99 ms",
-        "max ms"
-    );
-    for name in Workload::Ds2.transactions() {
-        let Some(t) = f.transactions.get(*name) else { continue };
-        let ms = |v: f64| thousands(v, 1);
-        let _ = writeln!(
-            out,
-            "  {name:<16}{:>10}{:>10}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}",
-            t.count,
-            t.rollbacks,
-            t.errors,
-            ms(t.avg_ms),
-            ms(t.p50_ms),
-            ms(t.p90_ms),
-            ms(t.p95_ms),
-            ms(t.p99_ms),
-            ms(t.max_ms)
-        );
-    }
-    out
 }
 
 #[cfg(test)]

@@ -100,12 +100,14 @@ impl Figures {
             rollbacks += t.rollbacks;
             retries += t.retries;
         }
-        let per_minute = transactions.get(workload.per_minute_txn()).map_or(0.0, |t| {
-            60.0 * per_s(workload.per_minute_count(t.count, t.rollbacks), duration_s)
-        });
+        let per_minute = transactions
+            .get(workload.per_minute_txn())
+            .map_or(0.0, |t| 60.0 * per_s(workload.per_minute_count(t.count, t.rollbacks), duration_s));
         let (nopm, opm, rt_tot_avg_ms) = match workload {
             Workload::Tpcc => (Some(per_minute), None, None),
-            Workload::Ds2 => (None, Some(per_minute), Some(transactions.get(ORDER).map_or(0.0, |t| t.avg_ms))),
+            Workload::Ds2 => {
+                (None, Some(per_minute), Some(transactions.get(ORDER).map_or(0.0, |t| t.avg_ms)))
+            }
         };
         Self {
             tps: per_s(count, duration_s),

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{RunResult, Step};
+use crate::model::{Figures, RunResult, Step, Workload};
 
 /// Renders the whole result: what ran, then every step's figures and per-transaction table, then the
 /// client's own cost and the errors by kind.
@@ -33,9 +33,13 @@ pub fn render(r: &RunResult) -> String {
     }
     let c = &r.client;
     let per_txn = c.client_cpu_us_per_txn.map_or("n/a".to_string(), |us| format!("{us:.1} µs"));
+    let per_txn = match c.client_cpu_us_per_order {
+        Some(us) => format!("{per_txn} CPU per transaction, {us:.1} µs per order"),
+        None => format!("{per_txn} CPU per transaction"),
+    };
     let _ = write!(
         w,
-        "\nclient: {per_txn} CPU per transaction ({:.2} s user, {:.2} s system, {} transactions), peak memory {:.0} MB",
+        "\nclient: {per_txn} ({:.2} s user, {:.2} s system, {} transactions), peak memory {:.0} MB",
         c.cpu_user_s,
         c.cpu_sys_s,
         c.transactions,
@@ -71,9 +75,15 @@ fn render_step(w: &mut String, r: &RunResult, s: &Step) {
         "TPS {:.1}{per_minute}   avg {:.1} ms   p95 {:.1} ms   errors {}   rollbacks {}   retries {}",
         f.tps, f.rt_avg_ms, f.rt_p95_ms, f.errors, f.rollbacks, f.retries
     );
+    transaction_table(w, r.workload, f, "");
+}
+
+/// Every transaction type's counts and response-time percentiles in `f`, one row each, each line
+/// starting with `indent`: in summary.txt per step, and in DS2's detailed view.
+pub(crate) fn transaction_table(w: &mut String, workload: Workload, f: &Figures, indent: &str) {
     let _ = writeln!(
         w,
-        "{:<16}{:>10}{:>10}{:>8}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}",
+        "{indent}{:<16}{:>10}{:>10}{:>8}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}",
         "transaction",
         "count",
         "rollbacks",
@@ -86,11 +96,11 @@ fn render_step(w: &mut String, r: &RunResult, s: &Step) {
         "p99 ms",
         "max ms"
     );
-    for name in r.workload.transactions() {
+    for name in workload.transactions() {
         if let Some(t) = f.transactions.get(*name) {
             let _ = writeln!(
                 w,
-                "{name:<16}{:>10}{:>10}{:>8}{:>8}{:>9.1}{:>9.1}{:>9.1}{:>9.1}{:>9.1}{:>9.1}",
+                "{indent}{name:<16}{:>10}{:>10}{:>8}{:>8}{:>9.1}{:>9.1}{:>9.1}{:>9.1}{:>9.1}{:>9.1}",
                 t.count,
                 t.rollbacks,
                 t.errors,

@@ -55,7 +55,11 @@ pub struct ServerInfo {
 impl ServerInfo {
     /// The server as a result records it.
     pub fn into_result(self) -> oltpgen_report::model::Server {
-        oltpgen_report::model::Server { engine: "postgres".into(), version: self.version, settings: self.settings }
+        oltpgen_report::model::Server {
+            engine: "postgres".into(),
+            version: self.version,
+            settings: self.settings,
+        }
     }
 }
 
@@ -107,6 +111,23 @@ pub struct ConnectionRoom {
     pub in_use: u32,
     /// What is left for a run.
     pub available: u32,
+}
+
+impl ConnectionRoom {
+    /// Refuses a run that needs `needed` connections when fewer are left; `fix` says which flag helps.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] with the numbers, the fix and the server-side way out.
+    pub fn require(&self, target: &Target, needed: u32, fix: &str) -> Result<(), Error> {
+        if needed <= self.available {
+            return Ok(());
+        }
+        Err(Error::usage(format!(
+            "{target} can take {} more connections (max_connections {}, {} reserved, {} in use) and this run \
+             needs {needed}: {fix}, or raise max_connections",
+            self.available, self.max, self.reserved, self.in_use
+        )))
+    }
 }
 
 /// Reads the server's connection limit and use.

@@ -140,7 +140,11 @@ impl Collector {
             targets: targets.max(1),
             windows: windows_ms
                 .iter()
-                .map(|ms| Window { ms: ms.clone(), tallies: tallies(cells), lateness: LatencyHistogram::new() })
+                .map(|ms| Window {
+                    ms: ms.clone(),
+                    tallies: tallies(cells),
+                    lateness: LatencyHistogram::new(),
+                })
                 .collect(),
             interval: tallies(cells),
             interval_start_s: 0.0,
@@ -314,7 +318,7 @@ mod tests {
     #[test]
     fn targets_are_kept_apart_and_ds2_orders_count_rollbacks_but_not_as_transactions() {
         const DS2: &[&str] = &["purchase", ORDER];
-        let mut c = Collector::new(Workload::Ds2, DS2, 1, 2, &[0..10_000]);
+        let mut c = Collector::new(Workload::Ds2, DS2, 1, 2, &[0..5_000, 5_000..10_000]);
         c.absorb(&[
             on(0, 0, Status::Committed, 1_000, 100),
             on(0, 1, Status::Committed, 3_000, 100),

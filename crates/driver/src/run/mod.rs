@@ -234,7 +234,8 @@ pub async fn drive<W: Workload>(
         .collect();
     // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short).
     for (i, s) in steps.iter().enumerate().skip(judged) {
-        let step = step_result(W::REPORT, plan, &s.scheduled, i, &targets, s.transactions.clone(), Some(s.window_s));
+        let step =
+            step_result(W::REPORT, plan, &s.scheduled, i, &targets, s.transactions.clone(), Some(s.window_s));
         progress(Progress::Step(&step));
     }
     Measured {

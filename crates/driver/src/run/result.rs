@@ -38,7 +38,15 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
         .into_iter()
         .enumerate()
         .map(|(i, s)| {
-            step_result(ctx.workload, &ctx.plan, &s.scheduled, i, &m.targets, s.transactions, Some(s.window_s))
+            step_result(
+                ctx.workload,
+                &ctx.plan,
+                &s.scheduled,
+                i,
+                &m.targets,
+                s.transactions,
+                Some(s.window_s),
+            )
         })
         .collect();
     let median: Vec<Step> = match median_run(&steps) {

@@ -99,7 +99,15 @@ mod tests {
     }
 
     fn sample(done_ms: u32) -> Sample {
-        Sample { kind: 0, target: 0, retries: 0, status: Status::Committed, latency_us: 1, late_us: 0, done_ms }
+        Sample {
+            kind: 0,
+            target: 0,
+            retries: 0,
+            status: Status::Committed,
+            latency_us: 1,
+            late_us: 0,
+            done_ms,
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@ mod check;
 mod load;
 mod run;
 
-pub use check::{Clause, ClauseOutcome, check};
+pub use check::check;
 pub use load::{drop_all, load, write_csv};
 pub use run::{Prepared, RunOptions, Tpcc, TpccSession, TpccUser, prepare, run, workload};
 
@@ -13,7 +13,6 @@ use oltpgen_datagen::tpcc::schema::Table;
 use serde::{Deserialize, Serialize};
 
 use crate::inventory::{self, Holding};
-use crate::pg::meta::MetaRow;
 use crate::{Error, Target};
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
@@ -48,14 +47,6 @@ impl LoadedParams {
     pub fn c(&self) -> CConstants {
         CConstants { c_last: self.c_last, c_id: self.c_id, ol_i_id: self.ol_i_id }
     }
-
-    fn from_meta(row: &MetaRow, target: &Target) -> Result<Self, Error> {
-        serde_json::from_value(row.params.clone()).map_err(|e| {
-            Error::usage(format!(
-                "{target}: the tpcc load's metadata is unreadable ({e}): reload it (oltpgen tpcc load --replace)"
-            ))
-        })
-    }
 }
 
 /// The parameters of the finished TPC-C load in `target`, or one line saying why there is none.
@@ -63,8 +54,7 @@ impl LoadedParams {
 /// # Errors
 /// [`Error::Usage`] for an empty, half-loaded or foreign database.
 pub async fn loaded(client: &tokio_postgres::Client, target: &Target) -> Result<LoadedParams, Error> {
-    let row = inventory::require_loaded(client, target, WORKLOAD, &table_names()).await?;
-    LoadedParams::from_meta(&row, target)
+    inventory::loaded_params(client, target, WORKLOAD, &table_names()).await
 }
 
 /// What `target` holds for TPC-C.

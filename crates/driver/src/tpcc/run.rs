@@ -11,7 +11,6 @@ use oltpgen_report::model::TPCC_TRANSACTIONS;
 
 use super::{LoadedParams, WORKLOAD, loaded};
 use crate::error::pg_fault;
-use crate::pg::meta::{self, MetaRow};
 use crate::pg::{self, ServerInfo, tpcc_txn};
 use crate::run::{Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
@@ -123,23 +122,14 @@ pub async fn prepare(target: &Target, scale: Option<u32>, plan: &RunPlan) -> Res
         )));
     }
     let room = pg::connection_room(&client, target).await?;
-    let needed = plan.connections_needed();
-    if needed > room.available {
-        return Err(Error::usage(format!(
-            "{target} can take {} more connections (max_connections {}, {} reserved, {} in use) and this run \
-             needs {needed}: share fewer with --connections {}, or raise max_connections",
-            room.available,
-            room.max,
-            room.reserved,
-            room.in_use,
-            room.available.max(1)
-        )));
-    }
+    room.require(
+        target,
+        plan.connections_needed(),
+        &format!("share fewer with --connections {}", room.available.max(1)),
+    )?;
     let server = pg::server_info(&client, target).await?;
-    let row = meta::read(&client, target, WORKLOAD).await?.expect("checked loaded above");
+    crate::inventory::count_run(&client, target, WORKLOAD).await?;
     loaded.runs += 1;
-    let updated = MetaRow { params: serde_json::to_value(loaded).expect("parameters serialize"), ..row };
-    meta::write(&client, target, WORKLOAD, &updated).await?;
     Ok(Prepared { loaded, server })
 }
 

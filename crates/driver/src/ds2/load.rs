@@ -1,0 +1,59 @@
+//! Loading DS2: its data at any size, its full-text indexes, sequences, trigger and functions, handed
+//! to the workload-neutral loader.
+
+use std::path::Path;
+
+use oltpgen_datagen::ds2::rows::{Ds2Data, Ds2Params};
+use oltpgen_datagen::ds2::size::DbSize;
+
+use super::{LoadedParams, WORKLOAD, table_names};
+use crate::load::{self, LoadOptions, LoadSummary, Loading};
+use crate::pg::ds2_sql;
+use crate::{Error, Target};
+
+/// Loads DS2 at `size` from `seed` into `target`.
+///
+/// # Errors
+/// See [`load::load`].
+pub async fn load(
+    target: &Target,
+    size: DbSize,
+    seed: u64,
+    opts: &LoadOptions,
+) -> Result<LoadSummary, Error> {
+    let data = Ds2Data::new(Ds2Params { size, seed });
+    let params = LoadedParams {
+        db_size: size.to_string(),
+        seed,
+        customers: data.customers(),
+        products: data.products(),
+        orders: data.orders(),
+        runs: 0,
+    };
+    let loading = Loading {
+        workload: WORKLOAD,
+        data,
+        params: serde_json::to_value(params).expect("load parameters serialize"),
+        describe: |p| format!("--db-size {}", p.get("db_size").and_then(|s| s.as_str()).unwrap_or("?")),
+        extra_indexes: ds2_sql::extra_indexes(),
+        finish: ds2_sql::finish(),
+    };
+    load::load(target, loading, opts).await
+}
+
+/// Drops the DS2 tables and their metadata from `target` (the functions stay; a reload replaces
+/// them); false when there was nothing to drop.
+///
+/// # Errors
+/// See [`load::drop_all`].
+pub async fn drop_all(target: &Target) -> Result<bool, Error> {
+    load::drop_all(target, WORKLOAD, &table_names()).await
+}
+
+/// Writes DS2 at `size` from `seed` as one CSV file per table in `dir`.
+///
+/// # Errors
+/// See [`load::write_csv`].
+pub async fn write_csv(dir: &Path, size: DbSize, seed: u64, opts: &LoadOptions) -> Result<u64, Error> {
+    load::write_csv(dir, Ds2Data::new(Ds2Params { size, seed }), opts).await
+}

@@ -1,0 +1,59 @@
+//! DVD Store 2 against a database: load it at any size, check its integrity, drive one or several
+//! databases side by side with DS2's orders.
+
+mod check;
+mod load;
+mod run;
+
+pub use check::check;
+pub use load::{drop_all, load, write_csv};
+pub use run::{Ds2, Ds2Session, Ds2User, Prepared, RunOptions, prepare, run};
+
+use oltpgen_datagen::ds2::schema::Table;
+use serde::{Deserialize, Serialize};
+
+use crate::inventory::{self, Holding};
+use crate::{Error, Target};
+
+/// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
+pub const WORKLOAD: &str = "ds2";
+
+/// The eight table names.
+pub fn table_names() -> Vec<&'static str> {
+    Table::ALL.iter().map(|t| t.def().name).collect()
+}
+
+/// What a load records about itself in the database, so that runs know the id ranges to draw from
+/// and checks know what was loaded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadedParams {
+    /// The size as loaded (`10MB`, `1GB`, `10GB`, …).
+    pub db_size: String,
+    /// The data's seed.
+    pub seed: u64,
+    /// Customers loaded (ids 1..=customers); a run's logins draw from them.
+    pub customers: i32,
+    /// Products loaded (ids 1..=products).
+    pub products: i32,
+    /// Orders loaded (ids 1..=orders).
+    pub orders: i32,
+    /// Runs driven since the load.
+    #[serde(default)]
+    pub runs: u32,
+}
+
+/// The parameters of the finished DS2 load in `target`, or one line saying why there is none.
+///
+/// # Errors
+/// [`Error::Usage`] for an empty, half-loaded or foreign database.
+pub async fn loaded(client: &tokio_postgres::Client, target: &Target) -> Result<LoadedParams, Error> {
+    inventory::loaded_params(client, target, WORKLOAD, &table_names()).await
+}
+
+/// What `target` holds for DS2.
+///
+/// # Errors
+/// [`Error::Failed`] when the catalog cannot be read.
+pub async fn holding(client: &tokio_postgres::Client, target: &Target) -> Result<Holding, Error> {
+    inventory::inspect(client, target, WORKLOAD, &table_names()).await
+}

@@ -1,0 +1,292 @@
+//! `oltpgen ds2 [load|run|check|drop]`: DVD Store 2, with its driver's flags, progress lines and final
+//! report, on one database or several side by side.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use oltpgen_datagen::ds2::input::OrderParams;
+use oltpgen_datagen::ds2::size::DbSize;
+use oltpgen_driver::database::Database;
+use oltpgen_driver::ds2::{self, RunOptions};
+use oltpgen_driver::inventory::Holding;
+use oltpgen_driver::run::collector::{IntervalFigures, KindInterval};
+use oltpgen_driver::run::{Progress, Ramp};
+use oltpgen_driver::{Error, Target};
+use oltpgen_report::model::DS2_TRANSACTIONS;
+
+use super::study::{self, Pace};
+use super::{checks, interruptible, loading};
+use crate::cli::{DbArgs, Ds2Action, Ds2Cmd, Ds2LoadArgs, Ds2RunArgs, WorkersArg};
+
+/// `--run-time 0`: run until Ctrl-C (the schedule needs an end; this one is never reached).
+const UNTIL_STOPPED: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// Runs one DS2 command.
+pub async fn run(cmd: Ds2Cmd, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
+    match cmd.action {
+        None => drive(&cmd.run, true, db, quiet).await,
+        Some(Ds2Action::Run(args)) => drive(&args, false, db, quiet).await,
+        Some(Ds2Action::Load(args)) => load(&args, db, quiet).await,
+        Some(Ds2Action::Check(workers)) => interruptible("the check", check(&workers, db)).await,
+        Some(Ds2Action::Drop) => interruptible("the drop", drop(db)).await,
+    }
+}
+
+async fn load(args: &Ds2LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
+    let opts = loading::options(&args.load, quiet);
+    let (size, seed) = (args.db_size, args.load.seed);
+    let what = format!("ds2 --db-size {size}");
+    if let Some(dir) = &args.load.csv {
+        return loading::csv(&what, dir, ds2::write_csv(dir, size, seed, &opts)).await;
+    }
+    let target = db.target()?;
+    loading::run(&what, async {
+        let database =
+            Database::open(target, &db.placement(), opts.workers as u32 + 2, ds2::WORKLOAD).await?;
+        let summary = ds2::load(&database.target, size, seed, &opts).await?;
+        Ok((database.target.clone(), summary))
+    })
+    .await
+}
+
+/// `ds2 run`, and bare `ds2` (`load_if_empty`): drive every `--url` side by side (or the built-in
+/// PostgreSQL), print a progress line per `--report-rate`, write the result (also after Ctrl-C).
+async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
+    let urls = db.targets()?;
+    let per_target: Vec<u64> = args.n_threads.counts().to_vec();
+    let most = per_target.iter().copied().max().unwrap_or(1);
+    // The built-in server drives one database; it is sized for the run's connections.
+    let database = match urls.is_empty() {
+        true => Some(
+            interruptible("starting", Database::open(None, &db.placement(), most as u32, ds2::WORKLOAD))
+                .await?,
+        ),
+        false => None,
+    };
+    let targets: Vec<Target> = database.as_ref().map_or(urls, |d| vec![d.target.clone()]);
+    if load_if_empty {
+        for target in &targets {
+            interruptible("the load", load_when_empty(target, args.db_size.unwrap_or_default(), quiet))
+                .await?;
+        }
+    }
+    let n = targets.len() as u64;
+    let counts: Vec<u64> = per_target.iter().map(|c| c * n).collect();
+    let until_stopped = args.run_time.is_zero();
+    let pace = Pace {
+        ramp: Ramp::Rate(args.ramp_rate),
+        warmup: args.warmup_time,
+        duration: if until_stopped { UNTIL_STOPPED } else { args.run_time },
+        report_interval: args.report_rate,
+    };
+    let options = RunOptions {
+        plan: study::plan(&args.study, &counts, "--n-threads", None, pace)?,
+        orders: OrderParams {
+            pct_newcustomers: args.pct_newcustomers,
+            n_searches: args.n_searches,
+            search_batch_size: args.search_batch_size,
+            n_line_items: args.n_line_items,
+        },
+        think_mean: args.think_time,
+        db_size: args.db_size.map(|s| s.to_string()),
+        seed: args.study.seed,
+        study: study::options(&args.study),
+    };
+    let mut csv = args.csv_output.as_ref().map(|p| CsvOutput::create(p, &targets)).transpose()?;
+    if !quiet {
+        let threads: Vec<String> = per_target.iter().map(u64::to_string).collect();
+        let run_time = if until_stopped { "until Ctrl-C".to_string() } else { secs(args.run_time) };
+        let labels: Vec<&str> = targets.iter().map(Target::label).collect();
+        println!(
+            "running ds2 on {}: {} thread(s) per database in {} step(s), ramp {}/s, warmup {}, run {run_time} per step \
+             (think {}, {}% new customers, cap {})",
+            labels.join(" + "),
+            threads.join(","),
+            options.plan.steps.len(),
+            args.ramp_rate,
+            secs(args.warmup_time),
+            secs(args.think_time),
+            args.pct_newcustomers,
+            options.plan.cap
+        );
+    }
+    let labels: Vec<String> = targets.iter().map(|t| t.label().to_string()).collect();
+    let mut csv_error = None;
+    let result = ds2::run(&targets, &options, |p| match p {
+        Progress::Interval(f) => {
+            if !quiet {
+                println!("{}", progress_line(f, &f.kinds, f.users));
+                if args.detailed_view {
+                    for (label, kinds) in labels.iter().zip(&f.targets) {
+                        println!("  {label}: {}", progress_line(f, kinds, f.users / n));
+                    }
+                }
+            }
+            if let Some(out) = csv.as_mut()
+                && let Err(e) = out.write(f)
+            {
+                csv_error.get_or_insert(e);
+            }
+        }
+        Progress::Step(s) => println!("{}", study::step_line(s, "OPM")),
+    })
+    .await?;
+    if let Some(e) = csv_error {
+        eprintln!("warning: --csv-output stopped: {e}");
+    }
+    let extra = oltpgen_report::ds2::final_report(&result, args.detailed_view);
+    study::finish(&result, &args.study, &extra, until_stopped)
+}
+
+/// Seconds, as the header line shows times.
+fn secs(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// One progress interval in DS2's terms, for one database or all.
+struct Ds2Interval {
+    opm: f64,
+    /// The order type's figures: count, rollbacks, mean and largest response time.
+    orders: KindInterval,
+    logins: u64,
+    new_customers: u64,
+    browses: u64,
+    purchases: u64,
+    /// Failed operations.
+    errors: u64,
+}
+
+impl Ds2Interval {
+    /// From the interval's figures per type (in [`DS2_TRANSACTIONS`]' order, the order last).
+    fn new(f: &IntervalFigures, kinds: &[KindInterval]) -> Self {
+        let (ops, orders) = kinds.split_at(DS2_TRANSACTIONS.len() - 1);
+        let orders = orders[0];
+        Ds2Interval {
+            opm: orders.count as f64 * 60.0 / f.span_s,
+            orders,
+            logins: ops[0].count,
+            new_customers: ops[1].count,
+            browses: ops[2].count + ops[3].count + ops[4].count,
+            purchases: ops[5].count,
+            errors: ops.iter().map(|k| k.errors).sum(),
+        }
+    }
+}
+
+/// One progress line in DS2's terms: elapsed, users, OPM, mean and largest order response time,
+/// rollbacks, the operations' counts, errors.
+fn progress_line(f: &IntervalFigures, kinds: &[KindInterval], users: u64) -> String {
+    let d = Ds2Interval::new(f, kinds);
+    let o = d.orders;
+    let rate = if o.count > 0 { 100.0 * o.rollbacks as f64 / o.count as f64 } else { 0.0 };
+    format!(
+        "et={:>7.1} users={users} opm={:.0} rt_tot_avg={:.1}ms rt_tot_max={:.1}ms rollbacks={} ({rate:.1}%) \
+         logins={} newcust={} browses={} purchases={} errors={}",
+        f.elapsed_s,
+        d.opm,
+        o.avg_ms,
+        o.max_ms,
+        o.rollbacks,
+        d.logins,
+        d.new_customers,
+        d.browses,
+        d.purchases,
+        d.errors
+    )
+}
+
+/// `--csv-output`: a row per progress interval (and per database with several), flushed as it is
+/// written so that a run that dies leaves what it measured.
+struct CsvOutput {
+    file: std::io::BufWriter<std::fs::File>,
+    labels: Vec<String>,
+}
+
+impl CsvOutput {
+    const HEADER: &str = "et_s,target,users,opm,rt_tot_avg_ms,rt_tot_max_ms,orders,rollbacks,logins,new_customers,\
+                          browses,purchases,errors";
+
+    fn create(path: &std::path::Path, targets: &[Target]) -> Result<Self, Error> {
+        let file = std::fs::File::create(path)
+            .map_err(|e| Error::usage(format!("--csv-output: cannot create {}: {e}", path.display())))?;
+        let mut out = CsvOutput {
+            file: std::io::BufWriter::new(file),
+            labels: targets.iter().map(|t| t.label().to_string()).collect(),
+        };
+        writeln!(out.file, "{}", Self::HEADER)
+            .and_then(|()| out.file.flush())
+            .map_err(|e| Error::usage(format!("--csv-output: cannot write {}: {e}", path.display())))?;
+        Ok(out)
+    }
+
+    fn write(&mut self, f: &IntervalFigures) -> std::io::Result<()> {
+        let n = self.labels.len() as u64;
+        Self::row(&mut self.file, f, "all", &f.kinds, f.users)?;
+        for (label, kinds) in self.labels.iter().zip(&f.targets) {
+            Self::row(&mut self.file, f, label, kinds, f.users / n)?;
+        }
+        self.file.flush()
+    }
+
+    fn row(
+        out: &mut impl std::io::Write,
+        f: &IntervalFigures,
+        target: &str,
+        kinds: &[KindInterval],
+        users: u64,
+    ) -> std::io::Result<()> {
+        let d = Ds2Interval::new(f, kinds);
+        let o = d.orders;
+        writeln!(
+            out,
+            "{:.1},{target},{users},{:.1},{:.3},{:.3},{},{},{},{},{},{},{}",
+            f.elapsed_s,
+            d.opm,
+            o.avg_ms,
+            o.max_ms,
+            o.count,
+            o.rollbacks,
+            d.logins,
+            d.new_customers,
+            d.browses,
+            d.purchases,
+            d.errors
+        )
+    }
+}
+
+/// Loads `target` at `size` when it holds no DS2.
+async fn load_when_empty(target: &Target, size: DbSize, quiet: bool) -> Result<(), Error> {
+    let client = oltpgen_driver::pg::connect(target).await?;
+    if !matches!(ds2::holding(&client, target).await?, Holding::Empty) {
+        return Ok(());
+    }
+    let s = ds2::load(target, size, 1, &loading::default_options(quiet)).await?;
+    println!("{}", loading::summary(&format!("ds2 --db-size {size}"), target, &s));
+    Ok(())
+}
+
+async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
+    let urls = db.targets()?;
+    let database = match urls.is_empty() {
+        true => Some(Database::open(None, &db.placement(), workers.get() as u32, ds2::WORKLOAD).await?),
+        false => None,
+    };
+    let targets: Vec<Target> = database.as_ref().map_or(urls, |d| vec![d.target.clone()]);
+    let mut outcome = Ok(ExitCode::SUCCESS);
+    for target in &targets {
+        let clauses = ds2::check(target, workers.get()).await?;
+        let verdict = checks::report(target, &clauses);
+        if outcome.is_ok() {
+            outcome = verdict;
+        }
+    }
+    outcome
+}
+
+async fn drop(db: &DbArgs) -> Result<ExitCode, Error> {
+    let database = Database::open(db.target()?, &db.placement(), 2, ds2::WORKLOAD).await?;
+    checks::dropped(&database.target, "ds2", ds2::drop_all(&database.target).await?);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,70 @@
+//! What every workload's load command shares: options from the flags, the CSV alternative, and the
+//! lines printed when a load ends or is interrupted.
+
+use std::future::Future;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use oltpgen_driver::Error;
+use oltpgen_driver::load::{LoadOptions, LoadSummary};
+
+use super::interruptible;
+use crate::cli::LoadCommon;
+
+/// The load's options from its flags.
+pub fn options(common: &LoadCommon, quiet: bool) -> LoadOptions {
+    LoadOptions { workers: common.workers.get(), replace: common.replace, quiet }
+}
+
+/// The options of a load that a run starts on an empty database: every core, nothing to replace.
+pub fn default_options(quiet: bool) -> LoadOptions {
+    LoadOptions {
+        workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        replace: false,
+        quiet,
+    }
+}
+
+/// Writes the CSV files `write` makes (`what`, e.g. "tpcc scale 10") and says where.
+pub async fn csv(
+    what: &str,
+    dir: &std::path::Path,
+    write: impl Future<Output = Result<u64, Error>>,
+) -> Result<ExitCode, Error> {
+    let started = Instant::now();
+    let rows = interruptible("writing the CSV files", write).await?;
+    println!(
+        "wrote {rows} rows of {what} as CSV into {} in {:.1} s",
+        dir.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `load` until it ends or Ctrl-C, and prints how it went (`what`, e.g. "tpcc scale 10"). An
+/// interrupted load says how to recover.
+pub async fn run<T: std::fmt::Display>(
+    what: &str,
+    load: impl Future<Output = Result<(T, LoadSummary), Error>>,
+) -> Result<ExitCode, Error> {
+    let (target, s) = interruptible("the load", load).await.map_err(|e| match e {
+        Error::Interrupted(why) => Error::Interrupted(format!(
+            "{why}; the database is marked half-loaded: run the load again with --replace"
+        )),
+        other => other,
+    })?;
+    println!("{}", summary(what, &target, &s));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line on a finished load.
+pub fn summary(what: &str, target: &dyn std::fmt::Display, s: &LoadSummary) -> String {
+    format!(
+        "loaded {what} into {target}: {} rows in {:.1} s ({:.0} rows/s; copy {:.1} s, keys and ANALYZE {:.1} s)",
+        s.rows,
+        s.total.as_secs_f64(),
+        s.rows as f64 / s.copy.as_secs_f64().max(1e-9),
+        s.copy.as_secs_f64(),
+        s.indexes.as_secs_f64()
+    )
+}

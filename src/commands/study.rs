@@ -1,0 +1,146 @@
+//! What every workload's run command shares: the plan built from the study's flags, the line printed
+//! when a step is judged, and the end: the result directory written, the step table printed, Ctrl-C
+//! reported.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use oltpgen_driver::Error;
+use oltpgen_driver::run::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
+use oltpgen_report::model::{RunResult, Step};
+
+use crate::cli::StudyArgs;
+
+/// How users start and how long each step lasts: the workload's own flags.
+pub struct Pace {
+    /// How users start.
+    pub ramp: Ramp,
+    /// Unmeasured time after a step's users started.
+    pub warmup: Duration,
+    /// Measured time per step.
+    pub duration: Duration,
+    /// The live line's period.
+    pub report_interval: Duration,
+}
+
+/// The run plan: every user count of the sweep (`counts`, from the flag named `flag`), `--runs` times
+/// each, judged by the study's cap.
+pub fn plan(
+    study: &StudyArgs,
+    counts: &[u64],
+    flag: &str,
+    connections: Option<u32>,
+    pace: Pace,
+) -> Result<RunPlan, Error> {
+    Ok(RunPlan {
+        steps: steps(counts, study.runs, flag)?,
+        connections,
+        timing: Timing {
+            ramp: pace.ramp,
+            warmup: pace.warmup,
+            duration: pace.duration,
+            window: study.window,
+        },
+        report_interval: pace.report_interval,
+        cap: study.rt_cap.clone(),
+        stop_after_breach: study.stop_after_breach,
+    })
+}
+
+/// Cost and power, as the study's flags ask.
+pub fn options(study: &StudyArgs) -> StudyOptions {
+    StudyOptions {
+        system_cost_usd: study.system_cost,
+        power_log: study.power_log.clone(),
+        idle_sample: study.idle_sample,
+    }
+}
+
+/// The steps of a sweep: every user count `runs` times; counts must not decrease, as users carry over.
+fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> {
+    if let Some(w) = counts.windows(2).find(|w| w[1] < w[0]) {
+        return Err(Error::usage(format!(
+            "{flag} steps must not decrease (users carry over from step to step): {} comes after {}",
+            w[1], w[0]
+        )));
+    }
+    let mut steps = Vec::with_capacity(counts.len() * runs as usize);
+    for &c in counts {
+        let users =
+            u32::try_from(c).map_err(|_| Error::usage(format!("{flag} {c} is more than oltpgen can run")))?;
+        steps.extend((1..=runs).map(|run| StepSpec { users, run }));
+    }
+    Ok(steps)
+}
+
+/// The line printed when a step's window closes and it is judged.
+pub fn step_line(s: &Step, unit: &str) -> String {
+    format!(
+        "step {} (run {}): {} users  TPS {:.1}  {unit} {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
+        s.index + 1,
+        s.run,
+        s.users,
+        s.figures.tps,
+        s.figures.per_minute().unwrap_or(0.0),
+        s.figures.rt_avg_ms,
+        s.figures.rt_p95_ms,
+        s.figures.errors,
+        if s.cap.as_ref().is_some_and(|c| c.passed) { "pass" } else { "FAIL" }
+    )
+}
+
+/// Writes `result` into the study's `--out` (or `results/<UTC time>-<workload>`), prints the step table
+/// and the client's CPU, then `extra` (the workload's own final lines). A run Ctrl-C cut short exits 130
+/// unless `until_stopped` (a run asked to go on until Ctrl-C ends that way as it should).
+pub fn finish(
+    result: &RunResult,
+    study: &StudyArgs,
+    extra: &str,
+    until_stopped: bool,
+) -> Result<ExitCode, Error> {
+    let workload = match result.workload {
+        oltpgen_report::model::Workload::Tpcc => "tpcc",
+        oltpgen_report::model::Workload::Ds2 => "ds2",
+    };
+    let out = study.out.clone().unwrap_or_else(|| default_out_dir(workload));
+    oltpgen_report::output::write_dir(&out, result)
+        .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
+    print!("{}{extra}", oltpgen_report::show::render(result));
+    let us = |v: Option<f64>| v.map_or("n/a".into(), |us| format!("{us:.0} µs"));
+    let per_order = result
+        .client
+        .client_cpu_us_per_order
+        .map(|_| format!(", {} per order", us(result.client.client_cpu_us_per_order)));
+    println!(
+        "client CPU {} per transaction{}; result in {}",
+        us(result.client.client_cpu_us_per_txn),
+        per_order.unwrap_or_default(),
+        out.display()
+    );
+    if result.interrupted && !until_stopped {
+        return Err(Error::Interrupted(format!(
+            "the run stopped early; the result of what ran is in {}",
+            out.display()
+        )));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `results/<UTC time>-<workload>`, in the current directory.
+fn default_out_dir(workload: &str) -> std::path::PathBuf {
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    std::path::PathBuf::from("results").join(format!("{}-{workload}", now.replace(':', "")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweeps_only_grow_and_repeat_each_step() {
+        let s = steps(&[4, 8], 2, "--users").unwrap();
+        assert_eq!(s.iter().map(|s| (s.users, s.run)).collect::<Vec<_>>(), [(4, 1), (4, 2), (8, 1), (8, 2)]);
+        let e = steps(&[8, 4], 1, "--n-threads").unwrap_err().to_string();
+        assert!(e.contains("--n-threads steps must not decrease"), "{e}");
+    }
+}

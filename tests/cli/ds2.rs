@@ -1,0 +1,283 @@
+//! DS2: load, check, runs on one database and on several side by side, the all-or-nothing purchase,
+//! faults (killed connections, a restarted server, Ctrl-C) and refusals.
+
+use std::path::Path;
+use std::process::Command;
+
+use oltpgen_driver::local::{LocalPg, Placement};
+
+use crate::common::{
+    assert_matches_schema, assert_refused, assert_survives_kills_and_a_restart, attach, data_dir, finish,
+    oltpgen, result_json, spawn, sql, wait_for_load,
+};
+
+/// Flat out and short: 4 users per database, no think time, 1 s of warmup, a line every 2 s.
+const QUICK: [&str; 8] =
+    ["--n-threads", "4", "--think-time", "0", "--warmup-time", "1s", "--report-rate", "2"];
+
+/// `ds2 check` on `db_args` passes every check.
+#[track_caller]
+fn assert_intact(db_args: &[&str]) {
+    let out = oltpgen(&[&["ds2", "check"][..], db_args].concat());
+    assert_eq!(out.code, 0, "DS2's integrity holds:\n{}", out.all());
+    assert!(!out.stdout.contains("FAIL"), "{}", out.stdout);
+    assert!(out.stdout.contains("consistent"), "{}", out.stdout);
+}
+
+async fn count(client: &tokio_postgres::Client, table: &str) -> i64 {
+    client.query_one(&format!("SELECT count(*) FROM {table}"), &[]).await.unwrap().get(0)
+}
+
+/// A throwaway server with empty databases `names`, and their URLs.
+async fn server_with(names: &[&str]) -> (LocalPg, Vec<String>) {
+    let pg = LocalPg::start(&Placement::Temp, 80).expect("a server");
+    let admin = sql(&pg.target("postgres")).await;
+    for name in names {
+        admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
+    }
+    let urls = names.iter().map(|n| pg.target(n).label().to_string()).collect();
+    (pg, urls)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact() {
+    let (keep, root) = data_dir();
+    let out_dir = keep.path().join("result");
+    let csv = keep.path().join("intervals.csv");
+    let args = [
+        &["ds2", "--run-time", "6s", "--detailed-view", "--data-dir", &root][..],
+        &["--out", out_dir.to_str().unwrap(), "--csv-output", csv.to_str().unwrap()],
+        &QUICK,
+    ]
+    .concat();
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(
+        out.stdout.contains("loaded ds2 --db-size 10MB"),
+        "an empty database is loaded first: {}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("opm=") && out.stdout.contains("rt_tot_avg="),
+        "progress lines: {}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("Final (step 1 run 1): et="), "DS2's final line: {}", out.stdout);
+    assert!(out.stdout.contains("  purchase "), "the detailed view: {}", out.stdout);
+    assert!(out.stdout.contains("per order"), "client CPU per order: {}", out.stdout);
+
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    assert_eq!(r["workload"], "ds2");
+    let step = &r["steps"][0];
+    assert_eq!(step["users"], 4);
+    assert!(step["opm"].as_f64().unwrap() > 60.0, "{}", step["opm"]);
+    assert!(step["rt_tot_avg_ms"].as_f64().unwrap() > 0.0);
+    for op in
+        ["login", "new_customer", "browse_category", "browse_actor", "browse_title", "purchase", "order"]
+    {
+        assert!(step["transactions"][op]["count"].as_u64().unwrap() > 0, "{op} ran");
+    }
+    let t = &step["transactions"];
+    let orders = t["order"]["count"].as_u64().unwrap();
+    assert_eq!(t["purchase"]["count"].as_u64().unwrap(), orders, "one purchase per order");
+    let arrivals = t["login"]["count"].as_u64().unwrap() + t["new_customer"]["count"].as_u64().unwrap();
+    assert!(arrivals >= orders, "a login or a registration per order");
+    assert!(r["client"]["client_cpu_us_per_order"].as_f64().unwrap() > 0.0);
+    assert_eq!(r["config"]["pct_newcustomers"], 20);
+    assert!(std::fs::read_to_string(out_dir.join("report.html")).unwrap().contains("<svg"));
+
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert!(rows.starts_with("et_s,target,users,opm,"), "{rows}");
+    assert!(rows.lines().count() >= 3, "a row per interval: {rows}");
+
+    assert_intact(&["--data-dir", &root]);
+    let server = crate::common::start_server(&root);
+    let client = sql(&server.target("ds2")).await;
+    assert!(count(&client, "orders").await > 12_000, "orders were added to the 12,000 loaded");
+    assert!(count(&client, "customers").await > 20_000, "customers registered");
+    drop((client, server));
+
+    // Another size than the one loaded is refused, naming both.
+    let out = oltpgen(&["ds2", "run", "--db-size", "1GB", "--run-time", "5s", "--data-dir", &root]);
+    assert_refused(&out, "holds ds2 at --db-size 10MB but --db-size 1GB was asked");
+    // Reloading needs --replace.
+    assert_refused(
+        &oltpgen(&["ds2", "load", "--data-dir", &root]),
+        "already holds a ds2 database (--db-size 10MB)",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_databases_side_by_side_report_each_and_the_variability() {
+    let (_pg, urls) = server_with(&["ds2_1", "ds2_2"]).await;
+    for url in &urls {
+        let out = oltpgen(&["ds2", "load", "--db-size", "10mb", "--url", url, "-q"]);
+        assert_eq!(out.code, 0, "{}", out.all());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        &["ds2", "run", "--url", &urls[0], "--url", &urls[1], "--run-time", "5s", "--detailed-view"][..],
+        &["--out", dir.path().to_str().unwrap()],
+        &QUICK,
+    ]
+    .concat();
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let r = result_json(dir.path());
+    assert_matches_schema(&r);
+    assert_eq!(r["targets"].as_array().unwrap().len(), 2);
+    let step = &r["steps"][0];
+    assert_eq!(step["users"], 8, "--n-threads is per database");
+    let per_db = step["targets"].as_object().unwrap();
+    assert_eq!(per_db.len(), 2, "{step}");
+    let opm: Vec<f64> = per_db.values().map(|f| f["opm"].as_f64().unwrap()).collect();
+    assert!(opm.iter().all(|o| *o > 0.0), "{opm:?}");
+    assert!((opm.iter().sum::<f64>() - step["opm"].as_f64().unwrap()).abs() < 1e-6, "the total is the sum");
+    assert!(out.stdout.contains("variability across databases"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("  {}: et=", urls[1])),
+        "a progress line per database: {}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("per target OPM"), "{}", out.stdout);
+    assert_intact(&["--url", &urls[0], "--url", &urls[1]]);
+
+    assert_refused(&oltpgen(&["ds2", "run", "--url", &urls[0], "--url", &urls[0]]), "twice");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_purchase_short_of_stock_leaves_nothing_behind_and_counts_as_a_rolled_back_order() {
+    let (pg, urls) = server_with(&["ds2"]).await;
+    let url = &urls[0];
+    let out = oltpgen(&["ds2", "load", "--url", url, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let client = sql(&pg.target("ds2")).await;
+    // The reorder trigger restocks a product whose stock falls under 3, and records it.
+    client.batch_execute("UPDATE inventory SET quan_in_stock = 2 WHERE prod_id = 1").await.unwrap();
+    let restocked: i32 =
+        client.query_one("SELECT quan_in_stock FROM inventory WHERE prod_id = 1", &[]).await.unwrap().get(0);
+    assert_eq!(restocked, 250, "restocked by the trigger");
+    assert_eq!(count(&client, "reorder WHERE prod_id = 1").await, 1, "and a reorder row written");
+    // Empty shelves everywhere (without the trigger restocking them at once).
+    client
+        .batch_execute(
+            "ALTER TABLE inventory DISABLE TRIGGER USER; UPDATE inventory SET quan_in_stock = 0; \
+             ALTER TABLE inventory ENABLE TRIGGER USER",
+        )
+        .await
+        .unwrap();
+    let before = [
+        count(&client, "orders").await,
+        count(&client, "orderlines").await,
+        count(&client, "cust_hist").await,
+    ];
+    let sales: i64 = client.query_one("SELECT sum(sales)::int8 FROM inventory", &[]).await.unwrap().get(0);
+
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        &["ds2", "run", "--url", url, "--run-time", "4s", "--pct-newcustomers", "0"][..],
+        &["--out", dir.path().to_str().unwrap(), "-q"],
+        &QUICK,
+    ]
+    .concat();
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let r = result_json(dir.path());
+    let order = &r["steps"][0]["transactions"]["order"];
+    let orders = order["count"].as_u64().unwrap();
+    assert!(orders > 0);
+    assert_eq!(order["rollbacks"].as_u64(), Some(orders), "every purchase was short of stock");
+    assert_eq!(r["steps"][0]["transactions"]["purchase"]["rollbacks"].as_u64(), Some(orders));
+    assert!(
+        r["steps"][0]["opm"].as_f64().unwrap() > 0.0,
+        "rolled-back orders count in OPM, as DS2 counts them"
+    );
+    assert_eq!(r["steps"][0]["errors"], 0, "a rollback is not an error");
+
+    let after = [
+        count(&client, "orders").await,
+        count(&client, "orderlines").await,
+        count(&client, "cust_hist").await,
+    ];
+    assert_eq!(after, before, "no order, line or history row of a rolled-back purchase remains");
+    let stock: i64 =
+        client.query_one("SELECT sum(quan_in_stock)::int8 FROM inventory", &[]).await.unwrap().get(0);
+    let sales_after: i64 =
+        client.query_one("SELECT sum(sales)::int8 FROM inventory", &[]).await.unwrap().get(0);
+    assert_eq!((stock, sales_after), (0, sales), "inventory untouched");
+    assert_intact(&["--url", url]);
+}
+
+/// A loaded S database in its own directory, and `ds2 run --run-time <run_time>` under way on it.
+async fn run_under_way(
+    run_time: &str,
+) -> (tempfile::TempDir, String, std::path::PathBuf, std::process::Child, LocalPg) {
+    let (keep, root) = data_dir();
+    let out = oltpgen(&["ds2", "load", "--data-dir", &root, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let out_dir = keep.path().join("result");
+    let args = [
+        &["ds2", "run", "--run-time", run_time, "--data-dir", &root, "--out", out_dir.to_str().unwrap()][..],
+        &QUICK,
+    ]
+    .concat();
+    let run = spawn(&args);
+    let observer = attach(&root).await;
+    wait_for_load(&sql(&observer.target("postgres")).await, "ds2", 4).await;
+    (keep, root, out_dir, run, observer)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_connections_and_a_restarted_server_are_survived_and_counted() {
+    let (_keep, root, out_dir, run, observer) = run_under_way("14s").await;
+    assert_survives_kills_and_a_restart(observer, &root, "ds2", 4, run, &out_dir, "order").await;
+    assert_intact(&["--data-dir", &root]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_writes_what_ran_and_ends_a_run_time_0_run_as_asked() {
+    // --run-time 0 runs until Ctrl-C, as DS2's does: then Ctrl-C is the normal end.
+    let (_keep, root, out_dir, run, observer) = run_under_way("0").await;
+    drop(observer);
+    assert!(Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap().success());
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(out.code, 0, "{}", out.all());
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    assert_eq!(r["interrupted"], true);
+    assert!(r["steps"][0]["transactions"]["order"]["count"].as_u64().unwrap() > 0);
+    assert!(out.stdout.contains("Final (step 1 run 1)"), "{}", out.stdout);
+
+    // A run with a set length that Ctrl-C cuts short exits 130, its result written.
+    let out_dir = Path::new(&root).parent().unwrap().join("cut");
+    let run = spawn(
+        &[
+            &["ds2", "run", "--run-time", "10m", "--data-dir", &root, "--out", out_dir.to_str().unwrap()][..],
+            &QUICK,
+        ]
+        .concat(),
+    );
+    let observer = attach(&root).await;
+    wait_for_load(&sql(&observer.target("postgres")).await, "ds2", 4).await;
+    drop(observer);
+    assert!(Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap().success());
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(out.code, 130, "{}", out.all());
+    assert_eq!(result_json(&out_dir)["interrupted"], true);
+    assert_intact(&["--data-dir", &root]);
+}
+
+#[test]
+fn ds2_flags_are_checked() {
+    assert_refused(&oltpgen(&["ds2", "load", "--db-size", "10XB", "--temp-db"]), "not a DS2 size");
+    assert_refused(&oltpgen(&["ds2", "load", "--db-size", "0GB", "--temp-db"]), "--db-size");
+    assert_refused(&oltpgen(&["ds2", "run", "--n-line-items", "11", "--temp-db"]), "--n-line-items");
+    assert_refused(&oltpgen(&["ds2", "run", "--pct-newcustomers", "101", "--temp-db"]), "--pct-newcustomers");
+    assert_refused(&oltpgen(&["ds2", "run", "--run-time", "soon", "--temp-db"]), "not a duration");
+    assert_refused(&oltpgen(&["ds2", "run", "--n-threads", "8,4", "--temp-db"]), "must not decrease");
+    assert_refused(
+        &oltpgen(&["ds2", "run", "--temp-db"]),
+        "holds no ds2 database: load it first (oltpgen ds2 load)",
+    );
+}
