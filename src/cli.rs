@@ -177,9 +177,10 @@ pub struct StudyArgs {
     /// Repeat every step this many times; the headline comes from the median run
     #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub runs: u32,
-    /// The response-time cap each step is judged by: avg=1s, p90=5s, new_order.p90=5s, p90=tpcc, joined by commas
-    #[arg(long, value_name = "RULES", default_value = oltpgen_report::cap::DEFAULT_CAP)]
-    pub rt_cap: Cap,
+    /// The response-time cap each step is judged by: avg=1s, p90=5s, new_order.p90=5s, p90=tpcc,
+    /// order.avg=1s, joined by commas [default: avg=1s; ds2: order.avg=1s, a whole order's mean]
+    #[arg(long, value_name = "RULES")]
+    pub rt_cap: Option<Cap>,
     /// End a sweep after this many steps in a row broke the cap
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     pub stop_after_breach: Option<u32>,
@@ -278,6 +279,10 @@ pub struct Ds2RunArgs {
     /// (8..64:8) for a sweep, users carrying over from step to step
     #[arg(long, value_name = "N|LIST|A..B:STEP", default_value = "1")]
     pub n_threads: UserLoad,
+    /// Connections per database shared by its users [default: one per user, as DS2 has it]; waits for
+    /// one count in response times
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub connections: Option<u32>,
     /// Users started per second
     #[arg(long, value_name = "USERS_PER_S", default_value = "10", value_parser = parse_rate)]
     pub ramp_rate: f64,

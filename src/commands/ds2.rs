@@ -14,6 +14,7 @@ use oltpgen_driver::run::collector::{IntervalFigures, KindInterval};
 use oltpgen_driver::run::{Progress, Ramp};
 use oltpgen_driver::{Error, Target};
 use oltpgen_report::model::DS2_TRANSACTIONS;
+use oltpgen_report::model::Workload;
 
 use super::study::{self, Pace};
 use super::{checks, interruptible, loading};
@@ -53,6 +54,7 @@ async fn load(args: &Ds2LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, 
 /// `ds2 run`, and bare `ds2` (`load_if_empty`): drive every `--url` side by side (or the built-in
 /// PostgreSQL), print a progress line per `--report-rate`, write the result (also after Ctrl-C).
 async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
+    let cap = study::cap(Workload::Ds2, &args.study)?;
     let urls = db.targets()?;
     let per_target: Vec<u64> = args.n_threads.counts().to_vec();
     let most = per_target.iter().copied().max().unwrap_or(1);
@@ -81,7 +83,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         report_interval: args.report_rate,
     };
     let options = RunOptions {
-        plan: study::plan(&args.study, &counts, "--n-threads", None, pace)?,
+        plan: study::plan(cap, &args.study, &counts, "--n-threads", args.connections, pace)?,
         orders: OrderParams {
             pct_newcustomers: args.pct_newcustomers,
             n_searches: args.n_searches,

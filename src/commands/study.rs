@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use oltpgen_driver::Error;
 use oltpgen_driver::run::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
-use oltpgen_report::model::{RunResult, Step};
+use oltpgen_report::cap::Cap;
+use oltpgen_report::model::{RunResult, Step, Workload};
 
 use crate::cli::StudyArgs;
 
@@ -23,9 +24,21 @@ pub struct Pace {
     pub report_interval: Duration,
 }
 
+/// The cap `workload`'s steps are judged by: `--rt-cap`, or the workload's default. Checked before
+/// anything starts.
+///
+/// # Errors
+/// A usage error for a rule naming a transaction the workload does not run.
+pub fn cap(workload: Workload, study: &StudyArgs) -> Result<Cap, Error> {
+    let cap = study.rt_cap.clone().unwrap_or_else(|| Cap::default_for(workload));
+    cap.validate(workload).map_err(|e| Error::usage(format!("--rt-cap: {e}")))?;
+    Ok(cap)
+}
+
 /// The run plan: every user count of the sweep (`counts`, from the flag named `flag`), `--runs` times
-/// each, judged by the study's cap.
+/// each, judged by `cap`.
 pub fn plan(
+    cap: Cap,
     study: &StudyArgs,
     counts: &[u64],
     flag: &str,
@@ -42,7 +55,7 @@ pub fn plan(
             window: study.window,
         },
         report_interval: pace.report_interval,
-        cap: study.rt_cap.clone(),
+        cap,
         stop_after_breach: study.stop_after_breach,
     })
 }

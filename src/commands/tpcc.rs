@@ -8,6 +8,7 @@ use oltpgen_driver::database::Database;
 use oltpgen_driver::inventory::Holding;
 use oltpgen_driver::run::{Progress, Ramp};
 use oltpgen_driver::tpcc::{self, RunOptions};
+use oltpgen_report::model::Workload;
 
 use super::study::{self, Pace};
 use super::{checks, interruptible, loading};
@@ -50,6 +51,7 @@ async fn drive(
     db: &DbArgs,
     quiet: bool,
 ) -> Result<ExitCode, Error> {
+    let cap = study::cap(Workload::Tpcc, &args.study)?;
     let target = db.target()?;
     // The built-in server is sized for the run's connections (the users are known only after a load at
     // the default of 10 per warehouse: room for 1,000 then).
@@ -75,7 +77,7 @@ async fn drive(
         report_interval: args.report_interval,
     };
     let options = RunOptions {
-        plan: study::plan(&args.study, &counts, "--users", args.connections, pace)?,
+        plan: study::plan(cap, &args.study, &counts, "--users", args.connections, pace)?,
         pacing: Pacing { keying: args.keying_time, think: args.think_time },
         seed: args.study.seed,
         scale,

@@ -21,6 +21,18 @@ fn urls_with_unknown_schemes_are_refused() {
 }
 
 #[test]
+fn a_cap_on_a_transaction_the_workload_does_not_run_is_refused() {
+    assert_refused(
+        &oltpgen(&["tpcc", "run", "--rt-cap", "purchase.avg=1s", "--temp-db"]),
+        "--rt-cap: `purchase.avg=1s` names `purchase`, which this workload does not run",
+    );
+    assert_refused(
+        &oltpgen(&["ds2", "run", "--rt-cap", "new_order.p90=5s", "--temp-db"]),
+        "names `new_order`, which this workload does not run",
+    );
+}
+
+#[test]
 fn impossible_flag_combinations_are_refused() {
     let url = format!("postgres://bench:{SECRET}@127.0.0.1:1/tpcc");
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &url, "--temp-db"]), "cannot be used with");

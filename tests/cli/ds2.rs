@@ -85,6 +85,8 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
     assert!(arrivals >= orders, "a login or a registration per order");
     assert!(r["client"]["client_cpu_us_per_order"].as_f64().unwrap() > 0.0);
     assert_eq!(r["config"]["pct_newcustomers"], 20);
+    assert_eq!(r["config"]["rt_cap"], "order.avg=1s", "DS2 caps a whole order's mean by default");
+    assert_eq!(step["cap"]["rules"][0]["rule"], "order.avg=1s");
     assert!(std::fs::read_to_string(out_dir.join("report.html")).unwrap().contains("<svg"));
 
     let rows = std::fs::read_to_string(&csv).unwrap();

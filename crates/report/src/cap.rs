@@ -33,8 +33,12 @@ use std::str::FromStr;
 use crate::histogram::LatencyHistogram;
 use crate::model::{CapVerdict, Figures, Headline, RuleVerdict, Step, Workload};
 
-/// The cap oltpgen applies unless told otherwise.
+/// The cap oltpgen applies to TPC-C unless told otherwise: the mean response time of all transactions.
 pub const DEFAULT_CAP: &str = "avg=1s";
+
+/// The cap oltpgen applies to DS2 unless told otherwise: the mean response time of a whole order (DS2's
+/// `rt_tot_avg`), which is what a DS2 customer waits for; its operations are each much shorter.
+pub const DS2_DEFAULT_CAP: &str = "order.avg=1s";
 
 /// The right-hand side that stands for TPC-C's five limits, as in `p90=tpcc`.
 pub const TPCC_PRESET: &str = "tpcc";
@@ -300,6 +304,16 @@ impl Cap {
     }
 }
 
+impl Cap {
+    /// The cap `workload` is judged by unless told otherwise ([`DEFAULT_CAP`], [`DS2_DEFAULT_CAP`]).
+    pub fn default_for(workload: Workload) -> Cap {
+        match workload {
+            Workload::Tpcc => Cap::default(),
+            Workload::Ds2 => DS2_DEFAULT_CAP.parse().expect("the DS2 default cap parses"),
+        }
+    }
+}
+
 impl Default for Cap {
     /// [`DEFAULT_CAP`]: the mean response time at or under 1 s.
     fn default() -> Self {
@@ -427,6 +441,10 @@ mod tests {
     fn the_default_is_avg_1s() {
         assert_eq!(Cap::default(), DEFAULT_CAP.parse().unwrap());
         assert_eq!(Cap::default().to_string(), DEFAULT_CAP);
+        assert_eq!(Cap::default_for(Workload::Tpcc), Cap::default());
+        let ds2 = Cap::default_for(Workload::Ds2);
+        assert_eq!(ds2.to_string(), DS2_DEFAULT_CAP);
+        assert_eq!(ds2.validate(Workload::Ds2), Ok(()));
     }
 
     #[test]

@@ -220,11 +220,10 @@ pub async fn prepare(targets: &[Target], size: Option<&str>, plan: &RunPlan) -> 
             )));
         }
         let room = pg::connection_room(&client, target).await?;
-        room.require(
-            target,
-            plan.connections_needed(),
-            &format!("run fewer with --n-threads {}", room.available.max(1)),
-        )?;
+        let per_target = plan.max_users().div_ceil(targets.len() as u32);
+        let needed = plan.connections.map_or(per_target, |c| c.min(per_target));
+        let fix = format!("share fewer with --connections {}", room.available.max(1));
+        room.require(target, needed, &fix)?;
         crate::inventory::count_run(&client, target, WORKLOAD).await?;
         if first.is_none() {
             first = Some((loaded, pg::server_info(&client, target).await?));

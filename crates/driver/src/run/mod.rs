@@ -60,7 +60,7 @@ impl RunPlan {
         self.connections.map_or(self.max_users(), |c| c.min(self.max_users()))
     }
 
-    /// Connections step `users` runs on.
+    /// Connections `users` users of one target run on.
     pub fn connections_for(&self, users: u32) -> u32 {
         self.connections.map_or(users, |c| c.min(users))
     }
@@ -267,7 +267,9 @@ pub fn step_result(
         index: index as u32,
         run: scheduled.spec.run,
         users: u64::from(scheduled.spec.users),
-        connections: u64::from(plan.connections_for(scheduled.spec.users)),
+        // Each target has its own users and connections.
+        connections: u64::from(plan.connections_for(scheduled.spec.users / targets.len().max(1) as u32))
+            * targets.len().max(1) as u64,
         ramp_up_s: scheduled.ramp.as_secs_f64(),
         duration_s: end_s - start_s,
         window: Window { start_s, end_s },
