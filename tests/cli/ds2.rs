@@ -117,6 +117,7 @@ async fn two_databases_side_by_side_report_each_and_the_variability() {
         let out = oltpgen(&["ds2", "load", "--db-size", "10mb", "--url", url, "-q"]);
         assert_eq!(out.code, 0, "{}", out.all());
     }
+    assert_intact(&["--url", &urls[0], "--url", &urls[1]]);
     let dir = tempfile::tempdir().unwrap();
     let args = [
         &["ds2", "run", "--url", &urls[0], "--url", &urls[1], "--run-time", "5s", "--detailed-view"][..],
@@ -268,6 +269,19 @@ async fn ctrl_c_writes_what_ran_and_ends_a_run_time_0_run_as_asked() {
     assert_eq!(out.code, 130, "{}", out.all());
     assert_eq!(result_json(&out_dir)["interrupted"], true);
     assert_intact(&["--data-dir", &root]);
+}
+
+#[test]
+fn ds2_load_writes_csv_files_instead_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = oltpgen(&["ds2", "load", "--csv", dir.path().to_str().unwrap(), "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let lines = |table: &str| {
+        std::fs::read_to_string(dir.path().join(format!("{table}.csv"))).unwrap().lines().count()
+    };
+    assert_eq!((lines("customers"), lines("orders"), lines("products")), (20_000, 12_000, 10_000));
+    assert_eq!((lines("categories"), lines("reorder")), (16, 0));
+    assert_eq!(lines("orderlines"), lines("cust_hist"), "a history row per order line");
 }
 
 #[test]
