@@ -65,6 +65,12 @@ impl DbArgs {
     /// One line naming the URL's fault, without the URL; a usage error when one database is named twice.
     pub fn targets(&self) -> Result<Vec<Target>, oltpgen_driver::Error> {
         let targets: Vec<Target> = self.url.iter().map(|u| u.parse()).collect::<Result<_, _>>()?;
+        if targets.len() > MAX_TARGETS {
+            return Err(oltpgen_driver::Error::usage(format!(
+                "{} --url given: oltpgen drives at most {MAX_TARGETS} databases at once",
+                targets.len()
+            )));
+        }
         for (i, t) in targets.iter().enumerate() {
             if targets[..i].iter().any(|o| o.label() == t.label()) {
                 return Err(oltpgen_driver::Error::usage(format!(
@@ -84,6 +90,9 @@ impl DbArgs {
         }
     }
 }
+
+/// The most databases one run drives side by side (samples name their target in one byte).
+const MAX_TARGETS: usize = 255;
 
 /// oltpgen's commands.
 #[derive(Debug, Subcommand)]
@@ -304,8 +313,8 @@ pub struct Ds2RunArgs {
     /// Mean products each browse returns at most (uniform in 1..2n-1)
     #[arg(long, value_name = "N", default_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub search_batch_size: u32,
-    /// Mean items per purchase (uniform in 1..2n-1, at most 10)
-    #[arg(long, value_name = "N", default_value = "5", value_parser = clap::value_parser!(u32).range(1..=10))]
+    /// Mean items per purchase (uniform in 1..2n-1, then at most 10, as DS2 caps a cart)
+    #[arg(long, value_name = "N", default_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub n_line_items: u32,
     /// The size every database must hold (S, M, L, 10GB, …); bare `ds2` loads an empty database at it
     /// [default: what is loaded, S for an empty database]
@@ -558,7 +567,11 @@ mod tests {
         assert_eq!(cli.db.url.len(), 2);
         assert_eq!(parse_minutes("90s"), Ok(Duration::from_secs(90)), "durations work too");
         assert!(parse_minutes("-1").is_err());
-        assert!(Cli::try_parse_from(["oltpgen", "ds2", "--n-line-items", "11"]).is_err(), "at most 10 items");
+        assert!(Cli::try_parse_from(["oltpgen", "ds2", "--n-line-items", "0"]).is_err(), "at least one item");
+        let many: Vec<String> =
+            (0..256).flat_map(|i| ["--url".to_string(), format!("postgres://h/db{i}")]).collect();
+        let cli = Cli::try_parse_from(["oltpgen", "ds2"].into_iter().map(String::from).chain(many)).unwrap();
+        assert!(cli.db.targets().unwrap_err().to_string().contains("at most 255"));
         let twice =
             Cli::try_parse_from(["oltpgen", "ds2", "--url", "postgres://a/x", "--url", "postgres://a/x"]);
         assert!(twice.unwrap().db.targets().unwrap_err().to_string().contains("twice"));

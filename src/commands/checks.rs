@@ -28,7 +28,7 @@ pub fn report(target: &Target, clauses: &[Clause]) -> Result<ExitCode, Error> {
         Ok(ExitCode::SUCCESS)
     } else {
         Err(Error::failed(format!(
-            "{} of {} consistency conditions fail: {}",
+            "{} of {} consistency conditions fail: {} ({target})",
             failed.len(),
             clauses.len(),
             failed.join(", ")

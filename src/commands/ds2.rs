@@ -96,7 +96,10 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         study: study::options(&args.study),
     };
     let mut csv = args.csv_output.as_ref().map(|p| CsvOutput::create(p, &targets)).transpose()?;
-    if !quiet {
+    let labels: Vec<String> = targets.iter().map(|t| t.label().to_string()).collect();
+    let mut csv_error = None;
+    let result = ds2::run(&targets, &options, |p| match p {
+        Progress::Started if !quiet => {
         let threads: Vec<String> = per_target.iter().map(u64::to_string).collect();
         let run_time = if until_stopped { "until Ctrl-C".to_string() } else { secs(args.run_time) };
         let labels: Vec<&str> = targets.iter().map(Target::label).collect();
@@ -112,10 +115,8 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
             args.pct_newcustomers,
             options.plan.cap
         );
-    }
-    let labels: Vec<String> = targets.iter().map(|t| t.label().to_string()).collect();
-    let mut csv_error = None;
-    let result = ds2::run(&targets, &options, |p| match p {
+        }
+        Progress::Started => {}
         Progress::Interval(f) => {
             if !quiet {
                 println!("{}", progress_line(f, &f.kinds, f.users));
@@ -155,7 +156,7 @@ struct Ds2Interval {
     new_customers: u64,
     browses: u64,
     purchases: u64,
-    /// Failed operations.
+    /// Failed orders.
     errors: u64,
 }
 
@@ -171,7 +172,7 @@ impl Ds2Interval {
             new_customers: ops[1].count,
             browses: ops[2].count + ops[3].count + ops[4].count,
             purchases: ops[5].count,
-            errors: ops.iter().map(|k| k.errors).sum(),
+            errors: orders.errors,
         }
     }
 }
@@ -279,6 +280,9 @@ async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
     let mut outcome = Ok(ExitCode::SUCCESS);
     for target in &targets {
         let clauses = ds2::check(target, workers.get()).await?;
+        if targets.len() > 1 {
+            println!("{target}:");
+        }
         let verdict = checks::report(target, &clauses);
         if outcome.is_ok() {
             outcome = verdict;

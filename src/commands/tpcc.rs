@@ -84,7 +84,8 @@ async fn drive(
         study: study::options(&args.study),
     };
     let plan = &options.plan;
-    if !quiet {
+    let result = tpcc::run(target, &options, |p| match p {
+        Progress::Started if !quiet => {
         let users: Vec<String> = counts.iter().map(u64::to_string).collect();
         println!(
             "running tpcc on {target}: {} users in {} step(s), up to {} connections, warmup {:.0} s, measuring {:.0} s \
@@ -98,14 +99,13 @@ async fn drive(
             options.pacing.think,
             plan.cap
         );
-    }
-    let result = tpcc::run(target, &options, |p| match p {
+        }
         Progress::Interval(f) if !quiet => println!(
             "{:>7.0}s  users {:>5}  TPS {:>8.1}  NOPM {:>8.0}  avg {:>7.1} ms  p95 {:>7.1} ms  errors {}",
             f.elapsed_s, f.users, f.tps, f.per_minute, f.avg_ms, f.p95_ms, f.errors
         ),
         Progress::Step(s) => println!("{}", study::step_line(s, "NOPM")),
-        Progress::Interval(_) => {}
+        Progress::Started | Progress::Interval(_) => {}
     })
     .await?;
     study::finish(&result, &args.study, "", false)

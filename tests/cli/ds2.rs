@@ -103,6 +103,7 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
     // Another size than the one loaded is refused, naming both.
     let out = oltpgen(&["ds2", "run", "--db-size", "1GB", "--run-time", "5s", "--data-dir", &root]);
     assert_refused(&out, "holds ds2 at --db-size 10MB but --db-size 1GB was asked");
+    assert!(!out.stdout.contains("running ds2"), "nothing starts before the checks pass: {}", out.stdout);
     // Reloading needs --replace.
     assert_refused(
         &oltpgen(&["ds2", "load", "--data-dir", &root]),
@@ -112,8 +113,8 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_databases_side_by_side_report_each_and_the_variability() {
-    let (_pg, urls) = server_with(&["ds2_1", "ds2_2"]).await;
-    for url in &urls {
+    let (pg, urls) = server_with(&["ds2_1", "ds2_2", "ds2_empty"]).await;
+    for url in &urls[..2] {
         let out = oltpgen(&["ds2", "load", "--db-size", "10mb", "--url", url, "-q"]);
         assert_eq!(out.code, 0, "{}", out.all());
     }
@@ -147,6 +148,16 @@ async fn two_databases_side_by_side_report_each_and_the_variability() {
     assert_intact(&["--url", &urls[0], "--url", &urls[1]]);
 
     assert_refused(&oltpgen(&["ds2", "run", "--url", &urls[0], "--url", &urls[0]]), "twice");
+    // A database that cannot be driven stops the run before any is touched.
+    let runs = || async {
+        let client = sql(&pg.target("ds2_1")).await;
+        let row =
+            client.query_one("SELECT params->>'runs' FROM oltpgen_meta WHERE workload = 'ds2'", &[]).await;
+        row.unwrap().get::<_, Option<String>>(0)
+    };
+    let before = runs().await;
+    assert_refused(&oltpgen(&["ds2", "run", "--url", &urls[0], "--url", &urls[2]]), "holds no ds2 database");
+    assert_eq!(runs().await, before, "the loaded database's run count is untouched");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -288,7 +299,7 @@ fn ds2_load_writes_csv_files_instead_when_asked() {
 fn ds2_flags_are_checked() {
     assert_refused(&oltpgen(&["ds2", "load", "--db-size", "10XB", "--temp-db"]), "not a DS2 size");
     assert_refused(&oltpgen(&["ds2", "load", "--db-size", "0GB", "--temp-db"]), "--db-size");
-    assert_refused(&oltpgen(&["ds2", "run", "--n-line-items", "11", "--temp-db"]), "--n-line-items");
+    assert_refused(&oltpgen(&["ds2", "run", "--n-line-items", "0", "--temp-db"]), "--n-line-items");
     assert_refused(&oltpgen(&["ds2", "run", "--pct-newcustomers", "101", "--temp-db"]), "--pct-newcustomers");
     assert_refused(&oltpgen(&["ds2", "run", "--run-time", "soon", "--temp-db"]), "not a duration");
     assert_refused(&oltpgen(&["ds2", "run", "--n-threads", "8,4", "--temp-db"]), "must not decrease");

@@ -9,6 +9,8 @@
 //!   and the 1% that roll back by design (2.4.1.4) create no order. **OPM** counts every
 //!   completed DS2 order, as DS2's driver does, including those whose purchase rolled back for
 //!   want of stock ([`Workload::per_minute_count`]).
+//! - **Errors** are failed business transactions; for DS2, failed orders (each counts once, whether
+//!   an operation of it failed or it failed before any ran, e.g. on a connection that would not open).
 //! - Overall response times (`rt_avg_ms`, `rt_p95_ms`) come from the exact merge of every
 //!   transaction's histogram (again without [`ORDER`]), so they weigh each transaction once.
 
@@ -109,6 +111,9 @@ impl Figures {
                 (None, Some(per_minute), Some(transactions.get(ORDER).map_or(0.0, |t| t.avg_ms)))
             }
         };
+        // A composite transaction's failures are the errors: a failed DS2 order counts once, whether an
+        // operation of it failed or it failed before any ran.
+        let errors = transactions.get(ORDER).map_or(errors, |o| o.errors);
         Self {
             tps: per_s(count, duration_s),
             nopm,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oltpgen_datagen::Rng;
-use oltpgen_datagen::ds2::input::{Arrival, Browse, OrderGen, OrderInput, OrderParams};
+use oltpgen_datagen::ds2::input::{Arrival, Browse, OrderGen, OrderInput, OrderParams, Registration};
 use oltpgen_report::model::DS2_TRANSACTIONS;
 
 use super::{LoadedParams, WORKLOAD, loaded};
@@ -75,27 +75,14 @@ impl Ds2 {
         self.seed
     }
 
-    /// Registers `arrival`'s customer, retrying taken user names with fresh ones as the reference does;
-    /// every attempt is an operation of its own.
-    async fn register(
-        &self,
-        s: &Ds2Session,
-        registration: &oltpgen_datagen::ds2::input::Registration,
-        ops: &mut Ops,
-    ) -> Result<i32, TxnError> {
+    /// Registers a new customer, retrying taken user names with fresh ones as DS2's driver does. The
+    /// whole registration is one operation, timed over every attempt: what the new customer waited for.
+    async fn register(&self, s: &Ds2Session, registration: &Registration) -> Result<i32, TxnError> {
         let mut form = registration.clone();
         // Replacement names come from the name that was taken, so a run stays reproducible.
         let mut rng = Rng::derive(self.seed, &[RENAME_STREAM, name_key(&form.username)]);
         for _ in 0..MAX_RENAMES {
-            let id = ops
-                .run(
-                    NEW_CUSTOMER,
-                    async {
-                        ds2_ops::register(&s.client, &s.statements, &form).await.map_err(|e| txn_error(&e))
-                    },
-                    |_| false,
-                )
-                .await?;
+            let id = ds2_ops::register(&s.client, &s.statements, &form).await.map_err(|e| txn_error(&e))?;
             if let Some(id) = id {
                 return Ok(id);
             }
@@ -151,14 +138,16 @@ impl Workload for Ds2 {
                 let found = ops
                     .run(
                         LOGIN,
-                        async { ds2_ops::login(client, st, *customer_id).await.map_err(|e| txn_error(&e)) },
+                        || async {
+                            ds2_ops::login(client, st, *customer_id).await.map_err(|e| txn_error(&e))
+                        },
                         |_| false,
                     )
                     .await?;
                 // A loaded customer is always there: a miss means the database is not what was loaded.
                 found.ok_or(TxnError { fault: crate::error::Fault::Fatal })?
             }
-            Arrival::Register(form) => self.register(s, form, ops).await?,
+            Arrival::Register(form) => ops.run(NEW_CUSTOMER, || self.register(s, form), |_| false).await?,
         };
         for browse in &order.browses {
             let kind = match browse {
@@ -168,7 +157,7 @@ impl Workload for Ds2 {
             };
             ops.run(
                 kind,
-                async { ds2_ops::browse(client, st, browse).await.map_err(|e| txn_error(&e)) },
+                || async { ds2_ops::browse(client, st, browse).await.map_err(|e| txn_error(&e)) },
                 |_| false,
             )
             .await?;
@@ -176,7 +165,7 @@ impl Workload for Ds2 {
         let bought = ops
             .run(
                 PURCHASE,
-                async {
+                || async {
                     ds2_ops::purchase(client, st, customer, &order.lines).await.map_err(|e| txn_error(&e))
                 },
                 |p| *p == Purchase::RolledBack,
@@ -200,37 +189,41 @@ pub struct Prepared {
 /// # Errors
 /// [`Error::Usage`] naming the target, the problem and the flag that fixes it.
 pub async fn prepare(targets: &[Target], size: Option<&str>, plan: &RunPlan) -> Result<Prepared, Error> {
-    let mut first: Option<(LoadedParams, ServerInfo)> = None;
+    let first = targets.first().ok_or_else(|| Error::usage("no database to drive: give --url"))?;
+    let per_target = plan.max_users().div_ceil(targets.len() as u32);
+    let needed = plan.connections.map_or(per_target, |c| c.min(per_target));
+    let mut clients = Vec::with_capacity(targets.len());
+    let mut expected: Option<LoadedParams> = None;
+    // Every target is checked before any is touched: a refusal leaves them all as they were.
     for target in targets {
         let client = pg::connect(target).await?;
         let loaded = loaded(&client, target).await?;
         if let Some(asked) = size.filter(|s| !s.eq_ignore_ascii_case(&loaded.db_size)) {
             return Err(Error::usage(format!(
                 "{target} holds ds2 at --db-size {} but --db-size {asked} was asked: run at --db-size {}, \
-                 or reload with --db-size {asked} --replace",
+                 or reload it with oltpgen ds2 load --db-size {asked} --replace",
                 loaded.db_size, loaded.db_size
             )));
         }
-        if let Some((f, _)) = &first
-            && (f.customers, f.products) != (loaded.customers, loaded.products)
+        if let Some(e) = &expected
+            && (e.customers, e.products) != (loaded.customers, loaded.products)
         {
             return Err(Error::usage(format!(
-                "{target} holds ds2 at --db-size {} and {} at {}: load every target at one size",
-                loaded.db_size, targets[0], f.db_size
+                "{target} holds ds2 at --db-size {} and {first} at {}: load every database at one size",
+                loaded.db_size, e.db_size
             )));
         }
         let room = pg::connection_room(&client, target).await?;
-        let per_target = plan.max_users().div_ceil(targets.len() as u32);
-        let needed = plan.connections.map_or(per_target, |c| c.min(per_target));
         let fix = format!("share fewer with --connections {}", room.available.max(1));
         room.require(target, needed, &fix)?;
-        crate::inventory::count_run(&client, target, WORKLOAD).await?;
-        if first.is_none() {
-            first = Some((loaded, pg::server_info(&client, target).await?));
-        }
+        expected.get_or_insert(loaded);
+        clients.push(client);
     }
-    let (loaded, server) = first.ok_or_else(|| Error::usage("no database to drive: give --url"))?;
-    Ok(Prepared { loaded, server })
+    for (client, target) in clients.iter().zip(targets) {
+        crate::inventory::count_run(client, target, WORKLOAD).await?;
+    }
+    let server = pg::server_info(&clients[0], first).await?;
+    Ok(Prepared { loaded: expected.expect("at least one target was checked"), server })
 }
 
 /// A DS2 run as asked for.

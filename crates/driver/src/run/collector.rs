@@ -107,6 +107,9 @@ struct Window {
 pub struct Collector {
     workload: Workload,
     kinds: &'static [&'static str],
+    /// The composite type (DS2's order), whose failures are the errors: each failed order counts once,
+    /// whether an operation of it failed or it failed before any (a connection that would not open).
+    composite: Option<usize>,
     per_minute_kind: usize,
     targets: usize,
     windows: Vec<Window>,
@@ -136,6 +139,7 @@ impl Collector {
         Collector {
             workload,
             kinds,
+            composite: kinds.iter().position(|k| *k == ORDER),
             per_minute_kind,
             targets: targets.max(1),
             windows: windows_ms
@@ -159,12 +163,14 @@ impl Collector {
         for s in batch {
             let cell = usize::from(s.target) * self.kinds.len() + usize::from(s.kind);
             self.interval[cell].add(s);
-            if let Status::Failed(fault) = s.status {
-                *self.errors_by_kind.entry(fault.name().to_string()).or_default() += 1;
-            } else if self.kinds[usize::from(s.kind)] == ORDER {
-                self.orders += 1;
-            } else {
-                self.completed += 1;
+            let whole = self.composite.is_none_or(|c| c == usize::from(s.kind));
+            match s.status {
+                Status::Failed(fault) if whole => {
+                    *self.errors_by_kind.entry(fault.name().to_string()).or_default() += 1;
+                }
+                Status::Failed(_) => {}
+                _ if self.composite == Some(usize::from(s.kind)) => self.orders += 1,
+                _ => self.completed += 1,
             }
             if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
                 w.tallies[cell].add(s);
@@ -193,10 +199,13 @@ impl Collector {
         let mut errors = 0;
         let mut rows = Vec::with_capacity(self.kinds.len());
         let mut kinds = Vec::with_capacity(self.kinds.len());
-        for (name, t) in self.kinds.iter().zip(&total) {
-            // DS2's order is made of the other operations: counted once, through them.
+        for (i, (name, t)) in self.kinds.iter().zip(&total).enumerate() {
+            // DS2's order is made of the other operations: its time is counted once, through them; its
+            // failures are the errors (a failed order counts once, however it failed).
             if *name != ORDER {
                 all.add(&t.histogram);
+            }
+            if self.composite.is_none_or(|c| c == i) {
                 errors += t.counters.errors;
             }
             let k = t.figures();
@@ -336,5 +345,11 @@ mod tests {
         assert_eq!(live.targets.len(), 2);
         assert_eq!((live.targets[1][1].count, live.targets[1][1].rollbacks), (1, 1));
         assert!((live.kinds[1].max_ms - 5.0).abs() < 0.01);
+
+        // A failed order counts once, whether an operation of it failed or none ran.
+        let lost = Status::Failed(Fault::ConnectionLost);
+        c.absorb(&[on(0, 0, lost, 10, 300), on(0, 1, lost, 10, 300), on(1, 1, lost, 10, 400)]);
+        assert_eq!(c.errors_by_kind()["connection_lost"], 2);
+        assert_eq!(c.tick(2.0, 2).errors, 2);
     }
 }

@@ -108,6 +108,8 @@ pub fn energy_sample() -> Option<(EnergySample, Vec<u64>)> {
 
 /// What the caller hears while a run goes on.
 pub enum Progress<'a> {
+    /// The run begins: every check passed, users are about to start.
+    Started,
     /// A reporting interval ended.
     Interval(&'a IntervalFigures),
     /// A step's window closed (plus a short grace for its last samples): its figures and cap verdict.
@@ -123,6 +125,7 @@ pub async fn drive<W: Workload>(
     plan: &RunPlan,
     mut progress: impl FnMut(Progress<'_>),
 ) -> Measured {
+    progress(Progress::Started);
     let start = Instant::now();
     let targets = workload.targets().to_vec();
     let cpu_before = cpu::process_cpu_s();

@@ -13,7 +13,6 @@ use super::{Measured, RunPlan, step_result};
 pub struct Context {
     /// Which workload ran.
     pub workload: Kind,
-
     /// The server's engine, version and key settings.
     pub server: Server,
     /// The configuration as given (no secrets: the URL appears only as its label).

@@ -9,6 +9,10 @@ use tokio::time::Instant;
 use super::sample::Status;
 use crate::error::Fault;
 
+/// Retries of a transaction (or of one operation of a composite one) after a serialization failure or
+/// deadlock, before it counts as an error.
+pub(crate) const MAX_RETRIES: u8 = 5;
+
 /// A transaction's failure, sorted once by the engine code that met it; results count failures by kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TxnError {
@@ -49,6 +53,8 @@ pub struct Op {
     pub started: Instant,
     /// When its answer was in.
     pub ended: Instant,
+    /// Retries after serialization failures or deadlocks (their time is part of the operation's).
+    pub retries: u8,
     /// How it ended.
     pub status: Status,
 }
@@ -63,23 +69,35 @@ pub struct Ops {
 }
 
 impl Ops {
-    /// Runs `op` as an operation of type `kind` and records how long it took; `rolled_back` tells an
-    /// expected rollback (DS2's purchase short of stock) from a commit.
-    pub async fn run<T>(
+    /// Runs the operation `op` makes, of type `kind`, retrying it alone after a serialization failure
+    /// or deadlock (as DS2's driver retries a deadlocked purchase), and records how long it took in all;
+    /// `rolled_back` tells an expected rollback (DS2's purchase short of stock) from a commit.
+    pub async fn run<T, F: Future<Output = Result<T, TxnError>>>(
         &mut self,
         kind: usize,
-        op: impl Future<Output = Result<T, TxnError>>,
+        mut op: impl FnMut() -> F,
         rolled_back: impl FnOnce(&T) -> bool,
     ) -> Result<T, TxnError> {
         let started = Instant::now();
-        let outcome = op.await;
+        let mut retries = 0;
+        let outcome = loop {
+            match op().await {
+                Err(e) if e.fault == Fault::Retryable && retries < MAX_RETRIES => retries += 1,
+                done => break done,
+            }
+        };
         let status = match &outcome {
             Ok(v) if rolled_back(v) => Status::RolledBack,
             Ok(_) => Status::Committed,
             Err(e) => Status::Failed(e.fault),
         };
-        self.done.push(Op { kind, started, ended: Instant::now(), status });
+        self.done.push(Op { kind, started, ended: Instant::now(), retries, status });
         outcome
+    }
+
+    /// Whether no operation was recorded since the last drain.
+    pub fn is_empty(&self) -> bool {
+        self.done.is_empty()
     }
 
     /// The operations recorded since the last drain, oldest first.
