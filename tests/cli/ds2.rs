@@ -79,10 +79,13 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
         assert!(step["transactions"][op]["count"].as_u64().unwrap() > 0, "{op} ran");
     }
     let t = &step["transactions"];
+    // Samples count in the window they complete in: each of the 4 users has at most one order whose
+    // operations straddle each edge of the window.
     let orders = t["order"]["count"].as_u64().unwrap();
-    assert_eq!(t["purchase"]["count"].as_u64().unwrap(), orders, "one purchase per order");
-    let arrivals = t["login"]["count"].as_u64().unwrap() + t["new_customer"]["count"].as_u64().unwrap();
-    assert!(arrivals >= orders, "a login or a registration per order");
+    let ran = |op: &str| t[op]["count"].as_u64().unwrap();
+    assert!(ran("purchase").abs_diff(orders) <= 4, "one purchase per order: {t}");
+    let arrivals = ran("login") + ran("new_customer");
+    assert!(arrivals.abs_diff(orders) <= 4, "a login or a registration per order: {arrivals} for {orders}");
     assert!(r["client"]["client_cpu_us_per_order"].as_f64().unwrap() > 0.0);
     assert_eq!(r["config"]["pct_newcustomers"], 20);
     assert_eq!(r["config"]["rt_cap"], "order.avg=1s", "DS2 caps a whole order's mean by default");
@@ -202,7 +205,9 @@ async fn a_purchase_short_of_stock_leaves_nothing_behind_and_counts_as_a_rolled_
     let orders = order["count"].as_u64().unwrap();
     assert!(orders > 0);
     assert_eq!(order["rollbacks"].as_u64(), Some(orders), "every purchase was short of stock");
-    assert_eq!(r["steps"][0]["transactions"]["purchase"]["rollbacks"].as_u64(), Some(orders));
+    let purchases = r["steps"][0]["transactions"]["purchase"]["rollbacks"].as_u64().unwrap();
+    // A purchase and its order can fall on either side of the window's edges: at most one per user each.
+    assert!(purchases.abs_diff(orders) <= 4, "every purchase rolled back: {purchases} for {orders} orders");
     assert!(
         r["steps"][0]["opm"].as_f64().unwrap() > 0.0,
         "rolled-back orders count in OPM, as DS2 counts them"
