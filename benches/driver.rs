@@ -15,6 +15,19 @@ use oltpgen_driver::run::collector::Collector;
 use oltpgen_driver::run::sample::{Recorder, Sample, Status};
 use oltpgen_report::model::{DS2_TRANSACTIONS, TPCC_TRANSACTIONS, Workload};
 
+/// The `i`th transaction's sample, of type `kind`: committed, 1 to 6 ms.
+fn sample(kind: u8, i: u64) -> Sample {
+    Sample {
+        kind,
+        target: 0,
+        retries: 0,
+        status: Status::Committed,
+        latency_us: 1000 + (i as u32 % 5000),
+        late_us: 0,
+        done_ms: i as u32,
+    }
+}
+
 fn per_transaction(c: &mut Criterion) {
     const TXNS: u64 = 10_000;
     let mut group = c.benchmark_group("driver");
@@ -35,15 +48,7 @@ fn per_transaction(c: &mut Criterion) {
                 let input = generator.next(kind, &mut rng, &terminal);
                 let think = pacing.think(kind, &mut rng);
                 std::hint::black_box((&input, think));
-                recorder.record(Sample {
-                    kind: kind.index() as u8,
-                    target: 0,
-                    retries: 0,
-                    status: Status::Committed,
-                    latency_us: 1000 + (i as u32 % 5000),
-                    late_us: 0,
-                    done_ms: i as u32,
-                });
+                recorder.record(sample(kind.index() as u8, i));
             }
             recorder.flush();
             while let Ok(batch) = rx.try_recv() {
@@ -69,21 +74,12 @@ fn per_ds2_order(c: &mut Criterion) {
         b.iter(|| {
             for i in 0..ORDERS {
                 let order = orders.next(&mut rng);
-                let sample = |kind: u8| Sample {
-                    kind,
-                    target: 0,
-                    retries: 0,
-                    status: Status::Committed,
-                    latency_us: 1000 + (i as u32 % 5000),
-                    late_us: 0,
-                    done_ms: i as u32,
-                };
-                recorder.record(sample(0));
+                recorder.record(sample(0, i));
                 for _ in &order.browses {
-                    recorder.record(sample(2));
+                    recorder.record(sample(2, i));
                 }
-                recorder.record(sample(5));
-                recorder.record(sample(6));
+                recorder.record(sample(5, i));
+                recorder.record(sample(6, i));
                 std::hint::black_box(&order);
             }
             recorder.flush();
