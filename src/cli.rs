@@ -335,7 +335,7 @@ pub struct Ds2RunArgs {
 }
 
 /// Parallelism of loads and checks.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct WorkersArg {
     /// Connections working at once [default: the number of cores]
     #[arg(long = "load-workers", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]

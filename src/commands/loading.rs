@@ -9,7 +9,7 @@ use oltpgen_driver::Error;
 use oltpgen_driver::load::{LoadOptions, LoadSummary};
 
 use super::interruptible;
-use crate::cli::LoadCommon;
+use crate::cli::{LoadCommon, WorkersArg};
 
 /// The load's options from its flags.
 pub fn options(common: &LoadCommon, quiet: bool) -> LoadOptions {
@@ -18,11 +18,7 @@ pub fn options(common: &LoadCommon, quiet: bool) -> LoadOptions {
 
 /// The options of a load that a run starts on an empty database: every core, nothing to replace.
 pub fn default_options(quiet: bool) -> LoadOptions {
-    LoadOptions {
-        workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
-        replace: false,
-        quiet,
-    }
+    LoadOptions { workers: WorkersArg::default().get(), replace: false, quiet }
 }
 
 /// Writes the CSV files `write` makes (`what`, e.g. "tpcc scale 10") and says where.

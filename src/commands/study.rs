@@ -119,17 +119,10 @@ pub fn finish(
     oltpgen_report::output::write_dir(&out, result)
         .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
     print!("{}{extra}", oltpgen_report::show::render(result));
-    let us = |v: Option<f64>| v.map_or("n/a".into(), |us| format!("{us:.0} µs"));
-    let per_order = result
-        .client
-        .client_cpu_us_per_order
-        .map(|_| format!(", {} per order", us(result.client.client_cpu_us_per_order)));
-    println!(
-        "client CPU {} per transaction{}; result in {}",
-        us(result.client.client_cpu_us_per_txn),
-        per_order.unwrap_or_default(),
-        out.display()
-    );
+    let c = &result.client;
+    let per_txn = c.client_cpu_us_per_txn.map_or("n/a".into(), |us| format!("{us:.0} µs"));
+    let per_order = c.client_cpu_us_per_order.map_or(String::new(), |us| format!(", {us:.0} µs per order"));
+    println!("client CPU {per_txn} per transaction{per_order}; result in {}", out.display());
     if result.interrupted && !until_stopped {
         return Err(Error::Interrupted(format!(
             "the run stopped early; the result of what ran is in {}",

@@ -3,6 +3,7 @@
 //! run the workload's own finishing DDL, ANALYZE, and record the load as complete. Or write the same
 //! rows as CSV files. Written once against [`Dataset`]; a workload brings its data and its extras.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -108,7 +109,8 @@ pub async fn load<D: Dataset>(
         .map_err(|e| pg::failed(&format!("creating the {workload} tables"), target, &e))?;
 
     let data = Arc::new(loading.data);
-    let total_rows = data.total_rows();
+    let rows = data.rows_by_table();
+    let total_rows = rows.values().sum();
     let bar = Progress::new("loading", total_rows, "rows", opts.quiet);
     let chunks = interleave(&*data, data.chunks());
     let generator = data.clone();
@@ -136,7 +138,7 @@ pub async fn load<D: Dataset>(
     bar.finish();
     let copied = start.elapsed();
 
-    let keys = index_statements(&*data, loading.extra_indexes);
+    let keys = index_statements(&*data, &rows, loading.extra_indexes);
     let bar = Progress::new("indexing", keys.len() as u64, "steps", opts.quiet);
     let advance = bar.clone();
     bulk::run_statements(target, opts.workers, keys, move |_| advance.advance(1)).await?;
@@ -196,13 +198,18 @@ fn interleave<D: Dataset>(data: &D, chunks: Vec<D::Chunk>) -> Vec<D::Chunk> {
 
 /// Keys, secondary indexes and the workload's extra indexes, biggest table first so the longest build
 /// starts at once.
-fn index_statements<D: Dataset>(data: &D, extra: Vec<(&'static str, String)>) -> Vec<String> {
+fn index_statements<D: Dataset>(
+    data: &D,
+    rows: &BTreeMap<&str, u64>,
+    extra: Vec<(&'static str, String)>,
+) -> Vec<String> {
+    let rows_of = |table: &str| rows.get(table).copied().unwrap_or(0);
     let mut by_size: Vec<(u64, String)> = data
         .tables()
         .iter()
-        .filter_map(|t| schema::primary_key(t).map(|sql| (data.rows_of(t.name), sql)))
-        .chain(data.indexes().iter().map(|i| (data.rows_of(i.table), schema::create_index(i))))
-        .chain(extra.into_iter().map(|(table, sql)| (data.rows_of(table), sql)))
+        .filter_map(|t| schema::primary_key(t).map(|sql| (rows_of(t.name), sql)))
+        .chain(data.indexes().iter().map(|i| (rows_of(i.table), schema::create_index(i))))
+        .chain(extra.into_iter().map(|(table, sql)| (rows_of(table), sql)))
         .collect();
     by_size.sort_by_key(|(rows, _)| std::cmp::Reverse(*rows));
     by_size.into_iter().map(|(_, sql)| sql).collect()

@@ -6,7 +6,7 @@
 
 use tokio_postgres::Client;
 
-use super::tpcc_check::offending;
+use super::offending;
 use crate::{Error, Target};
 
 /// The checks, in order, as (name, what it asserts in one line, query yielding one text column of

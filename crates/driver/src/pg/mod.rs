@@ -43,6 +43,25 @@ pub fn failed(what: &str, target: &Target, err: &tokio_postgres::Error) -> Error
     Error::failed(format!("{}: {what}: {msg}", target.label()))
 }
 
+/// Runs `query`, which yields one text column of offending keys: how many rows it yields and the first
+/// `examples` of them, counted in the same statement so that count and examples agree. Every workload's
+/// checks share it ([`tpcc_check`], [`ds2_check`]); `what` names the check in an error.
+///
+/// # Errors
+/// [`Error::Failed`] when the query fails.
+pub async fn offending(
+    client: &Client,
+    target: &Target,
+    what: &str,
+    query: &str,
+    examples: i64,
+) -> Result<(u64, Vec<String>), Error> {
+    let sql = format!("SELECT k, count(*) OVER () FROM ({query}) v(k) LIMIT $1");
+    let rows = client.query(&sql, &[&examples]).await.map_err(|e| failed(what, target, &e))?;
+    let total = rows.first().map_or(0, |r| r.get::<_, i64>(1) as u64);
+    Ok((total, rows.iter().map(|r| r.get(0)).collect()))
+}
+
 /// The server's identity and the settings a reader of a result needs to judge it.
 #[derive(Clone, Debug, Default)]
 pub struct ServerInfo {

@@ -4,7 +4,7 @@
 
 use tokio_postgres::Client;
 
-use super::failed;
+use super::offending;
 use crate::{Error, Target};
 
 /// One query per condition, in clause order 3.3.2.1 … 3.3.2.12; each yields one text column of offending keys.
@@ -89,23 +89,4 @@ pub async fn violations(
 ) -> Result<(u64, Vec<String>), Error> {
     let what = format!("consistency condition 3.3.2.{}", index + 1);
     offending(client, target, &what, QUERIES[index], examples).await
-}
-
-/// Runs `query`, which yields one text column of offending keys: how many rows it yields and the first
-/// `examples` of them, counted in the same statement so that count and examples agree. Every workload's
-/// checks share it (DS2's in [`super::ds2_check`]); `what` names the check in an error.
-///
-/// # Errors
-/// [`Error::Failed`] when the query fails.
-pub async fn offending(
-    client: &Client,
-    target: &Target,
-    what: &str,
-    query: &str,
-    examples: i64,
-) -> Result<(u64, Vec<String>), Error> {
-    let sql = format!("SELECT k, count(*) OVER () FROM ({query}) v(k) LIMIT $1");
-    let rows = client.query(&sql, &[&examples]).await.map_err(|e| failed(what, target, &e))?;
-    let total = rows.first().map_or(0, |r| r.get::<_, i64>(1) as u64);
-    Ok((total, rows.iter().map(|r| r.get(0)).collect()))
 }
