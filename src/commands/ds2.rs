@@ -55,18 +55,10 @@ async fn load(args: &Ds2LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, 
 /// PostgreSQL), print a progress line per `--report-rate`, write the result (also after Ctrl-C).
 async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
     let cap = study::cap(Workload::Ds2, &args.study)?;
-    let urls = db.targets()?;
     let per_target: Vec<u64> = args.n_threads.counts().to_vec();
     let most = per_target.iter().copied().max().unwrap_or(1);
-    // The built-in server drives one database; it is sized for the run's connections.
-    let database = match urls.is_empty() {
-        true => Some(
-            interruptible("starting", Database::open(None, &db.placement(), most as u32, ds2::WORKLOAD))
-                .await?,
-        ),
-        false => None,
-    };
-    let targets: Vec<Target> = database.as_ref().map_or(urls, |d| vec![d.target.clone()]);
+    let connections = args.connections.map_or(most, |c| u64::from(c).min(most)) as u32;
+    let (_database, targets) = interruptible("starting", databases(db, connections)).await?;
     if load_if_empty {
         for target in &targets {
             interruptible("the load", load_when_empty(target, args.db_size.unwrap_or_default(), quiet))
@@ -270,13 +262,20 @@ async fn load_when_empty(target: &Target, size: DbSize, quiet: bool) -> Result<(
     Ok(())
 }
 
-async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
+/// The databases a DS2 command works on: every `--url`, or else the built-in PostgreSQL, started with
+/// room for `connections` (it runs while the returned [`Database`] lives).
+async fn databases(db: &DbArgs, connections: u32) -> Result<(Option<Database>, Vec<Target>), Error> {
     let urls = db.targets()?;
-    let database = match urls.is_empty() {
-        true => Some(Database::open(None, &db.placement(), workers.get() as u32, ds2::WORKLOAD).await?),
-        false => None,
-    };
-    let targets: Vec<Target> = database.as_ref().map_or(urls, |d| vec![d.target.clone()]);
+    if !urls.is_empty() {
+        return Ok((None, urls));
+    }
+    let database = Database::open(None, &db.placement(), connections, ds2::WORKLOAD).await?;
+    let targets = vec![database.target.clone()];
+    Ok((Some(database), targets))
+}
+
+async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
+    let (_database, targets) = databases(db, workers.get() as u32).await?;
     let mut outcome = Ok(ExitCode::SUCCESS);
     for target in &targets {
         let clauses = ds2::check(target, workers.get()).await?;
