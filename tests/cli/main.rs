@@ -4,7 +4,9 @@
 //! One test binary, so the binary and its dependencies link once.
 
 mod bad_input;
+mod checks;
 mod common;
+mod corruptions;
 mod ds2;
 mod report_html;
 mod tpcc_load;
