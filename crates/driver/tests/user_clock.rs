@@ -1,0 +1,244 @@
+//! The user loop's clock, without a database: a scripted workload whose transactions answer after set
+//! delays drives the real user loop, schedule and collector ([`run::drive`]) with keying and think times
+//! on, on tokio's paused clock, so every time is exact. The workload logs when each transaction really
+//! began and ended; the tests compare that log with what the collector measured.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use oltpgen_driver::error::Fault;
+use oltpgen_driver::run::{self, Done, Next, Ops, Ramp, RunPlan, StepSpec, Timing, TxnError, Workload};
+use oltpgen_report::cap::Cap;
+use oltpgen_report::model::TxnStats;
+use tokio::time::Instant;
+
+/// One transaction as the workload saw it run.
+#[derive(Clone, Copy, Debug)]
+struct Ran {
+    user: u32,
+    seq: u32,
+    started: Instant,
+    ended: Instant,
+}
+
+/// User `i`'s waits and the delays its transactions answer after.
+struct Scripted {
+    targets: Vec<String>,
+    /// Per user: (keying, think).
+    waits: Vec<(Duration, Duration)>,
+    /// (user, seq) → a delay other than [`Scripted::ANSWER`].
+    stalls: BTreeMap<(u32, u32), Duration>,
+    log: Mutex<Vec<Ran>>,
+}
+
+impl Scripted {
+    const ANSWER: Duration = Duration::from_millis(10);
+
+    fn new(waits: Vec<(Duration, Duration)>, stalls: BTreeMap<(u32, u32), Duration>) -> Self {
+        Scripted { targets: vec!["scripted".into()], waits, stalls, log: Mutex::new(Vec::new()) }
+    }
+
+    /// Each user's transactions, in order.
+    fn by_user(&self) -> Vec<Vec<Ran>> {
+        let log = self.log.lock().unwrap();
+        (0..self.waits.len() as u32).map(|u| log.iter().filter(|r| r.user == u).copied().collect()).collect()
+    }
+}
+
+impl Workload for Scripted {
+    const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Tpcc;
+    // One kind per user, so each user's response times come out apart.
+    const KINDS: &'static [&'static str] = &["user0", "user1"];
+    const PER_MINUTE_KIND: usize = 0;
+    type User = (u32, u32);
+    type Session = ();
+    type Input = (u32, u32);
+
+    fn targets(&self) -> &[String] {
+        &self.targets
+    }
+
+    fn user(&self, index: u32) -> Self::User {
+        (index, 0)
+    }
+
+    fn next(&self, user: &mut Self::User) -> Next<Self::Input> {
+        let (keying, think) = self.waits[user.0 as usize];
+        let input = *user;
+        user.1 += 1;
+        Next { kind: input.0 as usize, input, keying, think }
+    }
+
+    async fn connect(&self, _target: usize) -> Result<(), TxnError> {
+        Ok(())
+    }
+
+    async fn execute<'a>(
+        &'a self,
+        _session: &'a (),
+        input: &'a (u32, u32),
+        _ops: &'a mut Ops,
+    ) -> Result<Done, TxnError> {
+        let started = Instant::now();
+        tokio::time::sleep(self.stalls.get(input).copied().unwrap_or(Self::ANSWER)).await;
+        let (user, seq) = *input;
+        self.log.lock().unwrap().push(Ran { user, seq, started, ended: Instant::now() });
+        Ok(Done::default())
+    }
+}
+
+/// One step of `users` users, started `ramp_rate` per second, measured from 0 to `window`.
+fn plan(users: u32, connections: Option<u32>, ramp_rate: f64, window: Duration) -> RunPlan {
+    RunPlan {
+        steps: vec![StepSpec { users, run: 1 }],
+        connections,
+        timing: Timing {
+            ramp: Ramp::Rate(ramp_rate),
+            warmup: Duration::ZERO,
+            duration: window,
+            window: Some((Duration::ZERO, window)),
+        },
+        report_interval: Duration::from_secs(1),
+        cap: Cap::default(),
+        stop_after_breach: None,
+    }
+}
+
+/// Each user's intended start of each transaction: its first at its ramp slot plus its keying time,
+/// every later one at the previous one's end plus think plus keying time.
+fn intended(w: &Scripted, t0: Instant, ramp_rate: f64) -> Vec<Vec<Instant>> {
+    w.by_user()
+        .iter()
+        .enumerate()
+        .map(|(u, ran)| {
+            let (keying, think) = w.waits[u];
+            let first = t0 + Duration::from_secs_f64(u as f64 / ramp_rate) + keying;
+            std::iter::once(first)
+                .chain(ran.iter().map(|r| r.ended + think + keying))
+                .take(ran.len())
+                .collect()
+        })
+        .collect()
+}
+
+/// The response times the collector should have: completion − intended start, for transactions that
+/// completed inside the window.
+fn expected_latencies(w: &Scripted, t0: Instant, ramp_rate: f64, window: Duration) -> Vec<Vec<Duration>> {
+    let intended = intended(w, t0, ramp_rate);
+    w.by_user()
+        .iter()
+        .zip(&intended)
+        .map(|(ran, at)| {
+            ran.iter().zip(at).filter(|(r, _)| r.ended - t0 < window).map(|(r, i)| r.ended - *i).collect()
+        })
+        .collect()
+}
+
+/// Asserts that a figure in ms is `exact` to the histogram's precision (3 significant digits).
+#[track_caller]
+fn assert_close(measured_ms: f64, exact: Duration) {
+    let exact_ms = exact.as_secs_f64() * 1e3;
+    assert!(
+        (measured_ms - exact_ms).abs() <= exact_ms * 2e-3,
+        "measured {measured_ms} ms, exactly {exact_ms} ms"
+    );
+}
+
+/// Asserts that `stats` holds exactly `latencies` (to the histogram's 3 significant digits).
+#[track_caller]
+fn assert_holds(stats: &TxnStats, latencies: &[Duration]) {
+    assert_eq!(stats.count, latencies.len() as u64, "every transaction completed in the window, once");
+    assert_close(stats.max_ms, *latencies.iter().max().unwrap());
+    let mean = latencies.iter().sum::<Duration>() / latencies.len() as u32;
+    assert_close(stats.avg_ms, mean);
+}
+
+#[tokio::test(start_paused = true)]
+async fn response_times_run_from_the_intended_start_and_leave_keying_and_think_out() {
+    const RAMP: f64 = 1.0;
+    let window = Duration::from_secs(8);
+    let (ms, s) = (Duration::from_millis, Duration::from_secs);
+    // User 0 every 410 ms (keying 100, think 300, answer 10), its fifth transaction stalls 2 s; user 1
+    // starts a second later, every 910 ms.
+    let w = Arc::new(Scripted::new(
+        vec![(ms(100), ms(300)), (ms(200), ms(700))],
+        BTreeMap::from([((0, 4), s(2))]),
+    ));
+    let t0 = Instant::now();
+    // The runtime stalls for 200 ms at 1.25 s, while user 0 waits for its start at 1.33 s: it wakes
+    // 120 ms late.
+    let stall = tokio::spawn(async move {
+        tokio::time::sleep_until(t0 + ms(1250)).await;
+        tokio::time::advance(ms(200)).await;
+    });
+    let measured = run::drive(w.clone(), &plan(2, None, RAMP, window), |_| {}).await;
+    stall.await.unwrap();
+
+    let ran = w.by_user();
+    let intended = intended(&w, t0, RAMP);
+    for (u, (ran, intended)) in ran.iter().zip(&intended).enumerate() {
+        assert!(ran.len() >= 5, "user {u} ran: {ran:?}");
+        for (n, (r, at)) in ran.iter().zip(intended).enumerate() {
+            assert_eq!(r.seq as usize, n, "user {u}'s transactions run one after another");
+            // Each user's transactions are spaced by its keying + think times, to the microsecond.
+            if (u, n) == (0, 3) {
+                assert_eq!(r.started - *at, ms(120), "the late wake, as the runtime stalled");
+            } else {
+                assert_eq!(r.started, *at, "user {u} transaction {n} began at its intended start");
+            }
+        }
+    }
+    assert_eq!(ran[0][4].ended - ran[0][4].started, s(2), "the scripted stall");
+
+    let latencies = expected_latencies(&w, t0, RAMP, window);
+    // Keying and think times are left out: every transaction but the late and the stalled one measures
+    // its 10 ms answer; the late one measures from its intended start.
+    assert_eq!(latencies[0][3], ms(130), "a late wake counts in the response time");
+    assert_eq!(latencies[0][4], s(2));
+    assert!(
+        latencies.iter().flatten().filter(|l| **l != Scripted::ANSWER).count() == 2,
+        "only the late and the stalled transaction differ: {latencies:?}"
+    );
+    let step = &measured.steps[0].transactions[0];
+    assert_holds(&step["user0"], &latencies[0]);
+    assert_holds(&step["user1"], &latencies[1]);
+    assert!(step["user1"].max_ms < 11.0, "user 1's keying and think times are not in its response times");
+
+    // Wake lateness is recorded: one late wake of 120 ms.
+    assert_close(measured.client.wake_late_max_ms.expect("lateness recorded"), ms(120));
+    assert_close(measured.client.wake_late_p99_ms.expect("lateness recorded"), ms(120));
+    assert!(measured.errors_by_kind.is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_wait_for_a_pooled_connection_counts_and_a_stall_delays_those_queued_behind_it() {
+    const RAMP: f64 = 1000.0;
+    let window = Duration::from_secs(6);
+    let (ms, s) = (Duration::from_millis, Duration::from_secs);
+    // Two users on one connection: user 0's first transaction (intended at 100 ms) holds it for 2 s,
+    // user 1's first (intended at 101 ms) waits for it.
+    let waits = vec![(ms(100), ms(300)); 2];
+    let w = Arc::new(Scripted::new(waits, BTreeMap::from([((0, 0), s(2))])));
+    let t0 = Instant::now();
+    let measured = run::drive(w.clone(), &plan(2, Some(1), RAMP, window), |_| {}).await;
+
+    let ran = w.by_user();
+    let intended = intended(&w, t0, RAMP);
+    assert_eq!(intended[1][0], t0 + ms(101));
+    assert_eq!(ran[1][0].started, ran[0][0].ended, "user 1 got the connection when user 0 let it go");
+    assert_eq!(ran[1][0].started - intended[1][0], ms(1999), "the wait for a pooled connection");
+
+    let latencies = expected_latencies(&w, t0, RAMP, window);
+    assert_eq!(latencies[0][0], s(2));
+    assert_eq!(
+        latencies[1][0],
+        ms(2009),
+        "queued behind the stall: the wait counts, from the intended start"
+    );
+    let step = &measured.steps[0].transactions[0];
+    assert_holds(&step["user0"], &latencies[0]);
+    assert_holds(&step["user1"], &latencies[1]);
+    assert!(step["user1"].max_ms >= 2000.0, "a 2 s stall shows as 2 s or more behind it");
+    assert!(!measured.errors_by_kind.contains_key(Fault::Fatal.name()));
+}
