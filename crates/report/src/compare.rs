@@ -263,16 +263,22 @@ mod tests {
 
     #[test]
     fn renders_headline_then_a_table_per_step() {
-        let mut a = baseline();
-        let mut b = accelerated();
-        a.steps.truncate(2);
-        b.steps.truncate(2);
+        // Results that ran two steps each, their headlines derived from the steps they hold.
+        let mut a = result(Workload::Tpcc, baseline().steps[..2].to_vec());
+        let mut b = result(Workload::Tpcc, accelerated().steps[..2].to_vec());
+        for r in [&a, &b] {
+            let headline = r.max_within_cap.as_ref().expect("a step within the cap");
+            assert!(
+                r.steps.iter().any(|s| s.index == headline.step_index),
+                "the headline is a step it holds"
+            );
+        }
         a.power = Power::new(None, 400.0, &a.steps[1].figures);
         b.power = Power::new(None, 500.0, &b.steps[1].figures);
         a.cost = Some(Cost::new(10_250.0, Some(&a.steps[1].figures)));
         b.cost = Some(Cost::new(20_700.0, Some(&b.steps[1].figures)));
         let expected = "\
-max TPS within cap 205 → 689, 3.36× (+236.1%); at 4,000 → 14,000 users
+max TPS within cap 205 → 460, 2.24× (+124.4%); at 4,000 → 9,000 users
 NOPM per watt 15.4 → 27.6, 1.80× (+79.5%)
 cost per TPS $50.0 → $45.0, 0.90× (-10.0%)
 cost per NOPM $1.67 → $1.50, 0.90× (-10.0%)
