@@ -45,7 +45,7 @@ fn latencies(n: u64, mean_ms: f64, seed: u64) -> LatencyHistogram {
 
 /// A sweep of 8, 16 and 32 users judged by `avg=20ms`: throughput flattens as response times grow,
 /// and the last step breaks the cap.
-fn sweep() -> RunResult {
+pub fn sweep() -> RunResult {
     let cap: Cap = "avg=20ms".parse().expect("a valid cap");
     let (mut steps, mut timeseries) = (Vec::new(), Vec::new());
     for (i, (users, tps, slowdown)) in
