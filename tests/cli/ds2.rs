@@ -10,6 +10,7 @@ use crate::common::{
     assert_matches_schema, assert_refused, assert_survives_kills_and_a_restart, attach, data_dir, finish,
     oltpgen, result_json, spawn, sql, wait_for_load,
 };
+use crate::figures::{assert_client_cpu, assert_figures_from_counts, assert_rt_tot_avg_spans_operations};
 
 /// Flat out and short: 4 users per database, no think time, 1 s of warmup, a line every 2 s.
 const QUICK: [&str; 8] =
@@ -71,6 +72,9 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
     assert_eq!(r["workload"], "ds2");
     let step = &r["steps"][0];
     assert_eq!(step["users"], 4);
+    assert_figures_from_counts(step);
+    assert_rt_tot_avg_spans_operations(step);
+    assert_client_cpu(&r);
     assert!(step["opm"].as_f64().unwrap() > 60.0, "{}", step["opm"]);
     assert!(step["rt_tot_avg_ms"].as_f64().unwrap() > 0.0);
     for op in

@@ -9,6 +9,7 @@ use crate::common::{
     assert_matches_schema, assert_refused, assert_survives_kills_and_a_restart, attach, data_dir, finish,
     oltpgen, result_json, spawn, sql, wait_for_load,
 };
+use crate::figures::{assert_client_cpu, assert_figures_from_counts};
 
 const SATURATE: [&str; 10] =
     ["--think-time", "0", "--keying-time", "0", "--warmup", "1s", "--report-interval", "2s", "--users", "6"];
@@ -46,6 +47,8 @@ fn bare_tpcc_loads_runs_writes_a_valid_result_and_leaves_the_database_consistent
     assert_matches_schema(&r);
     let step = &r["steps"][0];
     assert_eq!(step["users"], 6);
+    assert_figures_from_counts(step);
+    assert_client_cpu(&r);
     assert!(step["tps"].as_f64().unwrap() > 10.0, "{step}");
     for txn in ["new_order", "payment", "order_status", "delivery", "stock_level"] {
         assert!(step["transactions"][txn]["count"].as_u64().unwrap() > 0, "{txn} ran");
@@ -210,6 +213,7 @@ fn a_sweep_reports_the_highest_throughput_within_the_cap() {
     let steps = r["steps"].as_array().unwrap();
     let users: Vec<u64> = steps.iter().map(|s| s["users"].as_u64().unwrap()).collect();
     assert_eq!(users, [1, 2, 128]);
+    steps.iter().for_each(assert_figures_from_counts);
     let verdicts: Vec<bool> = steps.iter().map(|s| s["cap"]["passed"].as_bool().unwrap()).collect();
     assert_eq!(verdicts, [true, true, false], "{}", out.stdout);
     // The headline is the passing step with the highest throughput (one or two users: which one is

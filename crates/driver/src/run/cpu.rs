@@ -3,9 +3,14 @@
 
 /// User and system CPU seconds this process has used so far; zeros where /proc is missing.
 pub fn process_cpu_s() -> (f64, f64) {
+    cpu_s_of_stat(&std::fs::read_to_string("/proc/self/stat").unwrap_or_default())
+}
+
+/// User and system CPU seconds from a `/proc/<pid>/stat` line (zeros for a line it cannot read); apart
+/// from reading the file, so a test can give it a fixed line.
+fn cpu_s_of_stat(stat: &str) -> (f64, f64) {
     // Fields 14 and 15 of /proc/self/stat, in clock ticks; Linux fixes USER_HZ at 100 for /proc.
     const TICKS_PER_S: f64 = 100.0;
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
     let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
     let field = |n: usize| after.split_whitespace().nth(n).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
@@ -36,6 +41,20 @@ mod tests {
         let (user, sys) = super::process_cpu_s();
         assert!(user + sys > 0.0);
         assert!(super::peak_rss_bytes() > 1 << 20);
+    }
+
+    /// The client CPU figure from a fixed /proc line: utime 1234 and stime 567 ticks, under a command
+    /// name holding spaces and a parenthesis, over 18,010 transactions are 1,000 µs per transaction.
+    #[test]
+    fn the_client_cpu_figure_comes_from_the_stat_line() {
+        let stat = "4242 (oltp gen) 1) S 1 4242 4242 0 -1 4194560 5000 0 0 0 1234 567 0 0 20 0 9 0 102682 \
+                    3133440 382 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+        let (user, sys) = super::cpu_s_of_stat(stat);
+        assert_eq!((user, sys), (12.34, 5.67));
+        let client = oltpgen_report::model::ClientCpu::new(user, sys, 18_010);
+        let per_txn = client.client_cpu_us_per_txn.expect("transactions ran");
+        assert!((per_txn - 1_000.0).abs() < 1e-9, "{per_txn} µs per transaction");
+        assert_eq!(super::cpu_s_of_stat(""), (0.0, 0.0), "no /proc: zeros");
     }
 }
 
