@@ -1,14 +1,17 @@
 //! The user loop's clock, without a database: a scripted workload whose transactions answer after set
 //! delays drives the real user loop, schedule and collector ([`run::drive`]) with keying and think times
 //! on, on tokio's paused clock, so every time is exact. The workload logs when each transaction really
-//! began and ended; the tests compare that log with what the collector measured.
+//! began and ended; the tests compare that log with what the collector measured. Conflicts (the
+//! retryable faults) are scripted too, to count retries.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oltpgen_driver::error::Fault;
-use oltpgen_driver::run::{self, Done, Next, Ops, Ramp, RunPlan, StepSpec, Timing, TxnError, Workload};
+use oltpgen_driver::run::sample::Status;
+use oltpgen_driver::run::workload::MAX_RETRIES;
+use oltpgen_driver::run::{self, Done, Next, Op, Ops, Ramp, RunPlan, StepSpec, Timing, TxnError, Workload};
 use oltpgen_report::cap::Cap;
 use oltpgen_report::model::TxnStats;
 use tokio::time::Instant;
@@ -29,6 +32,11 @@ struct Scripted {
     waits: Vec<(Duration, Duration)>,
     /// (user, seq) → a delay other than [`Scripted::ANSWER`].
     stalls: BTreeMap<(u32, u32), Duration>,
+    /// (user, seq) → how many of its attempts fail with a conflict (serialization failure, deadlock)
+    /// before one succeeds.
+    conflicts: BTreeMap<(u32, u32), u8>,
+    /// Attempts so far per (user, seq).
+    attempts: Mutex<BTreeMap<(u32, u32), u8>>,
     log: Mutex<Vec<Ran>>,
 }
 
@@ -36,7 +44,14 @@ impl Scripted {
     const ANSWER: Duration = Duration::from_millis(10);
 
     fn new(waits: Vec<(Duration, Duration)>, stalls: BTreeMap<(u32, u32), Duration>) -> Self {
-        Scripted { targets: vec!["scripted".into()], waits, stalls, log: Mutex::new(Vec::new()) }
+        Scripted {
+            targets: vec!["scripted".into()],
+            waits,
+            stalls,
+            conflicts: BTreeMap::new(),
+            attempts: Mutex::default(),
+            log: Mutex::default(),
+        }
     }
 
     /// Each user's transactions, in order.
@@ -82,6 +97,15 @@ impl Workload for Scripted {
     ) -> Result<Done, TxnError> {
         let started = Instant::now();
         tokio::time::sleep(self.stalls.get(input).copied().unwrap_or(Self::ANSWER)).await;
+        let attempt = {
+            let mut attempts = self.attempts.lock().unwrap();
+            let n = attempts.entry(*input).or_default();
+            *n += 1;
+            *n
+        };
+        if attempt <= self.conflicts.get(input).copied().unwrap_or(0) {
+            return Err(TxnError { fault: Fault::Retryable });
+        }
         let (user, seq) = *input;
         self.log.lock().unwrap().push(Ran { user, seq, started, ended: Instant::now() });
         Ok(Done::default())
@@ -241,4 +265,57 @@ async fn the_wait_for_a_pooled_connection_counts_and_a_stall_delays_those_queued
     assert_holds(&step["user1"], &latencies[1]);
     assert!(step["user1"].max_ms >= 2000.0, "a 2 s stall shows as 2 s or more behind it");
     assert!(!measured.errors_by_kind.contains_key(Fault::Fatal.name()));
+}
+
+#[tokio::test(start_paused = true)]
+async fn conflicts_are_retried_up_to_max_retries_and_every_retry_is_counted() {
+    let window = Duration::from_secs(3);
+    let ms = Duration::from_millis;
+    // User 0's second transaction conflicts twice and then commits; its third conflicts every time.
+    let w = Arc::new(Scripted {
+        conflicts: BTreeMap::from([((0, 1), 2), ((0, 2), u8::MAX)]),
+        ..Scripted::new(vec![(ms(100), ms(300))], BTreeMap::new())
+    });
+    let t0 = Instant::now();
+    let measured = run::drive(w.clone(), &plan(1, None, 1.0, window), |_| {}).await;
+
+    let attempts = w.attempts.lock().unwrap().clone();
+    assert_eq!(attempts[&(0, 1)], 3, "two conflicts, then the commit");
+    assert_eq!(
+        attempts[&(0, 2)],
+        MAX_RETRIES + 1,
+        "the first try and MAX_RETRIES retries, then it counts as failed"
+    );
+    let user0 = &measured.steps[0].transactions[0]["user0"];
+    assert_eq!(user0.retries, 2 + u64::from(MAX_RETRIES), "every retry is counted");
+    assert_eq!(user0.errors, 1, "the transaction that never got through");
+    assert_eq!(measured.errors_by_kind.get(Fault::Retryable.name()), Some(&1));
+    let committed = w.by_user()[0].iter().filter(|r| r.ended - t0 < window).count() as u64;
+    assert_eq!(user0.count, committed, "a failed transaction has no response time");
+    // The retried transaction's response time holds its three tries.
+    let latencies = &expected_latencies(&w, t0, 1.0, window)[0];
+    assert_eq!(latencies[1], 3 * Scripted::ANSWER, "the retries' time is part of the response time");
+}
+
+/// A composite transaction's operation retries itself alone, and records how often.
+#[tokio::test(start_paused = true)]
+async fn an_operation_retries_itself_and_records_its_retries() {
+    let mut ops = Ops::default();
+    let tries = std::sync::atomic::AtomicU8::new(0);
+    let fail_first = |n: u8| {
+        let tries = &tries;
+        move || async move {
+            tokio::time::sleep(Scripted::ANSWER).await;
+            let t = tries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if t < n { Err(TxnError { fault: Fault::Retryable }) } else { Ok(t) }
+        }
+    };
+    assert_eq!(ops.run(0, fail_first(3), |_| false).await, Ok(3));
+    tries.store(0, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(ops.run(1, fail_first(u8::MAX), |_| false).await, Err(TxnError { fault: Fault::Retryable }));
+    let done: Vec<Op> = ops.drain().collect();
+    assert_eq!(done.iter().map(|o| (o.kind, o.retries)).collect::<Vec<_>>(), [(0, 3), (1, MAX_RETRIES)]);
+    assert_eq!(done[0].status, Status::Committed);
+    assert_eq!(done[1].status, Status::Failed(Fault::Retryable));
+    assert_eq!(done[0].ended - done[0].started, 4 * Scripted::ANSWER, "its time holds every try");
 }

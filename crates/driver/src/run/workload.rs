@@ -11,7 +11,7 @@ use crate::error::Fault;
 
 /// Retries of a transaction (or of one operation of a composite one) after a serialization failure or
 /// deadlock, before it counts as an error.
-pub(crate) const MAX_RETRIES: u8 = 5;
+pub const MAX_RETRIES: u8 = 5;
 
 /// A transaction's failure, sorted once by the engine code that met it; results count failures by kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
