@@ -63,9 +63,17 @@ async fn the_server_refusals_are_explained() {
     let rules = std::fs::read_to_string(&hba).unwrap();
     std::fs::write(&hba, format!("host all bench 127.0.0.1/32 scram-sha-256\n{rules}")).unwrap();
     admin.batch_execute("SELECT pg_reload_conf()").await.unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let port = pg.port();
     let url = |password: &str, db: &str| format!("postgres://bench:{password}@127.0.0.1:{port}/{db}");
+    // The server rereads pg_hba.conf in its own time: wait until it asks bench for a password.
+    let wrong: oltpgen_driver::Target = url("wrong-password", "tpcc").parse().unwrap();
+    for attempt in 0.. {
+        if wrong.pg_config().connect(tokio_postgres::NoTls).await.is_err() {
+            break;
+        }
+        assert!(attempt < 600, "the server never applied the new pg_hba.conf");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 
     for workload in ["tpcc", "ds2"] {
         let out = oltpgen(&[workload, "check", "--url", &url("wrong-password", "tpcc")]);

@@ -67,7 +67,15 @@ async fn server_errors_are_sorted_by_what_the_driver_does_next() {
     // the connection is closed.
     let pid: i32 = b.query_one("SELECT pg_backend_pid()", &[]).await.unwrap().get(0);
     let killer = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // Once the backend is busy with the statement below.
+        while admin
+            .query_opt("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND query LIKE '%pg_sleep%'", &[&pid])
+            .await
+            .unwrap()
+            .is_none()
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         admin.query_one("SELECT pg_terminate_backend($1)", &[&pid]).await.unwrap();
     });
     let err = b.execute("SELECT pg_sleep(30)", &[]).await.unwrap_err();
