@@ -253,7 +253,7 @@ async fn run_under_way(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn killed_connections_and_a_restarted_server_are_survived_and_counted() {
-    let (_keep, root, out_dir, run, observer) = run_under_way("14s").await;
+    let (_keep, root, out_dir, run, observer) = run_under_way("10m").await;
     assert_survives_kills_and_a_restart(observer, &root, "ds2", 4, run, &out_dir, "order").await;
     assert_intact(&["--data-dir", &root]);
 }
