@@ -135,10 +135,24 @@ pub async fn attach(root: &str) -> LocalPg {
     panic!("the run never started its server");
 }
 
-/// Waits until a run has `users` connections to database `db` and has measured for a while.
+/// Waits until a run has `users` connections to database `db` and has measured for a while: 2 s (past
+/// the callers' 1 s warmup), then until the users have committed again.
 pub async fn wait_for_load(client: &tokio_postgres::Client, db: &str, users: i64) {
     wait_for_connections(client, db, users, &[]).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
+    wait_for_commits(client, db, users).await;
+}
+
+/// Waits until `n` more transactions have committed in database `db`.
+async fn wait_for_commits(client: &tokio_postgres::Client, db: &str, n: i64) {
+    let before = commits(client, db).await;
+    for _ in 0..600 {
+        if commits(client, db).await >= before + n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no {n} transactions committed in {db}");
 }
 
 /// The run's connections (application `oltpgen`) to database `db`, other than the asking one, by pid.
@@ -210,14 +224,7 @@ pub async fn assert_survives_kills_and_a_restart(
     let observer = attach(root).await;
     let client = sql(&observer.target("postgres")).await;
     wait_for_connections(&client, db, users, &[]).await;
-    let before = commits(&client, db).await;
-    for _ in 0..600 {
-        if commits(&client, db).await >= before + users {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(commits(&client, db).await >= before + users, "the users went on committing after the restart");
+    wait_for_commits(&client, db, users).await;
     // Two report intervals (both callers report every 2 s), so the last one the result holds before
     // Ctrl-C lies wholly after the users came back.
     tokio::time::sleep(Duration::from_secs(4)).await;
