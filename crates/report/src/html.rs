@@ -91,6 +91,7 @@ pub fn render(r: &RunResult) -> String {
         h.push_str("</table>");
     }
     h.push_str(&step_table(r));
+    h.push_str(&audit_tables(r));
     h.push_str(&throughput_over_time(r));
     h.push_str(&response_time_over_time(r));
     h.push_str(&throughput_against_users(r));
@@ -118,6 +119,38 @@ fn step_table(r: &RunResult) -> String {
         h.push_str("</tr>");
     }
     let _ = write!(h, "</table><p><b>{}</b></p>", esc(&crate::show::headline(r)));
+    h
+}
+
+/// Each audited step's checks, as `report show` lists them, flags marked.
+fn audit_tables(r: &RunResult) -> String {
+    let mut h = String::new();
+    for s in &r.steps {
+        let Some(audit) = &s.audit else { continue };
+        let _ = write!(
+            h,
+            "<table class=\"kv\"><tr><th colspan=\"5\">audit of step {} run {}</th></tr>\
+             <tr><th>clause</th><th>figure</th><th>observed</th><th>spec</th><th>verdict</th></tr>",
+            s.index + 1,
+            s.run
+        );
+        for c in &audit.checks {
+            let class = if c.verdict == crate::audit::Verdict::Flag { " class=\"fail\"" } else { "" };
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{class}>{}</td></tr>",
+                esc(&c.clause),
+                esc(&c.name),
+                esc(&c.shown),
+                esc(&c.bound),
+                esc(c.verdict.mark())
+            );
+        }
+        h.push_str("</table>");
+        for note in &audit.notes {
+            let _ = write!(h, "<p>{}</p>", esc(note));
+        }
+    }
     h
 }
 
