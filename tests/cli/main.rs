@@ -9,3 +9,4 @@ mod ds2;
 mod report_html;
 mod tpcc_load;
 mod tpcc_run;
+mod tpcc_spec;
