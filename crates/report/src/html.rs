@@ -495,6 +495,21 @@ mod tests {
     }
 
     #[test]
+    fn an_audited_step_lists_its_checks_with_flags_marked() {
+        let mut r = sweep();
+        let plan = crate::audit::TpccAuditPlan { paced: false, warehouses: 1 };
+        r.steps[1].audit = Some(crate::audit::tpcc(&r.steps[1], BTreeMap::new(), plan));
+        let html = render(&r);
+        assert_eq!(html.matches("audit of step").count(), 1, "only the audited step");
+        assert!(html.contains("audit of step 2 run 1"));
+        assert!(
+            html.contains("<td>keying and think times</td><td>off</td><td>on (spec&#39;s)</td><td class=\"fail\">FLAG</td>"),
+            "{html}"
+        );
+        assert!(html.contains("<p>Delivery runs inline, not deferred"));
+    }
+
+    #[test]
     fn a_far_cap_is_named_not_drawn() {
         let cap = Cap::default();
         let r = result(Workload::Tpcc, vec![tpcc_step(0, 8, (60, 60), 5_000, Some(&cap))]);
