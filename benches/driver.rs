@@ -52,7 +52,7 @@ fn per_transaction(c: &mut Criterion) {
             }
             recorder.flush();
             while let Ok(batch) = rx.try_recv() {
-                collector.absorb(&batch);
+                collector.absorb(&batch.samples);
             }
         });
     });
@@ -84,7 +84,7 @@ fn per_ds2_order(c: &mut Criterion) {
             }
             recorder.flush();
             while let Ok(batch) = rx.try_recv() {
-                collector.absorb(&batch);
+                collector.absorb(&batch.samples);
             }
         });
     });

@@ -13,3 +13,4 @@ mod report_cli;
 mod report_html;
 mod tpcc_load;
 mod tpcc_run;
+mod tpcc_spec;

@@ -91,6 +91,7 @@ pub fn render(r: &RunResult) -> String {
         h.push_str("</table>");
     }
     h.push_str(&step_table(r));
+    h.push_str(&audit_tables(r));
     h.push_str(&throughput_over_time(r));
     h.push_str(&response_time_over_time(r));
     h.push_str(&throughput_against_users(r));
@@ -118,6 +119,38 @@ fn step_table(r: &RunResult) -> String {
         h.push_str("</tr>");
     }
     let _ = write!(h, "</table><p><b>{}</b></p>", esc(&crate::show::headline(r)));
+    h
+}
+
+/// Each audited step's checks, as `report show` lists them, flags marked.
+fn audit_tables(r: &RunResult) -> String {
+    let mut h = String::new();
+    for s in &r.steps {
+        let Some(audit) = &s.audit else { continue };
+        let _ = write!(
+            h,
+            "<table class=\"kv\"><tr><th colspan=\"5\">audit of step {} run {}</th></tr>\
+             <tr><th>clause</th><th>figure</th><th>observed</th><th>spec</th><th>verdict</th></tr>",
+            s.index + 1,
+            s.run
+        );
+        for c in &audit.checks {
+            let class = if c.verdict == crate::audit::Verdict::Flag { " class=\"fail\"" } else { "" };
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{class}>{}</td></tr>",
+                esc(&c.clause),
+                esc(&c.name),
+                esc(&c.shown),
+                esc(&c.bound),
+                esc(c.verdict.mark())
+            );
+        }
+        h.push_str("</table>");
+        for note in &audit.notes {
+            let _ = write!(h, "<p>{}</p>", esc(note));
+        }
+    }
     h
 }
 
@@ -459,6 +492,21 @@ mod tests {
         for external in ["http:", "https:", "src=", "href=", "<script", "<link", "@import", "url("] {
             assert!(!html.contains(external), "no external resource: found {external}");
         }
+    }
+
+    #[test]
+    fn an_audited_step_lists_its_checks_with_flags_marked() {
+        let mut r = sweep();
+        let plan = crate::audit::TpccAuditPlan { paced: false, warehouses: 1 };
+        r.steps[1].audit = Some(crate::audit::tpcc(&r.steps[1], BTreeMap::new(), plan));
+        let html = render(&r);
+        assert_eq!(html.matches("audit of step").count(), 1, "only the audited step");
+        assert!(html.contains("audit of step 2 run 1"));
+        assert!(
+            html.contains("<td>keying and think times</td><td>off</td><td>on (spec&#39;s)</td><td class=\"fail\">FLAG</td>"),
+            "{html}"
+        );
+        assert!(html.contains("<p>Delivery runs inline, not deferred"));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod audit;
 pub mod cap;
 pub mod compare;
 pub mod ds2;

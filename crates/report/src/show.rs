@@ -36,6 +36,11 @@ pub fn render(r: &RunResult) -> String {
     for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
         let _ = writeln!(w, "{}", per_target(s, r.workload));
     }
+    for s in &r.steps {
+        if let Some(audit) = &s.audit {
+            w.push_str(&crate::audit::render_text(s, audit));
+        }
+    }
     let _ = writeln!(w, "{}", headline(r));
     out
 }

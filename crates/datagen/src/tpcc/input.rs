@@ -107,11 +107,11 @@ impl Deref for OrderLines {
 
 /// The input of a New-Order (2.4.1).
 ///
-/// Lines carry distinct item ids and are sorted by item id, as CockroachDB's workload does: concurrent
-/// New-Orders then lock stock rows in one order (no deadlocks between them), and a set-based statement
-/// never meets the same stock row twice. The spec fixes neither the order of lines nor forbids
-/// repeats; an order line's number is its position here. The unused item of a rolling-back order is
-/// the largest id, so it stays the last line.
+/// Lines are sorted by item id, as CockroachDB's workload does: concurrent New-Orders then lock stock
+/// rows in one order (no deadlocks between them). Each line's item is drawn on its own, so an order may
+/// name an item twice (2.4.1.5.1 does not forbid it, and each such line updates the stock row as its own
+/// line does); the spec does not fix the order of lines, and an order line's number is its position
+/// here. The unused item of a rolling-back order is the largest id, so it stays the last line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NewOrderInput {
     /// The terminal's home warehouse (2.4.1.1).
@@ -308,17 +308,9 @@ impl InputGen {
         let mut lines = OrderLines::default();
         let mut all_local = true;
         for number in 0..ol_cnt {
-            // 2.4.1.5.1; distinct within the order (see NewOrderInput).
-            let i_id = if rollback && number == ol_cnt - 1 {
-                UNUSED_ITEM_ID
-            } else {
-                loop {
-                    let i_id = self.c.item_id(rng) as u32;
-                    if !lines.iter().any(|line| line.i_id == i_id) {
-                        break i_id;
-                    }
-                }
-            };
+            // 2.4.1.5.1: each line draws its own item, repeats included (see NewOrderInput).
+            let i_id =
+                if rollback && number == ol_cnt - 1 { UNUSED_ITEM_ID } else { self.c.item_id(rng) as u32 };
             // 2.4.1.5.2: 1% of lines from another warehouse, when there is one.
             let supply_w_id = if self.scale > 1 && rng.percent(REMOTE_LINE_PERCENT) {
                 all_local = false;
@@ -449,6 +441,7 @@ mod tests {
         let scale = 10;
         let (generator, mut rng) = generator(scale, 1);
         let (mut orders, mut rollbacks, mut lines, mut remote_lines) = (0u64, 0u64, 0u64, 0u64);
+        let mut repeats = 0u64;
         let mut ol_cnts = [0u32; 16];
         for terminal in terminals(scale, 100).cycle().take(100_000) {
             let order = generator.new_order(&mut rng, &terminal);
@@ -472,9 +465,14 @@ mod tests {
                 assert!((1..=scale).contains(&line.supply_w_id));
                 assert!((1..=10).contains(&line.quantity));
             }
-            // Sorted and distinct.
-            assert!(order.lines.windows(2).all(|w| w[0].i_id < w[1].i_id), "{order:?}");
+            // Sorted (2.4.1.5.1: not necessarily distinct).
+            assert!(order.lines.windows(2).all(|w| w[0].i_id <= w[1].i_id), "{order:?}");
+            repeats += u64::from(order.lines.windows(2).any(|w| w[0].i_id == w[1].i_id));
         }
+        // 2.4.1.5.1: items are drawn line by line, so some orders name an item twice; NURand(8191)
+        // concentrates on a few thousand ids, which makes that about 1 order in 100 (0.94% here).
+        let repeat_pct = pct(repeats, orders);
+        assert!((0.3..=1.5).contains(&repeat_pct), "orders naming an item twice: {repeat_pct}%");
         assert!(ol_cnts[..5].iter().all(|&n| n == 0));
         assert!(ol_cnts[5..].iter().all(|&n| n > 5_000), "{ol_cnts:?}");
         let rollback_pct = pct(rollbacks, orders);

@@ -11,7 +11,7 @@ use oltpgen_report::histogram::LatencyHistogram;
 use oltpgen_report::model::{IntervalRow, ORDER, TxnCounters, TxnStats, Workload};
 use oltpgen_report::step::Transactions;
 
-use super::sample::{Sample, Status};
+use super::sample::{AuditSample, Sample, Status};
 
 #[derive(Default)]
 struct Tally {
@@ -101,6 +101,8 @@ struct Window {
     ms: Range<u32>,
     tallies: Vec<Tally>,
     lateness: LatencyHistogram,
+    /// The workload's audit counters, summed over targets.
+    audit: Vec<u64>,
 }
 
 /// Sorts samples into the measured windows' and the current interval's tallies.
@@ -112,6 +114,7 @@ pub struct Collector {
     composite: Option<usize>,
     per_minute_kind: usize,
     targets: usize,
+    audit: &'static [&'static str],
     windows: Vec<Window>,
     interval: Vec<Tally>,
     interval_start_s: f64,
@@ -142,12 +145,14 @@ impl Collector {
             composite: kinds.iter().position(|k| *k == ORDER),
             per_minute_kind,
             targets: targets.max(1),
+            audit: &[],
             windows: windows_ms
                 .iter()
                 .map(|ms| Window {
                     ms: ms.clone(),
                     tallies: tallies(cells),
                     lateness: LatencyHistogram::new(),
+                    audit: Vec::new(),
                 })
                 .collect(),
             interval: tallies(cells),
@@ -156,6 +161,31 @@ impl Collector {
             completed: 0,
             orders: 0,
         }
+    }
+
+    /// The same collector, also summing the workload's audit counters `names` per window.
+    pub fn with_audit(mut self, names: &'static [&'static str]) -> Self {
+        self.audit = names;
+        for w in &mut self.windows {
+            w.audit = vec![0; names.len()];
+        }
+        self
+    }
+
+    /// Takes in a batch's audit increments, each into the window its transaction completed in.
+    pub fn absorb_audit(&mut self, batch: &[AuditSample]) {
+        for a in batch {
+            if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&a.done_ms)) {
+                for (sum, n) in w.audit.iter_mut().zip(a.counts) {
+                    *sum += u64::from(n);
+                }
+            }
+        }
+    }
+
+    /// Step `step`'s audit counters, by name.
+    pub fn window_audit(&self, step: usize) -> BTreeMap<String, u64> {
+        self.audit.iter().map(|n| n.to_string()).zip(self.windows[step].audit.iter().copied()).collect()
     }
 
     /// Takes in a batch of samples.
@@ -318,7 +348,7 @@ mod tests {
         assert_eq!(c.completed(), 4);
         let live = c.tick(2.0, 4);
         assert_eq!(live.tps, 2.0);
-        assert_eq!(live.per_minute, 60.0, "2 committed of kind a in 2 s");
+        assert_eq!(live.per_minute, 90.0, "3 of kind a in 2 s, the rolled-back one included (5.4.2)");
         assert_eq!(live.errors, 1);
         assert!(live.targets.is_empty(), "one target: totals only");
         assert_eq!(c.tick(4.0, 4).tps, 0.0, "the interval starts afresh");
@@ -351,5 +381,20 @@ mod tests {
         c.absorb(&[on(0, 0, lost, 10, 300), on(0, 1, lost, 10, 300), on(1, 1, lost, 10, 400)]);
         assert_eq!(c.errors_by_kind()["connection_lost"], 2);
         assert_eq!(c.tick(2.0, 2).errors, 2);
+    }
+
+    #[test]
+    fn audit_counters_sum_per_window() {
+        let mut c =
+            Collector::new(Workload::Tpcc, KINDS, 0, 1, &[1000..2000, 3000..4000]).with_audit(&["x", "y"]);
+        let at = |done_ms, counts| AuditSample { target: 0, done_ms, counts };
+        c.absorb_audit(&[
+            at(500, [9, 9, 0, 0, 0, 0, 0, 0]),
+            at(1500, [2, 1, 0, 0, 0, 0, 0, 0]),
+            at(1999, [3, 0, 0, 0, 0, 0, 0, 0]),
+            at(3000, [0, 4, 0, 0, 0, 0, 0, 0]),
+        ]);
+        assert_eq!(c.window_audit(0), BTreeMap::from([("x".to_string(), 5), ("y".to_string(), 1)]));
+        assert_eq!(c.window_audit(1), BTreeMap::from([("x".to_string(), 0), ("y".to_string(), 4)]));
     }
 }

@@ -29,7 +29,7 @@ use sample::Recorder;
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 pub use study::{StudyOptions, study};
 use user::{Connections, Crew};
-pub use workload::{Done, Next, Op, Ops, TxnError, Workload};
+pub use workload::{AuditCounts, Done, MAX_AUDIT, Next, Op, Ops, TxnError, Workload};
 
 /// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
 /// response-time cap each step is judged by.
@@ -74,6 +74,8 @@ pub struct MeasuredStep {
     pub transactions: Vec<Transactions>,
     /// The window actually measured, seconds from the run's start (shorter when interrupted).
     pub window_s: (f64, f64),
+    /// The workload's audit of the step (from its counters over the window), when it has one.
+    pub audit: Option<oltpgen_report::audit::Audit>,
 }
 
 /// What a run measured.
@@ -132,7 +134,8 @@ pub async fn drive<W: Workload>(
     let schedule = plan.timing.schedule(&plan.steps);
     let ms = |d: Duration| d.as_millis().min(u128::from(u32::MAX)) as u32;
     let windows: Vec<_> = schedule.iter().map(|s| ms(s.window.0)..ms(s.window.1)).collect();
-    let mut collector = Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows);
+    let mut collector =
+        Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows).with_audit(W::AUDIT);
     let (to_collector, mut samples) = tokio::sync::mpsc::unbounded_channel();
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let running = Arc::new(AtomicU64::new(0));
@@ -142,7 +145,7 @@ pub async fn drive<W: Workload>(
         }
         _ => Connections::Own,
     };
-    let crew = Crew { workload, connections, start, stop, running: running.clone() };
+    let crew = Crew { workload: workload.clone(), connections, start, stop, running: running.clone() };
     let interval_ms = ms(plan.report_interval).max(1);
     let mut users = tokio::task::JoinSet::new();
     for i in 0..plan.max_users() {
@@ -169,7 +172,7 @@ pub async fn drive<W: Workload>(
     tokio::pin!(judge);
     let interrupted = loop {
         tokio::select! {
-            Some(batch) = samples.recv() => collector.absorb(&batch),
+            Some(batch) = samples.recv() => absorb(&mut collector, &batch),
             _ = ticks.tick() => {
                 let figures = collector.tick(start.elapsed().as_secs_f64(), running.load(Ordering::Relaxed));
                 progress(Progress::Interval(&figures));
@@ -179,7 +182,8 @@ pub async fn drive<W: Workload>(
                 }
             }
             _ = &mut judge, if judged < schedule.len() => {
-                let step = step_result(W::REPORT, plan, &schedule[judged], judged, &targets, collector.window_transactions(judged), None);
+                let mut step = step_result(W::REPORT, plan, &schedule[judged], judged, &targets, collector.window_transactions(judged), None);
+                step.audit = workload.audit(&step, collector.window_audit(judged));
                 let passed = step.cap.as_ref().is_some_and(|c| c.passed);
                 progress(Progress::Step(&step));
                 breaches = if passed { 0 } else { breaches + 1 };
@@ -202,12 +206,12 @@ pub async fn drive<W: Workload>(
     let drain = async {
         loop {
             tokio::select! {
-                Some(batch) = samples.recv() => collector.absorb(&batch),
+                Some(batch) = samples.recv() => absorb(&mut collector, &batch),
                 joined = users.join_next() => if joined.is_none() { break },
             }
         }
         while let Ok(batch) = samples.try_recv() {
-            collector.absorb(&batch);
+            absorb(&mut collector, &batch);
         }
     };
     if tokio::time::timeout(Duration::from_secs(30), drain).await.is_err() {
@@ -224,22 +228,17 @@ pub async fn drive<W: Workload>(
         client.wake_late_p99_ms = Some(late.percentile_us(99.0) as f64 / 1e3);
         client.wake_late_max_ms = Some(late.max_us() as f64 / 1e3);
     }
-    let steps: Vec<MeasuredStep> = schedule
-        .iter()
-        .enumerate()
-        .take(reported)
-        .filter(|(_, s)| s.window.0 < stopped_at)
-        .map(|(i, s)| MeasuredStep {
-            scheduled: *s,
-            transactions: collector.window_transactions(i),
-            window_s: (s.window.0.as_secs_f64(), s.window.1.min(stopped_at).as_secs_f64()),
-        })
-        .collect();
-    // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short).
-    for (i, s) in steps.iter().enumerate().skip(judged) {
-        let step =
-            step_result(W::REPORT, plan, &s.scheduled, i, &targets, s.transactions.clone(), Some(s.window_s));
-        progress(Progress::Step(&step));
+    let mut steps: Vec<MeasuredStep> = Vec::new();
+    for (i, s) in schedule.iter().enumerate().take(reported).filter(|(_, s)| s.window.0 < stopped_at) {
+        let window_s = (s.window.0.as_secs_f64(), s.window.1.min(stopped_at).as_secs_f64());
+        let transactions = collector.window_transactions(i);
+        let mut step = step_result(W::REPORT, plan, s, i, &targets, transactions.clone(), Some(window_s));
+        step.audit = workload.audit(&step, collector.window_audit(i));
+        // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short).
+        if i >= judged {
+            progress(Progress::Step(&step));
+        }
+        steps.push(MeasuredStep { scheduled: *s, transactions, window_s, audit: step.audit });
     }
     Measured {
         steps,
@@ -251,6 +250,12 @@ pub async fn drive<W: Workload>(
         energy,
         energy_max_uj,
     }
+}
+
+/// Hands a user's batch to the collector.
+fn absorb(collector: &mut Collector, batch: &sample::Batch) {
+    collector.absorb(&batch.samples);
+    collector.absorb_audit(&batch.audit);
 }
 
 /// A step's result: figures from its transactions per target (labelled by `targets`), judged by the

@@ -37,7 +37,7 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
         .into_iter()
         .enumerate()
         .map(|(i, s)| {
-            step_result(
+            let mut step = step_result(
                 ctx.workload,
                 &ctx.plan,
                 &s.scheduled,
@@ -45,7 +45,9 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
                 &m.targets,
                 s.transactions,
                 Some(s.window_s),
-            )
+            );
+            step.audit = s.audit;
+            step
         })
         .collect();
     let median: Vec<Step> = match median_run(&steps) {

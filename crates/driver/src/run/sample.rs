@@ -4,6 +4,7 @@
 
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::workload::AuditCounts;
 use crate::error::Fault;
 
 /// How one transaction ended.
@@ -36,6 +37,27 @@ pub struct Sample {
     pub done_ms: u32,
 }
 
+/// What a completed transaction added to the workload's audit counters, kept apart from its [`Sample`]
+/// (which stays 16 bytes) and only when it added something.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AuditSample {
+    /// The target it ran against.
+    pub target: u8,
+    /// Completion, ms since the run began (the step it counts in).
+    pub done_ms: u32,
+    /// The increments.
+    pub counts: AuditCounts,
+}
+
+/// What a user hands the collector at once.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Batch {
+    /// The transactions' samples.
+    pub samples: Vec<Sample>,
+    /// Their audit increments (none for a workload without an audit).
+    pub audit: Vec<AuditSample>,
+}
+
 /// Samples are handed over when this many wait in a buffer.
 const BATCH: usize = 256;
 /// ... or when the oldest has waited this long, so a step's figures are complete soon after it ends.
@@ -44,15 +66,31 @@ const MAX_AGE_MS: u32 = 1_000;
 /// A user's sample buffer.
 pub struct Recorder {
     buffer: Vec<Sample>,
+    audit: Vec<AuditSample>,
     interval_ms: u32,
     interval: u32,
-    to_collector: UnboundedSender<Vec<Sample>>,
+    to_collector: UnboundedSender<Batch>,
 }
 
 impl Recorder {
     /// A buffer that hands batches to `to_collector`, at least once per `interval_ms` of activity.
-    pub fn new(to_collector: UnboundedSender<Vec<Sample>>, interval_ms: u32) -> Self {
-        Recorder { buffer: Vec::new(), interval_ms: interval_ms.max(1), interval: 0, to_collector }
+    pub fn new(to_collector: UnboundedSender<Batch>, interval_ms: u32) -> Self {
+        Recorder {
+            buffer: Vec::new(),
+            audit: Vec::new(),
+            interval_ms: interval_ms.max(1),
+            interval: 0,
+            to_collector,
+        }
+    }
+
+    /// Keeps what a transaction added to the audit counters, when it added anything; it leaves with
+    /// the next batch of samples (the transaction's own sample is recorded right after).
+    #[inline]
+    pub fn record_audit(&mut self, audit: AuditSample) {
+        if audit.counts != AuditCounts::default() {
+            self.audit.push(audit);
+        }
     }
 
     /// Keeps `sample`, handing over the buffer when it is full or the sample opens a new interval.
@@ -78,7 +116,9 @@ impl Recorder {
     pub fn flush(&mut self) {
         if !self.buffer.is_empty() {
             // A closed collector means the run is over; the samples have nowhere to go.
-            let _ = self.to_collector.send(std::mem::take(&mut self.buffer));
+            let batch =
+                Batch { samples: std::mem::take(&mut self.buffer), audit: std::mem::take(&mut self.audit) };
+            let _ = self.to_collector.send(batch);
         }
     }
 }
@@ -117,12 +157,16 @@ mod tests {
         for i in 0..300 {
             r.record(sample(i));
         }
-        assert_eq!(rx.try_recv().unwrap().len(), BATCH);
+        assert_eq!(rx.try_recv().unwrap().samples.len(), BATCH);
         assert!(rx.try_recv().is_err(), "the rest waits");
         r.record(sample(1500));
-        assert_eq!(rx.try_recv().unwrap().len(), 300 - BATCH, "a new interval hands over the old one");
+        assert_eq!(
+            rx.try_recv().unwrap().samples.len(),
+            300 - BATCH,
+            "a new interval hands over the old one"
+        );
         drop(r);
-        assert_eq!(rx.try_recv().unwrap(), vec![sample(1500)]);
+        assert_eq!(rx.try_recv().unwrap().samples, vec![sample(1500)]);
     }
 
     #[test]
@@ -133,6 +177,20 @@ mod tests {
         r.record(sample(1100));
         assert!(rx.try_recv().is_err());
         r.record(sample(1101));
-        assert_eq!(rx.try_recv().unwrap(), vec![sample(100), sample(1100)]);
+        assert_eq!(rx.try_recv().unwrap().samples, vec![sample(100), sample(1100)]);
+    }
+
+    #[test]
+    fn audit_increments_leave_with_the_samples_and_zeros_are_not_kept() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut r = Recorder::new(tx, 1000);
+        let counted = AuditSample { target: 0, done_ms: 10, counts: [10, 1, 0, 0, 0, 0, 0, 0] };
+        r.record_audit(counted);
+        r.record(sample(10));
+        r.record_audit(AuditSample { target: 0, done_ms: 20, counts: AuditCounts::default() });
+        r.record(sample(20));
+        r.flush();
+        let batch = rx.try_recv().unwrap();
+        assert_eq!((batch.samples.len(), batch.audit), (2, vec![counted]));
     }
 }

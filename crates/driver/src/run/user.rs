@@ -10,7 +10,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::pool::Pool;
-use super::sample::{Recorder, Sample, Status};
+use super::sample::{AuditSample, Recorder, Sample, Status};
 use super::workload::{Done, MAX_RETRIES, Ops, TxnError, Workload};
 use crate::error::Fault;
 
@@ -126,6 +126,10 @@ pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Durati
                 late_us: 0,
                 done_ms: done_ms(op.ended),
             });
+        }
+        let counts = ops.take_audit();
+        if !matches!(status, Status::Failed(_)) {
+            recorder.record_audit(AuditSample { target: target_id, done_ms: done_ms(done), counts });
         }
         recorder.record(Sample {
             kind: next.kind as u8,

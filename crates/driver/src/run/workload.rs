@@ -1,9 +1,12 @@
 //! What the run machinery asks of a workload (TPC-C, DS2), so that users, pools, recording and results
 //! are written once.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
+use oltpgen_report::audit::Audit;
+use oltpgen_report::model::Step;
 use tokio::time::Instant;
 
 use super::sample::Status;
@@ -12,6 +15,13 @@ use crate::error::Fault;
 /// Retries of a transaction (or of one operation of a composite one) after a serialization failure or
 /// deadlock, before it counts as an error.
 pub const MAX_RETRIES: u8 = 5;
+
+/// The most audit counters a workload declares ([`Workload::AUDIT`]).
+pub const MAX_AUDIT: usize = 8;
+
+/// What one completed transaction adds to each of its workload's audit counters (index = position in
+/// [`Workload::AUDIT`]); small numbers (an order's lines, a Delivery's skipped districts).
+pub type AuditCounts = [u8; MAX_AUDIT];
 
 /// A transaction's failure, sorted once by the engine code that met it; results count failures by kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,9 +73,13 @@ pub struct Op {
 /// by one so that each is measured as a transaction type of its own beside the whole. Transactions that
 /// are one operation (TPC-C's) leave it empty. The user empties it after every transaction; it keeps its
 /// allocation.
+///
+/// It also carries what the transaction adds to the workload's audit counters ([`Ops::count`]): the
+/// user takes both after every transaction and records them with its sample.
 #[derive(Debug, Default)]
 pub struct Ops {
     done: Vec<Op>,
+    audit: AuditCounts,
 }
 
 impl Ops {
@@ -95,6 +109,17 @@ impl Ops {
         outcome
     }
 
+    /// Sets what the transaction that just completed adds to the audit counters (a transaction that
+    /// fails sets nothing, so retried attempts are not counted twice).
+    pub fn count(&mut self, audit: AuditCounts) {
+        self.audit = audit;
+    }
+
+    /// What the last transaction added to the audit counters, leaving zeros for the next.
+    pub fn take_audit(&mut self) -> AuditCounts {
+        std::mem::take(&mut self.audit)
+    }
+
     /// Whether no operation was recorded since the last drain.
     pub fn is_empty(&self) -> bool {
         self.done.is_empty()
@@ -114,6 +139,9 @@ pub trait Workload: Send + Sync + 'static {
     const KINDS: &'static [&'static str];
     /// The index of the type counted per minute (TPC-C's New-Order, DS2's order).
     const PER_MINUTE_KIND: usize;
+    /// The workload's audit counters, by name (at most [`MAX_AUDIT`]); a transaction adds to them
+    /// through [`Ops::count`], and each step's sums go to [`audit`](Self::audit).
+    const AUDIT: &'static [&'static str] = &[];
     /// A user's own state: its random stream, its deck, its home.
     type User: Send + 'static;
     /// A connection ready to run transactions (its statements prepared).
@@ -142,4 +170,11 @@ pub trait Workload: Send + Sync + 'static {
         input: &'a Self::Input,
         ops: &'a mut Ops,
     ) -> impl Future<Output = Result<Done, TxnError>> + Send + 'a;
+
+    /// The audit of `step` (its figures built, its cap judged) from its audit counters summed over its
+    /// window, by name; `None` for a workload without an audit.
+    fn audit(&self, step: &Step, counters: BTreeMap<String, u64>) -> Option<Audit> {
+        let _ = (step, counters);
+        None
+    }
 }

@@ -1,18 +1,20 @@
 //! Running TPC-C: the workload as the run machinery sees it (users bound to home warehouses, the exact
 //! deck, keying and think times, the five transactions on PostgreSQL), and the checks before a run.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use oltpgen_datagen::Rng;
-use oltpgen_datagen::tpcc::input::{InputGen, Terminal, TxnInput};
-use oltpgen_datagen::tpcc::mix::{Deck, Pacing, TxnKind};
+use oltpgen_datagen::tpcc::input::{CustomerSelector, InputGen, Terminal, TxnInput};
+use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime, TxnKind};
 use oltpgen_datagen::tpcc::random::CConstants;
-use oltpgen_report::model::TPCC_TRANSACTIONS;
+use oltpgen_report::audit::{Audit, TPCC_COUNTERS, TpccAuditPlan};
+use oltpgen_report::model::{Step, TPCC_TRANSACTIONS};
 
 use super::{LoadedParams, WORKLOAD, loaded};
 use crate::error::pg_fault;
 use crate::pg::{self, ServerInfo, tpcc_txn};
-use crate::run::{Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
+use crate::run::{AuditCounts, Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
 
 /// Tags that keep the run's random streams apart from the load's.
@@ -55,10 +57,40 @@ fn txn_error(e: &tokio_postgres::Error) -> TxnError {
     TxnError { fault: pg_fault(e) }
 }
 
+/// Positions in [`TPCC_COUNTERS`] (checked by a test).
+const LINES: usize = 0;
+const REMOTE_LINES: usize = 1;
+const REMOTE_PAYMENTS: usize = 2;
+const BY_NAME_PAYMENTS: usize = 3;
+const BY_NAME_ORDER_STATUS: usize = 4;
+const SKIPPED_DISTRICTS: usize = 5;
+
+/// What a completed transaction adds to [`TPCC_COUNTERS`], from its input (known before it ran) and
+/// its outcome (a Delivery's skipped districts).
+fn audit_counts(input: &TxnInput, outcome: &tpcc_txn::Outcome) -> AuditCounts {
+    let by_name = |c: &CustomerSelector| u8::from(matches!(c, CustomerSelector::ByLastName(_)));
+    let mut counts = AuditCounts::default();
+    match input {
+        TxnInput::NewOrder(i) => {
+            counts[LINES] = i.lines.len() as u8;
+            counts[REMOTE_LINES] = i.lines.iter().filter(|l| l.supply_w_id != i.w_id).count() as u8;
+        }
+        TxnInput::Payment(i) => {
+            counts[REMOTE_PAYMENTS] = u8::from(i.c_w_id != i.w_id);
+            counts[BY_NAME_PAYMENTS] = by_name(&i.customer);
+        }
+        TxnInput::OrderStatus(i) => counts[BY_NAME_ORDER_STATUS] = by_name(&i.customer),
+        TxnInput::Delivery(_) => counts[SKIPPED_DISTRICTS] = outcome.skipped_districts,
+        TxnInput::StockLevel(_) => {}
+    }
+    counts
+}
+
 impl Workload for Tpcc {
     const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Tpcc;
     const KINDS: &'static [&'static str] = &TPCC_TRANSACTIONS;
     const PER_MINUTE_KIND: usize = TxnKind::NewOrder.index();
+    const AUDIT: &'static [&'static str] = &TPCC_COUNTERS;
     type User = TpccUser;
     type Session = TpccSession;
     type Input = TxnInput;
@@ -92,8 +124,15 @@ impl Workload for Tpcc {
         Ok(TpccSession { client, statements })
     }
 
-    async fn execute(&self, s: &TpccSession, input: &TxnInput, _ops: &mut Ops) -> Result<Done, TxnError> {
-        tpcc_txn::execute(&s.client, &s.statements, input).await.map_err(|e| txn_error(&e))
+    async fn execute(&self, s: &TpccSession, input: &TxnInput, ops: &mut Ops) -> Result<Done, TxnError> {
+        let outcome = tpcc_txn::execute(&s.client, &s.statements, input).await.map_err(|e| txn_error(&e))?;
+        ops.count(audit_counts(input, &outcome));
+        Ok(outcome.done)
+    }
+
+    fn audit(&self, step: &Step, counters: BTreeMap<String, u64>) -> Option<Audit> {
+        let paced = self.pacing.keying == KeyingTime::Spec && self.pacing.think == ThinkTime::Spec;
+        Some(oltpgen_report::audit::tpcc(step, counters, TpccAuditPlan { paced, warehouses: self.scale }))
     }
 }
 
@@ -176,9 +215,36 @@ pub async fn run(
         "seed": workload.seed,
         "load_seed": prepared.loaded.seed,
         "terminals_per_warehouse": f64::from(opts.plan.max_users()) / f64::from(prepared.loaded.scale),
+        "isolation": tpcc_txn::ISOLATION,
+        // 2.7.2 lets Delivery be queued and run deferred; it runs inline, as HammerDB, BenchBase and
+        // go-tpc run it, and its response time is the whole transaction's.
+        "delivery": "inline",
     }) else {
         unreachable!("an object literal")
     };
     let server = prepared.server.into_result();
     study(workload, &opts.plan, &opts.study, server, config, progress).await
+}
+
+#[cfg(test)]
+mod tests {
+    use oltpgen_report::audit;
+
+    use super::*;
+
+    #[test]
+    fn audit_counts_land_on_the_counters_report_names() {
+        let names = [
+            (LINES, audit::ORDER_LINES),
+            (REMOTE_LINES, audit::REMOTE_ORDER_LINES),
+            (REMOTE_PAYMENTS, audit::REMOTE_PAYMENTS),
+            (BY_NAME_PAYMENTS, audit::BY_NAME_PAYMENTS),
+            (BY_NAME_ORDER_STATUS, audit::BY_NAME_ORDER_STATUS),
+            (SKIPPED_DISTRICTS, audit::SKIPPED_DISTRICTS),
+        ];
+        for (index, name) in names {
+            assert_eq!(TPCC_COUNTERS[index], name);
+        }
+        assert!(TPCC_COUNTERS.len() <= crate::run::MAX_AUDIT);
+    }
 }

@@ -1,0 +1,361 @@
+//! A step's audit figures: the shares a TPC-C auditor checks before trusting a throughput figure
+//! (observed mix, rollbacks, remote lines and Payments, by-name selections, skipped Deliveries, pacing,
+//! users per warehouse), each beside the spec's bound with a verdict ([`Audit`], [`AuditCheck`]).
+//!
+//! The driver counts what it needs per step (workload-neutral counters named by the workload); the
+//! shares, bounds and verdicts are computed here, from the counters and the step's transactions.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use oltpgen_report::audit::{Verdict, judge_range};
+//! // 1,000 rollbacks in 100,000 New-Orders: within 2.4.1.4's audited 0.90–1.10%.
+//! assert_eq!(judge_range(1_000, 100_000, (0.90, 1.10)), Verdict::Pass);
+//! // 10 in 1,000 cannot tell 1% from 0.8%: too few to judge.
+//! assert_eq!(judge_range(10, 1_000, (0.90, 1.10)), Verdict::TooFew);
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Step, TPCC_TRANSACTIONS, TxnStats};
+
+/// The counters TPC-C's user loop keeps per transaction, by name (the driver's workload declares the
+/// same names, in this order).
+pub const TPCC_COUNTERS: [&str; 6] = [
+    ORDER_LINES,
+    REMOTE_ORDER_LINES,
+    REMOTE_PAYMENTS,
+    BY_NAME_PAYMENTS,
+    BY_NAME_ORDER_STATUS,
+    SKIPPED_DISTRICTS,
+];
+/// Lines of completed New-Orders.
+pub const ORDER_LINES: &str = "order_lines";
+/// Of those, lines supplied by another warehouse (2.4.1.5.2).
+pub const REMOTE_ORDER_LINES: &str = "remote_order_lines";
+/// Completed Payments for a customer of another warehouse (2.5.1.2).
+pub const REMOTE_PAYMENTS: &str = "remote_payments";
+/// Completed Payments that chose the customer by last name (2.5.1.2).
+pub const BY_NAME_PAYMENTS: &str = "by_name_payments";
+/// Completed Order-Status transactions that chose the customer by last name (2.6.1.2).
+pub const BY_NAME_ORDER_STATUS: &str = "by_name_order_status";
+/// Districts completed Deliveries skipped for want of a new order (2.7.4.2).
+pub const SKIPPED_DISTRICTS: &str = "skipped_districts";
+
+/// What a check concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Within the spec's bound.
+    Pass,
+    /// Outside it: the step's figures are not those of a run that keeps the rule.
+    Flag,
+    /// Too few transactions for the share to tell the bound from chance: no verdict.
+    TooFew,
+}
+
+impl Verdict {
+    /// The mark the text and HTML reports print.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Flag => "FLAG",
+            Verdict::TooFew => "too few to judge",
+        }
+    }
+}
+
+/// One audited figure of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditCheck {
+    /// The spec clause that sets the bound.
+    pub clause: String,
+    /// What is measured, e.g. `remote order lines`.
+    pub name: String,
+    /// The observed value (a percentage, a count per warehouse, or 1/0 for on/off).
+    pub value: f64,
+    /// The value as the reports print it, e.g. `1.02%`, `on`.
+    pub shown: String,
+    /// The spec's bound as the reports print it, e.g. `0.95–1.05%`.
+    pub bound: String,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+/// A step's audit: the counters it was computed from and the checks.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Audit {
+    /// The workload's audit counters over the step's window, by name.
+    pub counters: BTreeMap<String, u64>,
+    /// The checks, in the spec's order.
+    pub checks: Vec<AuditCheck>,
+    /// What a reader must know to compare the step with others (e.g. that Delivery ran inline).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl Audit {
+    /// Checks that flagged.
+    pub fn flagged(&self) -> impl Iterator<Item = &AuditCheck> {
+        self.checks.iter().filter(|c| c.verdict == Verdict::Flag)
+    }
+}
+
+/// What a TPC-C audit needs to know of the run beyond the step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TpccAuditPlan {
+    /// Keying and think times as the spec sets them (both on).
+    pub paced: bool,
+    /// Warehouses loaded.
+    pub warehouses: u32,
+}
+
+/// How many standard deviations of chance a share's audited range must hold before it is judged.
+const SIGMAS: f64 = 3.0;
+
+/// Judges `hits` of `n` (a binomial share) against the audited range `(lo, hi)` in percent: too few
+/// when chance alone (3 σ at the range's middle) would spread wider than the range, else pass or flag.
+pub fn judge_range(hits: u64, n: u64, (lo, hi): (f64, f64)) -> Verdict {
+    let p = (lo + hi) / 200.0;
+    let half = (hi - lo) / 200.0;
+    if n == 0 || (n as f64) < SIGMAS * SIGMAS * p * (1.0 - p) / (half * half) {
+        return Verdict::TooFew;
+    }
+    let share = percent(hits, n);
+    if (lo..=hi).contains(&share) { Verdict::Pass } else { Verdict::Flag }
+}
+
+/// Judges the share `hits` of `n` against a minimum percentage (5.2.3's mix): too few under 1,000
+/// transactions; a flag only when the shortfall is beyond chance (3 σ), as a mix dealt from exact decks
+/// over a window that cuts decks part-way sits on either side of its minimum by a little.
+pub fn judge_minimum(hits: u64, n: u64, min: f64) -> Verdict {
+    const ENOUGH: u64 = 1_000;
+    if n < ENOUGH {
+        return Verdict::TooFew;
+    }
+    let p = min / 100.0;
+    let slack = 100.0 * SIGMAS * (p * (1.0 - p) / n as f64).sqrt();
+    if percent(hits, n) >= min - slack { Verdict::Pass } else { Verdict::Flag }
+}
+
+fn percent(hits: u64, n: u64) -> f64 {
+    if n == 0 { 0.0 } else { 100.0 * hits as f64 / n as f64 }
+}
+
+fn share_check(clause: &str, name: &str, hits: u64, n: u64, bound: &str, verdict: Verdict) -> AuditCheck {
+    let value = percent(hits, n);
+    AuditCheck {
+        clause: clause.into(),
+        name: name.into(),
+        value,
+        shown: format!("{value:.2}% ({hits}/{n})"),
+        bound: bound.into(),
+        verdict,
+    }
+}
+
+/// 5.2.3: the minimum share of each transaction type but New-Order (which takes the rest), in the order
+/// of [`TPCC_TRANSACTIONS`].
+const MIX_MINIMUMS: [(&str, f64); 5] = [
+    ("New-Order share", 0.0),
+    ("Payment share", 43.0),
+    ("Order-Status share", 4.0),
+    ("Delivery share", 4.0),
+    ("Stock-Level share", 4.0),
+];
+
+/// TPC-C's audit of `step`, from the workload's `counters` over the step's window.
+pub fn tpcc(step: &Step, counters: BTreeMap<String, u64>, plan: TpccAuditPlan) -> Audit {
+    let txns = &step.figures.transactions;
+    let count = |name: &str| txns.get(name).map_or(0, |t: &TxnStats| t.count);
+    let counter = |name: &str| counters.get(name).copied().unwrap_or(0);
+    let total: u64 = TPCC_TRANSACTIONS.iter().map(|name| count(name)).sum();
+    let mut checks = Vec::new();
+    for (txn, (title, min)) in TPCC_TRANSACTIONS.into_iter().zip(MIX_MINIMUMS) {
+        let (hits, verdict) = (count(txn), judge_minimum(count(txn), total, min));
+        let bound = if min > 0.0 { format!(">= {min:.1}%") } else { "the rest (45%)".into() };
+        checks.push(share_check("5.2.3", title, hits, total, &bound, verdict));
+    }
+    let new_orders = txns.get(TPCC_TRANSACTIONS[0]).map_or((0, 0), |t| (t.count, t.rollbacks));
+    // The audited ranges of the spec's result summary; the clause is the rule each follows from.
+    // (clause, name, hits, of, audited range %)
+    type Range<'a> = (&'a str, &'a str, u64, u64, (f64, f64));
+    let ranges: [Range; 5] = [
+        ("2.4.1.4", "New-Order rollbacks", new_orders.1, new_orders.0, (0.90, 1.10)),
+        ("2.4.1.5.2", "remote order lines", counter(REMOTE_ORDER_LINES), counter(ORDER_LINES), (0.95, 1.05)),
+        ("2.5.1.2", "remote Payments", counter(REMOTE_PAYMENTS), count("payment"), (14.25, 15.75)),
+        ("2.5.1.2", "Payments by last name", counter(BY_NAME_PAYMENTS), count("payment"), (57.0, 63.0)),
+        (
+            "2.6.1.2",
+            "Order-Status by last name",
+            counter(BY_NAME_ORDER_STATUS),
+            count("order_status"),
+            (57.0, 63.0),
+        ),
+    ];
+    for (clause, name, hits, n, range) in ranges {
+        let bound = format!("{:.2}–{:.2}%", range.0, range.1);
+        checks.push(share_check(clause, name, hits, n, &bound, judge_range(hits, n, range)));
+    }
+    let districts = 10 * count("delivery");
+    let skipped = counter(SKIPPED_DISTRICTS);
+    let verdict = match districts {
+        0 => Verdict::TooFew,
+        _ if percent(skipped, districts) <= 1.0 => Verdict::Pass,
+        _ => Verdict::Flag,
+    };
+    checks.push(share_check("5.4.5", "skipped Delivery districts", skipped, districts, "<= 1%", verdict));
+    checks.push(AuditCheck {
+        clause: "5.2.5".into(),
+        name: "keying and think times".into(),
+        value: f64::from(u8::from(plan.paced)),
+        shown: if plan.paced { "on" } else { "off" }.into(),
+        bound: "on (spec's)".into(),
+        verdict: if plan.paced { Verdict::Pass } else { Verdict::Flag },
+    });
+    let warehouses = u64::from(plan.warehouses.max(1));
+    let per_warehouse = step.users as f64 / warehouses as f64;
+    checks.push(AuditCheck {
+        clause: "4.2.2".into(),
+        name: "users per warehouse".into(),
+        value: per_warehouse,
+        shown: format!("{per_warehouse:.2}"),
+        bound: "10".into(),
+        verdict: if step.users == 10 * warehouses { Verdict::Pass } else { Verdict::Flag },
+    });
+    // User i's home is warehouse i mod W + 1: the first min(users, W) warehouses have a user.
+    let touched = step.users.min(warehouses);
+    let mut used = share_check("4.2.2", "warehouses with a user", touched, warehouses, "100%", Verdict::Pass);
+    if touched < warehouses {
+        used.verdict = Verdict::Flag;
+    }
+    checks.push(used);
+    let notes = vec![DELIVERY_INLINE.to_string()];
+    Audit { counters, checks, notes }
+}
+
+/// How TPC-C's Delivery runs, for every report of a TPC-C step.
+pub const DELIVERY_INLINE: &str = "Delivery runs inline, not deferred (2.7.2 allows a queued Delivery): \
+     its response time is the whole transaction's, as HammerDB, BenchBase and go-tpc measure it";
+
+/// The audit of step `step` as `report show` and summary.txt print it: a header, then a line per check.
+pub fn render_text(step: &Step, audit: &Audit) -> String {
+    use std::fmt::Write as _;
+    let mut out =
+        format!("audit of step {} run {} (FLAG: outside the spec's bound)\n", step.index + 1, step.run);
+    for c in &audit.checks {
+        let _ = writeln!(
+            out,
+            "  {:<10}{:<28}{:<28}{:<16}{}",
+            c.clause,
+            c.name,
+            c.shown,
+            c.bound,
+            c.verdict.mark()
+        );
+    }
+    for note in &audit.notes {
+        let _ = writeln!(out, "  {note}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Workload;
+    use crate::step::tests::txn;
+    use crate::step::{StepPlan, Transactions};
+
+    #[test]
+    fn a_share_is_judged_only_when_chance_cannot_cover_its_range() {
+        assert_eq!(judge_range(0, 0, (57.0, 63.0)), Verdict::TooFew);
+        assert_eq!(judge_range(60, 100, (57.0, 63.0)), Verdict::TooFew, "±15 points at 3 σ");
+        assert_eq!(judge_range(1_500, 2_500, (57.0, 63.0)), Verdict::Pass);
+        assert_eq!(judge_range(1_250, 2_500, (57.0, 63.0)), Verdict::Flag);
+        assert_eq!(judge_range(2_000, 100_000, (0.90, 1.10)), Verdict::Flag);
+        assert_eq!(judge_range(999, 100_000, (0.90, 1.10)), Verdict::Pass);
+    }
+
+    #[test]
+    fn a_minimum_allows_a_shortfall_within_chance_only() {
+        assert_eq!(judge_minimum(40, 99, 4.0), Verdict::TooFew);
+        assert_eq!(judge_minimum(4_290, 10_000, 43.0), Verdict::Pass, "42.9% of an exact deck cut part-way");
+        assert_eq!(judge_minimum(4_000, 10_000, 43.0), Verdict::Flag, "3 points short is no accident");
+        assert_eq!(judge_minimum(300, 10_000, 4.0), Verdict::Flag);
+    }
+
+    fn step(users: u64, new_orders: (u64, u64), others: [u64; 4]) -> Step {
+        let names = ["payment", "order_status", "delivery", "stock_level"];
+        let mut t = Transactions::from([("new_order".to_string(), txn(new_orders.0, 1_000, new_orders.1))]);
+        for (name, n) in names.into_iter().zip(others) {
+            t.insert(name.to_string(), txn(n, 1_000, 0));
+        }
+        let plan = StepPlan { run: 1, users, connections: users, duration_s: 60.0, ..StepPlan::default() };
+        Step::new(Workload::Tpcc, plan, BTreeMap::from([("db".to_string(), t)]))
+    }
+
+    fn counters(values: [u64; 6]) -> BTreeMap<String, u64> {
+        TPCC_COUNTERS.iter().map(|n| n.to_string()).zip(values).collect()
+    }
+
+    fn verdict(audit: &Audit, name: &str) -> Verdict {
+        audit.checks.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("{name}")).verdict
+    }
+
+    #[test]
+    fn a_spec_shaped_step_passes_every_check() {
+        // A million transactions dealt 45/43/4/4/4 by 100 users on 10 warehouses, paced.
+        let s = step(100, (450_000, 4_500), [430_000, 40_000, 40_000, 40_000]);
+        let c = counters([4_500_000, 45_000, 64_500, 258_000, 24_000, 0]);
+        let audit = tpcc(&s, c.clone(), TpccAuditPlan { paced: true, warehouses: 10 });
+        assert_eq!(audit.flagged().map(|c| c.name.as_str()).collect::<Vec<_>>(), Vec::<&str>::new());
+        assert_eq!(audit.counters, c);
+        assert_eq!(audit.checks.len(), 14);
+        assert!(audit.checks.iter().all(|c| c.verdict == Verdict::Pass), "{:?}", audit.checks);
+        let skipped = audit.checks.iter().find(|c| c.name == "skipped Delivery districts").unwrap();
+        assert_eq!(skipped.shown, "0.00% (0/400000)");
+        let text = render_text(&s, &audit);
+        assert!(text.starts_with("audit of step 1 run 1 (FLAG: outside the spec's bound)\n"), "{text}");
+        assert!(
+            text.contains(
+                "  5.4.5     skipped Delivery districts  0.00% (0/400000)            <= 1%           pass\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("Delivery runs inline, not deferred"), "{text}");
+    }
+
+    #[test]
+    fn a_saturation_step_is_flagged_for_what_it_bends() {
+        // 5 users flat out on half of 10 warehouses; Deliveries ran dry in 2% of districts.
+        let s = step(5, (450_000, 20_000), [430_000, 40_000, 40_000, 30_000]);
+        let c = counters([4_500_000, 45_000, 64_500, 258_000, 24_000, 8_000]);
+        let audit = tpcc(&s, c, TpccAuditPlan { paced: false, warehouses: 10 });
+        for name in [
+            "New-Order rollbacks",
+            "skipped Delivery districts",
+            "keying and think times",
+            "users per warehouse",
+            "warehouses with a user",
+        ] {
+            assert_eq!(verdict(&audit, name), Verdict::Flag, "{name}");
+        }
+        assert_eq!(verdict(&audit, "Stock-Level share"), Verdict::Flag, "3.1% < 4%");
+        assert_eq!(verdict(&audit, "remote order lines"), Verdict::Pass);
+        let used = audit.checks.iter().find(|c| c.name == "warehouses with a user").unwrap();
+        assert_eq!(used.value, 50.0);
+    }
+
+    #[test]
+    fn a_paced_step_with_few_transactions_gives_no_verdict_on_shares() {
+        let s = step(10, (45, 0), [43, 4, 4, 4]);
+        let audit = tpcc(&s, counters([450, 5, 6, 26, 2, 0]), TpccAuditPlan { paced: true, warehouses: 1 });
+        for name in ["Payment share", "New-Order rollbacks", "remote Payments", "Payments by last name"] {
+            assert_eq!(verdict(&audit, name), Verdict::TooFew, "{name}");
+        }
+        assert_eq!(verdict(&audit, "users per warehouse"), Verdict::Pass);
+        assert_eq!(verdict(&audit, "skipped Delivery districts"), Verdict::Pass);
+    }
+}
