@@ -52,6 +52,7 @@ async fn drive(
     quiet: bool,
 ) -> Result<ExitCode, Error> {
     let cap = study::cap(Workload::Tpcc, &args.study)?;
+    study::check_paths(&args.study, &[])?;
     let target = db.target()?;
     // The built-in server is sized for the run's connections (the users are known only after a load at
     // the default of 10 per warehouse: room for 1,000 then).

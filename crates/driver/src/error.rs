@@ -14,7 +14,8 @@ pub enum Error {
     /// The work itself failed part-way (a load that died, a server that went away for good): exit 1.
     #[error("{0}")]
     Failed(String),
-    /// Ctrl-C stopped the work: exit 130, as shells expect of an interrupted command.
+    /// Ctrl-C, SIGTERM or SIGHUP stopped the work: exit 130, 143 or 129 (128 + the signal), as shells
+    /// expect of a command a signal ended.
     #[error("interrupted: {0}")]
     Interrupted(String),
 }
@@ -40,7 +41,7 @@ impl Error {
         match self {
             Error::Usage(_) | Error::Environment(_) => 2,
             Error::Failed(_) => 1,
-            Error::Interrupted(_) => 130,
+            Error::Interrupted(_) => crate::stop::exit_code(),
         }
     }
 }

@@ -159,8 +159,8 @@ pub async fn drive<W: Workload>(
     let last_end = schedule.last().map_or(Duration::ZERO, |s| s.window.1);
     let finish = tokio::time::sleep_until(start + last_end);
     tokio::pin!(finish);
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
+    let stop_signal = crate::stop::requested();
+    tokio::pin!(stop_signal);
     let (mut judged, mut breaches) = (0, 0);
     // A sweep stopped for breaching the cap ends with the step that breached it (the next one may have
     // begun during the grace, and is not reported).
@@ -193,7 +193,7 @@ pub async fn drive<W: Workload>(
                 }
             }
             _ = &mut finish, if judged + 1 >= schedule.len() => break false,
-            _ = &mut ctrl_c => break true,
+            () = &mut stop_signal => break true,
         }
     };
     let stopped_at = start.elapsed();

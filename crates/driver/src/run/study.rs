@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use oltpgen_report::model::{RunResult, Server};
+use oltpgen_report::model::{IntervalRow, RunResult, Server, Step};
+use oltpgen_report::output::{ResultDir, write_result};
 
 use super::{Progress, Ramp, RunPlan, Workload, drive, energy_sample, result};
 use crate::Error;
@@ -20,6 +21,9 @@ pub struct StudyOptions {
     pub power_log: Option<PathBuf>,
     /// Time to sit idle before the run, over which idle power is averaged.
     pub idle_sample: Option<Duration>,
+    /// Where `result.json` is written after every judged step, so that a run killed part-way keeps
+    /// what it judged (`None`: only the caller writes the result, at the end).
+    pub result_dir: Option<ResultDir>,
 }
 
 impl RunPlan {
@@ -75,7 +79,27 @@ pub async fn study<W: Workload>(
         None => None,
     };
     let started_at = SystemTime::now();
-    let measured = drive(workload, plan, progress).await;
+    config.extend(plan.config());
+    let mut context = result::Context {
+        workload: W::REPORT,
+        server,
+        config: serde_json::Value::Object(config),
+        started_at,
+        plan: plan.clone(),
+        system_cost_usd: opts.system_cost_usd,
+        power_log: None,
+        idle_window_s,
+    };
+    let targets = workload.targets().to_vec();
+    let mut checkpoint = Checkpoint { context: &context, targets, steps: Vec::new(), timeseries: Vec::new() };
+    let mut progress = progress;
+    let measured = drive(workload, plan, |p| {
+        if let Some(dir) = &opts.result_dir {
+            checkpoint.record(&p, dir);
+        }
+        progress(p);
+    })
+    .await;
     let power_log = match &opts.power_log {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -92,18 +116,42 @@ pub async fn study<W: Workload>(
         }
         None => None,
     };
-    config.extend(plan.config());
-    let context = result::Context {
-        workload: W::REPORT,
-        server,
-        config: serde_json::Value::Object(config),
-        started_at,
-        plan: plan.clone(),
-        system_cost_usd: opts.system_cost_usd,
-        power_log,
-        idle_window_s,
-    };
+    context.power_log = power_log;
     Ok(result::build(context, measured))
+}
+
+/// The result as judged so far, written after every judged step.
+struct Checkpoint<'a> {
+    context: &'a result::Context,
+    targets: Vec<String>,
+    steps: Vec<Step>,
+    timeseries: Vec<IntervalRow>,
+}
+
+impl Checkpoint<'_> {
+    /// Takes in what `p` reports; after a judged step, writes the result so far into `dir` (a write
+    /// that fails is said once on stderr: the run goes on, and its end writes the result again).
+    fn record(&mut self, p: &Progress<'_>, dir: &ResultDir) {
+        match p {
+            Progress::Interval(f) => self.timeseries.extend(f.rows.iter().cloned()),
+            Progress::Step(s) => {
+                self.steps.push((*s).clone());
+                let doc = result::document(
+                    self.context,
+                    self.steps.clone(),
+                    self.targets.clone(),
+                    self.timeseries.clone(),
+                );
+                if let Err(e) = write_result(&dir.path(&doc), &doc) {
+                    eprintln!(
+                        "warning: cannot write the result so far into {}: {e}",
+                        dir.path(&doc).display()
+                    );
+                }
+            }
+            Progress::Started => {}
+        }
+    }
 }
 
 fn unix_s(t: SystemTime) -> f64 {
