@@ -60,14 +60,8 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     let per_target: Vec<u64> = args.n_threads.counts().to_vec();
     let most = per_target.iter().copied().max().unwrap_or(1);
     let connections = args.connections.map_or(most, |c| u64::from(c).min(most)) as u32;
-    let (_database, targets) = interruptible("starting", databases(db, connections)).await?;
-    if load_if_empty {
-        for target in &targets {
-            interruptible("the load", load_when_empty(target, args.db_size.unwrap_or_default(), quiet))
-                .await?;
-        }
-    }
-    let n = targets.len() as u64;
+    // Every database gets the same users; the built-in PostgreSQL is one.
+    let n = db.targets()?.len().max(1) as u64;
     let counts: Vec<u64> = per_target.iter().map(|c| c * n).collect();
     let until_stopped = args.run_time.is_zero();
     let pace = Pace {
@@ -89,6 +83,13 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         seed: args.study.seed,
         study: study::options(&args.study),
     };
+    let (_database, targets) = interruptible("starting", databases(db, connections)).await?;
+    if load_if_empty {
+        for target in &targets {
+            interruptible("the load", load_when_empty(target, args.db_size.unwrap_or_default(), quiet))
+                .await?;
+        }
+    }
     let mut csv = args.csv_output.as_ref().map(|p| CsvOutput::create(p, &targets)).transpose()?;
     let labels: Vec<String> = targets.iter().map(|t| t.label().to_string()).collect();
     let mut csv_error = None;

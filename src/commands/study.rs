@@ -15,6 +15,7 @@ use oltpgen_report::output::ResultDir;
 use crate::cli::StudyArgs;
 
 /// How users start and how long each step lasts: the workload's own flags.
+#[derive(Clone, Copy)]
 pub struct Pace {
     /// How users start.
     pub ramp: Ramp,
@@ -200,7 +201,7 @@ mod tests {
         };
         let e = check_window(&s(5, 20), &steps(&[10], 1, "--users").unwrap()).unwrap_err().to_string();
         assert!(e.contains("--window 5s..20s starts before the 10 users of step 1 have all started"), "{e}");
-        let e = check_window(&s(9, 20), &steps(&[10, 20], 1, "--users").unwrap()).unwrap_err().to_string();
+        let e = check_window(&s(9, 20), &steps(&[1, 20], 1, "--users").unwrap()).unwrap_err().to_string();
         assert!(e.contains("the 20 users of step 2"), "{e}");
         check_window(&s(10, 20), &steps(&[10, 11], 1, "--users").unwrap()).unwrap();
     }

@@ -53,6 +53,16 @@ async fn drive(
 ) -> Result<ExitCode, Error> {
     let cap = study::cap(Workload::Tpcc, &args.study)?;
     study::check_paths(&args.study, &[])?;
+    let pace = Pace {
+        ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
+        warmup: args.warmup,
+        duration: args.duration,
+        report_interval: args.report_interval,
+    };
+    if let Some(users) = &args.users {
+        // The plan is checked before anything starts when the users are known without the database.
+        study::plan(cap.clone(), &args.study, users.counts(), "--users", args.connections, pace)?;
+    }
     let target = db.target()?;
     // The built-in server is sized for the run's connections (the users are known only after a load at
     // the default of 10 per warehouse: room for 1,000 then).
@@ -71,12 +81,6 @@ async fn drive(
     };
     let counts: Vec<u64> =
         args.users.as_ref().map_or(vec![u64::from(10 * loaded_scale)], |u| u.counts().to_vec());
-    let pace = Pace {
-        ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
-        warmup: args.warmup,
-        duration: args.duration,
-        report_interval: args.report_interval,
-    };
     let options = RunOptions {
         plan: study::plan(cap, &args.study, &counts, "--users", args.connections, pace)?,
         pacing: Pacing { keying: args.keying_time, think: args.think_time },

@@ -105,3 +105,114 @@ async fn the_server_refusals_are_explained() {
     let kept: i32 = bench.query_one("SELECT x FROM products", &[]).await.unwrap().get(0);
     assert_eq!(kept, 7, "a refused command loses nothing");
 }
+
+/// A URL on which nothing listens: a run that got as far as connecting would say so instead.
+fn nowhere() -> String {
+    format!("postgres://bench:{SECRET}@127.0.0.1:1/tpcc")
+}
+
+#[test]
+fn result_paths_are_checked_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "mine").unwrap();
+    let file = file.to_str().unwrap();
+    let url = nowhere();
+    assert_refused(&oltpgen(&["tpcc", "run", "--url", &url, "--out", file]), "is a file, not a directory");
+    assert_refused(&oltpgen(&["ds2", "run", "--url", &url, "--out", file]), "is a file, not a directory");
+    assert_refused(
+        &oltpgen(&["tpcc", "run", "--url", &url, "--out", "/proc/oltpgen"]),
+        "--out: cannot write",
+    );
+    let missing = dir.path().join("missing.csv");
+    assert_refused(
+        &oltpgen(&["tpcc", "run", "--url", &url, "--power-log", missing.to_str().unwrap()]),
+        "--power-log: cannot read",
+    );
+    let out = dir.path().join("out").to_str().unwrap().to_string();
+    assert_refused(
+        &oltpgen(&["ds2", "run", "--url", &url, "--out", &out, "--csv-output", dir.path().to_str().unwrap()]),
+        "--csv-output: ",
+    );
+    assert_eq!(std::fs::read_to_string(file).unwrap(), "mine", "a refused command loses nothing");
+}
+
+#[test]
+fn an_out_holding_a_result_is_refused_unless_replace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("result.json"), "{}").unwrap();
+    let out = dir.path().to_str().unwrap();
+    for workload in ["tpcc", "ds2"] {
+        assert_refused(
+            &oltpgen(&[workload, "run", "--url", &nowhere(), "--out", out]),
+            "already holds a result: name another directory, or pass --replace",
+        );
+        // With --replace the run goes on, to the server that is not there.
+        assert_refused(
+            &oltpgen(&[workload, "run", "--url", &nowhere(), "--out", out, "--replace"]),
+            "cannot connect",
+        );
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("result.json")).unwrap(), "{}");
+}
+
+#[test]
+fn a_run_that_would_not_measure_is_refused() {
+    assert_refused(
+        &oltpgen(&["tpcc", "run", "--duration", "0", "--url", &nowhere()]),
+        "must be longer than 0",
+    );
+    assert_refused(
+        &oltpgen(&[
+            "tpcc",
+            "run",
+            "--users",
+            "10",
+            "--ramp-rate",
+            "1",
+            "--window",
+            "5s..20s",
+            "--url",
+            &nowhere(),
+        ]),
+        "--window 5s..20s starts before the 10 users of step 1 have all started",
+    );
+    assert_refused(
+        &oltpgen(&[
+            "ds2",
+            "run",
+            "--n-threads",
+            "10",
+            "--ramp-rate",
+            "1",
+            "--window",
+            "5s..20s",
+            "--url",
+            &nowhere(),
+        ]),
+        "starts before the 10 users of step 1",
+    );
+}
+
+#[test]
+fn argument_errors_keep_clap_s_names_and_tips() {
+    assert_refused(&oltpgen(&["tpcc", "run", "--user", "5"]), "a similar argument exists: '--users'");
+    assert_refused(&oltpgen(&["report", "merge"]), "were not provided: --out <DIR>");
+}
+
+#[test]
+fn oltpgen_url_from_the_environment_is_named_and_yields_to_explicit_flags() {
+    let env_url = |url: &str, args: &[&str]| oltpgen_env(args, &[("OLTPGEN_URL", url)]);
+    assert_refused(&env_url("mysql://x/y", &["tpcc", "check"]), "OLTPGEN_URL has an unknown scheme");
+    let out = env_url(&nowhere(), &["tpcc", "check"]);
+    assert_refused(&out, "the host and port in OLTPGEN_URL right?");
+    // Empty counts as unset; --temp-db and --data-dir win over the variable.
+    for url in ["", &nowhere()] {
+        assert_refused(&env_url(url, &["tpcc", "check", "--temp-db"]), "holds no tpcc database");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("pg");
+    let out = env_url(&nowhere(), &["local", "status", "--data-dir", root.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("initialised: no"), "{}", out.stdout);
+}

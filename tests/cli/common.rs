@@ -30,8 +30,8 @@ pub fn oltpgen(args: &[&str]) -> Outcome {
 pub fn oltpgen_env(args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let out = Command::new(env!("CARGO_BIN_EXE_oltpgen"))
         .args(args)
-        .envs(env.iter().copied())
         .env_remove("OLTPGEN_URL")
+        .envs(env.iter().copied())
         .output()
         .expect("the oltpgen binary runs");
     Outcome {
