@@ -162,36 +162,14 @@ fn a_run_that_would_not_measure_is_refused() {
         &oltpgen(&["tpcc", "run", "--duration", "0", "--url", &nowhere()]),
         "must be longer than 0",
     );
-    assert_refused(
-        &oltpgen(&[
-            "tpcc",
-            "run",
-            "--users",
-            "10",
-            "--ramp-rate",
-            "1",
-            "--window",
-            "5s..20s",
-            "--url",
-            &nowhere(),
-        ]),
-        "--window 5s..20s starts before the 10 users of step 1 have all started",
-    );
-    assert_refused(
-        &oltpgen(&[
-            "ds2",
-            "run",
-            "--n-threads",
-            "10",
-            "--ramp-rate",
-            "1",
-            "--window",
-            "5s..20s",
-            "--url",
-            &nowhere(),
-        ]),
-        "starts before the 10 users of step 1",
-    );
+    for (workload, users) in [("tpcc", "--users"), ("ds2", "--n-threads")] {
+        let url = nowhere();
+        let args = [workload, "run", users, "10", "--ramp-rate", "1", "--window", "5s..20s", "--url", &url];
+        assert_refused(
+            &oltpgen(&args),
+            "--window 5s..20s starts before the 10 users of step 1 have all started",
+        );
+    }
 }
 
 #[test]
