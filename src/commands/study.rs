@@ -140,7 +140,7 @@ fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> 
 /// The line printed when a step's window closes and it is judged.
 pub fn step_line(s: &Step, unit: &str) -> String {
     format!(
-        "step {} (run {}): {} users  TPS {:.1}  {unit} {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
+        "step {} (run {}): {} users  TPS {:.1}  {unit} {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}{}",
         s.index + 1,
         s.run,
         s.users,
@@ -149,7 +149,14 @@ pub fn step_line(s: &Step, unit: &str) -> String {
         s.figures.rt_avg_ms,
         s.figures.rt_p95_ms,
         s.figures.errors,
-        if s.cap.as_ref().is_some_and(|c| c.passed) { "pass" } else { "FAIL" }
+        match oltpgen_report::show::verdict(s) {
+            "PASS" => "pass",
+            other => other,
+        },
+        s.cap
+            .as_ref()
+            .and_then(|c| c.invalid.as_ref())
+            .map_or(String::new(), |why| format!(" (not measured: {why})"))
     )
 }
 

@@ -220,7 +220,12 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
     if let Some(rules) = cap_rules(first) {
         let cap: Cap =
             rules.parse().map_err(|source| MergeError::CapRule { step: StepKey::from(first), source })?;
-        step.cap = Some(cap.evaluate(&step.figures));
+        let mut verdict = cap.judge(&step.figures, 0);
+        // A part that was not measured leaves the whole step unmeasured.
+        if let Some(why) = steps.iter().find_map(|s| s.cap.as_ref().and_then(|v| v.invalid.clone())) {
+            verdict.invalidate(why);
+        }
+        step.cap = Some(verdict);
     }
     Ok(step)
 }

@@ -12,6 +12,7 @@ use oltpgen_report::model::{IntervalRow, ORDER, TxnCounters, TxnStats, Workload}
 use oltpgen_report::step::Transactions;
 
 use super::sample::{Sample, Status};
+use crate::error::Fault;
 
 #[derive(Default)]
 struct Tally {
@@ -101,6 +102,8 @@ struct Window {
     ms: Range<u32>,
     tallies: Vec<Tally>,
     lateness: LatencyHistogram,
+    /// Transactions (or operations) that lost their connection within the window.
+    connections_lost: u64,
 }
 
 /// Sorts samples into the measured windows' and the current interval's tallies.
@@ -148,6 +151,7 @@ impl Collector {
                     ms: ms.clone(),
                     tallies: tallies(cells),
                     lateness: LatencyHistogram::new(),
+                    connections_lost: 0,
                 })
                 .collect(),
             interval: tallies(cells),
@@ -174,6 +178,9 @@ impl Collector {
             }
             if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
                 w.tallies[cell].add(s);
+                if s.status == Status::Failed(Fault::ConnectionLost) {
+                    w.connections_lost += 1;
+                }
                 if s.late_us > 0 {
                     w.lateness.record_us(u64::from(s.late_us));
                 }
@@ -259,6 +266,12 @@ impl Collector {
             .collect()
     }
 
+    /// How many transactions (or operations) of step `step` lost their connection in its window: the
+    /// server was unreachable for part of it.
+    pub fn window_connections_lost(&self, step: usize) -> u64 {
+        self.windows[step].connections_lost
+    }
+
     /// How late users woke from keying and think times within the measured windows.
     pub fn lateness(&self) -> LatencyHistogram {
         let mut all = LatencyHistogram::new();
@@ -288,7 +301,6 @@ impl Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Fault;
 
     const KINDS: &[&str] = &["a", "b"];
 
@@ -315,6 +327,7 @@ mod tests {
         assert_eq!(c.window_transactions(1)[0]["b"].count, 1, "each step keeps its own window");
         assert_eq!((w["b"].count, w["b"].errors), (0, 1));
         assert_eq!(c.errors_by_kind()["connection_lost"], 1);
+        assert_eq!((c.window_connections_lost(0), c.window_connections_lost(1)), (1, 0));
         assert_eq!(c.completed(), 4);
         let live = c.tick(2.0, 4);
         assert_eq!(live.tps, 2.0);

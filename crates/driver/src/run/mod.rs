@@ -74,6 +74,8 @@ pub struct MeasuredStep {
     pub transactions: Vec<Transactions>,
     /// The window actually measured, seconds from the run's start (shorter when interrupted).
     pub window_s: (f64, f64),
+    /// Transactions that lost their connection in the window (the step then does not count).
+    pub connections_lost: u64,
 }
 
 /// What a run measured.
@@ -179,7 +181,8 @@ pub async fn drive<W: Workload>(
                 }
             }
             _ = &mut judge, if judged < schedule.len() => {
-                let step = step_result(W::REPORT, plan, &schedule[judged], judged, &targets, collector.window_transactions(judged), None);
+                let measured = (collector.window_transactions(judged), collector.window_connections_lost(judged));
+                let step = step_result(W::REPORT, plan, &schedule[judged], judged, &targets, measured, None);
                 let passed = step.cap.as_ref().is_some_and(|c| c.passed);
                 progress(Progress::Step(&step));
                 breaches = if passed { 0 } else { breaches + 1 };
@@ -233,12 +236,13 @@ pub async fn drive<W: Workload>(
             scheduled: *s,
             transactions: collector.window_transactions(i),
             window_s: (s.window.0.as_secs_f64(), s.window.1.min(stopped_at).as_secs_f64()),
+            connections_lost: collector.window_connections_lost(i),
         })
         .collect();
     // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short).
     for (i, s) in steps.iter().enumerate().skip(judged) {
-        let step =
-            step_result(W::REPORT, plan, &s.scheduled, i, &targets, s.transactions.clone(), Some(s.window_s));
+        let measured = (s.transactions.clone(), s.connections_lost);
+        let step = step_result(W::REPORT, plan, &s.scheduled, i, &targets, measured, Some(s.window_s));
         progress(Progress::Step(&step));
     }
     Measured {
@@ -253,17 +257,19 @@ pub async fn drive<W: Workload>(
     }
 }
 
-/// A step's result: figures from its transactions per target (labelled by `targets`), judged by the
-/// plan's cap.
+/// A step's result: figures from its transactions per target (labelled by `targets`) and the
+/// transactions that lost their connection in its window (`measured`), judged by the plan's cap (a
+/// step not measured as it should have been does not pass).
 pub fn step_result(
     kind: oltpgen_report::model::Workload,
     plan: &RunPlan,
     scheduled: &Scheduled,
     index: usize,
     targets: &[String],
-    transactions: Vec<Transactions>,
+    measured: (Vec<Transactions>, u64),
     window_s: Option<(f64, f64)>,
 ) -> oltpgen_report::model::Step {
+    let (transactions, connections_lost) = measured;
     let (start_s, end_s) =
         window_s.unwrap_or((scheduled.window.0.as_secs_f64(), scheduled.window.1.as_secs_f64()));
     let step_plan = StepPlan {
@@ -280,7 +286,7 @@ pub fn step_result(
     // With one target, Step::new keeps only the totals.
     let per_target = targets.iter().cloned().zip(transactions).collect();
     let mut step = oltpgen_report::model::Step::new(kind, step_plan, per_target);
-    step.cap = Some(plan.cap.evaluate(&step.figures));
+    step.cap = Some(plan.cap.judge(&step.figures, connections_lost));
     step
 }
 

@@ -45,7 +45,7 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
                 &s.scheduled,
                 i,
                 &m.targets,
-                s.transactions,
+                (s.transactions, s.connections_lost),
                 Some(s.window_s),
             )
         })
