@@ -77,6 +77,26 @@ async fn the_server_refusals_are_explained() {
     assert_refused(&out, "the server refused the login");
     assert!(!out.all().contains("wrong-password"));
 
+    // A URL without a password: the server's demand is named; PGPASSWORD and the password file
+    // (PGPASSFILE, else ~/.pgpass) answer it, as they do for psql.
+    let no_password = format!("postgres://bench@127.0.0.1:{port}/tpcc");
+    let dir = tempfile::tempdir().unwrap();
+    let pgpass = dir.path().join("pgpass");
+    let pgpass_env = pgpass.to_str().unwrap();
+    let check = ["tpcc", "check", "--url", &no_password];
+    let out = oltpgen_env(&check, &[("PGPASSFILE", pgpass_env)]);
+    assert_refused(&out, "the server asks for a password and none was given: set PGPASSWORD");
+    let loaded_first = "holds no tpcc database: load it first";
+    assert_refused(&oltpgen_env(&check, &[("PGPASSFILE", pgpass_env), ("PGPASSWORD", SECRET)]), loaded_first);
+    std::fs::write(&pgpass, format!("# host:port:db:user:password\n127.0.0.1:{port}:*:bench:{SECRET}\n"))
+        .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_refused(&oltpgen_env(&check, &[("PGPASSFILE", pgpass_env)]), loaded_first);
+    let env_url =
+        oltpgen_env(&["tpcc", "check"], &[("PGPASSFILE", pgpass_env), ("OLTPGEN_URL", &no_password)]);
+    assert_refused(&env_url, loaded_first);
+
     let out = oltpgen(&["tpcc", "check", "--url", &url(SECRET, "nosuchdb")]);
     assert_refused(&out, "\"nosuchdb\" does not exist; create it first");
 

@@ -111,6 +111,13 @@ pub fn pg_connect_error(label: &str, err: &tokio_postgres::Error) -> Error {
             Error::environment(format!("{label}: {}", db.message()))
         };
     }
+    // tokio-postgres' only sign that the server asked for a password the URL did not give.
+    if err.source().is_some_and(|s| s.to_string() == "password missing") {
+        return Error::usage(format!(
+            "{label}: the server asks for a password and none was given: set PGPASSWORD, add it to \
+             ~/.pgpass (or the file PGPASSFILE names), or put it in OLTPGEN_URL"
+        ));
+    }
     let io = err.source().and_then(|s| s.downcast_ref::<std::io::Error>()).map(|e| e.to_string());
     let why = io.unwrap_or_else(|| err.to_string());
     Error::environment(format!(
