@@ -128,17 +128,29 @@ fn pixels_like(png_path: &Path, hex: &str) -> usize {
         .count()
 }
 
-/// The installed Chromium; the test fails, rather than skips, without one.
-fn chromium() -> &'static str {
+/// The installed Chromium, if any.
+fn chromium() -> Option<&'static str> {
     ["chromium", "chromium-browser"]
         .into_iter()
         .find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
-        .expect("headless Chromium is needed for this test: apt-get install chromium (.ci/run installs it)")
+}
+
+/// Whether the browser half of a test can run: without Chromium it is skipped with a line saying
+/// why, so the other tests still run on a fresh machine; under CI (`CI` set: .ci/run installs
+/// Chromium) a missing browser fails the test instead.
+fn browser_available() -> bool {
+    if chromium().is_some() {
+        return true;
+    }
+    let why = "headless Chromium is needed to check the charts are drawn: apt-get install chromium";
+    assert!(std::env::var_os("CI").is_none(), "{why} (.ci/run installs it)");
+    eprintln!("skipped: the report's screenshot: {why}");
+    false
 }
 
 /// Screenshots `page` into `shot`, giving up after a minute rather than hanging the test run.
 fn screenshot(page: &Path, shot: &Path, profile: &Path) {
-    let mut child = Command::new(chromium())
+    let mut child = Command::new(chromium().expect("checked by browser_available"))
         .args(["--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--window-size=1200,2400"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("--screenshot={}", shot.display()))
@@ -181,6 +193,9 @@ fn the_report_draws_its_charts_in_a_browser() {
     assert_eq!(out.code, 0, "{}", out.all());
     assert_eq!(std::fs::read_to_string(&from_cli).unwrap(), page, "the CLI writes the same page");
 
+    if !browser_available() {
+        return;
+    }
     let report = dir.path().join("report.html");
     std::fs::write(&report, &page).unwrap();
     let shot = dir.path().join("shot.png");

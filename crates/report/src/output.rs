@@ -80,9 +80,11 @@ impl ResultDir {
                 dir.display()
             ));
         }
-        std::fs::create_dir_all(dir)
-            .and_then(|()| tempfile_in(dir))
-            .map_err(|e| format!("cannot write into {}: {e}", dir.display()))
+        // Nothing is created before the run: the directory, or the nearest one that exists above it
+        // (where it will be created), must take a file.
+        let existing = dir.ancestors().find(|a| a.is_dir() || a.as_os_str().is_empty()).unwrap_or(dir);
+        let existing = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
+        probe_write(existing).map_err(|e| format!("cannot write into {}: {e}", existing.display()))
     }
 }
 
@@ -90,7 +92,7 @@ impl ResultDir {
 const DATED_PARENT: &str = "results";
 
 /// Creates and removes a file in `dir`: whether it can be written.
-fn tempfile_in(dir: &Path) -> std::io::Result<()> {
+fn probe_write(dir: &Path) -> std::io::Result<()> {
     let probe = dir.join(format!(".oltpgen-probe-{}", std::process::id()));
     std::fs::write(&probe, b"")?;
     std::fs::remove_file(probe)
@@ -120,6 +122,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = ResultDir::Given(dir.path().join("run"));
         out.check(false).unwrap();
+        assert!(!out.path(&result(Workload::Tpcc, Vec::new())).exists(), "a check creates nothing");
         let mut r = result(Workload::Tpcc, Vec::new());
         write_result(&out.path(&r), &r).unwrap();
         r.interrupted = true;
