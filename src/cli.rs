@@ -402,8 +402,8 @@ pub enum ReportAction {
     Html {
         /// A result.json (or the directory holding it)
         result: PathBuf,
-        /// The HTML file to write
-        #[arg(long, short, value_name = "FILE")]
+        /// The HTML file to write, or a directory to write report.html into
+        #[arg(long, short, value_name = "FILE|DIR")]
         out: Option<PathBuf>,
     },
     /// Several results of the same plan (several machines or targets) merged exactly, histograms and all
@@ -414,6 +414,9 @@ pub enum ReportAction {
         /// Where to write the merged result
         #[arg(long, short, value_name = "DIR")]
         out: PathBuf,
+        /// Write over the result already in --out (without it, such an --out is refused)
+        #[arg(long)]
+        replace: bool,
     },
 }
 

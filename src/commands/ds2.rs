@@ -57,6 +57,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     let cap = study::cap(Workload::Ds2, &args.study)?;
     let csv_output = args.csv_output.as_deref().map(|p| ("--csv-output", p));
     study::check_paths(&args.study, csv_output.as_slice())?;
+    study::notes("--n-threads", args.n_threads.notes());
     let per_target: Vec<u64> = args.n_threads.counts().to_vec();
     let most = per_target.iter().copied().max().unwrap_or(1);
     let connections = args.connections.map_or(most, |c| u64::from(c).min(most)) as u32;

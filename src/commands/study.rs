@@ -79,6 +79,14 @@ fn check_window(timing: &Timing, steps: &[StepSpec]) -> Result<(), Error> {
     }
 }
 
+/// Prints what the user may not expect of `flag`'s value (a range stopping short of its end, more
+/// users than the spec has), on stdout before the run, so that stderr keeps to errors.
+pub fn notes(flag: &str, notes: &[String]) {
+    for note in notes {
+        println!("note: {flag} {note}");
+    }
+}
+
 /// Where the result goes: `--out`, or a directory named from the run's start time.
 fn result_dir(study: &StudyArgs) -> ResultDir {
     study.out.clone().map_or(ResultDir::Dated, ResultDir::Given)

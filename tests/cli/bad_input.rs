@@ -214,3 +214,26 @@ fn oltpgen_url_from_the_environment_is_named_and_yields_to_explicit_flags() {
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(out.stdout.contains("initialised: no"), "{}", out.stdout);
 }
+
+/// What a user may not expect is said before the run: a range that stops short of its end, more
+/// users per warehouse than the spec's 10 terminals.
+#[test]
+fn surprising_user_loads_are_noted_before_the_run() {
+    let out = oltpgen(&["tpcc", "run", "--users", "5..10:2", "--url", &nowhere()]);
+    assert_refused(&out, "cannot connect");
+    assert!(
+        out.stdout.contains("note: --users 5..10:2 ends at 9: 10 is not on a step of 2 from 5"),
+        "{}",
+        out.stdout
+    );
+    let out = oltpgen(&["ds2", "run", "--n-threads", "4..10:4", "--url", &nowhere()]);
+    assert!(out.stdout.contains("note: --n-threads 4..10:4 ends at 8"), "{}", out.stdout);
+    let out = oltpgen(&["tpcc", "--scale", "2", "--users", "200", "--url", &nowhere()]);
+    assert_refused(&out, "cannot connect");
+    assert!(
+        out.stdout
+            .contains("note: --users 200 users on 2 warehouse(s) is 100 per warehouse; the spec has 10"),
+        "{}",
+        out.stdout
+    );
+}

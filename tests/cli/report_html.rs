@@ -18,7 +18,7 @@ use oltpgen_report::model::{
 };
 use oltpgen_report::step::{StepPlan, Transactions};
 
-use crate::common::oltpgen;
+use crate::common::{assert_refused, oltpgen};
 
 /// Measured seconds per step, and the report interval.
 const STEP_S: f64 = 60.0;
@@ -219,4 +219,35 @@ fn the_report_draws_its_charts_in_a_browser() {
             "the {what} lines ({colour}) are drawn: {seen} pixels, expected at least {least}"
         );
     }
+}
+
+/// The report commands on files: `report html --out DIR/` writes report.html into it; `report merge`
+/// refuses a result given twice (it would double the throughput) and an `--out` holding a result.
+#[test]
+fn report_commands_write_where_asked_and_merge_each_result_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("result.json");
+    std::fs::write(&json, serde_json::to_string_pretty(&sweep()).unwrap()).unwrap();
+    let json = json.to_str().unwrap();
+    let html_dir = dir.path().join("html");
+    std::fs::create_dir(&html_dir).unwrap();
+    for out in [format!("{}/", html_dir.display()), html_dir.display().to_string()] {
+        let done = oltpgen(&["report", "html", json, "--out", &out]);
+        assert_eq!(done.code, 0, "{}", done.all());
+        assert!(html_dir.join("report.html").is_file(), "{}", done.all());
+        std::fs::remove_file(html_dir.join("report.html")).unwrap();
+    }
+
+    let merged = dir.path().join("merged");
+    let merged = merged.to_str().unwrap();
+    let twice = oltpgen(&["report", "merge", json, json, "--out", merged]);
+    assert_refused(&twice, "result 2 is the same run as result 1: a result merges once");
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(json, &copy).unwrap();
+    assert_refused(&oltpgen(&["report", "merge", json, copy.to_str().unwrap(), "--out", merged]), "same run");
+    let held = dir.path().to_str().unwrap();
+    assert_refused(
+        &oltpgen(&["report", "merge", json, copy.to_str().unwrap(), "--out", held]),
+        "already holds a result: name another directory, or pass --replace",
+    );
 }
