@@ -188,6 +188,19 @@ async fn ctrl_c_sigterm_and_sighup_write_what_ran_and_exit_128_plus_the_signal()
         assert!(out.stdout.contains("running:     no"), "SIG{signal} stopped the server: {}", out.stdout);
     }
     assert_consistent(&root);
+
+    // A second Ctrl-C while the first one's clean stop goes on ends oltpgen at once.
+    let (run, observer, client) = start_run(&root, &out_dir.with_extension("twice"), "10m").await;
+    drop((client, observer));
+    let pid = run.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let _ = Command::new("kill").args(["-INT", &pid]).status();
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    let stopped = oltpgen(&["local", "stop", "--data-dir", &root]);
+    assert_eq!(stopped.code, 0, "{}", stopped.all());
+    assert_eq!(out.code, 130, "{}", out.all());
+    assert!(out.stderr.contains("stopped at once (a second signal)"), "{}", out.stderr);
 }
 
 /// result.json is written after every judged step: a run killed outright (SIGKILL, nothing to catch)

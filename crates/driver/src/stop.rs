@@ -19,16 +19,12 @@ const SIGINT: i32 = 2;
 
 /// Resolves when a stop signal arrives (at once if one already did). The first call starts watching
 /// the signals for the rest of the process, so a signal that arrives between two waits is not lost.
-///
-/// Must be called inside a tokio runtime.
 pub async fn requested() {
     let mut rx = WATCH.get_or_init(watch_signals).clone();
     let _ = rx.wait_for(|stop| *stop).await;
 }
 
 /// Starts watching the stop signals, so that one arriving before anyone waits is remembered.
-///
-/// Must be called inside a tokio runtime.
 pub fn listen() {
     WATCH.get_or_init(watch_signals);
 }
@@ -42,31 +38,45 @@ pub fn exit_code() -> u8 {
     (128 + signal) as u8
 }
 
+/// Watches the signals on a thread of its own, so that a second signal ends the process even while
+/// the command's runtime is busy stopping cleanly (stopping the built-in server blocks it).
 fn watch_signals() -> watch::Receiver<bool> {
-    use tokio::signal::unix::{SignalKind, signal};
     let (tx, rx) = watch::channel(false);
-    let streams =
-        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()));
-    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = streams else {
-        // Without handlers the signals keep their default action: they end the process.
-        return rx;
-    };
-    tokio::spawn(async move {
-        let mut next = async || -> i32 {
-            let kind = tokio::select! {
-                _ = int.recv() => SignalKind::interrupt(),
-                _ = term.recv() => SignalKind::terminate(),
-                _ = hup.recv() => SignalKind::hangup(),
-            };
-            kind.as_raw_value()
+    let (ready_tx, ready) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new().name("oltpgen-signals".into()).spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            let _ = ready_tx.send(());
+            return;
         };
-        let first = next().await;
-        RECEIVED.store(first, Ordering::SeqCst);
-        let _ = tx.send(true);
-        // A second signal: the user does not want to wait for a clean stop.
-        next().await;
-        eprintln!("stopped at once (a second signal)");
-        std::process::exit(i32::from(exit_code()));
+        runtime.block_on(async move {
+            use tokio::signal::unix::{SignalKind, signal};
+            let streams = (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+                signal(SignalKind::hangup()),
+            );
+            let _ = ready_tx.send(());
+            // Without handlers the signals keep their default action: they end the process.
+            let (Ok(mut int), Ok(mut term), Ok(mut hup)) = streams else { return };
+            let mut next = async || -> i32 {
+                let kind = tokio::select! {
+                    _ = int.recv() => SignalKind::interrupt(),
+                    _ = term.recv() => SignalKind::terminate(),
+                    _ = hup.recv() => SignalKind::hangup(),
+                };
+                kind.as_raw_value()
+            };
+            let first = next().await;
+            RECEIVED.store(first, Ordering::SeqCst);
+            let _ = tx.send(true);
+            // A second signal: the user does not want to wait for a clean stop.
+            next().await;
+            eprintln!("stopped at once (a second signal)");
+            std::process::exit(i32::from(exit_code()));
+        });
     });
+    if spawned.is_ok() {
+        let _ = ready.recv();
+    }
     rx
 }
