@@ -19,8 +19,10 @@ pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
         }
         ReportAction::Html { result, out } => {
             let file = match out {
-                // A directory (or a name ending in `/`): report.html in it.
+                // A directory (or a name ending in `/`, made when missing): report.html in it.
                 Some(dir) if dir.is_dir() || dir.as_os_str().to_string_lossy().ends_with('/') => {
+                    std::fs::create_dir_all(&dir)
+                        .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
                     dir.join("report.html")
                 }
                 Some(file) => file,

@@ -230,7 +230,6 @@ fn report_commands_write_where_asked_and_merge_each_result_once() {
     std::fs::write(&json, serde_json::to_string_pretty(&sweep()).unwrap()).unwrap();
     let json = json.to_str().unwrap();
     let html_dir = dir.path().join("html");
-    std::fs::create_dir(&html_dir).unwrap();
     for out in [format!("{}/", html_dir.display()), html_dir.display().to_string()] {
         let done = oltpgen(&["report", "html", json, "--out", &out]);
         assert_eq!(done.code, 0, "{}", done.all());

@@ -233,6 +233,31 @@ async fn a_killed_sweep_keeps_the_steps_it_judged() {
     assert_eq!(steps.len(), 1, "the first step, judged before the kill: {steps:?}");
     assert_eq!(steps[0]["users"], 2);
     assert!(steps[0]["transactions"]["new_order"]["count"].as_u64().unwrap() > 0);
+
+    // A meter's log that turns out unreadable at the end costs the power figures, not the result.
+    let log = keep.path().join("watts.csv");
+    std::fs::write(&log, "not a meter's log\n").unwrap();
+    let out_dir = keep.path().join("with-power");
+    let mut args = vec!["tpcc", "run", "--data-dir", &root, "--out", out_dir.to_str().unwrap(), "-q"];
+    args.extend([
+        "--think-time",
+        "0",
+        "--keying-time",
+        "0",
+        "--users",
+        "2",
+        "--duration",
+        "2s",
+        "--warmup",
+        "0s",
+    ]);
+    args.extend(["--power-log", log.to_str().unwrap()]);
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stderr.contains("warning: --power-log"), "{}", out.stderr);
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    assert!(r["power"].is_null() && r["steps"][0]["tps"].as_f64().unwrap() > 0.0, "{r}");
 }
 
 /// A three-step sweep whose last step cannot meet the cap: with 128 users on two cores, Little's law puts

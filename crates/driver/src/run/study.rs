@@ -55,10 +55,11 @@ impl RunPlan {
 
 /// Runs `plan` with `workload` as a study and returns the result document (also when Ctrl-C cut the
 /// run short: then `interrupted` is set). `config` holds the workload's own settings; the plan's are
-/// added to it.
+/// added to it. A power log that cannot be read at the end is warned about, and the result has no
+/// power figures: the run is never thrown away for it.
 ///
 /// # Errors
-/// [`Error::Usage`] when the power log cannot be read.
+/// None today; the signature leaves room for a study that cannot start.
 pub async fn study<W: Workload>(
     workload: Arc<W>,
     plan: &RunPlan,
@@ -101,14 +102,14 @@ pub async fn study<W: Workload>(
     })
     .await;
     let power_log = match &opts.power_log {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::usage(format!("--power-log: cannot read {}: {e}", path.display())))?;
-            Some(
-                oltpgen_report::power::parse(&text)
-                    .map_err(|e| Error::usage(format!("--power-log {}: {e}", path.display())))?,
-            )
-        }
+        // A meter's log that cannot be read now costs the power figures, never the run's result.
+        Some(path) => match read_power_log(path) {
+            Ok(readings) => Some(readings),
+            Err(e) => {
+                eprintln!("warning: {e}: the result has no power figures");
+                None
+            }
+        },
         // Without a meter's log, the host's own energy counters where it has them.
         None if !measured.energy.is_empty() => {
             idle_energy.extend(measured.energy.iter().cloned());
@@ -118,6 +119,13 @@ pub async fn study<W: Workload>(
     };
     context.power_log = power_log;
     Ok(result::build(context, measured))
+}
+
+/// The meter's readings in `path`, or one line saying why there are none.
+fn read_power_log(path: &std::path::Path) -> Result<Vec<oltpgen_report::power::Reading>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("--power-log: cannot read {}: {e}", path.display()))?;
+    oltpgen_report::power::parse(&text).map_err(|e| format!("--power-log {}: {e}", path.display()))
 }
 
 /// The result as judged so far, written after every judged step.
