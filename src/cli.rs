@@ -31,10 +31,12 @@ pub struct Cli {
 /// The database a command drives.
 #[derive(Debug, Args)]
 pub struct DbArgs {
-    /// The database to drive, e.g. postgres://user:password@host:5432/tpcc [default: the built-in
-    /// PostgreSQL]; ds2 takes it several times to drive several databases side by side
+    /// The database to drive, e.g. postgres://user@host:5432/tpcc [env: OLTPGEN_URL; default: the
+    /// built-in PostgreSQL]; ds2 takes it several times to drive several databases side by side. The
+    /// password comes from PGPASSWORD or ~/.pgpass as for psql (a password in --url shows in `ps`)
     // Kept as text here and parsed by the driver: clap's own errors would echo the value, password and all.
-    #[arg(long, global = true, env = "OLTPGEN_URL", hide_env_values = true, value_name = "URL")]
+    // OLTPGEN_URL is read in `urls`, not by clap, so that --data-dir and --temp-db win over it.
+    #[arg(long, global = true, value_name = "URL")]
     pub url: Vec<String>,
     /// The built-in PostgreSQL's directory [default: $OLTPGEN_DATA_DIR, else ~/.local/share/oltpgen/postgres]
     #[arg(long, global = true, value_name = "DIR", conflicts_with = "url")]
@@ -64,7 +66,10 @@ impl DbArgs {
     /// # Errors
     /// One line naming the URL's fault, without the URL; a usage error when one database is named twice.
     pub fn targets(&self) -> Result<Vec<Target>, oltpgen_driver::Error> {
-        let targets: Vec<Target> = self.url.iter().map(|u| u.parse()).collect::<Result<_, _>>()?;
+        let targets: Vec<Target> = match self.env_url() {
+            Some(url) => vec![url.parse()?],
+            None => self.url.iter().map(|u| u.parse()).collect::<Result<_, _>>()?,
+        };
         if targets.len() > MAX_TARGETS {
             return Err(oltpgen_driver::Error::usage(format!(
                 "{} --url given: oltpgen drives at most {MAX_TARGETS} databases at once",
@@ -81,6 +86,15 @@ impl DbArgs {
         Ok(targets)
     }
 
+    /// `OLTPGEN_URL`, when it names the database: it is set and not empty, and neither `--url`,
+    /// `--data-dir` nor `--temp-db` was given (explicit flags win over the environment).
+    pub fn env_url(&self) -> Option<String> {
+        if !self.url.is_empty() || self.data_dir.is_some() || self.temp_db {
+            return None;
+        }
+        std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty())
+    }
+
     /// Where the built-in PostgreSQL lives for this command.
     pub fn placement(&self) -> Placement {
         match (&self.data_dir, self.temp_db) {
@@ -88,6 +102,21 @@ impl DbArgs {
             (Some(d), false) => Placement::Dir(d.clone()),
             (None, false) => Placement::Dir(oltpgen_driver::local::default_dir()),
         }
+    }
+}
+
+/// The environment variable that stands for `--url`.
+pub const URL_VAR: &str = "OLTPGEN_URL";
+
+/// `err` about a URL that came from [`URL_VAR`]: it names the variable where it named `--url`.
+pub fn name_env_url(err: oltpgen_driver::Error) -> oltpgen_driver::Error {
+    use oltpgen_driver::Error;
+    let rename = |m: String| m.replace("--url", URL_VAR);
+    match err {
+        Error::Usage(m) => Error::Usage(rename(m)),
+        Error::Environment(m) => Error::Environment(rename(m)),
+        Error::Failed(m) => Error::Failed(rename(m)),
+        Error::Interrupted(m) => Error::Interrupted(m),
     }
 }
 
@@ -163,7 +192,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub warmup: Duration,
     /// The measured time
-    #[arg(long, short, value_name = "DURATION", default_value = "1m", value_parser = parse_duration)]
+    #[arg(long, short, value_name = "DURATION", default_value = "1m", value_parser = parse_positive_duration)]
     pub duration: Duration,
     /// Think time after each transaction: spec (negative exponential, the spec's means), 0, or a mean (e.g. 2s)
     #[arg(long, value_name = "spec|0|MEAN", default_value = "spec", value_parser = parse_think)]
@@ -210,6 +239,9 @@ pub struct StudyArgs {
     /// results/TIME-WORKLOAD, TIME in UTC]
     #[arg(long, short, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Write over the result already in --out (without it, such an --out is refused)
+    #[arg(long)]
+    pub replace: bool,
     /// The run's seed [default: derived from the load's seed and the run's number]
     #[arg(long = "run-seed", value_name = "N")]
     pub seed: Option<u64>,
@@ -370,8 +402,8 @@ pub enum ReportAction {
     Html {
         /// A result.json (or the directory holding it)
         result: PathBuf,
-        /// The HTML file to write
-        #[arg(long, short, value_name = "FILE")]
+        /// The HTML file to write, or a directory to write report.html into
+        #[arg(long, short, value_name = "FILE|DIR")]
         out: Option<PathBuf>,
     },
     /// Several results of the same plan (several machines or targets) merged exactly, histograms and all
@@ -382,6 +414,9 @@ pub enum ReportAction {
         /// Where to write the merged result
         #[arg(long, short, value_name = "DIR")]
         out: PathBuf,
+        /// Write over the result already in --out (without it, such an --out is refused)
+        #[arg(long)]
+        replace: bool,
     },
 }
 

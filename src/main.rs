@@ -1,7 +1,7 @@
 //! The `oltpgen` binary: parse the command line, run the command, map the outcome to an exit code.
 //!
 //! Exit codes: 0 done, 1 the work failed (or a consistency check failed), 2 bad usage or configuration,
-//! 130 interrupted. Every error is one line on stderr, never a panic or a backtrace.
+//! 130, 143 or 129 when Ctrl-C, SIGTERM or SIGHUP stopped it. Every error is one line on stderr, never a panic or a backtrace.
 
 mod cli;
 mod commands;
@@ -23,11 +23,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            // clap's message is several lines; ours is one, with the way out.
-            let text = e.to_string();
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("bad arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("error: {first} (see --help)");
+            eprintln!("error: {} (see --help)", one_line(&e.to_string()));
             return ExitCode::from(2);
         }
     };
@@ -47,5 +43,42 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// clap's whole message on one line: the error, the arguments it names and its tips ("a similar
+/// argument exists", "did you mean"), without the usage block that follows them.
+fn one_line(clap_message: &str) -> String {
+    let mut out = String::new();
+    for line in clap_message.lines().map(str::trim).take_while(|l| !l.starts_with("Usage:")) {
+        if line.is_empty() {
+            continue;
+        }
+        let line = line.strip_prefix("error: ").unwrap_or(line);
+        if !out.is_empty() {
+            out.push_str(if out.ends_with(':') { " " } else { "; " });
+        }
+        out.push_str(line);
+    }
+    if out.is_empty() { "bad arguments".into() } else { out }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn message(args: &[&str]) -> String {
+        one_line(&cli::Cli::try_parse_from(args).unwrap_err().to_string())
+    }
+
+    #[test]
+    fn argument_errors_keep_clap_s_names_and_tips_on_one_line() {
+        let m = message(&["oltpgen", "tpcc", "run", "--user", "5"]);
+        assert_eq!(m, "unexpected argument '--user' found; tip: a similar argument exists: '--users'");
+        let m = message(&["oltpgen", "report", "merge"]);
+        assert!(m.contains("not provided: --out <DIR>; <RESULTS>"), "{m}");
+        assert!(!m.contains('\n') && !m.contains("Usage"), "{m}");
     }
 }

@@ -55,17 +55,14 @@ async fn load(args: &Ds2LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, 
 /// PostgreSQL), print a progress line per `--report-rate`, write the result (also after Ctrl-C).
 async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
     let cap = study::cap(Workload::Ds2, &args.study)?;
+    let csv_output = args.csv_output.as_deref().map(|p| ("--csv-output", p));
+    study::check_paths(&args.study, csv_output.as_slice())?;
+    study::notes("--n-threads", args.n_threads.notes());
     let per_target: Vec<u64> = args.n_threads.counts().to_vec();
     let most = per_target.iter().copied().max().unwrap_or(1);
     let connections = args.connections.map_or(most, |c| u64::from(c).min(most)) as u32;
-    let (_database, targets) = interruptible("starting", databases(db, connections)).await?;
-    if load_if_empty {
-        for target in &targets {
-            interruptible("the load", load_when_empty(target, args.db_size.unwrap_or_default(), quiet))
-                .await?;
-        }
-    }
-    let n = targets.len() as u64;
+    // Every database gets the same users; the built-in PostgreSQL is one.
+    let n = db.targets()?.len().max(1) as u64;
     let counts: Vec<u64> = per_target.iter().map(|c| c * n).collect();
     let until_stopped = args.run_time.is_zero();
     let pace = Pace {
@@ -87,6 +84,13 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         seed: args.study.seed,
         study: study::options(&args.study),
     };
+    let (_database, targets) = interruptible("starting", databases(db, connections)).await?;
+    if load_if_empty {
+        for target in &targets {
+            interruptible("the load", load_when_empty(target, args.db_size.unwrap_or_default(), quiet))
+                .await?;
+        }
+    }
     let mut csv = args.csv_output.as_ref().map(|p| CsvOutput::create(p, &targets)).transpose()?;
     let labels: Vec<String> = targets.iter().map(|t| t.label().to_string()).collect();
     let mut csv_error = None;

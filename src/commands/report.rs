@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use oltpgen_driver::Error;
 use oltpgen_report::model::RunResult;
+use oltpgen_report::output::ResultDir;
 use oltpgen_report::{compare, html, merge, output, show};
 
 use crate::cli::ReportAction;
@@ -17,12 +18,22 @@ pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
             print!("{}", compare::render(&compare::compare(&read(&a)?, &read(&b)?)))
         }
         ReportAction::Html { result, out } => {
-            let file = out.unwrap_or_else(|| result_file(&result).with_file_name("report.html"));
+            let file = match out {
+                // A directory (or a name ending in `/`, made when missing): report.html in it.
+                Some(dir) if dir.is_dir() || dir.as_os_str().to_string_lossy().ends_with('/') => {
+                    std::fs::create_dir_all(&dir)
+                        .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
+                    dir.join("report.html")
+                }
+                Some(file) => file,
+                None => result_file(&result).with_file_name("report.html"),
+            };
             std::fs::write(&file, html::render(&read(&result)?))
                 .map_err(|e| Error::failed(format!("cannot write {}: {e}", file.display())))?;
             println!("wrote {}", file.display());
         }
-        ReportAction::Merge { results, out } => {
+        ReportAction::Merge { results, out, replace } => {
+            ResultDir::Given(out.clone()).check(replace).map_err(|e| Error::usage(format!("--out: {e}")))?;
             let all = results.iter().map(|p| read(p)).collect::<Result<Vec<_>, _>>()?;
             let merged =
                 merge::merge(&all).map_err(|e| Error::usage(format!("cannot merge these results: {e}")))?;

@@ -2,6 +2,7 @@
 //! when a step is judged, and the end: the result directory written, the step table printed, Ctrl-C
 //! reported.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -9,10 +10,12 @@ use oltpgen_driver::Error;
 use oltpgen_driver::run::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
 use oltpgen_report::cap::Cap;
 use oltpgen_report::model::{RunResult, Step, Workload};
+use oltpgen_report::output::ResultDir;
 
 use crate::cli::StudyArgs;
 
 /// How users start and how long each step lasts: the workload's own flags.
+#[derive(Clone, Copy)]
 pub struct Pace {
     /// How users start.
     pub ramp: Ramp,
@@ -45,27 +48,83 @@ pub fn plan(
     connections: Option<u32>,
     pace: Pace,
 ) -> Result<RunPlan, Error> {
+    let steps = steps(counts, study.runs, flag)?;
+    let timing =
+        Timing { ramp: pace.ramp, warmup: pace.warmup, duration: pace.duration, window: study.window };
+    check_window(&timing, &steps)?;
     Ok(RunPlan {
-        steps: steps(counts, study.runs, flag)?,
+        steps,
         connections,
-        timing: Timing {
-            ramp: pace.ramp,
-            warmup: pace.warmup,
-            duration: pace.duration,
-            window: study.window,
-        },
+        timing,
         report_interval: pace.report_interval,
         cap,
         stop_after_breach: study.stop_after_breach,
     })
 }
 
-/// Cost and power, as the study's flags ask.
+/// A window measures a step's steady state: it must not start before every user of the step started.
+fn check_window(timing: &Timing, steps: &[StepSpec]) -> Result<(), Error> {
+    let Some((a, b)) = timing.window else { return Ok(()) };
+    match timing.schedule(steps).iter().find(|s| s.window.0 - s.start < s.ramp) {
+        Some(s) => Err(Error::usage(format!(
+            "--window {}..{} starts before the {} users of step {} have all started (their ramp takes {:.1} s): \
+             start it later or ramp faster",
+            humantime::format_duration(a),
+            humantime::format_duration(b),
+            s.spec.users,
+            steps.iter().position(|x| *x == s.spec).map_or(1, |i| i + 1),
+            s.ramp.as_secs_f64()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Prints what the user may not expect of `flag`'s value (a range stopping short of its end, more
+/// users than the spec has), on stdout before the run, so that stderr keeps to errors.
+pub fn notes(flag: &str, notes: &[String]) {
+    for note in notes {
+        println!("note: {flag} {note}");
+    }
+}
+
+/// Where the result goes: `--out`, or a directory named from the run's start time.
+fn result_dir(study: &StudyArgs) -> ResultDir {
+    study.out.clone().map_or(ResultDir::Dated, ResultDir::Given)
+}
+
+/// Checks every path the run writes or reads before anything starts: the result's directory (which
+/// must not hold a result unless `--replace`), `--power-log`, and `files` the workload writes (flag,
+/// path), so that no run is thrown away at its end for a path that was wrong from the start.
+///
+/// # Errors
+/// A usage error naming the flag and the path at fault.
+pub fn check_paths(study: &StudyArgs, files: &[(&str, &Path)]) -> Result<(), Error> {
+    result_dir(study).check(study.replace).map_err(|e| Error::usage(format!("--out: {e}")))?;
+    if let Some(log) = &study.power_log {
+        std::fs::File::open(log)
+            .and_then(|f| f.metadata())
+            .and_then(|m| if m.is_file() { Ok(()) } else { Err(std::io::Error::other("not a file")) })
+            .map_err(|e| Error::usage(format!("--power-log: cannot read {}: {e}", log.display())))?;
+    }
+    for (flag, file) in files {
+        let parent = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if file.is_dir() {
+            return Err(Error::usage(format!("{flag}: {} is a directory, not a file", file.display())));
+        }
+        if !parent.is_dir() {
+            return Err(Error::usage(format!("{flag}: {} does not exist", parent.display())));
+        }
+    }
+    Ok(())
+}
+
+/// Cost, power and the result's directory, as the study's flags ask.
 pub fn options(study: &StudyArgs) -> StudyOptions {
     StudyOptions {
         system_cost_usd: study.system_cost,
         power_log: study.power_log.clone(),
         idle_sample: study.idle_sample,
+        result_dir: Some(result_dir(study)),
     }
 }
 
@@ -89,7 +148,7 @@ fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> 
 /// The line printed when a step's window closes and it is judged.
 pub fn step_line(s: &Step, unit: &str) -> String {
     format!(
-        "step {} (run {}): {} users  TPS {:.1}  {unit} {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
+        "step {} (run {}): {} users  TPS {:.1}  {unit} {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}{}",
         s.index + 1,
         s.run,
         s.users,
@@ -98,11 +157,18 @@ pub fn step_line(s: &Step, unit: &str) -> String {
         s.figures.rt_avg_ms,
         s.figures.rt_p95_ms,
         s.figures.errors,
-        if s.cap.as_ref().is_some_and(|c| c.passed) { "pass" } else { "FAIL" }
+        match oltpgen_report::show::verdict(s) {
+            "PASS" => "pass",
+            other => other,
+        },
+        s.cap
+            .as_ref()
+            .and_then(|c| c.invalid.as_ref())
+            .map_or(String::new(), |why| format!(" (not measured: {why})"))
     )
 }
 
-/// Writes `result` into the study's `--out` (or `results/<UTC time>-<workload>`), prints the step table
+/// Writes `result` into the study's `--out` (or `results/<UTC start time>-<workload>`), prints the step table
 /// and the client's CPU, then `extra` (the workload's own final lines). A run Ctrl-C cut short exits 130
 /// unless `until_stopped` (a run asked to go on until Ctrl-C ends that way as it should).
 pub fn finish(
@@ -111,11 +177,7 @@ pub fn finish(
     extra: &str,
     until_stopped: bool,
 ) -> Result<ExitCode, Error> {
-    let workload = match result.workload {
-        oltpgen_report::model::Workload::Tpcc => "tpcc",
-        oltpgen_report::model::Workload::Ds2 => "ds2",
-    };
-    let out = study.out.clone().unwrap_or_else(|| default_out_dir(workload));
+    let out = result_dir(study).path(result);
     oltpgen_report::output::write_dir(&out, result)
         .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
     print!("{}{extra}", oltpgen_report::show::render(result));
@@ -132,12 +194,6 @@ pub fn finish(
     Ok(ExitCode::SUCCESS)
 }
 
-/// `results/<UTC time>-<workload>`, in the current directory.
-fn default_out_dir(workload: &str) -> std::path::PathBuf {
-    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    std::path::PathBuf::from("results").join(format!("{}-{workload}", now.replace(':', "")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +204,20 @@ mod tests {
         assert_eq!(s.iter().map(|s| (s.users, s.run)).collect::<Vec<_>>(), [(4, 1), (4, 2), (8, 1), (8, 2)]);
         let e = steps(&[8, 4], 1, "--n-threads").unwrap_err().to_string();
         assert!(e.contains("--n-threads steps must not decrease"), "{e}");
+    }
+
+    #[test]
+    fn a_window_must_not_start_before_the_step_s_users_started() {
+        let s = |a, b| Timing {
+            ramp: Ramp::Rate(1.0),
+            warmup: Duration::ZERO,
+            duration: Duration::from_secs(60),
+            window: Some((Duration::from_secs(a), Duration::from_secs(b))),
+        };
+        let e = check_window(&s(5, 20), &steps(&[10], 1, "--users").unwrap()).unwrap_err().to_string();
+        assert!(e.contains("--window 5s..20s starts before the 10 users of step 1 have all started"), "{e}");
+        let e = check_window(&s(9, 20), &steps(&[1, 20], 1, "--users").unwrap()).unwrap_err().to_string();
+        assert!(e.contains("the 20 users of step 2"), "{e}");
+        check_window(&s(10, 20), &steps(&[10, 11], 1, "--users").unwrap()).unwrap();
     }
 }

@@ -14,6 +14,9 @@ use super::study::{self, Pace};
 use super::{checks, interruptible, loading};
 use crate::cli::{DbArgs, LoadArgs, RunArgs, TpccAction, TpccCmd, WorkersArg};
 
+/// 4.2.2: each warehouse has 10 terminals (set by the spec, not a knob).
+const TERMINALS_PER_WAREHOUSE: u32 = 10;
+
 /// Runs one TPC-C command.
 pub async fn run(cmd: TpccCmd, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
     match cmd.action {
@@ -52,6 +55,21 @@ async fn drive(
     quiet: bool,
 ) -> Result<ExitCode, Error> {
     let cap = study::cap(Workload::Tpcc, &args.study)?;
+    study::check_paths(&args.study, &[])?;
+    let pace = Pace {
+        ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
+        warmup: args.warmup,
+        duration: args.duration,
+        report_interval: args.report_interval,
+    };
+    if let Some(users) = &args.users {
+        // The plan is checked before anything starts when the users are known without the database.
+        study::plan(cap.clone(), &args.study, users.counts(), "--users", args.connections, pace)?;
+        study::notes("--users", users.notes());
+        if let Some(scale) = scale {
+            terminals_note(users.counts(), scale);
+        }
+    }
     let target = db.target()?;
     // The built-in server is sized for the run's connections (the users are known only after a load at
     // the default of 10 per warehouse: room for 1,000 then).
@@ -68,14 +86,14 @@ async fn drive(
         let client = oltpgen_driver::pg::connect(target).await?;
         tpcc::loaded(&client, target).await?.scale
     };
-    let counts: Vec<u64> =
-        args.users.as_ref().map_or(vec![u64::from(10 * loaded_scale)], |u| u.counts().to_vec());
-    let pace = Pace {
-        ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
-        warmup: args.warmup,
-        duration: args.duration,
-        report_interval: args.report_interval,
-    };
+    // 4.2.2: 10 terminals per warehouse.
+    let counts: Vec<u64> = args
+        .users
+        .as_ref()
+        .map_or(vec![u64::from(TERMINALS_PER_WAREHOUSE * loaded_scale)], |u| u.counts().to_vec());
+    if scale.is_none() {
+        terminals_note(&counts, loaded_scale);
+    }
     let options = RunOptions {
         plan: study::plan(cap, &args.study, &counts, "--users", args.connections, pace)?,
         pacing: Pacing { keying: args.keying_time, think: args.think_time },
@@ -109,6 +127,22 @@ async fn drive(
     })
     .await?;
     study::finish(&result, &args.study, "", false)
+}
+
+/// Notes a run with more users per warehouse than the spec's terminals.
+fn terminals_note(counts: &[u64], scale: u32) {
+    if let Some(&most) = counts.iter().max()
+        && most > u64::from(TERMINALS_PER_WAREHOUSE * scale)
+    {
+        study::notes(
+            "--users",
+            &[format!(
+                "{most} users on {scale} warehouse(s) is {:.0} per warehouse; the spec has \
+                 {TERMINALS_PER_WAREHOUSE} (load a larger --scale for a spec-shaped run)",
+                most as f64 / f64::from(scale)
+            )],
+        );
+    }
 }
 
 /// Loads at `scale` when `target` holds no TPC-C; returns the scale it holds.

@@ -85,6 +85,26 @@ async fn the_server_refusals_are_explained() {
     assert_refused(&out, "the server refused the login");
     assert!(!out.all().contains("wrong-password"));
 
+    // A URL without a password: the server's demand is named; PGPASSWORD and the password file
+    // (PGPASSFILE, else ~/.pgpass) answer it, as they do for psql.
+    let no_password = format!("postgres://bench@127.0.0.1:{port}/tpcc");
+    let dir = tempfile::tempdir().unwrap();
+    let pgpass = dir.path().join("pgpass");
+    let pgpass_env = pgpass.to_str().unwrap();
+    let check = ["tpcc", "check", "--url", &no_password];
+    let out = oltpgen_env(&check, &[("PGPASSFILE", pgpass_env)]);
+    assert_refused(&out, "the server asks for a password and none was given: set PGPASSWORD");
+    let loaded_first = "holds no tpcc database: load it first";
+    assert_refused(&oltpgen_env(&check, &[("PGPASSFILE", pgpass_env), ("PGPASSWORD", SECRET)]), loaded_first);
+    std::fs::write(&pgpass, format!("# host:port:db:user:password\n127.0.0.1:{port}:*:bench:{SECRET}\n"))
+        .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_refused(&oltpgen_env(&check, &[("PGPASSFILE", pgpass_env)]), loaded_first);
+    let env_url =
+        oltpgen_env(&["tpcc", "check"], &[("PGPASSFILE", pgpass_env), ("OLTPGEN_URL", &no_password)]);
+    assert_refused(&env_url, loaded_first);
+
     let out = oltpgen(&["tpcc", "check", "--url", &url(SECRET, "nosuchdb")]);
     assert_refused(&out, "\"nosuchdb\" does not exist; create it first");
 
@@ -112,4 +132,116 @@ async fn the_server_refusals_are_explained() {
     }
     let kept: i32 = bench.query_one("SELECT x FROM products", &[]).await.unwrap().get(0);
     assert_eq!(kept, 7, "a refused command loses nothing");
+}
+
+/// A URL on which nothing listens: a run that got as far as connecting would say so instead.
+fn nowhere() -> String {
+    format!("postgres://bench:{SECRET}@127.0.0.1:1/tpcc")
+}
+
+#[test]
+fn result_paths_are_checked_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "mine").unwrap();
+    let file = file.to_str().unwrap();
+    let url = nowhere();
+    assert_refused(&oltpgen(&["tpcc", "run", "--url", &url, "--out", file]), "is a file, not a directory");
+    assert_refused(&oltpgen(&["ds2", "run", "--url", &url, "--out", file]), "is a file, not a directory");
+    assert_refused(
+        &oltpgen(&["tpcc", "run", "--url", &url, "--out", "/proc/oltpgen"]),
+        "--out: cannot write",
+    );
+    let missing = dir.path().join("missing.csv");
+    assert_refused(
+        &oltpgen(&["tpcc", "run", "--url", &url, "--power-log", missing.to_str().unwrap()]),
+        "--power-log: cannot read",
+    );
+    let out = dir.path().join("out").to_str().unwrap().to_string();
+    assert_refused(
+        &oltpgen(&["ds2", "run", "--url", &url, "--out", &out, "--csv-output", dir.path().to_str().unwrap()]),
+        "--csv-output: ",
+    );
+    assert_eq!(std::fs::read_to_string(file).unwrap(), "mine", "a refused command loses nothing");
+}
+
+#[test]
+fn an_out_holding_a_result_is_refused_unless_replace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("result.json"), "{}").unwrap();
+    let out = dir.path().to_str().unwrap();
+    for workload in ["tpcc", "ds2"] {
+        assert_refused(
+            &oltpgen(&[workload, "run", "--url", &nowhere(), "--out", out]),
+            "already holds a result: name another directory, or pass --replace",
+        );
+        // With --replace the run goes on, to the server that is not there.
+        assert_refused(
+            &oltpgen(&[workload, "run", "--url", &nowhere(), "--out", out, "--replace"]),
+            "cannot connect",
+        );
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("result.json")).unwrap(), "{}");
+}
+
+#[test]
+fn a_run_that_would_not_measure_is_refused() {
+    assert_refused(
+        &oltpgen(&["tpcc", "run", "--duration", "0", "--url", &nowhere()]),
+        "must be longer than 0",
+    );
+    for (workload, users) in [("tpcc", "--users"), ("ds2", "--n-threads")] {
+        let url = nowhere();
+        let args = [workload, "run", users, "10", "--ramp-rate", "1", "--window", "5s..20s", "--url", &url];
+        assert_refused(
+            &oltpgen(&args),
+            "--window 5s..20s starts before the 10 users of step 1 have all started",
+        );
+    }
+}
+
+#[test]
+fn argument_errors_keep_clap_s_names_and_tips() {
+    assert_refused(&oltpgen(&["tpcc", "run", "--user", "5"]), "a similar argument exists: '--users'");
+    assert_refused(&oltpgen(&["report", "merge"]), "were not provided: --out <DIR>");
+}
+
+#[test]
+fn oltpgen_url_from_the_environment_is_named_and_yields_to_explicit_flags() {
+    let env_url = |url: &str, args: &[&str]| oltpgen_env(args, &[("OLTPGEN_URL", url)]);
+    assert_refused(&env_url("mysql://x/y", &["tpcc", "check"]), "OLTPGEN_URL has an unknown scheme");
+    let out = env_url(&nowhere(), &["tpcc", "check"]);
+    assert_refused(&out, "the host and port in OLTPGEN_URL right?");
+    // Empty counts as unset; --temp-db and --data-dir win over the variable.
+    for url in ["", &nowhere()] {
+        assert_refused(&env_url(url, &["tpcc", "check", "--temp-db"]), "holds no tpcc database");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("pg");
+    let out = env_url(&nowhere(), &["local", "status", "--data-dir", root.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("initialised: no"), "{}", out.stdout);
+}
+
+/// What a user may not expect is said before the run: a range that stops short of its end, more
+/// users per warehouse than the spec's 10 terminals.
+#[test]
+fn surprising_user_loads_are_noted_before_the_run() {
+    let out = oltpgen(&["tpcc", "run", "--users", "5..10:2", "--url", &nowhere()]);
+    assert_refused(&out, "cannot connect");
+    assert!(
+        out.stdout.contains("note: --users 5..10:2 ends at 9: 10 is not on a step of 2 from 5"),
+        "{}",
+        out.stdout
+    );
+    let out = oltpgen(&["ds2", "run", "--n-threads", "4..10:4", "--url", &nowhere()]);
+    assert!(out.stdout.contains("note: --n-threads 4..10:4 ends at 8"), "{}", out.stdout);
+    let out = oltpgen(&["tpcc", "--scale", "2", "--users", "200", "--url", &nowhere()]);
+    assert_refused(&out, "cannot connect");
+    assert!(
+        out.stdout
+            .contains("note: --users 200 users on 2 warehouse(s) is 100 per warehouse; the spec has 10"),
+        "{}",
+        out.stdout
+    );
 }

@@ -30,8 +30,8 @@ pub fn oltpgen(args: &[&str]) -> Outcome {
 pub fn oltpgen_env(args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let out = Command::new(env!("CARGO_BIN_EXE_oltpgen"))
         .args(args)
-        .envs(env.iter().copied())
         .env_remove("OLTPGEN_URL")
+        .envs(env.iter().copied())
         .output()
         .expect("the oltpgen binary runs");
     Outcome {
@@ -243,4 +243,12 @@ pub async fn assert_survives_kills_and_a_restart(
     let series = r["timeseries"].as_array().unwrap();
     let last = series.iter().rev().find(|row| row["txn"] == txn).unwrap();
     assert!(last["count"].as_u64().unwrap() > 0, "users reconnected and went on: {last}");
+    // The server was unreachable for part of the window: the step was not measured, so it neither
+    // passes nor makes the headline.
+    let verdict = &r["steps"][0]["cap"];
+    assert_eq!(verdict["passed"], false, "{verdict}");
+    let why = verdict["invalid"].as_str().unwrap_or_default();
+    assert!(why.contains("the server was unreachable for part of the window"), "{verdict}");
+    assert!(r["max_within_cap"].is_null(), "{}", r["max_within_cap"]);
+    assert!(out.stdout.contains("INVALID") || out.stdout.contains("not measured"), "{}", out.stdout);
 }

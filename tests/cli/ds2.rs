@@ -317,3 +317,35 @@ fn ds2_flags_are_checked() {
         "holds no ds2 database: load it first (oltpgen ds2 load)",
     );
 }
+
+/// A load that fails at its last step (creating DS2's functions) stays marked unfinished: every command
+/// refuses the database, as after an interrupted load, until it is loaded again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_load_that_failed_creating_functions_is_refused_by_every_command() {
+    let (pg, urls) = server_with(&["ds2"]).await;
+    let url = &urls[0];
+    // A function of DS2's name with another return type: the load's CREATE OR REPLACE cannot replace it.
+    let client = sql(&pg.target("ds2")).await;
+    client
+        .batch_execute("CREATE FUNCTION login(text, text) RETURNS int LANGUAGE sql AS 'SELECT 1'")
+        .await
+        .unwrap();
+    let out = oltpgen(&["ds2", "load", "--url", url, "-q"]);
+    assert_eq!(out.code, 1, "the load fails: {}", out.all());
+    assert!(out.stderr.contains("finishing the ds2 schema"), "{}", out.stderr);
+    for command in ["run", "check"] {
+        let out = oltpgen(
+            &["ds2", command, "--url", url, "--run-time", "5s"][..if command == "run" { 6 } else { 4 }],
+        );
+        assert_refused(&out, "a ds2 load into");
+        assert!(
+            out.stderr.contains("did not finish: reload it (oltpgen ds2 load --replace)"),
+            "{}",
+            out.stderr
+        );
+    }
+    assert_refused(&oltpgen(&["ds2", "load", "--url", url]), "did not finish: pass --replace");
+    client.batch_execute("DROP FUNCTION login(text, text)").await.unwrap();
+    let out = oltpgen(&["ds2", "load", "--replace", "--url", url, "-q"]);
+    assert_eq!(out.code, 0, "a reload mends it: {}", out.all());
+}

@@ -130,16 +130,27 @@ async fn run_under_way(duration: &str) -> (RunUnderWay, LocalPg, tokio_postgres:
     let out = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
     assert_eq!(out.code, 0, "{}", out.all());
     let out_dir = keep.path().join("result");
+    let (run, observer, client) = start_run(&root, &out_dir, duration).await;
+    (RunUnderWay { _keep: keep, root, out_dir, run }, observer, client)
+}
+
+/// Starts a saturating `tpcc run --duration <duration>` on the database loaded at `root`, and returns
+/// once its users are connected and running, with a connection of the test's own to the same server.
+async fn start_run(
+    root: &str,
+    out_dir: &std::path::Path,
+    duration: &str,
+) -> (Child, LocalPg, tokio_postgres::Client) {
     let args = [
-        &["tpcc", "run", "--duration", duration, "--data-dir", &root, "--out", out_dir.to_str().unwrap()][..],
+        &["tpcc", "run", "--duration", duration, "--data-dir", root, "--out", out_dir.to_str().unwrap()][..],
         &SATURATE,
     ]
     .concat();
     let run = spawn(&args);
-    let observer = attach(&root).await;
+    let observer = attach(root).await;
     let client = sql(&observer.target("postgres")).await;
     wait_for_load(&client, "tpcc", 6).await;
-    (RunUnderWay { _keep: keep, root, out_dir, run }, observer, client)
+    (run, observer, client)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -150,22 +161,106 @@ async fn killed_connections_and_a_restarted_server_are_survived_and_counted() {
     assert_consistent(&root);
 }
 
+/// Ctrl-C, SIGTERM (a timeout, systemd, a CI cancel) and SIGHUP (a closed ssh session) each stop a run
+/// cleanly: the result of what ran is written, the built-in server is stopped, the exit code is 128 +
+/// the signal.
 #[tokio::test(flavor = "multi_thread")]
-async fn ctrl_c_writes_what_ran_and_exits_130() {
+async fn ctrl_c_sigterm_and_sighup_write_what_ran_and_exit_128_plus_the_signal() {
     let (RunUnderWay { _keep, root, out_dir, run }, observer, client) = run_under_way("10m").await;
+    let mut under_way = Some((run, observer, client));
+    for (signal, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
+        let (out_dir, (run, observer, client)) = match under_way.take() {
+            Some(first) => (out_dir.clone(), first),
+            None => {
+                let dir = out_dir.with_extension(signal);
+                (dir.clone(), start_run(&root, &dir, "10m").await)
+            }
+        };
+        drop((client, observer));
+        let status =
+            Command::new("kill").args([&format!("-{signal}"), &run.id().to_string()]).status().unwrap();
+        assert!(status.success());
+        let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+        assert_eq!(out.code, code, "SIG{signal}: {}", out.all());
+        assert!(out.stderr.contains("interrupted"), "{}", out.stderr);
+        let r = result_json(&out_dir);
+        assert_matches_schema(&r);
+        assert_eq!(r["interrupted"], true);
+        assert!(r["steps"][0]["transactions"]["new_order"]["count"].as_u64().unwrap() > 0);
+        let out = oltpgen(&["local", "status", "--data-dir", &root]);
+        assert!(out.stdout.contains("running:     no"), "SIG{signal} stopped the server: {}", out.stdout);
+    }
+    assert_consistent(&root);
+
+    // A second Ctrl-C while the first one's clean stop goes on ends oltpgen at once.
+    let (run, observer, client) = start_run(&root, &out_dir.with_extension("twice"), "10m").await;
     drop((client, observer));
-    let status = Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();
-    assert!(status.success());
+    let pid = run.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let _ = Command::new("kill").args(["-INT", &pid]).status();
     let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    let stopped = oltpgen(&["local", "stop", "--data-dir", &root]);
+    assert_eq!(stopped.code, 0, "{}", stopped.all());
     assert_eq!(out.code, 130, "{}", out.all());
-    assert!(out.stderr.contains("interrupted"), "{}", out.stderr);
+    assert!(out.stderr.contains("stopped at once (a second signal)"), "{}", out.stderr);
+}
+
+/// result.json is written after every judged step: a run killed outright (SIGKILL, nothing to catch)
+/// keeps the steps it judged.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_sweep_keeps_the_steps_it_judged() {
+    let (keep, root) = data_dir();
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let out_dir = keep.path().join("result");
+    let mut args = vec!["tpcc", "run", "--data-dir", &root, "--out", out_dir.to_str().unwrap(), "-q"];
+    args.extend(["--think-time", "0", "--keying-time", "0", "--report-interval", "2s"]);
+    args.extend(["--users", "2,4", "--duration", "6s", "--warmup", "0s"]);
+    let mut run = spawn(&args);
+    let written = out_dir.join("result.json");
+    for _ in 0..600 {
+        if written.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    run.kill().unwrap();
+    let _ = run.wait();
+    let stopped = oltpgen(&["local", "stop", "--data-dir", &root]);
+    assert_eq!(stopped.code, 0, "{}", stopped.all());
     let r = result_json(&out_dir);
     assert_matches_schema(&r);
-    assert_eq!(r["interrupted"], true);
-    assert!(r["steps"][0]["transactions"]["new_order"]["count"].as_u64().unwrap() > 0);
-    let out = oltpgen(&["local", "status", "--data-dir", &root]);
-    assert!(out.stdout.contains("running:     no"), "the server stopped with the command: {}", out.stdout);
-    assert_consistent(&root);
+    assert_eq!(r["interrupted"], true, "a result written part-way says it is not the whole run");
+    let steps = r["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1, "the first step, judged before the kill: {steps:?}");
+    assert_eq!(steps[0]["users"], 2);
+    assert!(steps[0]["transactions"]["new_order"]["count"].as_u64().unwrap() > 0);
+
+    // A meter's log that turns out unreadable at the end costs the power figures, not the result.
+    let log = keep.path().join("watts.csv");
+    std::fs::write(&log, "not a meter's log\n").unwrap();
+    let out_dir = keep.path().join("with-power");
+    let mut args = vec!["tpcc", "run", "--data-dir", &root, "--out", out_dir.to_str().unwrap(), "-q"];
+    args.extend([
+        "--think-time",
+        "0",
+        "--keying-time",
+        "0",
+        "--users",
+        "2",
+        "--duration",
+        "2s",
+        "--warmup",
+        "0s",
+    ]);
+    args.extend(["--power-log", log.to_str().unwrap()]);
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stderr.contains("warning: --power-log"), "{}", out.stderr);
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    assert!(r["power"].is_null() && r["steps"][0]["tps"].as_f64().unwrap() > 0.0, "{r}");
 }
 
 /// The cap a sweep of 1, 2 and 128 users is judged by, from what two users measure on this machine now

@@ -14,7 +14,8 @@ pub enum Error {
     /// The work itself failed part-way (a load that died, a server that went away for good): exit 1.
     #[error("{0}")]
     Failed(String),
-    /// Ctrl-C stopped the work: exit 130, as shells expect of an interrupted command.
+    /// Ctrl-C, SIGTERM or SIGHUP stopped the work: exit 130, 143 or 129 (128 + the signal), as shells
+    /// expect of a command a signal ended.
     #[error("interrupted: {0}")]
     Interrupted(String),
 }
@@ -40,7 +41,7 @@ impl Error {
         match self {
             Error::Usage(_) | Error::Environment(_) => 2,
             Error::Failed(_) => 1,
-            Error::Interrupted(_) => 130,
+            Error::Interrupted(_) => crate::stop::exit_code(),
         }
     }
 }
@@ -109,6 +110,13 @@ pub fn pg_connect_error(label: &str, err: &tokio_postgres::Error) -> Error {
         } else {
             Error::environment(format!("{label}: {}", db.message()))
         };
+    }
+    // tokio-postgres' only sign that the server asked for a password the URL did not give.
+    if err.source().is_some_and(|s| s.to_string() == "password missing") {
+        return Error::usage(format!(
+            "{label}: the server asks for a password and none was given: set PGPASSWORD, add it to \
+             ~/.pgpass (or the file PGPASSFILE names), or put it in OLTPGEN_URL"
+        ));
     }
     let io = err.source().and_then(|s| s.downcast_ref::<std::io::Error>()).map(|e| e.to_string());
     let why = io.unwrap_or_else(|| err.to_string());

@@ -13,6 +13,7 @@ pub mod local;
 pub mod pg;
 pub mod progress;
 pub mod run;
+pub mod stop;
 pub mod target;
 pub mod tpcc;
 

@@ -281,7 +281,18 @@ impl Cap {
     /// Judges a step's (or one target's) figures against every rule.
     pub fn evaluate(&self, figures: &Figures) -> CapVerdict {
         let rules: Vec<RuleVerdict> = self.rules.iter().map(|r| r.evaluate(figures)).collect();
-        CapVerdict { passed: rules.iter().all(|r| r.passed), rules }
+        CapVerdict { passed: rules.iter().all(|r| r.passed), rules, invalid: None }
+    }
+
+    /// The verdict on a step with `figures`, of which `connections_lost` transactions lost their
+    /// connection in the window: the rules' verdict, unless the step was not measured as it should
+    /// have been (see [`not_measured`]).
+    pub fn judge(&self, figures: &Figures, connections_lost: u64) -> CapVerdict {
+        let mut verdict = self.evaluate(figures);
+        if let Some(why) = not_measured(figures, connections_lost) {
+            verdict.invalidate(why);
+        }
+        verdict
     }
 
     /// Checks that every per-transaction rule names a transaction `workload` runs, so a misspelt
@@ -364,6 +375,44 @@ impl fmt::Display for Cap {
     }
 }
 
+impl CapVerdict {
+    /// Marks the step as not measured, for `why`: it does not pass, whatever its rules say.
+    pub fn invalidate(&mut self, why: String) {
+        self.passed = false;
+        self.invalid = Some(why);
+    }
+}
+
+/// The share of a step's transactions that may fail (after retries) before the step counts as not
+/// measured: its response times describe the transactions that got through, not the load asked for.
+pub const MAX_ERROR_SHARE: f64 = 0.01;
+
+/// Why a step with `figures` does not count, if it does not: transactions lost their connection in its
+/// window (`connections_lost`: the server was unreachable for part of it), or more than
+/// [`MAX_ERROR_SHARE`] of its transactions failed. DS2's failures are whole orders, so its share is of
+/// orders.
+pub fn not_measured(figures: &Figures, connections_lost: u64) -> Option<String> {
+    if connections_lost > 0 {
+        return Some(format!(
+            "the server was unreachable for part of the window ({connections_lost} transactions lost their connection)"
+        ));
+    }
+    let completed: u64 = match figures.transactions.get(crate::model::ORDER) {
+        Some(orders) => orders.count,
+        None => figures.transactions.values().map(|t| t.count).sum(),
+    };
+    let attempted = completed + figures.errors;
+    let share = if attempted == 0 { 0.0 } else { figures.errors as f64 / attempted as f64 };
+    (share > MAX_ERROR_SHARE).then(|| {
+        format!(
+            "{} of {attempted} transactions failed ({:.1}%, over the {:.0}% a measured step allows)",
+            figures.errors,
+            share * 100.0,
+            MAX_ERROR_SHARE * 100.0
+        )
+    })
+}
+
 /// The step behind the headline: the highest TPS among steps whose cap verdict passed (ties go to
 /// the earlier step). A step without a verdict does **not** count: nothing was checked, so it
 /// cannot support "kept within the cap" — a run without a cap has no such headline.
@@ -435,6 +484,32 @@ mod tests {
             assert_eq!(rule.to_string(), shown, "{given}");
             assert_eq!(shown.parse::<CapRule>().unwrap(), rule, "{shown} round-trips");
         }
+    }
+
+    #[test]
+    fn a_step_not_measured_never_passes_nor_makes_the_headline() {
+        let cap = Cap::default();
+        let mut f = figures(&[("new_order", 500, 1_000), ("payment", 490, 1_000)]);
+        assert!(cap.judge(&f, 0).passed, "fast, and no failures");
+        f.errors = 10; // 10 of 1,000: 1%, allowed
+        assert!(cap.judge(&f, 0).passed);
+        f.errors = 11;
+        let v = cap.judge(&f, 0);
+        assert!(!v.passed && v.rules.iter().all(|r| r.passed), "the rules pass, the step does not");
+        assert_eq!(
+            v.invalid.as_deref(),
+            Some("11 of 1001 transactions failed (1.1%, over the 1% a measured step allows)")
+        );
+        f.errors = 0;
+        let v = cap.judge(&f, 3);
+        assert!(!v.passed);
+        assert!(v.invalid.unwrap().starts_with("the server was unreachable for part of the window (3 "));
+
+        let slow = tpcc_step(0, 10, (60, 60), 5_000, Some(&cap));
+        let mut best = tpcc_step(1, 20, (600, 600), 5_000, Some(&cap));
+        best.cap = Some(cap.judge(&best.figures, 1));
+        let headline = max_within_cap(&[slow, best]).unwrap();
+        assert_eq!(headline.step_index, 0, "the faster step was not measured");
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! [`compare`] builds a [`Comparison`], [`render`] prints it.
 //!
 //! Every figure is compared as a [`Change`] from `a` to `b`: the ratio `b / a` (3.36×) and the change
-//! in percent (+236.1%). Steps are matched by their index. When a result holds several repetitions
+//! in percent (+236.1%). Steps are matched by their user load (the first step at 4,000 users in `a`
+//! with the first at 4,000 in `b`), so sweeps of different lengths compare like with like; the user
+//! loads only one result ran are listed. When a result holds several repetitions
 //! of its plan (`--runs`), its median run ([`median_run`]) stands for it, as the studies compare
 //! medians; the headlines are each result's own `max_within_cap`.
 //!
@@ -47,9 +49,11 @@ impl Change {
 /// One step present in both results.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepComparison {
-    /// The step's index (from 0).
+    /// The step's index (from 0) in `a`.
     pub index: u32,
-    /// Users running.
+    /// Its index in `b` (from 0): matched by users, a step may sit at another place there.
+    pub b_index: u32,
+    /// Users running (the same in both: steps are matched by them).
     pub users: Change,
     /// Business transactions per second.
     pub tps: Change,
@@ -86,10 +90,47 @@ pub struct Comparison {
     pub cost_per_tps_usd: Option<Change>,
     /// Dollars per NOPM or OPM, when both have it and ran the same workload.
     pub cost_per_minute_unit_usd: Option<Change>,
-    /// The steps found in both, by index.
+    /// The steps found in both, matched by user load, in `a`'s order.
     pub steps: Vec<StepComparison>,
-    /// Indexes of steps found in only one of the two, so none goes missing silently.
-    pub unmatched_steps: Vec<u32>,
+    /// Steps found in only one of the two (`a` or `b`, step index), so none goes missing silently.
+    pub unmatched_steps: Vec<(char, u32)>,
+    /// What differs between the two runs besides the system under test (scale or size, pacing,
+    /// workload), which a reader must weigh before reading the changes as the system's.
+    pub warnings: Vec<String>,
+}
+
+/// The configuration settings that shape a run's load: two results that differ in one compare more
+/// than the systems under test.
+const LOAD_SHAPING: [&str; 9] = [
+    "scale",
+    "db_size",
+    "keying_time",
+    "think_time",
+    "think_time_s",
+    "pct_newcustomers",
+    "n_searches",
+    "search_batch_size",
+    "n_line_items",
+];
+
+/// What differs between `a` and `b` besides the system under test.
+fn warnings(a: &RunResult, b: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.workload != b.workload {
+        out.push(format!(
+            "the workloads differ ({} against {})",
+            a.workload.per_minute_unit(),
+            b.workload.per_minute_unit()
+        ));
+    }
+    for key in LOAD_SHAPING {
+        let (x, y) = (a.config.get(key), b.config.get(key));
+        if x.is_some() && y.is_some() && x != y {
+            let show = |v: Option<&serde_json::Value>| v.map_or(String::new(), |v| v.to_string());
+            out.push(format!("{key} differs: {} against {}", show(x), show(y)));
+        }
+    }
+    out
 }
 
 /// Compares `b` against `a`.
@@ -99,10 +140,16 @@ pub fn compare(a: &RunResult, b: &RunResult) -> Comparison {
     let (a_steps, b_steps) = (median_steps(a), median_steps(b));
     let mut steps = Vec::new();
     let mut unmatched_steps = Vec::new();
-    for index in a_steps.keys().chain(b_steps.keys()).copied().collect::<BTreeSet<_>>() {
-        match (a_steps.get(&index), b_steps.get(&index)) {
-            (Some(x), Some(y)) => steps.push(compare_steps(x, y, same_workload)),
-            _ => unmatched_steps.push(index),
+    for (x, key) in a_steps.iter().zip(load_keys(&a_steps)) {
+        match load_keys(&b_steps).iter().position(|k| *k == key) {
+            Some(j) => steps.push(compare_steps(x, b_steps[j], same_workload)),
+            None => unmatched_steps.push(('a', x.index)),
+        }
+    }
+    let a_keys: BTreeSet<(u64, usize)> = load_keys(&a_steps).into_iter().collect();
+    for (y, key) in b_steps.iter().zip(load_keys(&b_steps)) {
+        if !a_keys.contains(&key) {
+            unmatched_steps.push(('b', y.index));
         }
     }
     let headline =
@@ -125,19 +172,32 @@ pub fn compare(a: &RunResult, b: &RunResult) -> Comparison {
         .filter(|_| same_workload),
         steps,
         unmatched_steps,
+        warnings: warnings(a, b),
     }
 }
 
-/// The steps of `r`'s median run, by index.
-fn median_steps(r: &RunResult) -> BTreeMap<u32, &Step> {
+/// The steps of `r`'s median run, in order.
+fn median_steps(r: &RunResult) -> Vec<&Step> {
     let run = median_run(&r.steps);
-    r.steps.iter().filter(|s| Some(s.run) == run).map(|s| (s.index, s)).collect()
+    let by_index: BTreeMap<u32, &Step> =
+        r.steps.iter().filter(|s| Some(s.run) == run).map(|s| (s.index, s)).collect();
+    by_index.into_values().collect()
+}
+
+/// Each step's user load and how many steps before it ran the same load: what matches it across results.
+fn load_keys(steps: &[&Step]) -> Vec<(u64, usize)> {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.users, steps[..i].iter().filter(|p| p.users == s.users).count()))
+        .collect()
 }
 
 fn compare_steps(a: &Step, b: &Step, same_workload: bool) -> StepComparison {
     let change = |figure: fn(&Figures) -> f64| Change::new(figure(&a.figures), figure(&b.figures));
     StepComparison {
         index: a.index,
+        b_index: b.index,
         users: Change::new(a.users as f64, b.users as f64),
         tps: change(|f| f.tps),
         per_minute: Change::both(a.figures.per_minute(), b.figures.per_minute()).filter(|_| same_workload),
@@ -151,6 +211,9 @@ pub fn render(c: &Comparison) -> String {
     let mut out = String::new();
     let w = &mut out;
     let unit = c.per_minute_unit.unwrap_or("throughput");
+    for warning in &c.warnings {
+        let _ = writeln!(w, "warning: {warning}: the changes are not the systems' alone");
+    }
     match &c.headline {
         Some(h) => {
             let _ = writeln!(
@@ -188,7 +251,9 @@ pub fn render(c: &Comparison) -> String {
         }
     }
     for s in &c.steps {
-        let _ = writeln!(w, "\nstep {:<10}{:>12}{:>12}{:>9}{:>10}", s.index + 1, "a", "b", "b/a", "change");
+        let users = format!("{} users", thousands(s.users.before, 0));
+        let _ = writeln!(w, "\n{users:<15}{:>12}{:>12}{:>9}{:>10}", "a", "b", "b/a", "change");
+        let _ = writeln!(w, "  {:<13}{:>12}{:>12}", "step", s.index + 1, s.b_index + 1);
         let mut row = |label: &str, ch: &Change, value: fn(f64) -> String| {
             let _ = writeln!(
                 w,
@@ -199,7 +264,6 @@ pub fn render(c: &Comparison) -> String {
                 percent(ch.percent)
             );
         };
-        row("users", &s.users, |v| thousands(v, 0));
         row("TPS", &s.tps, figure);
         if let Some(pm) = &s.per_minute {
             row(unit, pm, figure);
@@ -208,8 +272,9 @@ pub fn render(c: &Comparison) -> String {
         row("p95 ms", &s.rt_p95_ms, figure);
     }
     if !c.unmatched_steps.is_empty() {
-        let steps: Vec<String> = c.unmatched_steps.iter().map(|i| (i + 1).to_string()).collect();
-        let _ = writeln!(w, "\nsteps in only one result, not compared: {}", steps.join(", "));
+        let steps: Vec<String> =
+            c.unmatched_steps.iter().map(|(r, i)| format!("{r} step {}", i + 1)).collect();
+        let _ = writeln!(w, "\nuser loads in only one result, not compared: {}", steps.join(", "));
     }
     out
 }
@@ -255,10 +320,37 @@ mod tests {
         assert_eq!((h.tps.before, h.tps.after), (205.0, 689.0));
         assert_eq!((h.users.before, h.users.after), (4_000.0, 14_000.0));
         assert_eq!(format!("{:.2}", h.tps.ratio.unwrap()), "3.36");
-        assert_eq!(c.steps.len(), 3);
-        assert_eq!(c.unmatched_steps, [3]);
+        // Steps are matched by users: only 4,000 users ran in both (a's second step, b's first).
+        assert_eq!(c.steps.len(), 1);
+        assert_eq!((c.steps[0].index, c.steps[0].b_index), (1, 0));
+        assert_eq!(c.unmatched_steps, [('a', 0), ('a', 2), ('b', 1), ('b', 2), ('b', 3)]);
         assert_eq!(c.per_minute_unit, Some("NOPM"));
-        assert_eq!(c.steps[1].per_minute, Some(Change::new(6_150.0, 13_800.0)));
+        assert_eq!(c.steps[0].per_minute, Some(Change::new(6_150.0, 6_150.0)));
+        assert_eq!(c.steps[0].rt_avg_ms.ratio.map(|r| format!("{r:.2}")).as_deref(), Some("0.11"));
+    }
+
+    #[test]
+    fn repeated_user_loads_match_in_order_and_differences_in_the_load_are_warned() {
+        let cap = Cap::default();
+        let step = |i, users, n| tpcc_step(i, users, (n, n), 1_000, Some(&cap));
+        let mut a = result(Workload::Tpcc, vec![step(0, 8, 600), step(1, 8, 660), step(2, 16, 900)]);
+        let mut b = result(Workload::Tpcc, vec![step(0, 8, 700), step(1, 16, 1_200), step(2, 16, 1_300)]);
+        a.config = serde_json::json!({"scale": 1, "think_time": "spec", "seed": 1});
+        b.config = serde_json::json!({"scale": 2, "think_time": "0", "seed": 2});
+        let c = compare(&a, &b);
+        let pairs: Vec<(u32, u32)> = c.steps.iter().map(|s| (s.index, s.b_index)).collect();
+        assert_eq!(pairs, [(0, 0), (2, 1)]);
+        assert_eq!(c.unmatched_steps, [('a', 1), ('b', 2)]);
+        assert_eq!(c.warnings, ["scale differs: 1 against 2", "think_time differs: \"spec\" against \"0\""]);
+        let text = render(&c);
+        assert!(
+            text.starts_with("warning: scale differs: 1 against 2: the changes are not the systems' alone\n")
+        );
+        assert!(text.contains("\n16 users"), "{text}");
+        assert!(
+            text.ends_with("user loads in only one result, not compared: a step 2, b step 3\n"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -283,19 +375,14 @@ NOPM per watt 15.4 → 27.6, 1.80× (+79.5%)
 cost per TPS $50.0 → $45.0, 0.90× (-10.0%)
 cost per NOPM $1.67 → $1.50, 0.90× (-10.0%)
 
-step 1                    a           b      b/a    change
-  users               2,000       4,000    2.00×   +100.0%
-  TPS                   120         205    1.71×    +70.8%
-  NOPM                3,600       6,150    1.71×    +70.8%
-  avg ms                500         100    0.20×    -80.0%
-  p95 ms                500         100    0.20×    -80.0%
+4,000 users               a           b      b/a    change
+  step                    2           1
+  TPS                   205         205    1.00×     +0.0%
+  NOPM                6,150       6,150    1.00×     +0.0%
+  avg ms                900         100    0.11×    -88.9%
+  p95 ms                900         100    0.11×    -88.9%
 
-step 2                    a           b      b/a    change
-  users               4,000       9,000    2.25×   +125.0%
-  TPS                   205         460    2.24×   +124.4%
-  NOPM                6,150      13,800    2.24×   +124.4%
-  avg ms                900         300    0.33×    -66.7%
-  p95 ms                900         300    0.33×    -66.7%
+user loads in only one result, not compared: a step 1, b step 2
 ";
         assert_eq!(render(&compare(&a, &b)), expected);
     }
@@ -310,11 +397,12 @@ step 2                    a           b      b/a    change
         assert_eq!((c.per_minute_unit, c.headline.as_ref()), (None, None));
         assert!(c.steps.iter().all(|s| s.per_minute.is_none()));
         let text = render(&c);
-        assert!(text.starts_with(
+        assert!(text.contains(
             "max TPS within cap: n/a (not both results have a step within a cap)\n\
              the workloads differ: NOPM/OPM and per-watt figures are not compared\n"
         ));
-        assert!(text.ends_with("steps in only one result, not compared: 4\n"), "{text}");
+        assert!(text.contains("warning: the workloads differ (NOPM against OPM)"), "{text}");
+        assert!(text.ends_with("a step 1, a step 3, b step 2, b step 3, b step 4\n"), "{text}");
     }
 
     #[test]

@@ -113,7 +113,7 @@ fn step_table(r: &RunResult) -> String {
     for s in &r.steps {
         h.push_str("<tr>");
         for cell in crate::show::step_cells(s) {
-            let class = if cell == "FAIL" { " class=\"fail\"" } else { "" };
+            let class = if cell == "FAIL" || cell == "INVALID" { " class=\"fail\"" } else { "" };
             let _ = write!(h, "<td{class}>{}</td>", esc(&cell));
         }
         h.push_str("</tr>");

@@ -103,6 +103,15 @@ pub enum MergeError {
         /// This result's.
         found: String,
     },
+    /// A result given twice (the same run: equal in every part), which would count its
+    /// transactions twice.
+    #[error("result {result} is the same run as result {first}: a result merges once")]
+    Duplicate {
+        /// The result given again.
+        result: usize,
+        /// The one it repeats.
+        first: usize,
+    },
     /// A recorded cap rule does not parse, so the cap cannot be judged again.
     #[error("{step} of result 1 records a cap that does not parse: {source}")]
     CapRule {
@@ -121,6 +130,11 @@ pub enum MergeError {
 pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
     let first = results.first().ok_or(MergeError::Empty)?;
     check_plans(results)?;
+    for (j, r) in results.iter().enumerate() {
+        if let Some(i) = results[..j].iter().position(|earlier| earlier == r) {
+            return Err(MergeError::Duplicate { result: j + 1, first: i + 1 });
+        }
+    }
     let steps = (0..first.steps.len()).map(|i| merge_step(results, i)).collect::<Result<Vec<_>, _>>()?;
     let mut targets: Vec<String> = Vec::new();
     for label in results.iter().flat_map(|r| &r.targets) {
@@ -220,7 +234,12 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
     if let Some(rules) = cap_rules(first) {
         let cap: Cap =
             rules.parse().map_err(|source| MergeError::CapRule { step: StepKey::from(first), source })?;
-        step.cap = Some(cap.evaluate(&step.figures));
+        let mut verdict = cap.judge(&step.figures, 0);
+        // A part that was not measured leaves the whole step unmeasured.
+        if let Some(why) = steps.iter().find_map(|s| s.cap.as_ref().and_then(|v| v.invalid.clone())) {
+            verdict.invalidate(why);
+        }
+        step.cap = Some(verdict);
     }
     Ok(step)
 }
@@ -498,6 +517,10 @@ mod tests {
             e.to_string(),
             format!("result 2 judged step 2 of run 1 with 10 users by cap `none`, result 1 by `{CAP}`")
         );
+
+        let e = merge(&[base.clone(), run(5, &["b"], |_| true), base.clone()]).unwrap_err();
+        assert_eq!(e, MergeError::Duplicate { result: 3, first: 1 });
+        assert_eq!(e.to_string(), "result 3 is the same run as result 1: a result merges once");
 
         let mut bad = base.clone();
         bad.steps[0].cap.as_mut().unwrap().rules[0].rule = "avg=soon".into();

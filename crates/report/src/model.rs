@@ -296,6 +296,11 @@ pub struct CapVerdict {
     pub passed: bool,
     /// One entry per rule, in the order given.
     pub rules: Vec<RuleVerdict>,
+    /// Why the step does not count, when it was not measured as it should have been (the server was
+    /// unreachable for part of its window, or too many of its transactions failed): then `passed` is
+    /// false whatever the rules say, and the step is never the headline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
 }
 
 /// The outcome of one cap rule on one step.

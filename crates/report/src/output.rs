@@ -1,8 +1,10 @@
 //! A result directory: `result.json` (the document everything else is rendered from), `summary.txt`,
-//! `timeseries.csv` and `report.html`. Written whole, whenever a run ends, interrupted or not.
+//! `timeseries.csv` and `report.html`. `result.json` is written after every judged step and replaced
+//! atomically (a temporary file renamed over it), so a run killed part-way keeps every step it judged;
+//! the whole directory is written when a run ends, interrupted or not.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::model::RunResult;
 use crate::summary;
@@ -12,12 +14,88 @@ use crate::summary;
 /// # Errors
 /// The I/O error of the first file that cannot be written.
 pub fn write_dir(dir: &Path, result: &RunResult) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let json = serde_json::to_string_pretty(result).map_err(std::io::Error::other)?;
-    std::fs::write(dir.join("result.json"), json + "\n")?;
+    write_result(dir, result)?;
     std::fs::write(dir.join("summary.txt"), summary::render(result))?;
     std::fs::write(dir.join("timeseries.csv"), timeseries_csv(result))?;
     std::fs::write(dir.join("report.html"), crate::html::render(result))
+}
+
+/// Writes `result.json` into `dir` (created when missing) atomically: a reader, or a run killed while
+/// it writes, sees the previous document or the new one, never half of one.
+///
+/// # Errors
+/// The I/O error of the write or the rename.
+pub fn write_result(dir: &Path, result: &RunResult) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let json = serde_json::to_string_pretty(result).map_err(std::io::Error::other)?;
+    let temp = dir.join(".result.json.tmp");
+    std::fs::write(&temp, json + "\n")?;
+    std::fs::rename(&temp, dir.join(RESULT_FILE))
+}
+
+/// The result document's file name in a result directory.
+pub const RESULT_FILE: &str = "result.json";
+
+/// Where a run's result directory is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResultDir {
+    /// The directory the user named (`--out`).
+    Given(PathBuf),
+    /// `results/<start time in UTC>-<workload>` in the current directory, named when the run starts.
+    Dated,
+}
+
+impl ResultDir {
+    /// The directory `result`'s files go to: the one given, or one named from the run's start time
+    /// (`started_at`, so every write of one run lands in one directory).
+    pub fn path(&self, result: &RunResult) -> PathBuf {
+        match self {
+            ResultDir::Given(dir) => dir.clone(),
+            ResultDir::Dated => {
+                let workload = match result.workload {
+                    crate::model::Workload::Tpcc => "tpcc",
+                    crate::model::Workload::Ds2 => "ds2",
+                };
+                Path::new(DATED_PARENT).join(format!("{}-{workload}", result.started_at.replace(':', "")))
+            }
+        }
+    }
+
+    /// Checks before a run starts that its result can be written: the directory is a directory (or can
+    /// be made), can be written, and holds no result unless `replace` (which lets it be written over).
+    ///
+    /// # Errors
+    /// One line naming the directory and what is wrong with it.
+    pub fn check(&self, replace: bool) -> Result<(), String> {
+        let dir = match self {
+            ResultDir::Given(dir) => dir.as_path(),
+            ResultDir::Dated => Path::new(DATED_PARENT),
+        };
+        if dir.exists() && !dir.is_dir() {
+            return Err(format!("{} is a file, not a directory", dir.display()));
+        }
+        if matches!(self, ResultDir::Given(_)) && dir.join(RESULT_FILE).exists() && !replace {
+            return Err(format!(
+                "{} already holds a result: name another directory, or pass --replace to write over it",
+                dir.display()
+            ));
+        }
+        // Nothing is created before the run: the directory, or the nearest one that exists above it
+        // (where it will be created), must take a file.
+        let existing = dir.ancestors().find(|a| a.is_dir() || a.as_os_str().is_empty()).unwrap_or(dir);
+        let existing = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
+        probe_write(existing).map_err(|e| format!("cannot write into {}: {e}", existing.display()))
+    }
+}
+
+/// Where dated result directories go.
+const DATED_PARENT: &str = "results";
+
+/// Creates and removes a file in `dir`: whether it can be written.
+fn probe_write(dir: &Path) -> std::io::Result<()> {
+    let probe = dir.join(format!(".oltpgen-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"")?;
+    std::fs::remove_file(probe)
 }
 
 /// The time series as CSV, one row per interval and transaction type.
@@ -38,6 +116,37 @@ mod tests {
     use super::*;
     use crate::fixtures::result;
     use crate::model::{IntervalRow, Workload};
+
+    #[test]
+    fn result_json_is_replaced_whole_and_an_existing_result_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = ResultDir::Given(dir.path().join("run"));
+        out.check(false).unwrap();
+        assert!(!out.path(&result(Workload::Tpcc, Vec::new())).exists(), "a check creates nothing");
+        let mut r = result(Workload::Tpcc, Vec::new());
+        write_result(&out.path(&r), &r).unwrap();
+        r.interrupted = true;
+        write_result(&out.path(&r), &r).unwrap();
+        let names: Vec<_> =
+            std::fs::read_dir(out.path(&r)).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["result.json"], "no temporary file is left");
+        let back: RunResult =
+            serde_json::from_str(&std::fs::read_to_string(out.path(&r).join(RESULT_FILE)).unwrap()).unwrap();
+        assert!(back.interrupted);
+        let e = out.check(false).unwrap_err();
+        assert!(e.contains("already holds a result") && e.contains("--replace"), "{e}");
+        out.check(true).unwrap();
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        let e = ResultDir::Given(dir.path().join("file")).check(true).unwrap_err();
+        assert!(e.contains("is a file, not a directory"), "{e}");
+    }
+
+    #[test]
+    fn a_dated_directory_is_named_from_the_start() {
+        let mut r = result(Workload::Ds2, Vec::new());
+        r.started_at = "2026-01-02T03:04:05Z".into();
+        assert_eq!(ResultDir::Dated.path(&r), Path::new("results/2026-01-02T030405Z-ds2"));
+    }
 
     #[test]
     fn the_time_series_is_one_csv_row_per_interval_and_type() {

@@ -30,8 +30,11 @@ pub fn render(r: &RunResult) -> String {
         let _ =
             writeln!(w, "{step:>4}{run:>5}{users:>9}{tps:>10}{pm:>10}{avg:>10}{p95:>10}{errors:>8}  {cap}");
     }
-    for s in r.steps.iter().filter(|s| s.cap.as_ref().is_some_and(|v| !v.passed)) {
+    for s in r.steps.iter().filter(|s| s.cap.as_ref().is_some_and(|v| v.rules.iter().any(|r| !r.passed))) {
         let _ = writeln!(w, "{}", failure(s));
+    }
+    for (s, why) in r.steps.iter().filter_map(|s| Some((s, s.cap.as_ref()?.invalid.as_ref()?))) {
+        let _ = writeln!(w, "step {} run {} not measured: {why}", s.index + 1, s.run);
     }
     for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
         let _ = writeln!(w, "{}", per_target(s, r.workload));
@@ -73,8 +76,19 @@ pub(crate) fn step_cells(s: &Step) -> [String; 9] {
         thousands(f.rt_avg_ms, 1),
         thousands(f.rt_p95_ms, 1),
         f.errors.to_string(),
-        s.cap.as_ref().map_or("-", |v| if v.passed { "PASS" } else { "FAIL" }).to_string(),
+        verdict(s).to_string(),
     ]
+}
+
+/// A step's verdict in one word: PASS, FAIL, INVALID (not measured: it neither passes nor fails the
+/// cap), or `-` without a cap.
+pub fn verdict(s: &Step) -> &'static str {
+    match &s.cap {
+        None => "-",
+        Some(v) if v.invalid.is_some() => "INVALID",
+        Some(v) if v.passed => "PASS",
+        Some(_) => "FAIL",
+    }
 }
 
 /// Why step `s` failed its cap: each failed rule with what was observed.
@@ -161,6 +175,22 @@ max TPS within cap: none, no step kept within the cap
             text.contains("step 1 run 1 per target TPS: ds2_1 100.0, ds2_2 70.0; variability 30.0%"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_step_not_measured_shows_invalid_and_why() {
+        let cap = Cap::default();
+        let mut lost = tpcc_step(1, 6_000, (6_600, 6_600), 500_000, Some(&cap));
+        lost.cap = Some(cap.judge(&lost.figures, 4));
+        let r = result(Workload::Tpcc, vec![tpcc_step(0, 4_000, (6_150, 6_150), 900_000, Some(&cap)), lost]);
+        let expected = "\
+step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
+   1    1    4,000     205.0     6,150     899.8     900.1       0  PASS
+   2    1    6,000     220.0     6,600     500.1     500.2       0  INVALID
+step 2 run 1 not measured: the server was unreachable for part of the window (4 transactions lost their connection)
+max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
+";
+        assert_eq!(render(&r), expected);
     }
 
     #[test]

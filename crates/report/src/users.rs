@@ -3,7 +3,8 @@
 //! A study steps the user load up and watches response times, so `--users` takes one count (`4000`),
 //! a list (`4000,8000,14000`), an inclusive range with a step (`1000..14000:1000`), or a list mixing
 //! both (`1000..5000:1000,8000`). A range whose step does not divide it evenly stops at the last
-//! count not beyond its end (`1000..2500:1000` is 1000, 2000).
+//! count not beyond its end (`1000..2500:1000` is 1000, 2000), and [`UserLoad::notes`] says so, for
+//! the command to tell the user.
 //!
 //! ```
 //! use oltpgen_report::users::UserLoad;
@@ -55,12 +56,17 @@ pub enum UserLoadError {
 
 /// The user count of every step of a schedule, in the order they run; never empty, never zero.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UserLoad(Vec<u64>);
+pub struct UserLoad(Vec<u64>, Vec<String>);
 
 impl UserLoad {
     /// The user counts, one per step, in order.
     pub fn counts(&self) -> &[u64] {
         &self.0
+    }
+
+    /// What the user may not expect of the value: each range that stops short of its end, and where.
+    pub fn notes(&self) -> &[String] {
+        &self.1
     }
 }
 
@@ -74,25 +80,31 @@ impl FromStr for UserLoad {
         if text.is_empty() {
             return Err(UserLoadError::Empty);
         }
-        let mut counts = Vec::new();
+        let (mut counts, mut notes) = (Vec::new(), Vec::new());
         for entry in text.split(',').map(str::trim) {
             if entry.is_empty() {
                 return Err(UserLoadError::EmptyEntry(text.to_string()));
             }
             match entry.split_once("..") {
-                Some((start, rest)) => push_range(&mut counts, entry, start, rest)?,
+                Some((start, rest)) => notes.extend(push_range(&mut counts, entry, start, rest)?),
                 None => counts.push(users(entry, entry)?),
             }
             if counts.len() as u64 > MAX_STEPS {
                 return Err(UserLoadError::TooManySteps(text.to_string()));
             }
         }
-        Ok(UserLoad(counts))
+        Ok(UserLoad(counts, notes))
     }
 }
 
-/// Appends the counts of `range` (`start..end:step`, split at `..` into `start` and `rest`).
-fn push_range(counts: &mut Vec<u64>, range: &str, start: &str, rest: &str) -> Result<(), UserLoadError> {
+/// Appends the counts of `range` (`start..end:step`, split at `..` into `start` and `rest`); returns a
+/// note when the range stops short of its end.
+fn push_range(
+    counts: &mut Vec<u64>,
+    range: &str,
+    start: &str,
+    rest: &str,
+) -> Result<Option<String>, UserLoadError> {
     let (end, step) = rest.split_once(':').ok_or_else(|| UserLoadError::MissingStep(range.to_string()))?;
     let (start, end) = (users(start, range)?, users(end, range)?);
     let step = number(step)?;
@@ -106,7 +118,9 @@ fn push_range(counts: &mut Vec<u64>, range: &str, start: &str, rest: &str) -> Re
         return Err(UserLoadError::TooManySteps(range.to_string()));
     }
     counts.extend((start..=end).step_by(usize::try_from(step).unwrap_or(usize::MAX)));
-    Ok(())
+    let last = end - (end - start) % step;
+    Ok((last != end)
+        .then(|| format!("{range} ends at {last}: {end} is not on a step of {step} from {start}")))
 }
 
 /// A user count: a number above zero (`entry` is what an error names).
@@ -158,6 +172,8 @@ mod tests {
     #[test]
     fn an_uneven_step_stops_at_or_before_the_end() {
         assert_eq!(parse("1000..2500:1000"), Ok(vec![1000, 2000]));
+        let load: UserLoad = "5..10:2,12..14:2".parse().unwrap();
+        assert_eq!(load.notes(), ["5..10:2 ends at 9: 10 is not on a step of 2 from 5"]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use oltpgen_report::model::{IntervalRow, ORDER, TxnCounters, TxnStats, Workload}
 use oltpgen_report::step::Transactions;
 
 use super::sample::{AuditSample, Sample, Status};
+use crate::error::Fault;
 
 #[derive(Default)]
 struct Tally {
@@ -103,6 +104,8 @@ struct Window {
     lateness: LatencyHistogram,
     /// The workload's audit counters, summed over targets.
     audit: Vec<u64>,
+    /// Transactions (or operations) that lost their connection within the window.
+    connections_lost: u64,
 }
 
 /// Sorts samples into the measured windows' and the current interval's tallies.
@@ -153,6 +156,7 @@ impl Collector {
                     tallies: tallies(cells),
                     lateness: LatencyHistogram::new(),
                     audit: Vec::new(),
+                    connections_lost: 0,
                 })
                 .collect(),
             interval: tallies(cells),
@@ -204,6 +208,9 @@ impl Collector {
             }
             if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
                 w.tallies[cell].add(s);
+                if s.status == Status::Failed(Fault::ConnectionLost) {
+                    w.connections_lost += 1;
+                }
                 if s.late_us > 0 {
                     w.lateness.record_us(u64::from(s.late_us));
                 }
@@ -289,6 +296,12 @@ impl Collector {
             .collect()
     }
 
+    /// How many transactions (or operations) of step `step` lost their connection in its window: the
+    /// server was unreachable for part of it.
+    pub fn window_connections_lost(&self, step: usize) -> u64 {
+        self.windows[step].connections_lost
+    }
+
     /// How late users woke from keying and think times within the measured windows.
     pub fn lateness(&self) -> LatencyHistogram {
         let mut all = LatencyHistogram::new();
@@ -318,7 +331,6 @@ impl Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Fault;
 
     const KINDS: &[&str] = &["a", "b"];
 
@@ -345,6 +357,7 @@ mod tests {
         assert_eq!(c.window_transactions(1)[0]["b"].count, 1, "each step keeps its own window");
         assert_eq!((w["b"].count, w["b"].errors), (0, 1));
         assert_eq!(c.errors_by_kind()["connection_lost"], 1);
+        assert_eq!((c.window_connections_lost(0), c.window_connections_lost(1)), (1, 0));
         assert_eq!(c.completed(), 4);
         let live = c.tick(2.0, 4);
         assert_eq!(live.tps, 2.0);

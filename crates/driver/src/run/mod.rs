@@ -76,6 +76,8 @@ pub struct MeasuredStep {
     pub window_s: (f64, f64),
     /// The workload's audit of the step (from its counters over the window), when it has one.
     pub audit: Option<oltpgen_report::audit::Audit>,
+    /// Transactions that lost their connection in the window (the step then does not count).
+    pub connections_lost: u64,
 }
 
 /// What a run measured.
@@ -162,8 +164,8 @@ pub async fn drive<W: Workload>(
     let last_end = schedule.last().map_or(Duration::ZERO, |s| s.window.1);
     let finish = tokio::time::sleep_until(start + last_end);
     tokio::pin!(finish);
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
+    let stop_signal = crate::stop::requested();
+    tokio::pin!(stop_signal);
     let (mut judged, mut breaches) = (0, 0);
     // A sweep stopped for breaching the cap ends with the step that breached it (the next one may have
     // begun during the grace, and is not reported).
@@ -182,7 +184,8 @@ pub async fn drive<W: Workload>(
                 }
             }
             _ = &mut judge, if judged < schedule.len() => {
-                let mut step = step_result(W::REPORT, plan, &schedule[judged], judged, &targets, collector.window_transactions(judged), None);
+                let measured = (collector.window_transactions(judged), collector.window_connections_lost(judged));
+                let mut step = step_result(W::REPORT, plan, &schedule[judged], judged, &targets, measured, None);
                 step.audit = workload.audit(&step, collector.window_audit(judged));
                 let passed = step.cap.as_ref().is_some_and(|c| c.passed);
                 progress(Progress::Step(&step));
@@ -197,7 +200,7 @@ pub async fn drive<W: Workload>(
                 }
             }
             _ = &mut finish, if judged + 1 >= schedule.len() => break false,
-            _ = &mut ctrl_c => break true,
+            () = &mut stop_signal => break true,
         }
     };
     let stopped_at = start.elapsed();
@@ -232,13 +235,15 @@ pub async fn drive<W: Workload>(
     for (i, s) in schedule.iter().enumerate().take(reported).filter(|(_, s)| s.window.0 < stopped_at) {
         let window_s = (s.window.0.as_secs_f64(), s.window.1.min(stopped_at).as_secs_f64());
         let transactions = collector.window_transactions(i);
-        let mut step = step_result(W::REPORT, plan, s, i, &targets, transactions.clone(), Some(window_s));
+        let connections_lost = collector.window_connections_lost(i);
+        let measured = (transactions.clone(), connections_lost);
+        let mut step = step_result(W::REPORT, plan, s, i, &targets, measured, Some(window_s));
         step.audit = workload.audit(&step, collector.window_audit(i));
         // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short).
         if i >= judged {
             progress(Progress::Step(&step));
         }
-        steps.push(MeasuredStep { scheduled: *s, transactions, window_s, audit: step.audit });
+        steps.push(MeasuredStep { scheduled: *s, transactions, window_s, audit: step.audit, connections_lost });
     }
     Measured {
         steps,
@@ -258,17 +263,19 @@ fn absorb(collector: &mut Collector, batch: &sample::Batch) {
     collector.absorb_audit(&batch.audit);
 }
 
-/// A step's result: figures from its transactions per target (labelled by `targets`), judged by the
-/// plan's cap.
+/// A step's result: figures from its transactions per target (labelled by `targets`) and the
+/// transactions that lost their connection in its window (`measured`), judged by the plan's cap (a
+/// step not measured as it should have been does not pass).
 pub fn step_result(
     kind: oltpgen_report::model::Workload,
     plan: &RunPlan,
     scheduled: &Scheduled,
     index: usize,
     targets: &[String],
-    transactions: Vec<Transactions>,
+    measured: (Vec<Transactions>, u64),
     window_s: Option<(f64, f64)>,
 ) -> oltpgen_report::model::Step {
+    let (transactions, connections_lost) = measured;
     let (start_s, end_s) =
         window_s.unwrap_or((scheduled.window.0.as_secs_f64(), scheduled.window.1.as_secs_f64()));
     let step_plan = StepPlan {
@@ -285,7 +292,7 @@ pub fn step_result(
     // With one target, Step::new keeps only the totals.
     let per_target = targets.iter().cloned().zip(transactions).collect();
     let mut step = oltpgen_report::model::Step::new(kind, step_plan, per_target);
-    step.cap = Some(plan.cap.evaluate(&step.figures));
+    step.cap = Some(plan.cap.judge(&step.figures, connections_lost));
     step
 }
 

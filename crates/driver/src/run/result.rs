@@ -3,7 +3,9 @@
 use std::time::SystemTime;
 
 use oltpgen_report::cap::max_within_cap;
-use oltpgen_report::model::{Cost, Power, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind};
+use oltpgen_report::model::{
+    ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind,
+};
 use oltpgen_report::power::{Reading, mean_watts};
 use oltpgen_report::stats::median_run;
 
@@ -43,13 +45,30 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
                 &s.scheduled,
                 i,
                 &m.targets,
-                s.transactions,
+                (s.transactions, s.connections_lost),
                 Some(s.window_s),
             );
             step.audit = s.audit;
             step
         })
         .collect();
+    RunResult {
+        client: m.client,
+        errors_by_kind: m.errors_by_kind,
+        interrupted: m.interrupted,
+        ..document(&ctx, steps, m.targets, m.timeseries)
+    }
+}
+
+/// The result document of `steps` (all of a run's, or those judged so far) with the run's context:
+/// the headline, power and cost. Without a client's figures and marked interrupted, as a document
+/// written while the run goes on is, until the run's end replaces it.
+pub fn document(
+    ctx: &Context,
+    steps: Vec<Step>,
+    targets: Vec<String>,
+    timeseries: Vec<IntervalRow>,
+) -> RunResult {
     let median: Vec<Step> = match median_run(&steps) {
         Some(run) => steps.iter().filter(|s| s.run == run).cloned().collect(),
         None => Vec::new(),
@@ -72,15 +91,15 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
         tool: Tool { name: "oltpgen".into(), version: env!("CARGO_PKG_VERSION").into() },
         workload: ctx.workload,
         started_at: humantime::format_rfc3339_seconds(ctx.started_at).to_string(),
-        config: ctx.config,
-        server: ctx.server,
-        targets: m.targets,
+        config: ctx.config.clone(),
+        server: ctx.server.clone(),
+        targets,
         max_within_cap: headline,
         steps,
-        timeseries: m.timeseries,
-        client: m.client,
-        errors_by_kind: m.errors_by_kind,
-        interrupted: m.interrupted,
+        timeseries,
+        client: ClientCpu::default(),
+        errors_by_kind: Default::default(),
+        interrupted: true,
         power,
         cost,
     }
