@@ -243,7 +243,13 @@ pub async fn drive<W: Workload>(
         if i >= judged {
             progress(Progress::Step(&step));
         }
-        steps.push(MeasuredStep { scheduled: *s, transactions, window_s, audit: step.audit, connections_lost });
+        steps.push(MeasuredStep {
+            scheduled: *s,
+            transactions,
+            window_s,
+            audit: step.audit,
+            connections_lost,
+        });
     }
     Measured {
         steps,
