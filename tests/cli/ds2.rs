@@ -62,6 +62,21 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
         "progress lines: {}",
         out.stdout
     );
+    // DS2's progress line: running totals since the stats reset, as ds2xdriver prints them.
+    for needle in
+        [" n_overall=", " rt_tot_lastn_max_msec=", " rt_tot_avg_msec=", " rt_tot_sampled=", " rollbacks: n="]
+    {
+        assert!(out.stdout.contains(needle), "{needle} in the progress lines: {}", out.stdout);
+    }
+    assert!(out.stdout.contains("\nStats reset\n"), "the warmup's end resets the totals: {}", out.stdout);
+    assert!(
+        out.stdout.contains("cap order.avg=1s: order = a whole order from its intended start"),
+        "{}",
+        out.stdout
+    );
+    // The step table and the headline speak OPM and rt_tot_avg.
+    assert!(out.stdout.contains("     OPM  rt_tot_avg ms  order avg ms"), "{}", out.stdout);
+    assert!(out.stdout.contains("max OPM within cap: "), "{}", out.stdout);
     assert!(out.stdout.contains("Final (step 1 run 1): et="), "DS2's final line: {}", out.stdout);
     assert!(out.stdout.contains("  purchase "), "the detailed view: {}", out.stdout);
     assert!(out.stdout.contains("per order"), "client CPU per order: {}", out.stdout);
@@ -72,7 +87,16 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
     let step = &r["steps"][0];
     assert_eq!(step["users"], 4);
     assert!(step["opm"].as_f64().unwrap() > 60.0, "{}", step["opm"]);
-    assert!(step["rt_tot_avg_ms"].as_f64().unwrap() > 0.0);
+    // rt_tot_avg is DS2's, the sum of an order's operations' times; the whole order from its intended
+    // start, which also counts the gaps between them, is never shorter.
+    let (rt_tot, order) =
+        (step["rt_tot_avg_ms"].as_f64().unwrap(), step["order_rt_avg_ms"].as_f64().unwrap());
+    assert!(rt_tot > 0.0 && order >= rt_tot * 0.999, "rt_tot_avg {rt_tot} ms, the order's {order} ms");
+    assert_eq!(
+        step["transactions"]["rt_tot"]["count"], step["transactions"]["order"]["count"],
+        "one each per order"
+    );
+    assert_eq!(r["max_within_cap"]["opm"], step["opm"], "the headline is DS2's OPM");
     for op in
         ["login", "new_customer", "browse_category", "browse_actor", "browse_title", "purchase", "order"]
     {
@@ -93,7 +117,8 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
     assert!(std::fs::read_to_string(out_dir.join("report.html")).unwrap().contains("<svg"));
 
     let rows = std::fs::read_to_string(&csv).unwrap();
-    assert!(rows.starts_with("et_s,target,users,opm,"), "{rows}");
+    assert!(rows.starts_with("et_s,target,users,opm,rt_tot_avg_ms,"), "{rows}");
+    assert!(rows.lines().next().unwrap().ends_with(",order_avg_ms,order_max_ms"), "{rows}");
     assert!(rows.lines().count() >= 3, "a row per interval: {rows}");
 
     assert_intact(&["--data-dir", &root]);

@@ -7,7 +7,7 @@ mod run;
 
 pub use check::check;
 pub use load::{drop_all, load, write_csv};
-pub use run::{Ds2, Ds2Session, Ds2User, Prepared, RunOptions, prepare, run};
+pub use run::{Ds2, Ds2Session, Ds2User, Prepared, RunOptions, prepare, progress, run};
 
 use oltpgen_datagen::ds2::schema::Table;
 use serde::{Deserialize, Serialize};

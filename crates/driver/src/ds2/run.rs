@@ -4,14 +4,19 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use oltpgen_datagen::Rng;
 use oltpgen_datagen::ds2::input::{Arrival, Browse, OrderGen, OrderInput, OrderParams, Registration};
+use oltpgen_report::ds2::{Ds2Interval, Ds2Progress, OpCounts};
 use oltpgen_report::model::DS2_TRANSACTIONS;
 
 use super::{LoadedParams, WORKLOAD, loaded};
 use crate::error::pg_fault;
 use crate::pg::ds2_ops::{self, Ds2Statements, Purchase};
 use crate::pg::{self, ServerInfo};
+use crate::run::collector::{IntervalFigures, KindInterval};
+use crate::run::since_reset::SinceReset;
 use crate::run::{Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
 
@@ -23,6 +28,7 @@ const BROWSE_ACTOR: usize = 3;
 const BROWSE_TITLE: usize = 4;
 const PURCHASE: usize = 5;
 const ORDER: usize = 6;
+const RT_TOT: usize = 7;
 
 /// Tags that keep the run's random streams apart from the load's.
 const RUN_STREAM: u64 = 0x0044_5332;
@@ -77,14 +83,21 @@ impl Ds2 {
 
     /// Registers a new customer, retrying taken user names with fresh ones as DS2's driver does. The
     /// whole registration is one operation, timed over every attempt: what the new customer waited for.
-    async fn register(&self, s: &Ds2Session, registration: &Registration) -> Result<i32, TxnError> {
+    /// Returns the new id and when its last attempt began (DS2's driver counts only that one in the
+    /// order's `rt_tot`).
+    async fn register(
+        &self,
+        s: &Ds2Session,
+        registration: &Registration,
+    ) -> Result<(i32, Instant), TxnError> {
         let mut form = registration.clone();
         // Replacement names come from the name that was taken, so a run stays reproducible.
         let mut rng = Rng::derive(self.seed, &[RENAME_STREAM, name_key(&form.username)]);
         for _ in 0..MAX_RENAMES {
+            let attempt = Instant::now();
             let id = ds2_ops::register(&s.client, &s.statements, &form).await.map_err(|e| txn_error(&e))?;
             if let Some(id) = id {
-                return Ok(id);
+                return Ok((id, attempt));
             }
             form.username = self.orders.new_username(&mut rng);
         }
@@ -108,6 +121,7 @@ impl Workload for Ds2 {
     const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Ds2;
     const KINDS: &'static [&'static str] = &DS2_TRANSACTIONS;
     const PER_MINUTE_KIND: usize = ORDER;
+    const SUM_KIND: Option<usize> = Some(RT_TOT);
     type User = Ds2User;
     type Session = Ds2Session;
     type Input = OrderInput;
@@ -147,7 +161,11 @@ impl Workload for Ds2 {
                 // A loaded customer is always there: a miss means the database is not what was loaded.
                 found.ok_or(TxnError { fault: crate::error::Fault::Fatal })?
             }
-            Arrival::Register(form) => ops.run(NEW_CUSTOMER, || self.register(s, form), |_| false).await?,
+            Arrival::Register(form) => {
+                let (id, last_attempt) = ops.run(NEW_CUSTOMER, || self.register(s, form), |_| false).await?;
+                ops.count_last_from(last_attempt);
+                id
+            }
         };
         for browse in &order.browses {
             let kind = match browse {
@@ -172,6 +190,52 @@ impl Workload for Ds2 {
             )
             .await?;
         Ok(Done { rolled_back: bought == Purchase::RolledBack })
+    }
+}
+
+/// A progress tick in DS2's terms ([`Ds2Progress`]): over every target, then per target (empty with
+/// one target).
+pub fn progress(f: &IntervalFigures) -> (Ds2Progress, Vec<Ds2Progress>) {
+    let n = f.targets.len().max(1) as u64;
+    let one = |kinds: &[KindInterval], since: &SinceReset, users: u64| {
+        let total = |i: usize| since.kinds[i];
+        let (order, rt_tot) = (kinds[ORDER], kinds[RT_TOT]);
+        Ds2Progress {
+            run_s: f.elapsed_s,
+            et_s: since.elapsed_s,
+            users,
+            n_overall: total(ORDER).count,
+            rollbacks: total(ORDER).rollbacks,
+            errors: total(ORDER).errors,
+            rt_tot_avg_ms: total(RT_TOT).avg_ms,
+            rt_tot_lastn_max_ms: total(RT_TOT).last_n_max_ms,
+            order_rt_avg_ms: total(ORDER).avg_ms,
+            ops: op_counts(|i| total(i).count),
+            interval: Ds2Interval {
+                span_s: f.span_s,
+                orders: order.count,
+                rollbacks: order.rollbacks,
+                errors: order.errors,
+                rt_tot_avg_ms: rt_tot.avg_ms,
+                rt_tot_max_ms: rt_tot.max_ms,
+                order_avg_ms: order.avg_ms,
+                order_max_ms: order.max_ms,
+                ops: op_counts(|i| kinds[i].count),
+            },
+        }
+    };
+    let all = one(&f.kinds, &f.since_reset, f.users);
+    let each = f.targets.iter().zip(&f.targets_since_reset).map(|(k, s)| one(k, s, f.users / n)).collect();
+    (all, each)
+}
+
+/// DS2's operation counts from a count per kind index.
+fn op_counts(count: impl Fn(usize) -> u64) -> OpCounts {
+    OpCounts {
+        logins: count(LOGIN),
+        new_customers: count(NEW_CUSTOMER),
+        browses: count(BROWSE_CATEGORY) + count(BROWSE_ACTOR) + count(BROWSE_TITLE),
+        purchases: count(PURCHASE),
     }
 }
 
@@ -297,6 +361,7 @@ mod tests {
             ["login", "new_customer", "browse_category", "browse_actor", "browse_title", "purchase"]
         );
         assert_eq!(at(ORDER), oltpgen_report::model::ORDER);
+        assert_eq!(at(RT_TOT), oltpgen_report::model::RT_TOT);
     }
 
     #[test]
