@@ -17,7 +17,7 @@ const QUICK: [&str; 8] =
 
 /// `ds2 check` on `db_args` passes every check.
 #[track_caller]
-fn assert_intact(db_args: &[&str]) {
+pub(crate) fn assert_intact(db_args: &[&str]) {
     let out = oltpgen(&[&["ds2", "check"][..], db_args].concat());
     assert_eq!(out.code, 0, "DS2's integrity holds:\n{}", out.all());
     assert!(!out.stdout.contains("FAIL"), "{}", out.stdout);
@@ -29,7 +29,7 @@ async fn count(client: &tokio_postgres::Client, table: &str) -> i64 {
 }
 
 /// A throwaway server with empty databases `names`, and their URLs.
-async fn server_with(names: &[&str]) -> (LocalPg, Vec<String>) {
+pub(crate) async fn server_with(names: &[&str]) -> (LocalPg, Vec<String>) {
     let pg = LocalPg::start(&Placement::Temp, 80).expect("a server");
     let admin = sql(&pg.target("postgres")).await;
     for name in names {

@@ -6,12 +6,12 @@
 use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
 use tokio_postgres::{Client, Error, Statement};
 
-const LOGIN: &str = "SELECT customerid, title, actor, related_title FROM login($1, $2)";
+const LOGIN: &str = "SELECT customerid, title, actor, related_title FROM oltpgen_login($1, $2)";
 const NEW_CUSTOMER: &str = "SELECT new_customer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)";
 const BROWSE_BY_CATEGORY: &str = "SELECT * FROM browse_by_category($1, $2)";
 const BROWSE_BY_ACTOR: &str = "SELECT * FROM browse_by_actor($1, $2)";
 const BROWSE_BY_TITLE: &str = "SELECT * FROM browse_by_title($1, $2)";
-const PURCHASE: &str = "SELECT purchase($1, $2, $3)";
+const PURCHASE: &str = "SELECT oltpgen_purchase($1, $2, $3)";
 
 /// The loaded customers' password (the data generator gives every customer the same one).
 const PASSWORD: &str = "password";
