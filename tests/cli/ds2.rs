@@ -12,7 +12,7 @@ use crate::common::{
 };
 
 /// Flat out and short: 4 users per database, no think time, 1 s of warmup, a line every 2 s.
-const QUICK: [&str; 8] =
+pub(crate) const QUICK: [&str; 8] =
     ["--n-threads", "4", "--think-time", "0", "--warmup-time", "1s", "--report-rate", "2"];
 
 /// `ds2 check` on `db_args` passes every check.

@@ -11,7 +11,7 @@ use oltpgen_datagen::ds2::input::{Arrival, Browse, OrderGen, OrderInput, OrderPa
 use oltpgen_report::ds2::{Ds2Interval, Ds2Progress, OpCounts};
 use oltpgen_report::model::DS2_TRANSACTIONS;
 
-use super::{LoadedParams, WORKLOAD, loaded};
+use super::{Functions, LoadedParams, WORKLOAD, identify};
 use crate::error::pg_fault;
 use crate::pg::ds2_ops::{self, Ds2Statements, Purchase};
 use crate::pg::{self, ServerInfo};
@@ -40,6 +40,8 @@ const MAX_RENAMES: u32 = 100;
 /// DS2 as the run machinery drives it.
 pub struct Ds2 {
     targets: Vec<Target>,
+    /// Per target, whose server functions it has.
+    functions: Vec<Functions>,
     labels: Vec<String>,
     orders: OrderGen,
     think_mean: Duration,
@@ -62,10 +64,12 @@ fn txn_error(e: &tokio_postgres::Error) -> TxnError {
 }
 
 impl Ds2 {
-    /// The workload over `targets` (all loaded at the same size, `loaded`), drawing orders as `params`
-    /// says, thinking `think_mean` on average between orders; `seed` picks the run's random streams.
+    /// The workload over `targets` (all loaded at the same size, `loaded`; each served by its
+    /// `functions`), drawing orders as `params` says, thinking `think_mean` on average between orders;
+    /// `seed` picks the run's random streams.
     pub fn new(
         targets: Vec<Target>,
+        functions: Vec<Functions>,
         loaded: &LoadedParams,
         params: OrderParams,
         think_mean: Duration,
@@ -73,7 +77,7 @@ impl Ds2 {
     ) -> Self {
         let labels = targets.iter().map(|t| t.label().to_string()).collect();
         let orders = OrderGen::new(loaded.customers, loaded.products, params);
-        Ds2 { targets, labels, orders, think_mean, seed }
+        Ds2 { targets, functions, labels, orders, think_mean, seed }
     }
 
     /// The run's seed.
@@ -141,7 +145,8 @@ impl Workload for Ds2 {
 
     async fn connect(&self, target: usize) -> Result<Ds2Session, TxnError> {
         let client = pg::connect(&self.targets[target]).await.map_err(|_| TxnError::LOST)?;
-        let statements = Ds2Statements::prepare(&client).await.map_err(|e| txn_error(&e))?;
+        let statements =
+            Ds2Statements::prepare(&client, self.functions[target]).await.map_err(|e| txn_error(&e))?;
         Ok(Ds2Session { client, statements })
     }
 
@@ -245,6 +250,8 @@ pub struct Prepared {
     pub loaded: LoadedParams,
     /// The first target's server version and key settings, for the result.
     pub server: ServerInfo,
+    /// Per target, whose server functions serve it.
+    pub functions: Vec<Functions>,
 }
 
 /// Checks that every target holds a finished DS2 load of one size (`size`, when given) and can take
@@ -258,10 +265,12 @@ pub async fn prepare(targets: &[Target], size: Option<&str>, plan: &RunPlan) -> 
     let needed = plan.connections.map_or(per_target, |c| c.min(per_target));
     let mut clients = Vec::with_capacity(targets.len());
     let mut expected: Option<LoadedParams> = None;
+    let mut functions = Vec::with_capacity(targets.len());
     // Every target is checked before any is touched: a refusal leaves them all as they were.
     for target in targets {
         let client = pg::connect(target).await?;
-        let loaded = loaded(&client, target).await?;
+        let super::Identified { loaded, functions: served_by } = identify(&client, target).await?;
+        functions.push(served_by);
         if let Some(asked) = size.filter(|s| !s.eq_ignore_ascii_case(&loaded.db_size)) {
             return Err(Error::usage(format!(
                 "{target} holds ds2 at --db-size {} but --db-size {asked} was asked: run at --db-size {}, \
@@ -283,11 +292,27 @@ pub async fn prepare(targets: &[Target], size: Option<&str>, plan: &RunPlan) -> 
         expected.get_or_insert(loaded);
         clients.push(client);
     }
-    for (client, target) in clients.iter().zip(targets) {
+    // A database DS2's installer built is left as it is: no run is counted in it.
+    for ((client, target), _) in
+        clients.iter().zip(targets).zip(&functions).filter(|(_, f)| **f == Functions::Oltpgen)
+    {
         crate::inventory::count_run(client, target, WORKLOAD).await?;
     }
     let server = pg::server_info(&clients[0], first).await?;
-    Ok(Prepared { loaded: expected.expect("at least one target was checked"), server })
+    Ok(Prepared { loaded: expected.expect("at least one target was checked"), server, functions })
+}
+
+/// Which functions served the run, as the result records it: one name when every target had the same,
+/// else each target's.
+fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Value {
+    match functions {
+        [first, rest @ ..] if rest.iter().all(|f| f == first) => first.name().into(),
+        _ => labels
+            .iter()
+            .zip(functions)
+            .map(|(l, f)| (l.clone(), serde_json::Value::from(f.name())))
+            .collect(),
+    }
 }
 
 /// A DS2 run as asked for.
@@ -322,7 +347,9 @@ pub async fn run(
     // By default each run draws new streams, reproducibly: the load's seed and the run's number.
     let seed =
         opts.seed.unwrap_or_else(|| Rng::derive(loaded.seed, &[u64::from(loaded.runs + 1)]).next_u64());
-    let workload = Arc::new(Ds2::new(targets.to_vec(), loaded, opts.orders, opts.think_mean, seed));
+    let functions = prepared.functions.clone();
+    let workload =
+        Arc::new(Ds2::new(targets.to_vec(), functions.clone(), loaded, opts.orders, opts.think_mean, seed));
     let o = &opts.orders;
     let serde_json::Value::Object(config) = serde_json::json!({
         "targets": workload.targets(),
@@ -335,9 +362,14 @@ pub async fn run(
         "n_line_items": o.n_line_items,
         "seed": seed,
         "load_seed": loaded.seed,
+        "implementation": implementation(&functions, workload.targets()),
     }) else {
         unreachable!("an object literal")
     };
+    let mut config = config;
+    if functions.contains(&Functions::Reference) {
+        config.insert("known_defects".into(), ds2_ops::REFERENCE_DEFECTS.into());
+    }
     let server = prepared.server.into_result();
     study(workload, &opts.plan, &opts.study, server, config, progress).await
 }
