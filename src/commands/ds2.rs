@@ -10,10 +10,9 @@ use oltpgen_datagen::ds2::size::DbSize;
 use oltpgen_driver::database::Database;
 use oltpgen_driver::ds2::{self, RunOptions};
 use oltpgen_driver::inventory::Holding;
-use oltpgen_driver::run::collector::{IntervalFigures, KindInterval};
 use oltpgen_driver::run::{Progress, Ramp};
 use oltpgen_driver::{Error, Target};
-use oltpgen_report::model::DS2_TRANSACTIONS;
+use oltpgen_report::ds2::{self as ds2_report, Ds2Progress};
 use oltpgen_report::model::Workload;
 
 use super::study::{self, Pace};
@@ -94,6 +93,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     let mut csv = args.csv_output.as_ref().map(|p| CsvOutput::create(p, &targets)).transpose()?;
     let labels: Vec<String> = targets.iter().map(|t| t.label().to_string()).collect();
     let mut csv_error = None;
+    let mut reset_at_s = 0.0;
     let result = ds2::run(&targets, &options, |p| match p {
         Progress::Started if !quiet => {
         let threads: Vec<String> = per_target.iter().map(u64::to_string).collect();
@@ -101,7 +101,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         let labels: Vec<&str> = targets.iter().map(Target::label).collect();
         println!(
             "running ds2 on {}: {} thread(s) per database in {} step(s), ramp {}/s, warmup {}, run {run_time} per step \
-             (think {}, {}% new customers, cap {})",
+             (think {}, {}% new customers, cap {}; DS2's rt_tot_avg printed beside it)",
             labels.join(" + "),
             threads.join(","),
             options.plan.steps.len(),
@@ -109,26 +109,31 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
             secs(args.warmup_time),
             secs(args.think_time),
             args.pct_newcustomers,
-            options.plan.cap
+            ds2_report::cap_meaning(&options.plan.cap.to_string())
         );
         }
         Progress::Started => {}
         Progress::Interval(f) => {
+            let (all, each) = ds2::progress(f);
             if !quiet {
-                println!("{}", progress_line(f, &f.kinds, f.users));
+                if f.since_reset.reset_at_s != reset_at_s {
+                    reset_at_s = f.since_reset.reset_at_s;
+                    println!("{}", ds2_report::STATS_RESET);
+                }
+                println!("{}", ds2_report::progress_line(&all));
                 if args.detailed_view {
-                    for (label, kinds) in labels.iter().zip(&f.targets) {
-                        println!("  {label}: {}", progress_line(f, kinds, f.users / n));
+                    for (label, p) in labels.iter().zip(&each) {
+                        println!("  {label}: {}", ds2_report::progress_line(p));
                     }
                 }
             }
             if let Some(out) = csv.as_mut()
-                && let Err(e) = out.write(f)
+                && let Err(e) = out.write(&all, &each)
             {
                 csv_error.get_or_insert(e);
             }
         }
-        Progress::Step(s) => println!("{}", study::step_line(s, "OPM")),
+        Progress::Step(s) => println!("{}", ds2_report::step_line(s)),
     })
     .await?;
     if let Some(e) = csv_error {
@@ -143,58 +148,6 @@ fn secs(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
 
-/// One progress interval in DS2's terms, for one database or all.
-struct Ds2Interval {
-    opm: f64,
-    /// The order type's figures: count, rollbacks, mean and largest response time.
-    orders: KindInterval,
-    logins: u64,
-    new_customers: u64,
-    browses: u64,
-    purchases: u64,
-    /// Failed orders.
-    errors: u64,
-}
-
-impl Ds2Interval {
-    /// From the interval's figures per type (in [`DS2_TRANSACTIONS`]' order, the order last).
-    fn new(f: &IntervalFigures, kinds: &[KindInterval]) -> Self {
-        let (ops, orders) = kinds.split_at(DS2_TRANSACTIONS.len() - 1);
-        let orders = orders[0];
-        Ds2Interval {
-            opm: orders.count as f64 * 60.0 / f.span_s,
-            orders,
-            logins: ops[0].count,
-            new_customers: ops[1].count,
-            browses: ops[2].count + ops[3].count + ops[4].count,
-            purchases: ops[5].count,
-            errors: orders.errors,
-        }
-    }
-}
-
-/// One progress line in DS2's terms: elapsed, users, OPM, mean and largest order response time,
-/// rollbacks, the operations' counts, errors.
-fn progress_line(f: &IntervalFigures, kinds: &[KindInterval], users: u64) -> String {
-    let d = Ds2Interval::new(f, kinds);
-    let o = d.orders;
-    let rate = if o.count > 0 { 100.0 * o.rollbacks as f64 / o.count as f64 } else { 0.0 };
-    format!(
-        "et={:>7.1} users={users} opm={:.0} rt_tot_avg={:.1}ms rt_tot_max={:.1}ms rollbacks={} ({rate:.1}%) \
-         logins={} newcust={} browses={} purchases={} errors={}",
-        f.elapsed_s,
-        d.opm,
-        o.avg_ms,
-        o.max_ms,
-        o.rollbacks,
-        d.logins,
-        d.new_customers,
-        d.browses,
-        d.purchases,
-        d.errors
-    )
-}
-
 /// `--csv-output`: a row per progress interval (and per database with several), flushed as it is
 /// written so that a run that dies leaves what it measured.
 struct CsvOutput {
@@ -203,9 +156,6 @@ struct CsvOutput {
 }
 
 impl CsvOutput {
-    const HEADER: &str = "et_s,target,users,opm,rt_tot_avg_ms,rt_tot_max_ms,orders,rollbacks,logins,new_customers,\
-                          browses,purchases,errors";
-
     fn create(path: &std::path::Path, targets: &[Target]) -> Result<Self, Error> {
         let file = std::fs::File::create(path)
             .map_err(|e| Error::usage(format!("--csv-output: cannot create {}: {e}", path.display())))?;
@@ -213,45 +163,18 @@ impl CsvOutput {
             file: std::io::BufWriter::new(file),
             labels: targets.iter().map(|t| t.label().to_string()).collect(),
         };
-        writeln!(out.file, "{}", Self::HEADER)
+        writeln!(out.file, "{}", ds2_report::CSV_HEADER)
             .and_then(|()| out.file.flush())
             .map_err(|e| Error::usage(format!("--csv-output: cannot write {}: {e}", path.display())))?;
         Ok(out)
     }
 
-    fn write(&mut self, f: &IntervalFigures) -> std::io::Result<()> {
-        let n = self.labels.len() as u64;
-        Self::row(&mut self.file, f, "all", &f.kinds, f.users)?;
-        for (label, kinds) in self.labels.iter().zip(&f.targets) {
-            Self::row(&mut self.file, f, label, kinds, f.users / n)?;
+    fn write(&mut self, all: &Ds2Progress, each: &[Ds2Progress]) -> std::io::Result<()> {
+        writeln!(self.file, "{}", ds2_report::csv_row("all", all))?;
+        for (label, p) in self.labels.iter().zip(each) {
+            writeln!(self.file, "{}", ds2_report::csv_row(label, p))?;
         }
         self.file.flush()
-    }
-
-    fn row(
-        out: &mut impl std::io::Write,
-        f: &IntervalFigures,
-        target: &str,
-        kinds: &[KindInterval],
-        users: u64,
-    ) -> std::io::Result<()> {
-        let d = Ds2Interval::new(f, kinds);
-        let o = d.orders;
-        writeln!(
-            out,
-            "{:.1},{target},{users},{:.1},{:.3},{:.3},{},{},{},{},{},{},{}",
-            f.elapsed_s,
-            d.opm,
-            o.avg_ms,
-            o.max_ms,
-            o.count,
-            o.rollbacks,
-            d.logins,
-            d.new_customers,
-            d.browses,
-            d.purchases,
-            d.errors
-        )
     }
 }
 

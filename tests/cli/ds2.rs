@@ -13,12 +13,12 @@ use crate::common::{
 use crate::figures::{assert_client_cpu, assert_figures_from_counts, assert_rt_tot_avg_spans_operations};
 
 /// Flat out and short: 4 users per database, no think time, 1 s of warmup, a line every 2 s.
-const QUICK: [&str; 8] =
+pub(crate) const QUICK: [&str; 8] =
     ["--n-threads", "4", "--think-time", "0", "--warmup-time", "1s", "--report-rate", "2"];
 
 /// `ds2 check` on `db_args` passes every check.
 #[track_caller]
-fn assert_intact(db_args: &[&str]) {
+pub(crate) fn assert_intact(db_args: &[&str]) {
     let out = oltpgen(&[&["ds2", "check"][..], db_args].concat());
     assert_eq!(out.code, 0, "DS2's integrity holds:\n{}", out.all());
     assert!(!out.stdout.contains("FAIL"), "{}", out.stdout);
@@ -30,7 +30,7 @@ async fn count(client: &tokio_postgres::Client, table: &str) -> i64 {
 }
 
 /// A throwaway server with empty databases `names`, and their URLs.
-async fn server_with(names: &[&str]) -> (LocalPg, Vec<String>) {
+pub(crate) async fn server_with(names: &[&str]) -> (LocalPg, Vec<String>) {
     let pg = LocalPg::start(&Placement::Temp, 80).expect("a server");
     let admin = sql(&pg.target("postgres")).await;
     for name in names {
@@ -63,6 +63,21 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
         "progress lines: {}",
         out.stdout
     );
+    // DS2's progress line: running totals since the stats reset, as ds2xdriver prints them.
+    for needle in
+        [" n_overall=", " rt_tot_lastn_max_msec=", " rt_tot_avg_msec=", " rt_tot_sampled=", " rollbacks: n="]
+    {
+        assert!(out.stdout.contains(needle), "{needle} in the progress lines: {}", out.stdout);
+    }
+    assert!(out.stdout.contains("\nStats reset\n"), "the warmup's end resets the totals: {}", out.stdout);
+    assert!(
+        out.stdout.contains("cap order.avg=1s: order = a whole order from its intended start"),
+        "{}",
+        out.stdout
+    );
+    // The step table and the headline speak OPM and rt_tot_avg.
+    assert!(out.stdout.contains("     OPM  rt_tot_avg ms  order avg ms"), "{}", out.stdout);
+    assert!(out.stdout.contains("max OPM within cap: "), "{}", out.stdout);
     assert!(out.stdout.contains("Final (step 1 run 1): et="), "DS2's final line: {}", out.stdout);
     assert!(out.stdout.contains("  purchase "), "the detailed view: {}", out.stdout);
     assert!(out.stdout.contains("per order"), "client CPU per order: {}", out.stdout);
@@ -76,7 +91,16 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
     assert_rt_tot_avg_spans_operations(step);
     assert_client_cpu(&r);
     assert!(step["opm"].as_f64().unwrap() > 60.0, "{}", step["opm"]);
-    assert!(step["rt_tot_avg_ms"].as_f64().unwrap() > 0.0);
+    // rt_tot_avg is DS2's, the sum of an order's operations' times; the whole order from its intended
+    // start, which also counts the gaps between them, is never shorter.
+    let (rt_tot, order) =
+        (step["rt_tot_avg_ms"].as_f64().unwrap(), step["order_rt_avg_ms"].as_f64().unwrap());
+    assert!(rt_tot > 0.0 && order >= rt_tot * 0.999, "rt_tot_avg {rt_tot} ms, the order's {order} ms");
+    assert_eq!(
+        step["transactions"]["rt_tot"]["count"], step["transactions"]["order"]["count"],
+        "one each per order"
+    );
+    assert_eq!(r["max_within_cap"]["opm"], step["opm"], "the headline is DS2's OPM");
     for op in
         ["login", "new_customer", "browse_category", "browse_actor", "browse_title", "purchase", "order"]
     {
@@ -97,7 +121,8 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
     assert!(std::fs::read_to_string(out_dir.join("report.html")).unwrap().contains("<svg"));
 
     let rows = std::fs::read_to_string(&csv).unwrap();
-    assert!(rows.starts_with("et_s,target,users,opm,"), "{rows}");
+    assert!(rows.starts_with("et_s,target,users,opm,rt_tot_avg_ms,"), "{rows}");
+    assert!(rows.lines().next().unwrap().ends_with(",order_avg_ms,order_max_ms"), "{rows}");
     assert!(rows.lines().count() >= 3, "a row per interval: {rows}");
 
     assert_intact(&["--data-dir", &root]);

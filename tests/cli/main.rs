@@ -8,6 +8,7 @@ mod checks;
 mod common;
 mod corruptions;
 mod ds2;
+mod ds2_dropin;
 mod figures;
 mod report_cli;
 mod report_html;

@@ -14,6 +14,9 @@ use crate::encode::RowEncoder;
 pub enum ColumnType {
     /// A 32-bit signed integer (identifiers and small counts).
     Int4,
+    /// A 16-bit signed integer: where a reference schema declares `smallint` and clients read it as
+    /// such (DS2's category, special, region, age, line numbers and quantities).
+    Int2,
     /// An exact decimal with `precision` digits of which `scale` follow the point (money, rates).
     Numeric {
         /// Total significant digits.
@@ -69,6 +72,7 @@ impl TableDef {
         self.columns
             .iter()
             .map(|c| match c.ty {
+                ColumnType::Int2 => 6,
                 ColumnType::Int4 | ColumnType::Date => 8,
                 ColumnType::Numeric { .. } | ColumnType::Timestamp => 12,
                 ColumnType::Char(n) | ColumnType::Varchar(n) => 4 + u64::from(n),
@@ -138,6 +142,10 @@ pub trait Dataset: Send + Sync + 'static {
 /// An `int4` column.
 pub const fn int(name: &'static str) -> Column {
     col(name, ColumnType::Int4)
+}
+/// A `smallint` column.
+pub const fn small(name: &'static str) -> Column {
+    col(name, ColumnType::Int2)
 }
 /// A `numeric(precision, scale)` column.
 pub const fn num(name: &'static str, precision: u8, scale: u8) -> Column {

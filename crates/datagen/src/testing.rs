@@ -39,6 +39,10 @@ impl RowEncoder for Checker {
         let c = self.next();
         assert_eq!(c.ty, ColumnType::Int4, "{}", c.name);
     }
+    fn int2(&mut self, _: i16) {
+        let c = self.next();
+        assert_eq!(c.ty, ColumnType::Int2, "{}", c.name);
+    }
     fn numeric(&mut self, unscaled: i64, scale: u8) {
         let c = self.next();
         let ColumnType::Numeric { precision, scale: s } = c.ty else { panic!("{} is not numeric", c.name) };

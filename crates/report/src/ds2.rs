@@ -1,12 +1,198 @@
-//! DS2's final report, in its driver's terms (`Final: et=… n_overall=… opm=… rt_tot_avg=…`), so that
-//! people who read DS2 output, or scripts that parse it, find what they expect: per step the whole run
-//! and, with several databases, each one and the variability across them. The detailed view adds every
-//! operation's counts and response-time percentiles.
+//! DS2's output in its driver's terms (ds2xdriver.cs), so that people who read DS2 output, or scripts
+//! that parse it, find what they expect:
+//! - the progress line ([`progress_line`]): `et=… n_overall=… opm=… rt_tot_lastn_max_msec=…
+//!   rt_tot_avg_msec=… rt_tot_sampled=… rollbacks: n=… %=…`, running totals since the statistics were
+//!   last reset, then oltpgen's own figures under their own names;
+//! - the per-interval figures of `--csv-output` ([`CSV_HEADER`], [`csv_row`]);
+//! - the line printed as each step is judged ([`step_line`]);
+//! - the final report ([`final_report`]): `Final: et=… n_overall=… opm=… rt_tot_avg=…` per step, and
+//!   with several databases each one and the variability across them; the detailed view adds every
+//!   operation's counts and response-time percentiles.
+//!
+//! Where a DS2 name is printed it means what DS2 means: `rt_tot` is the sum of an order's operations'
+//! response times (a registration counting its last attempt), not the order's time from its intended
+//! start, which oltpgen prints beside it as `order_rt_avg` and its default cap judges.
 
 use std::fmt::Write as _;
 
 use crate::histogram::LatencyHistogram;
-use crate::model::{Figures, ORDER, RunResult, Step, TxnStats, Workload};
+use crate::model::{Figures, ORDER, RT_TOT, RunResult, Step, TxnStats, Workload};
+
+/// What the progress line says after the statistics were reset (ds2xdriver.cs prints it when its
+/// warmup ends; oltpgen resets at each edge of a measured window).
+pub const STATS_RESET: &str = "Stats reset";
+
+/// Counts of DS2's operations (the three browses together, as DS2 counts them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpCounts {
+    /// Logins.
+    pub logins: u64,
+    /// Registrations.
+    pub new_customers: u64,
+    /// Browses of any kind.
+    pub browses: u64,
+    /// Purchases.
+    pub purchases: u64,
+}
+
+/// One progress interval of DS2 orders, for every database together or one of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Ds2Interval {
+    /// The interval's length, seconds.
+    pub span_s: f64,
+    /// Orders completed in it (rolled back or not).
+    pub orders: u64,
+    /// Of them, rolled back for want of stock.
+    pub rollbacks: u64,
+    /// Orders failed in it.
+    pub errors: u64,
+    /// DS2's `rt_tot_sampled`: the mean `rt_tot` of the interval's orders, ms.
+    pub rt_tot_avg_ms: f64,
+    /// The largest `rt_tot` of the interval, ms.
+    pub rt_tot_max_ms: f64,
+    /// The mean whole order from its intended start, ms (oltpgen's figure).
+    pub order_avg_ms: f64,
+    /// The largest whole order from its intended start, ms.
+    pub order_max_ms: f64,
+    /// The operations completed in it.
+    pub ops: OpCounts,
+}
+
+/// A progress tick in DS2's terms: running totals since the statistics were last reset, as DS2's
+/// driver prints them, and the interval that just ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Ds2Progress {
+    /// Seconds since the run began.
+    pub run_s: f64,
+    /// Seconds since the statistics were last reset (DS2's `et`).
+    pub et_s: f64,
+    /// Users running.
+    pub users: u64,
+    /// Orders completed since the reset (DS2's `n_overall`).
+    pub n_overall: u64,
+    /// Of them, rolled back (DS2's `n_rollbacks_overall`).
+    pub rollbacks: u64,
+    /// Orders failed since the reset (DS2 has none: its threads exit).
+    pub errors: u64,
+    /// DS2's `rt_tot_avg`: the mean `rt_tot` since the reset, ms.
+    pub rt_tot_avg_ms: f64,
+    /// DS2's `rt_tot_lastn_max`: the largest `rt_tot` of the last 100 orders since the reset, ms.
+    pub rt_tot_lastn_max_ms: f64,
+    /// The mean whole order from its intended start since the reset, ms (oltpgen's figure).
+    pub order_rt_avg_ms: f64,
+    /// The operations completed since the reset.
+    pub ops: OpCounts,
+    /// The interval that just ended.
+    pub interval: Ds2Interval,
+}
+
+impl Ds2Progress {
+    /// DS2's `opm`: orders per minute since the reset, as its driver rounds it (down).
+    pub fn opm(&self) -> u64 {
+        if self.et_s > 0.0 { (60.0 * self.n_overall as f64 / self.et_s).floor() as u64 } else { 0 }
+    }
+}
+
+/// DS2's whole milliseconds, rounded down as its driver rounds them.
+fn msec(ms: f64) -> u64 {
+    ms.max(0.0).floor() as u64
+}
+
+/// `part` of `whole` in percent (0 when there is no whole).
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole > 0 { 100.0 * part as f64 / whole as f64 } else { 0.0 }
+}
+
+/// The progress line: DS2's own (ds2xdriver.cs: `et=… n_overall=… opm=… rt_tot_lastn_max_msec=…
+/// rt_tot_avg_msec=… rt_tot_sampled=… rollbacks: n=… %=…`, totals since the reset), then oltpgen's
+/// figures under their own names: users, failed orders, the whole order's mean from its intended start,
+/// and the operations' counts since the reset.
+pub fn progress_line(p: &Ds2Progress) -> String {
+    format!(
+        "et={:7.1} n_overall={} opm={} rt_tot_lastn_max_msec={} rt_tot_avg_msec={} rt_tot_sampled={} \
+         rollbacks: n={} %={:5.1} users={} errors={} order_rt_avg_msec={} logins={} newcust={} browses={} \
+         purchases={}",
+        p.et_s,
+        p.n_overall,
+        p.opm(),
+        msec(p.rt_tot_lastn_max_ms),
+        msec(p.rt_tot_avg_ms),
+        msec(p.interval.rt_tot_avg_ms),
+        p.rollbacks,
+        percent(p.rollbacks, p.n_overall),
+        p.users,
+        p.errors,
+        msec(p.order_rt_avg_ms),
+        p.ops.logins,
+        p.ops.new_customers,
+        p.ops.browses,
+        p.ops.purchases
+    )
+}
+
+/// The header of `--csv-output`: one row per progress interval (and per database with several), the
+/// interval's own figures. `rt_tot_*` are DS2's (the sum of an order's operations' times), `order_*`
+/// oltpgen's (the whole order from its intended start).
+pub const CSV_HEADER: &str = "et_s,target,users,opm,rt_tot_avg_ms,rt_tot_max_ms,orders,rollbacks,logins,\
+                              new_customers,browses,purchases,errors,order_avg_ms,order_max_ms";
+
+/// One `--csv-output` row: interval `p.interval` of `target` (`all` for the total), ending `p.run_s`
+/// into the run.
+pub fn csv_row(target: &str, p: &Ds2Progress) -> String {
+    let i = &p.interval;
+    let opm = if i.span_s > 0.0 { i.orders as f64 * 60.0 / i.span_s } else { 0.0 };
+    format!(
+        "{:.1},{target},{},{opm:.1},{:.3},{:.3},{},{},{},{},{},{},{},{:.3},{:.3}",
+        p.run_s,
+        p.users,
+        i.rt_tot_avg_ms,
+        i.rt_tot_max_ms,
+        i.orders,
+        i.rollbacks,
+        i.ops.logins,
+        i.ops.new_customers,
+        i.ops.browses,
+        i.ops.purchases,
+        i.errors,
+        i.order_avg_ms,
+        i.order_max_ms
+    )
+}
+
+/// The line printed when a DS2 step is judged: OPM and `rt_tot_avg`, the whole order's mean and p95
+/// from its intended start, failed orders, the verdict.
+pub fn step_line(s: &Step) -> String {
+    let f = &s.figures;
+    let order = f.transactions.get(ORDER);
+    format!(
+        "step {} (run {}): {} users  OPM {:.0}  rt_tot_avg {:.1} ms  order avg {:.1} ms  order p95 {:.1} ms  \
+         errors {}  cap {}",
+        s.index + 1,
+        s.run,
+        s.users,
+        f.opm.unwrap_or(0.0),
+        f.rt_tot_avg_ms.unwrap_or(0.0),
+        order.map_or(0.0, |o| o.avg_ms),
+        order.map_or(0.0, |o| o.p95_ms),
+        f.errors,
+        if s.cap.as_ref().is_some_and(|c| c.passed) { "pass" } else { "FAIL" }
+    )
+}
+
+/// What a DS2 cap's rules judge, for the run's header: `cap` as `--rt-cap` writes it.
+pub fn cap_meaning(cap: &str) -> String {
+    let mut parts = Vec::new();
+    if cap.split(',').any(|r| r.starts_with("order.")) {
+        parts.push("order = a whole order from its intended start to its end, not DS2's rt_tot");
+    }
+    if cap.split(',').any(|r| r.starts_with("rt_tot.")) {
+        parts.push("rt_tot = DS2's sum of an order's operations' times");
+    }
+    if cap.split(',').any(|r| r.starts_with("avg=") || r.starts_with('p')) {
+        parts.push("avg/pNN = every operation");
+    }
+    format!("{cap}: {}", parts.join("; "))
+}
 
 /// The browse operations, reported together as DS2's `n_browse_overall`.
 const BROWSES: [&str; 3] = ["browse_category", "browse_actor", "browse_title"];
@@ -18,6 +204,10 @@ pub fn final_report(r: &RunResult, detailed: bool) -> String {
         return out;
     }
     let w = &mut out;
+    // A database DS2's own installer built is driven through its own functions, defects included.
+    if let Some(defects) = r.config.get("known_defects").and_then(|d| d.as_str()) {
+        let _ = writeln!(w, "implementation: {}; known defects: {defects}", implementation(r));
+    }
     for s in &r.steps {
         let _ = writeln!(
             w,
@@ -43,6 +233,15 @@ pub fn final_report(r: &RunResult, detailed: bool) -> String {
     out
 }
 
+/// Which server functions served the run, as its configuration records it.
+fn implementation(r: &RunResult) -> String {
+    match r.config.get("implementation") {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => "oltpgen".to_string(),
+    }
+}
+
 /// OPM's variability across a step's databases, (max − min) / max; `None` with one database.
 fn variability(s: &Step) -> Option<f64> {
     let opm: Vec<f64> = s.targets.values().filter_map(|f| f.opm).collect();
@@ -58,11 +257,15 @@ fn merged(f: &Figures, names: &[&str]) -> (u64, f64) {
     (h.count(), h.mean_us() / 1e3)
 }
 
-/// DS2's final line for figures measured over `duration_s`.
+/// DS2's final line for figures measured over `duration_s`, then oltpgen's own: failed orders and the
+/// whole order's mean from its intended start. `rt_tot_max` is the largest `rt_tot` of the step (DS2
+/// prints the largest of its last 100 orders). A registration's time spans its renames (DS2 counts
+/// only the last attempt in `rt_newcust_avg_msec`; names are drawn over the int4 range, so renames are
+/// rare).
 fn final_line(duration_s: f64, f: &Figures) -> String {
     let op = |name: &str| merged(f, &[name]);
-    let (orders, rollbacks, max_ms) =
-        f.transactions.get(ORDER).map_or((0, 0, 0.0), |o: &TxnStats| (o.count, o.rollbacks, o.max_ms));
+    let (orders, rollbacks) = f.transactions.get(ORDER).map_or((0, 0), |o: &TxnStats| (o.count, o.rollbacks));
+    let max_ms = f.transactions.get(RT_TOT).map_or(0.0, |t| t.max_ms);
     let (login, newcust, browse, purchase) =
         (op("login"), op("new_customer"), merged(f, &BROWSES), op("purchase"));
     let rate = if orders > 0 { 100.0 * rollbacks as f64 / orders as f64 } else { 0.0 };
@@ -70,7 +273,7 @@ fn final_line(duration_s: f64, f: &Figures) -> String {
         "et={duration_s:.1} n_overall={orders} opm={:.0} rt_tot_max={:.0} rt_tot_avg={:.0} n_login_overall={} \
          n_newcust_overall={} n_browse_overall={} n_purchase_overall={} rt_login_avg_msec={:.0} \
          rt_newcust_avg_msec={:.0} rt_browse_avg_msec={:.0} rt_purchase_avg_msec={:.0} n_rollbacks_overall={rollbacks} \
-         rollback_rate = {rate:.1}% errors={}",
+         rollback_rate = {rate:.1}% errors={} order_rt_avg={:.0}",
         f.opm.unwrap_or(0.0),
         max_ms,
         f.rt_tot_avg_ms.unwrap_or(0.0),
@@ -82,7 +285,8 @@ fn final_line(duration_s: f64, f: &Figures) -> String {
         newcust.1,
         browse.1,
         purchase.1,
-        f.errors
+        f.errors,
+        f.order_rt_avg_ms.unwrap_or(0.0)
     )
 }
 
@@ -95,6 +299,7 @@ mod tests {
     use crate::step::tests::txn;
     use crate::step::{StepPlan, Transactions};
 
+    /// `orders` orders, each timed `order_us` from its intended start and 11.4 ms by DS2's sum.
     fn ds2(orders: u64, rollbacks: u64, order_us: u64) -> Transactions {
         Transactions::from([
             ("login".into(), txn(orders * 4 / 5, 2_000, 0)),
@@ -103,6 +308,7 @@ mod tests {
             ("browse_title".into(), txn(orders, 3_000, 0)),
             ("purchase".into(), txn(orders, 6_000, rollbacks)),
             (ORDER.into(), txn(orders, order_us, rollbacks)),
+            (RT_TOT.into(), txn(orders, 11_400, rollbacks)),
         ])
     }
 
@@ -113,11 +319,12 @@ mod tests {
 
     #[test]
     fn the_final_line_speaks_ds2() {
-        let mut r = result(Workload::Ds2, vec![step(BTreeMap::from([("db".into(), ds2(1000, 10, 12_000))]))]);
+        let mut r = result(Workload::Ds2, vec![step(BTreeMap::from([("db".into(), ds2(1000, 10, 15_000))]))]);
         let text = final_report(&r, false);
         assert!(text.starts_with("Final (step 1 run 1): et=60.0 n_overall=1000 opm=1000 "), "{text}");
         for needle in [
-            "rt_tot_avg=12 ",
+            "rt_tot_max=11 rt_tot_avg=11 ",
+            "errors=0 order_rt_avg=15\n",
             "n_login_overall=800 ",
             "n_newcust_overall=200 ",
             "n_browse_overall=2000 ",
@@ -133,8 +340,84 @@ mod tests {
             "{}",
             final_report(&r, true)
         );
+        assert!(!text.contains("known defects"), "oltpgen's own functions: {text}");
+        r.config =
+            serde_json::json!({"implementation": "ds2-reference", "known_defects": "title searches actors"});
+        assert!(
+            final_report(&r, false).starts_with(
+                "implementation: ds2-reference; known defects: title searches actors\nFinal (step 1 "
+            ),
+            "{}",
+            final_report(&r, false)
+        );
         r.workload = Workload::Tpcc;
         assert_eq!(final_report(&r, true), "");
+    }
+
+    fn progress() -> Ds2Progress {
+        Ds2Progress {
+            run_s: 75.0,
+            et_s: 14.96,
+            users: 16,
+            n_overall: 1_234,
+            rollbacks: 13,
+            errors: 1,
+            rt_tot_avg_ms: 12.89,
+            rt_tot_lastn_max_ms: 40.2,
+            order_rt_avg_ms: 13.5,
+            ops: OpCounts { logins: 990, new_customers: 244, browses: 3_702, purchases: 1_234 },
+            interval: Ds2Interval {
+                span_s: 10.0,
+                orders: 800,
+                rollbacks: 9,
+                errors: 0,
+                rt_tot_avg_ms: 11.25,
+                rt_tot_max_ms: 35.5,
+                order_avg_ms: 12.0,
+                order_max_ms: 36.0,
+                ops: OpCounts { logins: 640, new_customers: 160, browses: 2_400, purchases: 800 },
+            },
+        }
+    }
+
+    #[test]
+    fn the_progress_line_is_ds2s_then_ours() {
+        assert_eq!(
+            progress_line(&progress()),
+            "et=   15.0 n_overall=1234 opm=4949 rt_tot_lastn_max_msec=40 rt_tot_avg_msec=12 rt_tot_sampled=11 \
+             rollbacks: n=13 %=  1.1 users=16 errors=1 order_rt_avg_msec=13 logins=990 newcust=244 \
+             browses=3702 purchases=1234"
+        );
+        let fresh = Ds2Progress::default();
+        assert_eq!(fresh.opm(), 0, "nothing since the reset divides by nothing");
+        assert!(progress_line(&fresh).contains("rollbacks: n=0 %=  0.0 "), "{}", progress_line(&fresh));
+    }
+
+    #[test]
+    fn csv_rows_hold_the_interval_alone() {
+        assert_eq!(CSV_HEADER.split(',').count(), csv_row("all", &progress()).split(',').count());
+        assert_eq!(
+            csv_row("vm1", &progress()),
+            "75.0,vm1,16,4800.0,11.250,35.500,800,9,640,160,2400,800,0,12.000,36.000"
+        );
+    }
+
+    #[test]
+    fn a_judged_step_speaks_opm_and_rt_tot_avg() {
+        let s = step(BTreeMap::from([("db".into(), ds2(600, 0, 20_000))]));
+        assert_eq!(
+            step_line(&s),
+            "step 1 (run 1): 64 users  OPM 600  rt_tot_avg 11.4 ms  order avg 20.0 ms  order p95 20.0 ms  \
+             errors 0  cap FAIL"
+        );
+        assert_eq!(
+            cap_meaning("order.avg=1s"),
+            "order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot"
+        );
+        assert!(
+            cap_meaning("rt_tot.avg=1s,p95=2s")
+                .ends_with("sum of an order's operations' times; avg/pNN = every operation")
+        );
     }
 
     #[test]

@@ -26,6 +26,28 @@ pub(crate) fn tpcc_step(
     step
 }
 
+/// One minute of DS2 on target `db`: `orders` orders (so OPM = `orders`), each `order_us` from its
+/// intended start and `rt_tot_us` by DS2's sum of its operations (a login and a purchase), judged by
+/// `cap` when given.
+pub(crate) fn ds2_step(
+    index: u32,
+    users: u64,
+    orders: u64,
+    (order_us, rt_tot_us): (u64, u64),
+    cap: Option<&Cap>,
+) -> Step {
+    let plan = StepPlan { index, run: 1, users, connections: users, duration_s: 60.0, ..StepPlan::default() };
+    let t = Transactions::from([
+        ("login".to_string(), txn(orders, rt_tot_us / 4, 0)),
+        ("purchase".to_string(), txn(orders, rt_tot_us * 3 / 4, 0)),
+        ("order".to_string(), txn(orders, order_us, 0)),
+        ("rt_tot".to_string(), txn(orders, rt_tot_us, 0)),
+    ]);
+    let mut step = Step::new(Workload::Ds2, plan, BTreeMap::from([("db".to_string(), t)]));
+    step.cap = cap.map(|c| c.evaluate(&step.figures));
+    step
+}
+
 /// A result of `workload` holding `steps`, its headline derived from them.
 pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
     RunResult {

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::model::{ORDER, RunResult, Step};
+use crate::model::{ORDER, RunResult, Step, Workload, is_composite};
 use crate::numfmt::thousands;
 
 /// Colour of the throughput lines. Public, like the other colours, so that a test can find the
@@ -18,10 +18,10 @@ pub const AVG_COLOUR: &str = "#2ca02c";
 pub const P95_COLOUR: &str = "#ff7f0e";
 /// Colour of the dashed cap line (and of failed verdicts).
 pub const CAP_COLOUR: &str = "#d62728";
-/// Colours of the percentile curves, one per transaction type in report order (DS2 has seven);
+/// Colours of the percentile curves, one per transaction type in report order (DS2 has eight);
 /// none is used by another chart, so each curve can be told apart from the lines above.
-pub const TRANSACTION_COLOURS: [&str; 7] =
-    ["#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79"];
+pub const TRANSACTION_COLOURS: [&str; 8] =
+    ["#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939"];
 
 /// The percentiles of the latency curves; the labelled ones are ticks of the "nines" axis.
 const PERCENTILES: [(f64, Option<&str>); 7] = [
@@ -105,14 +105,14 @@ pub fn render(r: &RunResult) -> String {
 
 /// The step table, as `report show` prints it, and the headline under it.
 fn step_table(r: &RunResult) -> String {
-    let mut h = format!(
-        "<table><tr><th>step</th><th>run</th><th>users</th><th>TPS</th><th>{}</th><th>avg ms</th>\
-         <th>p95 ms</th><th>errors</th><th>cap</th></tr>",
-        r.workload.per_minute_unit()
-    );
+    let mut h = "<table><tr>".to_string();
+    for (title, _) in crate::show::step_columns(r.workload) {
+        let _ = write!(h, "<th>{}</th>", esc(title));
+    }
+    h.push_str("</tr>");
     for s in &r.steps {
         h.push_str("<tr>");
-        for cell in crate::show::step_cells(s) {
+        for cell in crate::show::step_cells(s, r.workload) {
             let class = if cell == "FAIL" || cell == "INVALID" { " class=\"fail\"" } else { "" };
             let _ = write!(h, "<td{class}>{}</td>", esc(&cell));
         }
@@ -168,10 +168,15 @@ struct Interval {
 }
 
 /// The report intervals, keyed by their end in ms, over all transaction types but DS2's composite
-/// `order` (its operations are counted already).
+/// entries (their operations are counted already).
 fn intervals(r: &RunResult) -> BTreeMap<u64, Interval> {
+    intervals_of(r, |txn| !is_composite(txn))
+}
+
+/// The report intervals of the transaction types `txn` keeps, keyed by their end in ms.
+fn intervals_of(r: &RunResult, txn: impl Fn(&str) -> bool) -> BTreeMap<u64, Interval> {
     let mut at: BTreeMap<u64, Interval> = BTreeMap::new();
-    for row in r.timeseries.iter().filter(|row| row.txn != ORDER) {
+    for row in r.timeseries.iter().filter(|row| txn(&row.txn)) {
         let e = at.entry((row.elapsed_s * 1e3).round() as u64).or_default();
         e.count += row.count;
         e.tps += row.tps;
@@ -181,25 +186,33 @@ fn intervals(r: &RunResult) -> BTreeMap<u64, Interval> {
     at
 }
 
-/// Total TPS per report interval.
+/// Total TPS per report interval; for DS2, orders per minute (every completed order, as OPM counts).
 fn throughput_over_time(r: &RunResult) -> String {
-    let points = intervals(r).iter().map(|(ms, i)| (*ms as f64 / 1e3, i.tps)).collect();
+    let (unit, at, per) = match r.workload {
+        Workload::Tpcc => ("TPS", intervals(r), 1.0),
+        Workload::Ds2 => ("OPM", intervals_of(r, |txn| txn == ORDER), 60.0),
+    };
+    let points = at.iter().map(|(ms, i)| (*ms as f64 / 1e3, i.tps * per)).collect();
     line_chart(
         &Chart {
             title: "Throughput over time",
             x_label: "seconds",
-            y_label: "TPS",
+            y_label: unit,
             x_ticks: None,
             limit: None,
         },
-        &[Series { name: "TPS", colour: THROUGHPUT_COLOUR, points }],
+        &[Series { name: unit, colour: THROUGHPUT_COLOUR, points }],
     )
 }
 
 /// Mean and p95 response time per report interval. The interval rows keep one p95 per type, and
 /// percentiles do not add up, so the line shows the highest of them: an upper bound, labelled so.
+/// For DS2, the figures of its `rt_tot` (DS2's per-order response time), one type, so its own p95.
 fn response_time_over_time(r: &RunResult) -> String {
-    let at = intervals(r);
+    let at = match r.workload {
+        Workload::Tpcc => intervals(r),
+        Workload::Ds2 => intervals_of(r, |txn| txn == crate::model::RT_TOT),
+    };
     let s = |ms: &u64| *ms as f64 / 1e3;
     let avg = at.iter().filter(|(_, i)| i.count > 0).map(|(ms, i)| (s(ms), i.weighted_ms / i.count as f64));
     let p95 = at.iter().map(|(ms, i)| (s(ms), i.p95_max_ms));
@@ -226,29 +239,55 @@ fn per_step(r: &RunResult, figure: fn(&Step) -> f64) -> Vec<(f64, f64)> {
     steps.into_iter().map(|s| (s.users as f64, figure(s))).collect()
 }
 
-/// Step TPS against users: where throughput stops growing with load.
+/// Step TPS (DS2: OPM) against users: where throughput stops growing with load.
 fn throughput_against_users(r: &RunResult) -> String {
+    let (unit, figure): (&str, fn(&Step) -> f64) = match r.workload {
+        Workload::Tpcc => ("TPS", |s| s.figures.tps),
+        Workload::Ds2 => ("OPM", |s| s.figures.opm.unwrap_or(0.0)),
+    };
     line_chart(
         &Chart {
             title: "Throughput against users",
             x_label: "users",
-            y_label: "TPS",
+            y_label: unit,
             x_ticks: None,
             limit: None,
         },
-        &[Series { name: "TPS", colour: THROUGHPUT_COLOUR, points: per_step(r, |s| s.figures.tps) }],
+        &[Series { name: unit, colour: THROUGHPUT_COLOUR, points: per_step(r, figure) }],
     )
 }
 
-/// Step mean response time against users, with the cap's overall `avg` limit as a dashed line.
+/// Step mean response time against users, with the cap's mean limit as a dashed line: the overall
+/// `avg`; for DS2 its `rt_tot_avg` and the whole order's mean, and the limit on either.
 fn response_time_against_users(r: &RunResult) -> String {
+    let means = match r.workload {
+        Workload::Tpcc => ["avg="].as_slice(),
+        Workload::Ds2 => ["order.avg=", "rt_tot.avg="].as_slice(),
+    };
     let limit = r
         .steps
         .iter()
         .filter_map(|s| s.cap.as_ref())
         .flat_map(|c| &c.rules)
-        .find(|rule| rule.rule.starts_with("avg="))
+        .find(|rule| means.iter().any(|m| rule.rule.starts_with(m)))
         .map(|rule| (rule.limit_ms, format!("cap {}", rule.rule)));
+    let series = match r.workload {
+        Workload::Tpcc => {
+            vec![Series { name: "average", colour: AVG_COLOUR, points: per_step(r, |s| s.figures.rt_avg_ms) }]
+        }
+        Workload::Ds2 => vec![
+            Series {
+                name: "rt_tot_avg",
+                colour: AVG_COLOUR,
+                points: per_step(r, |s| s.figures.rt_tot_avg_ms.unwrap_or(0.0)),
+            },
+            Series {
+                name: "order average (from its intended start)",
+                colour: P95_COLOUR,
+                points: per_step(r, |s| s.figures.order_rt_avg_ms.unwrap_or(0.0)),
+            },
+        ],
+    };
     line_chart(
         &Chart {
             title: "Response time against users",
@@ -257,7 +296,7 @@ fn response_time_against_users(r: &RunResult) -> String {
             x_ticks: None,
             limit,
         },
-        &[Series { name: "average", colour: AVG_COLOUR, points: per_step(r, |s| s.figures.rt_avg_ms) }],
+        &series,
     )
 }
 
@@ -548,6 +587,31 @@ mod tests {
             intervals(&r)[&10_000],
             Interval { count: 100, tps: 10.0, weighted_ms: 100.0, p95_max_ms: 2.0 }
         );
+    }
+
+    #[test]
+    fn ds2_charts_speak_opm_and_rt_tot_avg() {
+        let cap = Cap::default_for(Workload::Ds2);
+        let mut r = result(
+            Workload::Ds2,
+            vec![crate::fixtures::ds2_step(0, 100, 30_000, (400_000, 300_000), Some(&cap))],
+        );
+        r.timeseries = vec![
+            row(10.0, "login", 100, 1.0, 2.0),
+            row(10.0, ORDER, 50, 9.0, 12.0),
+            row(10.0, crate::model::RT_TOT, 50, 7.0, 11.0),
+        ];
+        let html = render(&r);
+        assert!(html.contains("<th>OPM</th><th>rt_tot_avg ms</th>"), "the step table");
+        assert!(html.contains("max OPM within cap: 30,000 at 100 users"), "the headline");
+        assert!(
+            html.contains(">rt_tot_avg</text>") && html.contains("cap order.avg=1s"),
+            "rt_tot_avg and the cap drawn"
+        );
+        assert!(!html.contains(">TPS<"), "no TPS anywhere");
+        // 50 orders in the 10 s interval: 300 OPM; DS2's rt_tot over time is its own row.
+        assert_eq!(intervals_of(&r, |t| t == ORDER)[&10_000].tps * 60.0, 300.0);
+        assert_eq!(intervals_of(&r, |t| t == crate::model::RT_TOT)[&10_000].p95_max_ms, 11.0);
     }
 
     #[test]

@@ -1,34 +1,31 @@
-//! `oltpgen report show`: a result's steps as one table — users, TPS, NOPM or OPM, mean and p95
-//! response time, errors, cap verdict — why any step failed its cap, and the headline.
+//! `oltpgen report show`: a result's steps as one table — users, TPS and NOPM (DS2: OPM and
+//! `rt_tot_avg`), mean and p95 response time, errors, cap verdict — why any step failed its cap, and
+//! the headline.
 //!
 //! Where [`crate::summary`] details every transaction of every step, this is the one-screen view of
 //! a user-load sweep: how throughput and response time moved as users grew, and where the cap cut in.
 
 use std::fmt::Write as _;
 
-use crate::model::{Figures, RuleVerdict, RunResult, Step, Workload};
+use crate::model::{Figures, ORDER, RuleVerdict, RunResult, Step, Workload};
 use crate::numfmt::thousands;
 
 /// The step table, a line per step that failed its cap, then the headline line.
 pub fn render(r: &RunResult) -> String {
     let mut out = String::new();
     let w = &mut out;
-    let _ = writeln!(
-        w,
-        "{:>4}{:>5}{:>9}{:>10}{:>10}{:>10}{:>10}{:>8}  cap",
-        "step",
-        "run",
-        "users",
-        "TPS",
-        r.workload.per_minute_unit(),
-        "avg ms",
-        "p95 ms",
-        "errors"
-    );
+    let columns = step_columns(r.workload);
+    let row = |cells: [&str; 9]| {
+        let mut line = String::new();
+        for ((_, width), cell) in columns.iter().zip(&cells).take(8) {
+            let _ = write!(line, "{cell:>width$}");
+        }
+        format!("{line}  {}", cells[8])
+    };
+    let _ = writeln!(w, "{}", row(columns.map(|(title, _)| title)));
     for s in &r.steps {
-        let [step, run, users, tps, pm, avg, p95, errors, cap] = step_cells(s);
-        let _ =
-            writeln!(w, "{step:>4}{run:>5}{users:>9}{tps:>10}{pm:>10}{avg:>10}{p95:>10}{errors:>8}  {cap}");
+        let cells = step_cells(s, r.workload);
+        let _ = writeln!(w, "{}", row(std::array::from_fn(|i| cells[i].as_str())));
     }
     for s in r.steps.iter().filter(|s| s.cap.as_ref().is_some_and(|v| v.rules.iter().any(|r| !r.passed))) {
         let _ = writeln!(w, "{}", failure(s));
@@ -63,18 +60,67 @@ fn per_target(s: &Step, workload: Workload) -> String {
     format!("step {} run {} per target {unit}: {}; variability {spread}", s.index + 1, s.run, each.join(", "))
 }
 
-/// A step's row of the step table, formatted, in column order: step, run, users, TPS, NOPM or OPM,
-/// avg ms, p95 ms, errors, cap verdict. The text table and the HTML table both show these cells.
-pub(crate) fn step_cells(s: &Step) -> [String; 9] {
+/// The step table's column titles and widths (the text table right-aligns each cell in its width;
+/// the last, the cap verdict, follows two spaces). TPC-C's speaks TPS and NOPM with the mean and p95 of
+/// every transaction; DS2's speaks as DS2 does, OPM and `rt_tot_avg`, beside the whole order's mean and
+/// p95 from its intended start (what the default cap judges).
+pub(crate) fn step_columns(workload: Workload) -> [(&'static str, usize); 9] {
+    match workload {
+        Workload::Tpcc => [
+            ("step", 4),
+            ("run", 5),
+            ("users", 9),
+            ("TPS", 10),
+            ("NOPM", 10),
+            ("avg ms", 10),
+            ("p95 ms", 10),
+            ("errors", 8),
+            ("cap", 0),
+        ],
+        Workload::Ds2 => [
+            ("step", 4),
+            ("run", 5),
+            ("users", 9),
+            ("OPM", 10),
+            ("rt_tot_avg ms", 15),
+            ("order avg ms", 14),
+            ("order p95 ms", 14),
+            ("errors", 8),
+            ("cap", 0),
+        ],
+    }
+}
+
+/// A step's row of the step table, formatted, in [`step_columns`]' order. The text table and the
+/// HTML table both show these cells.
+pub(crate) fn step_cells(s: &Step, workload: Workload) -> [String; 9] {
     let f = &s.figures;
+    let ms = |v: f64| thousands(v, 1);
+    let (a, b, c, d) = match workload {
+        Workload::Tpcc => (
+            thousands(f.tps, 1),
+            f.per_minute().map_or("-".to_string(), |pm| thousands(pm, 0)),
+            ms(f.rt_avg_ms),
+            ms(f.rt_p95_ms),
+        ),
+        Workload::Ds2 => {
+            let order = f.transactions.get(ORDER);
+            (
+                thousands(f.opm.unwrap_or(0.0), 0),
+                f.rt_tot_avg_ms.map_or("-".to_string(), ms),
+                order.map_or("-".to_string(), |o| ms(o.avg_ms)),
+                order.map_or("-".to_string(), |o| ms(o.p95_ms)),
+            )
+        }
+    };
     [
         (s.index + 1).to_string(),
         s.run.to_string(),
         thousands(s.users as f64, 0),
-        thousands(f.tps, 1),
-        f.per_minute().map_or("-".to_string(), |pm| thousands(pm, 0)),
-        thousands(f.rt_avg_ms, 1),
-        thousands(f.rt_p95_ms, 1),
+        a,
+        b,
+        c,
+        d,
         f.errors.to_string(),
         verdict(s).to_string(),
     ]
@@ -106,21 +152,31 @@ fn failure(s: &Step) -> String {
     format!("step {} run {} over the cap: {}", s.index + 1, s.run, rules.join(", "))
 }
 
-/// The headline line: the highest TPS within the cap, where it was reached, and its mean response
-/// time — or why there is none.
+/// The headline line: the highest throughput within the cap (TPS, or DS2's OPM), where it was
+/// reached, and its mean response time (DS2's `rt_tot_avg`) — or why there is none.
 pub fn headline(r: &RunResult) -> String {
+    let unit = match r.workload {
+        Workload::Tpcc => "TPS",
+        Workload::Ds2 => "OPM",
+    };
     match &r.max_within_cap {
-        Some(h) => format!(
-            "max TPS within cap: {} at {} users (step {}), avg {} ms",
-            thousands(h.tps, 1),
-            thousands(h.users as f64, 0),
-            h.step_index + 1,
-            thousands(h.rt_avg_ms, 1)
-        ),
-        None if r.steps.iter().any(|s| s.cap.is_some()) => {
-            "max TPS within cap: none, no step kept within the cap".to_string()
+        Some(h) => {
+            let (value, mean) = match (h.opm, h.rt_tot_avg_ms) {
+                (Some(opm), rt_tot) => {
+                    (thousands(opm, 0), format!("rt_tot_avg {} ms", thousands(rt_tot.unwrap_or(0.0), 1)))
+                }
+                (None, _) => (thousands(h.tps, 1), format!("avg {} ms", thousands(h.rt_avg_ms, 1))),
+            };
+            format!(
+                "max {unit} within cap: {value} at {} users (step {}), {mean}",
+                thousands(h.users as f64, 0),
+                h.step_index + 1,
+            )
         }
-        None => "max TPS within cap: n/a, no response-time cap was set".to_string(),
+        None if r.steps.iter().any(|s| s.cap.is_some()) => {
+            format!("max {unit} within cap: none, no step kept within the cap")
+        }
+        None => format!("max {unit} within cap: n/a, no response-time cap was set"),
     }
 }
 
@@ -128,7 +184,7 @@ pub fn headline(r: &RunResult) -> String {
 mod tests {
     use super::*;
     use crate::cap::Cap;
-    use crate::fixtures::{result, tpcc_step};
+    use crate::fixtures::{ds2_step, result, tpcc_step};
     use crate::model::Workload;
     use crate::step::Transactions;
     use std::collections::BTreeMap;
@@ -211,6 +267,29 @@ step 2 run 1 over the cap: avg=1s (observed 1,499.6 ms)
 max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
 ";
         assert_eq!(render(&r), expected);
+    }
+
+    #[test]
+    fn ds2_speaks_opm_and_rt_tot_avg_and_ranks_steps_by_opm() {
+        let cap = Cap::default_for(Workload::Ds2);
+        // The second step has more orders but its whole orders, waits included, break the cap; DS2's
+        // rt_tot_avg alone would have passed it.
+        let r = result(
+            Workload::Ds2,
+            vec![
+                ds2_step(0, 100, 30_000, (400_000, 300_000), Some(&cap)),
+                ds2_step(1, 200, 36_000, (1_200_000, 800_000), Some(&cap)),
+            ],
+        );
+        let expected = "\
+step  run    users       OPM  rt_tot_avg ms  order avg ms  order p95 ms  errors  cap
+   1    1      100    30,000          299.9         400.0         400.1       0  PASS
+   2    1      200    36,000          800.0       1,199.6       1,200.1       0  FAIL
+step 2 run 1 over the cap: order.avg=1s (observed 1,199.6 ms)
+max OPM within cap: 30,000 at 100 users (step 1), rt_tot_avg 299.9 ms
+";
+        assert_eq!(render(&r), expected);
+        assert_eq!(r.max_within_cap.as_ref().and_then(|h| h.opm), Some(30_000.0));
     }
 
     #[test]

@@ -68,14 +68,34 @@ fn render_step(w: &mut String, r: &RunResult, s: &Step) {
         s.duration_s,
         s.window.start_s
     );
-    let per_minute =
-        f.per_minute().map_or(String::new(), |pm| format!("   {} {pm:.0}", r.workload.per_minute_unit()));
-    let _ = writeln!(
-        w,
-        "TPS {:.1}{per_minute}   avg {:.1} ms   p95 {:.1} ms   errors {}   rollbacks {}   retries {}",
-        f.tps, f.rt_avg_ms, f.rt_p95_ms, f.errors, f.rollbacks, f.retries
-    );
+    let _ = writeln!(w, "{}", figures_line(r.workload, f));
     transaction_table(w, r.workload, f, "");
+}
+
+/// A step's headline figures. TPC-C: TPS, NOPM, the mean and p95 of every transaction. DS2 speaks as
+/// DS2 does: OPM and `rt_tot_avg` (the mean sum of an order's operations' times), with the whole
+/// order's mean and p95 from its intended start beside it under its own name.
+fn figures_line(workload: Workload, f: &Figures) -> String {
+    let tail = format!("errors {}   rollbacks {}   retries {}", f.errors, f.rollbacks, f.retries);
+    match workload {
+        Workload::Tpcc => format!(
+            "TPS {:.1}   NOPM {:.0}   avg {:.1} ms   p95 {:.1} ms   {tail}",
+            f.tps,
+            f.nopm.unwrap_or(0.0),
+            f.rt_avg_ms,
+            f.rt_p95_ms
+        ),
+        Workload::Ds2 => {
+            let order = f.transactions.get(crate::model::ORDER);
+            format!(
+                "OPM {:.0}   rt_tot_avg {:.1} ms   order avg {:.1} ms   order p95 {:.1} ms   {tail}",
+                f.opm.unwrap_or(0.0),
+                f.rt_tot_avg_ms.unwrap_or(0.0),
+                order.map_or(0.0, |o| o.avg_ms),
+                order.map_or(0.0, |o| o.p95_ms)
+            )
+        }
+    }
 }
 
 /// Every transaction type's counts and response-time percentiles in `f`, one row each, each line

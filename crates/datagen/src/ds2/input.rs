@@ -39,12 +39,12 @@ pub struct Registration {
     pub city: String,
     /// US state (empty outside the US).
     pub state: String,
-    /// Zip code (0 outside the US).
-    pub zip: i32,
+    /// Zip code, as DS2's driver sends it: unpadded digits, empty outside the US.
+    pub zip: String,
     /// Country name.
     pub country: String,
-    /// 1 for the US, 2 elsewhere.
-    pub region: i32,
+    /// 1 for the US, 2 elsewhere (a smallint, as DS2's `new_customer` takes it).
+    pub region: i16,
     /// E-mail address.
     pub email: String,
     /// Phone number.
@@ -60,8 +60,8 @@ pub struct Registration {
     pub username: String,
     /// The password.
     pub password: String,
-    /// Age in years.
-    pub age: i32,
+    /// Age in years (a smallint, as DS2's `new_customer` takes it).
+    pub age: i16,
     /// Yearly income in dollars.
     pub income: i32,
     /// `M` or `F`.
@@ -239,9 +239,9 @@ impl OrderGen {
         let lastname = text(&uppercase::<10>(rng));
         let city = text(&uppercase::<7>(rng));
         let (zip, state, country, region) = if rng.below(2) == 1 {
-            (0, String::new(), pick(rng, COUNTRIES), 2)
+            (String::new(), String::new(), pick(rng, COUNTRIES), 2)
         } else {
-            let zip = rng.below(ZIPS) as i32;
+            let zip = rng.below(ZIPS).to_string();
             (zip, pick(rng, &STATES[..NEW_CUSTOMER_STATES]).to_owned(), "US", 1)
         };
         let phone = format!("{}{}", rng.uniform(100, 999), rng.below(10_000_000));
@@ -250,7 +250,7 @@ impl OrderGen {
         let creditcard = format!("{}{}", card_half(rng), card_half(rng));
         let month = 1 + rng.below(12);
         let year = FIRST_EXPIRY_YEAR + rng.below(EXPIRY_YEARS);
-        let age = rng.uniform(AGES.0, AGES.1) as i32;
+        let age = rng.uniform(AGES.0, AGES.1) as i16;
         let income = INCOME_STEP * rng.uniform(1, INCOME_STEPS) as i32;
         let gender = if rng.below(2) == 1 { "M" } else { "F" };
         Registration {
@@ -472,13 +472,13 @@ mod tests {
             assert!(letters(&r.firstname, 6) && letters(&r.lastname, 10) && letters(&r.city, 7), "{r:?}");
             if r.region == 1 {
                 assert_eq!(r.country, "US");
-                assert!((0..100_000).contains(&r.zip));
+                assert!((0..100_000).contains(&r.zip.parse::<i32>().unwrap()));
                 assert!(STATES[..50].contains(&r.state.as_str()));
                 states.insert(r.state.clone());
             } else {
                 assert_eq!(r.region, 2);
                 assert!(COUNTRIES.contains(&r.country.as_str()));
-                assert_eq!((r.zip, r.state.as_str()), (0, ""));
+                assert_eq!((r.zip.as_str(), r.state.as_str()), ("", ""));
             }
             assert!(r.phone.bytes().all(|b| b.is_ascii_digit()) && (4..=10).contains(&r.phone.len()));
             assert_eq!(r.address1, format!("{} Dell Way", r.phone));

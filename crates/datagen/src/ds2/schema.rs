@@ -1,12 +1,17 @@
 //! The DS2 schema as data (`ds2_schema.txt`, `mysqlds2_create_db.sql`): eight tables, columns in
 //! generation order, keys, and the secondary indexes the operations need.
 //!
+//! Column types are the reference PostgreSQL build's where a client reads them (`pgsqlds2_create_tbl.sql`):
+//! `zip` is varchar(9), and `region`, `age`, `orderlineid`, `quantity`, `category` and `special` are
+//! smallint, so that DS2's own driver, which reads a browse's category and special with `GetInt16`, runs
+//! against a database oltpgen loaded.
+//!
 //! Names are lower case, so that SQL written against them needs no quoting. The generators in
 //! [`rows`](super::rows) write columns in exactly the order of each [`Table::def`]; a unit test checks
 //! every generated value against its column. Full-text indexes are each engine's own, not listed here.
 
 pub use crate::schema::{Column, ColumnType, Index, TableDef};
-use crate::schema::{date, int, nullable, num, var};
+use crate::schema::{date, int, nullable, num, small, var};
 
 /// One of the eight DS2 tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -82,9 +87,9 @@ const CUSTOMERS: &[Column] = &[
     nullable(var("address2", TEXT)),
     var("city", TEXT),
     nullable(var("state", TEXT)),
-    nullable(int("zip")),
+    nullable(var("zip", 9)),
     var("country", TEXT),
-    int("region"),
+    small("region"),
     nullable(var("email", TEXT)),
     nullable(var("phone", TEXT)),
     int("creditcardtype"),
@@ -92,7 +97,7 @@ const CUSTOMERS: &[Column] = &[
     var("creditcardexpiration", TEXT),
     var("username", TEXT),
     var("password", TEXT),
-    nullable(int("age")),
+    nullable(small("age")),
     nullable(int("income")),
     nullable(var("gender", 1)),
 ];
@@ -107,17 +112,17 @@ const ORDERS: &[Column] = &[
 ];
 
 const ORDERLINES: &[Column] =
-    &[int("orderlineid"), int("orderid"), int("prod_id"), int("quantity"), date("orderdate")];
+    &[small("orderlineid"), int("orderid"), int("prod_id"), small("quantity"), date("orderdate")];
 
 const CUST_HIST: &[Column] = &[int("customerid"), int("orderid"), int("prod_id")];
 
 const PRODUCTS: &[Column] = &[
     int("prod_id"),
-    int("category"),
+    small("category"),
     var("title", TEXT),
     var("actor", TEXT),
     num("price", 12, 2),
-    int("special"),
+    small("special"),
     int("common_prod_id"),
 ];
 

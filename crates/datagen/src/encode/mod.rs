@@ -20,6 +20,11 @@ pub trait RowEncoder {
     fn begin_row(&mut self, columns: u16);
     /// A 32-bit integer.
     fn int4(&mut self, v: i32);
+    /// A 16-bit integer (a `smallint` column). Text formats write it as they write any integer, so by
+    /// default it is [`int4`](Self::int4)'s; binary formats, whose fields carry their width, override it.
+    fn int2(&mut self, v: i16) {
+        self.int4(i32::from(v));
+    }
     /// An exact decimal: the value is `unscaled / 10^scale` (300000.00 is `(30000000, 2)`); `scale` is the
     /// column's declared scale.
     fn numeric(&mut self, unscaled: i64, scale: u8);

@@ -64,6 +64,13 @@ impl RowEncoder for PgBinaryCopy {
         self.buf.extend_from_slice(&field);
     }
 
+    #[inline]
+    fn int2(&mut self, v: i16) {
+        // The field's length, then its two bytes.
+        self.buf.extend_from_slice(&[0, 0, 0, 2]);
+        self.buf.extend_from_slice(&v.to_be_bytes());
+    }
+
     /// PostgreSQL's wire numeric, as `numeric_send` produces it: `ndigits`, `weight`, `sign`, `dscale`
     /// (all 16-bit), then `ndigits` base-10000 digits, most significant first, with leading and trailing
     /// zero digits stripped (zero has no digits and weight 0). The first digit is worth `10000^weight`.
@@ -187,15 +194,16 @@ mod tests {
         e.timestamp_us(PG_EPOCH_UNIX_US + 1);
         e.date(PG_EPOCH_UNIX_DAYS + 2);
         e.end_row();
-        e.begin_row(1);
+        e.begin_row(2);
         e.text(b"ab");
+        e.int2(-3);
         e.end_row();
         assert_eq!(e.rows(), 2);
         let mut want = HEADER.to_vec();
         want.extend_from_slice(&[0, 4, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff, 0xff]);
         want.extend_from_slice(&[0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1]);
         want.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 2]);
-        want.extend_from_slice(&[0, 1, 0, 0, 0, 2, b'a', b'b', 0xff, 0xff]);
+        want.extend_from_slice(&[0, 2, 0, 0, 0, 2, b'a', b'b', 0, 0, 0, 2, 0xff, 0xfd, 0xff, 0xff]);
         assert_eq!(e.finish(), want);
     }
 }

@@ -1,7 +1,7 @@
 //! `ds2 check`: DS2's integrity after a load and after every run: order lines, customer history,
 //! inventory and order totals agree.
 
-use super::loaded;
+use super::identify;
 use crate::consistency::{self, Clause, ClauseOutcome, EXAMPLES};
 use crate::pg::{self, ds2_check};
 use crate::{Error, Target};
@@ -9,9 +9,10 @@ use crate::{Error, Target};
 /// Runs every DS2 check over `connections` connections, in order.
 ///
 /// # Errors
-/// [`Error::Usage`] when `target` holds no finished DS2 load; [`Error::Failed`] when a query fails.
+/// [`Error::Usage`] when `target` holds no finished DS2 load (nor a database DS2's installer built);
+/// [`Error::Failed`] when a query fails.
 pub async fn check(target: &Target, connections: usize) -> Result<Vec<Clause>, Error> {
-    loaded(&pg::connect(target).await?, target).await?;
+    identify(&pg::connect(target).await?, target).await?;
     let checked = target.clone();
     let outcomes = consistency::run_all(target, connections, ds2_check::CHECKS.len(), move |client, i| {
         let target = checked.clone();

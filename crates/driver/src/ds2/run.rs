@@ -4,14 +4,19 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use oltpgen_datagen::Rng;
 use oltpgen_datagen::ds2::input::{Arrival, Browse, OrderGen, OrderInput, OrderParams, Registration};
+use oltpgen_report::ds2::{Ds2Interval, Ds2Progress, OpCounts};
 use oltpgen_report::model::DS2_TRANSACTIONS;
 
-use super::{LoadedParams, WORKLOAD, loaded};
+use super::{Functions, LoadedParams, WORKLOAD, identify};
 use crate::error::pg_fault;
 use crate::pg::ds2_ops::{self, Ds2Statements, Purchase};
 use crate::pg::{self, ServerInfo};
+use crate::run::collector::{IntervalFigures, KindInterval};
+use crate::run::since_reset::SinceReset;
 use crate::run::{Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
 
@@ -23,6 +28,7 @@ const BROWSE_ACTOR: usize = 3;
 const BROWSE_TITLE: usize = 4;
 const PURCHASE: usize = 5;
 const ORDER: usize = 6;
+const RT_TOT: usize = 7;
 
 /// Tags that keep the run's random streams apart from the load's.
 const RUN_STREAM: u64 = 0x0044_5332;
@@ -34,6 +40,8 @@ const MAX_RENAMES: u32 = 100;
 /// DS2 as the run machinery drives it.
 pub struct Ds2 {
     targets: Vec<Target>,
+    /// Per target, whose server functions it has.
+    functions: Vec<Functions>,
     labels: Vec<String>,
     orders: OrderGen,
     think_mean: Duration,
@@ -56,10 +64,12 @@ fn txn_error(e: &tokio_postgres::Error) -> TxnError {
 }
 
 impl Ds2 {
-    /// The workload over `targets` (all loaded at the same size, `loaded`), drawing orders as `params`
-    /// says, thinking `think_mean` on average between orders; `seed` picks the run's random streams.
+    /// The workload over `targets` (all loaded at the same size, `loaded`; each served by its
+    /// `functions`), drawing orders as `params` says, thinking `think_mean` on average between orders;
+    /// `seed` picks the run's random streams.
     pub fn new(
         targets: Vec<Target>,
+        functions: Vec<Functions>,
         loaded: &LoadedParams,
         params: OrderParams,
         think_mean: Duration,
@@ -67,7 +77,7 @@ impl Ds2 {
     ) -> Self {
         let labels = targets.iter().map(|t| t.label().to_string()).collect();
         let orders = OrderGen::new(loaded.customers, loaded.products, params);
-        Ds2 { targets, labels, orders, think_mean, seed }
+        Ds2 { targets, functions, labels, orders, think_mean, seed }
     }
 
     /// The run's seed.
@@ -77,14 +87,21 @@ impl Ds2 {
 
     /// Registers a new customer, retrying taken user names with fresh ones as DS2's driver does. The
     /// whole registration is one operation, timed over every attempt: what the new customer waited for.
-    async fn register(&self, s: &Ds2Session, registration: &Registration) -> Result<i32, TxnError> {
+    /// Returns the new id and when its last attempt began (DS2's driver counts only that one in the
+    /// order's `rt_tot`).
+    async fn register(
+        &self,
+        s: &Ds2Session,
+        registration: &Registration,
+    ) -> Result<(i32, Instant), TxnError> {
         let mut form = registration.clone();
         // Replacement names come from the name that was taken, so a run stays reproducible.
         let mut rng = Rng::derive(self.seed, &[RENAME_STREAM, name_key(&form.username)]);
         for _ in 0..MAX_RENAMES {
+            let attempt = Instant::now();
             let id = ds2_ops::register(&s.client, &s.statements, &form).await.map_err(|e| txn_error(&e))?;
             if let Some(id) = id {
-                return Ok(id);
+                return Ok((id, attempt));
             }
             form.username = self.orders.new_username(&mut rng);
         }
@@ -108,6 +125,7 @@ impl Workload for Ds2 {
     const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Ds2;
     const KINDS: &'static [&'static str] = &DS2_TRANSACTIONS;
     const PER_MINUTE_KIND: usize = ORDER;
+    const SUM_KIND: Option<usize> = Some(RT_TOT);
     type User = Ds2User;
     type Session = Ds2Session;
     type Input = OrderInput;
@@ -127,7 +145,8 @@ impl Workload for Ds2 {
 
     async fn connect(&self, target: usize) -> Result<Ds2Session, TxnError> {
         let client = pg::connect(&self.targets[target]).await.map_err(|_| TxnError::LOST)?;
-        let statements = Ds2Statements::prepare(&client).await.map_err(|e| txn_error(&e))?;
+        let statements =
+            Ds2Statements::prepare(&client, self.functions[target]).await.map_err(|e| txn_error(&e))?;
         Ok(Ds2Session { client, statements })
     }
 
@@ -147,7 +166,11 @@ impl Workload for Ds2 {
                 // A loaded customer is always there: a miss means the database is not what was loaded.
                 found.ok_or(TxnError { fault: crate::error::Fault::Fatal })?
             }
-            Arrival::Register(form) => ops.run(NEW_CUSTOMER, || self.register(s, form), |_| false).await?,
+            Arrival::Register(form) => {
+                let (id, last_attempt) = ops.run(NEW_CUSTOMER, || self.register(s, form), |_| false).await?;
+                ops.count_last_from(last_attempt);
+                id
+            }
         };
         for browse in &order.browses {
             let kind = match browse {
@@ -175,12 +198,60 @@ impl Workload for Ds2 {
     }
 }
 
+/// A progress tick in DS2's terms ([`Ds2Progress`]): over every target, then per target (empty with
+/// one target).
+pub fn progress(f: &IntervalFigures) -> (Ds2Progress, Vec<Ds2Progress>) {
+    let n = f.targets.len().max(1) as u64;
+    let one = |kinds: &[KindInterval], since: &SinceReset, users: u64| {
+        let total = |i: usize| since.kinds[i];
+        let (order, rt_tot) = (kinds[ORDER], kinds[RT_TOT]);
+        Ds2Progress {
+            run_s: f.elapsed_s,
+            et_s: since.elapsed_s,
+            users,
+            n_overall: total(ORDER).count,
+            rollbacks: total(ORDER).rollbacks,
+            errors: total(ORDER).errors,
+            rt_tot_avg_ms: total(RT_TOT).avg_ms,
+            rt_tot_lastn_max_ms: total(RT_TOT).last_n_max_ms,
+            order_rt_avg_ms: total(ORDER).avg_ms,
+            ops: op_counts(|i| total(i).count),
+            interval: Ds2Interval {
+                span_s: f.span_s,
+                orders: order.count,
+                rollbacks: order.rollbacks,
+                errors: order.errors,
+                rt_tot_avg_ms: rt_tot.avg_ms,
+                rt_tot_max_ms: rt_tot.max_ms,
+                order_avg_ms: order.avg_ms,
+                order_max_ms: order.max_ms,
+                ops: op_counts(|i| kinds[i].count),
+            },
+        }
+    };
+    let all = one(&f.kinds, &f.since_reset, f.users);
+    let each = f.targets.iter().zip(&f.targets_since_reset).map(|(k, s)| one(k, s, f.users / n)).collect();
+    (all, each)
+}
+
+/// DS2's operation counts from a count per kind index.
+fn op_counts(count: impl Fn(usize) -> u64) -> OpCounts {
+    OpCounts {
+        logins: count(LOGIN),
+        new_customers: count(NEW_CUSTOMER),
+        browses: count(BROWSE_CATEGORY) + count(BROWSE_ACTOR) + count(BROWSE_TITLE),
+        purchases: count(PURCHASE),
+    }
+}
+
 /// What a run needs to know before it starts, checked once on every target.
 pub struct Prepared {
     /// The load's parameters (the same size on every target).
     pub loaded: LoadedParams,
     /// The first target's server version and key settings, for the result.
     pub server: ServerInfo,
+    /// Per target, whose server functions serve it.
+    pub functions: Vec<Functions>,
 }
 
 /// Checks that every target holds a finished DS2 load of one size (`size`, when given) and can take
@@ -194,10 +265,12 @@ pub async fn prepare(targets: &[Target], size: Option<&str>, plan: &RunPlan) -> 
     let needed = plan.connections.map_or(per_target, |c| c.min(per_target));
     let mut clients = Vec::with_capacity(targets.len());
     let mut expected: Option<LoadedParams> = None;
+    let mut functions = Vec::with_capacity(targets.len());
     // Every target is checked before any is touched: a refusal leaves them all as they were.
     for target in targets {
         let client = pg::connect(target).await?;
-        let loaded = loaded(&client, target).await?;
+        let super::Identified { loaded, functions: served_by } = identify(&client, target).await?;
+        functions.push(served_by);
         if let Some(asked) = size.filter(|s| !s.eq_ignore_ascii_case(&loaded.db_size)) {
             return Err(Error::usage(format!(
                 "{target} holds ds2 at --db-size {} but --db-size {asked} was asked: run at --db-size {}, \
@@ -219,11 +292,27 @@ pub async fn prepare(targets: &[Target], size: Option<&str>, plan: &RunPlan) -> 
         expected.get_or_insert(loaded);
         clients.push(client);
     }
-    for (client, target) in clients.iter().zip(targets) {
+    // A database DS2's installer built is left as it is: no run is counted in it.
+    for ((client, target), _) in
+        clients.iter().zip(targets).zip(&functions).filter(|(_, f)| **f == Functions::Oltpgen)
+    {
         crate::inventory::count_run(client, target, WORKLOAD).await?;
     }
     let server = pg::server_info(&clients[0], first).await?;
-    Ok(Prepared { loaded: expected.expect("at least one target was checked"), server })
+    Ok(Prepared { loaded: expected.expect("at least one target was checked"), server, functions })
+}
+
+/// Which functions served the run, as the result records it: one name when every target had the same,
+/// else each target's.
+fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Value {
+    match functions {
+        [first, rest @ ..] if rest.iter().all(|f| f == first) => first.name().into(),
+        _ => labels
+            .iter()
+            .zip(functions)
+            .map(|(l, f)| (l.clone(), serde_json::Value::from(f.name())))
+            .collect(),
+    }
 }
 
 /// A DS2 run as asked for.
@@ -258,7 +347,9 @@ pub async fn run(
     // By default each run draws new streams, reproducibly: the load's seed and the run's number.
     let seed =
         opts.seed.unwrap_or_else(|| Rng::derive(loaded.seed, &[u64::from(loaded.runs + 1)]).next_u64());
-    let workload = Arc::new(Ds2::new(targets.to_vec(), loaded, opts.orders, opts.think_mean, seed));
+    let functions = prepared.functions.clone();
+    let workload =
+        Arc::new(Ds2::new(targets.to_vec(), functions.clone(), loaded, opts.orders, opts.think_mean, seed));
     let o = &opts.orders;
     let serde_json::Value::Object(config) = serde_json::json!({
         "targets": workload.targets(),
@@ -271,9 +362,14 @@ pub async fn run(
         "n_line_items": o.n_line_items,
         "seed": seed,
         "load_seed": loaded.seed,
+        "implementation": implementation(&functions, workload.targets()),
     }) else {
         unreachable!("an object literal")
     };
+    let mut config = config;
+    if functions.contains(&Functions::Reference) {
+        config.insert("known_defects".into(), ds2_ops::REFERENCE_DEFECTS.into());
+    }
     let server = prepared.server.into_result();
     study(workload, &opts.plan, &opts.study, server, config, progress).await
 }
@@ -297,6 +393,7 @@ mod tests {
             ["login", "new_customer", "browse_category", "browse_actor", "browse_title", "purchase"]
         );
         assert_eq!(at(ORDER), oltpgen_report::model::ORDER);
+        assert_eq!(at(RT_TOT), oltpgen_report::model::RT_TOT);
     }
 
     #[test]

@@ -2,16 +2,62 @@
 //! function (see [`super::ds2_sql`]), so one round trip in autocommit, as the reference's stored-procedure
 //! calls (`ds2/pgsqlds2/ds2pgsqlfns.cs`) are. Every returned row is received, so the server does the work
 //! the reference's driver made it do, though the driver, like the reference's, uses only the ids.
+//!
+//! Two implementations of the functions can be behind a database ([`Functions`]): oltpgen's, which its
+//! load creates, and the reference's own, in a database DS2's installer built, driven as they are (their
+//! known defects included: [`REFERENCE_DEFECTS`]).
 
 use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
+use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Error, Statement};
 
-const LOGIN: &str = "SELECT customerid, title, actor, related_title FROM login($1, $2)";
+/// Whose server functions a database holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Functions {
+    /// oltpgen's (an oltpgen load): `oltpgen_login` and `oltpgen_purchase` behind DS2's five.
+    Oltpgen,
+    /// The reference's own (`pgsqlds2_create_sp.sql`, a database DS2's installer built): `login`'s
+    /// refcursors, `purchase`'s 25 parameters and amounts computed by the caller.
+    Reference,
+}
+
+impl Functions {
+    /// The name a result records.
+    pub fn name(self) -> &'static str {
+        match self {
+            Functions::Oltpgen => "oltpgen",
+            Functions::Reference => "ds2-reference",
+        }
+    }
+}
+
+/// The reference PostgreSQL functions' known defects, which a run through them inherits and its summary
+/// names.
+pub const REFERENCE_DEFECTS: &str = "DS2's own PostgreSQL functions, as its installer built them: browse_by_title \
+     searches the actor column, so title searches rarely match; browse_by_actor and browse_by_title parse the \
+     words with to_tsquery's default configuration (english: stemmed, stop words dropped) while the indexed \
+     text is parsed with 'simple', so a word that stemming changes never matches; purchase reads stock and writes \
+     it back, so concurrent purchases can lose updates";
+
+const LOGIN: &str = "SELECT customerid, title, actor, related_title FROM oltpgen_login($1, $2)";
+/// The reference's login: the names of the cursors it opens (read within the same transaction).
+const REFERENCE_LOGIN: &str = "SELECT login($1, $2)::text";
 const NEW_CUSTOMER: &str = "SELECT new_customer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)";
 const BROWSE_BY_CATEGORY: &str = "SELECT * FROM browse_by_category($1, $2)";
 const BROWSE_BY_ACTOR: &str = "SELECT * FROM browse_by_actor($1, $2)";
 const BROWSE_BY_TITLE: &str = "SELECT * FROM browse_by_title($1, $2)";
-const PURCHASE: &str = "SELECT purchase($1, $2, $3)";
+const PURCHASE: &str = "SELECT oltpgen_purchase($1, $2, $3)";
+/// The reference's purchase: the cart's 10 slots (0 where empty), and the amounts its driver computes
+/// from the prices (net, 8.25% tax, total), here in the same statement rather than with the reference
+/// driver's extra round trip.
+const REFERENCE_PURCHASE: &str = "SELECT purchase($1, $4, net, net * 0.0825, net + net * 0.0825, \
+     p[1], q[1], p[2], q[2], p[3], q[3], p[4], q[4], p[5], q[5], p[6], q[6], p[7], q[7], p[8], q[8], p[9], q[9], \
+     p[10], q[10]) \
+     FROM (SELECT $2::int4[] AS p, $3::int4[] AS q, (SELECT coalesce(sum(pr.price * c.qty), 0) \
+       FROM unnest($2::int4[], $3::int4[]) AS c (prod_id, qty) JOIN products pr ON pr.prod_id = c.prod_id) AS net) AS cart";
+
+/// The reference purchase's slots.
+const SLOTS: usize = 10;
 
 /// The loaded customers' password (the data generator gives every customer the same one).
 const PASSWORD: &str = "password";
@@ -19,6 +65,7 @@ const PASSWORD: &str = "password";
 /// Prepared statements of the five operations on one connection: prepared once, so each operation is
 /// a single Bind/Execute round trip.
 pub struct Ds2Statements {
+    functions: Functions,
     login: Statement,
     new_customer: Statement,
     browse_by_category: Statement,
@@ -28,21 +75,25 @@ pub struct Ds2Statements {
 }
 
 impl Ds2Statements {
-    /// Prepares every statement on `client` (pipelined: one round trip for all).
+    /// Prepares every statement of `functions` on `client` (pipelined: one round trip for all).
     ///
     /// # Errors
-    /// The server's error when a statement does not prepare (the DS2 functions are missing: the database
-    /// was not loaded by `ds2 load`).
-    pub async fn prepare(client: &Client) -> Result<Self, Error> {
+    /// The server's error when a statement does not prepare (the DS2 functions are missing).
+    pub async fn prepare(client: &Client, functions: Functions) -> Result<Self, Error> {
+        let (login, purchase) = match functions {
+            Functions::Oltpgen => (LOGIN, PURCHASE),
+            Functions::Reference => (REFERENCE_LOGIN, REFERENCE_PURCHASE),
+        };
         let (login, new_customer, browse_by_category, browse_by_actor, browse_by_title, purchase) = tokio::join!(
-            client.prepare(LOGIN),
+            client.prepare(login),
             client.prepare(NEW_CUSTOMER),
             client.prepare(BROWSE_BY_CATEGORY),
             client.prepare(BROWSE_BY_ACTOR),
             client.prepare(BROWSE_BY_TITLE),
-            client.prepare(PURCHASE),
+            client.prepare(purchase),
         );
         Ok(Ds2Statements {
+            functions,
             login: login?,
             new_customer: new_customer?,
             browse_by_category: browse_by_category?,
@@ -61,10 +112,47 @@ impl Ds2Statements {
 /// The server's error.
 pub async fn login(client: &Client, st: &Ds2Statements, customer_id: i32) -> Result<Option<i32>, Error> {
     let username = format!("user{customer_id}");
-    let rows = client.query(&st.login, &[&username, &PASSWORD]).await?;
-    // Every row carries the id; 0 is the function's "no such user or wrong password".
-    let found = rows.first().map_or(0, |r| r.get::<_, i32>(0));
+    let found = match st.functions {
+        Functions::Oltpgen => {
+            let rows = client.query(&st.login, &[&username, &PASSWORD]).await?;
+            // Every row carries the id; 0 is the function's "no such user or wrong password".
+            rows.first().map_or(0, |r| r.get::<_, i32>(0))
+        }
+        Functions::Reference => reference_login(client, st, &username).await?,
+    };
     Ok((found != 0).then_some(found))
+}
+
+/// The reference's login, as Npgsql 2 runs it for DS2's driver: in a transaction, the function's
+/// cursors, then every row of each (the id, then the history), then the commit: three round trips.
+async fn reference_login(client: &Client, st: &Ds2Statements, username: &str) -> Result<i32, Error> {
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&username, &PASSWORD];
+    let (begun, cursors) = tokio::join!(client.batch_execute("BEGIN"), client.query(&st.login, &params));
+    let fetched = async {
+        begun?;
+        let mut fetch = String::new();
+        for row in cursors? {
+            let name: &str = row.get(0);
+            fetch.push_str(&format!("FETCH ALL FROM \"{}\";", name.replace('"', "\"\"")));
+        }
+        fetch.push_str("COMMIT");
+        client.simple_query(&fetch).await
+    }
+    .await;
+    let messages = match fetched {
+        Ok(m) => m,
+        Err(e) => {
+            // Leave the connection usable for the next operation; a lost one is reported as it is.
+            let _ = client.batch_execute("ROLLBACK").await;
+            return Err(e);
+        }
+    };
+    // The first row of the first cursor is the id (0 for no such user).
+    let id = messages.iter().find_map(|m| match m {
+        tokio_postgres::SimpleQueryMessage::Row(r) => r.get(0).and_then(|v| v.parse().ok()),
+        _ => None,
+    });
+    Ok(id.unwrap_or(0))
 }
 
 /// Registers a new customer; the new id, or None when the user name is taken (the caller retries with
@@ -109,12 +197,17 @@ pub async fn register(client: &Client, st: &Ds2Statements, reg: &Registration) -
 /// # Errors
 /// The server's error.
 pub async fn browse(client: &Client, st: &Ds2Statements, browse: &Browse) -> Result<u64, Error> {
+    // DS2's driver wraps the words in double quotes; the reference's functions get them so.
+    let quoted = |words: &String| match st.functions {
+        Functions::Oltpgen => words.clone(),
+        Functions::Reference => format!("\"{words}\""),
+    };
     let rows = match browse {
         Browse::Category { category, batch } => {
             client.query(&st.browse_by_category, &[batch, category]).await?
         }
-        Browse::Actor { words, batch } => client.query(&st.browse_by_actor, &[batch, words]).await?,
-        Browse::Title { words, batch } => client.query(&st.browse_by_title, &[batch, words]).await?,
+        Browse::Actor { words, batch } => client.query(&st.browse_by_actor, &[batch, &quoted(words)]).await?,
+        Browse::Title { words, batch } => client.query(&st.browse_by_title, &[batch, &quoted(words)]).await?,
     };
     Ok(rows.len() as u64)
 }
@@ -144,8 +237,21 @@ pub async fn purchase(
     customer_id: i32,
     lines: &[PurchaseLine],
 ) -> Result<Purchase, Error> {
-    let (prod_ids, quantities): (Vec<i32>, Vec<i32>) = lines.iter().map(|l| (l.prod_id, l.quantity)).unzip();
-    let row = client.query_one(&st.purchase, &[&customer_id, &prod_ids, &quantities]).await?;
+    let (mut prod_ids, mut quantities): (Vec<i32>, Vec<i32>) =
+        lines.iter().map(|l| (l.prod_id, l.quantity)).unzip();
+    let row = match st.functions {
+        Functions::Oltpgen => client.query_one(&st.purchase, &[&customer_id, &prod_ids, &quantities]).await?,
+        Functions::Reference => {
+            let items = prod_ids.len().min(SLOTS) as i32;
+            prod_ids.resize(SLOTS, 0);
+            quantities.resize(SLOTS, 0);
+            match client.query_one(&st.purchase, &[&customer_id, &prod_ids, &quantities, &items]).await {
+                // The reference raises an exception for a short item; its driver counts it a rollback.
+                Err(e) if e.code() == Some(&SqlState::RAISE_EXCEPTION) => return Ok(Purchase::RolledBack),
+                other => other?,
+            }
+        }
+    };
     Ok(match row.get::<_, i32>(0) {
         0 => Purchase::RolledBack,
         orderid => Purchase::Ordered { orderid },

@@ -3,16 +3,24 @@
 //! server-side functions.
 //!
 //! The operations live in the server, as in the reference (`dvdstore/ds21`, `ds2/pgsqlds2/build/`
-//! and `ds2/sqlserverds2/build/sqlserverds2_create_sp.sql`), so that each is one round trip. The functions
-//! are our own; where they depart from the reference the comment at the function says so and why:
+//! and `ds2/sqlserverds2/build/sqlserverds2_create_sp.sql`), so that each is one round trip.
 //!
-//! | function | returns | departure from the reference |
+//! The five functions a client sees have the reference PostgreSQL build's names, argument lists and
+//! result shapes (`pgsqlds2_create_sp.sql`, called by `ds2/pgsqlds2/ds2pgsqlfns.cs`), so that DS2's own
+//! driver runs unchanged against a database oltpgen loaded. Behind them are our own internals; where
+//! they depart from the reference the comment at the function says so and why:
+//!
+//! | function (as DS2's driver calls it) | returns | behind it |
 //! |---|---|---|
-//! | `login(username, password)` | rows (customerid, title, actor, related_title) | one result set instead of refcursors; the last 10 purchases as the reference's web page shows |
-//! | `new_customer(19 fields)` | the new customerid, 0 when the name is taken | `ON CONFLICT` instead of a subtransaction; age and income kept |
-//! | `browse_by_category(batch, category)` | products on special | none |
-//! | `browse_by_actor(batch, words)`, `browse_by_title(batch, words)` | products matching every word | `simple` configuration on both sides; title searches titles |
-//! | `purchase(customerid, prod_ids, quantities)` | the new orderid, 0 when stock is short | amounts computed inside; rows locked in prod_id order; no error on a short item |
+//! | `login(username_in, password_in)` | refcursors: the customerid, then the whole history (title, actor, relatedpurchase) | the same joins |
+//! | `new_customer(19 fields, zip varchar, region and age smallint)` | the new customerid, 0 when the name is taken | `ON CONFLICT` instead of a subtransaction; age and income kept |
+//! | `browse_by_category(batch_size_in, category_in)` | products on special | none |
+//! | `browse_by_actor(batch_size_in, actor_in)`, `browse_by_title(batch_size_in, title_in)` | products matching every word | `simple` configuration on both sides; title searches titles |
+//! | `purchase(customerid_in, number_items, netamount_in, taxamount_in, totalamount_in, prod_id_in0, qty_in0, … prod_id_in9, qty_in9)` | the new orderid, 0 when stock is short | `oltpgen_purchase`: amounts computed inside from the prices (the passed ones are not trusted), rows locked in prod_id order, relative stock updates |
+//!
+//! oltpgen's own driver calls what is cheapest for it: `oltpgen_login` (one result set, the last 10
+//! purchases, no cursors and so no transaction around it) and `oltpgen_purchase` (the cart as two arrays),
+//! and the other three as they are.
 //!
 //! Every statement can run again on a database that already has it (`CREATE OR REPLACE`, `IF NOT EXISTS`,
 //! `DROP … IF EXISTS`), so a load that is repeated or resumed needs no clean-up first.
@@ -63,13 +71,27 @@ pub fn finish() -> Vec<String> {
     statements.push(RESTOCK_FUNCTION.to_string());
     statements.push("DROP TRIGGER IF EXISTS restock ON inventory".to_string());
     statements.push(RESTOCK_TRIGGER.to_string());
+    // Signatures earlier oltpgen versions gave these names: a new return type or parameter name cannot be
+    // replaced in place, and a leftover overload would make calls ambiguous.
+    statements.extend(LEGACY_SIGNATURES.iter().map(|f| format!("DROP FUNCTION IF EXISTS {f}")));
+    statements.push(OLTPGEN_LOGIN.to_string());
     statements.push(LOGIN.to_string());
     statements.push(NEW_CUSTOMER.to_string());
     statements.push(BROWSE_BY_CATEGORY.to_string());
     statements.extend(SEARCHED.iter().map(|(column, _, function)| browse_by_words(function, column)));
+    statements.push(oltpgen_purchase());
     statements.push(purchase());
     statements
 }
+
+/// The signatures of earlier oltpgen loads that DS2's now replace.
+const LEGACY_SIGNATURES: [&str; 5] = [
+    "login(text, text)",
+    "new_customer(text, text, text, text, text, text, int4, text, int4, text, text, int4, text, text, text, text, int4, int4, text)",
+    "browse_by_actor(int4, text)",
+    "browse_by_title(int4, text)",
+    "purchase(int4, int4[], int4[])",
+];
 
 /// A sequence for `table.column`, set so that its next value is one past the column's largest value (1
 /// in an empty table), and made the column's default. `AS integer` matches the int4 column, so running out
@@ -108,20 +130,20 @@ $$";
 const RESTOCK_TRIGGER: &str = "CREATE TRIGGER restock BEFORE UPDATE ON inventory FOR EACH ROW \
      WHEN (OLD.quan_in_stock IS DISTINCT FROM NEW.quan_in_stock) EXECUTE FUNCTION restock_order()";
 
-/// Login: the customer's id and up to 10 of their latest purchases, each with the title that "people who
-/// liked this also liked" (the product's `common_prod_id`).
+/// oltpgen's login: the customer's id and up to 10 of their latest purchases, each with the title that
+/// "people who liked this also liked" (the product's `common_prod_id`).
 ///
-/// One result set, one row per purchase: the reference's PostgreSQL procedure returned refcursors that only
-/// Npgsql 2 dereferenced, which would cost a transaction and a FETCH per cursor. Every row carries the
-/// customerid; a customer with no purchases gets one row with NULL titles, an unknown user or wrong
-/// password one row with customerid 0 (the reference's `SELECT 0`).
+/// One result set, one row per purchase: DS2's `login` returns refcursors (which Npgsql 2 dereferences),
+/// which would cost a transaction and a FETCH per cursor. Every row carries the customerid; a customer
+/// with no purchases gets one row with NULL titles, an unknown user or wrong password one row with
+/// customerid 0 (the reference's `SELECT 0`).
 ///
 /// The reference's procedures return the whole history (SQL Server, PostgreSQL) or the first `batch`
 /// rows (Oracle); we take the reference web page's "previous purchases", `ORDER BY ORDERID DESC, TITLE
 /// ASC LIMIT 10` (`ds2/pgsqlds2/web/php/dslogin.php`), so that the work per login does not grow as the
 /// run adds orders. The related title is an inner join as in the reference: a purchase whose related
 /// product is missing is not listed.
-const LOGIN: &str = "CREATE OR REPLACE FUNCTION login(username_in text, password_in text)
+const OLTPGEN_LOGIN: &str = "CREATE OR REPLACE FUNCTION oltpgen_login(username_in text, password_in text)
 RETURNS TABLE (customerid int4, title text, actor text, related_title text)
 LANGUAGE sql STABLE AS $$
   WITH who AS (
@@ -140,6 +162,31 @@ LANGUAGE sql STABLE AS $$
   ORDER BY h.orderid DESC, h.title
 $$";
 
+/// DS2's login, as its driver calls it (`pgsqlds2_create_sp.sql`): a first cursor with the customerid
+/// (0 for an unknown user or a wrong password), then, for a customer found, a second with their whole
+/// purchase history (title, actor, the related title), newest first. DS2's driver reads both in one
+/// transaction.
+const LOGIN: &str = "CREATE OR REPLACE FUNCTION login(username_in text, password_in text)
+RETURNS SETOF refcursor LANGUAGE plpgsql AS $$
+DECLARE
+  found_id int4;
+  ref1 refcursor;
+  ref2 refcursor;
+BEGIN
+  SELECT c.customerid INTO found_id FROM customers c WHERE c.username = username_in AND c.password = password_in;
+  OPEN ref1 FOR SELECT coalesce(found_id, 0);
+  RETURN NEXT ref1;
+  IF found_id IS NOT NULL THEN
+    OPEN ref2 FOR
+      SELECT p.title, p.actor, r.title AS relatedpurchase
+      FROM cust_hist h JOIN products p ON p.prod_id = h.prod_id JOIN products r ON r.prod_id = p.common_prod_id
+      WHERE h.customerid = found_id
+      ORDER BY h.orderid DESC, p.title;
+    RETURN NEXT ref2;
+  END IF;
+END
+$$";
+
 /// New customer: the new customerid, or 0 when the user name is taken (the driver then retries with
 /// another name), as the reference's `NEW_CUSTOMER`.
 ///
@@ -150,19 +197,21 @@ $$";
 ///
 /// Departures: age and income are stored (the reference's PostgreSQL procedure inserted two never-set
 /// locals, so they were NULL; SQL Server stores them). The form's empty optional fields (the reference's
-/// driver sends `""` for address2, and for state outside the US) are stored as NULL, and the zip as given
-/// (0 outside the US), so that a registered customer looks like a loaded one.
+/// driver sends `""` for address2, and for state and zip outside the US) are stored as NULL.
+///
+/// The parameters are the reference's, types included (`zip_in` varchar, `region_in` and `age_in`
+/// smallint), so that DS2's driver, which binds them so, finds the function.
 const NEW_CUSTOMER: &str = "CREATE OR REPLACE FUNCTION new_customer(
-  firstname_in text, lastname_in text, address1_in text, address2_in text, city_in text, state_in text,
-  zip_in int4, country_in text, region_in int4, email_in text, phone_in text, creditcardtype_in int4,
-  creditcard_in text, creditcardexpiration_in text, username_in text, password_in text, age_in int4,
-  income_in int4, gender_in text)
+  firstname_in varchar, lastname_in varchar, address1_in varchar, address2_in varchar, city_in varchar,
+  state_in varchar, zip_in varchar, country_in varchar, region_in smallint, email_in varchar,
+  phone_in varchar, creditcardtype_in int4, creditcard_in varchar, creditcardexpiration_in varchar,
+  username_in varchar, password_in varchar, age_in smallint, income_in int4, gender_in varchar)
 RETURNS int4 LANGUAGE sql AS $$
   WITH added AS (
     INSERT INTO customers (firstname, lastname, address1, address2, city, state, zip, country, region, email,
       phone, creditcardtype, creditcard, creditcardexpiration, username, password, age, income, gender)
     VALUES (firstname_in, lastname_in, address1_in, nullif(address2_in, ''), city_in, nullif(state_in, ''),
-      zip_in, country_in, region_in, nullif(email_in, ''), nullif(phone_in, ''),
+      nullif(zip_in, ''), country_in, region_in, nullif(email_in, ''), nullif(phone_in, ''),
       creditcardtype_in, creditcard_in, creditcardexpiration_in, username_in, password_in, age_in, income_in,
       nullif(gender_in, ''))
     ON CONFLICT (username) DO NOTHING
@@ -189,18 +238,21 @@ $$";
 /// (see [`TS_CONFIG`]). The reference's PostgreSQL `BROWSE_BY_TITLE` searched the ACTOR column, so most
 /// title searches found nothing; here the title search searches titles, as the SQL Server and Oracle
 /// procedures do (`CONTAINS(TITLE, …)`).
+///
+/// The words parameter is named as the reference names it (`actor_in`, `title_in`). DS2's driver wraps
+/// the words in double quotes, which `plainto_tsquery` ignores.
 fn browse_by_words(function: &str, column: &str) -> String {
     format!(
-        "CREATE OR REPLACE FUNCTION {function}(batch_size_in int4, words_in text)
+        "CREATE OR REPLACE FUNCTION {function}(batch_size_in int4, {column}_in text)
 RETURNS SETOF products LANGUAGE sql STABLE AS $$
   SELECT * FROM products
-  WHERE to_tsvector('{TS_CONFIG}', {column}) @@ plainto_tsquery('{TS_CONFIG}', words_in)
+  WHERE to_tsvector('{TS_CONFIG}', {column}) @@ plainto_tsquery('{TS_CONFIG}', {column}_in)
   LIMIT batch_size_in
 $$"
     )
 }
 
-/// Purchase: one order for `customerid_in` with a line per (prod_ids[i], quantities[i]); the new orderid,
+/// oltpgen's purchase: one order for `customerid_in` with a line per (prod_ids[i], quantities[i]); the new orderid,
 /// or 0 when an item's stock is short, in which case nothing of the purchase remains.
 ///
 /// - Stock is taken line by line in the reference's way (the stock after the line must not be negative;
@@ -221,9 +273,9 @@ $$"
 /// - orderdate is `current_date` (the columns are dates).
 /// - A cart of 0 or more than 10 lines, or arrays of different lengths, is a caller's mistake and an
 ///   error (the reference's procedure has 10 slots).
-fn purchase() -> String {
+fn oltpgen_purchase() -> String {
     format!(
-        "CREATE OR REPLACE FUNCTION purchase(customerid_in int4, prod_ids int4[], quantities int4[])
+        "CREATE OR REPLACE FUNCTION oltpgen_purchase(customerid_in int4, prod_ids int4[], quantities int4[])
 RETURNS int4 LANGUAGE plpgsql AS $$
 DECLARE
   line record;
@@ -267,6 +319,32 @@ $$"
     )
 }
 
+/// DS2's purchase, as its driver calls it (`pgsqlds2_create_sp.sql`): the customer, the number of items,
+/// the amounts the client computed, then 10 (prod_id, quantity) slots of which the first `number_items`
+/// are the cart (the driver caps it at 10). Behind it is [`oltpgen_purchase`], which computes the
+/// amounts from the products' prices (those passed are not used: DS2's driver computes them from the same
+/// prices, with a product that appears twice counted once), locks in prod_id order and updates stock
+/// relatively. A short item returns 0, which DS2's driver counts as a rollback as it counts the error
+/// its own procedure raises.
+fn purchase() -> String {
+    let slots: Vec<String> =
+        (0..10).map(|i| format!("prod_id_in{i} int4 DEFAULT 0, qty_in{i} int4 DEFAULT 0")).collect();
+    let array = |name: &str| {
+        let items: Vec<String> = (0..10).map(|i| format!("{name}{i}")).collect();
+        format!("(ARRAY[{}])[1:number_items]", items.join(", "))
+    };
+    format!(
+        "CREATE OR REPLACE FUNCTION purchase(customerid_in int4, number_items int4, netamount_in numeric,
+  taxamount_in numeric, totalamount_in numeric, {})
+RETURNS int4 LANGUAGE sql AS $$
+  SELECT oltpgen_purchase(customerid_in, {}, {})
+$$",
+        slots.join(", "),
+        array("prod_id_in"),
+        array("qty_in")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,7 +358,7 @@ mod tests {
             assert!(index.contains(&expr), "{index}");
             let browse = browse_by_words(function, column);
             assert!(
-                browse.contains(&expr) && browse.contains("plainto_tsquery('simple', words_in)"),
+                browse.contains(&expr) && browse.contains(&format!("plainto_tsquery('simple', {column}_in)")),
                 "{browse}"
             );
         }

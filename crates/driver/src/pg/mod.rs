@@ -5,6 +5,7 @@ pub mod bulk;
 pub mod copy;
 pub mod ds2_check;
 pub mod ds2_ops;
+pub mod ds2_reference;
 pub mod ds2_sql;
 pub mod meta;
 pub mod schema;

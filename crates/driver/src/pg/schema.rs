@@ -15,6 +15,7 @@ pub fn create_table(table: &TableDef) -> String {
         .map(|c| {
             let ty = match c.ty {
                 ColumnType::Int4 => "integer".to_string(),
+                ColumnType::Int2 => "smallint".to_string(),
                 ColumnType::Numeric { precision, scale } => format!("numeric({precision},{scale})"),
                 ColumnType::Char(n) => format!("char({n})"),
                 ColumnType::Varchar(n) => format!("varchar({n})"),

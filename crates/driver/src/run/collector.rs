@@ -8,10 +8,11 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use oltpgen_report::histogram::LatencyHistogram;
-use oltpgen_report::model::{IntervalRow, ORDER, TxnCounters, TxnStats, Workload};
+use oltpgen_report::model::{IntervalRow, ORDER, TxnCounters, TxnStats, Workload, is_composite};
 use oltpgen_report::step::Transactions;
 
 use super::sample::{AuditSample, Sample, Status};
+use super::since_reset::{SinceReset, Totals};
 use crate::error::Fault;
 
 #[derive(Default)]
@@ -95,6 +96,10 @@ pub struct IntervalFigures {
     pub targets: Vec<Vec<KindInterval>>,
     /// The same per transaction type, as the result's time series holds them.
     pub rows: Vec<IntervalRow>,
+    /// Running totals since the statistics were last reset (DS2's progress line), over every target.
+    pub since_reset: SinceReset,
+    /// The same per target (empty with one target).
+    pub targets_since_reset: Vec<SinceReset>,
 }
 
 /// One step's measured window and what completed within it, per target and type.
@@ -121,6 +126,8 @@ pub struct Collector {
     windows: Vec<Window>,
     interval: Vec<Tally>,
     interval_start_s: f64,
+    /// Since the last reset (a window's edge).
+    totals: Totals,
     errors_by_kind: BTreeMap<String, u64>,
     completed: u64,
     orders: u64,
@@ -161,6 +168,7 @@ impl Collector {
                 .collect(),
             interval: tallies(cells),
             interval_start_s: 0.0,
+            totals: Totals::new(kinds.len(), targets, windows_ms),
             errors_by_kind: BTreeMap::new(),
             completed: 0,
             orders: 0,
@@ -197,6 +205,7 @@ impl Collector {
         for s in batch {
             let cell = usize::from(s.target) * self.kinds.len() + usize::from(s.kind);
             self.interval[cell].add(s);
+            self.totals.add(s);
             let whole = self.composite.is_none_or(|c| c == usize::from(s.kind));
             match s.status {
                 Status::Failed(fault) if whole => {
@@ -204,6 +213,8 @@ impl Collector {
                 }
                 Status::Failed(_) => {}
                 _ if self.composite == Some(usize::from(s.kind)) => self.orders += 1,
+                // DS2's rt_tot is the same order again, timed as DS2 times it.
+                _ if is_composite(self.kinds[usize::from(s.kind)]) => {}
                 _ => self.completed += 1,
             }
             if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
@@ -237,9 +248,9 @@ impl Collector {
         let mut rows = Vec::with_capacity(self.kinds.len());
         let mut kinds = Vec::with_capacity(self.kinds.len());
         for (i, (name, t)) in self.kinds.iter().zip(&total).enumerate() {
-            // DS2's order is made of the other operations: its time is counted once, through them; its
-            // failures are the errors (a failed order counts once, however it failed).
-            if *name != ORDER {
+            // DS2's order (and its rt_tot) is made of the other operations: its time is counted once,
+            // through them; its failures are the errors (a failed order counts once, however it failed).
+            if !is_composite(name) {
                 all.add(&t.histogram);
             }
             if self.composite.is_none_or(|c| c == i) {
@@ -266,6 +277,7 @@ impl Collector {
             Vec::new()
         };
         self.interval = tallies(self.interval.len());
+        let (since_reset, targets_since_reset) = self.totals.at(elapsed_s);
         IntervalFigures {
             elapsed_s,
             span_s,
@@ -278,6 +290,8 @@ impl Collector {
             kinds,
             targets,
             rows,
+            since_reset,
+            targets_since_reset,
         }
     }
 
@@ -331,6 +345,7 @@ impl Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use oltpgen_report::model::RT_TOT;
 
     const KINDS: &[&str] = &["a", "b"];
 
@@ -388,6 +403,28 @@ mod tests {
         assert_eq!(live.targets.len(), 2);
         assert_eq!((live.targets[1][1].count, live.targets[1][1].rollbacks), (1, 1));
         assert!((live.kinds[1].max_ms - 5.0).abs() < 0.01);
+
+        // DS2's rt_tot is the same orders again: neither a transaction nor an order of its own.
+        let mut d = Collector::new(
+            Workload::Ds2,
+            &["purchase", ORDER, RT_TOT],
+            1,
+            1,
+            std::slice::from_ref(&(0..5_000)),
+        );
+        d.absorb(&[
+            on(0, 0, Status::Committed, 1_000, 100),
+            on(0, 1, Status::Committed, 3_000, 100),
+            on(0, 2, Status::Committed, 1_000, 100),
+        ]);
+        assert_eq!((d.completed(), d.orders()), (1, 1));
+        let live = d.tick(1.0, 1);
+        assert_eq!((live.tps, live.per_minute), (1.0, 60.0));
+        assert!((live.avg_ms - 1.0).abs() < 0.01, "{}", live.avg_ms);
+        let since = &live.since_reset;
+        assert_eq!((since.kinds[1].count, since.kinds[2].count), (1, 1));
+        assert!((since.kinds[1].avg_ms - 3.0).abs() < 0.01 && (since.kinds[2].avg_ms - 1.0).abs() < 0.01);
+        assert_eq!(d.tick(2.0, 1).since_reset.kinds[2].count, 1, "running totals outlive the interval");
 
         // A failed order counts once, whether an operation of it failed or none ran.
         let lost = Status::Failed(Fault::ConnectionLost);

@@ -8,6 +8,7 @@ pub mod pool;
 pub mod result;
 pub mod sample;
 pub mod schedule;
+pub mod since_reset;
 pub mod study;
 pub mod user;
 pub mod workload;
