@@ -116,10 +116,14 @@ impl FromStr for Target {
                 "--url names no host: write it as postgres://user:password@host:port/dbname",
             ));
         }
-        let config = tokio_postgres::Config::from_str(url).map_err(|e| {
+        let (url, passfile) = crate::pg::pgpass::take_passfile_option(url);
+        let mut config = tokio_postgres::Config::from_str(&url).map_err(|e| {
             // tokio-postgres' parse errors name the option at fault, not the URL's value.
             Error::usage(format!("--url is not a valid PostgreSQL URL: {e}"))
         })?;
+        if let Some(path) = passfile {
+            crate::pg::pgpass::apply_passfile(&mut config, &path)?;
+        }
         Ok(Target::from_pg_config(config))
     }
 }

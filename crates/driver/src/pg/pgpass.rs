@@ -1,0 +1,125 @@
+//! PostgreSQL password files (`.pgpass` format), read as libpq reads them.
+//!
+//! One entry a line, `hostname:port:database:username:password`; `*` matches anything in the first
+//! four fields, `\` escapes `:` and `\`, `#` starts a comment; the first matching line wins. The built-in
+//! server keeps its secret in such a file, so psql and oltpgen read it the same way (`passfile=` in a URL).
+
+use crate::Error;
+
+/// The connection an entry is looked up for.
+#[derive(Clone, Copy, Debug)]
+pub struct Wanted<'a> {
+    /// Host name, address or socket directory.
+    pub host: &'a str,
+    /// TCP port.
+    pub port: u16,
+    /// Database name.
+    pub dbname: &'a str,
+    /// Role name.
+    pub user: &'a str,
+}
+
+/// The password of the first line of `text` that matches `wanted`.
+pub fn lookup(text: &str, wanted: Wanted<'_>) -> Option<String> {
+    let port = wanted.port.to_string();
+    let keys = [wanted.host, port.as_str(), wanted.dbname, wanted.user];
+    text.lines().filter(|l| !l.trim_start().starts_with('#')).find_map(|line| {
+        let fields = split(line);
+        let matches = fields.len() == 5 && fields[..4].iter().zip(keys).all(|(f, k)| f == "*" || f == k);
+        matches.then(|| fields[4].clone())
+    })
+}
+
+/// One line of the file, for the built-in server's own secret: any host, port and database.
+pub fn entry_for_any_database(user: &str, password: &str) -> String {
+    let escape = |s: &str| s.replace('\\', "\\\\").replace(':', "\\:");
+    format!("*:*:*:{}:{}\n", escape(user), escape(password))
+}
+
+/// Takes libpq's `passfile=PATH` option out of a URL (tokio-postgres does not know it): the URL without
+/// it, and the path.
+pub fn take_passfile_option(url: &str) -> (String, Option<std::path::PathBuf>) {
+    let Some((base, query)) = url.split_once('?') else { return (url.to_string(), None) };
+    let mut passfile = None;
+    let rest: Vec<&str> = query
+        .split('&')
+        .filter(|kv| match kv.strip_prefix("passfile=") {
+            Some(path) => {
+                passfile = Some(std::path::PathBuf::from(path));
+                false
+            }
+            None => true,
+        })
+        .collect();
+    let url = if rest.is_empty() { base.to_string() } else { format!("{base}?{}", rest.join("&")) };
+    (url, passfile)
+}
+
+/// Sets `config`'s password from the password file at `path` when the URL gave none.
+///
+/// # Errors
+/// [`Error::Usage`] naming the file when it cannot be read or holds no entry for this connection.
+pub fn apply_passfile(config: &mut tokio_postgres::Config, path: &std::path::Path) -> Result<(), Error> {
+    if config.get_password().is_some() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::usage(format!("--url: cannot read its passfile {}: {e}", path.display())))?;
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        Some(tokio_postgres::config::Host::Unix(p)) => p.display().to_string(),
+        None => "localhost".to_string(),
+    };
+    let user = config.get_user().unwrap_or_default().to_string();
+    let wanted = Wanted {
+        host: &host,
+        port: config.get_ports().first().copied().unwrap_or(5432),
+        dbname: config.get_dbname().unwrap_or(&user),
+        user: &user,
+    };
+    let password = lookup(&text, wanted).ok_or_else(|| {
+        Error::usage(format!("--url: its passfile {} has no entry for user '{user}'", path.display()))
+    })?;
+    config.password(password);
+    Ok(())
+}
+
+fn split(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => fields.last_mut().expect("one field").extend(chars.next()),
+            ':' => fields.push(String::new()),
+            c => fields.last_mut().expect("one field").push(c),
+        }
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_matching_line_wins_with_wildcards_and_escapes() {
+        let text = "# comment\ndb1:5432:tpcc:bench:first\n*:*:*:bench:p\\:w\\\\d\n";
+        let want = |host, dbname| Wanted { host, port: 5432, dbname, user: "bench" };
+        assert_eq!(lookup(text, want("db1", "tpcc")).as_deref(), Some("first"));
+        assert_eq!(lookup(text, want("db2", "ds2")).as_deref(), Some("p:w\\d"));
+        assert_eq!(lookup(text, Wanted { user: "other", ..want("db1", "tpcc") }), None);
+        let line = entry_for_any_database("oltpgen", "a:b\\c");
+        assert_eq!(lookup(&line, want("x", "y")), None, "another user");
+        let own = Wanted { user: "oltpgen", ..want("x", "y") };
+        assert_eq!(lookup(&line, own).as_deref(), Some("a:b\\c"));
+    }
+
+    #[test]
+    fn the_passfile_option_is_taken_out_of_a_url() {
+        let (url, file) = take_passfile_option("postgres://u@h/db?passfile=/x/pgpass&sslmode=disable");
+        assert_eq!(url, "postgres://u@h/db?sslmode=disable");
+        assert_eq!(file.as_deref(), Some(std::path::Path::new("/x/pgpass")));
+        assert_eq!(take_passfile_option("postgres://u@h/db?passfile=/p").0, "postgres://u@h/db");
+        assert_eq!(take_passfile_option("postgres://u@h/db").1, None);
+    }
+}
