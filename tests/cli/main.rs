@@ -6,6 +6,7 @@
 mod bad_input;
 mod common;
 mod ds2;
+mod local;
 mod report_html;
 mod tpcc_load;
 mod tpcc_run;
