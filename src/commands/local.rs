@@ -44,7 +44,7 @@ pub async fn run(action: LocalAction, db: &DbArgs) -> Result<ExitCode, Error> {
             pg.keep_running();
             let target = pg.ensure_database("tpcc").await?;
             // The password stays in the instance's owner-only file; psql reads it from there.
-            let url = format!("{target}?passfile={}", pg.passfile().display());
+            let url = pg.url(target.dbname());
             if matches!(action, LocalAction::Url) {
                 println!("{url}");
             } else {

@@ -159,3 +159,14 @@ async fn without_postgresql_binaries_the_pinned_build_is_fetched_once_and_runs()
     assert_eq!(postmasters(&root), 0);
     assert!(run(&["local", "rm"]).stdout.contains("removed"));
 }
+
+#[test]
+fn a_new_instance_says_where_its_data_lives() {
+    let (_keep, root) = data_dir();
+    let out = oltpgen(&["local", "start", "--data-dir", &root]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stderr.contains(&format!("creating the built-in PostgreSQL in {root}")), "{}", out.stderr);
+    let out = oltpgen(&["local", "stop", "--data-dir", &root]);
+    assert!(out.stdout.contains("stopped") && !out.stderr.contains("creating"), "said once: {}", out.all());
+    assert!(oltpgen(&["local", "rm", "--data-dir", &root]).stdout.contains("removed"));
+}

@@ -15,6 +15,7 @@ mod account;
 mod binaries;
 pub mod download;
 pub mod instance;
+mod notice;
 pub mod secret;
 mod settings;
 
@@ -204,9 +205,10 @@ impl LocalPg {
         }
     }
 
-    /// The password file that psql can use for this instance (`passfile=` in a URL, or `PGPASSFILE`).
-    pub fn passfile(&self) -> PathBuf {
-        secret::passfile(&self.root)
+    /// A URL for database `dbname` that psql and `--url` can use: it names the instance's password
+    /// file (`passfile=`) rather than holding the password.
+    pub fn url(&self, dbname: &str) -> String {
+        format!("{}?passfile={}", self.target(dbname), secret::passfile(&self.root).display())
     }
 
     fn command(&self, program: &str) -> Command {
@@ -228,6 +230,13 @@ impl LocalPg {
         }
         account::hand_over(&self.root, self.account)?;
         let pwfile = secret::create(&self.root, SUPERUSER, self.account)?;
+        if self.temp.is_none() {
+            eprintln!(
+                "creating the built-in PostgreSQL in {} (its data stays there for later commands; \
+                 `oltpgen local rm` removes it)",
+                self.root.display()
+            );
+        }
         let out = self
             .command("initdb")
             .args(["-U", SUPERUSER, "-A", "scram-sha-256", "-E", "UTF8", "--no-locale", "--no-instructions"])
@@ -295,13 +304,10 @@ impl LocalPg {
             // Before the start: a command killed while the server starts leaves it known as orphaned.
             lock.started_server(&self.root);
         }
-        let out = self
-            .command("pg_ctl")
-            .args(["start", "-w", "-t", "120", "-D"])
-            .arg(self.data())
-            .arg("-l")
-            .arg(&log)
-            .output()
+        let mut start = self.command("pg_ctl");
+        start.args(["start", "-w", "-t", "120", "-D"]).arg(self.data()).arg("-l").arg(&log);
+        let what = format!("starting the built-in PostgreSQL in {}", self.root.display());
+        let out = notice::when_slow(&what, || start.output())
             .map_err(|e| Error::environment(format!("cannot run pg_ctl: {e}")))?;
         if !out.status.success() {
             let tail = std::fs::read(&log).map(|l| last_line(&l)).unwrap_or_default();
@@ -321,13 +327,10 @@ impl LocalPg {
             return;
         }
         self.started_here = false;
-        let _ = self
-            .command("pg_ctl")
-            .args(["stop", "-m", "fast", "-w", "-t", "60", "-D"])
-            .arg(self.data())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        let mut stop = self.command("pg_ctl");
+        stop.args(["stop", "-m", "fast", "-w", "-t", "60", "-D"]).arg(self.data());
+        let what = format!("stopping the built-in PostgreSQL in {}", self.root.display());
+        let _ = notice::when_slow(&what, || stop.stdout(Stdio::null()).stderr(Stdio::null()).status());
         if let Some(lock) = &self.lock {
             lock.stopped_server(&self.root);
         }
