@@ -170,3 +170,18 @@ fn a_new_instance_says_where_its_data_lives() {
     assert!(out.stdout.contains("stopped") && !out.stderr.contains("creating"), "said once: {}", out.all());
     assert!(oltpgen(&["local", "rm", "--data-dir", &root]).stdout.contains("removed"));
 }
+
+#[test]
+fn a_load_the_disk_cannot_take_is_refused_before_it_starts() {
+    let (_keep, root) = data_dir();
+    let out = oltpgen(&["tpcc", "load", "--scale", "100000", "--data-dir", &root]);
+    assert_refused(
+        &out,
+        &format!("this load needs about 13.1 TB (tables, indexes and WAL) on the disk holding {root}"),
+    );
+    assert!(!Path::new(&root).exists(), "nothing was made");
+    assert_refused(
+        &oltpgen(&["ds2", "load", "--db-size", "1000GB", "--temp-db"]),
+        "this load needs about 2.4 TB",
+    );
+}

@@ -16,6 +16,7 @@ mod binaries;
 pub mod download;
 pub mod instance;
 mod notice;
+pub mod room;
 pub mod secret;
 mod settings;
 
