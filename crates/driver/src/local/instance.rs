@@ -5,7 +5,7 @@
 //!   it is ever started, stopped or removed, so a mistyped `--data-dir` never costs the user a file.
 //! - [`LOCK`], flocked by the one command that uses the instance (held for the command's life; the
 //!   kernel releases it when the command dies, even by SIGKILL), and holding that command's pid.
-//! - [`OWNER`], the pid of the command that started the server and will stop it, or `kept` after
+//! - `server-owner`, the pid of the command that started the server and will stop it, or `kept` after
 //!   `oltpgen local start`: a server found running while nobody holds the lock, with a pid here, was
 //!   left behind by a command that was killed.
 
@@ -93,7 +93,8 @@ pub fn mark(root: &Path) -> Result<(), Error> {
 /// The flock on an instance's lock file: one command at a time per instance.
 #[derive(Debug)]
 pub struct InstanceLock {
-    file: File,
+    /// Open for as long as the lock is held: closing it releases the flock.
+    _file: File,
     /// The pid the lock file held when we took it: the last command that used the instance.
     previous_pid: Option<u32>,
 }
@@ -137,7 +138,7 @@ impl InstanceLock {
             writeln!(f, "{}", std::process::id())
         };
         write(&mut file).map_err(|e| Error::environment(format!("cannot write {}: {e}", path.display())))?;
-        Ok(InstanceLock { file, previous_pid })
+        Ok(InstanceLock { _file: file, previous_pid })
     }
 
     /// The pid of the command that holds the lock on `root` now, if one does (for `local status`).
@@ -172,6 +173,5 @@ impl InstanceLock {
     /// Records that the server stopped.
     pub fn stopped_server(&self, root: &Path) {
         let _ = std::fs::remove_file(root.join(OWNER));
-        let _ = &self.file;
     }
 }
