@@ -41,6 +41,9 @@ async fn load(args: &Ds2LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, 
         return loading::csv(&what, dir, ds2::write_csv(dir, size, seed, &opts)).await;
     }
     let target = db.target()?;
+    if target.is_none() {
+        oltpgen_driver::local::room::check(&db.placement(), oltpgen_driver::local::room::ds2_bytes(size))?;
+    }
     loading::run(&what, async {
         let database =
             Database::open(target, &db.placement(), opts.workers as u32 + 2, ds2::WORKLOAD).await?;

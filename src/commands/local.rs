@@ -32,6 +32,9 @@ pub async fn run(action: LocalAction, db: &DbArgs) -> Result<ExitCode, Error> {
                 None => println!("running:     no"),
             }
             println!("size:        {:.1} MB", s.size_bytes as f64 / 1e6);
+            if let Some(pid) = s.in_use_by {
+                println!("in use:      by oltpgen pid {pid}");
+            }
         }
         LocalAction::Start | LocalAction::Url => {
             let place = Placement::Dir(root);
@@ -40,10 +43,12 @@ pub async fn run(action: LocalAction, db: &DbArgs) -> Result<ExitCode, Error> {
                 .map_err(|e| Error::environment(format!("starting the built-in PostgreSQL: {e}")))??;
             pg.keep_running();
             let target = pg.ensure_database("tpcc").await?;
+            // The password stays in the instance's owner-only file; psql reads it from there.
+            let url = pg.url(target.dbname());
             if matches!(action, LocalAction::Url) {
-                println!("{target}");
+                println!("{url}");
             } else {
-                println!("running on 127.0.0.1:{} ({target}); stop it with: oltpgen local stop", pg.port());
+                println!("running on 127.0.0.1:{} ({url}); stop it with: oltpgen local stop", pg.port());
             }
         }
         LocalAction::Stop => {

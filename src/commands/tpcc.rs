@@ -36,6 +36,9 @@ async fn load(args: &LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, Err
         return loading::csv(&what, dir, tpcc::write_csv(dir, scale, seed, &opts)).await;
     }
     let target = db.target()?;
+    if target.is_none() {
+        oltpgen_driver::local::room::check(&db.placement(), oltpgen_driver::local::room::tpcc_bytes(scale))?;
+    }
     loading::run(&what, async {
         let database =
             Database::open(target, &db.placement(), opts.workers as u32 + 2, tpcc::WORKLOAD).await?;

@@ -124,11 +124,12 @@ pub fn finish(child: Child) -> Outcome {
     }
 }
 
-/// Attaches to the built-in server that the running oltpgen started at `root` (without starting one).
+/// Attaches to the built-in server that the running oltpgen started at `root` (without starting one,
+/// and without taking the instance's lock, which the running oltpgen holds).
 pub async fn attach(root: &str) -> LocalPg {
     for _ in 0..600 {
-        if LocalPg::status(Path::new(root)).running_port.is_some() {
-            return start_server(root);
+        if let Ok(pg) = LocalPg::join(Path::new(root)) {
+            return pg;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

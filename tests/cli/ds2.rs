@@ -36,7 +36,7 @@ pub(crate) async fn server_with(names: &[&str]) -> (LocalPg, Vec<String>) {
     for name in names {
         admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
     }
-    let urls = names.iter().map(|n| pg.target(n).label().to_string()).collect();
+    let urls = names.iter().map(|n| pg.url(n)).collect();
     (pg, urls)
 }
 
@@ -172,7 +172,7 @@ async fn two_databases_side_by_side_report_each_and_the_variability() {
     assert!((opm.iter().sum::<f64>() - step["opm"].as_f64().unwrap()).abs() < 1e-6, "the total is the sum");
     assert!(out.stdout.contains("variability across databases"), "{}", out.stdout);
     assert!(
-        out.stdout.contains(&format!("  {}: et=", urls[1])),
+        out.stdout.contains(&format!("  {}: et=", pg.target("ds2_2").label())),
         "a progress line per database: {}",
         out.stdout
     );

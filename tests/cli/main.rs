@@ -10,6 +10,7 @@ mod corruptions;
 mod ds2;
 mod ds2_dropin;
 mod figures;
+mod local;
 mod report_cli;
 mod report_html;
 mod tpcc_load;

@@ -142,7 +142,7 @@ async fn the_built_in_server_can_be_started_reached_stopped_and_removed() {
     assert_eq!(out.code, 0, "{}", out.all());
     let out = run(&["local", "url"]);
     let url = out.stdout.trim().to_string();
-    assert!(url.starts_with("postgres://oltpgen@127.0.0.1:") && url.ends_with("/tpcc"), "{url}");
+    assert!(url.starts_with("postgres://oltpgen@127.0.0.1:") && url.contains("/tpcc?passfile=/"), "{url}");
     let client = sql(&url.parse().unwrap()).await;
     let one: i32 = client.query_one("SELECT 1", &[]).await.unwrap().get(0);
     assert_eq!(one, 1);

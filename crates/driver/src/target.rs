@@ -116,85 +116,14 @@ impl FromStr for Target {
                 "--url names no host: write it as postgres://user:password@host:port/dbname",
             ));
         }
-        let mut config = tokio_postgres::Config::from_str(url).map_err(|e| {
+        let (url, passfile) = crate::pg::pgpass::take_passfile_option(url);
+        let mut config = tokio_postgres::Config::from_str(&url).map_err(|e| {
             // tokio-postgres' parse errors name the option at fault, not the URL's value.
             Error::usage(format!("--url is not a valid PostgreSQL URL: {e}"))
         })?;
-        if config.get_password().is_none()
-            && let Some(password) = password_from_environment(&config)
-        {
-            config.password(password);
-        }
+        crate::pg::pgpass::fill_password(&mut config, passfile.as_deref())?;
         Ok(Target::from_pg_config(config))
     }
-}
-
-/// The password for `config` where libpq finds one when the URL has none (tokio-postgres looks
-/// nowhere): `PGPASSWORD`, else the password file (`PGPASSFILE`, else `~/.pgpass`).
-fn password_from_environment(config: &tokio_postgres::Config) -> Option<String> {
-    if let Some(p) = std::env::var("PGPASSWORD").ok().filter(|p| !p.is_empty()) {
-        return Some(p);
-    }
-    let file = match std::env::var_os("PGPASSFILE") {
-        Some(f) => std::path::PathBuf::from(f),
-        None => std::path::PathBuf::from(std::env::var_os("HOME")?).join(".pgpass"),
-    };
-    let text = read_password_file(&file)?;
-    let host = match config.get_hosts().first() {
-        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
-        // libpq matches a socket connection against "localhost".
-        _ => "localhost".to_string(),
-    };
-    let port = config.get_ports().first().copied().unwrap_or(5432).to_string();
-    let user = config.get_user()?;
-    let db = config.get_dbname().unwrap_or(user);
-    pgpass_lookup(&text, [&host, &port, db, user])
-}
-
-/// The password file's text, unless others can read it: libpq then ignores it, and so do we.
-fn read_password_file(file: &std::path::Path) -> Option<String> {
-    use std::os::unix::fs::PermissionsExt;
-    let meta = std::fs::metadata(file).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    if meta.permissions().mode() & 0o077 != 0 {
-        eprintln!(
-            "warning: password file {} has group or world access and is ignored (as psql does); \
-             chmod 0600 it",
-            file.display()
-        );
-        return None;
-    }
-    std::fs::read_to_string(file).ok()
-}
-
-/// The password of the first line of a password file (`host:port:database:user:password`, `*`
-/// matching anything, `\:` and `\\` escaped) that matches `wanted` (host, port, database, user).
-fn pgpass_lookup(text: &str, wanted: [&str; 4]) -> Option<String> {
-    text.lines().filter(|l| !l.trim_start().starts_with('#')).find_map(|line| {
-        let fields = split_pgpass_line(line);
-        let [host, port, db, user, password] = <[String; 5]>::try_from(fields).ok()?;
-        [host, port, db, user]
-            .iter()
-            .zip(wanted)
-            .all(|(field, want)| field == "*" || field == want)
-            .then_some(password)
-    })
-}
-
-/// A password file's line split at its unescaped colons, escapes resolved.
-fn split_pgpass_line(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => fields.last_mut().expect("one field").extend(chars.next()),
-            ':' => fields.push(String::new()),
-            c => fields.last_mut().expect("one field").push(c),
-        }
-    }
-    fields
 }
 
 #[cfg(test)]
@@ -208,19 +137,6 @@ mod tests {
         assert!(!format!("{t} {t:?}").contains("s3cret"));
         assert_eq!(t.dbname(), "tpcc");
         assert_eq!(t.engine(), Engine::Postgres);
-    }
-
-    #[test]
-    fn the_password_file_is_read_as_libpq_reads_it() {
-        let file = "# a comment\n\
-                    db1:5432:tpcc:bench:first\n\
-                    *:6543:*:bench:any\\:db\n\
-                    db2:*:*:*:last\n";
-        assert_eq!(pgpass_lookup(file, ["db1", "5432", "tpcc", "bench"]).as_deref(), Some("first"));
-        assert_eq!(pgpass_lookup(file, ["db9", "6543", "x", "bench"]).as_deref(), Some("any:db"));
-        assert_eq!(pgpass_lookup(file, ["db2", "1", "y", "z"]).as_deref(), Some("last"));
-        assert_eq!(pgpass_lookup(file, ["db1", "5433", "tpcc", "bench"]), None);
-        assert_eq!(pgpass_lookup("h:1:d:u", ["h", "1", "d", "u"]), None, "a line without a password");
     }
 
     #[test]

@@ -11,11 +11,16 @@ const NEEDED: [&str; 3] = ["initdb", "pg_ctl", "postgres"];
 /// The directory holding `initdb`, `pg_ctl` and `postgres`.
 ///
 /// Looked for, in order: `$OLTPGEN_PG_BIN`, `PATH`, `pg_config --bindir`, the newest
-/// `/usr/lib/postgresql/*/bin` (Debian and Ubuntu keep the server binaries off `PATH`).
+/// `/usr/lib/postgresql/*/bin` (Debian and Ubuntu keep the server binaries off `PATH`); when none has
+/// them, the pinned build oltpgen fetches ([`super::download`]). `OLTPGEN_PG_BIN=download` asks for that
+/// build whatever the machine has.
 ///
 /// # Errors
 /// [`Error::Environment`] saying how to install the binaries or to use `--url` instead.
 pub fn find() -> Result<PathBuf, Error> {
+    if std::env::var_os("OLTPGEN_PG_BIN").is_some_and(|d| d == "download") {
+        return super::download::pinned(has_all);
+    }
     if let Some(dir) = std::env::var_os("OLTPGEN_PG_BIN") {
         let dir = PathBuf::from(dir);
         return if has_all(&dir) {
@@ -53,12 +58,7 @@ pub fn find() -> Result<PathBuf, Error> {
         .chain(from_pg_config)
         .chain(debian)
         .find(|d| has_all(d))
-        .ok_or_else(|| {
-            Error::environment(
-                "no PostgreSQL server binaries found (initdb, pg_ctl, postgres): install them \
-                 (Debian/Ubuntu: apt-get install postgresql), set OLTPGEN_PG_BIN, or pass --url to use your own server",
-            )
-        })
+        .map_or_else(|| super::download::pinned(has_all), Ok)
 }
 
 fn has_all(dir: &Path) -> bool {

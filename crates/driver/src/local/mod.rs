@@ -5,19 +5,30 @@
 //! and stops when the command ends: [`LocalPg`] is a guard whose `Drop` stops the server, on success, on
 //! error and on Ctrl-C alike. A throwaway instance ([`Placement::Temp`]) is removed too: it is what the
 //! tests use, through this same code.
+//!
+//! What the user can rely on: oltpgen starts, stops and removes only a directory it made (marked by
+//! [`instance::MARKER`]); one command at a time uses an instance ([`instance::InstanceLock`]); a server
+//! left running by a killed oltpgen is recognised and restarted by the next command; and the server asks
+//! every connection for the password kept in the instance's owner-only [`secret::PASSFILE`].
 
 mod account;
 mod binaries;
+pub mod download;
+pub mod instance;
+mod notice;
+pub mod room;
+pub mod secret;
 mod settings;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use account::RunAs;
+use instance::InstanceLock;
 
 use crate::{Error, Target};
 
-/// The role the built-in server is initialised with; it trusts local connections.
+/// The role the built-in server is initialised with; it logs in with the instance's password.
 pub const SUPERUSER: &str = "oltpgen";
 
 /// Where the built-in instance lives.
@@ -36,14 +47,20 @@ pub fn default_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("OLTPGEN_DATA_DIR") {
         return PathBuf::from(d);
     }
+    data_home().join("postgres")
+}
+
+/// oltpgen's own data directory (`~/.local/share/oltpgen`; for root, `/var/lib/oltpgen`): the default
+/// instance and the fetched PostgreSQL build live there.
+fn data_home() -> PathBuf {
     if matches!(account::server_account(), Ok(Some(_)) | Err(_)) {
-        return PathBuf::from("/var/lib/oltpgen/postgres");
+        return PathBuf::from("/var/lib/oltpgen");
     }
     let base = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
         .unwrap_or_else(|| PathBuf::from("/tmp"));
-    base.join("oltpgen/postgres")
+    base.join("oltpgen")
 }
 
 /// A running built-in server. Dropping it stops the server if this guard started it, and removes a
@@ -54,6 +71,9 @@ pub struct LocalPg {
     account: Option<RunAs>,
     port: u16,
     started_here: bool,
+    password: String,
+    /// This command's hold on the instance; `None` for an observer ([`LocalPg::join`]).
+    lock: Option<InstanceLock>,
     temp: Option<tempfile::TempDir>,
 }
 
@@ -68,17 +88,21 @@ pub struct Status {
     pub running_port: Option<u16>,
     /// Bytes on disk.
     pub size_bytes: u64,
+    /// The pid of the oltpgen command using it now, if one is.
+    pub in_use_by: Option<u32>,
 }
 
 impl LocalPg {
     /// Starts the instance (initialising it first when new), sized for `max_connections`.
     ///
-    /// When the instance is already running (another oltpgen, or `oltpgen local start`), it is used as it
-    /// is and left running.
+    /// The instance is this command's until the guard drops: another command on it is refused. When
+    /// the server is already running after `oltpgen local start`, it is used as it is and left running;
+    /// when it was left running by an oltpgen that was killed, it is restarted (and stopped at the end).
     ///
     /// # Errors
-    /// [`Error::Environment`] for missing binaries, an unusable directory, or a server that will not start
-    /// (with the last lines of its log).
+    /// [`Error::Usage`] for a directory that holds other files, or an instance another command is
+    /// using; [`Error::Environment`] for missing binaries, an unusable directory, or a server that will
+    /// not start (with the last lines of its log).
     pub fn start(placement: &Placement, max_connections: u32) -> Result<Self, Error> {
         let bin = binaries::find()?;
         let account = account::server_account()?;
@@ -92,13 +116,44 @@ impl LocalPg {
                 (t.path().to_path_buf(), Some(t))
             }
         };
-        let mut pg = LocalPg { bin, root, account, port: 0, started_here: false, temp };
+        instance::check_usable(&root)?;
+        if !instance::is_instance(&root) {
+            instance::mark(&root)?;
+        }
+        let lock = Some(InstanceLock::take(&root)?);
+        let mut pg =
+            LocalPg { bin, root, account, port: 0, started_here: false, password: String::new(), lock, temp };
         pg.init()?;
+        pg.password = secret::read(&pg.root, SUPERUSER)?;
         if let Some(port) = pg.running_port() {
-            pg.port = port;
-            return Ok(pg);
+            let orphaned_by = pg.lock.as_ref().and_then(|l| l.orphaned_by(&pg.root));
+            let Some(pid) = orphaned_by else {
+                pg.port = port;
+                return Ok(pg);
+            };
+            eprintln!(
+                "note: the built-in PostgreSQL in {} was left running by oltpgen pid {pid}, which was killed: \
+                 restarting it",
+                pg.root.display()
+            );
+            pg.started_here = true;
+            pg.stop();
         }
         pg.launch(max_connections)?;
+        Ok(pg)
+    }
+
+    /// Joins the instance at `root` that another command is running, without taking it over: for an
+    /// observer that only connects (a test watching a run); it never stops the server.
+    ///
+    /// # Errors
+    /// [`Error::Environment`] when the instance is not running or its password cannot be read.
+    pub fn join(root: &Path) -> Result<Self, Error> {
+        let mut pg = Self::existing(root)?;
+        pg.password = secret::read(root, SUPERUSER)?;
+        pg.port = pg.running_port().ok_or_else(|| {
+            Error::environment(format!("the built-in PostgreSQL in {} is not running", root.display()))
+        })?;
         Ok(pg)
     }
 
@@ -119,7 +174,7 @@ impl LocalPg {
     /// A target for one database of this server (which may not exist yet: see [`LocalPg::ensure_database`]).
     pub fn target(&self, dbname: &str) -> Target {
         let mut c = tokio_postgres::Config::new();
-        c.host("127.0.0.1").port(self.port).user(SUPERUSER).dbname(dbname);
+        c.host("127.0.0.1").port(self.port).user(SUPERUSER).password(&self.password).dbname(dbname);
         c.application_name("oltpgen");
         Target::from_pg_config(c)
     }
@@ -146,6 +201,15 @@ impl LocalPg {
     /// Leaves the server running after this guard drops (`oltpgen local start`).
     pub fn keep_running(&mut self) {
         self.started_here = false;
+        if let Some(lock) = &self.lock {
+            lock.kept_server(&self.root);
+        }
+    }
+
+    /// A URL for database `dbname` that psql and `--url` can use: it names the instance's password
+    /// file (`passfile=`) rather than holding the password.
+    pub fn url(&self, dbname: &str) -> String {
+        format!("{}?passfile={}", self.target(dbname), secret::passfile(&self.root).display())
     }
 
     fn command(&self, program: &str) -> Command {
@@ -165,19 +229,25 @@ impl LocalPg {
         if self.data().join("PG_VERSION").is_file() {
             return Ok(());
         }
-        std::fs::create_dir_all(&self.root).map_err(|e| {
-            Error::environment(format!(
-                "cannot create {}: {e}; choose another --data-dir",
-                self.root.display()
-            ))
-        })?;
         account::hand_over(&self.root, self.account)?;
+        let pwfile = secret::create(&self.root, SUPERUSER, self.account)?;
+        if self.temp.is_none() {
+            eprintln!(
+                "creating the built-in PostgreSQL in {} (its data stays there for later commands; \
+                 `oltpgen local rm` removes it)",
+                self.root.display()
+            );
+        }
         let out = self
             .command("initdb")
-            .args(["-U", SUPERUSER, "-A", "trust", "-E", "UTF8", "--no-locale", "--no-instructions", "-D"])
+            .args(["-U", SUPERUSER, "-A", "scram-sha-256", "-E", "UTF8", "--no-locale", "--no-instructions"])
+            .arg(format!("--pwfile={}", pwfile.display()))
+            .arg("-D")
             .arg(self.data())
             .output()
-            .map_err(|e| Error::environment(format!("cannot run initdb: {e}")))?;
+            .map_err(|e| Error::environment(format!("cannot run initdb: {e}")));
+        let _ = std::fs::remove_file(&pwfile);
+        let out = out?;
         if !out.status.success() {
             return Err(Error::environment(format!(
                 "initdb failed in {}: {}; choose a --data-dir the server's account can write",
@@ -209,6 +279,10 @@ impl LocalPg {
             return None;
         }
         let pid = std::fs::read_to_string(self.data().join("postmaster.pid")).ok()?;
+        // A negative pid is a single-user backend (initdb at work), not a server that takes connections.
+        if pid.lines().next()?.trim().starts_with('-') {
+            return None;
+        }
         pid.lines().nth(3)?.trim().parse().ok()
     }
 
@@ -227,13 +301,14 @@ impl LocalPg {
         std::fs::write(&conf_path, conf)
             .map_err(|e| Error::environment(format!("cannot write {}: {e}", conf_path.display())))?;
         let log = self.root.join("server.log");
-        let out = self
-            .command("pg_ctl")
-            .args(["start", "-w", "-t", "120", "-D"])
-            .arg(self.data())
-            .arg("-l")
-            .arg(&log)
-            .output()
+        if let Some(lock) = &self.lock {
+            // Before the start: a command killed while the server starts leaves it known as orphaned.
+            lock.started_server(&self.root);
+        }
+        let mut start = self.command("pg_ctl");
+        start.args(["start", "-w", "-t", "120", "-D"]).arg(self.data()).arg("-l").arg(&log);
+        let what = format!("starting the built-in PostgreSQL in {}", self.root.display());
+        let out = notice::when_slow(&what, || start.output())
             .map_err(|e| Error::environment(format!("cannot run pg_ctl: {e}")))?;
         if !out.status.success() {
             let tail = std::fs::read(&log).map(|l| last_line(&l)).unwrap_or_default();
@@ -253,13 +328,13 @@ impl LocalPg {
             return;
         }
         self.started_here = false;
-        let _ = self
-            .command("pg_ctl")
-            .args(["stop", "-m", "fast", "-w", "-t", "60", "-D"])
-            .arg(self.data())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        let mut stop = self.command("pg_ctl");
+        stop.args(["stop", "-m", "fast", "-w", "-t", "60", "-D"]).arg(self.data());
+        let what = format!("stopping the built-in PostgreSQL in {}", self.root.display());
+        let _ = notice::when_slow(&what, || stop.stdout(Stdio::null()).stderr(Stdio::null()).status());
+        if let Some(lock) = &self.lock {
+            lock.stopped_server(&self.root);
+        }
     }
 
     /// A guard for the instance at `root` that this process did not start (status, stop, remove).
@@ -270,6 +345,8 @@ impl LocalPg {
             account: account::server_account()?,
             port: 0,
             started_here: false,
+            password: String::new(),
+            lock: None,
             temp: None,
         })
     }
@@ -279,15 +356,27 @@ impl LocalPg {
         let initialised = root.join("data/PG_VERSION").is_file();
         let running_port =
             if initialised { Self::existing(root).ok().and_then(|pg| pg.running_port()) } else { None };
-        Status { root: root.to_path_buf(), initialised, running_port, size_bytes: dir_size(root) }
+        Status {
+            root: root.to_path_buf(),
+            initialised,
+            running_port,
+            size_bytes: dir_size(root),
+            in_use_by: InstanceLock::holder(root),
+        }
     }
 
     /// Stops the instance at `root` if it runs (`oltpgen local stop`); true when it was running.
     ///
     /// # Errors
+    /// [`Error::Usage`] for a directory oltpgen did not make, or an instance another command is using;
     /// [`Error::Environment`] when the binaries or the server's account cannot be found.
     pub fn stop_at(root: &Path) -> Result<bool, Error> {
+        if !root.join("data/PG_VERSION").is_file() {
+            return Ok(false);
+        }
+        instance::check_removable(root)?;
         let mut pg = Self::existing(root)?;
+        pg.lock = Some(InstanceLock::take(root)?);
         let was_running = pg.running_port().is_some();
         pg.started_here = was_running;
         pg.stop();
@@ -321,14 +410,21 @@ impl LocalPg {
 
     /// Stops the instance at `root` if it runs, then deletes it (`oltpgen local rm`); true when there was one.
     ///
+    /// Only a directory oltpgen made is removed, and only while no other command uses it.
+    ///
     /// # Errors
+    /// [`Error::Usage`] for a directory oltpgen did not make, or an instance another command is using;
     /// [`Error::Environment`] when the directory cannot be removed.
     pub fn remove(root: &Path) -> Result<bool, Error> {
         if !root.exists() {
             return Ok(false);
         }
+        instance::check_removable(root)?;
+        let _lock = InstanceLock::take(root)?;
         if root.join("data/PG_VERSION").is_file() {
-            Self::stop_at(root)?;
+            let mut pg = Self::existing(root)?;
+            pg.started_here = pg.running_port().is_some();
+            pg.stop();
         }
         std::fs::remove_dir_all(root)
             .map_err(|e| Error::environment(format!("cannot remove {}: {e}", root.display())))?;

@@ -8,6 +8,7 @@ pub mod ds2_ops;
 pub mod ds2_reference;
 pub mod ds2_sql;
 pub mod meta;
+pub mod pgpass;
 pub mod schema;
 pub mod tpcc_check;
 pub mod tpcc_txn;

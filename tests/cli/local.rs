@@ -1,0 +1,200 @@
+//! The built-in PostgreSQL is safe: it removes only its own directory, one command at a time uses it, a
+//! server left by a killed oltpgen is recognised, and nobody connects without its password.
+
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::Duration;
+
+use oltpgen_driver::local::LocalPg;
+
+use crate::common::{assert_refused, data_dir, finish, oltpgen, oltpgen_env, spawn, sql};
+
+/// The postmasters running on the cluster in `root/data` (their command lines name it).
+fn postmasters(root: &str) -> usize {
+    let data = format!("{root}/data");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| c.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect::<Vec<_>>())
+        .filter(|argv| argv[0].ends_with("postgres") && argv.contains(&data))
+        .count()
+}
+
+/// Asserts that no postmaster runs on `root`'s cluster, allowing one that `pg_ctl stop` reported
+/// stopped a moment to exit.
+#[track_caller]
+fn assert_no_postmaster(root: &str, why: &str) {
+    for _ in 0..100 {
+        if postmasters(root) == 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(postmasters(root), 0, "{why}");
+}
+
+/// Starts `tpcc load --scale 1` on `root` and returns once it holds the instance and its server runs.
+fn load_under_way(root: &str) -> Child {
+    let mut load = spawn(&["tpcc", "load", "--scale", "1", "--data-dir", root, "-q"]);
+    for _ in 0..600 {
+        let s = LocalPg::status(Path::new(root));
+        if s.in_use_by == Some(load.id()) && s.running_port.is_some() {
+            return load;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = load.kill();
+    let _ = load.wait();
+    panic!("the load never started its server");
+}
+
+#[test]
+fn local_rm_removes_only_what_oltpgen_made_and_a_full_data_dir_is_refused() {
+    use std::os::unix::fs::MetadataExt;
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().to_str().unwrap();
+    std::fs::write(home.path().join("thesis.tex"), "years of work").unwrap();
+    let owner = std::fs::metadata(dir).unwrap().uid();
+
+    assert_refused(&oltpgen(&["local", "rm", "--data-dir", dir]), "is not an oltpgen instance");
+    assert_refused(
+        &oltpgen(&["tpcc", "check", "--data-dir", dir]),
+        &format!("--data-dir {dir} holds files that are not an oltpgen instance"),
+    );
+    assert_eq!(std::fs::read_to_string(home.path().join("thesis.tex")).unwrap(), "years of work");
+    assert_eq!(std::fs::metadata(dir).unwrap().uid(), owner, "the directory was not handed to the server");
+    assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1, "nothing was added beside the user's file");
+
+    // An instance oltpgen made is removed whole.
+    let (_keep, root) = data_dir();
+    assert_eq!(oltpgen(&["local", "start", "--data-dir", &root]).code, 0);
+    let out = oltpgen(&["local", "rm", "--data-dir", &root]);
+    assert!(out.stdout.contains("removed"), "{}", out.all());
+    assert!(!Path::new(&root).exists());
+    assert_no_postmaster(&root, "stopped");
+}
+
+#[test]
+fn a_second_command_on_an_instance_is_refused_naming_the_first() {
+    let (_keep, root) = data_dir();
+    let load = load_under_way(&root);
+    let holder = format!("in use by another oltpgen (pid {})", load.id());
+    for args in [["tpcc", "check"], ["local", "stop"], ["local", "rm"]] {
+        let out = oltpgen(&[&args[..], &["--data-dir", &root]].concat());
+        assert_refused(&out, &holder);
+        assert!(out.stderr.contains(&format!("--data-dir {root}")), "{}", out.stderr);
+    }
+    let out = finish(load);
+    assert_eq!(out.code, 0, "the first command went on undisturbed:\n{}", out.all());
+    let out = oltpgen(&["tpcc", "check", "--data-dir", &root]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_no_postmaster(&root, "the server stopped with the last command");
+}
+
+#[test]
+fn a_server_left_by_a_killed_oltpgen_is_restarted_by_the_next_command() {
+    let (_keep, root) = data_dir();
+    let mut load = load_under_way(&root);
+    let pid = load.id();
+    assert!(Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap().success());
+    load.wait().unwrap();
+    assert_eq!(postmasters(&root), 1, "SIGKILL leaves the server running");
+
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--replace", "--data-dir", &root, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(
+        out.stderr.contains(&format!("was left running by oltpgen pid {pid}, which was killed")),
+        "{}",
+        out.stderr
+    );
+    assert_no_postmaster(&root, "no server is left behind");
+    let out = oltpgen(&["tpcc", "check", "--data-dir", &root]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_no_postmaster(&root, "stopped");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_built_in_server_asks_for_its_password_which_oltpgen_and_psql_have() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_keep, root) = data_dir();
+    let run = |args: &[&str]| oltpgen(&[args, &["--data-dir", root.as_str()][..]].concat());
+    assert_eq!(run(&["local", "start"]).code, 0);
+    let port = LocalPg::status(Path::new(&root)).running_port.expect("running");
+
+    let mut no_password = tokio_postgres::Config::new();
+    no_password.host("127.0.0.1").port(port).user("oltpgen").dbname("postgres");
+    let err = no_password.connect(tokio_postgres::NoTls).await.err().expect("refused without a password");
+    assert!(format!("{err:?}").contains("password missing"), "the server asked for one: {err:?}");
+    let mut socket = no_password.clone();
+    socket.host_path(&root);
+    assert!(socket.connect(tokio_postgres::NoTls).await.is_err(), "the socket asks for it too");
+    let mut guess = no_password.clone();
+    guess.password("oltpgen");
+    assert!(guess.connect(tokio_postgres::NoTls).await.is_err(), "a guess is refused");
+
+    let passfile = Path::new(&root).join("passfile");
+    assert_eq!(std::fs::metadata(&passfile).unwrap().permissions().mode() & 0o777, 0o600);
+
+    let url = run(&["local", "url"]).stdout.trim().to_string();
+    assert_eq!(url, format!("postgres://oltpgen@127.0.0.1:{port}/tpcc?passfile={}", passfile.display()));
+    let psql = Command::new("/usr/lib/postgresql/15/bin/psql")
+        .args([&url, "-Atc", "SELECT current_user"])
+        .output()
+        .expect("psql runs");
+    assert_eq!(String::from_utf8_lossy(&psql.stdout).trim(), "oltpgen", "{psql:?}");
+    let out = oltpgen(&["tpcc", "check", "--url", &url]);
+    assert_refused(&out, "holds no tpcc database: load it first");
+
+    assert!(run(&["local", "stop"]).stdout.contains("stopped"));
+    assert!(run(&["local", "rm"]).stdout.contains("removed"));
+}
+
+/// A machine without PostgreSQL: the pinned build is fetched from Maven Central once, into a cache the
+/// test names (kept in the target directory, so a CI run downloads it once), and runs the instance.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_postgresql_binaries_the_pinned_build_is_fetched_once_and_runs() {
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg-cache");
+    let env = [("OLTPGEN_PG_BIN", "download"), ("OLTPGEN_PG_CACHE", cache.to_str().unwrap())];
+    let (_keep, root) = data_dir();
+    let run = |args: &[&str]| oltpgen_env(&[args, &["--data-dir", root.as_str()][..]].concat(), &env);
+    let out = run(&["local", "url"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let version_dir = cache.join(format!("postgresql-{}", oltpgen_driver::local::download::VERSION));
+    assert!(version_dir.join("bin/postgres").is_file(), "unpacked into the cache");
+    let client = sql(&out.stdout.trim().parse().unwrap()).await;
+    let version: String = client.query_one("SHOW server_version", &[]).await.unwrap().get(0);
+    assert!(oltpgen_driver::local::download::VERSION.starts_with(&version), "{version}");
+    drop(client);
+    let out = run(&["local", "stop"]);
+    assert!(out.stdout.contains("stopped"), "{}", out.all());
+    assert!(!out.stderr.contains("fetching"), "fetched once: {}", out.stderr);
+    assert_no_postmaster(&root, "stopped");
+    assert!(run(&["local", "rm"]).stdout.contains("removed"));
+}
+
+#[test]
+fn a_new_instance_says_where_its_data_lives() {
+    let (_keep, root) = data_dir();
+    let out = oltpgen(&["local", "start", "--data-dir", &root]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stderr.contains(&format!("creating the built-in PostgreSQL in {root}")), "{}", out.stderr);
+    let out = oltpgen(&["local", "stop", "--data-dir", &root]);
+    assert!(out.stdout.contains("stopped") && !out.stderr.contains("creating"), "said once: {}", out.all());
+    assert!(oltpgen(&["local", "rm", "--data-dir", &root]).stdout.contains("removed"));
+}
+
+#[test]
+fn a_load_the_disk_cannot_take_is_refused_before_it_starts() {
+    let (_keep, root) = data_dir();
+    let out = oltpgen(&["tpcc", "load", "--scale", "100000", "--data-dir", &root]);
+    assert_refused(
+        &out,
+        &format!("this load needs about 13.1 TB (tables, indexes and WAL) on the disk holding {root}"),
+    );
+    assert!(!Path::new(&root).exists(), "nothing was made");
+    assert_refused(
+        &oltpgen(&["ds2", "load", "--db-size", "1000GB", "--temp-db"]),
+        "this load needs about 2.4 TB",
+    );
+}
