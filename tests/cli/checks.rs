@@ -30,7 +30,7 @@ async fn each_corruption_fails_its_check_alone(
     let pg = LocalPg::start(&Placement::Temp, 20).expect("a server");
     let admin = sql(&pg.target("postgres")).await;
     admin.batch_execute(&format!("CREATE DATABASE {workload}")).await.unwrap();
-    let url = pg.target(workload).label().to_string();
+    let url = pg.url(workload);
     let out = oltpgen(&[&[workload, "load", "--url", &url, "-q"][..], load].concat());
     assert_eq!(out.code, 0, "{}", out.all());
     let out = oltpgen(&[workload, "check", "--url", &url]);
@@ -47,7 +47,7 @@ async fn each_corruption_fails_its_check_alone(
             assert!(changed > 0, "{}: the corruption changed nothing: {statement}", c.check);
         }
         drop(client);
-        let out = oltpgen(&[workload, "check", "--url", pg.target(&copy).label()]);
+        let out = oltpgen(&[workload, "check", "--url", &pg.url(&copy)]);
         assert_eq!(out.code, 1, "{}: exit 1 on a failed check:\n{}", c.check, out.all());
         let lines = verdicts(&out.stdout, prefix);
         assert_eq!(lines.len(), table.len(), "{}", out.stdout);

@@ -349,10 +349,10 @@ fn ds2_flags_are_checked() {
 async fn a_load_that_failed_creating_functions_is_refused_by_every_command() {
     let (pg, urls) = server_with(&["ds2"]).await;
     let url = &urls[0];
-    // A function of DS2's name with another return type: the load's CREATE OR REPLACE cannot replace it.
+    // A function of oltpgen's name with another return type: the load's CREATE OR REPLACE cannot replace it.
     let client = sql(&pg.target("ds2")).await;
     client
-        .batch_execute("CREATE FUNCTION login(text, text) RETURNS int LANGUAGE sql AS 'SELECT 1'")
+        .batch_execute("CREATE FUNCTION oltpgen_login(text, text) RETURNS int LANGUAGE sql AS 'SELECT 1'")
         .await
         .unwrap();
     let out = oltpgen(&["ds2", "load", "--url", url, "-q"]);
@@ -370,7 +370,7 @@ async fn a_load_that_failed_creating_functions_is_refused_by_every_command() {
         );
     }
     assert_refused(&oltpgen(&["ds2", "load", "--url", url]), "did not finish: pass --replace");
-    client.batch_execute("DROP FUNCTION login(text, text)").await.unwrap();
+    client.batch_execute("DROP FUNCTION oltpgen_login(text, text)").await.unwrap();
     let out = oltpgen(&["ds2", "load", "--replace", "--url", url, "-q"]);
     assert_eq!(out.code, 0, "a reload mends it: {}", out.all());
 }
