@@ -20,7 +20,7 @@ pub mod histogram;
 pub mod html;
 pub mod merge;
 pub mod model;
-mod numfmt;
+pub mod numfmt;
 pub mod output;
 pub mod power;
 pub mod show;

@@ -1,9 +1,9 @@
-//! Number formatting shared by the text renderers ([`crate::show`], [`crate::compare`]), so a
-//! figure reads the same wherever it is printed.
+//! Number formatting shared by the text renderers ([`crate::show`], [`crate::compare`]) and the
+//! driver's plain progress lines, so a figure reads the same wherever it is printed.
 
 /// `value` rounded to `decimals` places, with thousands separators: `14000.0, 0` → `14,000`.
 /// Non-finite values print as Rust prints them; a value that rounds to zero carries no sign.
-pub(crate) fn thousands(value: f64, decimals: usize) -> String {
+pub fn thousands(value: f64, decimals: usize) -> String {
     if !value.is_finite() {
         return value.to_string();
     }
