@@ -4,6 +4,7 @@
 
 pub mod collector;
 pub mod cpu;
+pub mod plan;
 pub mod pool;
 pub mod result;
 pub mod sample;
@@ -25,6 +26,7 @@ use tokio::time::Instant;
 
 use collector::Collector;
 pub use collector::IntervalFigures;
+pub use plan::{Pace, StudyFlags};
 use pool::Pool;
 use sample::Recorder;
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
