@@ -1,10 +1,11 @@
 //! The lines a run prints while it goes, as renderers of plain figures so that they are tested here
 //! and the CLI only prints them: TPC-C's header ([`TpccHeader`]), the line per interval
-//! ([`interval_line`]), the line per judged step ([`step_line`]) and the client's cost at the end
-//! ([`client_line`]). DS2's own lines are in [`crate::ds2`].
+//! ([`interval_line`]), the line per judged step ([`step_line`]), the client's cost at the end
+//! ([`client_line`]) and a finished load's line ([`load_line`]). DS2's own lines are in [`crate::ds2`].
 
 use std::fmt::Display;
 use std::path::Path;
+use std::time::Duration;
 
 use crate::model::{ClientCpu, Step};
 
@@ -97,6 +98,26 @@ pub fn client_line(c: &ClientCpu, out: &Path) -> String {
     format!("client CPU {per_txn} per transaction{per_order}; result in {}", out.display())
 }
 
+/// The line a finished load prints: `what` (e.g. "tpcc scale 10") into `target`, its `rows`, the whole
+/// load's time, and its two phases: generating and copying the rows, then keys and ANALYZE.
+pub fn load_line(
+    what: &str,
+    target: &dyn Display,
+    rows: u64,
+    total: Duration,
+    copy: Duration,
+    indexes: Duration,
+) -> String {
+    format!(
+        "loaded {what} into {target}: {} rows in {:.1} s ({:.0} rows/s; copy {:.1} s, keys and ANALYZE {:.1} s)",
+        rows,
+        total.as_secs_f64(),
+        rows as f64 / copy.as_secs_f64().max(1e-9),
+        copy.as_secs_f64(),
+        indexes.as_secs_f64()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +160,16 @@ mod tests {
             tpcc_header(&h),
             "running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, warmup 10 s, \
              measuring 60 s per step (keying spec, think 0, cap avg=1s)"
+        );
+    }
+
+    #[test]
+    fn the_load_line() {
+        let s = Duration::from_secs_f64;
+        assert_eq!(
+            load_line("tpcc scale 1", &"postgres://u@h/db", 500_000, s(12.34), s(8.0), s(4.0)),
+            "loaded tpcc scale 1 into postgres://u@h/db: 500000 rows in 12.3 s (62500 rows/s; copy 8.0 s, keys and \
+             ANALYZE 4.0 s)"
         );
     }
 
