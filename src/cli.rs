@@ -8,6 +8,7 @@ use oltpgen_datagen::ds2::size::DbSize;
 use oltpgen_datagen::tpcc::mix::{KeyingTime, ThinkTime};
 use oltpgen_driver::Target;
 use oltpgen_driver::local::Placement;
+use oltpgen_driver::run::StudyFlags;
 use oltpgen_report::cap::Cap;
 use oltpgen_report::users::UserLoad;
 
@@ -70,19 +71,7 @@ impl DbArgs {
             Some(url) => vec![url.parse()?],
             None => self.url.iter().map(|u| u.parse()).collect::<Result<_, _>>()?,
         };
-        if targets.len() > MAX_TARGETS {
-            return Err(oltpgen_driver::Error::usage(format!(
-                "{} --url given: oltpgen drives at most {MAX_TARGETS} databases at once",
-                targets.len()
-            )));
-        }
-        for (i, t) in targets.iter().enumerate() {
-            if targets[..i].iter().any(|o| o.label() == t.label()) {
-                return Err(oltpgen_driver::Error::usage(format!(
-                    "--url names {t} twice: give each database once (--n-threads sets the users per database)"
-                )));
-            }
-        }
+        oltpgen_driver::run::plan::check_targets(&targets)?;
         Ok(targets)
     }
 
@@ -119,9 +108,6 @@ pub fn name_env_url(err: oltpgen_driver::Error) -> oltpgen_driver::Error {
         Error::Interrupted(m) => Error::Interrupted(m),
     }
 }
-
-/// The most databases one run drives side by side (samples name their target in one byte).
-const MAX_TARGETS: usize = 255;
 
 /// oltpgen's commands.
 #[derive(Debug, Subcommand)]
@@ -245,6 +231,23 @@ pub struct StudyArgs {
     /// The run's seed [default: derived from the load's seed and the run's number]
     #[arg(long = "run-seed", value_name = "N")]
     pub seed: Option<u64>,
+}
+
+impl StudyArgs {
+    /// The study's flags as the driver's plan takes them.
+    pub fn flags(&self) -> StudyFlags {
+        StudyFlags {
+            runs: self.runs,
+            rt_cap: self.rt_cap.clone(),
+            stop_after_breach: self.stop_after_breach,
+            system_cost_usd: self.system_cost,
+            power_log: self.power_log.clone(),
+            idle_sample: self.idle_sample,
+            window: self.window,
+            out: self.out.clone(),
+            replace: self.replace,
+        }
+    }
 }
 
 /// How big, and how fast, a TPC-C load is.

@@ -1,7 +1,9 @@
 //! `oltpgen ds2 [load|run|check|drop]`: DVD Store 2, with its driver's flags, progress lines and final
 //! report, on one database or several side by side.
 
-use std::io::Write as _;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -10,12 +12,12 @@ use oltpgen_datagen::ds2::size::DbSize;
 use oltpgen_driver::database::Database;
 use oltpgen_driver::ds2::{self, RunOptions};
 use oltpgen_driver::inventory::Holding;
-use oltpgen_driver::run::{Progress, Ramp};
+use oltpgen_driver::run::{Pace, Progress, Ramp, plan};
 use oltpgen_driver::{Error, Target};
-use oltpgen_report::ds2::{self as ds2_report, Ds2Progress};
+use oltpgen_report::ds2::{self as ds2_report, CsvOutput};
 use oltpgen_report::model::Workload;
 
-use super::study::{self, Pace};
+use super::study;
 use super::{checks, interruptible, loading};
 use crate::cli::{DbArgs, Ds2Action, Ds2Cmd, Ds2LoadArgs, Ds2RunArgs, WorkersArg};
 
@@ -56,13 +58,14 @@ async fn load(args: &Ds2LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, 
 /// `ds2 run`, and bare `ds2` (`load_if_empty`): drive every `--url` side by side (or the built-in
 /// PostgreSQL), print a progress line per `--report-rate`, write the result (also after Ctrl-C).
 async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
-    let cap = study::cap(Workload::Ds2, &args.study)?;
+    let study = args.study.flags();
+    let cap = study.cap(Workload::Ds2)?;
     let csv_output = args.csv_output.as_deref().map(|p| ("--csv-output", p));
-    study::check_paths(&args.study, csv_output.as_slice())?;
+    study.check_paths(csv_output.as_slice())?;
     study::notes("--n-threads", args.n_threads.notes());
-    let per_target: Vec<u64> = args.n_threads.counts().to_vec();
+    let per_target = args.n_threads.counts();
     let most = per_target.iter().copied().max().unwrap_or(1);
-    let connections = args.connections.map_or(most, |c| u64::from(c).min(most)) as u32;
+    let connections = plan::connections_to_open(Some(most), args.connections);
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
     let counts: Vec<u64> = per_target.iter().map(|c| c * n).collect();
@@ -74,7 +77,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         report_interval: args.report_rate,
     };
     let options = RunOptions {
-        plan: study::plan(cap, &args.study, &counts, "--n-threads", args.connections, pace)?,
+        plan: study.plan(cap, &counts, "--n-threads", args.connections, pace)?,
         orders: OrderParams {
             pct_newcustomers: args.pct_newcustomers,
             n_searches: args.n_searches,
@@ -84,7 +87,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         think_mean: args.think_time,
         db_size: args.db_size.map(|s| s.to_string()),
         seed: args.study.seed,
-        study: study::options(&args.study),
+        study: study.options(),
     };
     let (_database, targets) = interruptible("starting", databases(db, connections)).await?;
     if load_if_empty {
@@ -93,28 +96,24 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
                 .await?;
         }
     }
-    let mut csv = args.csv_output.as_ref().map(|p| CsvOutput::create(p, &targets)).transpose()?;
     let labels: Vec<String> = targets.iter().map(|t| t.label().to_string()).collect();
+    let mut csv = args.csv_output.as_ref().map(|p| csv_output_file(p, &labels)).transpose()?;
+    let cap = options.plan.cap.to_string();
+    let header = ds2_report::Ds2Header {
+        labels: &labels,
+        threads: per_target,
+        steps: options.plan.steps.len(),
+        ramp_rate: args.ramp_rate,
+        warmup: args.warmup_time,
+        run_time: (!until_stopped).then_some(args.run_time),
+        think: args.think_time,
+        pct_newcustomers: args.pct_newcustomers,
+        cap: &cap,
+    };
     let mut csv_error = None;
     let mut reset_at_s = 0.0;
     let result = ds2::run(&targets, &options, |p| match p {
-        Progress::Started if !quiet => {
-        let threads: Vec<String> = per_target.iter().map(u64::to_string).collect();
-        let run_time = if until_stopped { "until Ctrl-C".to_string() } else { secs(args.run_time) };
-        let labels: Vec<&str> = targets.iter().map(Target::label).collect();
-        println!(
-            "running ds2 on {}: {} thread(s) per database in {} step(s), ramp {}/s, warmup {}, run {run_time} per step \
-             (think {}, {}% new customers, cap {}; DS2's rt_tot_avg printed beside it)",
-            labels.join(" + "),
-            threads.join(","),
-            options.plan.steps.len(),
-            args.ramp_rate,
-            secs(args.warmup_time),
-            secs(args.think_time),
-            args.pct_newcustomers,
-            ds2_report::cap_meaning(&options.plan.cap.to_string())
-        );
-        }
+        Progress::Started if !quiet => println!("{}", ds2_report::header(&header)),
         Progress::Started => {}
         Progress::Interval(f) => {
             let (all, each) = ds2::progress(f);
@@ -146,39 +145,12 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     study::finish(&result, &args.study, &extra, until_stopped)
 }
 
-/// Seconds, as the header line shows times.
-fn secs(d: Duration) -> String {
-    format!("{} s", d.as_secs_f64())
-}
-
-/// `--csv-output`: a row per progress interval (and per database with several), flushed as it is
-/// written so that a run that dies leaves what it measured.
-struct CsvOutput {
-    file: std::io::BufWriter<std::fs::File>,
-    labels: Vec<String>,
-}
-
-impl CsvOutput {
-    fn create(path: &std::path::Path, targets: &[Target]) -> Result<Self, Error> {
-        let file = std::fs::File::create(path)
-            .map_err(|e| Error::usage(format!("--csv-output: cannot create {}: {e}", path.display())))?;
-        let mut out = CsvOutput {
-            file: std::io::BufWriter::new(file),
-            labels: targets.iter().map(|t| t.label().to_string()).collect(),
-        };
-        writeln!(out.file, "{}", ds2_report::CSV_HEADER)
-            .and_then(|()| out.file.flush())
-            .map_err(|e| Error::usage(format!("--csv-output: cannot write {}: {e}", path.display())))?;
-        Ok(out)
-    }
-
-    fn write(&mut self, all: &Ds2Progress, each: &[Ds2Progress]) -> std::io::Result<()> {
-        writeln!(self.file, "{}", ds2_report::csv_row("all", all))?;
-        for (label, p) in self.labels.iter().zip(each) {
-            writeln!(self.file, "{}", ds2_report::csv_row(label, p))?;
-        }
-        self.file.flush()
-    }
+/// `--csv-output` created at `path`, its header written, for the databases `labels` name.
+fn csv_output_file(path: &Path, labels: &[String]) -> Result<CsvOutput<BufWriter<File>>, Error> {
+    let file = File::create(path)
+        .map_err(|e| Error::usage(format!("--csv-output: cannot create {}: {e}", path.display())))?;
+    CsvOutput::new(BufWriter::new(file), labels.to_vec())
+        .map_err(|e| Error::usage(format!("--csv-output: cannot write {}: {e}", path.display())))
 }
 
 /// Loads `target` at `size` when it holds no DS2.

@@ -55,12 +55,5 @@ pub async fn run<T: std::fmt::Display>(
 
 /// One line on a finished load.
 pub fn summary(what: &str, target: &dyn std::fmt::Display, s: &LoadSummary) -> String {
-    format!(
-        "loaded {what} into {target}: {} rows in {:.1} s ({:.0} rows/s; copy {:.1} s, keys and ANALYZE {:.1} s)",
-        s.rows,
-        s.total.as_secs_f64(),
-        s.rows as f64 / s.copy.as_secs_f64().max(1e-9),
-        s.copy.as_secs_f64(),
-        s.indexes.as_secs_f64()
-    )
+    oltpgen_report::live::load_line(what, target, s.rows, s.total, s.copy, s.indexes)
 }

@@ -6,16 +6,15 @@ use oltpgen_datagen::tpcc::mix::Pacing;
 use oltpgen_driver::Error;
 use oltpgen_driver::database::Database;
 use oltpgen_driver::inventory::Holding;
-use oltpgen_driver::run::{Progress, Ramp};
+use oltpgen_driver::run::{Pace, Progress, Ramp, plan};
 use oltpgen_driver::tpcc::{self, RunOptions};
+use oltpgen_report::live;
 use oltpgen_report::model::Workload;
+use oltpgen_report::users::UserLoad;
 
-use super::study::{self, Pace};
+use super::study;
 use super::{checks, interruptible, loading};
 use crate::cli::{DbArgs, LoadArgs, RunArgs, TpccAction, TpccCmd, WorkersArg};
-
-/// 4.2.2: each warehouse has 10 terminals (set by the spec, not a knob).
-const TERMINALS_PER_WAREHOUSE: u32 = 10;
 
 /// Runs one TPC-C command.
 pub async fn run(cmd: TpccCmd, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
@@ -57,28 +56,28 @@ async fn drive(
     db: &DbArgs,
     quiet: bool,
 ) -> Result<ExitCode, Error> {
-    let cap = study::cap(Workload::Tpcc, &args.study)?;
-    study::check_paths(&args.study, &[])?;
+    let study = args.study.flags();
+    let cap = study.cap(Workload::Tpcc)?;
+    study.check_paths(&[])?;
     let pace = Pace {
         ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
         warmup: args.warmup,
         duration: args.duration,
         report_interval: args.report_interval,
     };
-    if let Some(users) = &args.users {
+    let users = args.users.as_ref().map(UserLoad::counts);
+    if let Some(counts) = users {
         // The plan is checked before anything starts when the users are known without the database.
-        study::plan(cap.clone(), &args.study, users.counts(), "--users", args.connections, pace)?;
-        study::notes("--users", users.notes());
+        study.plan(cap.clone(), counts, "--users", args.connections, pace)?;
+        study::notes("--users", args.users.as_ref().map_or(&[], |u| u.notes()));
         if let Some(scale) = scale {
-            terminals_note(users.counts(), scale);
+            study::notes("--users", plan::terminals_note(counts, scale).as_slice());
         }
     }
     let target = db.target()?;
-    // The built-in server is sized for the run's connections (the users are known only after a load at
-    // the default of 10 per warehouse: room for 1,000 then).
-    let max_users = args.users.as_ref().and_then(|u| u.counts().iter().max().copied());
-    let connections =
-        max_users.map_or(1000, |u| u64::from(args.connections.unwrap_or(u32::MAX)).min(u)) as u32;
+    // The built-in server is sized for the run's connections.
+    let most_users = users.and_then(|u| u.iter().max().copied());
+    let connections = plan::connections_to_open(most_users, args.connections);
     let database =
         interruptible("starting", Database::open(target, &db.placement(), connections, tpcc::WORKLOAD))
             .await?;
@@ -89,63 +88,41 @@ async fn drive(
         let client = oltpgen_driver::pg::connect(target).await?;
         tpcc::loaded(&client, target).await?.scale
     };
-    // 4.2.2: 10 terminals per warehouse.
-    let counts: Vec<u64> = args
-        .users
-        .as_ref()
-        .map_or(vec![u64::from(TERMINALS_PER_WAREHOUSE * loaded_scale)], |u| u.counts().to_vec());
+    let counts = plan::tpcc_users(users, loaded_scale);
     if scale.is_none() {
-        terminals_note(&counts, loaded_scale);
+        study::notes("--users", plan::terminals_note(&counts, loaded_scale).as_slice());
     }
     let options = RunOptions {
-        plan: study::plan(cap, &args.study, &counts, "--users", args.connections, pace)?,
+        plan: study.plan(cap, &counts, "--users", args.connections, pace)?,
         pacing: Pacing { keying: args.keying_time, think: args.think_time },
         seed: args.study.seed,
         scale,
-        study: study::options(&args.study),
+        study: study.options(),
     };
     let plan = &options.plan;
+    let header = live::TpccHeader {
+        target,
+        users: &counts,
+        steps: plan.steps.len(),
+        connections: plan.connections_needed(),
+        warmup_s: plan.timing.warmup.as_secs_f64(),
+        duration_s: plan.timing.duration.as_secs_f64(),
+        keying: &options.pacing.keying,
+        think: &options.pacing.think,
+        cap: &plan.cap,
+    };
     let result = tpcc::run(target, &options, |p| match p {
-        Progress::Started if !quiet => {
-        let users: Vec<String> = counts.iter().map(u64::to_string).collect();
-        println!(
-            "running tpcc on {target}: {} users in {} step(s), up to {} connections, warmup {:.0} s, measuring {:.0} s \
-             per step (keying {}, think {}, cap {})",
-            users.join(","),
-            plan.steps.len(),
-            plan.connections_needed(),
-            plan.timing.warmup.as_secs_f64(),
-            plan.timing.duration.as_secs_f64(),
-            options.pacing.keying,
-            options.pacing.think,
-            plan.cap
-        );
+        Progress::Started if !quiet => println!("{}", live::tpcc_header(&header)),
+        Progress::Interval(f) if !quiet => {
+            let line =
+                live::interval_line(f.elapsed_s, f.users, f.tps, f.per_minute, f.avg_ms, f.p95_ms, f.errors);
+            println!("{line}");
         }
-        Progress::Interval(f) if !quiet => println!(
-            "{:>7.0}s  users {:>5}  TPS {:>8.1}  NOPM {:>8.0}  avg {:>7.1} ms  p95 {:>7.1} ms  errors {}",
-            f.elapsed_s, f.users, f.tps, f.per_minute, f.avg_ms, f.p95_ms, f.errors
-        ),
-        Progress::Step(s) => println!("{}", study::step_line(s, "NOPM")),
+        Progress::Step(s) => println!("{}", live::step_line(s, "NOPM")),
         Progress::Started | Progress::Interval(_) => {}
     })
     .await?;
     study::finish(&result, &args.study, "", false)
-}
-
-/// Notes a run with more users per warehouse than the spec's terminals.
-fn terminals_note(counts: &[u64], scale: u32) {
-    if let Some(&most) = counts.iter().max()
-        && most > u64::from(TERMINALS_PER_WAREHOUSE * scale)
-    {
-        study::notes(
-            "--users",
-            &[format!(
-                "{most} users on {scale} warehouse(s) is {:.0} per warehouse; the spec has \
-                 {TERMINALS_PER_WAREHOUSE} (load a larger --scale for a spec-shaped run)",
-                most as f64 / f64::from(scale)
-            )],
-        );
-    }
 }
 
 /// Loads at `scale` when `target` holds no TPC-C; returns the scale it holds.

@@ -224,7 +224,7 @@ async fn response_times_run_from_the_intended_start_and_leave_keying_and_think_o
         latencies.iter().flatten().filter(|l| **l != Scripted::ANSWER).count() == 2,
         "only the late and the stalled transaction differ: {latencies:?}"
     );
-    let step = &measured.steps[0].transactions[0];
+    let step = &measured.steps[0].figures.transactions;
     assert_holds(&step["user0"], &latencies[0]);
     assert_holds(&step["user1"], &latencies[1]);
     assert!(step["user1"].max_ms < 11.0, "user 1's keying and think times are not in its response times");
@@ -260,7 +260,7 @@ async fn the_wait_for_a_pooled_connection_counts_and_a_stall_delays_those_queued
         ms(2009),
         "queued behind the stall: the wait counts, from the intended start"
     );
-    let step = &measured.steps[0].transactions[0];
+    let step = &measured.steps[0].figures.transactions;
     assert_holds(&step["user0"], &latencies[0]);
     assert_holds(&step["user1"], &latencies[1]);
     assert!(step["user1"].max_ms >= 2000.0, "a 2 s stall shows as 2 s or more behind it");
@@ -286,7 +286,7 @@ async fn conflicts_are_retried_up_to_max_retries_and_every_retry_is_counted() {
         MAX_RETRIES + 1,
         "the first try and MAX_RETRIES retries, then it counts as failed"
     );
-    let user0 = &measured.steps[0].transactions[0]["user0"];
+    let user0 = &measured.steps[0].figures.transactions["user0"];
     assert_eq!(user0.retries, 2 + u64::from(MAX_RETRIES), "every retry is counted");
     assert_eq!(user0.errors, 1, "the transaction that never got through");
     assert_eq!(measured.errors_by_kind.get(Fault::Retryable.name()), Some(&1));

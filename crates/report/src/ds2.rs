@@ -3,7 +3,8 @@
 //! - the progress line ([`progress_line`]): `et=… n_overall=… opm=… rt_tot_lastn_max_msec=…
 //!   rt_tot_avg_msec=… rt_tot_sampled=… rollbacks: n=… %=…`, running totals since the statistics were
 //!   last reset, then oltpgen's own figures under their own names;
-//! - the per-interval figures of `--csv-output` ([`CSV_HEADER`], [`csv_row`]);
+//! - the run's first line ([`header`]);
+//! - the per-interval figures of `--csv-output` ([`CSV_HEADER`], [`csv_row`], written by [`CsvOutput`]);
 //! - the line printed as each step is judged ([`step_line`]);
 //! - the final report ([`final_report`]): `Final: et=… n_overall=… opm=… rt_tot_avg=…` per step, and
 //!   with several databases each one and the variability across them; the detailed view adds every
@@ -14,6 +15,8 @@
 //! start, which oltpgen prints beside it as `order_rt_avg` and its default cap judges.
 
 use std::fmt::Write as _;
+use std::io::Write as IoWrite;
+use std::time::Duration;
 
 use crate::histogram::LatencyHistogram;
 use crate::model::{Figures, ORDER, RT_TOT, RunResult, Step, TxnStats, Workload};
@@ -179,6 +182,82 @@ pub fn step_line(s: &Step) -> String {
     )
 }
 
+/// What a DS2 run's first line says it will do.
+pub struct Ds2Header<'a> {
+    /// Every database's label (no password), in order.
+    pub labels: &'a [String],
+    /// Threads per database, for each step of the sweep.
+    pub threads: &'a [u64],
+    /// Steps, `--runs` included.
+    pub steps: usize,
+    /// `--ramp-rate`, threads per second.
+    pub ramp_rate: f64,
+    /// `--warmup-time`.
+    pub warmup: Duration,
+    /// `--run-time` per step; `None` runs until Ctrl-C.
+    pub run_time: Option<Duration>,
+    /// `--think-time`, the mean.
+    pub think: Duration,
+    /// `--pct-newcustomers`.
+    pub pct_newcustomers: u32,
+    /// The cap, as `--rt-cap` writes it.
+    pub cap: &'a str,
+}
+
+/// The line a DS2 run starts with.
+pub fn header(h: &Ds2Header<'_>) -> String {
+    let threads: Vec<String> = h.threads.iter().map(u64::to_string).collect();
+    let run_time = h.run_time.map_or("until Ctrl-C".to_string(), secs);
+    format!(
+        "running ds2 on {}: {} thread(s) per database in {} step(s), ramp {}/s, warmup {}, run {run_time} per step \
+         (think {}, {}% new customers, cap {}; DS2's rt_tot_avg printed beside it)",
+        h.labels.join(" + "),
+        threads.join(","),
+        h.steps,
+        h.ramp_rate,
+        secs(h.warmup),
+        secs(h.think),
+        h.pct_newcustomers,
+        cap_meaning(h.cap)
+    )
+}
+
+/// Seconds, as the header line shows times.
+fn secs(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// `--csv-output`: a row per progress interval (and per database with several), flushed as it is
+/// written so that a run that dies leaves what it measured.
+pub struct CsvOutput<W: IoWrite> {
+    out: W,
+    labels: Vec<String>,
+}
+
+impl<W: IoWrite> CsvOutput<W> {
+    /// Writes the header into `out`; `labels` name the databases of each interval's rows.
+    ///
+    /// # Errors
+    /// The header could not be written.
+    pub fn new(mut out: W, labels: Vec<String>) -> std::io::Result<Self> {
+        writeln!(out, "{CSV_HEADER}")?;
+        out.flush()?;
+        Ok(CsvOutput { out, labels })
+    }
+
+    /// Writes an interval: the total (`all`), then each database's (`each`, with several).
+    ///
+    /// # Errors
+    /// The rows could not be written.
+    pub fn write(&mut self, all: &Ds2Progress, each: &[Ds2Progress]) -> std::io::Result<()> {
+        writeln!(self.out, "{}", csv_row("all", all))?;
+        for (label, p) in self.labels.iter().zip(each) {
+            writeln!(self.out, "{}", csv_row(label, p))?;
+        }
+        self.out.flush()
+    }
+}
+
 /// What a DS2 cap's rules judge, for the run's header: `cap` as `--rt-cap` writes it.
 pub fn cap_meaning(cap: &str) -> String {
     let mut parts = Vec::new();
@@ -315,6 +394,46 @@ mod tests {
     fn step(per_target: BTreeMap<String, Transactions>) -> Step {
         let plan = StepPlan { run: 1, users: 64, connections: 64, duration_s: 60.0, ..StepPlan::default() };
         Step::new(Workload::Ds2, plan, per_target)
+    }
+
+    #[test]
+    fn the_header_says_what_the_run_does() {
+        let labels = ["pg1".to_string(), "pg2".to_string()];
+        let mut h = Ds2Header {
+            labels: &labels,
+            threads: &[4, 8],
+            steps: 2,
+            ramp_rate: 10.0,
+            warmup: Duration::from_secs(60),
+            run_time: Some(Duration::from_secs(90)),
+            think: Duration::ZERO,
+            pct_newcustomers: 20,
+            cap: "order.avg=1s",
+        };
+        assert_eq!(
+            header(&h),
+            "running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 step(s), ramp 10/s, warmup 60 s, run 90 s \
+             per step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended \
+             start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)"
+        );
+        h.run_time = None;
+        assert!(header(&h).contains(", run until Ctrl-C per step "), "{}", header(&h));
+    }
+
+    #[test]
+    fn csv_output_writes_the_header_then_all_and_each_database_per_interval() {
+        let p = |users| Ds2Progress { run_s: 10.0, users, ..Ds2Progress::default() };
+        let mut out = CsvOutput::new(Vec::new(), vec!["pg1".into(), "pg2".into()]).unwrap();
+        out.write(&p(8), &[p(4), p(4)]).unwrap();
+        let text = String::from_utf8(out.out).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "{CSV_HEADER}\n10.0,all,8,0.0,0.000,0.000,0,0,0,0,0,0,0,0.000,0.000\n\
+                 10.0,pg1,4,0.0,0.000,0.000,0,0,0,0,0,0,0,0.000,0.000\n\
+                 10.0,pg2,4,0.0,0.000,0.000,0,0,0,0,0,0,0,0.000,0.000\n"
+            )
+        );
     }
 
     #[test]

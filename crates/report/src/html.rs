@@ -339,92 +339,10 @@ fn percentiles(step: &Step) -> String {
 /// One SVG line chart: axes with round ticks, a line (and dots, when few) per series, a legend,
 /// and the dashed limit. Both axes start at zero unless `c.x_ticks` sets the x range.
 fn line_chart(c: &Chart, series: &[Series]) -> String {
-    const W: f64 = 760.0;
-    const H: f64 = 300.0;
-    // Margins: left (y labels), right (legend), top (title), bottom (x labels).
-    const L: f64 = 70.0;
-    const R: f64 = 190.0;
-    const T: f64 = 30.0;
-    const B: f64 = 45.0;
-    let all = || series.iter().flat_map(|s| s.points.iter());
-    let x_ticks = match &c.x_ticks {
-        Some(ticks) => ticks.clone(),
-        None => round_ticks(all().map(|p| p.0).fold(0.0, f64::max)),
-    };
-    let (x0, x1) = (x_ticks.first().map_or(0.0, |t| t.0), x_ticks.last().map_or(1.0, |t| t.0));
-    let y_max = all().map(|p| p.1).fold(0.0, f64::max);
-    // A limit far above the data would flatten it against the x axis: it is then named, not drawn.
-    let (limit, far_limit) = match &c.limit {
-        Some((ms, _)) if y_max > 0.0 && *ms > FAR_LIMIT * y_max => (None, c.limit.as_ref()),
-        limit => (limit.as_ref(), None),
-    };
-    let y_ticks = round_ticks(y_max.max(limit.map_or(0.0, |l| l.0)));
-    let y1 = y_ticks.last().map_or(1.0, |t| t.0);
-    let sx = |x: f64| L + (x - x0) / (x1 - x0) * (W - L - R);
-    let sy = |y: f64| H - B - y / y1 * (H - T - B);
-    let mut g = format!(
-        "<svg width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" \
-         role=\"img\" font-family=\"sans-serif\"><title>{t}</title>\
-         <text x=\"{L}\" y=\"18\" font-weight=\"bold\">{t}</text>\
-         <text x=\"{xm}\" y=\"{xl}\" text-anchor=\"middle\" font-size=\"12\">{xlab}</text>\
-         <text x=\"14\" y=\"{ym}\" font-size=\"12\" transform=\"rotate(-90 14 {ym})\" \
-         text-anchor=\"middle\">{ylab}</text>",
-        t = esc(c.title),
-        xm = (L + W - R) / 2.0,
-        xl = H - 8.0,
-        ym = (T + H - B) / 2.0,
-        xlab = esc(c.x_label),
-        ylab = esc(c.y_label),
-    );
-    for (x, label) in &x_ticks {
-        let _ = write!(
-            g,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\">{}</text>",
-            sx(*x),
-            H - B + 16.0,
-            esc(label)
-        );
-    }
-    for (y, label) in &y_ticks {
-        let _ = write!(
-            g,
-            "<line x1=\"{L}\" y1=\"{yy:.1}\" x2=\"{:.1}\" y2=\"{yy:.1}\" stroke=\"#e4e4e4\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"11\">{}</text>",
-            W - R,
-            L - 6.0,
-            sy(*y) + 4.0,
-            esc(label),
-            yy = sy(*y)
-        );
-    }
-    let _ = write!(
-        g,
-        "<polyline fill=\"none\" stroke=\"#444\" points=\"{L},{T} {L},{b} {r},{b}\"/>",
-        b = H - B,
-        r = W - R
-    );
-    if let Some((_, label)) = far_limit {
-        let _ = write!(
-            g,
-            "<text x=\"{:.1}\" y=\"{T}\" font-size=\"11\" fill=\"{CAP_COLOUR}\">{} (above)</text>",
-            W - R + 6.0,
-            esc(label)
-        );
-    }
-    if let Some((limit, label)) = limit {
-        let _ = write!(
-            g,
-            "<line x1=\"{L}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{CAP_COLOUR}\" \
-             stroke-width=\"2\" stroke-dasharray=\"8 5\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"{CAP_COLOUR}\">{}</text>",
-            W - R,
-            W - R + 6.0,
-            sy(*limit) + 4.0,
-            esc(label),
-            y = sy(*limit)
-        );
-    }
-    if all().next().is_none() {
+    let plot = Plot::new(c, series);
+    let mut g = plot.axes(c);
+    plot.cap_line(&mut g);
+    if series.iter().all(|s| s.points.is_empty()) {
         let _ = write!(
             g,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#888\">no data</text>",
@@ -433,7 +351,146 @@ fn line_chart(c: &Chart, series: &[Series]) -> String {
         );
     }
     for (i, s) in series.iter().enumerate() {
-        let path: Vec<String> = s.points.iter().map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y))).collect();
+        plot.series(&mut g, i, s);
+    }
+    g.push_str("</svg>");
+    g
+}
+
+/// A line chart's width, in SVG units.
+const W: f64 = 760.0;
+/// A line chart's height.
+const H: f64 = 300.0;
+/// Margins: left (y labels), right (legend), top (title), bottom (x labels).
+const L: f64 = 70.0;
+/// The right margin, where the legend goes.
+const R: f64 = 190.0;
+/// The top margin, where the title goes.
+const T: f64 = 30.0;
+/// The bottom margin, where the x labels go.
+const B: f64 = 45.0;
+
+/// A line chart's scales, chosen from its data: the ticks of both axes and the cap line, drawn when it
+/// is within reach of the data (or only named, when it is far above).
+struct Plot<'a> {
+    x_ticks: Vec<(f64, String)>,
+    y_ticks: Vec<(f64, String)>,
+    /// The x range the ticks span.
+    x0: f64,
+    x1: f64,
+    /// The y axis' top.
+    y1: f64,
+    /// The limit drawn as a line.
+    limit: Option<&'a (f64, String)>,
+    /// The limit too far above the data to draw: named at the top instead.
+    far_limit: Option<&'a (f64, String)>,
+}
+
+impl<'a> Plot<'a> {
+    /// Scales that fit every point of `series` and `c`'s limit.
+    fn new(c: &'a Chart, series: &[Series]) -> Self {
+        let all = || series.iter().flat_map(|s| s.points.iter());
+        let x_ticks = match &c.x_ticks {
+            Some(ticks) => ticks.clone(),
+            None => round_ticks(all().map(|p| p.0).fold(0.0, f64::max)),
+        };
+        let (x0, x1) = (x_ticks.first().map_or(0.0, |t| t.0), x_ticks.last().map_or(1.0, |t| t.0));
+        let y_max = all().map(|p| p.1).fold(0.0, f64::max);
+        // A limit far above the data would flatten it against the x axis: it is then named, not drawn.
+        let (limit, far_limit) = match &c.limit {
+            Some((ms, _)) if y_max > 0.0 && *ms > FAR_LIMIT * y_max => (None, c.limit.as_ref()),
+            limit => (limit.as_ref(), None),
+        };
+        let y_ticks = round_ticks(y_max.max(limit.map_or(0.0, |l| l.0)));
+        let y1 = y_ticks.last().map_or(1.0, |t| t.0);
+        Plot { x_ticks, y_ticks, x0, x1, y1, limit, far_limit }
+    }
+
+    /// The SVG x of data `x`.
+    fn sx(&self, x: f64) -> f64 {
+        L + (x - self.x0) / (self.x1 - self.x0) * (W - L - R)
+    }
+
+    /// The SVG y of data `y`.
+    fn sy(&self, y: f64) -> f64 {
+        H - B - y / self.y1 * (H - T - B)
+    }
+
+    /// The chart opened: title, axis labels, ticks with grid lines, and the axes.
+    fn axes(&self, c: &Chart) -> String {
+        let mut g = format!(
+            "<svg width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" \
+             role=\"img\" font-family=\"sans-serif\"><title>{t}</title>\
+             <text x=\"{L}\" y=\"18\" font-weight=\"bold\">{t}</text>\
+             <text x=\"{xm}\" y=\"{xl}\" text-anchor=\"middle\" font-size=\"12\">{xlab}</text>\
+             <text x=\"14\" y=\"{ym}\" font-size=\"12\" transform=\"rotate(-90 14 {ym})\" \
+             text-anchor=\"middle\">{ylab}</text>",
+            t = esc(c.title),
+            xm = (L + W - R) / 2.0,
+            xl = H - 8.0,
+            ym = (T + H - B) / 2.0,
+            xlab = esc(c.x_label),
+            ylab = esc(c.y_label),
+        );
+        for (x, label) in &self.x_ticks {
+            let _ = write!(
+                g,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\">{}</text>",
+                self.sx(*x),
+                H - B + 16.0,
+                esc(label)
+            );
+        }
+        for (y, label) in &self.y_ticks {
+            let _ = write!(
+                g,
+                "<line x1=\"{L}\" y1=\"{yy:.1}\" x2=\"{:.1}\" y2=\"{yy:.1}\" stroke=\"#e4e4e4\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"11\">{}</text>",
+                W - R,
+                L - 6.0,
+                self.sy(*y) + 4.0,
+                esc(label),
+                yy = self.sy(*y)
+            );
+        }
+        let _ = write!(
+            g,
+            "<polyline fill=\"none\" stroke=\"#444\" points=\"{L},{T} {L},{b} {r},{b}\"/>",
+            b = H - B,
+            r = W - R
+        );
+        g
+    }
+
+    /// The cap: a dashed line at its level, or its name at the top when it is far above the data.
+    fn cap_line(&self, g: &mut String) {
+        if let Some((_, label)) = self.far_limit {
+            let _ = write!(
+                g,
+                "<text x=\"{:.1}\" y=\"{T}\" font-size=\"11\" fill=\"{CAP_COLOUR}\">{} (above)</text>",
+                W - R + 6.0,
+                esc(label)
+            );
+        }
+        if let Some((limit, label)) = self.limit {
+            let _ = write!(
+                g,
+                "<line x1=\"{L}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{CAP_COLOUR}\" \
+                 stroke-width=\"2\" stroke-dasharray=\"8 5\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"{CAP_COLOUR}\">{}</text>",
+                W - R,
+                W - R + 6.0,
+                self.sy(*limit) + 4.0,
+                esc(label),
+                y = self.sy(*limit)
+            );
+        }
+    }
+
+    /// Series `s`, the `i`th: its line, its dots when there are few enough to tell apart, and its legend.
+    fn series(&self, g: &mut String, i: usize, s: &Series) {
+        let path: Vec<String> =
+            s.points.iter().map(|&(x, y)| format!("{:.1},{:.1}", self.sx(x), self.sy(y))).collect();
         let _ = write!(
             g,
             "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2.5\" stroke-linejoin=\"round\" \
@@ -446,8 +503,8 @@ fn line_chart(c: &Chart, series: &[Series]) -> String {
                 let _ = write!(
                     g,
                     "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{}\"/>",
-                    sx(x),
-                    sy(y),
+                    self.sx(x),
+                    self.sy(y),
                     s.colour
                 );
             }
@@ -465,8 +522,6 @@ fn line_chart(c: &Chart, series: &[Series]) -> String {
             esc(s.name)
         );
     }
-    g.push_str("</svg>");
-    g
 }
 
 /// Ticks from zero to a round number at or above `max`, spaced 1, 2 or 5 × 10ⁿ, about five of

@@ -18,6 +18,7 @@ pub mod ds2;
 mod fixtures;
 pub mod histogram;
 pub mod html;
+pub mod live;
 pub mod merge;
 pub mod model;
 pub mod numfmt;

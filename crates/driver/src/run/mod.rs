@@ -4,6 +4,7 @@
 
 pub mod collector;
 pub mod cpu;
+pub mod plan;
 pub mod pool;
 pub mod result;
 pub mod sample;
@@ -19,12 +20,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use oltpgen_report::cap::Cap;
-use oltpgen_report::model::{ClientCpu, IntervalRow, Window};
+use oltpgen_report::model::{ClientCpu, IntervalRow, Step, Window};
 use oltpgen_report::step::{StepPlan, Transactions};
 use tokio::time::Instant;
 
 use collector::Collector;
 pub use collector::IntervalFigures;
+pub use plan::{Pace, StudyFlags};
 use pool::Pool;
 use sample::Recorder;
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
@@ -67,24 +69,10 @@ impl RunPlan {
     }
 }
 
-/// What one step measured.
-pub struct MeasuredStep {
-    /// The step as scheduled.
-    pub scheduled: Scheduled,
-    /// Per target (in the workload's order), per transaction type, over its window.
-    pub transactions: Vec<Transactions>,
-    /// The window actually measured, seconds from the run's start (shorter when interrupted).
-    pub window_s: (f64, f64),
-    /// The workload's audit of the step (from its counters over the window), when it has one.
-    pub audit: Option<oltpgen_report::audit::Audit>,
-    /// Transactions that lost their connection in the window (the step then does not count).
-    pub connections_lost: u64,
-}
-
 /// What a run measured.
 pub struct Measured {
-    /// The steps that began measuring.
-    pub steps: Vec<MeasuredStep>,
+    /// The steps that began measuring, each built and judged once: as [`Progress::Step`] reported it.
+    pub steps: Vec<Step>,
     /// The targets' labels, in the order of each step's `transactions`.
     pub targets: Vec<String>,
     /// Every interval's figures per transaction type.
@@ -118,13 +106,15 @@ pub enum Progress<'a> {
     /// A reporting interval ended.
     Interval(&'a IntervalFigures),
     /// A step's window closed (plus a short grace for its last samples): its figures and cap verdict.
-    Step(&'a oltpgen_report::model::Step),
+    Step(&'a Step),
 }
 
 /// Late samples of a closed window arrive within this (users hand over batches at least every second).
 const GRACE: Duration = Duration::from_secs(2);
 
 /// Runs `plan` against `workload`, telling `progress` about every interval and every finished step.
+/// Its phases: spawn the users, watch them (live lines, steps judged as their windows close), stop and
+/// drain them, then judge the steps the run ended in and take the client's own cost.
 pub async fn drive<W: Workload>(
     workload: Arc<W>,
     plan: &RunPlan,
@@ -135,28 +125,12 @@ pub async fn drive<W: Workload>(
     let targets = workload.targets().to_vec();
     let cpu_before = cpu::process_cpu_s();
     let schedule = plan.timing.schedule(&plan.steps);
-    let ms = |d: Duration| d.as_millis().min(u128::from(u32::MAX)) as u32;
     let windows: Vec<_> = schedule.iter().map(|s| ms(s.window.0)..ms(s.window.1)).collect();
     let mut collector =
         Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows).with_audit(W::AUDIT);
-    let (to_collector, mut samples) = tokio::sync::mpsc::unbounded_channel();
-    let (stop_tx, stop) = tokio::sync::watch::channel(false);
-    let running = Arc::new(AtomicU64::new(0));
-    let connections = match plan.connections {
-        Some(n) if n < plan.max_users() => {
-            Connections::Shared(Arc::new(targets.iter().map(|_| Pool::new(n)).collect()))
-        }
-        _ => Connections::Own,
-    };
-    let crew = Crew { workload: workload.clone(), connections, start, stop, running: running.clone() };
-    let interval_ms = ms(plan.report_interval).max(1);
-    let mut users = tokio::task::JoinSet::new();
-    for i in 0..plan.max_users() {
-        let begin = schedule::user_start(&plan.timing, &schedule, i).expect("every user has a step");
-        users.spawn(user::run(crew.clone(), i, begin, Recorder::new(to_collector.clone(), interval_ms)));
-    }
-    drop(to_collector);
-    drop(crew);
+    let mut users = spawn_users(&workload, plan, &schedule, start);
+    let mut judge =
+        Judge { workload: &*workload, plan, schedule: &schedule, targets: &targets, steps: Vec::new() };
 
     let mut timeseries = Vec::new();
     let (mut energy, energy_max_uj): (Vec<_>, Vec<u64>) =
@@ -167,60 +141,162 @@ pub async fn drive<W: Workload>(
     tokio::pin!(finish);
     let stop_signal = crate::stop::requested();
     tokio::pin!(stop_signal);
-    let (mut judged, mut breaches) = (0, 0);
+    let mut breaches = 0;
     // A sweep stopped for breaching the cap ends with the step that breached it (the next one may have
     // begun during the grace, and is not reported).
     let mut reported = schedule.len();
-    let judge = tokio::time::sleep_until(start + schedule[0].window.1 + GRACE);
-    tokio::pin!(judge);
+    let judge_at = tokio::time::sleep_until(start + schedule[0].window.1 + GRACE);
+    tokio::pin!(judge_at);
     let interrupted = loop {
         tokio::select! {
-            Some(batch) = samples.recv() => absorb(&mut collector, &batch),
+            Some(batch) = users.samples.recv() => absorb(&mut collector, &batch),
             _ = ticks.tick() => {
-                let figures = collector.tick(start.elapsed().as_secs_f64(), running.load(Ordering::Relaxed));
+                let figures = collector.tick(start.elapsed().as_secs_f64(), users.running.load(Ordering::Relaxed));
                 progress(Progress::Interval(&figures));
                 timeseries.extend(figures.rows);
                 if !energy.is_empty() {
                     energy.extend(energy_sample().map(|(sample, _)| sample));
                 }
             }
-            _ = &mut judge, if judged < schedule.len() => {
-                let measured = (collector.window_transactions(judged), collector.window_connections_lost(judged));
-                let mut step = step_result(W::REPORT, plan, &schedule[judged], judged, &targets, measured, None);
-                step.audit = workload.audit(&step, collector.window_audit(judged));
-                let passed = step.cap.as_ref().is_some_and(|c| c.passed);
-                progress(Progress::Step(&step));
+            _ = &mut judge_at, if judge.judged() < schedule.len() => {
+                let passed = judge.judge_step(&collector, None, &mut progress);
                 breaches = if passed { 0 } else { breaches + 1 };
-                judged += 1;
-                if plan.stop_after_breach.is_some_and(|k| breaches >= k) && judged < schedule.len() {
-                    reported = judged;
+                if plan.stop_after_breach.is_some_and(|k| breaches >= k) && judge.judged() < schedule.len() {
+                    reported = judge.judged();
                     break false;
                 }
-                if let Some(next) = schedule.get(judged) {
-                    judge.as_mut().reset(start + next.window.1 + GRACE);
+                if let Some(next) = schedule.get(judge.judged()) {
+                    judge_at.as_mut().reset(start + next.window.1 + GRACE);
                 }
             }
-            _ = &mut finish, if judged + 1 >= schedule.len() => break false,
+            _ = &mut finish, if judge.judged() + 1 >= schedule.len() => break false,
             () = &mut stop_signal => break true,
         }
     };
     let stopped_at = start.elapsed();
-    let _ = stop_tx.send(true);
-    // Users finish the transaction in flight (it completes after the window and is not measured).
-    let drain = async {
-        loop {
-            tokio::select! {
-                Some(batch) = samples.recv() => absorb(&mut collector, &batch),
-                joined = users.join_next() => if joined.is_none() { break },
-            }
-        }
-        while let Ok(batch) = samples.try_recv() {
-            absorb(&mut collector, &batch);
-        }
-    };
-    if tokio::time::timeout(Duration::from_secs(30), drain).await.is_err() {
-        users.abort_all();
+    users.drain(&mut collector).await;
+    // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short), over the
+    // part of their window that ran.
+    while judge.judged() < reported && schedule[judge.judged()].window.0 < stopped_at {
+        judge.judge_step(&collector, Some(stopped_at), &mut progress);
     }
+    Measured {
+        steps: judge.steps,
+        client: client_cpu(&collector, cpu_before),
+        errors_by_kind: collector.errors_by_kind().clone(),
+        targets,
+        timeseries,
+        interrupted,
+        energy,
+        energy_max_uj,
+    }
+}
+
+/// Milliseconds from the run's start, as samples and windows count them.
+fn ms(d: Duration) -> u32 {
+    d.as_millis().min(u128::from(u32::MAX)) as u32
+}
+
+/// A run's users once spawned: the samples they hand over, the switch that stops them, their tasks,
+/// and how many run now.
+struct Users {
+    samples: tokio::sync::mpsc::UnboundedReceiver<sample::Batch>,
+    stop: tokio::sync::watch::Sender<bool>,
+    tasks: tokio::task::JoinSet<()>,
+    running: Arc<AtomicU64>,
+}
+
+/// Spawns every user `plan` runs, each waiting for its start in `schedule`, on its own connection or
+/// on its target's pool when `--connections` is fewer than the users.
+fn spawn_users<W: Workload>(
+    workload: &Arc<W>,
+    plan: &RunPlan,
+    schedule: &[Scheduled],
+    start: Instant,
+) -> Users {
+    let (to_collector, samples) = tokio::sync::mpsc::unbounded_channel();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let running = Arc::new(AtomicU64::new(0));
+    let connections = match plan.connections {
+        Some(n) if n < plan.max_users() => {
+            Connections::Shared(Arc::new(workload.targets().iter().map(|_| Pool::new(n)).collect()))
+        }
+        _ => Connections::Own,
+    };
+    let crew =
+        Crew { workload: workload.clone(), connections, start, stop: stopped, running: running.clone() };
+    let interval_ms = ms(plan.report_interval).max(1);
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..plan.max_users() {
+        let begin = schedule::user_start(&plan.timing, schedule, i).expect("every user has a step");
+        tasks.spawn(user::run(crew.clone(), i, begin, Recorder::new(to_collector.clone(), interval_ms)));
+    }
+    Users { samples, stop, tasks, running }
+}
+
+impl Users {
+    /// Tells every user to stop and takes in what they still hand over. Users finish the transaction in
+    /// flight (it completes after the window and is not measured); those not done within 30 s are aborted.
+    async fn drain(&mut self, collector: &mut Collector) {
+        let _ = self.stop.send(true);
+        let drain = async {
+            loop {
+                tokio::select! {
+                    Some(batch) = self.samples.recv() => absorb(collector, &batch),
+                    joined = self.tasks.join_next() => if joined.is_none() { break },
+                }
+            }
+            while let Ok(batch) = self.samples.try_recv() {
+                absorb(collector, &batch);
+            }
+        };
+        if tokio::time::timeout(Duration::from_secs(30), drain).await.is_err() {
+            self.tasks.abort_all();
+        }
+    }
+}
+
+/// The steps of a run judged so far, in order.
+struct Judge<'a, W> {
+    workload: &'a W,
+    plan: &'a RunPlan,
+    schedule: &'a [Scheduled],
+    targets: &'a [String],
+    steps: Vec<Step>,
+}
+
+impl<W: Workload> Judge<'_, W> {
+    /// How many steps are judged.
+    fn judged(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Builds the next step from what `collector` holds for its window (cut at `stopped_at` when the run
+    /// ended within it), with its audit and cap verdict, tells `progress`, and keeps it. Returns whether
+    /// it passed.
+    fn judge_step(
+        &mut self,
+        collector: &Collector,
+        stopped_at: Option<Duration>,
+        progress: &mut impl FnMut(Progress<'_>),
+    ) -> bool {
+        let i = self.judged();
+        let s = &self.schedule[i];
+        let end = stopped_at.map_or(s.window.1, |at| s.window.1.min(at));
+        let window_s = (s.window.0.as_secs_f64(), end.as_secs_f64());
+        let measured = (collector.window_transactions(i), collector.window_connections_lost(i));
+        let mut step = step_result(W::REPORT, self.plan, s, i, self.targets, measured, window_s);
+        step.audit = self.workload.audit(&step, collector.window_audit(i));
+        progress(Progress::Step(&step));
+        let passed = step.cap.as_ref().is_some_and(|c| c.passed);
+        self.steps.push(step);
+        passed
+    }
+}
+
+/// The client's CPU over the whole run per completed transaction (and per order), its memory, and how
+/// late users woke.
+fn client_cpu(collector: &Collector, cpu_before: (f64, f64)) -> ClientCpu {
     let cpu_after = cpu::process_cpu_s();
     let cpu_s = (cpu_after.0 - cpu_before.0, cpu_after.1 - cpu_before.1);
     let mut client = ClientCpu::new(cpu_s.0, cpu_s.1, collector.completed());
@@ -232,36 +308,7 @@ pub async fn drive<W: Workload>(
         client.wake_late_p99_ms = Some(late.percentile_us(99.0) as f64 / 1e3);
         client.wake_late_max_ms = Some(late.max_us() as f64 / 1e3);
     }
-    let mut steps: Vec<MeasuredStep> = Vec::new();
-    for (i, s) in schedule.iter().enumerate().take(reported).filter(|(_, s)| s.window.0 < stopped_at) {
-        let window_s = (s.window.0.as_secs_f64(), s.window.1.min(stopped_at).as_secs_f64());
-        let transactions = collector.window_transactions(i);
-        let connections_lost = collector.window_connections_lost(i);
-        let measured = (transactions.clone(), connections_lost);
-        let mut step = step_result(W::REPORT, plan, s, i, &targets, measured, Some(window_s));
-        step.audit = workload.audit(&step, collector.window_audit(i));
-        // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short).
-        if i >= judged {
-            progress(Progress::Step(&step));
-        }
-        steps.push(MeasuredStep {
-            scheduled: *s,
-            transactions,
-            window_s,
-            audit: step.audit,
-            connections_lost,
-        });
-    }
-    Measured {
-        steps,
-        targets,
-        timeseries,
-        errors_by_kind: collector.errors_by_kind().clone(),
-        client,
-        interrupted,
-        energy,
-        energy_max_uj,
-    }
+    client
 }
 
 /// Hands a user's batch to the collector.
@@ -280,11 +327,10 @@ pub fn step_result(
     index: usize,
     targets: &[String],
     measured: (Vec<Transactions>, u64),
-    window_s: Option<(f64, f64)>,
-) -> oltpgen_report::model::Step {
+    window_s: (f64, f64),
+) -> Step {
     let (transactions, connections_lost) = measured;
-    let (start_s, end_s) =
-        window_s.unwrap_or((scheduled.window.0.as_secs_f64(), scheduled.window.1.as_secs_f64()));
+    let (start_s, end_s) = window_s;
     let step_plan = StepPlan {
         index: index as u32,
         run: scheduled.spec.run,
@@ -298,7 +344,7 @@ pub fn step_result(
     };
     // With one target, Step::new keeps only the totals.
     let per_target = targets.iter().cloned().zip(transactions).collect();
-    let mut step = oltpgen_report::model::Step::new(kind, step_plan, per_target);
+    let mut step = Step::new(kind, step_plan, per_target);
     step.cap = Some(plan.cap.judge(&step.figures, connections_lost));
     step
 }

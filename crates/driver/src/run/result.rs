@@ -9,7 +9,7 @@ use oltpgen_report::model::{
 use oltpgen_report::power::{Reading, mean_watts};
 use oltpgen_report::stats::median_run;
 
-use super::{Measured, RunPlan, step_result};
+use super::{Measured, RunPlan};
 
 /// Everything about a run that is not a measurement.
 pub struct Context {
@@ -31,32 +31,14 @@ pub struct Context {
     pub idle_window_s: Option<(f64, f64)>,
 }
 
-/// The result document: every step with its cap verdict, the headline taken from the median run when
+/// The result document: every step with its cap verdict (as the run judged it), the headline taken from the median run when
 /// steps were repeated (`--runs`), and power and cost figures when a meter's log or a system cost is given.
 pub fn build(ctx: Context, m: Measured) -> RunResult {
-    let steps: Vec<Step> = m
-        .steps
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let mut step = step_result(
-                ctx.workload,
-                &ctx.plan,
-                &s.scheduled,
-                i,
-                &m.targets,
-                (s.transactions, s.connections_lost),
-                Some(s.window_s),
-            );
-            step.audit = s.audit;
-            step
-        })
-        .collect();
     RunResult {
         client: m.client,
         errors_by_kind: m.errors_by_kind,
         interrupted: m.interrupted,
-        ..document(&ctx, steps, m.targets, m.timeseries)
+        ..document(&ctx, m.steps, m.targets, m.timeseries)
     }
 }
 

@@ -62,7 +62,8 @@ impl<W: Workload> Clone for Crew<W> {
     }
 }
 
-/// Runs user `index`, starting `begin_after` into the run, until the crew is told to stop.
+/// Runs user `index`, starting `begin_after` into the run, until the crew is told to stop. Each turn:
+/// deal the next transaction, wait its keying time, run it, record it, wait its think time.
 pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Duration, mut recorder: Recorder) {
     let mut intended = crew.start + begin_after;
     if !wait_until(&mut crew.stop, intended).await {
@@ -71,7 +72,6 @@ pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Durati
     crew.running.fetch_add(1, Ordering::Relaxed);
     let w = crew.workload.clone();
     let target = index as usize % w.targets().len();
-    let target_id = target as u8;
     let mut me = w.user(index);
     let mut own: Option<W::Session> = None;
     if matches!(crew.connections, Connections::Own) {
@@ -87,16 +87,7 @@ pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Durati
     loop {
         let next = w.next(&mut me);
         intended += next.keying;
-        let mut late_us = 0;
-        if intended > Instant::now() {
-            if intended - Instant::now() >= FLUSH_BEFORE_WAIT {
-                recorder.flush();
-            }
-            if !wait_until(&mut crew.stop, intended).await {
-                break;
-            }
-            late_us = micros(Instant::now().saturating_duration_since(intended));
-        }
+        let Some(late_us) = wait_turn(&mut crew.stop, &mut recorder, intended).await else { break };
         let (outcome, retries, connected) = match &crew.connections {
             Connections::Own => {
                 let (outcome, retries) = attempt(&*w, target, &mut own, &next.input, &mut ops).await;
@@ -115,43 +106,9 @@ pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Durati
             Ok(Done { rolled_back: true }) => Status::RolledBack,
             Err(e) => Status::Failed(e.fault),
         };
-        let done_ms = |at: Instant| (at - crew.start).as_millis().min(u128::from(u32::MAX)) as u32;
-        // The order again as DS2's driver times it, when it completed (DS2 counts no failed order).
-        if let Some(kind) = W::SUM_KIND.filter(|_| !ops.is_empty() && !matches!(status, Status::Failed(_))) {
-            recorder.record(Sample {
-                kind: kind as u8,
-                target: target_id,
-                retries: 0,
-                status,
-                latency_us: micros(ops.counted_sum()),
-                late_us: 0,
-                done_ms: done_ms(done),
-            });
-        }
-        for op in ops.drain() {
-            recorder.record(Sample {
-                kind: op.kind as u8,
-                target: target_id,
-                retries: op.retries,
-                status: op.status,
-                latency_us: micros(op.ended - op.started),
-                late_us: 0,
-                done_ms: done_ms(op.ended),
-            });
-        }
-        let counts = ops.take_audit();
-        if !matches!(status, Status::Failed(_)) {
-            recorder.record_audit(AuditSample { target: target_id, done_ms: done_ms(done), counts });
-        }
-        recorder.record(Sample {
-            kind: next.kind as u8,
-            target: target_id,
-            retries,
-            status,
-            latency_us: micros(done - intended),
-            late_us,
-            done_ms: done_ms(done),
-        });
+        let turn =
+            Turn { kind: next.kind as u8, target: target as u8, retries, status, intended, late_us, done };
+        record::<W>(&mut recorder, crew.start, &mut ops, &turn);
         intended = if !connected {
             // No connection (the server is away, or a new one failed to open or prepare): try again
             // later, a little later each time.
@@ -167,6 +124,87 @@ pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Durati
     }
     recorder.flush();
     crew.running.fetch_sub(1, Ordering::Relaxed);
+}
+
+/// Waits for a transaction's intended start (handing the samples over first when the wait is long);
+/// returns how late the user woke (µs, 0 when it did not wait), or `None` when told to stop first.
+async fn wait_turn(
+    stop: &mut watch::Receiver<bool>,
+    recorder: &mut Recorder,
+    intended: Instant,
+) -> Option<u32> {
+    if intended <= Instant::now() {
+        return Some(0);
+    }
+    if intended - Instant::now() >= FLUSH_BEFORE_WAIT {
+        recorder.flush();
+    }
+    if !wait_until(stop, intended).await {
+        return None;
+    }
+    Some(micros(Instant::now().saturating_duration_since(intended)))
+}
+
+/// One transaction a user ran, as it is recorded.
+#[derive(Clone, Copy)]
+struct Turn {
+    /// Index into the workload's kinds.
+    kind: u8,
+    /// Index into the workload's targets.
+    target: u8,
+    /// Retries of the whole transaction.
+    retries: u8,
+    /// How it ended.
+    status: Status,
+    /// Its intended start.
+    intended: Instant,
+    /// How late the user woke for it, µs.
+    late_us: u32,
+    /// When it completed.
+    done: Instant,
+}
+
+/// Records `turn`: its composite sum (when the workload has one), the operations it ran, its audit
+/// counts, and the transaction itself.
+fn record<W: Workload>(recorder: &mut Recorder, start: Instant, ops: &mut Ops, turn: &Turn) {
+    let Turn { kind, target: target_id, retries, status, intended, late_us, done } = *turn;
+    let done_ms = |at: Instant| (at - start).as_millis().min(u128::from(u32::MAX)) as u32;
+    // The order again as DS2's driver times it, when it completed (DS2 counts no failed order).
+    if let Some(kind) = W::SUM_KIND.filter(|_| !ops.is_empty() && !matches!(status, Status::Failed(_))) {
+        recorder.record(Sample {
+            kind: kind as u8,
+            target: target_id,
+            retries: 0,
+            status,
+            latency_us: micros(ops.counted_sum()),
+            late_us: 0,
+            done_ms: done_ms(done),
+        });
+    }
+    for op in ops.drain() {
+        recorder.record(Sample {
+            kind: op.kind as u8,
+            target: target_id,
+            retries: op.retries,
+            status: op.status,
+            latency_us: micros(op.ended - op.started),
+            late_us: 0,
+            done_ms: done_ms(op.ended),
+        });
+    }
+    let counts = ops.take_audit();
+    if !matches!(status, Status::Failed(_)) {
+        recorder.record_audit(AuditSample { target: target_id, done_ms: done_ms(done), counts });
+    }
+    recorder.record(Sample {
+        kind,
+        target: target_id,
+        retries,
+        status,
+        latency_us: micros(done - intended),
+        late_us,
+        done_ms: done_ms(done),
+    });
 }
 
 /// Runs one transaction on `slot`'s session to `target` (connecting first when it has none), retrying

@@ -1,0 +1,282 @@
+//! The run plan built from the parsed flags: every rule the command line's values must meet, checked
+//! before anything starts (ripgrep's low-level arguments turned into high-level ones). The CLI parses
+//! flags into [`StudyFlags`] and a [`Pace`]; [`StudyFlags::plan`] validates them into a [`RunPlan`].
+//! Defaults and sizing that the spec or the run decides live here too: TPC-C's users per warehouse,
+//! the connections the built-in server is started with, the most databases one run drives.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use oltpgen_report::cap::Cap;
+use oltpgen_report::model::Workload as Kind;
+use oltpgen_report::output::ResultDir;
+
+use super::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
+use crate::{Error, Target};
+
+/// 4.2.2: each warehouse has 10 terminals (set by the spec, not a knob).
+pub const TERMINALS_PER_WAREHOUSE: u32 = 10;
+
+/// The most databases one run drives side by side (samples name their target in one byte).
+pub const MAX_TARGETS: usize = 255;
+
+/// Connections the built-in server has room for when the users are known only after a load (TPC-C at
+/// the default of [`TERMINALS_PER_WAREHOUSE`] per warehouse).
+const ROOM_FOR_UNKNOWN_USERS: u32 = 1000;
+
+/// How users start and how long each step lasts: the workload's own flags.
+#[derive(Clone, Copy, Debug)]
+pub struct Pace {
+    /// How users start.
+    pub ramp: Ramp,
+    /// Unmeasured time after a step's users started.
+    pub warmup: Duration,
+    /// Measured time per step.
+    pub duration: Duration,
+    /// The live line's period.
+    pub report_interval: Duration,
+}
+
+/// What every workload's run is judged by and records, as the flags gave it: the cap, repetitions,
+/// cost, power, the window and the result's directory.
+#[derive(Clone, Debug, Default)]
+pub struct StudyFlags {
+    /// `--runs`: every step this many times.
+    pub runs: u32,
+    /// `--rt-cap`, or the workload's default.
+    pub rt_cap: Option<Cap>,
+    /// `--stop-after-breach`.
+    pub stop_after_breach: Option<u32>,
+    /// `--system-cost`, USD.
+    pub system_cost_usd: Option<f64>,
+    /// `--power-log`.
+    pub power_log: Option<PathBuf>,
+    /// `--idle-sample`.
+    pub idle_sample: Option<Duration>,
+    /// `--window`, from each step's start.
+    pub window: Option<(Duration, Duration)>,
+    /// `--out`.
+    pub out: Option<PathBuf>,
+    /// `--replace`.
+    pub replace: bool,
+}
+
+impl StudyFlags {
+    /// The cap `workload`'s steps are judged by: `--rt-cap`, or the workload's default.
+    ///
+    /// # Errors
+    /// A usage error for a rule naming a transaction the workload does not run.
+    pub fn cap(&self, workload: Kind) -> Result<Cap, Error> {
+        let cap = self.rt_cap.clone().unwrap_or_else(|| Cap::default_for(workload));
+        cap.validate(workload).map_err(|e| Error::usage(format!("--rt-cap: {e}")))?;
+        Ok(cap)
+    }
+
+    /// The run plan: every user count of the sweep (`counts`, from the flag named `flag`), `--runs`
+    /// times each, judged by `cap`.
+    ///
+    /// # Errors
+    /// A usage error naming `flag` for a sweep that decreases or a count too large, or `--window` for a
+    /// window that starts before a step's users all started.
+    pub fn plan(
+        &self,
+        cap: Cap,
+        counts: &[u64],
+        flag: &str,
+        connections: Option<u32>,
+        pace: Pace,
+    ) -> Result<RunPlan, Error> {
+        let steps = steps(counts, self.runs, flag)?;
+        let timing =
+            Timing { ramp: pace.ramp, warmup: pace.warmup, duration: pace.duration, window: self.window };
+        check_window(&timing, &steps)?;
+        Ok(RunPlan {
+            steps,
+            connections,
+            timing,
+            report_interval: pace.report_interval,
+            cap,
+            stop_after_breach: self.stop_after_breach,
+        })
+    }
+
+    /// Where the result goes: `--out`, or a directory named from the run's start time.
+    pub fn result_dir(&self) -> ResultDir {
+        self.out.clone().map_or(ResultDir::Dated, ResultDir::Given)
+    }
+
+    /// Checks every path the run writes or reads before anything starts: the result's directory
+    /// (which must not hold a result unless `--replace`), `--power-log`, and `files` the workload
+    /// writes (flag, path), so that no run is thrown away at its end for a path that was wrong from
+    /// the start.
+    ///
+    /// # Errors
+    /// A usage error naming the flag and the path at fault.
+    pub fn check_paths(&self, files: &[(&str, &Path)]) -> Result<(), Error> {
+        self.result_dir().check(self.replace).map_err(|e| Error::usage(format!("--out: {e}")))?;
+        if let Some(log) = &self.power_log {
+            std::fs::File::open(log)
+                .and_then(|f| f.metadata())
+                .and_then(|m| if m.is_file() { Ok(()) } else { Err(std::io::Error::other("not a file")) })
+                .map_err(|e| Error::usage(format!("--power-log: cannot read {}: {e}", log.display())))?;
+        }
+        for (flag, file) in files {
+            let parent = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            if file.is_dir() {
+                return Err(Error::usage(format!("{flag}: {} is a directory, not a file", file.display())));
+            }
+            if !parent.is_dir() {
+                return Err(Error::usage(format!("{flag}: {} does not exist", parent.display())));
+            }
+        }
+        Ok(())
+    }
+
+    /// Cost, power and the result's directory, as the study's flags ask.
+    pub fn options(&self) -> StudyOptions {
+        StudyOptions {
+            system_cost_usd: self.system_cost_usd,
+            power_log: self.power_log.clone(),
+            idle_sample: self.idle_sample,
+            result_dir: Some(self.result_dir()),
+        }
+    }
+}
+
+/// The steps of a sweep: every user count `runs` times; counts must not decrease, as users carry over.
+fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> {
+    if let Some(w) = counts.windows(2).find(|w| w[1] < w[0]) {
+        return Err(Error::usage(format!(
+            "{flag} steps must not decrease (users carry over from step to step): {} comes after {}",
+            w[1], w[0]
+        )));
+    }
+    let mut steps = Vec::with_capacity(counts.len() * runs as usize);
+    for &c in counts {
+        let users =
+            u32::try_from(c).map_err(|_| Error::usage(format!("{flag} {c} is more than oltpgen can run")))?;
+        steps.extend((1..=runs).map(|run| StepSpec { users, run }));
+    }
+    Ok(steps)
+}
+
+/// A window measures a step's steady state: it must not start before every user of the step started.
+fn check_window(timing: &Timing, steps: &[StepSpec]) -> Result<(), Error> {
+    let Some((a, b)) = timing.window else { return Ok(()) };
+    match timing.schedule(steps).iter().find(|s| s.window.0 - s.start < s.ramp) {
+        Some(s) => Err(Error::usage(format!(
+            "--window {}..{} starts before the {} users of step {} have all started (their ramp takes {:.1} s): \
+             start it later or ramp faster",
+            humantime::format_duration(a),
+            humantime::format_duration(b),
+            s.spec.users,
+            steps.iter().position(|x| *x == s.spec).map_or(1, |i| i + 1),
+            s.ramp.as_secs_f64()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Connections to start the built-in server with: the most users of any step (`most_users`, `None`
+/// when they are known only after a load), or fewer when `connections` shares them.
+pub fn connections_to_open(most_users: Option<u64>, connections: Option<u32>) -> u32 {
+    most_users.map_or(ROOM_FOR_UNKNOWN_USERS, |u| u64::from(connections.unwrap_or(u32::MAX)).min(u) as u32)
+}
+
+/// TPC-C's user counts: `users` as given, or else 4.2.2's terminals of the `scale` warehouses loaded.
+pub fn tpcc_users(users: Option<&[u64]>, scale: u32) -> Vec<u64> {
+    users.map_or(vec![u64::from(TERMINALS_PER_WAREHOUSE * scale)], <[u64]>::to_vec)
+}
+
+/// A note for a TPC-C run with more users per warehouse than the spec's terminals.
+pub fn terminals_note(counts: &[u64], scale: u32) -> Option<String> {
+    let most = *counts.iter().max()?;
+    (most > u64::from(TERMINALS_PER_WAREHOUSE * scale)).then(|| {
+        format!(
+            "{most} users on {scale} warehouse(s) is {:.0} per warehouse; the spec has \
+             {TERMINALS_PER_WAREHOUSE} (load a larger --scale for a spec-shaped run)",
+            most as f64 / f64::from(scale)
+        )
+    })
+}
+
+/// Checks the databases one run drives: at most [`MAX_TARGETS`], each named once.
+///
+/// # Errors
+/// A usage error naming `--url`.
+pub fn check_targets(targets: &[Target]) -> Result<(), Error> {
+    if targets.len() > MAX_TARGETS {
+        return Err(Error::usage(format!(
+            "{} --url given: oltpgen drives at most {MAX_TARGETS} databases at once",
+            targets.len()
+        )));
+    }
+    for (i, t) in targets.iter().enumerate() {
+        if targets[..i].iter().any(|o| o.label() == t.label()) {
+            return Err(Error::usage(format!(
+                "--url names {t} twice: give each database once (--n-threads sets the users per database)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweeps_only_grow_and_repeat_each_step() {
+        let s = steps(&[4, 8], 2, "--users").unwrap();
+        assert_eq!(s.iter().map(|s| (s.users, s.run)).collect::<Vec<_>>(), [(4, 1), (4, 2), (8, 1), (8, 2)]);
+        let e = steps(&[8, 4], 1, "--n-threads").unwrap_err().to_string();
+        assert!(e.contains("--n-threads steps must not decrease"), "{e}");
+    }
+
+    #[test]
+    fn a_window_must_not_start_before_the_step_s_users_started() {
+        let s = |a, b| Timing {
+            ramp: Ramp::Rate(1.0),
+            warmup: Duration::ZERO,
+            duration: Duration::from_secs(60),
+            window: Some((Duration::from_secs(a), Duration::from_secs(b))),
+        };
+        let e = check_window(&s(5, 20), &steps(&[10], 1, "--users").unwrap()).unwrap_err().to_string();
+        assert!(e.contains("--window 5s..20s starts before the 10 users of step 1 have all started"), "{e}");
+        let e = check_window(&s(9, 20), &steps(&[1, 20], 1, "--users").unwrap()).unwrap_err().to_string();
+        assert!(e.contains("the 20 users of step 2"), "{e}");
+        check_window(&s(10, 20), &steps(&[10, 11], 1, "--users").unwrap()).unwrap();
+    }
+
+    #[test]
+    fn the_built_in_server_has_room_for_the_most_users_or_the_shared_connections() {
+        assert_eq!(connections_to_open(None, None), 1000, "users known only after a load");
+        assert_eq!(connections_to_open(Some(40), None), 40);
+        assert_eq!(connections_to_open(Some(40), Some(8)), 8);
+        assert_eq!(connections_to_open(Some(4), Some(8)), 4);
+    }
+
+    #[test]
+    fn tpcc_runs_ten_users_per_warehouse_unless_told_and_notes_more() {
+        assert_eq!(tpcc_users(None, 3), [30]);
+        assert_eq!(tpcc_users(Some(&[4, 8]), 3), [4, 8]);
+        assert_eq!(terminals_note(&[30], 3), None);
+        assert_eq!(
+            terminals_note(&[10, 45], 3).as_deref(),
+            Some(
+                "45 users on 3 warehouse(s) is 15 per warehouse; the spec has 10 (load a larger --scale for a \
+                 spec-shaped run)"
+            )
+        );
+    }
+
+    #[test]
+    fn a_run_drives_at_most_255_databases_each_once() {
+        let t = |i: usize| -> Target { format!("postgres://u@h{i}/db").parse().unwrap() };
+        check_targets(&(0..255).map(t).collect::<Vec<_>>()).unwrap();
+        let e = check_targets(&(0..256).map(t).collect::<Vec<_>>()).unwrap_err().to_string();
+        assert!(e.contains("256 --url given: oltpgen drives at most 255 databases at once"), "{e}");
+        let e = check_targets(&[t(1), t(2), t(1)]).unwrap_err().to_string();
+        assert!(e.contains("twice"), "{e}");
+    }
+}
