@@ -137,8 +137,9 @@ pub async fn drive<W: Workload>(
     let schedule = plan.timing.schedule(&plan.steps);
     let ms = |d: Duration| d.as_millis().min(u128::from(u32::MAX)) as u32;
     let windows: Vec<_> = schedule.iter().map(|s| ms(s.window.0)..ms(s.window.1)).collect();
-    let mut collector =
-        Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows).with_audit(W::AUDIT);
+    let mut collector = Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows)
+        .with_audit(W::AUDIT)
+        .with_composite(W::COMPOSITE_KIND);
     let (to_collector, mut samples) = tokio::sync::mpsc::unbounded_channel();
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let running = Arc::new(AtomicU64::new(0));
