@@ -9,7 +9,7 @@ mod check;
 mod load;
 mod run;
 
-pub use check::check;
+pub use check::{CHECKS, check};
 pub use load::{drop_all, load, write_csv};
 pub use run::{Ds2, Ds2Op, Ds2Session, Ds2User, Prepared, RunOptions, prepare, progress, run};
 

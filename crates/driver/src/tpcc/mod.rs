@@ -10,7 +10,7 @@ mod check;
 mod load;
 mod run;
 
-pub use check::check;
+pub use check::{CHECKS, check};
 pub use load::{drop_all, load, write_csv};
 pub use run::{Outcome, Prepared, RunOptions, Tpcc, TpccSession, TpccUser, prepare, run, workload};
 

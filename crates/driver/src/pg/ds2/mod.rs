@@ -1,6 +1,6 @@
 //! DS2 on PostgreSQL: its schema beyond tables and indexes, and its server functions ([`sql`]); the
 //! operations as a client calls them ([`ops`]); its checks ([`check`]); and databases DS2's own
-//! installer built ([`reference`]).
+//! installer built ([`reference`](mod@reference)).
 
 pub mod check;
 pub mod ops;

@@ -2,7 +2,8 @@
 //!
 //! Each query returns the keys of the rows that break its condition, so a failure names where to look.
 
-/// One query per condition of [`crate::tpcc::CHECKS`], in clause order 3.3.2.1 … 3.3.2.12; each yields one text column of offending keys.
+/// One query per condition of [`crate::tpcc::CHECKS`], in clause order 3.3.2.1 … 3.3.2.12; each yields
+/// one text column of offending keys.
 pub const QUERIES: [&str; 12] = [
     // 3.3.2.1: W_YTD = sum(D_YTD)
     "SELECT format('w_id=%s', w_id) FROM warehouse w \
