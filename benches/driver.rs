@@ -70,7 +70,8 @@ fn per_ds2_order(c: &mut Criterion) {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let mut recorder = Recorder::new(tx, 10_000);
         let mut collector =
-            Collector::new(Workload::Ds2, &DS2_TRANSACTIONS, 6, 1, std::slice::from_ref(&(0..u32::MAX)));
+            Collector::new(Workload::Ds2, &DS2_TRANSACTIONS, 6, 1, std::slice::from_ref(&(0..u32::MAX)))
+                .with_composite(Some(6));
         b.iter(|| {
             for i in 0..ORDERS {
                 let order = orders.next(&mut rng);

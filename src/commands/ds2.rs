@@ -155,8 +155,8 @@ fn csv_output_file(path: &Path, labels: &[String]) -> Result<CsvOutput<BufWriter
 
 /// Loads `target` at `size` when it holds no DS2.
 async fn load_when_empty(target: &Target, size: DbSize, quiet: bool) -> Result<(), Error> {
-    let client = oltpgen_driver::pg::connect(target).await?;
-    if !matches!(ds2::holding(&client, target).await?, Holding::Empty) {
+    let conn = oltpgen_driver::engine::Conn::open(target).await?;
+    if !matches!(oltpgen_driver::inventory::holding::<ds2::Ds2>(&conn, target).await?, Holding::Empty) {
         return Ok(());
     }
     let s = ds2::load(target, size, 1, &loading::default_options(quiet)).await?;

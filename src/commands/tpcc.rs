@@ -85,8 +85,8 @@ async fn drive(
     let loaded_scale = if load_if_empty {
         interruptible("the load", load_when_empty(target, scale.unwrap_or(1), quiet)).await?
     } else {
-        let client = oltpgen_driver::pg::connect(target).await?;
-        tpcc::loaded(&client, target).await?.scale
+        let conn = oltpgen_driver::engine::Conn::open(target).await?;
+        oltpgen_driver::inventory::loaded::<tpcc::Tpcc>(&conn, target).await?.scale
     };
     let counts = plan::tpcc_users(users, loaded_scale);
     if scale.is_none() {
@@ -127,9 +127,9 @@ async fn drive(
 
 /// Loads at `scale` when `target` holds no TPC-C; returns the scale it holds.
 async fn load_when_empty(target: &oltpgen_driver::Target, scale: u32, quiet: bool) -> Result<u32, Error> {
-    let client = oltpgen_driver::pg::connect(target).await?;
-    if !matches!(tpcc::holding(&client, target).await?, Holding::Empty) {
-        return Ok(tpcc::loaded(&client, target).await?.scale);
+    let conn = oltpgen_driver::engine::Conn::open(target).await?;
+    if !matches!(oltpgen_driver::inventory::holding::<tpcc::Tpcc>(&conn, target).await?, Holding::Empty) {
+        return Ok(oltpgen_driver::inventory::loaded::<tpcc::Tpcc>(&conn, target).await?.scale);
     }
     let opts = loading::default_options(quiet);
     let s = tpcc::load(target, scale, 1, &opts).await?;

@@ -1,13 +1,15 @@
 //! Consistency checks of a loaded (and driven) database, whatever the workload: each check names what it
 //! asserts, runs as one query, and reports pass, fail with the first offending keys, or not applicable.
-//! The checks run side by side over a few connections; results come back in the checks' order.
+//! Each workload declares its checks once as a table ([`Check`]: clause, title, fresh-only) and each
+//! engine supplies every clause's query. The checks run side by side over a few connections; results
+//! come back in the table's order.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use tokio::sync::Mutex;
 
-use crate::{Error, Target, pg};
+use crate::engine::{Conn, Engine};
+use crate::{Error, Target};
 
 /// How many offending keys a failed check shows.
 pub const EXAMPLES: i64 = 5;
@@ -46,40 +48,82 @@ pub struct Clause {
     pub outcome: ClauseOutcome,
 }
 
-/// Runs checks `0..count` on `target` over up to `connections` connections; `run(client, i)` runs check
-/// `i`. Outcomes come back in check order.
+/// One check of a workload, as its table declares it; the engine supplies its query.
+#[derive(Clone, Copy, Debug)]
+pub struct Check {
+    /// The clause it checks, e.g. TPC-C's "3.3.2.1" or "ds2.1".
+    pub clause: &'static str,
+    /// What it asserts, in one line.
+    pub title: &'static str,
+    /// Holds only on a database no run has driven yet (TPC-C's 3.3.2.11).
+    pub fresh_only: bool,
+}
+
+impl Check {
+    /// A check that holds at any time.
+    pub const fn new(clause: &'static str, title: &'static str) -> Self {
+        Check { clause, title, fresh_only: false }
+    }
+
+    /// A check that holds only before the first run.
+    pub const fn fresh_only(clause: &'static str, title: &'static str) -> Self {
+        Check { clause, title, fresh_only: true }
+    }
+}
+
+/// A workload's checks: what an error calls one (e.g. "consistency condition"), and the table.
+#[derive(Clone, Copy, Debug)]
+pub struct Checks {
+    /// What an error calls one check, before its clause.
+    pub noun: &'static str,
+    /// The checks, in order.
+    pub table: &'static [Check],
+}
+
+/// Runs every check of `checks` on `target` over up to `connections` connections, check `i` as the
+/// engine's `query(engine, i)`; `runs` is how many runs drove the database since its load (fresh-only
+/// checks do not apply after the first). Outcomes come back in the table's order.
 ///
 /// # Errors
 /// The first connection or query that fails.
-pub async fn run_all<F, Fut>(
+pub async fn run(
     target: &Target,
     connections: usize,
-    count: usize,
-    run: F,
-) -> Result<Vec<ClauseOutcome>, Error>
-where
-    F: Fn(Arc<tokio_postgres::Client>, usize) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ClauseOutcome, Error>> + Send,
-{
-    let queue = Arc::new(Mutex::new(0..count));
-    let run = Arc::new(run);
+    checks: Checks,
+    runs: u32,
+    query: fn(Engine, usize) -> &'static str,
+) -> Result<Vec<Clause>, Error> {
+    let table = checks.table;
+    let queue = Arc::new(Mutex::new(0..table.len()));
     let mut workers = tokio::task::JoinSet::new();
-    for _ in 0..connections.clamp(1, count.max(1)) {
-        let (queue, target, run) = (queue.clone(), target.clone(), run.clone());
+    for _ in 0..connections.clamp(1, table.len().max(1)) {
+        let (queue, target) = (queue.clone(), target.clone());
         workers.spawn(async move {
-            let client = Arc::new(pg::connect(&target).await?);
+            let conn = Conn::open(&target).await?;
             let mut found = Vec::new();
             loop {
                 let Some(i) = queue.lock().await.next() else { return Ok::<_, Error>(found) };
-                found.push((i, run(client.clone(), i).await?));
+                let check = table[i];
+                let outcome = if check.fresh_only && runs > 0 {
+                    ClauseOutcome::NotApplicable("holds only before the first run")
+                } else {
+                    let what = format!("{} {}", checks.noun, check.clause);
+                    let sql = query(target.engine(), i);
+                    let (count, examples) = conn.offending(&target, &what, sql, EXAMPLES).await?;
+                    ClauseOutcome::of(count, examples)
+                };
+                found.push((i, outcome));
             }
         });
     }
-    let mut outcomes = Vec::with_capacity(count);
+    let mut outcomes = Vec::with_capacity(table.len());
     while let Some(joined) = workers.join_next().await {
         let found = joined.map_err(|e| Error::failed(format!("a check task died: {e}")))??;
         outcomes.extend(found);
     }
     outcomes.sort_by_key(|(i, _)| *i);
-    Ok(outcomes.into_iter().map(|(_, o)| o).collect())
+    Ok(outcomes
+        .into_iter()
+        .map(|(i, outcome)| Clause { number: table[i].clause.to_string(), title: table[i].title, outcome })
+        .collect())
 }

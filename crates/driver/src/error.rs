@@ -1,6 +1,6 @@
-//! The driver's errors, and the one place where database errors are sorted into what the code does next.
-
-use std::error::Error as _;
+//! The driver's errors, and the kinds ([`Fault`]) every engine sorts its database errors into, so that
+//! the run machinery decides what to do next without reading any engine's error codes (PostgreSQL's
+//! sorting lives in [`crate::pg::error`]).
 
 /// What went wrong, sorted by what the user should do about it.
 #[derive(Debug, thiserror::Error)]
@@ -46,7 +46,8 @@ impl Error {
     }
 }
 
-/// How a database error affects the work that met it; decided here once, so no other code reads SQLSTATEs.
+/// How a database error affects the work that met it; each engine decides it once for its own errors
+/// (PostgreSQL: [`crate::pg::error::fault`]), so no other code reads SQLSTATEs or error numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// A conflict the transaction can simply retry: serialization failure, deadlock.
@@ -66,61 +67,4 @@ impl Fault {
             Fault::Fatal => "fatal",
         }
     }
-}
-
-/// Sorts a PostgreSQL error.
-pub fn pg_fault(err: &tokio_postgres::Error) -> Fault {
-    use tokio_postgres::error::SqlState;
-    if err.is_closed() {
-        return Fault::ConnectionLost;
-    }
-    match err.code() {
-        Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED => {
-            Fault::Retryable
-        }
-        Some(c) if c.code().starts_with("08") || c.code().starts_with("57P") => Fault::ConnectionLost,
-        Some(_) => Fault::Fatal,
-        // No SQLSTATE: an I/O error or a closed socket.
-        None => Fault::ConnectionLost,
-    }
-}
-
-/// One line describing why connecting to `label` failed, with what to do about it; never holds a password.
-pub fn pg_connect_error(label: &str, err: &tokio_postgres::Error) -> Error {
-    use tokio_postgres::error::SqlState;
-    if let Some(db) = err.as_db_error() {
-        let code = db.code();
-        return if *code == SqlState::INVALID_PASSWORD
-            || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
-        {
-            Error::usage(format!(
-                "{label}: the server refused the login ({}); check the user and password in --url",
-                db.message()
-            ))
-        } else if *code == SqlState::INVALID_CATALOG_NAME {
-            Error::usage(format!(
-                "{label}: {}; create it first (createdb) or name another database in --url",
-                db.message()
-            ))
-        } else if *code == SqlState::TOO_MANY_CONNECTIONS {
-            Error::environment(format!(
-                "{label}: {}; raise the server's max_connections or use fewer --connections",
-                db.message()
-            ))
-        } else {
-            Error::environment(format!("{label}: {}", db.message()))
-        };
-    }
-    // tokio-postgres' only sign that the server asked for a password the URL did not give.
-    if err.source().is_some_and(|s| s.to_string() == "password missing") {
-        return Error::usage(format!(
-            "{label}: the server asks for a password and none was given: set PGPASSWORD, add it to \
-             ~/.pgpass (or the file PGPASSFILE names), or put it in OLTPGEN_URL"
-        ));
-    }
-    let io = err.source().and_then(|s| s.downcast_ref::<std::io::Error>()).map(|e| e.to_string());
-    let why = io.unwrap_or_else(|| err.to_string());
-    Error::environment(format!(
-        "cannot connect to {label}: {why}; is the server running and the host and port in --url right?"
-    ))
 }

@@ -1,10 +1,75 @@
 //! What a database already holds for a workload: nothing, a finished load, a half-finished one, or
 //! tables of the same names that oltpgen did not make. Every command asks before it writes or reads.
+//! Written once for every workload ([`Definition`]) and every engine (through [`Conn`]).
 
-use tokio_postgres::Client;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
-use crate::pg::meta::{self, MetaRow};
+use crate::engine::Conn;
 use crate::{Error, Target};
+
+/// A workload's row in the load record (`oltpgen_meta` on PostgreSQL).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetaRow {
+    /// "complete" once a load finished; "loading" while it runs (or after it died).
+    pub state: String,
+    /// The load's parameters (JSON: scale, seed, C constants, …).
+    pub params: serde_json::Value,
+    /// The oltpgen version that loaded it.
+    pub tool_version: String,
+}
+
+/// The state a finished load leaves.
+pub const COMPLETE: &str = "complete";
+/// The state while a load runs; still there after a load that died.
+pub const LOADING: &str = "loading";
+
+/// What a workload is to the database, written once per workload: its name, its tables and what its
+/// load records. Everything asked of a database about a workload (is it loaded, with what, how often
+/// was it run since) is written once, generic over this.
+pub trait Definition {
+    /// The workload's name: its load record's key, its built-in database, its command.
+    const NAME: &'static str;
+    /// What a load records about itself, for later commands.
+    type Params: Serialize + DeserializeOwned;
+
+    /// The workload's tables.
+    fn table_names() -> Vec<&'static str>;
+
+    /// How a loaded database of this workload is described in a refusal (e.g. `scale 10`).
+    fn describe(params: &Self::Params) -> String;
+
+    /// The load's seed.
+    fn seed(params: &Self::Params) -> u64;
+
+    /// Runs driven since the load (as recorded, before the one starting).
+    fn runs(params: &Self::Params) -> u32;
+
+    /// The seed of the run about to start on a database loaded with `params`: `asked` when the user
+    /// gave one; else each run draws new streams, reproducibly, from the load's seed and the run's
+    /// number (counting from 1: the recorded runs, plus this one).
+    fn run_seed(params: &Self::Params, asked: Option<u64>) -> u64 {
+        asked.unwrap_or_else(|| {
+            oltpgen_datagen::Rng::derive(Self::seed(params), &[u64::from(Self::runs(params)) + 1]).next_u64()
+        })
+    }
+}
+
+/// What `target` holds for workload `W`.
+///
+/// # Errors
+/// [`Error::Failed`] when the catalog cannot be read.
+pub async fn holding<W: Definition>(conn: &Conn, target: &Target) -> Result<Holding, Error> {
+    inspect(conn, target, W::NAME, &W::table_names()).await
+}
+
+/// The parameters of the finished `W` load in `target`, or one line saying why there is none.
+///
+/// # Errors
+/// [`Error::Usage`] for an empty, half-loaded or foreign database.
+pub async fn loaded<W: Definition>(conn: &Conn, target: &Target) -> Result<W::Params, Error> {
+    loaded_params(conn, target, W::NAME, &W::table_names()).await
+}
 
 /// The state of one workload in one database.
 #[derive(Debug)]
@@ -24,17 +89,17 @@ pub enum Holding {
 /// # Errors
 /// [`Error::Failed`] when the catalog cannot be read.
 pub async fn inspect(
-    client: &Client,
+    conn: &Conn,
     target: &Target,
     workload: &str,
     tables: &[&str],
 ) -> Result<Holding, Error> {
-    let present = crate::pg::schema::existing_tables(client, target, tables).await?;
-    let row = meta::read(client, target, workload).await?;
+    let present = conn.existing_tables(target, tables).await?;
+    let row = conn.read_meta(target, workload).await?;
     Ok(match row {
         None if present.is_empty() => Holding::Empty,
         None => Holding::Foreign(present),
-        Some(r) if r.state != meta::COMPLETE => {
+        Some(r) if r.state != COMPLETE => {
             Holding::Partial(format!("a {workload} load into {target} started and did not finish"))
         }
         Some(_) if present.len() < tables.len() => {
@@ -51,12 +116,12 @@ pub async fn inspect(
 /// # Errors
 /// [`Error::Usage`] for an empty, half-loaded or foreign database.
 pub async fn require_loaded(
-    client: &Client,
+    conn: &Conn,
     target: &Target,
     workload: &str,
     tables: &[&str],
 ) -> Result<MetaRow, Error> {
-    match inspect(client, target, workload, tables).await? {
+    match inspect(conn, target, workload, tables).await? {
         Holding::Loaded(r) => Ok(r),
         Holding::Empty => Err(Error::usage(format!(
             "{target} holds no {workload} database: load it first (oltpgen {workload} load)"
@@ -76,12 +141,12 @@ pub async fn require_loaded(
 /// # Errors
 /// [`Error::Usage`] for an empty, half-loaded or foreign database, or unreadable parameters.
 pub async fn loaded_params<P: serde::de::DeserializeOwned>(
-    client: &Client,
+    conn: &Conn,
     target: &Target,
     workload: &str,
     tables: &[&str],
 ) -> Result<P, Error> {
-    let row = require_loaded(client, target, workload, tables).await?;
+    let row = require_loaded(conn, target, workload, tables).await?;
     serde_json::from_value(row.params).map_err(|e| {
         Error::usage(format!(
             "{target}: the {workload} load's metadata is unreadable ({e}): reload it (oltpgen {workload} load --replace)"
@@ -94,11 +159,11 @@ pub async fn loaded_params<P: serde::de::DeserializeOwned>(
 ///
 /// # Errors
 /// [`Error::Failed`] when the metadata cannot be written.
-pub async fn count_run(client: &Client, target: &Target, workload: &str) -> Result<(), Error> {
-    let Some(mut row) = meta::read(client, target, workload).await? else { return Ok(()) };
+pub async fn count_run(conn: &Conn, target: &Target, workload: &str) -> Result<(), Error> {
+    let Some(mut row) = conn.read_meta(target, workload).await? else { return Ok(()) };
     let runs = row.params.get("runs").and_then(serde_json::Value::as_u64).unwrap_or(0);
     if let Some(params) = row.params.as_object_mut() {
         params.insert("runs".into(), (runs + 1).into());
     }
-    meta::write(client, target, workload, &row).await
+    conn.write_meta(target, workload, &row).await
 }

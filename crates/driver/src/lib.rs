@@ -6,6 +6,7 @@
 pub mod consistency;
 pub mod database;
 pub mod ds2;
+pub mod engine;
 pub mod error;
 pub mod inventory;
 pub mod load;

@@ -1,6 +1,7 @@
 //! Loading any workload's database: refuse what must not be overwritten, record the load as started,
-//! create the tables, generate and COPY every chunk over several connections, build keys and indexes,
-//! run the workload's own finishing DDL, ANALYZE, and record the load as complete. Or write the same
+//! create the tables, generate and bulk-load every chunk over several connections, build keys and
+//! indexes, run the workload's own finishing DDL, gather statistics, and record the load as complete.
+//! Every statement and stream comes from the target's engine ([`crate::engine`]). Or write the same
 //! rows as CSV files. Written once against [`Dataset`]; a workload brings its data and its extras.
 
 use std::collections::BTreeMap;
@@ -8,14 +9,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use oltpgen_datagen::encode::PgBinaryCopy;
 use oltpgen_datagen::schema::Dataset;
 
-use crate::inventory::{self, Holding};
-use crate::pg::bulk::{self, Encoded};
-use crate::pg::meta::{self, MetaRow};
-use crate::pg::{self, schema};
+use crate::engine::{self, Conn, Engine};
+use crate::inventory::{self, COMPLETE, Definition, Holding, LOADING, MetaRow};
 use crate::progress::Progress;
 use crate::{Error, Target};
 
@@ -43,18 +40,14 @@ pub struct LoadSummary {
     pub total: Duration,
 }
 
-/// What one workload loads: its name, its data, what it records about the load, and the engine DDL
-/// it needs beyond tables, keys and plain indexes.
-pub struct Loading<D: Dataset> {
-    /// The workload's name (its `oltpgen_meta` key and command).
-    pub workload: &'static str,
+/// What one workload loads: its data, what it records about the load, and the engine DDL it needs
+/// beyond tables, keys and plain indexes. Its name and its description in a refusal come from its
+/// [`Definition`].
+pub struct Loading<W: Definition, D: Dataset> {
     /// The rows.
     pub data: D,
-    /// What the load records about itself (JSON), for later commands.
-    pub params: serde_json::Value,
-    /// How a loaded database of this workload is described in a refusal, from its recorded params
-    /// (e.g. `scale 10`).
-    pub describe: fn(&serde_json::Value) -> String,
+    /// What the load records about itself, for later commands.
+    pub params: W::Params,
     /// Extra indexes (e.g. full-text), built beside the keys: (table, statement).
     pub extra_indexes: Vec<(&'static str, String)>,
     /// Statements run once the indexes exist, in order on one connection (functions, triggers,
@@ -62,104 +55,120 @@ pub struct Loading<D: Dataset> {
     pub finish: Vec<String>,
 }
 
-/// Loads `loading` into `target`.
+/// Loads `loading` into `target`, in phases: `clear_the_way`, record the load as started, create
+/// the tables, `copy_rows`, `build_keys_and_finish`, record the load as complete.
 ///
-/// The load records itself as "loading" before it writes a row and as "complete" after ANALYZE, so a load
-/// that dies (or is interrupted) is recognised later by every command.
+/// The load records itself as "loading" before it writes a row and as "complete" after the statistics,
+/// so a load that dies (or is interrupted) is recognised later by every command.
 ///
 /// # Errors
 /// [`Error::Usage`] when the database already holds the workload (without `replace`) or foreign tables
 /// of the same names; [`Error::Failed`] when the server fails part-way.
-pub async fn load<D: Dataset>(
+pub async fn load<W: Definition, D: Dataset>(
     target: &Target,
-    loading: Loading<D>,
+    loading: Loading<W, D>,
     opts: &LoadOptions,
 ) -> Result<LoadSummary, Error> {
     let start = Instant::now();
-    let workload = loading.workload;
-    let client = pg::connect(target).await?;
+    let conn = Conn::open(target).await?;
     let tables: Vec<&str> = loading.data.tables().iter().map(|t| t.name).collect();
-    match inventory::inspect(&client, target, workload, &tables).await? {
-        Holding::Empty => {}
-        Holding::Foreign(found) => {
-            return Err(Error::usage(format!(
-                "{target} holds tables oltpgen did not load ({}): drop them yourself or load into another database",
-                found.join(", ")
-            )));
-        }
-        Holding::Loaded(row) if !opts.replace => {
-            return Err(Error::usage(format!(
-                "{target} already holds a {workload} database ({}): pass --replace to load it again",
-                (loading.describe)(&row.params)
-            )));
-        }
-        Holding::Partial(why) if !opts.replace => {
-            return Err(Error::usage(format!("{why}: pass --replace to load it again")));
-        }
-        Holding::Loaded(_) | Holding::Partial(_) => {
-            schema::drop_tables(&client, target, &tables).await?;
-        }
-    }
-
-    record(&client, target, workload, meta::LOADING, &loading.params).await?;
-    let ddl: Vec<String> = loading.data.tables().iter().map(schema::create_table).collect();
-    client
-        .batch_execute(&ddl.join(";\n"))
-        .await
-        .map_err(|e| pg::failed(&format!("creating the {workload} tables"), target, &e))?;
+    clear_the_way::<W>(&conn, target, &tables, opts.replace).await?;
+    let params = serde_json::to_value(&loading.params).expect("load parameters serialize");
+    record(&conn, target, W::NAME, LOADING, &params).await?;
+    let engine = target.engine();
+    let ddl: Vec<String> = loading.data.tables().iter().map(|t| engine::create_table(engine, t)).collect();
+    conn.batch(target, &format!("creating the {} tables", W::NAME), &ddl).await?;
 
     let data = Arc::new(loading.data);
-    let rows = data.rows_by_table();
-    let total_rows = rows.values().sum();
-    let bar = Progress::new("loading", total_rows, "rows", opts.quiet);
-    let chunks = interleave(&*data, data.chunks());
-    let generator = data.clone();
-    let advance = bar.clone();
-    bulk::copy_chunks(
-        target,
-        opts.workers,
-        opts.workers,
-        chunks,
-        move |&chunk| {
-            let mut out = PgBinaryCopy::with_capacity(1 << 20);
-            generator.write(chunk, &mut out);
-            let rows = out.rows();
-            let table = generator.table_of(chunk);
-            Encoded {
-                table: table.name,
-                columns: table.column_names(),
-                data: Bytes::from(out.finish()),
-                rows,
-            }
-        },
-        move |rows| advance.advance(rows),
-    )
-    .await?;
-    bar.finish();
+    let rows = copy_rows(target, &data, opts).await?;
     let copied = start.elapsed();
+    let keys = index_statements(engine, &*data, &rows, loading.extra_indexes);
+    build_keys_and_finish::<W>(&conn, target, keys, &loading.finish, &tables, opts).await?;
 
-    let keys = index_statements(&*data, &rows, loading.extra_indexes);
-    let bar = Progress::new("indexing", keys.len() as u64, "steps", opts.quiet);
-    let advance = bar.clone();
-    bulk::run_statements(target, opts.workers, keys, move |_| advance.advance(1)).await?;
-    if !loading.finish.is_empty() {
-        client
-            .batch_execute(&loading.finish.join(";\n"))
-            .await
-            .map_err(|e| pg::failed(&format!("finishing the {workload} schema"), target, &e))?;
-    }
-    let analyze = tables.iter().map(|t| format!("ANALYZE {t}")).collect();
-    bar.phase("analyzing");
-    bulk::run_statements(target, opts.workers, analyze, |_| {}).await?;
-    bar.finish();
-
-    record(&client, target, workload, meta::COMPLETE, &loading.params).await?;
+    record(&conn, target, W::NAME, COMPLETE, &params).await?;
     Ok(LoadSummary {
-        rows: total_rows,
+        rows: rows.values().sum(),
         copy: copied,
         indexes: start.elapsed() - copied,
         total: start.elapsed(),
     })
+}
+
+/// Refuses to overwrite what must not be: foreign tables always, a finished or half-finished load of
+/// the workload unless `replace`, which drops it.
+///
+/// # Errors
+/// [`Error::Usage`] saying what is there and what to do.
+async fn clear_the_way<W: Definition>(
+    conn: &Conn,
+    target: &Target,
+    tables: &[&str],
+    replace: bool,
+) -> Result<(), Error> {
+    let workload = W::NAME;
+    match inventory::inspect(conn, target, workload, tables).await? {
+        Holding::Empty => Ok(()),
+        Holding::Foreign(found) => Err(Error::usage(format!(
+            "{target} holds tables oltpgen did not load ({}): drop them yourself or load into another database",
+            found.join(", ")
+        ))),
+        Holding::Loaded(row) if !replace => {
+            let described = serde_json::from_value::<W::Params>(row.params)
+                .map_or_else(|_| "unreadable parameters".to_string(), |p| W::describe(&p));
+            Err(Error::usage(format!(
+                "{target} already holds a {workload} database ({described}): pass --replace to load it again"
+            )))
+        }
+        Holding::Partial(why) if !replace => {
+            Err(Error::usage(format!("{why}: pass --replace to load it again")))
+        }
+        Holding::Loaded(_) | Holding::Partial(_) => conn.drop_tables(target, tables).await,
+    }
+}
+
+/// Generates every chunk and bulk-loads it over `opts.workers` connections, with a progress bar;
+/// returns the rows by table.
+///
+/// # Errors
+/// The first error of any connection.
+async fn copy_rows<D: Dataset>(
+    target: &Target,
+    data: &Arc<D>,
+    opts: &LoadOptions,
+) -> Result<BTreeMap<&'static str, u64>, Error> {
+    let rows = data.rows_by_table();
+    let bar = Progress::new("loading", rows.values().sum(), "rows", opts.quiet);
+    let chunks = interleave(&**data, data.chunks());
+    let advance = bar.clone();
+    engine::bulk_load(target, opts.workers, data.clone(), chunks, move |rows| advance.advance(rows)).await?;
+    bar.finish();
+    Ok(rows)
+}
+
+/// Builds `keys` side by side, runs the workload's finishing statements, then gathers statistics on
+/// every table, with a progress bar.
+///
+/// # Errors
+/// The first statement that fails.
+async fn build_keys_and_finish<W: Definition>(
+    conn: &Conn,
+    target: &Target,
+    keys: Vec<String>,
+    finish: &[String],
+    tables: &[&str],
+    opts: &LoadOptions,
+) -> Result<(), Error> {
+    let bar = Progress::new("indexing", keys.len() as u64, "steps", opts.quiet);
+    let advance = bar.clone();
+    engine::run_statements(target, opts.workers, keys, move |_| advance.advance(1)).await?;
+    if !finish.is_empty() {
+        conn.batch(target, &format!("finishing the {} schema", W::NAME), finish).await?;
+    }
+    let statistics = tables.iter().map(|t| engine::statistics(target.engine(), t)).collect();
+    bar.phase("analyzing");
+    engine::run_statements(target, opts.workers, statistics, |_| {}).await?;
+    bar.finish();
+    Ok(())
 }
 
 /// Orders chunks so that connections working side by side copy into different tables, largest remaining
@@ -199,6 +208,7 @@ fn interleave<D: Dataset>(data: &D, chunks: Vec<D::Chunk>) -> Vec<D::Chunk> {
 /// Keys, secondary indexes and the workload's extra indexes, biggest table first so the longest build
 /// starts at once.
 fn index_statements<D: Dataset>(
+    engine: Engine,
     data: &D,
     rows: &BTreeMap<&str, u64>,
     extra: Vec<(&'static str, String)>,
@@ -207,8 +217,8 @@ fn index_statements<D: Dataset>(
     let mut by_size: Vec<(u64, String)> = data
         .tables()
         .iter()
-        .filter_map(|t| schema::primary_key(t).map(|sql| (rows_of(t.name), sql)))
-        .chain(data.indexes().iter().map(|i| (rows_of(i.table), schema::create_index(i))))
+        .filter_map(|t| engine::primary_key(engine, t).map(|sql| (rows_of(t.name), sql)))
+        .chain(data.indexes().iter().map(|i| (rows_of(i.table), engine::create_index(engine, i))))
         .chain(extra.into_iter().map(|(table, sql)| (rows_of(table), sql)))
         .collect();
     by_size.sort_by_key(|(rows, _)| std::cmp::Reverse(*rows));
@@ -220,7 +230,7 @@ fn index_statements<D: Dataset>(
 /// # Errors
 /// [`Error::Failed`] when the write fails.
 pub async fn record(
-    client: &tokio_postgres::Client,
+    conn: &Conn,
     target: &Target,
     workload: &str,
     state: &str,
@@ -231,7 +241,7 @@ pub async fn record(
         params: params.clone(),
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    meta::write(client, target, workload, &row).await
+    conn.write_meta(target, workload, &row).await
 }
 
 /// Drops `workload`'s tables and its metadata from `target`; false when there was nothing to drop.
@@ -239,16 +249,16 @@ pub async fn record(
 /// # Errors
 /// [`Error::Usage`] when the tables of those names were not loaded by oltpgen (they are left alone).
 pub async fn drop_all(target: &Target, workload: &str, tables: &[&str]) -> Result<bool, Error> {
-    let client = pg::connect(target).await?;
-    match inventory::inspect(&client, target, workload, tables).await? {
+    let conn = Conn::open(target).await?;
+    match inventory::inspect(&conn, target, workload, tables).await? {
         Holding::Empty => Ok(false),
         Holding::Foreign(found) => Err(Error::usage(format!(
             "{target} holds tables oltpgen did not load ({}): left alone; drop them yourself",
             found.join(", ")
         ))),
         Holding::Loaded(_) | Holding::Partial(_) => {
-            schema::drop_tables(&client, target, tables).await?;
-            meta::remove(&client, target, workload).await?;
+            conn.drop_tables(target, tables).await?;
+            conn.remove_meta(target, workload).await?;
             Ok(true)
         }
     }

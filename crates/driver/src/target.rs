@@ -1,15 +1,18 @@
-//! The database a command drives, parsed once from `--url` into a typed, secret-safe form.
+//! The database a command drives, parsed once from `--url` into a typed, secret-safe form: the scheme
+//! picks the engine, whose own module parses the rest into its settings ([`TargetConfig`]).
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::Error;
 
-/// The database engines oltpgen speaks; each has its own module (`pg` for PostgreSQL).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// PostgreSQL, through tokio-postgres.
-    Postgres,
+pub use crate::engine::Engine;
+
+/// A target's connection settings, in its engine's own terms: chosen once from the URL's scheme.
+#[derive(Clone)]
+pub enum TargetConfig {
+    /// PostgreSQL's (password included: never print them).
+    Postgres(crate::pg::Config),
 }
 
 /// One database to drive: an engine and its connection settings.
@@ -18,19 +21,27 @@ pub enum Engine {
 /// so a target can be printed, logged and written into result files as it is.
 #[derive(Clone)]
 pub struct Target {
-    engine: Engine,
-    config: tokio_postgres::Config,
+    config: TargetConfig,
     label: String,
+    dbname: String,
 }
 
 impl Target {
-    /// The engine this target runs.
-    pub fn engine(&self) -> Engine {
-        self.engine
+    /// A target from its engine's settings, its label (`engine://user@host:port/dbname`, no password)
+    /// and its database name; each engine builds its own (PostgreSQL: [`crate::pg::target`]).
+    pub fn new(config: TargetConfig, label: String, dbname: String) -> Self {
+        Target { config, label, dbname }
     }
 
-    /// The PostgreSQL connection settings (password included: never print them).
-    pub fn pg_config(&self) -> &tokio_postgres::Config {
+    /// The engine this target runs.
+    pub fn engine(&self) -> Engine {
+        match self.config {
+            TargetConfig::Postgres(_) => Engine::Postgres,
+        }
+    }
+
+    /// The engine's connection settings (password included: never print them).
+    pub fn config(&self) -> &TargetConfig {
         &self.config
     }
 
@@ -39,37 +50,17 @@ impl Target {
         &self.label
     }
 
-    /// The database name, or the user name that PostgreSQL uses as the default database name.
+    /// The database name (for PostgreSQL, the user name when the URL names none).
     pub fn dbname(&self) -> &str {
-        self.config.get_dbname().or(self.config.get_user()).unwrap_or("postgres")
-    }
-
-    /// A PostgreSQL target from settings built in code (the built-in instance), labelled like a URL.
-    pub fn from_pg_config(config: tokio_postgres::Config) -> Self {
-        let label = label_of(&config);
-        Target { engine: Engine::Postgres, config, label }
+        &self.dbname
     }
 
     /// The same server, another database on it (the built-in instance holds one database per workload).
     pub fn with_dbname(&self, dbname: &str) -> Self {
-        let mut config = self.config.clone();
-        config.dbname(dbname);
-        Target::from_pg_config(config)
+        match &self.config {
+            TargetConfig::Postgres(c) => crate::pg::target::with_dbname(c, dbname),
+        }
     }
-}
-
-fn label_of(config: &tokio_postgres::Config) -> String {
-    let host = match config.get_hosts().first() {
-        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
-        #[cfg(unix)]
-        Some(tokio_postgres::config::Host::Unix(p)) => p.display().to_string(),
-        None => "localhost".to_string(),
-    };
-    let port = config.get_ports().first().copied().unwrap_or(5432);
-    let user = config.get_user().unwrap_or("");
-    let db = config.get_dbname().unwrap_or(user);
-    let at = if user.is_empty() { String::new() } else { format!("{user}@") };
-    format!("postgres://{at}{host}:{port}/{db}")
 }
 
 impl fmt::Display for Target {
@@ -87,7 +78,8 @@ impl fmt::Debug for Target {
 impl FromStr for Target {
     type Err = Error;
 
-    /// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`).
+    /// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`); the scheme
+    /// chooses the engine ([`Engine::of_scheme`]), which parses the rest.
     ///
     /// # Errors
     /// [`Error::Usage`] naming the part of the URL at fault; the message never repeats the URL itself,
@@ -98,31 +90,15 @@ impl FromStr for Target {
                 "--url has no scheme: write it as postgres://user:password@host:port/dbname",
             ));
         };
-        match scheme.to_ascii_lowercase().as_str() {
-            "postgres" | "postgresql" => {}
-            "sqlserver" | "mssql" => {
-                return Err(Error::usage(
-                    "--url: SQL Server (sqlserver://) is not supported yet; use a postgres:// URL",
-                ));
-            }
-            other => {
-                return Err(Error::usage(format!(
-                    "--url has an unknown scheme '{other}://': use postgres://user:password@host:port/dbname"
-                )));
-            }
-        }
+        let engine = Engine::of_scheme(scheme)?;
         if rest.is_empty() {
             return Err(Error::usage(
                 "--url names no host: write it as postgres://user:password@host:port/dbname",
             ));
         }
-        let (url, passfile) = crate::pg::pgpass::take_passfile_option(url);
-        let mut config = tokio_postgres::Config::from_str(&url).map_err(|e| {
-            // tokio-postgres' parse errors name the option at fault, not the URL's value.
-            Error::usage(format!("--url is not a valid PostgreSQL URL: {e}"))
-        })?;
-        crate::pg::pgpass::fill_password(&mut config, passfile.as_deref())?;
-        Ok(Target::from_pg_config(config))
+        match engine {
+            Engine::Postgres => crate::pg::target::parse(url),
+        }
     }
 }
 

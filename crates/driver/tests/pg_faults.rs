@@ -5,8 +5,9 @@
 use std::time::Duration;
 
 use oltpgen_driver::Target;
-use oltpgen_driver::error::{Fault, pg_fault};
+use oltpgen_driver::error::Fault;
 use oltpgen_driver::local::{LocalPg, Placement};
+use oltpgen_driver::pg::error::fault as pg_fault;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, NoTls};
 

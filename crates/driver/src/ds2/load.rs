@@ -6,9 +6,10 @@ use std::path::Path;
 use oltpgen_datagen::ds2::rows::{Ds2Data, Ds2Params};
 use oltpgen_datagen::ds2::size::DbSize;
 
-use super::{LoadedParams, WORKLOAD, table_names};
+use super::{Ds2, LoadedParams, WORKLOAD, table_names};
+use crate::engine::Engine;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
-use crate::pg::ds2_sql;
+use crate::pg::ds2::sql;
 use crate::{Error, Target};
 
 /// Loads DS2 at `size` from `seed` into `target`.
@@ -30,14 +31,10 @@ pub async fn load(
         orders: data.orders(),
         runs: 0,
     };
-    let loading = Loading {
-        workload: WORKLOAD,
-        data,
-        params: serde_json::to_value(params).expect("load parameters serialize"),
-        describe: |p| format!("--db-size {}", p.get("db_size").and_then(|s| s.as_str()).unwrap_or("?")),
-        extra_indexes: ds2_sql::extra_indexes(),
-        finish: ds2_sql::finish(),
+    let (extra_indexes, finish) = match target.engine() {
+        Engine::Postgres => (sql::extra_indexes(), sql::finish()),
     };
+    let loading = Loading::<Ds2, _> { data, params, extra_indexes, finish };
     load::load(target, loading, opts).await
 }
 

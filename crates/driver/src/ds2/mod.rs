@@ -1,21 +1,24 @@
 //! DVD Store 2 against a database: load it at any size, check its integrity, drive one or several
 //! databases side by side with DS2's orders.
+//!
+//! As for TPC-C, the workload's identity is written once here ([`Definition`] on [`Ds2`], the types
+//! from [`Ds2Op`], the composite order declared to the run machinery) and each engine supplies its
+//! SQL under its own module (`pg::ds2`), reached through [`Ds2Session`] and [`crate::engine`].
 
 mod check;
 mod load;
 mod run;
 
-pub use check::check;
+pub use check::{CHECKS, check};
 pub use load::{drop_all, load, write_csv};
-pub use run::{Ds2, Ds2Session, Ds2User, Prepared, RunOptions, prepare, progress, run};
-
-pub use crate::pg::ds2_ops::Functions;
+pub use run::{Ds2, Ds2Op, Ds2Session, Ds2User, Prepared, RunOptions, prepare, progress, run};
 
 use oltpgen_datagen::ds2::schema::Table;
 use oltpgen_datagen::ds2::size::DbSize;
 use serde::{Deserialize, Serialize};
 
-use crate::inventory::{self, Holding};
+use crate::engine::Conn;
+use crate::inventory::{self, Definition, Holding};
 use crate::{Error, Target};
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
@@ -45,20 +48,58 @@ pub struct LoadedParams {
     pub runs: u32,
 }
 
-/// The parameters of the finished DS2 load in `target`, or one line saying why there is none.
-///
-/// # Errors
-/// [`Error::Usage`] for an empty, half-loaded or foreign database.
-pub async fn loaded(client: &tokio_postgres::Client, target: &Target) -> Result<LoadedParams, Error> {
-    inventory::loaded_params(client, target, WORKLOAD, &table_names()).await
+impl Definition for Ds2 {
+    const NAME: &'static str = WORKLOAD;
+    type Params = LoadedParams;
+
+    fn table_names() -> Vec<&'static str> {
+        table_names()
+    }
+
+    fn describe(p: &LoadedParams) -> String {
+        format!("--db-size {}", p.db_size)
+    }
+
+    fn seed(p: &LoadedParams) -> u64 {
+        p.seed
+    }
+
+    fn runs(p: &LoadedParams) -> u32 {
+        p.runs
+    }
 }
 
-/// What `target` holds for DS2.
-///
-/// # Errors
-/// [`Error::Failed`] when the catalog cannot be read.
-pub async fn holding(client: &tokio_postgres::Client, target: &Target) -> Result<Holding, Error> {
-    inventory::inspect(client, target, WORKLOAD, &table_names()).await
+/// Whose server functions a database holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Functions {
+    /// oltpgen's (an oltpgen load): `oltpgen_login` and `oltpgen_purchase` behind DS2's five.
+    Oltpgen,
+    /// The reference's own (`pgsqlds2_create_sp.sql`, a database DS2's installer built): `login`'s
+    /// refcursors, `purchase`'s 25 parameters and amounts computed by the caller.
+    Reference,
+}
+
+impl Functions {
+    /// The name a result records.
+    pub fn name(self) -> &'static str {
+        match self {
+            Functions::Oltpgen => "oltpgen",
+            Functions::Reference => "ds2-reference",
+        }
+    }
+}
+
+/// The purchase's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purchase {
+    /// The order was written.
+    Ordered {
+        /// Its id.
+        orderid: i32,
+    },
+    /// An item's stock was short, so nothing was written: DS2 counts this as a rollback, and still as
+    /// an order in its orders per minute.
+    RolledBack,
 }
 
 /// A DS2 database ready to be driven: what it holds, and whose server functions serve it.
@@ -77,10 +118,10 @@ pub struct Identified {
 ///
 /// # Errors
 /// [`Error::Usage`] for an empty, half-loaded or foreign database, or one of DS2's without data.
-pub async fn identify(client: &tokio_postgres::Client, target: &Target) -> Result<Identified, Error> {
-    if let Holding::Foreign(present) = holding(client, target).await?
+pub async fn identify(conn: &Conn, target: &Target) -> Result<Identified, Error> {
+    if let Holding::Foreign(present) = inventory::holding::<Ds2>(conn, target).await?
         && present.len() == table_names().len()
-        && let Some(db) = crate::pg::ds2_reference::find(client, target).await?
+        && let Some(db) = reference(conn, target).await?
     {
         if db.customers < 1 || db.products < 1 {
             return Err(Error::usage(format!(
@@ -103,5 +144,15 @@ pub async fn identify(client: &tokio_postgres::Client, target: &Target) -> Resul
         };
         return Ok(Identified { loaded, functions: Functions::Reference });
     }
-    Ok(Identified { loaded: loaded(client, target).await?, functions: Functions::Oltpgen })
+    Ok(Identified { loaded: inventory::loaded::<Ds2>(conn, target).await?, functions: Functions::Oltpgen })
+}
+
+/// A database DS2's own installer built, as the engine recognises it.
+async fn reference(
+    conn: &Conn,
+    target: &Target,
+) -> Result<Option<crate::pg::ds2::reference::ReferenceDatabase>, Error> {
+    match conn {
+        Conn::Postgres(c) => crate::pg::ds2::reference::find(c, target).await,
+    }
 }

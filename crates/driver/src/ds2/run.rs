@@ -7,28 +7,77 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use oltpgen_datagen::Rng;
-use oltpgen_datagen::ds2::input::{Arrival, Browse, OrderGen, OrderInput, OrderParams, Registration};
+use oltpgen_datagen::ds2::input::{
+    Arrival, Browse, OrderGen, OrderInput, OrderParams, PurchaseLine, Registration,
+};
 use oltpgen_report::ds2::{Ds2Interval, Ds2Progress, OpCounts};
-use oltpgen_report::model::DS2_TRANSACTIONS;
 
-use super::{Functions, LoadedParams, WORKLOAD, identify};
-use crate::error::pg_fault;
-use crate::pg::ds2_ops::{self, Ds2Statements, Purchase};
-use crate::pg::{self, ServerInfo};
+use super::{Functions, LoadedParams, Purchase, WORKLOAD, identify};
+use crate::engine::{Conn, Engine, ServerInfo};
+use crate::inventory::{self, Definition};
+use crate::pg;
 use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
 use crate::run::{Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
 
-/// Indexes into [`DS2_TRANSACTIONS`] (checked by a test).
-const LOGIN: usize = 0;
-const NEW_CUSTOMER: usize = 1;
-const BROWSE_CATEGORY: usize = 2;
-const BROWSE_ACTOR: usize = 3;
-const BROWSE_TITLE: usize = 4;
-const PURCHASE: usize = 5;
-const ORDER: usize = 6;
-const RT_TOT: usize = 7;
+/// DS2's transaction types as samples index them: its five operations (a browse by each of its three
+/// keys), then its two views of one whole order. Their names are the results' ([`DS2_TRANSACTIONS`](oltpgen_report::model::DS2_TRANSACTIONS)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ds2Op {
+    /// A returning customer logs in (and reads their recent purchases).
+    Login,
+    /// A new customer registers.
+    NewCustomer,
+    /// A browse by category.
+    BrowseCategory,
+    /// A browse by actor.
+    BrowseActor,
+    /// A browse by title.
+    BrowseTitle,
+    /// The purchase that ends the order.
+    Purchase,
+    /// The whole order, from its intended start to its end ([`oltpgen_report::model::ORDER`]).
+    Order,
+    /// The whole order as DS2's driver times it ([`oltpgen_report::model::RT_TOT`]).
+    RtTot,
+}
+
+impl Ds2Op {
+    /// Every type, in index order.
+    pub const ALL: [Ds2Op; 8] = [
+        Ds2Op::Login,
+        Ds2Op::NewCustomer,
+        Ds2Op::BrowseCategory,
+        Ds2Op::BrowseActor,
+        Ds2Op::BrowseTitle,
+        Ds2Op::Purchase,
+        Ds2Op::Order,
+        Ds2Op::RtTot,
+    ];
+
+    /// The index samples and results use.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The name results use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Ds2Op::Login => "login",
+            Ds2Op::NewCustomer => "new_customer",
+            Ds2Op::BrowseCategory => "browse_category",
+            Ds2Op::BrowseActor => "browse_actor",
+            Ds2Op::BrowseTitle => "browse_title",
+            Ds2Op::Purchase => "purchase",
+            Ds2Op::Order => oltpgen_report::model::ORDER,
+            Ds2Op::RtTot => oltpgen_report::model::RT_TOT,
+        }
+    }
+}
+
+/// The types' names in index order, from [`Ds2Op`] (the results' [`DS2_TRANSACTIONS`](oltpgen_report::model::DS2_TRANSACTIONS), checked by a test).
+const KIND_NAMES: [&str; Ds2Op::ALL.len()] = crate::kind_names!(Ds2Op::ALL);
 
 /// Tags that keep the run's random streams apart from the load's.
 const RUN_STREAM: u64 = 0x0044_5332;
@@ -53,14 +102,36 @@ pub struct Ds2User {
     rng: Rng,
 }
 
-/// A connection with the five operations prepared.
-pub struct Ds2Session {
-    client: tokio_postgres::Client,
-    statements: Ds2Statements,
+/// A connection with the five operations prepared, in its engine's terms.
+pub enum Ds2Session {
+    /// On PostgreSQL.
+    Postgres(pg::ds2::Session),
 }
 
-fn txn_error(e: &tokio_postgres::Error) -> TxnError {
-    TxnError { fault: pg_fault(e) }
+impl Ds2Session {
+    async fn login(&self, customer_id: i32) -> Result<Option<i32>, TxnError> {
+        match self {
+            Ds2Session::Postgres(s) => s.login(customer_id).await,
+        }
+    }
+
+    async fn register(&self, form: &Registration) -> Result<Option<i32>, TxnError> {
+        match self {
+            Ds2Session::Postgres(s) => s.register(form).await,
+        }
+    }
+
+    async fn browse(&self, browse: &Browse) -> Result<u64, TxnError> {
+        match self {
+            Ds2Session::Postgres(s) => s.browse(browse).await,
+        }
+    }
+
+    async fn purchase(&self, customer_id: i32, lines: &[PurchaseLine]) -> Result<Purchase, TxnError> {
+        match self {
+            Ds2Session::Postgres(s) => s.purchase(customer_id, lines).await,
+        }
+    }
 }
 
 impl Ds2 {
@@ -99,7 +170,7 @@ impl Ds2 {
         let mut rng = Rng::derive(self.seed, &[RENAME_STREAM, name_key(&form.username)]);
         for _ in 0..MAX_RENAMES {
             let attempt = Instant::now();
-            let id = ds2_ops::register(&s.client, &s.statements, &form).await.map_err(|e| txn_error(&e))?;
+            let id = s.register(&form).await?;
             if let Some(id) = id {
                 return Ok((id, attempt));
             }
@@ -123,9 +194,10 @@ fn name_key(name: &str) -> u64 {
 
 impl Workload for Ds2 {
     const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Ds2;
-    const KINDS: &'static [&'static str] = &DS2_TRANSACTIONS;
-    const PER_MINUTE_KIND: usize = ORDER;
-    const SUM_KIND: Option<usize> = Some(RT_TOT);
+    const KINDS: &'static [&'static str] = &KIND_NAMES;
+    const PER_MINUTE_KIND: usize = Ds2Op::Order.index();
+    const SUM_KIND: Option<usize> = Some(Ds2Op::RtTot.index());
+    const COMPOSITE_KIND: Option<usize> = Some(Ds2Op::Order.index());
     type User = Ds2User;
     type Session = Ds2Session;
     type Input = OrderInput;
@@ -140,57 +212,49 @@ impl Workload for Ds2 {
 
     fn next(&self, u: &mut Ds2User) -> Next<OrderInput> {
         let input = self.orders.next(&mut u.rng);
-        Next { kind: ORDER, input, keying: Duration::ZERO, think: think(self.think_mean, &mut u.rng) }
+        Next {
+            kind: Ds2Op::Order.index(),
+            input,
+            keying: Duration::ZERO,
+            think: think(self.think_mean, &mut u.rng),
+        }
     }
 
     async fn connect(&self, target: usize) -> Result<Ds2Session, TxnError> {
-        let client = pg::connect(&self.targets[target]).await.map_err(|_| TxnError::LOST)?;
-        let statements =
-            Ds2Statements::prepare(&client, self.functions[target]).await.map_err(|e| txn_error(&e))?;
-        Ok(Ds2Session { client, statements })
+        let (on, functions) = (&self.targets[target], self.functions[target]);
+        match on.engine() {
+            Engine::Postgres => Ok(Ds2Session::Postgres(pg::ds2::Session::open(on, functions).await?)),
+        }
     }
 
     async fn execute(&self, s: &Ds2Session, order: &OrderInput, ops: &mut Ops) -> Result<Done, TxnError> {
-        let (client, st) = (&s.client, &s.statements);
         let customer = match &order.arrival {
             Arrival::Login { customer_id } => {
                 let found = ops
-                    .run(
-                        LOGIN,
-                        || async {
-                            ds2_ops::login(client, st, *customer_id).await.map_err(|e| txn_error(&e))
-                        },
-                        |_| false,
-                    )
+                    .run(Ds2Op::Login.index(), || async { s.login(*customer_id).await }, |_| false)
                     .await?;
                 // A loaded customer is always there: a miss means the database is not what was loaded.
                 found.ok_or(TxnError { fault: crate::error::Fault::Fatal })?
             }
             Arrival::Register(form) => {
-                let (id, last_attempt) = ops.run(NEW_CUSTOMER, || self.register(s, form), |_| false).await?;
+                let (id, last_attempt) =
+                    ops.run(Ds2Op::NewCustomer.index(), || self.register(s, form), |_| false).await?;
                 ops.count_last_from(last_attempt);
                 id
             }
         };
         for browse in &order.browses {
             let kind = match browse {
-                Browse::Category { .. } => BROWSE_CATEGORY,
-                Browse::Actor { .. } => BROWSE_ACTOR,
-                Browse::Title { .. } => BROWSE_TITLE,
+                Browse::Category { .. } => Ds2Op::BrowseCategory.index(),
+                Browse::Actor { .. } => Ds2Op::BrowseActor.index(),
+                Browse::Title { .. } => Ds2Op::BrowseTitle.index(),
             };
-            ops.run(
-                kind,
-                || async { ds2_ops::browse(client, st, browse).await.map_err(|e| txn_error(&e)) },
-                |_| false,
-            )
-            .await?;
+            ops.run(kind, || s.browse(browse), |_| false).await?;
         }
         let bought = ops
             .run(
-                PURCHASE,
-                || async {
-                    ds2_ops::purchase(client, st, customer, &order.lines).await.map_err(|e| txn_error(&e))
-                },
+                Ds2Op::Purchase.index(),
+                || s.purchase(customer, &order.lines),
                 |p| *p == Purchase::RolledBack,
             )
             .await?;
@@ -204,17 +268,17 @@ pub fn progress(f: &IntervalFigures) -> (Ds2Progress, Vec<Ds2Progress>) {
     let n = f.targets.len().max(1) as u64;
     let one = |kinds: &[KindInterval], since: &SinceReset, users: u64| {
         let total = |i: usize| since.kinds[i];
-        let (order, rt_tot) = (kinds[ORDER], kinds[RT_TOT]);
+        let (order, rt_tot) = (kinds[Ds2Op::Order.index()], kinds[Ds2Op::RtTot.index()]);
         Ds2Progress {
             run_s: f.elapsed_s,
             et_s: since.elapsed_s,
             users,
-            n_overall: total(ORDER).count,
-            rollbacks: total(ORDER).rollbacks,
-            errors: total(ORDER).errors,
-            rt_tot_avg_ms: total(RT_TOT).avg_ms,
-            rt_tot_lastn_max_ms: total(RT_TOT).last_n_max_ms,
-            order_rt_avg_ms: total(ORDER).avg_ms,
+            n_overall: total(Ds2Op::Order.index()).count,
+            rollbacks: total(Ds2Op::Order.index()).rollbacks,
+            errors: total(Ds2Op::Order.index()).errors,
+            rt_tot_avg_ms: total(Ds2Op::RtTot.index()).avg_ms,
+            rt_tot_lastn_max_ms: total(Ds2Op::RtTot.index()).last_n_max_ms,
+            order_rt_avg_ms: total(Ds2Op::Order.index()).avg_ms,
             ops: op_counts(|i| total(i).count),
             interval: Ds2Interval {
                 span_s: f.span_s,
@@ -237,10 +301,12 @@ pub fn progress(f: &IntervalFigures) -> (Ds2Progress, Vec<Ds2Progress>) {
 /// DS2's operation counts from a count per kind index.
 fn op_counts(count: impl Fn(usize) -> u64) -> OpCounts {
     OpCounts {
-        logins: count(LOGIN),
-        new_customers: count(NEW_CUSTOMER),
-        browses: count(BROWSE_CATEGORY) + count(BROWSE_ACTOR) + count(BROWSE_TITLE),
-        purchases: count(PURCHASE),
+        logins: count(Ds2Op::Login.index()),
+        new_customers: count(Ds2Op::NewCustomer.index()),
+        browses: count(Ds2Op::BrowseCategory.index())
+            + count(Ds2Op::BrowseActor.index())
+            + count(Ds2Op::BrowseTitle.index()),
+        purchases: count(Ds2Op::Purchase.index()),
     }
 }
 
@@ -263,13 +329,13 @@ pub async fn prepare(targets: &[Target], size: Option<&str>, plan: &RunPlan) -> 
     let first = targets.first().ok_or_else(|| Error::usage("no database to drive: give --url"))?;
     let per_target = plan.max_users().div_ceil(targets.len() as u32);
     let needed = plan.connections.map_or(per_target, |c| c.min(per_target));
-    let mut clients = Vec::with_capacity(targets.len());
+    let mut conns = Vec::with_capacity(targets.len());
     let mut expected: Option<LoadedParams> = None;
     let mut functions = Vec::with_capacity(targets.len());
     // Every target is checked before any is touched: a refusal leaves them all as they were.
     for target in targets {
-        let client = pg::connect(target).await?;
-        let super::Identified { loaded, functions: served_by } = identify(&client, target).await?;
+        let conn = Conn::open(target).await?;
+        let super::Identified { loaded, functions: served_by } = identify(&conn, target).await?;
         functions.push(served_by);
         if let Some(asked) = size.filter(|s| !s.eq_ignore_ascii_case(&loaded.db_size)) {
             return Err(Error::usage(format!(
@@ -286,19 +352,19 @@ pub async fn prepare(targets: &[Target], size: Option<&str>, plan: &RunPlan) -> 
                 loaded.db_size, e.db_size
             )));
         }
-        let room = pg::connection_room(&client, target).await?;
+        let room = conn.connection_room(target).await?;
         let fix = format!("share fewer with --connections {}", room.available.max(1));
         room.require(target, needed, &fix)?;
         expected.get_or_insert(loaded);
-        clients.push(client);
+        conns.push(conn);
     }
     // A database DS2's installer built is left as it is: no run is counted in it.
-    for ((client, target), _) in
-        clients.iter().zip(targets).zip(&functions).filter(|(_, f)| **f == Functions::Oltpgen)
+    for ((conn, target), _) in
+        conns.iter().zip(targets).zip(&functions).filter(|(_, f)| **f == Functions::Oltpgen)
     {
-        crate::inventory::count_run(client, target, WORKLOAD).await?;
+        inventory::count_run(conn, target, WORKLOAD).await?;
     }
-    let server = pg::server_info(&clients[0], first).await?;
+    let server = conns[0].server_info(first).await?;
     Ok(Prepared { loaded: expected.expect("at least one target was checked"), server, functions })
 }
 
@@ -313,6 +379,18 @@ fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Val
             .map(|(l, f)| (l.clone(), serde_json::Value::from(f.name())))
             .collect(),
     }
+}
+
+/// The known defects of DS2's own functions on `engine`, which a run through them inherits.
+fn reference_defects(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Postgres => pg::ds2::ops::REFERENCE_DEFECTS,
+    }
+}
+
+/// The engine of the first target (DS2 drives targets of one engine side by side).
+fn first_engine(targets: &[Target]) -> Engine {
+    targets.first().map_or(Engine::Postgres, Target::engine)
 }
 
 /// A DS2 run as asked for.
@@ -344,9 +422,7 @@ pub async fn run(
 ) -> Result<oltpgen_report::model::RunResult, Error> {
     let prepared = prepare(targets, opts.db_size.as_deref(), &opts.plan).await?;
     let loaded = &prepared.loaded;
-    // By default each run draws new streams, reproducibly: the load's seed and the run's number.
-    let seed =
-        opts.seed.unwrap_or_else(|| Rng::derive(loaded.seed, &[u64::from(loaded.runs + 1)]).next_u64());
+    let seed = Ds2::run_seed(loaded, opts.seed);
     let functions = prepared.functions.clone();
     let workload =
         Arc::new(Ds2::new(targets.to_vec(), functions.clone(), loaded, opts.orders, opts.think_mean, seed));
@@ -368,7 +444,7 @@ pub async fn run(
     };
     let mut config = config;
     if functions.contains(&Functions::Reference) {
-        config.insert("known_defects".into(), ds2_ops::REFERENCE_DEFECTS.into());
+        config.insert("known_defects".into(), reference_defects(first_engine(targets)).into());
     }
     let server = prepared.server.into_result();
     study(workload, &opts.plan, &opts.study, server, config, progress).await
@@ -376,6 +452,8 @@ pub async fn run(
 
 #[cfg(test)]
 mod tests {
+    use oltpgen_report::model::DS2_TRANSACTIONS;
+
     use super::*;
 
     #[test]
@@ -383,17 +461,19 @@ mod tests {
         let at = |i: usize| DS2_TRANSACTIONS[i];
         assert_eq!(
             [
-                at(LOGIN),
-                at(NEW_CUSTOMER),
-                at(BROWSE_CATEGORY),
-                at(BROWSE_ACTOR),
-                at(BROWSE_TITLE),
-                at(PURCHASE)
+                at(Ds2Op::Login.index()),
+                at(Ds2Op::NewCustomer.index()),
+                at(Ds2Op::BrowseCategory.index()),
+                at(Ds2Op::BrowseActor.index()),
+                at(Ds2Op::BrowseTitle.index()),
+                at(Ds2Op::Purchase.index())
             ],
             ["login", "new_customer", "browse_category", "browse_actor", "browse_title", "purchase"]
         );
-        assert_eq!(at(ORDER), oltpgen_report::model::ORDER);
-        assert_eq!(at(RT_TOT), oltpgen_report::model::RT_TOT);
+        assert_eq!(at(Ds2Op::Order.index()), oltpgen_report::model::ORDER);
+        assert_eq!(at(Ds2Op::RtTot.index()), oltpgen_report::model::RT_TOT);
+        assert_eq!(KIND_NAMES, DS2_TRANSACTIONS, "the enum names the results' types, in order");
+        assert!(Ds2Op::ALL.iter().enumerate().all(|(i, op)| op.index() == i));
     }
 
     #[test]

@@ -173,10 +173,7 @@ impl LocalPg {
 
     /// A target for one database of this server (which may not exist yet: see [`LocalPg::ensure_database`]).
     pub fn target(&self, dbname: &str) -> Target {
-        let mut c = tokio_postgres::Config::new();
-        c.host("127.0.0.1").port(self.port).user(SUPERUSER).password(&self.password).dbname(dbname);
-        c.application_name("oltpgen");
-        Target::from_pg_config(c)
+        crate::pg::target::local(self.port, SUPERUSER, &self.password, dbname)
     }
 
     /// Creates database `dbname` unless it exists, and returns its target.

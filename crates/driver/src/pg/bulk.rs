@@ -5,6 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
+use oltpgen_datagen::encode::PgBinaryCopy;
+use oltpgen_datagen::schema::Dataset;
 use tokio::sync::Mutex;
 
 use crate::{Error, Target};
@@ -19,6 +21,28 @@ pub struct Encoded {
     pub data: Bytes,
     /// Rows in `data`, for progress.
     pub rows: u64,
+}
+
+/// Generates `chunks` of `data` as binary COPY on `workers` threads and COPYs them over `workers`
+/// connections (see [`copy_chunks`]).
+///
+/// # Errors
+/// The first error of any connection.
+pub async fn load_chunks<D: Dataset>(
+    target: &Target,
+    workers: usize,
+    data: Arc<D>,
+    chunks: Vec<D::Chunk>,
+    progress: impl Fn(u64) + Send + Sync + 'static,
+) -> Result<(), Error> {
+    let generate = move |&chunk: &D::Chunk| {
+        let mut out = PgBinaryCopy::with_capacity(1 << 20);
+        data.write(chunk, &mut out);
+        let rows = out.rows();
+        let table = data.table_of(chunk);
+        Encoded { table: table.name, columns: table.column_names(), data: Bytes::from(out.finish()), rows }
+    };
+    copy_chunks(target, workers, workers, chunks, generate, progress).await
 }
 
 /// Generates every chunk with `generate` on `threads` threads, and COPYs them over `connections`

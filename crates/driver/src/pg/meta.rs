@@ -5,26 +5,11 @@
 use tokio_postgres::Client;
 
 use super::failed;
+use crate::inventory::MetaRow;
 use crate::{Error, Target};
 
 /// The table's name, which the loader treats as one of each workload's tables.
 pub const TABLE: &str = "oltpgen_meta";
-
-/// A workload's row in `oltpgen_meta`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MetaRow {
-    /// "complete" once a load finished; "loading" while it runs (or after it died).
-    pub state: String,
-    /// The load's parameters (JSON: scale, seed, C constants, …).
-    pub params: serde_json::Value,
-    /// The oltpgen version that loaded it.
-    pub tool_version: String,
-}
-
-/// The state a finished load leaves.
-pub const COMPLETE: &str = "complete";
-/// The state while a load runs; still there after a load that died.
-pub const LOADING: &str = "loading";
 
 /// Reads `workload`'s row, `None` when the table or the row is missing.
 ///

@@ -1,23 +1,38 @@
 //! PostgreSQL: everything oltpgen says in PostgreSQL's dialect lives under this module, so that another
-//! engine is an addition beside it, not a rewrite of the workloads.
+//! engine is an addition beside it, not a rewrite of the workloads. The rest of the crate reaches it
+//! only through [`crate::engine`], whose enums have a PostgreSQL variant holding this module's types.
+//!
+//! The layout is the one a second engine mirrors (`mssql/` beside it):
+//!
+//! | module | what the engine supplies |
+//! |---|---|
+//! | `mod.rs` (here) | connect, server info and settings, room for connections, the check runner |
+//! | [`error`] | connect errors as one line, and every error sorted into a [`Fault`](crate::error::Fault) |
+//! | [`target`] | the URL parsed into this engine's settings |
+//! | [`meta`] | the load record (`oltpgen_meta`) |
+//! | [`schema`] | the catalog (which tables exist, drop) and DDL from datagen's table definitions |
+//! | [`bulk`], [`copy`] | bulk load over many connections, statistics after it |
+//! | [`tpcc`] | TPC-C's transactions and the queries of its checks |
+//! | [`ds2`] | DS2's schema extras and functions, its operations, its checks, and DS2's own databases |
 
 pub mod bulk;
 pub mod copy;
-pub mod ds2_check;
-pub mod ds2_ops;
-pub mod ds2_reference;
-pub mod ds2_sql;
+pub mod ds2;
+pub mod error;
 pub mod meta;
 pub mod pgpass;
 pub mod schema;
-pub mod tpcc_check;
-pub mod tpcc_txn;
+pub mod target;
+pub mod tpcc;
+
+pub use tokio_postgres::{Client, Config};
 
 use std::collections::BTreeMap;
 
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::NoTls;
 
-use crate::error::pg_connect_error;
+use self::error::connect_error;
+use crate::engine::{ConnectionRoom, Engine, ServerInfo};
 use crate::{Error, Target};
 
 /// Opens one connection to `target`; the connection's I/O runs in its own task until the client drops.
@@ -30,8 +45,7 @@ pub async fn connect(target: &Target) -> Result<Client, Error> {
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(std::time::Duration::from_secs(10));
     }
-    let (client, connection) =
-        config.connect(NoTls).await.map_err(|e| pg_connect_error(target.label(), &e))?;
+    let (client, connection) = config.connect(NoTls).await.map_err(|e| connect_error(target.label(), &e))?;
     tokio::spawn(async move {
         // The connection ends with an error when the server goes away; the client sees it on its next call.
         let _ = connection.await;
@@ -47,7 +61,7 @@ pub fn failed(what: &str, target: &Target, err: &tokio_postgres::Error) -> Error
 
 /// Runs `query`, which yields one text column of offending keys: how many rows it yields and the first
 /// `examples` of them, counted in the same statement so that count and examples agree. Every workload's
-/// checks share it ([`tpcc_check`], [`ds2_check`]); `what` names the check in an error.
+/// checks share it ([`tpcc::check`], [`ds2::check`]); `what` names the check in an error.
 ///
 /// # Errors
 /// [`Error::Failed`] when the query fails.
@@ -62,26 +76,6 @@ pub async fn offending(
     let rows = client.query(&sql, &[&examples]).await.map_err(|e| failed(what, target, &e))?;
     let total = rows.first().map_or(0, |r| r.get::<_, i64>(1) as u64);
     Ok((total, rows.iter().map(|r| r.get(0)).collect()))
-}
-
-/// The server's identity and the settings a reader of a result needs to judge it.
-#[derive(Clone, Debug, Default)]
-pub struct ServerInfo {
-    /// `server_version`, e.g. "15.18 (Debian 15.18-0+deb12u1)".
-    pub version: String,
-    /// Key settings by name (shared_buffers, max_connections, wal_level, synchronous_commit, …).
-    pub settings: BTreeMap<String, String>,
-}
-
-impl ServerInfo {
-    /// The server as a result records it.
-    pub fn into_result(self) -> oltpgen_report::model::Server {
-        oltpgen_report::model::Server {
-            engine: "postgres".into(),
-            version: self.version,
-            settings: self.settings,
-        }
-    }
 }
 
 /// The settings recorded with every result.
@@ -118,37 +112,7 @@ pub async fn server_info(client: &Client, target: &Target) -> Result<ServerInfo,
     let mut settings: BTreeMap<String, String> =
         rows.iter().map(|r| (r.get::<_, String>(0), r.get::<_, String>(1))).collect();
     let version = settings.remove("server_version").unwrap_or_default();
-    Ok(ServerInfo { version, settings })
-}
-
-/// How many more client connections the server accepts, and why.
-#[derive(Clone, Copy, Debug)]
-pub struct ConnectionRoom {
-    /// max_connections.
-    pub max: u32,
-    /// superuser_reserved_connections (not ours to take).
-    pub reserved: u32,
-    /// Client connections open now (this one included).
-    pub in_use: u32,
-    /// What is left for a run.
-    pub available: u32,
-}
-
-impl ConnectionRoom {
-    /// Refuses a run that needs `needed` connections when fewer are left; `fix` says which flag helps.
-    ///
-    /// # Errors
-    /// [`Error::Usage`] with the numbers, the fix and the server-side way out.
-    pub fn require(&self, target: &Target, needed: u32, fix: &str) -> Result<(), Error> {
-        if needed <= self.available {
-            return Ok(());
-        }
-        Err(Error::usage(format!(
-            "{target} can take {} more connections (max_connections {}, {} reserved, {} in use) and this run \
-             needs {needed}: {fix}, or raise max_connections",
-            self.available, self.max, self.reserved, self.in_use
-        )))
-    }
+    Ok(ServerInfo { engine: Engine::Postgres, version, settings })
 }
 
 /// Reads the server's connection limit and use.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use oltpgen_report::histogram::LatencyHistogram;
-use oltpgen_report::model::{IntervalRow, ORDER, TxnCounters, TxnStats, Workload, is_composite};
+use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats, Workload, is_composite};
 use oltpgen_report::step::Transactions;
 
 use super::sample::{AuditSample, Sample, Status};
@@ -152,7 +152,7 @@ impl Collector {
         Collector {
             workload,
             kinds,
-            composite: kinds.iter().position(|k| *k == ORDER),
+            composite: None,
             per_minute_kind,
             targets: targets.max(1),
             audit: &[],
@@ -173,6 +173,13 @@ impl Collector {
             completed: 0,
             orders: 0,
         }
+    }
+
+    /// The same collector, with `kinds[composite]` the workload's composite type (DS2's order), when
+    /// it declares one.
+    pub fn with_composite(mut self, composite: Option<usize>) -> Self {
+        self.composite = composite;
+        self
     }
 
     /// The same collector, also summing the workload's audit counters `names` per window.
@@ -345,7 +352,7 @@ impl Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oltpgen_report::model::RT_TOT;
+    use oltpgen_report::model::{ORDER, RT_TOT};
 
     const KINDS: &[&str] = &["a", "b"];
 
@@ -385,7 +392,8 @@ mod tests {
     #[test]
     fn targets_are_kept_apart_and_ds2_orders_count_rollbacks_but_not_as_transactions() {
         const DS2: &[&str] = &["purchase", ORDER];
-        let mut c = Collector::new(Workload::Ds2, DS2, 1, 2, &[0..5_000, 5_000..10_000]);
+        let mut c =
+            Collector::new(Workload::Ds2, DS2, 1, 2, &[0..5_000, 5_000..10_000]).with_composite(Some(1));
         c.absorb(&[
             on(0, 0, Status::Committed, 1_000, 100),
             on(0, 1, Status::Committed, 3_000, 100),
@@ -411,7 +419,8 @@ mod tests {
             1,
             1,
             std::slice::from_ref(&(0..5_000)),
-        );
+        )
+        .with_composite(Some(1));
         d.absorb(&[
             on(0, 0, Status::Committed, 1_000, 100),
             on(0, 1, Status::Committed, 3_000, 100),

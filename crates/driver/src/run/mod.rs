@@ -126,8 +126,9 @@ pub async fn drive<W: Workload>(
     let cpu_before = cpu::process_cpu_s();
     let schedule = plan.timing.schedule(&plan.steps);
     let windows: Vec<_> = schedule.iter().map(|s| ms(s.window.0)..ms(s.window.1)).collect();
-    let mut collector =
-        Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows).with_audit(W::AUDIT);
+    let mut collector = Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows)
+        .with_audit(W::AUDIT)
+        .with_composite(W::COMPOSITE_KIND);
     let mut users = spawn_users(&workload, plan, &schedule, start);
     let mut judge =
         Judge { workload: &*workload, plan, schedule: &schedule, targets: &targets, steps: Vec::new() };

@@ -23,6 +23,22 @@ pub const MAX_AUDIT: usize = 8;
 /// [`Workload::AUDIT`]); small numbers (an order's lines, a Delivery's skipped districts).
 pub type AuditCounts = [u8; MAX_AUDIT];
 
+/// The names of a workload's transaction types in index order, as a constant array, from an array of
+/// its kinds (an enum's `ALL`) whose `name()` is a `const fn`: so [`Workload::KINDS`] comes from the
+/// workload's own enum.
+#[macro_export]
+macro_rules! kind_names {
+    ($all:expr) => {{
+        let mut names = [""; $all.len()];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = $all[i].name();
+            i += 1;
+        }
+        names
+    }};
+}
+
 /// A transaction's failure, sorted once by the engine code that met it; results count failures by kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TxnError {
@@ -162,9 +178,14 @@ pub trait Workload: Send + Sync + 'static {
     /// The index of the type that records a composite transaction again as the sum of its operations'
     /// times ([`Ops::counted_sum`]), as DS2's driver times an order (its `rt_tot`); none by default.
     const SUM_KIND: Option<usize> = None;
+    /// The index of the composite type (DS2's order: login, browses, purchase), whose failures are the
+    /// errors and which results leave out of sums over every operation; none by default.
+    const COMPOSITE_KIND: Option<usize> = None;
     /// A user's own state: its random stream, its deck, its home.
     type User: Send + 'static;
-    /// A connection ready to run transactions (its statements prepared).
+    /// A connection ready to run transactions (its statements prepared): an enum over the engines
+    /// (e.g. [`TpccSession`](crate::tpcc::TpccSession)), so the user loop and pool never change per
+    /// engine and the hot path dispatches by `match`.
     type Session: Send + Sync + 'static;
     /// A transaction's input.
     type Input: Send + Sync + 'static;

@@ -1,52 +1,51 @@
 //! `tpcc check`: the consistency conditions of clause 3.3.2, run against the database.
 
-use super::loaded;
-use crate::consistency::{self, Clause, ClauseOutcome, EXAMPLES};
-use crate::pg::{self, tpcc_check};
+use super::Tpcc;
+use crate::consistency::{self, Check, Checks, Clause};
+use crate::engine::{Conn, Engine};
+use crate::inventory;
 use crate::{Error, Target};
 
-/// The conditions' one-line statements, in clause order.
-const TITLES: [&str; 12] = [
-    "W_YTD = sum(D_YTD)",
-    "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)",
-    "max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER",
-    "sum(O_OL_CNT) = rows in ORDER-LINE",
-    "O_CARRIER_ID is null exactly for orders in NEW-ORDER",
-    "O_OL_CNT = the order's ORDER-LINE rows",
-    "OL_DELIVERY_D is null exactly for undelivered orders",
-    "W_YTD = sum(H_AMOUNT) per warehouse",
-    "D_YTD = sum(H_AMOUNT) per district",
-    "C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT)",
-    "rows in ORDER - rows in NEW-ORDER = 2100 per district",
-    "C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)",
-];
+/// The twelve conditions, in clause order; the engine supplies each one's query.
+pub const CHECKS: Checks = Checks {
+    noun: "consistency condition",
+    table: &[
+        Check::new("3.3.2.1", "W_YTD = sum(D_YTD)"),
+        Check::new("3.3.2.2", "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)"),
+        Check::new("3.3.2.3", "max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER"),
+        Check::new("3.3.2.4", "sum(O_OL_CNT) = rows in ORDER-LINE"),
+        Check::new("3.3.2.5", "O_CARRIER_ID is null exactly for orders in NEW-ORDER"),
+        Check::new("3.3.2.6", "O_OL_CNT = the order's ORDER-LINE rows"),
+        Check::new("3.3.2.7", "OL_DELIVERY_D is null exactly for undelivered orders"),
+        Check::new("3.3.2.8", "W_YTD = sum(H_AMOUNT) per warehouse"),
+        Check::new("3.3.2.9", "D_YTD = sum(H_AMOUNT) per district"),
+        Check::new("3.3.2.10", "C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT)"),
+        // 3.3.2.11 only holds until the first New-Order or Delivery runs.
+        Check::fresh_only("3.3.2.11", "rows in ORDER - rows in NEW-ORDER = 2100 per district"),
+        Check::new("3.3.2.12", "C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)"),
+    ],
+};
 
-/// Clause 3.3.2.11 (0-based index) only holds until the first New-Order or Delivery runs.
-const FRESH_ONLY: usize = 10;
+/// Condition `i`'s query in `engine`'s SQL.
+fn query(engine: Engine, i: usize) -> &'static str {
+    match engine {
+        Engine::Postgres => crate::pg::tpcc::check::QUERIES[i],
+    }
+}
 
 /// Runs all twelve conditions over `connections` connections, in clause order in the result.
 ///
 /// # Errors
 /// [`Error::Usage`] when `target` holds no finished TPC-C load; [`Error::Failed`] when a query fails.
 pub async fn check(target: &Target, connections: usize) -> Result<Vec<Clause>, Error> {
-    let client = pg::connect(target).await?;
-    let runs = loaded(&client, target).await?.runs;
-    drop(client);
-    let checked = target.clone();
-    let outcomes = consistency::run_all(target, connections, TITLES.len(), move |client, i| {
-        let target = checked.clone();
-        async move {
-            if i == FRESH_ONLY && runs > 0 {
-                return Ok(ClauseOutcome::NotApplicable("holds only before the first run"));
-            }
-            let (count, examples) = tpcc_check::violations(&client, &target, i, EXAMPLES).await?;
-            Ok(ClauseOutcome::of(count, examples))
-        }
-    })
-    .await?;
-    Ok(outcomes
-        .into_iter()
-        .enumerate()
-        .map(|(i, outcome)| Clause { number: format!("3.3.2.{}", i + 1), title: TITLES[i], outcome })
-        .collect())
+    let runs = inventory::loaded::<Tpcc>(&Conn::open(target).await?, target).await?.runs;
+    consistency::run(target, connections, CHECKS, runs, query).await
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_check_has_a_query() {
+        assert_eq!(super::CHECKS.table.len(), crate::pg::tpcc::check::QUERIES.len());
+    }
 }

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use oltpgen_datagen::tpcc::rows::{TpccData, TpccParams};
 
-use super::{LoadedParams, WORKLOAD, table_names};
+use super::{LoadedParams, Tpcc, WORKLOAD, table_names};
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
 use crate::{Error, Target};
 
@@ -16,14 +16,7 @@ pub async fn load(target: &Target, scale: u32, seed: u64, opts: &LoadOptions) ->
     let data = TpccData::new(TpccParams::new(scale, seed));
     let c = data.params().c;
     let params = LoadedParams { scale, seed, c_last: c.c_last, c_id: c.c_id, ol_i_id: c.ol_i_id, runs: 0 };
-    let loading = Loading {
-        workload: WORKLOAD,
-        data,
-        params: serde_json::to_value(params).expect("load parameters serialize"),
-        describe: |p| format!("scale {}", p.get("scale").and_then(|s| s.as_u64()).unwrap_or(0)),
-        extra_indexes: Vec::new(),
-        finish: Vec::new(),
-    };
+    let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new(), finish: Vec::new() };
     load::load(target, loading, opts).await
 }
 

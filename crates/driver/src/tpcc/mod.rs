@@ -1,19 +1,24 @@
-//! The TPC-C-style workload against a database: load it, check its consistency, drop it.
+//! The TPC-C-style workload against a database: load it, check its consistency, drop it, run it.
+//!
+//! Everything here is the workload's own and the same on every engine: its identity (name, tables,
+//! load record: [`Definition`] on [`Tpcc`]; transaction names from [`TxnKind`](oltpgen_datagen::tpcc::mix::TxnKind)),
+//! the inputs, deck and pacing, the audit, and the table of checks. What differs per engine (the
+//! transactions' SQL, each check's query) sits under the engine's module (`pg::tpcc`), reached through
+//! the session enum [`TpccSession`] and [`crate::engine`].
 
 mod check;
 mod load;
 mod run;
 
-pub use check::check;
+pub use check::{CHECKS, check};
 pub use load::{drop_all, load, write_csv};
-pub use run::{Prepared, RunOptions, Tpcc, TpccSession, TpccUser, prepare, run, workload};
+pub use run::{Outcome, Prepared, RunOptions, Tpcc, TpccSession, TpccUser, prepare, run, workload};
 
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_datagen::tpcc::schema::Table;
 use serde::{Deserialize, Serialize};
 
-use crate::inventory::{self, Holding};
-use crate::{Error, Target};
+use crate::inventory::Definition;
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
 pub const WORKLOAD: &str = "tpcc";
@@ -49,18 +54,23 @@ impl LoadedParams {
     }
 }
 
-/// The parameters of the finished TPC-C load in `target`, or one line saying why there is none.
-///
-/// # Errors
-/// [`Error::Usage`] for an empty, half-loaded or foreign database.
-pub async fn loaded(client: &tokio_postgres::Client, target: &Target) -> Result<LoadedParams, Error> {
-    inventory::loaded_params(client, target, WORKLOAD, &table_names()).await
-}
+impl Definition for Tpcc {
+    const NAME: &'static str = WORKLOAD;
+    type Params = LoadedParams;
 
-/// What `target` holds for TPC-C.
-///
-/// # Errors
-/// [`Error::Failed`] when the catalog cannot be read.
-pub async fn holding(client: &tokio_postgres::Client, target: &Target) -> Result<Holding, Error> {
-    inventory::inspect(client, target, WORKLOAD, &table_names()).await
+    fn table_names() -> Vec<&'static str> {
+        table_names()
+    }
+
+    fn describe(p: &LoadedParams) -> String {
+        format!("scale {}", p.scale)
+    }
+
+    fn seed(p: &LoadedParams) -> u64 {
+        p.seed
+    }
+
+    fn runs(p: &LoadedParams) -> u32 {
+        p.runs
+    }
 }

@@ -9,13 +9,18 @@ use oltpgen_datagen::tpcc::input::{CustomerSelector, InputGen, Terminal, TxnInpu
 use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime, TxnKind};
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_report::audit::{Audit, TPCC_COUNTERS, TpccAuditPlan};
-use oltpgen_report::model::{Step, TPCC_TRANSACTIONS};
+use oltpgen_report::model::Step;
 
-use super::{LoadedParams, WORKLOAD, loaded};
-use crate::error::pg_fault;
-use crate::pg::{self, ServerInfo, tpcc_txn};
+use super::{LoadedParams, WORKLOAD};
+use crate::engine::{Conn, Engine, ServerInfo};
+use crate::inventory::{self, Definition};
+use crate::pg;
 use crate::run::{AuditCounts, Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
+
+/// The transaction types' names in index order, from [`TxnKind`] (the results' [`TPCC_TRANSACTIONS`](oltpgen_report::model::TPCC_TRANSACTIONS),
+/// checked by a test).
+const KIND_NAMES: [&str; TxnKind::ALL.len()] = crate::kind_names!(TxnKind::ALL);
 
 /// Tags that keep the run's random streams apart from the load's.
 const RUN_STREAM: u64 = 0x0052_554e;
@@ -37,10 +42,10 @@ pub struct TpccUser {
     rng: Rng,
 }
 
-/// A connection with the five transactions prepared.
-pub struct TpccSession {
-    client: tokio_postgres::Client,
-    statements: tpcc_txn::Statements,
+/// A connection with the five transactions prepared, in its engine's terms.
+pub enum TpccSession {
+    /// On PostgreSQL.
+    Postgres(pg::tpcc::Session),
 }
 
 impl Tpcc {
@@ -53,8 +58,18 @@ impl Tpcc {
     }
 }
 
-fn txn_error(e: &tokio_postgres::Error) -> TxnError {
-    TxnError { fault: pg_fault(e) }
+/// How a transaction ended when it did not fail, with what the audit counts of its outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Rolled back as the spec asks (2.4.2.3) or committed.
+    pub done: Done,
+    /// Delivery: districts that had no undelivered order and were skipped (2.7.4.2).
+    pub skipped_districts: u8,
+}
+
+impl Outcome {
+    /// Committed, nothing skipped.
+    pub const COMMITTED: Outcome = Outcome { done: Done { rolled_back: false }, skipped_districts: 0 };
 }
 
 /// Positions in [`TPCC_COUNTERS`] (checked by a test).
@@ -67,7 +82,7 @@ const SKIPPED_DISTRICTS: usize = 5;
 
 /// What a completed transaction adds to [`TPCC_COUNTERS`], from its input (known before it ran) and
 /// its outcome (a Delivery's skipped districts).
-fn audit_counts(input: &TxnInput, outcome: &tpcc_txn::Outcome) -> AuditCounts {
+fn audit_counts(input: &TxnInput, outcome: &Outcome) -> AuditCounts {
     let by_name = |c: &CustomerSelector| u8::from(matches!(c, CustomerSelector::ByLastName(_)));
     let mut counts = AuditCounts::default();
     match input {
@@ -88,7 +103,7 @@ fn audit_counts(input: &TxnInput, outcome: &tpcc_txn::Outcome) -> AuditCounts {
 
 impl Workload for Tpcc {
     const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Tpcc;
-    const KINDS: &'static [&'static str] = &TPCC_TRANSACTIONS;
+    const KINDS: &'static [&'static str] = &KIND_NAMES;
     const PER_MINUTE_KIND: usize = TxnKind::NewOrder.index();
     const AUDIT: &'static [&'static str] = &TPCC_COUNTERS;
     type User = TpccUser;
@@ -119,13 +134,15 @@ impl Workload for Tpcc {
     }
 
     async fn connect(&self, _target: usize) -> Result<TpccSession, TxnError> {
-        let client = pg::connect(&self.target).await.map_err(|_| TxnError::LOST)?;
-        let statements = tpcc_txn::Statements::prepare(&client).await.map_err(|e| txn_error(&e))?;
-        Ok(TpccSession { client, statements })
+        match self.target.engine() {
+            Engine::Postgres => Ok(TpccSession::Postgres(pg::tpcc::Session::open(&self.target).await?)),
+        }
     }
 
     async fn execute(&self, s: &TpccSession, input: &TxnInput, ops: &mut Ops) -> Result<Done, TxnError> {
-        let outcome = tpcc_txn::execute(&s.client, &s.statements, input).await.map_err(|e| txn_error(&e))?;
+        let outcome = match s {
+            TpccSession::Postgres(s) => s.execute(input).await?,
+        };
         ops.count(audit_counts(input, &outcome));
         Ok(outcome.done)
     }
@@ -151,8 +168,8 @@ pub struct Prepared {
 /// # Errors
 /// [`Error::Usage`] naming the problem and the flag that fixes it.
 pub async fn prepare(target: &Target, scale: Option<u32>, plan: &RunPlan) -> Result<Prepared, Error> {
-    let client = pg::connect(target).await?;
-    let mut loaded = loaded(&client, target).await?;
+    let conn = Conn::open(target).await?;
+    let loaded = inventory::loaded::<Tpcc>(&conn, target).await?;
     if let Some(asked) = scale.filter(|s| *s != loaded.scale) {
         return Err(Error::usage(format!(
             "{target} holds tpcc at scale {} but --scale {asked} was asked: run at --scale {}, \
@@ -160,24 +177,28 @@ pub async fn prepare(target: &Target, scale: Option<u32>, plan: &RunPlan) -> Res
             loaded.scale, loaded.scale
         )));
     }
-    let room = pg::connection_room(&client, target).await?;
+    let room = conn.connection_room(target).await?;
     room.require(
         target,
         plan.connections_needed(),
         &format!("share fewer with --connections {}", room.available.max(1)),
     )?;
-    let server = pg::server_info(&client, target).await?;
-    crate::inventory::count_run(&client, target, WORKLOAD).await?;
-    loaded.runs += 1;
+    let server = conn.server_info(target).await?;
+    inventory::count_run(&conn, target, WORKLOAD).await?;
     Ok(Prepared { loaded, server })
 }
 
 /// The workload for `target`, ready to drive.
 pub fn workload(target: &Target, prepared: &Prepared, pacing: Pacing, seed: Option<u64>) -> Arc<Tpcc> {
-    // By default each run draws new streams, reproducibly: the load's seed and the run's number.
-    let seed = seed
-        .unwrap_or_else(|| Rng::derive(prepared.loaded.seed, &[u64::from(prepared.loaded.runs)]).next_u64());
+    let seed = Tpcc::run_seed(&prepared.loaded, seed);
     Arc::new(Tpcc::new(target.clone(), &prepared.loaded, pacing, seed))
+}
+
+/// The isolation level the transactions run at on `target`'s engine, for the result.
+fn isolation(target: &Target) -> &'static str {
+    match target.engine() {
+        Engine::Postgres => pg::tpcc::txn::ISOLATION,
+    }
 }
 
 /// A TPC-C run as asked for.
@@ -215,7 +236,7 @@ pub async fn run(
         "seed": workload.seed,
         "load_seed": prepared.loaded.seed,
         "terminals_per_warehouse": f64::from(opts.plan.max_users()) / f64::from(prepared.loaded.scale),
-        "isolation": tpcc_txn::ISOLATION,
+        "isolation": isolation(target),
         // 2.7.2 lets Delivery be queued and run deferred; it runs inline, as HammerDB, BenchBase and
         // go-tpc run it, and its response time is the whole transaction's.
         "delivery": "inline",
@@ -229,6 +250,7 @@ pub async fn run(
 #[cfg(test)]
 mod tests {
     use oltpgen_report::audit;
+    use oltpgen_report::model::TPCC_TRANSACTIONS;
 
     use super::*;
 
@@ -246,5 +268,19 @@ mod tests {
             assert_eq!(TPCC_COUNTERS[index], name);
         }
         assert!(TPCC_COUNTERS.len() <= crate::run::MAX_AUDIT);
+    }
+
+    #[test]
+    fn a_run_seed_counts_the_run_about_to_start() {
+        let loaded = LoadedParams { scale: 1, seed: 7, c_last: 0, c_id: 0, ol_i_id: 0, runs: 2 };
+        // The third run since the load: the recorded two, plus this one.
+        assert_eq!(Tpcc::run_seed(&loaded, None), Rng::derive(7, &[3]).next_u64());
+        assert_eq!(Tpcc::run_seed(&loaded, Some(42)), 42, "a seed the user gave wins");
+    }
+
+    #[test]
+    fn the_kinds_are_the_enums_names_as_results_name_them() {
+        assert_eq!(KIND_NAMES, TPCC_TRANSACTIONS);
+        assert!(TxnKind::ALL.iter().enumerate().all(|(i, k)| k.index() == i));
     }
 }

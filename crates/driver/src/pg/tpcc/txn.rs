@@ -29,6 +29,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Error, Row, Statement};
 
 use crate::run::Done;
+use crate::tpcc::Outcome;
 
 /// The isolation level every transaction runs at, as results record it.
 pub const ISOLATION: &str = "read committed";
@@ -37,19 +38,6 @@ const BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 const SESSION_ISOLATION: &str = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED";
 
 const MAX_LINES: usize = MAX_OL_CNT as usize;
-
-/// How a transaction ended when it did not fail, with what the audit counts of its outcome.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Outcome {
-    /// Rolled back as the spec asks (2.4.2.3) or committed.
-    pub done: Done,
-    /// Delivery: districts that had no undelivered order and were skipped (2.7.4.2).
-    pub skipped_districts: u8,
-}
-
-impl Outcome {
-    const COMMITTED: Outcome = Outcome { done: Done { rolled_back: false }, skipped_districts: 0 };
-}
 
 // New-Order's first round trip: lock the district and take the order id, then read and update.
 const NO_DISTRICT: &str = "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2 \

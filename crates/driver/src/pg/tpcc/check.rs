@@ -2,12 +2,8 @@
 //!
 //! Each query returns the keys of the rows that break its condition, so a failure names where to look.
 
-use tokio_postgres::Client;
-
-use super::offending;
-use crate::{Error, Target};
-
-/// One query per condition, in clause order 3.3.2.1 … 3.3.2.12; each yields one text column of offending keys.
+/// One query per condition of [`crate::tpcc::CHECKS`], in clause order 3.3.2.1 … 3.3.2.12; each yields
+/// one text column of offending keys.
 pub const QUERIES: [&str; 12] = [
     // 3.3.2.1: W_YTD = sum(D_YTD)
     "SELECT format('w_id=%s', w_id) FROM warehouse w \
@@ -76,17 +72,3 @@ pub const QUERIES: [&str; 12] = [
        ON ol.o_w_id = c.c_w_id AND ol.o_d_id = c.c_d_id AND ol.o_c_id = c.c_id \
      WHERE c.c_balance + c.c_ytd_payment <> coalesce(ol.s, 0)",
 ];
-
-/// Runs condition `index` (0-based): the number of offending rows and up to `examples` of their keys.
-///
-/// # Errors
-/// [`Error::Failed`] when the query fails.
-pub async fn violations(
-    client: &Client,
-    target: &Target,
-    index: usize,
-    examples: i64,
-) -> Result<(u64, Vec<String>), Error> {
-    let what = format!("consistency condition 3.3.2.{}", index + 1);
-    offending(client, target, &what, QUERIES[index], examples).await
-}

@@ -1,11 +1,11 @@
 //! Recognising a DS2 database that DS2's own installer built (`ds2/pgsqlds2/pgsqlds2_create_all.sh` in
 //! dvdstore/ds21): its eight tables and its five functions, without oltpgen's metadata. Such a database
-//! is driven through the functions it has ([`super::ds2_ops::Functions::Reference`]), and its id ranges
+//! is driven through the functions it has ([`crate::ds2::Functions::Reference`]), and its id ranges
 //! are read from its data, since no load recorded them.
 
 use tokio_postgres::Client;
 
-use super::failed;
+use crate::pg::failed;
 use crate::{Error, Target};
 
 /// Whether the reference's functions are all there (six names) with its signatures: `login` returning refcursors,

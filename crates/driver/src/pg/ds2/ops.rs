@@ -1,5 +1,5 @@
 //! DS2's five operations from the driver's side: each is one prepared statement calling its server
-//! function (see [`super::ds2_sql`]), so one round trip in autocommit, as the reference's stored-procedure
+//! function (see [`super::sql`]), so one round trip in autocommit, as the reference's stored-procedure
 //! calls (`ds2/pgsqlds2/ds2pgsqlfns.cs`) are. Every returned row is received, so the server does the work
 //! the reference's driver made it do, though the driver, like the reference's, uses only the ids.
 //!
@@ -11,25 +11,7 @@ use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Error, Statement};
 
-/// Whose server functions a database holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Functions {
-    /// oltpgen's (an oltpgen load): `oltpgen_login` and `oltpgen_purchase` behind DS2's five.
-    Oltpgen,
-    /// The reference's own (`pgsqlds2_create_sp.sql`, a database DS2's installer built): `login`'s
-    /// refcursors, `purchase`'s 25 parameters and amounts computed by the caller.
-    Reference,
-}
-
-impl Functions {
-    /// The name a result records.
-    pub fn name(self) -> &'static str {
-        match self {
-            Functions::Oltpgen => "oltpgen",
-            Functions::Reference => "ds2-reference",
-        }
-    }
-}
+use crate::ds2::{Functions, Purchase};
 
 /// The reference PostgreSQL functions' known defects, which a run through them inherits and its summary
 /// names.
@@ -210,19 +192,6 @@ pub async fn browse(client: &Client, st: &Ds2Statements, browse: &Browse) -> Res
         Browse::Title { words, batch } => client.query(&st.browse_by_title, &[batch, &quoted(words)]).await?,
     };
     Ok(rows.len() as u64)
-}
-
-/// The purchase's outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Purchase {
-    /// The order was written.
-    Ordered {
-        /// Its id.
-        orderid: i32,
-    },
-    /// An item's stock was short, so nothing was written: DS2 counts this as a rollback, and still as
-    /// an order in its orders per minute.
-    RolledBack,
 }
 
 /// Buys `lines` for `customer_id` in one statement: the order, its lines and history rows and the stock

@@ -1,0 +1,283 @@
+//! The seam between the workloads and the database engines: a closed set of engines, chosen once from
+//! the URL's scheme, and one connection type that is an enum over them. Every engine supplies, in its
+//! own module (`pg/` for PostgreSQL; a second engine mirrors its layout): connecting and sorting its
+//! errors ([`Fault`](crate::error::Fault)), the catalog (which tables exist, drop), the load record
+//! (`oltpgen_meta`), DDL from datagen's table definitions, bulk load and statistics after it, server
+//! info and settings for the result, room for connections, and each workload's transactions and
+//! check queries.
+//!
+//! An enum rather than trait objects: the hot path (a workload's session running a transaction) is a
+//! `match` the compiler sees through, with no boxing or dynamic dispatch per call, and adding an engine
+//! is a compile error at every place that must learn about it. The user loop, pool, collector and
+//! results never see an engine at all: they drive a [`Workload`](crate::run::Workload), whose session
+//! type is itself an enum over engines.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use oltpgen_datagen::schema::{Dataset, Index, TableDef};
+
+use crate::inventory::MetaRow;
+use crate::{Error, Target, pg};
+
+/// The database engines oltpgen speaks; each has its own module (`pg` for PostgreSQL).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// PostgreSQL, through tokio-postgres.
+    Postgres,
+}
+
+impl Engine {
+    /// The engine a URL's scheme names.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a scheme oltpgen does not speak (yet).
+    pub fn of_scheme(scheme: &str) -> Result<Engine, Error> {
+        match scheme.to_ascii_lowercase().as_str() {
+            "postgres" | "postgresql" => Ok(Engine::Postgres),
+            "sqlserver" | "mssql" => Err(Error::usage(
+                "--url: SQL Server (sqlserver://) is not supported yet; use a postgres:// URL",
+            )),
+            other => Err(Error::usage(format!(
+                "--url has an unknown scheme '{other}://': use postgres://user:password@host:port/dbname"
+            ))),
+        }
+    }
+
+    /// The engine's name as results record it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Postgres => "postgres",
+        }
+    }
+}
+
+/// The server's identity and the settings a reader of a result needs to judge it.
+#[derive(Clone, Debug)]
+pub struct ServerInfo {
+    /// Which engine.
+    pub engine: Engine,
+    /// The server's version, e.g. PostgreSQL's "15.18 (Debian 15.18-0+deb12u1)".
+    pub version: String,
+    /// Key settings by name (shared_buffers, max_connections, wal_level, synchronous_commit, …).
+    pub settings: BTreeMap<String, String>,
+}
+
+impl ServerInfo {
+    /// The server as a result records it.
+    pub fn into_result(self) -> oltpgen_report::model::Server {
+        oltpgen_report::model::Server {
+            engine: self.engine.name().into(),
+            version: self.version,
+            settings: self.settings,
+        }
+    }
+}
+
+/// How many more client connections the server accepts, and why.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnectionRoom {
+    /// The server's connection limit (PostgreSQL's max_connections).
+    pub max: u32,
+    /// Connections kept for administrators (not ours to take).
+    pub reserved: u32,
+    /// Client connections open now (this one included).
+    pub in_use: u32,
+    /// What is left for a run.
+    pub available: u32,
+}
+
+impl ConnectionRoom {
+    /// Refuses a run that needs `needed` connections when fewer are left; `fix` says which flag helps.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] with the numbers, the fix and the server-side way out.
+    pub fn require(&self, target: &Target, needed: u32, fix: &str) -> Result<(), Error> {
+        if needed <= self.available {
+            return Ok(());
+        }
+        Err(Error::usage(format!(
+            "{target} can take {} more connections (max_connections {}, {} reserved, {} in use) and this run \
+             needs {needed}: {fix}, or raise max_connections",
+            self.available, self.max, self.reserved, self.in_use
+        )))
+    }
+}
+
+/// One connection to a target, outside the measured run (loads, checks, inventory, preparing a run).
+pub enum Conn {
+    /// A PostgreSQL connection.
+    Postgres(pg::Client),
+}
+
+impl Conn {
+    /// Opens one connection to `target`.
+    ///
+    /// # Errors
+    /// One line that says what went wrong and what to do about it (wrong password, no such database,
+    /// unreachable host), without the password.
+    pub async fn open(target: &Target) -> Result<Conn, Error> {
+        match target.engine() {
+            Engine::Postgres => Ok(Conn::Postgres(pg::connect(target).await?)),
+        }
+    }
+
+    /// Which of `names` exist as tables in the connection's current schema.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the catalog cannot be read.
+    pub async fn existing_tables(&self, target: &Target, names: &[&str]) -> Result<Vec<String>, Error> {
+        match self {
+            Conn::Postgres(c) => pg::schema::existing_tables(c, target, names).await,
+        }
+    }
+
+    /// Drops `names` where they exist.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when a drop fails (e.g. the tables are in use).
+    pub async fn drop_tables(&self, target: &Target, names: &[&str]) -> Result<(), Error> {
+        match self {
+            Conn::Postgres(c) => pg::schema::drop_tables(c, target, names).await,
+        }
+    }
+
+    /// Runs `statements` in order, as one batch; `what` names them in an error.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when one fails.
+    pub async fn batch(&self, target: &Target, what: &str, statements: &[String]) -> Result<(), Error> {
+        match self {
+            Conn::Postgres(c) => {
+                c.batch_execute(&statements.join(";\n")).await.map_err(|e| pg::failed(what, target, &e))
+            }
+        }
+    }
+
+    /// `workload`'s load record, `None` when there is none.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the record exists but cannot be read.
+    pub async fn read_meta(&self, target: &Target, workload: &str) -> Result<Option<MetaRow>, Error> {
+        match self {
+            Conn::Postgres(c) => pg::meta::read(c, target, workload).await,
+        }
+    }
+
+    /// Writes `workload`'s load record.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the write fails.
+    pub async fn write_meta(&self, target: &Target, workload: &str, row: &MetaRow) -> Result<(), Error> {
+        match self {
+            Conn::Postgres(c) => pg::meta::write(c, target, workload, row).await,
+        }
+    }
+
+    /// Removes `workload`'s load record.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the delete fails.
+    pub async fn remove_meta(&self, target: &Target, workload: &str) -> Result<(), Error> {
+        match self {
+            Conn::Postgres(c) => pg::meta::remove(c, target, workload).await,
+        }
+    }
+
+    /// The server's version and key settings.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when they cannot be read.
+    pub async fn server_info(&self, target: &Target) -> Result<ServerInfo, Error> {
+        match self {
+            Conn::Postgres(c) => pg::server_info(c, target).await,
+        }
+    }
+
+    /// The server's connection limit and use.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when they cannot be read.
+    pub async fn connection_room(&self, target: &Target) -> Result<ConnectionRoom, Error> {
+        match self {
+            Conn::Postgres(c) => pg::connection_room(c, target).await,
+        }
+    }
+
+    /// Runs a check's `query`, which yields one text column of offending keys: how many rows it yields
+    /// and the first `examples` of them; `what` names the check in an error.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the query fails.
+    pub async fn offending(
+        &self,
+        target: &Target,
+        what: &str,
+        query: &str,
+        examples: i64,
+    ) -> Result<(u64, Vec<String>), Error> {
+        match self {
+            Conn::Postgres(c) => pg::offending(c, target, what, query, examples).await,
+        }
+    }
+}
+
+/// The engine's `CREATE TABLE` for `table`.
+pub fn create_table(engine: Engine, table: &TableDef) -> String {
+    match engine {
+        Engine::Postgres => pg::schema::create_table(table),
+    }
+}
+
+/// The engine's statement adding `table`'s primary key, if it has one.
+pub fn primary_key(engine: Engine, table: &TableDef) -> Option<String> {
+    match engine {
+        Engine::Postgres => pg::schema::primary_key(table),
+    }
+}
+
+/// The engine's `CREATE INDEX` for `index`.
+pub fn create_index(engine: Engine, index: &Index) -> String {
+    match engine {
+        Engine::Postgres => pg::schema::create_index(index),
+    }
+}
+
+/// The engine's statement that gathers the planner's statistics of `table` after a load.
+pub fn statistics(engine: Engine, table: &str) -> String {
+    match engine {
+        Engine::Postgres => format!("ANALYZE {table}"),
+    }
+}
+
+/// Generates `chunks` of `data` on `workers` threads and bulk-loads them over `workers` connections,
+/// calling `progress` with the rows of each chunk the server accepted.
+///
+/// # Errors
+/// The first error of any connection.
+pub async fn bulk_load<D: Dataset>(
+    target: &Target,
+    workers: usize,
+    data: Arc<D>,
+    chunks: Vec<D::Chunk>,
+    progress: impl Fn(u64) + Send + Sync + 'static,
+) -> Result<(), Error> {
+    match target.engine() {
+        Engine::Postgres => pg::bulk::load_chunks(target, workers, data, chunks, progress).await,
+    }
+}
+
+/// Runs `statements` over `connections` connections, in the order given, calling `done` after each.
+///
+/// # Errors
+/// The first statement that fails.
+pub async fn run_statements(
+    target: &Target,
+    connections: usize,
+    statements: Vec<String>,
+    done: impl Fn(&str) + Send + Sync + 'static,
+) -> Result<(), Error> {
+    match target.engine() {
+        Engine::Postgres => pg::bulk::run_statements(target, connections, statements, done).await,
+    }
+}

@@ -1,0 +1,70 @@
+//! A PostgreSQL target: `postgres://` URLs (libpq's options, `passfile=`, PGPASSWORD and `.pgpass`
+//! for the password) and settings built in code, labelled alike.
+
+use std::str::FromStr;
+
+use tokio_postgres::Config;
+
+use crate::target::TargetConfig;
+use crate::{Error, Target};
+
+/// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`).
+///
+/// # Errors
+/// [`Error::Usage`] naming the option at fault; the message never repeats the URL itself.
+pub fn parse(url: &str) -> Result<Target, Error> {
+    let (url, passfile) = super::pgpass::take_passfile_option(url);
+    let mut config = Config::from_str(&url).map_err(|e| {
+        // tokio-postgres' parse errors name the option at fault, not the URL's value.
+        Error::usage(format!("--url is not a valid PostgreSQL URL: {e}"))
+    })?;
+    super::pgpass::fill_password(&mut config, passfile.as_deref())?;
+    Ok(from_config(config))
+}
+
+/// A target from settings built in code (the built-in instance), labelled like a URL.
+pub fn from_config(config: Config) -> Target {
+    let label = label_of(&config);
+    // PostgreSQL's default database is the user's name.
+    let dbname = config.get_dbname().or(config.get_user()).unwrap_or("postgres").to_string();
+    Target::new(TargetConfig::Postgres(config), label, dbname)
+}
+
+/// `config`'s server, database `dbname` on it.
+pub fn with_dbname(config: &Config, dbname: &str) -> Target {
+    let mut config = config.clone();
+    config.dbname(dbname);
+    from_config(config)
+}
+
+/// A target on `127.0.0.1:port` as `user` with `password`, database `dbname` (the built-in server).
+pub fn local(port: u16, user: &str, password: &str, dbname: &str) -> Target {
+    let mut c = Config::new();
+    c.host("127.0.0.1").port(port).user(user).password(password).dbname(dbname);
+    c.application_name("oltpgen");
+    from_config(c)
+}
+
+impl Target {
+    /// The PostgreSQL connection settings (password included: never print them), for tests that
+    /// connect with tokio-postgres themselves.
+    pub fn pg_config(&self) -> &Config {
+        match self.config() {
+            TargetConfig::Postgres(c) => c,
+        }
+    }
+}
+
+fn label_of(config: &Config) -> String {
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        #[cfg(unix)]
+        Some(tokio_postgres::config::Host::Unix(p)) => p.display().to_string(),
+        None => "localhost".to_string(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let user = config.get_user().unwrap_or("");
+    let db = config.get_dbname().unwrap_or(user);
+    let at = if user.is_empty() { String::new() } else { format!("{user}@") };
+    format!("postgres://{at}{host}:{port}/{db}")
+}
