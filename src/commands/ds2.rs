@@ -8,10 +8,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use oltpgen_datagen::ds2::input::OrderParams;
-use oltpgen_datagen::ds2::size::DbSize;
 use oltpgen_driver::database::Database;
 use oltpgen_driver::ds2::{self, RunOptions};
-use oltpgen_driver::inventory::Holding;
+use oltpgen_driver::local::room;
 use oltpgen_driver::run::{Pace, Progress, Ramp, plan};
 use oltpgen_driver::{Error, Target};
 use oltpgen_report::ds2::{self as ds2_report, CsvOutput};
@@ -44,7 +43,7 @@ async fn load(args: &Ds2LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, 
     }
     let target = db.target()?;
     if target.is_none() {
-        oltpgen_driver::local::room::check(&db.placement(), oltpgen_driver::local::room::ds2_bytes(size))?;
+        room::check(&db.placement(), room::ds2_bytes(size))?;
     }
     loading::run(&what, async {
         let database =
@@ -89,11 +88,17 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         seed: args.study.seed,
         study: study.options(),
     };
-    let (_database, targets) = interruptible("starting", databases(db, connections)).await?;
+    let (database, targets) = interruptible("starting", databases(db, connections)).await?;
     if load_if_empty {
+        let (size, opts) = (args.db_size.unwrap_or_default(), loading::default_options(quiet));
+        let placement = db.placement();
+        let room = database.is_some().then(|| (&placement, room::ds2_bytes(size)));
+        let what = format!("ds2 --db-size {size}");
         for target in &targets {
-            interruptible("the load", load_when_empty(target, args.db_size.unwrap_or_default(), quiet))
-                .await?;
+            loading::load_when_empty::<ds2::Ds2, _>(target, &what, room, || {
+                ds2::load(target, size, 1, &opts)
+            })
+            .await?;
         }
     }
     let labels: Vec<String> = targets.iter().map(|t| t.label().to_string()).collect();
@@ -154,16 +159,6 @@ fn csv_output_file(path: &Path, labels: &[String]) -> Result<CsvOutput<BufWriter
 }
 
 /// Loads `target` at `size` when it holds no DS2.
-async fn load_when_empty(target: &Target, size: DbSize, quiet: bool) -> Result<(), Error> {
-    let conn = oltpgen_driver::engine::Conn::open(target).await?;
-    if !matches!(oltpgen_driver::inventory::holding::<ds2::Ds2>(&conn, target).await?, Holding::Empty) {
-        return Ok(());
-    }
-    let s = ds2::load(target, size, 1, &loading::default_options(quiet)).await?;
-    println!("{}", loading::summary(&format!("ds2 --db-size {size}"), target, &s));
-    Ok(())
-}
-
 /// The databases a DS2 command works on: every `--url`, or else the built-in PostgreSQL, started with
 /// room for `connections` (it runs while the returned [`Database`] lives).
 async fn databases(db: &DbArgs, connections: u32) -> Result<(Option<Database>, Vec<Target>), Error> {
@@ -194,6 +189,6 @@ async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
 
 async fn drop(db: &DbArgs) -> Result<ExitCode, Error> {
     let database = Database::open(db.target()?, &db.placement(), 2, ds2::WORKLOAD).await?;
-    checks::dropped(&database.target, "ds2", ds2::drop_all(&database.target).await?);
+    checks::dropped(&database.target, ds2::WORKLOAD, ds2::drop_all(&database.target).await?);
     Ok(ExitCode::SUCCESS)
 }

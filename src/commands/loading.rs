@@ -5,8 +5,11 @@ use std::future::Future;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use oltpgen_driver::Error;
+use oltpgen_driver::engine::Conn;
+use oltpgen_driver::inventory::{self, Definition, Holding};
 use oltpgen_driver::load::{LoadOptions, LoadSummary};
+use oltpgen_driver::local::{Placement, room};
+use oltpgen_driver::{Error, Target};
 
 use super::interruptible;
 use crate::cli::{LoadCommon, WorkersArg};
@@ -19,6 +22,34 @@ pub fn options(common: &LoadCommon, quiet: bool) -> LoadOptions {
 /// The options of a load that a run starts on an empty database: every core, nothing to replace.
 pub fn default_options(quiet: bool) -> LoadOptions {
     LoadOptions { workers: WorkersArg::default().get(), replace: false, quiet }
+}
+
+/// Loads `target` with `load` when it holds none of `W`'s tables (the bare `tpcc` and `ds2` commands) and
+/// says what was loaded (`what`, e.g. "tpcc scale 10"). On the built-in server (`room`: its placement and
+/// the data's size) the disk is checked first, as `load` checks it.
+///
+/// # Errors
+/// A database that cannot be read, a disk too small, or the load's own error.
+pub async fn load_when_empty<W: Definition, F>(
+    target: &Target,
+    what: &str,
+    room: Option<(&Placement, u64)>,
+    load: impl FnOnce() -> F,
+) -> Result<(), Error>
+where
+    F: Future<Output = Result<LoadSummary, Error>>,
+{
+    let conn = Conn::open(target).await?;
+    if !matches!(inventory::holding::<W>(&conn, target).await?, Holding::Empty) {
+        return Ok(());
+    }
+    drop(conn);
+    if let Some((placement, bytes)) = room {
+        room::check(placement, bytes)?;
+    }
+    let summary = interruptible("the load", load()).await?;
+    println!("{}", self::summary(what, target, &summary));
+    Ok(())
 }
 
 /// Writes the CSV files `write` makes (`what`, e.g. "tpcc scale 10") and says where.

@@ -42,7 +42,7 @@ pub async fn run(action: LocalAction, db: &DbArgs) -> Result<ExitCode, Error> {
                 .await
                 .map_err(|e| Error::environment(format!("starting the built-in PostgreSQL: {e}")))??;
             pg.keep_running();
-            let target = pg.ensure_database("tpcc").await?;
+            let target = pg.ensure_database(oltpgen_driver::tpcc::WORKLOAD).await?;
             // The password stays in the instance's owner-only file; psql reads it from there.
             let url = pg.url(target.dbname());
             if matches!(action, LocalAction::Url) {

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use oltpgen_datagen::tpcc::mix::Pacing;
 use oltpgen_driver::Error;
 use oltpgen_driver::database::Database;
-use oltpgen_driver::inventory::Holding;
+use oltpgen_driver::engine::Conn;
+use oltpgen_driver::inventory;
+use oltpgen_driver::local::room;
 use oltpgen_driver::run::{Pace, Progress, Ramp, plan};
 use oltpgen_driver::tpcc::{self, RunOptions};
 use oltpgen_report::live;
@@ -36,7 +38,7 @@ async fn load(args: &LoadArgs, db: &DbArgs, quiet: bool) -> Result<ExitCode, Err
     }
     let target = db.target()?;
     if target.is_none() {
-        oltpgen_driver::local::room::check(&db.placement(), oltpgen_driver::local::room::tpcc_bytes(scale))?;
+        room::check(&db.placement(), room::tpcc_bytes(scale))?;
     }
     loading::run(&what, async {
         let database =
@@ -82,12 +84,18 @@ async fn drive(
         interruptible("starting", Database::open(target, &db.placement(), connections, tpcc::WORKLOAD))
             .await?;
     let target = &database.target;
-    let loaded_scale = if load_if_empty {
-        interruptible("the load", load_when_empty(target, scale.unwrap_or(1), quiet)).await?
-    } else {
-        let conn = oltpgen_driver::engine::Conn::open(target).await?;
-        oltpgen_driver::inventory::loaded::<tpcc::Tpcc>(&conn, target).await?.scale
-    };
+    if load_if_empty {
+        let (scale, opts) = (scale.unwrap_or(1), loading::default_options(quiet));
+        let placement = db.placement();
+        let room = database.is_builtin().then(|| (&placement, room::tpcc_bytes(scale)));
+        let what = format!("tpcc scale {scale}");
+        loading::load_when_empty::<tpcc::Tpcc, _>(target, &what, room, || {
+            tpcc::load(target, scale, 1, &opts)
+        })
+        .await?;
+    }
+    let conn = Conn::open(target).await?;
+    let loaded_scale = inventory::loaded::<tpcc::Tpcc>(&conn, target).await?.scale;
     let counts = plan::tpcc_users(users, loaded_scale);
     if scale.is_none() {
         study::notes("--users", plan::terminals_note(&counts, loaded_scale).as_slice());
@@ -126,17 +134,6 @@ async fn drive(
 }
 
 /// Loads at `scale` when `target` holds no TPC-C; returns the scale it holds.
-async fn load_when_empty(target: &oltpgen_driver::Target, scale: u32, quiet: bool) -> Result<u32, Error> {
-    let conn = oltpgen_driver::engine::Conn::open(target).await?;
-    if !matches!(oltpgen_driver::inventory::holding::<tpcc::Tpcc>(&conn, target).await?, Holding::Empty) {
-        return Ok(oltpgen_driver::inventory::loaded::<tpcc::Tpcc>(&conn, target).await?.scale);
-    }
-    let opts = loading::default_options(quiet);
-    let s = tpcc::load(target, scale, 1, &opts).await?;
-    println!("{}", loading::summary(&format!("tpcc scale {scale}"), target, &s));
-    Ok(scale)
-}
-
 async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
     let database =
         Database::open(db.target()?, &db.placement(), workers.get() as u32, tpcc::WORKLOAD).await?;
@@ -146,6 +143,6 @@ async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
 
 async fn drop(db: &DbArgs) -> Result<ExitCode, Error> {
     let database = Database::open(db.target()?, &db.placement(), 2, tpcc::WORKLOAD).await?;
-    checks::dropped(&database.target, "tpcc", tpcc::drop_all(&database.target).await?);
+    checks::dropped(&database.target, tpcc::WORKLOAD, tpcc::drop_all(&database.target).await?);
     Ok(ExitCode::SUCCESS)
 }

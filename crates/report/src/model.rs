@@ -69,6 +69,15 @@ pub enum Workload {
 }
 
 impl Workload {
+    /// The workload's one name: its command, its built-in database, its load record's key, its result
+    /// directories and its name in result.json (serde's lowercase spelling of the variant, asserted in a test).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Workload::Tpcc => "tpcc",
+            Workload::Ds2 => "ds2",
+        }
+    }
+
     /// Transaction names, in report order.
     pub fn transactions(self) -> &'static [&'static str] {
         match self {
@@ -376,4 +385,16 @@ pub struct Cost {
     pub per_tps_usd: Option<f64>,
     /// Dollars per NOPM or OPM of the same step.
     pub per_minute_unit_usd: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workload_s_name_is_its_name_in_results() {
+        for w in [Workload::Tpcc, Workload::Ds2] {
+            assert_eq!(serde_json::to_value(w).unwrap(), w.name());
+        }
+    }
 }

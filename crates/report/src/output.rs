@@ -52,10 +52,7 @@ impl ResultDir {
         match self {
             ResultDir::Given(dir) => dir.clone(),
             ResultDir::Dated => {
-                let workload = match result.workload {
-                    crate::model::Workload::Tpcc => "tpcc",
-                    crate::model::Workload::Ds2 => "ds2",
-                };
+                let workload = result.workload.name();
                 Path::new(DATED_PARENT).join(format!("{}-{workload}", result.started_at.replace(':', "")))
             }
         }

@@ -22,7 +22,7 @@ use crate::inventory::{self, Definition, Holding};
 use crate::{Error, Target};
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
-pub const WORKLOAD: &str = "ds2";
+pub const WORKLOAD: &str = oltpgen_report::model::Workload::Ds2.name();
 
 /// The eight table names.
 pub fn table_names() -> Vec<&'static str> {

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::inventory::Definition;
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
-pub const WORKLOAD: &str = "tpcc";
+pub const WORKLOAD: &str = oltpgen_report::model::Workload::Tpcc.name();
 
 /// The nine table names.
 pub fn table_names() -> Vec<&'static str> {
