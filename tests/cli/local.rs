@@ -197,4 +197,13 @@ fn a_load_the_disk_cannot_take_is_refused_before_it_starts() {
         &oltpgen(&["ds2", "load", "--db-size", "1000GB", "--temp-db"]),
         "this load needs about 2.4 TB",
     );
+    // The bare commands load an empty database too, and check the same way before they do.
+    assert_refused(
+        &oltpgen(&["tpcc", "--scale", "100000", "--temp-db", "--duration", "5s"]),
+        "this load needs about 13.1 TB",
+    );
+    assert_refused(
+        &oltpgen(&["ds2", "--db-size", "1000GB", "--temp-db", "--run-time", "5s"]),
+        "this load needs about 2.4 TB",
+    );
 }
