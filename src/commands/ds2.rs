@@ -189,6 +189,10 @@ async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
 
 async fn drop(db: &DbArgs) -> Result<ExitCode, Error> {
     let database = Database::open(db.target()?, &db.placement(), 2, ds2::WORKLOAD).await?;
-    checks::dropped(&database.target, ds2::WORKLOAD, ds2::drop_all(&database.target).await?);
+    checks::dropped(
+        &database.target,
+        ds2::WORKLOAD,
+        oltpgen_driver::load::drop_all::<ds2::Ds2>(&database.target).await?,
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -143,6 +143,10 @@ async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
 
 async fn drop(db: &DbArgs) -> Result<ExitCode, Error> {
     let database = Database::open(db.target()?, &db.placement(), 2, tpcc::WORKLOAD).await?;
-    checks::dropped(&database.target, tpcc::WORKLOAD, tpcc::drop_all(&database.target).await?);
+    checks::dropped(
+        &database.target,
+        tpcc::WORKLOAD,
+        oltpgen_driver::load::drop_all::<tpcc::Tpcc>(&database.target).await?,
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -373,4 +373,8 @@ async fn a_load_that_failed_creating_functions_is_refused_by_every_command() {
     client.batch_execute("DROP FUNCTION oltpgen_login(text, text)").await.unwrap();
     let out = oltpgen(&["ds2", "load", "--replace", "--url", url, "-q"]);
     assert_eq!(out.code, 0, "a reload mends it: {}", out.all());
+    let out = oltpgen(&["ds2", "drop", "--url", url]);
+    assert!(out.code == 0 && out.stdout.contains("dropped the ds2 tables"), "{}", out.all());
+    let out = oltpgen(&["ds2", "drop", "--url", url]);
+    assert!(out.code == 0 && out.stdout.contains("holds no ds2 tables: nothing to drop"), "{}", out.all());
 }

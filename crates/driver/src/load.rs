@@ -244,11 +244,13 @@ pub async fn record(
     conn.write_meta(target, workload, &row).await
 }
 
-/// Drops `workload`'s tables and its metadata from `target`; false when there was nothing to drop.
+/// Drops workload `W`'s tables and its metadata from `target` (DS2's functions stay; a reload replaces
+/// them); false when there was nothing to drop.
 ///
 /// # Errors
 /// [`Error::Usage`] when the tables of those names were not loaded by oltpgen (they are left alone).
-pub async fn drop_all(target: &Target, workload: &str, tables: &[&str]) -> Result<bool, Error> {
+pub async fn drop_all<W: Definition>(target: &Target) -> Result<bool, Error> {
+    let (workload, tables) = (W::NAME, &W::table_names());
     let conn = Conn::open(target).await?;
     match inventory::inspect(&conn, target, workload, tables).await? {
         Holding::Empty => Ok(false),

@@ -6,7 +6,7 @@ use std::path::Path;
 use oltpgen_datagen::ds2::rows::{Ds2Data, Ds2Params};
 use oltpgen_datagen::ds2::size::DbSize;
 
-use super::{Ds2, LoadedParams, WORKLOAD, table_names};
+use super::{Ds2, LoadedParams};
 use crate::engine::Engine;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
 use crate::pg::ds2::sql;
@@ -36,15 +36,6 @@ pub async fn load(
     };
     let loading = Loading::<Ds2, _> { data, params, extra_indexes, finish };
     load::load(target, loading, opts).await
-}
-
-/// Drops the DS2 tables and their metadata from `target` (the functions stay; a reload replaces
-/// them); false when there was nothing to drop.
-///
-/// # Errors
-/// See [`load::drop_all`].
-pub async fn drop_all(target: &Target) -> Result<bool, Error> {
-    load::drop_all(target, WORKLOAD, &table_names()).await
 }
 
 /// Writes DS2 at `size` from `seed` as one CSV file per table in `dir`.

@@ -10,7 +10,7 @@ mod load;
 mod run;
 
 pub use check::{CHECKS, check};
-pub use load::{drop_all, load, write_csv};
+pub use load::{load, write_csv};
 pub use run::{Ds2, Ds2Op, Ds2Session, Ds2User, Prepared, RunOptions, prepare, progress, run};
 
 use oltpgen_datagen::ds2::schema::Table;

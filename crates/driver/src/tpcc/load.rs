@@ -4,7 +4,7 @@ use std::path::Path;
 
 use oltpgen_datagen::tpcc::rows::{TpccData, TpccParams};
 
-use super::{LoadedParams, Tpcc, WORKLOAD, table_names};
+use super::{LoadedParams, Tpcc};
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
 use crate::{Error, Target};
 
@@ -18,14 +18,6 @@ pub async fn load(target: &Target, scale: u32, seed: u64, opts: &LoadOptions) ->
     let params = LoadedParams { scale, seed, c_last: c.c_last, c_id: c.c_id, ol_i_id: c.ol_i_id, runs: 0 };
     let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new(), finish: Vec::new() };
     load::load(target, loading, opts).await
-}
-
-/// Drops the TPC-C tables and their metadata from `target`; false when there was nothing to drop.
-///
-/// # Errors
-/// See [`load::drop_all`].
-pub async fn drop_all(target: &Target) -> Result<bool, Error> {
-    load::drop_all(target, WORKLOAD, &table_names()).await
 }
 
 /// Writes TPC-C at `scale` from `seed` as one CSV file per table in `dir`.

@@ -11,7 +11,7 @@ mod load;
 mod run;
 
 pub use check::{CHECKS, check};
-pub use load::{drop_all, load, write_csv};
+pub use load::{load, write_csv};
 pub use run::{Outcome, Prepared, RunOptions, Tpcc, TpccSession, TpccUser, prepare, run, workload};
 
 use oltpgen_datagen::tpcc::random::CConstants;
