@@ -109,6 +109,7 @@ pub fn sweep() -> RunResult {
         interrupted: false,
         power: None,
         cost: None,
+        counters: Vec::new(),
     }
 }
 

@@ -66,5 +66,6 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
         interrupted: false,
         power: None,
         cost: None,
+        counters: Vec::new(),
     }
 }

@@ -167,6 +167,8 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         interrupted: results.iter().any(|r| r.interrupted),
         power: merge_power(results),
         cost,
+        // Each agent's host counters, side by side (their sources name their hosts).
+        counters: results.iter().flat_map(|r| r.counters.iter().cloned()).collect(),
     })
 }
 

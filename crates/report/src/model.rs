@@ -47,6 +47,21 @@ pub struct RunResult {
     /// System cost and cost per unit of throughput, when `--system-cost` was given.
     #[serde(default)]
     pub cost: Option<Cost>,
+    /// Host and database counters sampled every report interval, on the run's clock (what the studies
+    /// put beside throughput: CPU %, disk transfers/s, buffer hit %, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterSeries>,
+}
+
+/// One counter sampled through a run: where it was read, what it measures, and its values over time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterSeries {
+    /// Where it was read: `client` (oltpgen's host), `db:<target label>`, `node:<exporter URL>`.
+    pub source: String,
+    /// What it measures, with its unit in the name as elsewhere (`cpu_pct`, `disk_vda_ms_per_transfer`).
+    pub name: String,
+    /// `[elapsed_s, value]` per interval; a missing sample is left out, never written as zero.
+    pub points: Vec<[f64; 2]>,
 }
 
 /// The tool that wrote a result.
@@ -179,6 +194,10 @@ pub struct Step {
     /// The workload's audit figures (TPC-C's shares against the spec's bounds), when it has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit: Option<crate::audit::Audit>,
+    /// Each counter's average over the step's window, keyed `<source>/<name>` (see [`CounterSeries`]):
+    /// the figures the studies' tables quote per step.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters: BTreeMap<String, f64>,
 }
 
 /// The measured window of a step, in seconds since the run started.

@@ -193,6 +193,7 @@ impl Step {
             targets,
             cap: None,
             audit: None,
+            counters: BTreeMap::new(),
         }
     }
 

@@ -84,5 +84,6 @@ pub fn document(
         interrupted: true,
         power,
         cost,
+        counters: Vec::new(),
     }
 }
