@@ -12,6 +12,7 @@ pub mod inventory;
 pub mod load;
 pub mod local;
 pub mod pg;
+pub mod prepare;
 pub mod progress;
 pub mod run;
 pub mod stop;

@@ -11,7 +11,7 @@ mod run;
 
 pub use check::{CHECKS, check};
 pub use load::{load, write_csv};
-pub use run::{Ds2, Ds2Op, Ds2Session, Ds2User, Prepared, RunOptions, prepare, progress, run};
+pub use run::{Ds2, Ds2Op, Ds2Session, Ds2User, RunOptions, progress, run};
 
 use oltpgen_datagen::ds2::schema::Table;
 use oltpgen_datagen::ds2::size::DbSize;
@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Conn;
 use crate::inventory::{self, Definition, Holding};
+use crate::prepare::Drivable;
 use crate::{Error, Target};
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
@@ -69,6 +70,34 @@ impl Definition for Ds2 {
     }
 }
 
+impl Drivable for Ds2 {
+    type Asked = str;
+    type Origin = Functions;
+
+    async fn identify(conn: &Conn, target: &Target) -> Result<(LoadedParams, Functions), Error> {
+        identify(conn, target).await
+    }
+
+    /// A database DS2's installer built is left as it is: no run is counted in it.
+    fn records_runs(functions: Functions) -> bool {
+        functions == Functions::Oltpgen
+    }
+
+    fn mismatch(target: &Target, loaded: &LoadedParams, asked: &str) -> Option<Error> {
+        (!asked.eq_ignore_ascii_case(&loaded.db_size)).then(|| {
+            Error::usage(format!(
+                "{target} holds ds2 at --db-size {} but --db-size {asked} was asked: run at --db-size {}, \
+                 or reload it with oltpgen ds2 load --db-size {asked} --replace",
+                loaded.db_size, loaded.db_size
+            ))
+        })
+    }
+
+    fn same_size(a: &LoadedParams, b: &LoadedParams) -> bool {
+        (a.customers, a.products) == (b.customers, b.products)
+    }
+}
+
 /// Whose server functions a database holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Functions {
@@ -102,23 +131,15 @@ pub enum Purchase {
     RolledBack,
 }
 
-/// A DS2 database ready to be driven: what it holds, and whose server functions serve it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Identified {
-    /// What was loaded (for a database DS2's installer built: read from its data).
-    pub loaded: LoadedParams,
-    /// oltpgen's functions, or the reference's own.
-    pub functions: Functions,
-}
-
-/// What `target` holds for a run or a check: a finished oltpgen load, or a database DS2's own installer
-/// built (its eight tables and five functions, no oltpgen metadata), which is driven through the
-/// functions it has. Nothing is written to the latter: it has no seed, so its current order count
-/// stands in for one, and each run draws new streams as its orders grow.
+/// What `target` holds for a run or a check, and whose server functions serve it: a finished oltpgen
+/// load, or a database DS2's own installer built (its eight tables and five functions, no oltpgen
+/// metadata), which is driven through the functions it has. Nothing is written to the latter: it has
+/// no seed, so its current order count stands in for one, and each run draws new streams as its
+/// orders grow.
 ///
 /// # Errors
 /// [`Error::Usage`] for an empty, half-loaded or foreign database, or one of DS2's without data.
-pub async fn identify(conn: &Conn, target: &Target) -> Result<Identified, Error> {
+pub async fn identify(conn: &Conn, target: &Target) -> Result<(LoadedParams, Functions), Error> {
     if let Holding::Foreign(present) = inventory::holding::<Ds2>(conn, target).await?
         && present.len() == table_names().len()
         && let Some(db) = reference(conn, target).await?
@@ -142,9 +163,9 @@ pub async fn identify(conn: &Conn, target: &Target) -> Result<Identified, Error>
             orders: db.orders,
             runs: 0,
         };
-        return Ok(Identified { loaded, functions: Functions::Reference });
+        return Ok((loaded, Functions::Reference));
     }
-    Ok(Identified { loaded: inventory::loaded::<Ds2>(conn, target).await?, functions: Functions::Oltpgen })
+    Ok((inventory::loaded::<Ds2>(conn, target).await?, Functions::Oltpgen))
 }
 
 /// A database DS2's own installer built, as the engine recognises it.

@@ -12,10 +12,11 @@ use oltpgen_datagen::ds2::input::{
 };
 use oltpgen_report::ds2::{Ds2Interval, Ds2Progress, OpCounts};
 
-use super::{Functions, LoadedParams, Purchase, WORKLOAD, identify};
-use crate::engine::{Conn, Engine, ServerInfo};
-use crate::inventory::{self, Definition};
+use super::{Functions, LoadedParams, Purchase};
+use crate::engine::Engine;
+use crate::inventory::Definition;
 use crate::pg;
+use crate::prepare::prepare;
 use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
 use crate::run::{Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
@@ -310,64 +311,6 @@ fn op_counts(count: impl Fn(usize) -> u64) -> OpCounts {
     }
 }
 
-/// What a run needs to know before it starts, checked once on every target.
-pub struct Prepared {
-    /// The load's parameters (the same size on every target).
-    pub loaded: LoadedParams,
-    /// The first target's server version and key settings, for the result.
-    pub server: ServerInfo,
-    /// Per target, whose server functions serve it.
-    pub functions: Vec<Functions>,
-}
-
-/// Checks that every target holds a finished DS2 load of one size (`size`, when given) and can take
-/// the run's connections, records that a run starts, and returns what the run needs.
-///
-/// # Errors
-/// [`Error::Usage`] naming the target, the problem and the flag that fixes it.
-pub async fn prepare(targets: &[Target], size: Option<&str>, plan: &RunPlan) -> Result<Prepared, Error> {
-    let first = targets.first().ok_or_else(|| Error::usage("no database to drive: give --url"))?;
-    let per_target = plan.max_users().div_ceil(targets.len() as u32);
-    let needed = plan.connections.map_or(per_target, |c| c.min(per_target));
-    let mut conns = Vec::with_capacity(targets.len());
-    let mut expected: Option<LoadedParams> = None;
-    let mut functions = Vec::with_capacity(targets.len());
-    // Every target is checked before any is touched: a refusal leaves them all as they were.
-    for target in targets {
-        let conn = Conn::open(target).await?;
-        let super::Identified { loaded, functions: served_by } = identify(&conn, target).await?;
-        functions.push(served_by);
-        if let Some(asked) = size.filter(|s| !s.eq_ignore_ascii_case(&loaded.db_size)) {
-            return Err(Error::usage(format!(
-                "{target} holds ds2 at --db-size {} but --db-size {asked} was asked: run at --db-size {}, \
-                 or reload it with oltpgen ds2 load --db-size {asked} --replace",
-                loaded.db_size, loaded.db_size
-            )));
-        }
-        if let Some(e) = &expected
-            && (e.customers, e.products) != (loaded.customers, loaded.products)
-        {
-            return Err(Error::usage(format!(
-                "{target} holds ds2 at --db-size {} and {first} at {}: load every database at one size",
-                loaded.db_size, e.db_size
-            )));
-        }
-        let room = conn.connection_room(target).await?;
-        let fix = format!("share fewer with --connections {}", room.available.max(1));
-        room.require(target, needed, &fix)?;
-        expected.get_or_insert(loaded);
-        conns.push(conn);
-    }
-    // A database DS2's installer built is left as it is: no run is counted in it.
-    for ((conn, target), _) in
-        conns.iter().zip(targets).zip(&functions).filter(|(_, f)| **f == Functions::Oltpgen)
-    {
-        inventory::count_run(conn, target, WORKLOAD).await?;
-    }
-    let server = conns[0].server_info(first).await?;
-    Ok(Prepared { loaded: expected.expect("at least one target was checked"), server, functions })
-}
-
 /// Which functions served the run, as the result records it: one name when every target had the same,
 /// else each target's.
 fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Value {
@@ -414,16 +357,16 @@ pub struct RunOptions {
 /// run short: then `interrupted` is set). `progress` hears every reporting interval and every step.
 ///
 /// # Errors
-/// [`Error::Usage`] when a database is not ready for the run (see [`prepare`]).
+/// [`Error::Usage`] when a database is not ready for the run (see [`prepare`](crate::prepare::prepare)).
 pub async fn run(
     targets: &[Target],
     opts: &RunOptions,
     progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<oltpgen_report::model::RunResult, Error> {
-    let prepared = prepare(targets, opts.db_size.as_deref(), &opts.plan).await?;
+    let prepared = prepare::<Ds2>(targets, opts.db_size.as_deref(), &opts.plan).await?;
     let loaded = &prepared.loaded;
     let seed = Ds2::run_seed(loaded, opts.seed);
-    let functions = prepared.functions.clone();
+    let functions = prepared.origins.clone();
     let workload =
         Arc::new(Ds2::new(targets.to_vec(), functions.clone(), loaded, opts.orders, opts.think_mean, seed));
     let o = &opts.orders;

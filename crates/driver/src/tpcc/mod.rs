@@ -12,13 +12,16 @@ mod run;
 
 pub use check::{CHECKS, check};
 pub use load::{load, write_csv};
-pub use run::{Outcome, Prepared, RunOptions, Tpcc, TpccSession, TpccUser, prepare, run, workload};
+pub use run::{Outcome, RunOptions, Tpcc, TpccSession, TpccUser, run, workload};
 
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_datagen::tpcc::schema::Table;
 use serde::{Deserialize, Serialize};
 
-use crate::inventory::Definition;
+use crate::engine::Conn;
+use crate::inventory::{self, Definition};
+use crate::prepare::Drivable;
+use crate::{Error, Target};
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
 pub const WORKLOAD: &str = oltpgen_report::model::Workload::Tpcc.name();
@@ -72,5 +75,33 @@ impl Definition for Tpcc {
 
     fn runs(p: &LoadedParams) -> u32 {
         p.runs
+    }
+}
+
+impl Drivable for Tpcc {
+    type Asked = u32;
+    /// Only oltpgen loads TPC-C.
+    type Origin = ();
+
+    async fn identify(conn: &Conn, target: &Target) -> Result<(LoadedParams, ()), Error> {
+        Ok((inventory::loaded::<Tpcc>(conn, target).await?, ()))
+    }
+
+    fn records_runs((): ()) -> bool {
+        true
+    }
+
+    fn mismatch(target: &Target, loaded: &LoadedParams, asked: &u32) -> Option<Error> {
+        (*asked != loaded.scale).then(|| {
+            Error::usage(format!(
+                "{target} holds tpcc at scale {} but --scale {asked} was asked: run at --scale {}, \
+                 or reload with --scale {asked} --replace",
+                loaded.scale, loaded.scale
+            ))
+        })
+    }
+
+    fn same_size(a: &LoadedParams, b: &LoadedParams) -> bool {
+        a.scale == b.scale
     }
 }

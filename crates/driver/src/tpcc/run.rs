@@ -11,10 +11,11 @@ use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_report::audit::{Audit, TPCC_COUNTERS, TpccAuditPlan};
 use oltpgen_report::model::Step;
 
-use super::{LoadedParams, WORKLOAD};
-use crate::engine::{Conn, Engine, ServerInfo};
-use crate::inventory::{self, Definition};
+use super::LoadedParams;
+use crate::engine::Engine;
+use crate::inventory::Definition;
 use crate::pg;
+use crate::prepare::{Prepared, prepare};
 use crate::run::{AuditCounts, Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
 
@@ -153,43 +154,8 @@ impl Workload for Tpcc {
     }
 }
 
-/// What a run needs to know before it starts, checked once.
-pub struct Prepared {
-    /// The load's parameters.
-    pub loaded: LoadedParams,
-    /// The server's version and key settings, for the result.
-    pub server: ServerInfo,
-}
-
-/// Checks that `target` holds a finished TPC-C load (at `scale`, when given) and can take the run's
-/// connections, records that a run starts (3.3.2.11 no longer applies after it), and returns what the
-/// run needs.
-///
-/// # Errors
-/// [`Error::Usage`] naming the problem and the flag that fixes it.
-pub async fn prepare(target: &Target, scale: Option<u32>, plan: &RunPlan) -> Result<Prepared, Error> {
-    let conn = Conn::open(target).await?;
-    let loaded = inventory::loaded::<Tpcc>(&conn, target).await?;
-    if let Some(asked) = scale.filter(|s| *s != loaded.scale) {
-        return Err(Error::usage(format!(
-            "{target} holds tpcc at scale {} but --scale {asked} was asked: run at --scale {}, \
-             or reload with --scale {asked} --replace",
-            loaded.scale, loaded.scale
-        )));
-    }
-    let room = conn.connection_room(target).await?;
-    room.require(
-        target,
-        plan.connections_needed(),
-        &format!("share fewer with --connections {}", room.available.max(1)),
-    )?;
-    let server = conn.server_info(target).await?;
-    inventory::count_run(&conn, target, WORKLOAD).await?;
-    Ok(Prepared { loaded, server })
-}
-
 /// The workload for `target`, ready to drive.
-pub fn workload(target: &Target, prepared: &Prepared, pacing: Pacing, seed: Option<u64>) -> Arc<Tpcc> {
+pub fn workload(target: &Target, prepared: &Prepared<Tpcc>, pacing: Pacing, seed: Option<u64>) -> Arc<Tpcc> {
     let seed = Tpcc::run_seed(&prepared.loaded, seed);
     Arc::new(Tpcc::new(target.clone(), &prepared.loaded, pacing, seed))
 }
@@ -220,13 +186,13 @@ pub struct RunOptions {
 /// then `interrupted` is set). `progress` hears every reporting interval and every finished step.
 ///
 /// # Errors
-/// [`Error::Usage`] when the database is not ready for the run (see [`prepare`]).
+/// [`Error::Usage`] when the database is not ready for the run (see [`prepare`](crate::prepare::prepare)).
 pub async fn run(
     target: &Target,
     opts: &RunOptions,
     progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<oltpgen_report::model::RunResult, Error> {
-    let prepared = prepare(target, opts.scale, &opts.plan).await?;
+    let prepared = prepare::<Tpcc>(std::slice::from_ref(target), opts.scale.as_ref(), &opts.plan).await?;
     let workload = workload(target, &prepared, opts.pacing, opts.seed);
     let serde_json::Value::Object(config) = serde_json::json!({
         "target": target.label(),
