@@ -45,7 +45,7 @@ fn show_compare_and_merge_print_what_the_results_hold() {
     assert_eq!(out.code, 0, "{}", out.all());
     assert_eq!(out.stdout, compare::render(&compare::compare(&a, &b)));
     assert!(
-        out.stdout.starts_with("max TPS within cap 1,500 → 1,500, 1.00× (+0.0%); at 16 → 16 users\n"),
+        out.stdout.starts_with("max NOPM within cap 40,500 → 40,500, 1.00× (+0.0%); at 16 → 16 users\n"),
         "{}",
         out.stdout
     );

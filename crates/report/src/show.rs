@@ -10,8 +10,82 @@ use std::fmt::Write as _;
 use crate::model::{Figures, ORDER, RuleVerdict, RunResult, Step, Workload};
 use crate::numfmt::thousands;
 
-/// The step table, a line per step that failed its cap, then the headline line.
+/// What ran (title, target, date, scale or size, pacing, mode, client threads), the step table with
+/// its failures and the headline, each step's per-transaction table, and the counters the studies
+/// quote per step.
 pub fn render(r: &RunResult) -> String {
+    let mut out = header(r);
+    out.push_str(&steps(r));
+    for s in &r.steps {
+        let _ = writeln!(
+            out,
+            "\nstep {} run {} ({} users){}",
+            s.index + 1,
+            s.run,
+            thousands(s.users as f64, 0),
+            match verdict(s) {
+                "FAIL" => ", over the cap",
+                "INVALID" => ", not measured as it should have been",
+                _ => "",
+            }
+        );
+        crate::summary::transaction_table(&mut out, r.workload, &s.figures, "  ");
+    }
+    out.push_str(&counters(r));
+    out
+}
+
+/// The lines saying what ran.
+fn header(r: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", crate::describe::title(r));
+    let _ = writeln!(out, "target {}; started {}", r.targets.join(", "), r.started_at);
+    let mut facts: Vec<String> = crate::describe::size(r).into_iter().collect();
+    facts.extend(crate::describe::pacing(r).map(|p| format!("pacing: {p}")));
+    facts.extend(crate::describe::mode(r).map(|m| format!("transactions {m}")));
+    facts.extend(
+        r.config.get("client_threads").and_then(|t| t.as_u64()).map(|t| format!("{t} client threads")),
+    );
+    if !facts.is_empty() {
+        let _ = writeln!(out, "{}", facts.join("; "));
+    }
+    let _ = writeln!(out, "client: {}", crate::describe::client(r));
+    if r.interrupted {
+        let _ = writeln!(out, "INTERRUPTED: the figures cover the part of the run that happened");
+    }
+    out.push('\n');
+    out
+}
+
+/// The counters the studies quote per step (CPU %, disk transfers/s, ms per transfer, queue length,
+/// buffer hit %, watts), a row per counter and a column per step; nothing when no step has any.
+pub(crate) fn counters(r: &RunResult) -> String {
+    let keys = crate::counter_view::step_keys(&r.steps);
+    if keys.is_empty() {
+        return String::new();
+    }
+    let labels: Vec<String> = keys.iter().map(|k| crate::counter_view::label(k)).collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(22);
+    let mut out = format!("\n{:<width$}", "counters, step average");
+    for s in &r.steps {
+        let _ = write!(out, "{:>12}", format!("step {}", s.index + 1));
+    }
+    out.push('\n');
+    for (key, label) in keys.iter().zip(&labels) {
+        let name = crate::counter_view::split_key(key).1;
+        let _ = write!(out, "{label:<width$}");
+        for s in &r.steps {
+            let cell = s.counters.get(key).map_or("-".into(), |v| crate::counter_view::value(name, *v));
+            let _ = write!(out, "{cell:>12}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The step table, a line per step that failed its cap, then the headline line: the one-screen view,
+/// also summary.txt's opening.
+pub fn steps(r: &RunResult) -> String {
     let mut out = String::new();
     let w = &mut out;
     let columns = step_columns(r.workload);
@@ -210,7 +284,7 @@ step 2 run 1 over the cap: delivery.p90=5s (nothing measured)
 step 3 run 1 over the cap: avg=1s (observed 1,499.6 ms), new_order.p90=1s (observed 1,500.2 ms), delivery.p90=5s (nothing measured)
 max TPS within cap: none, no step kept within the cap
 ";
-        assert_eq!(render(&r), expected);
+        assert_eq!(super::steps(&r), expected);
     }
 
     #[test]
@@ -226,7 +300,7 @@ max TPS within cap: none, no step kept within the cap
                 ("ds2_2".to_string(), per_target(4_200)),
             ]),
         );
-        let text = render(&result(Workload::Tpcc, vec![step]));
+        let text = steps(&result(Workload::Tpcc, vec![step]));
         assert!(
             text.contains("step 1 run 1 per target TPS: ds2_1 100.0, ds2_2 70.0; variability 30.0%"),
             "{text}"
@@ -246,7 +320,7 @@ step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
 step 2 run 1 not measured: the server was unreachable for part of the window (4 transactions lost their connection)
 max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
 ";
-        assert_eq!(render(&r), expected);
+        assert_eq!(steps(&r), expected);
     }
 
     #[test]
@@ -266,7 +340,7 @@ step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
 step 2 run 1 over the cap: avg=1s (observed 1,499.6 ms)
 max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
 ";
-        assert_eq!(render(&r), expected);
+        assert_eq!(steps(&r), expected);
     }
 
     #[test]
@@ -288,7 +362,7 @@ step  run    users       OPM  rt_tot_avg ms  order avg ms  order p95 ms  errors 
 step 2 run 1 over the cap: order.avg=1s (observed 1,199.6 ms)
 max OPM within cap: 30,000 at 100 users (step 1), rt_tot_avg 299.9 ms
 ";
-        assert_eq!(render(&r), expected);
+        assert_eq!(steps(&r), expected);
         assert_eq!(r.max_within_cap.as_ref().and_then(|h| h.opm), Some(30_000.0));
     }
 
@@ -300,6 +374,6 @@ step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
    1    1        8       1.0        60       2.0       2.0       0  -
 max TPS within cap: n/a, no response-time cap was set
 ";
-        assert_eq!(render(&r), expected);
+        assert_eq!(steps(&r), expected);
     }
 }
