@@ -31,14 +31,25 @@ pub fn split_key(key: &str) -> (&str, &str) {
     key.rsplit_once('/').unwrap_or(("", key))
 }
 
-/// A source as short as it stays clear: an exporter's URL without its scheme and path.
+/// A source as short as it stays clear: an exporter's URL without its scheme and path, a database
+/// target without its scheme, user and port (`db:postgres://u@h:5432/ds2` → `db:h/ds2`).
 fn short_source(source: &str) -> String {
-    match source.strip_prefix("node:") {
-        Some(url) => {
+    match (source.strip_prefix("node:"), source.strip_prefix("db:")) {
+        (Some(url), _) => {
             let rest = url.split_once("://").map_or(url, |(_, r)| r);
             format!("node:{}", rest.split('/').next().unwrap_or(rest))
         }
-        None => source.to_string(),
+        (_, Some(target)) if target.contains("://") => {
+            let rest = target.split_once("://").map_or(target, |(_, r)| r);
+            let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
+            let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+            let host = match authority.rsplit_once(':') {
+                Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h,
+                _ => authority,
+            };
+            if path.is_empty() { format!("db:{host}") } else { format!("db:{host}/{path}") }
+        }
+        _ => source.to_string(),
     }
 }
 
@@ -56,18 +67,19 @@ pub fn label(key: &str) -> String {
     format!("{} {}", short_source(source), name_words(name))
 }
 
-/// A counter's value with the decimals its unit needs: percentages and ms to one place, rates and
-/// sizes whole, queue lengths to two.
+/// A counter's value with the decimals its unit needs: percentages and ms to one place (ms under 10 to
+/// two: a fast disk's 0.21 ms), rates and sizes whole, queue lengths to two.
 pub fn value(name: &str, v: f64) -> String {
-    let decimals = if name.ends_with("_queue_length") {
-        2
-    } else if name.ends_with("_pct") || name.ends_with("_ms_per_transfer") {
-        1
-    } else if v.abs() < 10.0 {
-        2
-    } else {
-        0
-    };
+    let decimals =
+        if name.ends_with("_queue_length") || (name.ends_with("_ms_per_transfer") && v.abs() < 10.0) {
+            2
+        } else if name.ends_with("_pct") || name.ends_with("_ms_per_transfer") {
+            1
+        } else if v.abs() < 10.0 {
+            2
+        } else {
+            0
+        };
     thousands(v, decimals)
 }
 
@@ -138,9 +150,23 @@ pub fn charts(r: &RunResult) -> Vec<CounterChart<'_>> {
             unit,
             lines: Vec::new(),
         });
-        chart.lines.push((label(&format!("{}/{}", s.source, s.name)), s));
+        chart.lines.push((String::new(), s));
     }
-    by_title.into_values().collect()
+    let mut charts: Vec<CounterChart> = by_title.into_values().collect();
+    // A legend says only what tells its lines apart: the source when they share a counter, the counter
+    // when they share a source, else both.
+    for chart in &mut charts {
+        let one_name = chart.lines.iter().all(|(_, s)| s.name == chart.lines[0].1.name);
+        let one_source = chart.lines.iter().all(|(_, s)| s.source == chart.lines[0].1.source);
+        for (text, s) in &mut chart.lines {
+            *text = match (one_name, one_source) {
+                (true, _) => short_source(&s.source),
+                (false, true) => name_words(&s.name),
+                (false, false) => label(&format!("{}/{}", s.source, s.name)),
+            };
+        }
+    }
+    charts
 }
 
 #[cfg(test)]
@@ -169,6 +195,7 @@ mod tests {
     fn labels_units_and_charts_read_as_words() {
         assert_eq!(label("client/cpu_pct"), "client CPU %");
         assert_eq!(label("db:pg/commits_per_s"), "db:pg commits/s");
+        assert_eq!(label("db:postgres://ds2@ds2a:5432/ds2/buffer_hit_pct"), "db:ds2a/ds2 buffer hit %");
         assert_eq!(
             label("node:http://10.0.0.5:9100/metrics/net_rx_bytes_per_s"),
             "node:10.0.0.5:9100 net rx bytes/s"

@@ -156,12 +156,43 @@ pub fn settings(r: &RunResult) -> Vec<(String, String)> {
     first.chain(rest).filter_map(|(k, v)| setting(k, v)).collect()
 }
 
+/// The headline as a sentence: the highest NOPM (DS2: OPM, with `rt_tot_avg`) within the cap, where,
+/// and the cap; or why there is none.
+pub fn headline(r: &RunResult) -> String {
+    let unit = r.workload.per_minute_unit();
+    let rules: Vec<String> = r
+        .steps
+        .iter()
+        .find_map(|s| s.cap.as_ref())
+        .map_or_else(Vec::new, |c| c.rules.iter().map(|x| x.rule.clone()).collect());
+    let cap = if rules.is_empty() { "no cap set".to_string() } else { format!("cap {}", rules.join(", ")) };
+    let step = crate::cap::best_step_within_cap(&r.steps);
+    match step {
+        Some(s) => {
+            let f = &s.figures;
+            let mean = match f.rt_tot_avg_ms {
+                Some(ms) if r.workload == Workload::Ds2 => format!("rt_tot_avg {} ms", thousands(ms, 1)),
+                _ => format!("avg {} ms", thousands(f.rt_avg_ms, 1)),
+            };
+            format!(
+                "max {unit} within the cap: {} at {} users (step {}) — {} TPS, {mean}; {cap}",
+                thousands(f.per_minute().unwrap_or(0.0), 0),
+                thousands(s.users as f64, 0),
+                s.index + 1,
+                thousands(f.tps, 1)
+            )
+        }
+        None if rules.is_empty() => format!("max {unit} within the cap: n/a, no response-time cap was set"),
+        None => format!("max {unit} within the cap: none, no step kept within the cap ({cap})"),
+    }
+}
+
 /// The client's own cost in one line: CPU per transaction (and per order), and peak memory.
 pub fn client(r: &RunResult) -> String {
     let c = &r.client;
     let mut out = match c.client_cpu_us_per_txn {
         Some(us) => format!("{} µs CPU per transaction", thousands(us, 1)),
-        None => "no transaction completed".into(),
+        None => return "no transaction completed".into(),
     };
     if let Some(us) = c.client_cpu_us_per_order {
         out.push_str(&format!(", {} µs per order", thousands(us, 1)));

@@ -76,10 +76,10 @@ struct Band {
 /// The page's styles: readable on a desk, on a phone (tables scroll, charts shrink) and on paper.
 pub(crate) const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}\
     table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #ddd}\
-    .kv td,.kv th,td.l,th.l{text-align:left}.fail{color:#d62728;font-weight:bold}.scroll{overflow-x:auto}.about{display:flex;flex-wrap:wrap;gap:0 2.5em;align-items:flex-start}\
+    .kv td,.kv th,td.l,th.l{text-align:left}.fail{color:#d62728;font-weight:bold}.scroll{overflow-x:auto}.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(520px,100%),1fr));gap:0 1.5em}.about{display:flex;flex-wrap:wrap;gap:0 2.5em;align-items:flex-start}\
     .headline{font-size:1.4em;margin:.3em 0}.note{color:#555}h2{margin-top:1.5em;border-bottom:1px solid #ccc}\
     svg{display:block;margin:1em 0;max-width:100%;height:auto}\
-    @media (max-width:700px){body{margin:.5em;padding:0}td,th{padding:2px 4px;font-size:.85em}}\
+    @media (max-width:700px){body{margin:.5em;padding:0}h1{font-size:1.4em}.headline{font-size:1.1em}td,th{padding:2px 4px;font-size:.85em}}\
     @media print{body{margin:0;max-width:none}svg,table{break-inside:avoid}h2{break-after:avoid}}";
 
 /// The page opened: its title and styles.
@@ -96,18 +96,25 @@ pub(crate) fn open_page(title: &str) -> String {
 /// browser, offline, from one file that can be mailed or archived beside `result.json`.
 pub fn render(r: &RunResult) -> String {
     let mut h = open_page(&crate::describe::title(r));
-    let _ = write!(h, "<p class=\"headline\"><b>{}</b></p>", esc(&headline(r)));
+    let _ = write!(h, "<p class=\"headline\"><b>{}</b></p>", esc(&crate::describe::headline(r)));
     if r.interrupted {
         h.push_str("<p class=\"fail\">Interrupted: the run was stopped early; the figures cover the steps that ran.</p>");
     }
     h.push_str(&about(r));
     h.push_str("<h2>Steps</h2>");
     h.push_str(&step_table(r));
+    for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
+        let _ = write!(h, "<p>{}</p>", esc(&crate::show::per_target(s, r.workload)));
+    }
     h.push_str(&counter_table(r));
+    // Throughput and the counters side by side on one clock: a disk that saturates shows beside the
+    // throughput that flattened.
+    h.push_str("<div class=\"grid\">");
     h.push_str(&throughput_over_time(r));
     for chart in crate::counter_view::charts(r) {
         h.push_str(&counter_chart(r, &chart));
     }
+    h.push_str("</div>");
     h.push_str(&response_time_over_time(r));
     if several_loads(r) {
         h.push_str(&throughput_against_users(r));
@@ -125,37 +132,6 @@ pub fn render(r: &RunResult) -> String {
 /// Whether the run held more than one user load: only then are the charts against users drawn.
 fn several_loads(r: &RunResult) -> bool {
     r.steps.iter().any(|s| s.users != r.steps[0].users)
-}
-
-/// The headline as a sentence: the highest NOPM (DS2: OPM, with `rt_tot_avg`) within the cap, where,
-/// and the cap; or why there is none.
-pub(crate) fn headline(r: &RunResult) -> String {
-    let unit = r.workload.per_minute_unit();
-    let rules: Vec<String> = r
-        .steps
-        .iter()
-        .find_map(|s| s.cap.as_ref())
-        .map_or_else(Vec::new, |c| c.rules.iter().map(|x| x.rule.clone()).collect());
-    let cap = if rules.is_empty() { "no cap set".to_string() } else { format!("cap {}", rules.join(", ")) };
-    let step = crate::cap::best_step_within_cap(&r.steps);
-    match step {
-        Some(s) => {
-            let f = &s.figures;
-            let mean = match f.rt_tot_avg_ms {
-                Some(ms) if r.workload == Workload::Ds2 => format!("rt_tot_avg {} ms", thousands(ms, 1)),
-                _ => format!("avg {} ms", thousands(f.rt_avg_ms, 1)),
-            };
-            format!(
-                "max {unit} within the cap: {} at {} users (step {}) — {} TPS, {mean}; {cap}",
-                thousands(f.per_minute().unwrap_or(0.0), 0),
-                thousands(s.users as f64, 0),
-                s.index + 1,
-                thousands(f.tps, 1)
-            )
-        }
-        None if rules.is_empty() => format!("max {unit} within the cap: n/a, no response-time cap was set"),
-        None => format!("max {unit} within the cap: none, no step kept within the cap ({cap})"),
-    }
 }
 
 /// What ran, on what, and what the client itself cost: three key-value tables side by side (one under
@@ -791,14 +767,26 @@ impl<'a> Plot<'a> {
         let _ = write!(
             g,
             "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"14\" height=\"4\" fill=\"{}\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\">{}</text>",
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\"><title>{}</title>{}</text>",
             W - R + 12.0,
             ly - 4.0,
             s.colour,
             W - R + 30.0,
             ly + 1.0,
-            esc(s.name)
+            esc(s.name),
+            esc(&legend(s.name))
         );
+    }
+}
+
+/// Legend characters that fit the right margin; a longer name is cut with an ellipsis (hover shows it whole).
+const LEGEND_CHARS: usize = 25;
+
+/// A series' name as its legend shows it.
+fn legend(name: &str) -> String {
+    match name.char_indices().nth(LEGEND_CHARS) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_string(),
     }
 }
 
