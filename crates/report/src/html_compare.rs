@@ -43,17 +43,19 @@ pub fn render(results: &[(String, RunResult)]) -> String {
     }
     h.push_str("</table></div>");
     for (name, r) in &results[1..] {
-        for w in crate::compare::compare(base, r).warnings {
+        let c = crate::compare::compare(base, r);
+        for w in &c.warnings {
             let _ = write!(
                 h,
                 "<p class=\"fail\">{}: {}: the changes are not the systems' alone</p>",
                 esc(name),
-                esc(&w)
+                esc(w)
             );
         }
-        if let Some(sig) = crate::compare::compare(base, r).headline.and_then(|x| x.significance) {
+        if let Some(sig) = c.headline.as_ref().and_then(|x| x.significance) {
             let _ = write!(h, "<p>{}: {}</p>", esc(name), esc(&sig.statement("faster", "slower")));
         }
+        h.push_str(&step_table(base_name, name, &c));
     }
     let per_step = |f: fn(&Step) -> f64| -> Vec<Vec<(f64, f64)>> {
         results.iter().map(|(_, r)| r.steps.iter().map(|s| (s.users as f64, f(s))).collect()).collect()
@@ -85,5 +87,36 @@ pub fn render(results: &[(String, RunResult)]) -> String {
         .collect();
     h.push_str(&overlay_chart(&format!("{unit} over time"), "seconds", unit, &lines(over_time)));
     h.push_str("</body></html>\n");
+    h
+}
+
+/// The steps both results ran, matched by users: each one's throughput and mean response time in both,
+/// and the change.
+fn step_table(a: &str, b: &str, c: &crate::compare::Comparison) -> String {
+    if c.steps.is_empty() {
+        return String::new();
+    }
+    let unit = c.per_minute_unit.unwrap_or("TPS");
+    let mut h = format!(
+        "<div class=\"scroll\"><table><caption>{b} against {a}, step by step</caption><tr><th>users</th>\
+         <th>{unit} {a}</th><th>{unit} {b}</th><th>change</th><th>avg ms {a}</th><th>avg ms {b}</th><th>change</th></tr>",
+        a = esc(a),
+        b = esc(b)
+    );
+    for s in &c.steps {
+        let throughput = s.per_minute.unwrap_or(s.tps);
+        let _ = write!(h, "<tr><td>{}</td>", thousands(s.users.before, 0));
+        for (ch, decimals) in [(throughput, 0), (s.rt_avg_ms, 1)] {
+            let _ = write!(
+                h,
+                "<td>{}</td><td>{}</td><td>{}</td>",
+                thousands(ch.before, decimals),
+                thousands(ch.after, decimals),
+                percent(ch.percent)
+            );
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table></div>");
     h
 }

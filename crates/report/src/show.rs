@@ -1,9 +1,11 @@
-//! `oltpgen report show`: a result's steps as one table — users, TPS and NOPM (DS2: OPM and
-//! `rt_tot_avg`), mean and p95 response time, errors, cap verdict — why any step failed its cap, and
-//! the headline.
+//! `oltpgen report show`: what ran (title, target, date, scale or size, pacing, transaction mode, the
+//! NOPM/OPM headline with its cap, the client's cost), then the steps as one table — users, TPS and NOPM
+//! (DS2: OPM and `rt_tot_avg`), mean and p95 response time, errors, cap verdict — why any step failed
+//! its cap or was not measured, each step's per-transaction table, and the counters the studies quote
+//! per step (CPU %, disk transfers/s, ms per transfer, queue length, buffer hit %).
 //!
-//! Where [`crate::summary`] details every transaction of every step, this is the one-screen view of
-//! a user-load sweep: how throughput and response time moved as users grew, and where the cap cut in.
+//! [`steps`] is the one-screen view of a user-load sweep — how throughput and response time moved as
+//! users grew, and where the cap cut in — with which [`crate::summary`] opens.
 
 use std::fmt::Write as _;
 
