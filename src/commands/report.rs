@@ -13,7 +13,7 @@ use crate::cli::ReportAction;
 /// Runs one report command.
 pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
     match action {
-        ReportAction::Show { result } => print!("{}", show::render(&read(&result)?)),
+        ReportAction::Show { result } => print!("{}", show::report(&read(&result)?)),
         ReportAction::Compare { a, b, fail_if_slower, json } => {
             let (a, b) = (read(&a)?, read(&b)?);
             let c = compare::compare(&a, &b);

@@ -37,9 +37,12 @@ fn show_compare_and_merge_print_what_the_results_hold() {
     for path in [&a_dir, &a_file] {
         let out = oltpgen(&["report", "show", path.to_str().unwrap()]);
         assert_eq!(out.code, 0, "{}", out.all());
-        assert_eq!(out.stdout, show::render(&a), "show prints the result's steps and headline");
+        assert_eq!(out.stdout, show::report(&a), "show prints what ran, the steps and the headline");
     }
-    assert!(show::render(&a).contains("max TPS within cap"), "the headline is shown");
+    assert!(
+        show::report(&a).contains("max NOPM within the cap: 40,500 at 16 users"),
+        "the headline is shown"
+    );
 
     let out = oltpgen(&["report", "compare", a_file.to_str().unwrap(), b_dir.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.all());

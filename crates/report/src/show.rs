@@ -4,8 +4,9 @@
 //! its cap or was not measured, each step's per-transaction table, and the counters the studies quote
 //! per step (CPU %, disk transfers/s, ms per transfer, queue length, buffer hit %).
 //!
-//! [`steps`] is the one-screen view of a user-load sweep — how throughput and response time moved as
-//! users grew, and where the cap cut in — with which [`crate::summary`] opens.
+//! [`report`] is all of it; [`render`] the one-screen view of a user-load sweep — how throughput and
+//! response time moved as users grew, and where the cap cut in — that ends a run and opens
+//! [`crate::summary`].
 
 use std::fmt::Write as _;
 
@@ -15,9 +16,9 @@ use crate::numfmt::thousands;
 /// What ran (title, target, date, scale or size, pacing, mode, client threads), the step table with
 /// its failures and the headline, each step's per-transaction table, and the counters the studies
 /// quote per step.
-pub fn render(r: &RunResult) -> String {
+pub fn report(r: &RunResult) -> String {
     let mut out = header(r);
-    out.push_str(&steps(r));
+    out.push_str(&render(r));
     for s in &r.steps {
         let _ = writeln!(
             out,
@@ -86,9 +87,9 @@ pub(crate) fn counters(r: &RunResult) -> String {
     out
 }
 
-/// The step table, a line per step that failed its cap, then the headline line: the one-screen view,
-/// also summary.txt's opening.
-pub fn steps(r: &RunResult) -> String {
+/// The step table, a line per step that failed its cap, then the headline line: the one-screen view
+/// that ends a run and opens summary.txt.
+pub fn render(r: &RunResult) -> String {
     let mut out = String::new();
     let w = &mut out;
     let columns = step_columns(r.workload);
@@ -287,7 +288,7 @@ step 2 run 1 over the cap: delivery.p90=5s (nothing measured)
 step 3 run 1 over the cap: avg=1s (observed 1,499.6 ms), new_order.p90=1s (observed 1,500.2 ms), delivery.p90=5s (nothing measured)
 max TPS within cap: none, no step kept within the cap
 ";
-        assert_eq!(super::steps(&r), expected);
+        assert_eq!(render(&r), expected);
     }
 
     #[test]
@@ -303,7 +304,7 @@ max TPS within cap: none, no step kept within the cap
                 ("ds2_2".to_string(), per_target(4_200)),
             ]),
         );
-        let text = steps(&result(Workload::Tpcc, vec![step]));
+        let text = render(&result(Workload::Tpcc, vec![step]));
         assert!(
             text.contains("step 1 run 1 per target TPS: ds2_1 100.0, ds2_2 70.0; variability 30.0%"),
             "{text}"
@@ -323,7 +324,7 @@ step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
 step 2 run 1 not measured: the server was unreachable for part of the window (4 transactions lost their connection)
 max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
 ";
-        assert_eq!(steps(&r), expected);
+        assert_eq!(render(&r), expected);
     }
 
     #[test]
@@ -343,7 +344,7 @@ step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
 step 2 run 1 over the cap: avg=1s (observed 1,499.6 ms)
 max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
 ";
-        assert_eq!(steps(&r), expected);
+        assert_eq!(render(&r), expected);
     }
 
     #[test]
@@ -365,7 +366,7 @@ step  run    users       OPM  rt_tot_avg ms  order avg ms  order p95 ms  errors 
 step 2 run 1 over the cap: order.avg=1s (observed 1,199.6 ms)
 max OPM within cap: 30,000 at 100 users (step 1), rt_tot_avg 299.9 ms
 ";
-        assert_eq!(steps(&r), expected);
+        assert_eq!(render(&r), expected);
         assert_eq!(r.max_within_cap.as_ref().and_then(|h| h.opm), Some(30_000.0));
     }
 
@@ -377,7 +378,7 @@ step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
    1    1        8       1.0        60       2.0       2.0       0  -
 max TPS within cap: n/a, no response-time cap was set
 ";
-        assert_eq!(steps(&r), expected);
+        assert_eq!(render(&r), expected);
     }
 
     /// The counters the studies quote (and one they do not, left out), for step `i` of a sweep.
@@ -418,7 +419,7 @@ max TPS within cap: n/a, no response-time cap was set
         for s in &mut r.steps {
             s.counters = counters(s.index);
         }
-        insta::assert_snapshot!(render(&r));
+        insta::assert_snapshot!(report(&r));
     }
 
     #[test]
@@ -444,6 +445,6 @@ max TPS within cap: n/a, no response-time cap was set
         r.server.engine = "sqlserver".into();
         r.server.version = "16.0".into();
         r.targets = vec!["sqlserver://sa@ds2a:1433/ds2".into(), "sqlserver://sa@ds2b:1433/ds2".into()];
-        insta::assert_snapshot!(render(&r));
+        insta::assert_snapshot!(report(&r));
     }
 }

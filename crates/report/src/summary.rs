@@ -27,7 +27,7 @@ pub fn render(r: &RunResult) -> String {
     if r.interrupted {
         let _ = writeln!(w, "INTERRUPTED: the figures cover the part of the run that happened");
     }
-    let _ = write!(w, "\n{}", crate::show::steps(r));
+    let _ = write!(w, "\n{}", crate::show::render(r));
     for step in &r.steps {
         render_step(w, r, step);
     }
