@@ -307,7 +307,7 @@ fn percentile_charts(r: &RunResult) -> String {
 
 /// The step table, as `report show` prints it, and the headline under it.
 fn step_table(r: &RunResult) -> String {
-    let mut h = "<table><tr>".to_string();
+    let mut h = "<div class=\"scroll\"><table><tr>".to_string();
     for (title, _) in crate::show::step_columns(r.workload) {
         let _ = write!(h, "<th>{}</th>", esc(title));
     }
@@ -320,7 +320,7 @@ fn step_table(r: &RunResult) -> String {
         }
         h.push_str("</tr>");
     }
-    let _ = write!(h, "</table><p><b>{}</b></p>", esc(&crate::show::headline(r)));
+    let _ = write!(h, "</table></div><p><b>{}</b></p>", esc(&crate::show::headline(r)));
     h
 }
 
@@ -331,7 +331,7 @@ fn audit_tables(r: &RunResult) -> String {
         let Some(audit) = &s.audit else { continue };
         let _ = write!(
             h,
-            "<table class=\"kv\"><tr><th colspan=\"5\">audit of step {} run {}</th></tr>\
+            "<div class=\"scroll\"><table class=\"kv\"><tr><th colspan=\"5\">audit of step {} run {}</th></tr>\
              <tr><th>clause</th><th>figure</th><th>observed</th><th>spec</th><th>verdict</th></tr>",
             s.index + 1,
             s.run
@@ -348,7 +348,7 @@ fn audit_tables(r: &RunResult) -> String {
                 esc(c.verdict.mark())
             );
         }
-        h.push_str("</table>");
+        h.push_str("</table></div>");
         for note in &audit.notes {
             let _ = write!(h, "<p>{}</p>", esc(note));
         }
