@@ -394,17 +394,26 @@ pub enum ReportAction {
         /// A result.json (or the directory holding it)
         result: PathBuf,
     },
-    /// Per step and for the headlines, B against A: ratios and changes in percent
+    /// Per step and for the headlines, B against A: ratios, changes in percent and, with --runs, whether
+    /// the change is more than the runs' noise (Welch's t-test)
     Compare {
         /// The baseline result.json (or its directory)
         a: PathBuf,
         /// The result.json to compare with it (or its directory)
         b: PathBuf,
+        /// Exit 1 when B's headline (NOPM, OPM) is below A's by more than PCT percent: a CI gate
+        #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+        fail_if_slower: Option<f64>,
+        /// Print the comparison as JSON, for machines
+        #[arg(long)]
+        json: bool,
     },
-    /// One self-contained report.html with charts (written beside the result unless --out says where)
+    /// One self-contained report.html with charts (written beside the result unless --out says where);
+    /// several results make one comparison page (--out required)
     Html {
-        /// A result.json (or the directory holding it)
-        result: PathBuf,
+        /// A result.json (or the directory holding it); several for a comparison page, the first the baseline
+        #[arg(required = true, num_args = 1..)]
+        results: Vec<PathBuf>,
         /// The HTML file to write, or a directory to write report.html into
         #[arg(long, short, value_name = "FILE|DIR")]
         out: Option<PathBuf>,
@@ -421,6 +430,14 @@ pub enum ReportAction {
         #[arg(long)]
         replace: bool,
     },
+}
+
+/// A percentage for `--fail-if-slower`: a finite number from 0 to 100.
+fn parse_percent(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("{s:?} is not a percentage from 0 to 100")),
+    }
 }
 
 /// `oltpgen local …`

@@ -6,29 +6,58 @@ use std::process::ExitCode;
 use oltpgen_driver::Error;
 use oltpgen_report::model::RunResult;
 use oltpgen_report::output::ResultDir;
-use oltpgen_report::{compare, html, merge, output, show};
+use oltpgen_report::{compare, html, html_compare, merge, output, show};
 
 use crate::cli::ReportAction;
 
 /// Runs one report command.
 pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
     match action {
-        ReportAction::Show { result } => print!("{}", show::render(&read(&result)?)),
-        ReportAction::Compare { a, b } => {
-            print!("{}", compare::render(&compare::compare(&read(&a)?, &read(&b)?)))
+        ReportAction::Show { result } => print!("{}", show::report(&read(&result)?)),
+        ReportAction::Compare { a, b, fail_if_slower, json } => {
+            let (a, b) = (read(&a)?, read(&b)?);
+            let c = compare::compare(&a, &b);
+            match json {
+                true => println!("{}", serde_json::to_string_pretty(&c).expect("a comparison serializes")),
+                false => print!("{}", compare::render(&c)),
+            }
+            if let Some(pct) = fail_if_slower {
+                match c.gate(pct, a.max_within_cap.is_some()) {
+                    compare::Gate::Pass(why) => eprintln!("--fail-if-slower {pct}: pass: {why}"),
+                    compare::Gate::Fail(why) => {
+                        eprintln!("--fail-if-slower {pct}: FAIL: {why}");
+                        return Ok(ExitCode::FAILURE);
+                    }
+                }
+            }
         }
-        ReportAction::Html { result, out } => {
-            let file = match out {
+        ReportAction::Html { results, out } => {
+            let file = match (out, results.as_slice()) {
                 // A directory (or a name ending in `/`, made when missing): report.html in it.
-                Some(dir) if dir.is_dir() || dir.as_os_str().to_string_lossy().ends_with('/') => {
+                (Some(dir), _) if dir.is_dir() || dir.as_os_str().to_string_lossy().ends_with('/') => {
                     std::fs::create_dir_all(&dir)
                         .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
                     dir.join("report.html")
                 }
-                Some(file) => file,
-                None => result_file(&result).with_file_name("report.html"),
+                (Some(file), _) => file,
+                (None, [one]) => result_file(one).with_file_name("report.html"),
+                (None, _) => {
+                    return Err(Error::usage(
+                        "--out: a comparison page of several results needs --out FILE|DIR".to_string(),
+                    ));
+                }
             };
-            std::fs::write(&file, html::render(&read(&result)?))
+            let page = match results.as_slice() {
+                [one] => html::render(&read(one)?),
+                several => {
+                    let named = several
+                        .iter()
+                        .map(|p| Ok((name_of(p), read(p)?)))
+                        .collect::<Result<Vec<_>, Error>>()?;
+                    html_compare::render(&named)
+                }
+            };
+            std::fs::write(&file, page)
                 .map_err(|e| Error::failed(format!("cannot write {}: {e}", file.display())))?;
             println!("wrote {}", file.display());
         }
@@ -44,6 +73,19 @@ pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a comparison page calls a result: its directory's name (`result.json`'s parent), or its file's.
+fn name_of(path: &Path) -> String {
+    let file = result_file(path);
+    let named = if file.file_name().is_some_and(|n| n == "result.json") {
+        file.parent()
+    } else {
+        Some(file.as_path())
+    };
+    named
+        .and_then(|p| p.file_name())
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// A result's file: `path`, or `result.json` in the directory `path`.

@@ -13,6 +13,7 @@ mod figures;
 mod local;
 mod report_cli;
 mod report_html;
+mod report_pages;
 mod tpcc_load;
 mod tpcc_run;
 mod tpcc_spec;

@@ -37,15 +37,18 @@ fn show_compare_and_merge_print_what_the_results_hold() {
     for path in [&a_dir, &a_file] {
         let out = oltpgen(&["report", "show", path.to_str().unwrap()]);
         assert_eq!(out.code, 0, "{}", out.all());
-        assert_eq!(out.stdout, show::render(&a), "show prints the result's steps and headline");
+        assert_eq!(out.stdout, show::report(&a), "show prints what ran, the steps and the headline");
     }
-    assert!(show::render(&a).contains("max TPS within cap"), "the headline is shown");
+    assert!(
+        show::report(&a).contains("max NOPM within the cap: 40,500 at 16 users"),
+        "the headline is shown"
+    );
 
     let out = oltpgen(&["report", "compare", a_file.to_str().unwrap(), b_dir.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.all());
     assert_eq!(out.stdout, compare::render(&compare::compare(&a, &b)));
     assert!(
-        out.stdout.starts_with("max TPS within cap 1,500 → 1,500, 1.00× (+0.0%); at 16 → 16 users\n"),
+        out.stdout.starts_with("max NOPM within cap 40,500 → 40,500, 1.00× (+0.0%); at 16 → 16 users\n"),
         "{}",
         out.stdout
     );
@@ -96,5 +99,58 @@ fn report_commands_refuse_files_that_are_not_results() {
     assert_refused(
         &oltpgen(&["report", "compare", a.to_str().unwrap(), not_a_result.to_str().unwrap()]),
         "is not an oltpgen result",
+    );
+}
+
+/// `report compare --fail-if-slower PCT` is a CI gate: exit 0 when B's headline NOPM is within PCT of
+/// A's (or above it), exit 1 when it is lower by more, with the verdict on stderr; a bad PCT is refused
+/// (exit 2). `--json` prints the comparison for machines, the gate still deciding the exit code.
+#[test]
+fn compare_gates_on_the_headline_and_speaks_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = sweep();
+    let mut slower = sweep();
+    for s in &mut slower.steps {
+        s.figures.nopm = s.figures.nopm.map(|n| n * 0.9);
+    }
+    let a_dir = write(dir.path(), "a", &a);
+    let slower_dir = write(dir.path(), "slower", &slower);
+    let (a_path, slower_path) = (a_dir.to_str().unwrap(), slower_dir.to_str().unwrap());
+    let compare =
+        |extra: &[&str]| oltpgen(&[&["report", "compare", a_path, slower_path][..], extra].concat());
+
+    let out = compare(&["--fail-if-slower", "5"]);
+    assert_eq!(out.code, 1, "10% slower fails a 5% gate: {}", out.all());
+    assert!(
+        out.stderr.contains(
+            "--fail-if-slower 5: FAIL: B is slower than A by more than 5%: NOPM 40,500 → 36,450 (-10.0%)"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.starts_with("max NOPM within cap 40,500 → 36,450"), "the comparison is still printed");
+    let out = compare(&["--fail-if-slower", "10.5"]);
+    assert_eq!(out.code, 0, "10% slower passes a 10.5% gate: {}", out.all());
+    assert!(out.stderr.contains("--fail-if-slower 10.5: pass"), "{}", out.stderr);
+    assert_eq!(compare(&[]).code, 0, "without the gate, a slower B is only reported");
+    let reversed = oltpgen(&["report", "compare", slower_path, a_path, "--fail-if-slower", "0"]);
+    assert_eq!(reversed.code, 0, "a faster B passes any gate: {}", reversed.all());
+
+    let out = compare(&["--json", "--fail-if-slower", "5"]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).expect("--json prints JSON");
+    assert_eq!(json["headline"]["unit"], "NOPM");
+    assert_eq!(json["headline"]["throughput"]["after"], 36_450.0);
+    assert_eq!(json["steps"].as_array().map(Vec::len), Some(3), "every user load matched");
+
+    for bad in ["-3", "abc", "101"] {
+        let out = compare(&["--fail-if-slower", bad]);
+        assert_eq!(out.code, 2, "--fail-if-slower {bad} is refused: {}", out.all());
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    }
+    // A comparison page of several results needs to be told where to go.
+    assert_refused(
+        &oltpgen(&["report", "html", a_path, slower_path]),
+        "--out: a comparison page of several results needs --out FILE|DIR",
     );
 }

@@ -13,8 +13,8 @@ use oltpgen_report::html::{
     self, AVG_COLOUR, CAP_COLOUR, P95_COLOUR, THROUGHPUT_COLOUR, TRANSACTION_COLOURS,
 };
 use oltpgen_report::model::{
-    ClientCpu, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, TPCC_TRANSACTIONS, Tool, TxnCounters,
-    TxnStats, Window, Workload,
+    ClientCpu, DS2_TRANSACTIONS, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, TPCC_TRANSACTIONS,
+    Tool, TxnCounters, TxnStats, Window, Workload,
 };
 use oltpgen_report::step::{StepPlan, Transactions};
 
@@ -23,10 +23,16 @@ use crate::common::{assert_refused, oltpgen};
 /// Measured seconds per step, and the report interval.
 const STEP_S: f64 = 60.0;
 const INTERVAL_S: f64 = 10.0;
+/// The warm-up before the first step's window.
+const WARMUP_S: f64 = 10.0;
 /// TPC-C's mix in percent, in [`TPCC_TRANSACTIONS`] order.
 const MIX: [u64; 5] = [45, 43, 4, 4, 4];
 /// Typical mean response time of each type, ms, at light load.
 const BASE_MS: [f64; 5] = [8.0, 4.0, 2.0, 40.0, 15.0];
+/// DS2's operations per 100 orders, in [`DS2_TRANSACTIONS`] order (the order and rt_tot entries count
+/// each order once), and their typical mean response times, ms.
+const DS2_MIX: [u64; 8] = [80, 20, 100, 100, 100, 100, 100, 100];
+const DS2_BASE_MS: [f64; 8] = [1.0, 1.5, 0.6, 0.6, 0.6, 2.5, 9.0, 7.0];
 
 /// `n` response times around `mean_ms`, skewed like real ones: most near the mean, a long tail.
 fn latencies(n: u64, mean_ms: f64, seed: u64) -> LatencyHistogram {
@@ -47,34 +53,55 @@ fn latencies(n: u64, mean_ms: f64, seed: u64) -> LatencyHistogram {
 /// and the last step breaks the cap.
 pub fn sweep() -> RunResult {
     let cap: Cap = "avg=20ms".parse().expect("a valid cap");
+    run_of(Workload::Tpcc, &[(8, 900.0, 1.0), (16, 1500.0, 1.6), (32, 1700.0, 2.9)], &["db"], &cap)
+}
+
+/// A run of `workload` on `targets`, one step per `(users, rate, slowdown)` (TPC-C: `rate` TPS; DS2:
+/// orders per second, on each target), judged by `cap`, with a report interval's rows every 10 s after
+/// a 10 s warm-up.
+pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], cap: &Cap) -> RunResult {
+    let (names, mix, base_ms): (&[&str], &[u64], &[f64]) = match workload {
+        Workload::Tpcc => (&TPCC_TRANSACTIONS, &MIX, &BASE_MS),
+        Workload::Ds2 => (&DS2_TRANSACTIONS, &DS2_MIX, &DS2_BASE_MS),
+    };
     let (mut steps, mut timeseries) = (Vec::new(), Vec::new());
-    for (i, (users, tps, slowdown)) in
-        [(8u64, 900.0, 1.0), (16, 1500.0, 1.6), (32, 1700.0, 2.9)].into_iter().enumerate()
-    {
-        let start_s = i as f64 * STEP_S;
-        let transactions: Transactions = TPCC_TRANSACTIONS
+    for (i, &(users, rate, slowdown)) in loads.iter().enumerate() {
+        let start_s = WARMUP_S + i as f64 * STEP_S;
+        let per_target: BTreeMap<String, Transactions> = targets
             .iter()
             .enumerate()
-            .map(|(t, name)| {
-                let n = (tps * STEP_S) as u64 * MIX[t] / 100;
-                let h = latencies(n, BASE_MS[t] * slowdown, (i * 10 + t) as u64 + 1);
-                let rollbacks = if *name == "new_order" { n / 100 } else { 0 };
-                (name.to_string(), TxnStats::new(h, TxnCounters { rollbacks, ..TxnCounters::default() }))
+            .map(|(k, target)| {
+                let transactions: Transactions = names
+                    .iter()
+                    .enumerate()
+                    .map(|(t, name)| {
+                        let n = (rate * STEP_S) as u64 * mix[t] / 100;
+                        let h = latencies(n, base_ms[t] * slowdown, (i * 10 + t + 100 * k) as u64 + 1);
+                        let rollbacks = if *name == "new_order" { n / 100 } else { 0 };
+                        (
+                            name.to_string(),
+                            TxnStats::new(h, TxnCounters { rollbacks, ..TxnCounters::default() }),
+                        )
+                    })
+                    .collect();
+                (target.to_string(), transactions)
             })
             .collect();
         for interval in 1..=(STEP_S / INTERVAL_S) as u32 {
             // Intervals wander by ±4% around the step's figures, as real ones do.
             let wobble = 1.0 + 0.04 * f64::from(interval % 3) - 0.04;
-            for (name, t) in &transactions {
-                let count = (t.count as f64 / (STEP_S / INTERVAL_S) * wobble) as u64;
+            for name in names {
+                let t: Vec<&TxnStats> = per_target.values().filter_map(|t| t.get(*name)).collect();
+                let total: u64 = t.iter().map(|t| t.count).sum();
+                let count = (total as f64 / (STEP_S / INTERVAL_S) * wobble) as u64;
                 timeseries.push(IntervalRow {
                     elapsed_s: start_s + f64::from(interval) * INTERVAL_S,
                     users,
-                    txn: name.clone(),
+                    txn: name.to_string(),
                     count,
                     tps: count as f64 / INTERVAL_S,
-                    avg_ms: t.avg_ms * wobble,
-                    p95_ms: t.p95_ms * wobble,
+                    avg_ms: t[0].avg_ms * wobble,
+                    p95_ms: t[0].p95_ms * wobble,
                     errors: 0,
                 });
             }
@@ -89,18 +116,31 @@ pub fn sweep() -> RunResult {
             window,
             ..Default::default()
         };
-        let mut step = Step::new(Workload::Tpcc, plan, BTreeMap::from([("db".to_string(), transactions)]));
+        let mut step = Step::new(workload, plan, per_target);
         step.cap = Some(cap.evaluate(&step.figures));
         steps.push(step);
     }
+    let (config, label) = match workload {
+        Workload::Tpcc => (
+            serde_json::json!({"scale": 10, "users": "8,16,32", "rt_cap": "avg=20ms"}),
+            "postgres://oltpgen@127.0.0.1:5432/<tpcc>".to_string(),
+        ),
+        Workload::Ds2 => {
+            (serde_json::json!({"db_size": "10GB", "n_threads": 32, "think_time_s": 0}), String::new())
+        }
+    };
+    let targets = match workload {
+        Workload::Tpcc => vec![label],
+        Workload::Ds2 => targets.iter().map(|t| format!("postgres://ds2@{t}:5432/ds2")).collect(),
+    };
     RunResult {
         schema_version: SCHEMA_VERSION,
         tool: Tool { name: "oltpgen".into(), version: "0.1.0".into() },
-        workload: Workload::Tpcc,
+        workload,
         started_at: "2025-06-01T12:00:00Z".into(),
-        config: serde_json::json!({"scale": 10, "users": "8,16,32", "rt_cap": "avg=20ms"}),
+        config,
         server: Server { engine: "postgres".into(), version: "15.18".into(), settings: BTreeMap::new() },
-        targets: vec!["postgres://oltpgen@127.0.0.1:5432/<tpcc>".into()],
+        targets,
         max_within_cap: max_within_cap(&steps),
         steps,
         timeseries,
@@ -114,7 +154,7 @@ pub fn sweep() -> RunResult {
 }
 
 /// Pixels of an RGBA or RGB screenshot within a small distance of colour `hex` (`#rrggbb`).
-fn pixels_like(png_path: &Path, hex: &str) -> usize {
+pub(crate) fn pixels_like(png_path: &Path, hex: &str) -> usize {
     let rgb: Vec<u8> = (1..7)
         .step_by(2)
         .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("a #rrggbb colour"))
@@ -139,7 +179,7 @@ fn chromium() -> Option<&'static str> {
 /// Whether the browser half of a test can run: without Chromium it is skipped with a line saying
 /// why, so the other tests still run on a fresh machine; under CI (`CI` set: .ci/run installs
 /// Chromium) a missing browser fails the test instead.
-fn browser_available() -> bool {
+pub(crate) fn browser_available() -> bool {
     if chromium().is_some() {
         return true;
     }
@@ -149,14 +189,37 @@ fn browser_available() -> bool {
     false
 }
 
-/// Screenshots `page` into `shot`, giving up after a minute rather than hanging the test run.
-fn screenshot(page: &Path, shot: &Path, profile: &Path) {
+/// Screenshots `page` into `shot` at 1,200 × 5,000 pixels.
+pub(crate) fn screenshot(page: &Path, shot: &Path, profile: &Path) {
+    headless(
+        page,
+        profile,
+        &[format!("--screenshot={}", shot.display()), "--window-size=1200,5000".into()],
+        None,
+    );
+    assert!(shot.exists(), "chromium wrote no screenshot of {}", page.display());
+}
+
+/// The page's DOM as headless Chromium parsed and laid it out (`--dump-dom`).
+pub(crate) fn dom(page: &Path, profile: &Path) -> String {
+    let out = page.with_extension("dom.html");
+    headless(page, profile, &["--dump-dom".into()], Some(&out));
+    std::fs::read_to_string(&out).expect("the dumped DOM")
+}
+
+/// Runs headless Chromium on `page` with `args`, its output into `stdout` when given, giving up after a
+/// minute rather than hanging the test run.
+fn headless(page: &Path, profile: &Path, args: &[String], stdout: Option<&Path>) {
+    let out = match stdout {
+        Some(file) => Stdio::from(std::fs::File::create(file).expect("the output file")),
+        None => Stdio::null(),
+    };
     let mut child = Command::new(chromium().expect("checked by browser_available"))
-        .args(["--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--window-size=1200,2400"])
+        .args(["--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars"])
         .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", shot.display()))
+        .args(args)
         .arg(format!("file://{}", page.display()))
-        .stdout(Stdio::null())
+        .stdout(out)
         .stderr(Stdio::null())
         .spawn()
         .expect("chromium starts");
@@ -167,11 +230,12 @@ fn screenshot(page: &Path, shot: &Path, profile: &Path) {
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("chromium took over a minute to screenshot {}", page.display());
+            let _ = child.wait();
+            panic!("chromium took over a minute on {}", page.display());
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert!(status.success() && shot.exists(), "chromium failed to screenshot the page: {status}");
+    assert!(status.success(), "chromium failed on {}: {status}", page.display());
 }
 
 #[test]
@@ -184,7 +248,11 @@ fn the_report_draws_its_charts_in_a_browser() {
         "the fixture's last step breaks the cap"
     );
     let page = html::render(&result);
-    assert_eq!(page.matches("<svg").count(), 5, "five charts");
+    assert_eq!(
+        page.matches("<svg").count(),
+        7,
+        "two charts over time, two against users, a percentile chart per step"
+    );
 
     // `oltpgen report html` renders the same page from result.json: the JSON round trip loses nothing.
     let json = dir.path().join("result.json");
@@ -203,12 +271,13 @@ fn the_report_draws_its_charts_in_a_browser() {
     screenshot(&report, &shot, &dir.path().join("chromium-profile"));
 
     // Each colour belongs to one kind of line, so each count proves its charts were drawn. Observed:
-    // about 1,870, 1,780, 1,260, 830 and 1,170; the same page without its lines and dots (legends and
-    // the FAIL verdict only) shows 112, 112, 56, 212 and 56.
+    // about 1,180, 630, 670, 880 and 4,300 (the mean and the p95 are each drawn on one chart, response
+    // time against users: over time the page draws each transaction's own mean); the same page without
+    // its lines and dots (legends and the FAIL verdict only) shows about 112, 56, 56, 212 and 56.
     let expected = [
         ("throughput", THROUGHPUT_COLOUR, 1_000),
-        ("mean response time", AVG_COLOUR, 1_000),
-        ("p95 response time", P95_COLOUR, 600),
+        ("mean response time", AVG_COLOUR, 400),
+        ("p95 response time", P95_COLOUR, 400),
         ("cap", CAP_COLOUR, 500),
         ("first percentile curve", TRANSACTION_COLOURS[0], 500),
     ];

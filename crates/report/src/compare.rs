@@ -6,7 +6,10 @@
 //! with the first at 4,000 in `b`), so sweeps of different lengths compare like with like; the user
 //! loads only one result ran are listed. When a result holds several repetitions
 //! of its plan (`--runs`), its median run ([`median_run`]) stands for it, as the studies compare
-//! medians; the headlines are each result's own `max_within_cap`.
+//! medians, and when both do, Welch's t-test over the runs says whether the change is more than their
+//! noise ([`crate::significance`]). The headlines are each result's own `max_within_cap`, in the
+//! workload's own unit: NOPM for TPC-C, OPM (and `rt_tot_avg`) for DS2. [`Comparison::gate`] is
+//! `--fail-if-slower`'s verdict, and the whole comparison serializes for `--json`.
 //!
 //! ```
 //! use oltpgen_report::compare::Change;
@@ -17,12 +20,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
+use serde::Serialize;
+
 use crate::model::{Figures, RunResult, Step};
 use crate::numfmt::{factor, figure, percent, thousands};
+use crate::significance::{Significance, welch};
 use crate::stats::{median_run, percent_change, ratio};
 
 /// One figure in both results, and how it changed from `a` (`before`) to `b` (`after`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Change {
     /// The figure in `a`.
     pub before: f64,
@@ -47,7 +53,7 @@ impl Change {
 }
 
 /// One step present in both results.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepComparison {
     /// The step's index (from 0) in `a`.
     pub index: u32,
@@ -63,21 +69,42 @@ pub struct StepComparison {
     pub rt_avg_ms: Change,
     /// 95th-percentile response time, ms.
     pub rt_p95_ms: Change,
+    /// DS2's `rt_tot_avg`, ms, when both have it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rt_tot_avg_ms: Option<Change>,
+    /// The counters the studies quote per step ([`crate::counter_view::quoted`]) that both steps hold,
+    /// keyed `<source>/<name>`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters: BTreeMap<String, Change>,
+    /// Welch's t-test of the step's throughput (NOPM/OPM, else TPS) over both results' runs at this
+    /// user load, when both repeated it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub significance: Option<Significance>,
 }
 
-/// The two headlines (max TPS within the cap) side by side.
-#[derive(Debug, Clone, PartialEq)]
+/// The two headlines (max throughput within the cap) side by side.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HeadlineComparison {
+    /// The unit of [`throughput`](Self::throughput): `NOPM`, `OPM`, or `TPS` when the workloads differ.
+    pub unit: &'static str,
+    /// The headline figure in `unit`: what a study quotes and `--fail-if-slower` judges.
+    pub throughput: Change,
     /// The user load each headline was reached at.
     pub users: Change,
-    /// The headline throughput.
+    /// The headline's transactions per second.
     pub tps: Change,
+    /// DS2: the `rt_tot_avg` at each headline, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rt_tot_avg_ms: Option<Change>,
+    /// Welch's t-test of each run's throughput at its headline's user load, when both repeated it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub significance: Option<Significance>,
     /// The mean response time at the headline, ms.
     pub rt_avg_ms: Change,
 }
 
 /// Everything that can be compared between two results.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     /// `NOPM` or `OPM` when both ran the same workload; `None` when they differ, and then
     /// per-minute and per-watt figures are not compared (they are in different units).
@@ -101,9 +128,10 @@ pub struct Comparison {
 
 /// The configuration settings that shape a run's load: two results that differ in one compare more
 /// than the systems under test.
-const LOAD_SHAPING: [&str; 9] = [
+const LOAD_SHAPING: [&str; 10] = [
     "scale",
     "db_size",
+    "transactions",
     "keying_time",
     "think_time",
     "think_time_s",
@@ -122,6 +150,9 @@ fn warnings(a: &RunResult, b: &RunResult) -> Vec<String> {
             a.workload.per_minute_unit(),
             b.workload.per_minute_unit()
         ));
+    }
+    if a.server.engine != b.server.engine {
+        out.push(format!("the engines differ ({} against {})", a.server.engine, b.server.engine));
     }
     for key in LOAD_SHAPING {
         let (x, y) = (a.config.get(key), b.config.get(key));
@@ -142,7 +173,11 @@ pub fn compare(a: &RunResult, b: &RunResult) -> Comparison {
     let mut unmatched_steps = Vec::new();
     for (x, key) in a_steps.iter().zip(load_keys(&a_steps)) {
         match load_keys(&b_steps).iter().position(|k| *k == key) {
-            Some(j) => steps.push(compare_steps(x, b_steps[j], same_workload)),
+            Some(j) => {
+                let mut step = compare_steps(x, b_steps[j], same_workload);
+                step.significance = welch(&runs_at(a, x.users, key.1), &runs_at(b, x.users, key.1));
+                steps.push(step);
+            }
             None => unmatched_steps.push(('a', x.index)),
         }
     }
@@ -152,12 +187,7 @@ pub fn compare(a: &RunResult, b: &RunResult) -> Comparison {
             unmatched_steps.push(('b', y.index));
         }
     }
-    let headline =
-        a.max_within_cap.as_ref().zip(b.max_within_cap.as_ref()).map(|(x, y)| HeadlineComparison {
-            users: Change::new(x.users as f64, y.users as f64),
-            tps: Change::new(x.tps, y.tps),
-            rt_avg_ms: Change::new(x.rt_avg_ms, y.rt_avg_ms),
-        });
+    let headline = headline(a, b, same_workload);
     let (ap, bp) = (a.power.as_ref(), b.power.as_ref());
     let (ac, bc) = (a.cost.as_ref(), b.cost.as_ref());
     Comparison {
@@ -174,6 +204,60 @@ pub fn compare(a: &RunResult, b: &RunResult) -> Comparison {
         unmatched_steps,
         warnings: warnings(a, b),
     }
+}
+
+/// The headline figure of `r`'s best step within the cap: NOPM or OPM, or TPS across workloads.
+fn headline_figure(f: &Figures, same_workload: bool) -> f64 {
+    if same_workload { f.per_minute().unwrap_or(f.tps) } else { f.tps }
+}
+
+/// The two headlines compared, in the workload's unit: each result's best step within the cap in its
+/// median run (its `max_within_cap` when it ran once), with Welch's test over every run's figure at
+/// that user load when both repeated the plan.
+fn headline(a: &RunResult, b: &RunResult, same_workload: bool) -> Option<HeadlineComparison> {
+    let best = |r: &RunResult| -> Option<Step> {
+        let median: Vec<Step> = median_steps(r).into_iter().cloned().collect();
+        crate::cap::best_step_within_cap(&median).cloned()
+    };
+    // A result without a headline of its own (no cap, or none kept) has none here either.
+    a.max_within_cap.as_ref().zip(b.max_within_cap.as_ref())?;
+    let (x, y) = (best(a)?, best(b)?);
+    let figure = |s: &Step| headline_figure(&s.figures, same_workload);
+    let per_run = |r: &RunResult, s: &Step| -> Vec<f64> {
+        runs_of(r)
+            .into_iter()
+            .filter_map(|run| r.steps.iter().find(|t| t.run == run && t.users == s.users))
+            .map(|t| headline_figure(&t.figures, same_workload))
+            .collect()
+    };
+    let change = |of: fn(&Figures) -> f64| Change::new(of(&x.figures), of(&y.figures));
+    Some(HeadlineComparison {
+        unit: if same_workload { a.workload.per_minute_unit() } else { "TPS" },
+        throughput: Change::new(figure(&x), figure(&y)),
+        users: Change::new(x.users as f64, y.users as f64),
+        tps: change(|f| f.tps),
+        rt_tot_avg_ms: Change::both(x.figures.rt_tot_avg_ms, y.figures.rt_tot_avg_ms),
+        significance: welch(&per_run(a, &x), &per_run(b, &y)),
+        rt_avg_ms: change(|f| f.rt_avg_ms),
+    })
+}
+
+/// The repetitions `r` holds, in order.
+fn runs_of(r: &RunResult) -> Vec<u32> {
+    let runs: BTreeSet<u32> = r.steps.iter().map(|s| s.run).collect();
+    runs.into_iter().collect()
+}
+
+/// Each run's throughput (NOPM/OPM, else TPS) at its `nth` step (from 0) of `users` users.
+fn runs_at(r: &RunResult, users: u64, nth: usize) -> Vec<f64> {
+    runs_of(r)
+        .into_iter()
+        .filter_map(|run| {
+            let mut steps: Vec<&Step> = r.steps.iter().filter(|s| s.run == run && s.users == users).collect();
+            steps.sort_by_key(|s| s.index);
+            steps.get(nth).map(|s| s.figures.per_minute().unwrap_or(s.figures.tps))
+        })
+        .collect()
 }
 
 /// The steps of `r`'s median run, in order.
@@ -203,6 +287,50 @@ fn compare_steps(a: &Step, b: &Step, same_workload: bool) -> StepComparison {
         per_minute: Change::both(a.figures.per_minute(), b.figures.per_minute()).filter(|_| same_workload),
         rt_avg_ms: change(|f| f.rt_avg_ms),
         rt_p95_ms: change(|f| f.rt_p95_ms),
+        rt_tot_avg_ms: Change::both(a.figures.rt_tot_avg_ms, b.figures.rt_tot_avg_ms),
+        counters: a
+            .counters
+            .iter()
+            .filter(|(key, _)| crate::counter_view::quoted(crate::counter_view::split_key(key).1))
+            .filter_map(|(key, x)| Some((key.clone(), Change::new(*x, *b.counters.get(key)?))))
+            .collect(),
+        significance: None,
+    }
+}
+
+/// `--fail-if-slower`'s verdict on a comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Gate {
+    /// B's headline is no more than the allowed percentage below A's (or above it).
+    Pass(String),
+    /// B's headline is worse than A's by more than allowed, or B has none where A has one.
+    Fail(String),
+}
+
+impl Comparison {
+    /// Whether B's headline throughput is worse than A's by more than `pct` percent: the CI gate. With
+    /// repeated runs a drop the t-test calls noise still fails: a gate judges the figure it is given,
+    /// and the statement beside it tells a reader how sure that figure is.
+    pub fn gate(&self, pct: f64, a_has_headline: bool) -> Gate {
+        let Some(h) = &self.headline else {
+            return match a_has_headline {
+                true => Gate::Fail("B has no step within the cap, A has one".into()),
+                false => Gate::Fail("A has no step within the cap: there is no headline to hold B to".into()),
+            };
+        };
+        let change = h.throughput.percent.unwrap_or(0.0);
+        let text = format!(
+            "{} {} → {} ({})",
+            h.unit,
+            figure(h.throughput.before),
+            figure(h.throughput.after),
+            percent(h.throughput.percent)
+        );
+        if change < -pct {
+            Gate::Fail(format!("B is slower than A by more than {pct}%: {text}"))
+        } else {
+            Gate::Pass(format!("B is within {pct}% of A or faster: {text}"))
+        }
     }
 }
 
@@ -210,25 +338,32 @@ fn compare_steps(a: &Step, b: &Step, same_workload: bool) -> StepComparison {
 pub fn render(c: &Comparison) -> String {
     let mut out = String::new();
     let w = &mut out;
-    let unit = c.per_minute_unit.unwrap_or("throughput");
+    let unit = c.per_minute_unit.unwrap_or("TPS");
     for warning in &c.warnings {
         let _ = writeln!(w, "warning: {warning}: the changes are not the systems' alone");
     }
     match &c.headline {
         Some(h) => {
+            let rt_tot = h.rt_tot_avg_ms.map_or(String::new(), |ch| {
+                format!("; rt_tot_avg {} → {} ms", figure(ch.before), figure(ch.after))
+            });
             let _ = writeln!(
                 w,
-                "max TPS within cap {} → {}, {} ({}); at {} → {} users",
-                figure(h.tps.before),
-                figure(h.tps.after),
-                factor(h.tps.ratio),
-                percent(h.tps.percent),
+                "max {} within cap {} → {}, {} ({}); at {} → {} users{rt_tot}",
+                h.unit,
+                figure(h.throughput.before),
+                figure(h.throughput.after),
+                factor(h.throughput.ratio),
+                percent(h.throughput.percent),
                 thousands(h.users.before, 0),
                 thousands(h.users.after, 0)
             );
+            if let Some(sig) = &h.significance {
+                let _ = writeln!(w, "over the runs: {}", sig.statement("faster", "slower"));
+            }
         }
         None => {
-            let _ = writeln!(w, "max TPS within cap: n/a (not both results have a step within a cap)");
+            let _ = writeln!(w, "max {unit} within cap: n/a (not both results have a step within a cap)");
         }
     }
     if c.per_minute_unit.is_none() {
@@ -251,25 +386,7 @@ pub fn render(c: &Comparison) -> String {
         }
     }
     for s in &c.steps {
-        let users = format!("{} users", thousands(s.users.before, 0));
-        let _ = writeln!(w, "\n{users:<15}{:>12}{:>12}{:>9}{:>10}", "a", "b", "b/a", "change");
-        let _ = writeln!(w, "  {:<13}{:>12}{:>12}", "step", s.index + 1, s.b_index + 1);
-        let mut row = |label: &str, ch: &Change, value: fn(f64) -> String| {
-            let _ = writeln!(
-                w,
-                "  {label:<13}{:>12}{:>12}{:>9}{:>10}",
-                value(ch.before),
-                value(ch.after),
-                factor(ch.ratio),
-                percent(ch.percent)
-            );
-        };
-        row("TPS", &s.tps, figure);
-        if let Some(pm) = &s.per_minute {
-            row(unit, pm, figure);
-        }
-        row("avg ms", &s.rt_avg_ms, figure);
-        row("p95 ms", &s.rt_p95_ms, figure);
+        step_table(w, s, unit);
     }
     if !c.unmatched_steps.is_empty() {
         let steps: Vec<String> =
@@ -277,6 +394,43 @@ pub fn render(c: &Comparison) -> String {
         let _ = writeln!(w, "\nuser loads in only one result, not compared: {}", steps.join(", "));
     }
     out
+}
+
+/// One matched step's table: a row per figure (and per quoted counter), the first column as wide as
+/// its longest label so that no two columns run together, then the t-test's verdict when there are runs.
+fn step_table(w: &mut String, s: &StepComparison, unit: &str) {
+    type Row = (String, String, String, Option<Change>);
+    let mut rows: Vec<Row> =
+        vec![("step".into(), (s.index + 1).to_string(), (s.b_index + 1).to_string(), None)];
+    let figures = [
+        ("TPS", Some(s.tps)),
+        (unit, s.per_minute),
+        ("rt_tot_avg ms", s.rt_tot_avg_ms),
+        ("avg ms", Some(s.rt_avg_ms)),
+        ("p95 ms", Some(s.rt_p95_ms)),
+    ];
+    for (label, ch) in figures {
+        if let Some(ch) = ch {
+            rows.push((label.into(), figure(ch.before), figure(ch.after), Some(ch)));
+        }
+    }
+    for (key, ch) in &s.counters {
+        let name = crate::counter_view::split_key(key).1;
+        let value = |v| crate::counter_view::value(name, v);
+        rows.push((crate::counter_view::label(key), value(ch.before), value(ch.after), Some(*ch)));
+    }
+    let width = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0).max(13);
+    let users = format!("{} users", thousands(s.users.before, 0));
+    let _ =
+        writeln!(w, "\n{users:<wide$}{:>12}{:>12}{:>9}{:>10}", "a", "b", "b/a", "change", wide = width + 2);
+    for (label, before, after, ch) in rows {
+        let (f, p) = ch.map_or((String::new(), String::new()), |ch| (factor(ch.ratio), percent(ch.percent)));
+        let line = format!("  {label:<width$}{before:>12}{after:>12}{f:>9}{p:>10}");
+        let _ = writeln!(w, "{}", line.trim_end());
+    }
+    if let Some(sig) = &s.significance {
+        let _ = writeln!(w, "  over the runs: {}", sig.statement("faster", "slower"));
+    }
 }
 
 #[cfg(test)]
@@ -370,7 +524,7 @@ mod tests {
         a.cost = Some(Cost::new(10_250.0, Some(&a.steps[1].figures)));
         b.cost = Some(Cost::new(20_700.0, Some(&b.steps[1].figures)));
         let expected = "\
-max TPS within cap 205 → 460, 2.24× (+124.4%); at 4,000 → 9,000 users
+max NOPM within cap 6,150 → 13,800, 2.24× (+124.4%); at 4,000 → 9,000 users
 NOPM per watt 15.4 → 27.6, 1.80× (+79.5%)
 cost per TPS $50.0 → $45.0, 0.90× (-10.0%)
 cost per NOPM $1.67 → $1.50, 0.90× (-10.0%)
@@ -427,5 +581,117 @@ user loads in only one result, not compared: a step 1, b step 2
     #[test]
     fn a_zero_baseline_has_no_ratio() {
         assert_eq!(Change::new(0.0, 5.0), Change { before: 0.0, after: 5.0, ratio: None, percent: None });
+    }
+
+    /// `n` repetitions of a one-step plan at `users`, run `r`'s New-Orders given by `nopm(r)`.
+    fn repeated(users: u64, nopm: &[u64]) -> RunResult {
+        let cap = Cap::default();
+        let steps = nopm
+            .iter()
+            .enumerate()
+            .map(|(r, &n)| {
+                let mut s = tpcc_step(0, users, (n, n), 5_000, Some(&cap));
+                s.run = r as u32 + 1;
+                s
+            })
+            .collect();
+        result(Workload::Tpcc, steps)
+    }
+
+    #[test]
+    fn repeated_runs_say_whether_the_change_is_more_than_noise() {
+        let a = repeated(16, &[6_000, 6_120, 5_940]);
+        let faster = repeated(16, &[6_720, 6_700, 6_760]);
+        let c = compare(&a, &faster);
+        let sig = c.headline.as_ref().and_then(|h| h.significance).expect("three runs each");
+        assert!(sig.significant && sig.p_value < 0.01, "{sig:?}");
+        assert_eq!(c.steps[0].significance, Some(sig), "the one step is the headline");
+        insta::assert_snapshot!(render(&c), @r"
+        max NOPM within cap 6,000 → 6,720, 1.12× (+12.0%); at 16 → 16 users
+        over the runs: B is 11.7% faster, p < 0.01
+
+        16 users                  a           b      b/a    change
+          step                    1           1
+          TPS                   200         224    1.12×    +12.0%
+          NOPM                6,000       6,720    1.12×    +12.0%
+          avg ms               5.00        5.00    1.00×     +0.0%
+          p95 ms               5.00        5.00    1.00×     +0.0%
+          over the runs: B is 11.7% faster, p < 0.01
+        ");
+        let noisy = compare(&a, &repeated(16, &[5_400, 6_900, 6_200]));
+        let text = render(&noisy);
+        assert!(text.contains("over the runs: no significant difference (p = "), "{text}");
+    }
+
+    #[test]
+    fn the_gate_fails_a_drop_beyond_the_allowance_only() {
+        let a = repeated(16, &[6_000]);
+        let pass = |c: &Comparison, pct| matches!(c.gate(pct, true), Gate::Pass(_));
+        let slower = compare(&a, &repeated(16, &[5_400]));
+        assert!(!pass(&slower, 5.0), "10% slower fails a 5% gate");
+        assert!(pass(&slower, 10.0), "10% slower passes a 10% gate");
+        assert_eq!(
+            slower.gate(5.0, true),
+            Gate::Fail("B is slower than A by more than 5%: NOPM 6,000 → 5,400 (-10.0%)".into())
+        );
+        assert!(pass(&compare(&a, &repeated(16, &[7_000])), 0.0), "faster passes");
+        let mut none = repeated(16, &[9_000]);
+        none.max_within_cap = None;
+        assert!(
+            matches!(compare(&a, &none).gate(5.0, true), Gate::Fail(why) if why.contains("B has no step"))
+        );
+    }
+
+    #[test]
+    fn engine_mode_size_and_pacing_differences_are_warned() {
+        let mut a = repeated(16, &[6_000]);
+        let mut b = repeated(16, &[6_000]);
+        a.server.engine = "postgres".into();
+        b.server.engine = "sqlserver".into();
+        a.config = serde_json::json!({"transactions": "client", "scale": 10, "keying_time": "spec"});
+        b.config = serde_json::json!({"transactions": "server", "scale": 10, "keying_time": "off"});
+        assert_eq!(
+            compare(&a, &b).warnings,
+            [
+                "the engines differ (postgres against sqlserver)",
+                "transactions differs: \"client\" against \"server\"",
+                "keying_time differs: \"spec\" against \"off\""
+            ]
+        );
+    }
+
+    #[test]
+    fn ds2_compares_by_opm_and_rt_tot_avg_and_counters_per_step() {
+        let cap = Cap::default_for(Workload::Ds2);
+        let step = |orders, cpu: f64| {
+            let mut s = crate::fixtures::ds2_step(0, 32, orders, (400_000, 300_000), Some(&cap));
+            s.counters = BTreeMap::from([
+                ("db:pg/cpu_pct".to_string(), cpu),
+                ("node:http://h:9100/metrics/disk_vda_transfers_per_s".to_string(), 1_200.0),
+                ("db:pg/commits_per_s".to_string(), 900.0),
+            ]);
+            s
+        };
+        let a = result(Workload::Ds2, vec![step(30_000, 60.0)]);
+        let b = result(Workload::Ds2, vec![step(36_000, 75.0)]);
+        let c = compare(&a, &b);
+        assert_eq!(c.headline.as_ref().map(|h| (h.unit, h.throughput.after)), Some(("OPM", 36_000.0)));
+        assert_eq!(c.steps[0].counters.len(), 2, "the studies' counters only, not commits/s");
+        insta::assert_snapshot!(render(&c), @r"
+        max OPM within cap 30,000 → 36,000, 1.20× (+20.0%); at 32 → 32 users; rt_tot_avg 300 → 300 ms
+
+        32 users                                a           b      b/a    change
+          step                                  1           1
+          TPS                               1,000       1,200    1.20×    +20.0%
+          OPM                              30,000      36,000    1.20×    +20.0%
+          rt_tot_avg ms                       300         300    1.00×     +0.0%
+          avg ms                              150         150    1.00×     +0.0%
+          p95 ms                              225         225    1.00×     +0.0%
+          db:pg CPU %                        60.0        75.0    1.25×    +25.0%
+          node:h:9100 vda transfers/s       1,200       1,200    1.00×     +0.0%
+        ");
+        let json = serde_json::to_value(&c).unwrap();
+        assert_eq!(json["headline"]["unit"], "OPM");
+        assert_eq!(json["steps"][0]["counters"]["db:pg/cpu_pct"]["after"], 75.0);
     }
 }

@@ -1,12 +1,16 @@
 //! `report.html`: one self-contained page (no scripts, no network: styles inline, charts as inline SVG)
-//! with the run's header, its step table and headline, and five charts — throughput and response time
-//! over time, throughput and response time against users (with the cap), and the response-time
-//! percentiles of each transaction type. Every number comes from the [`RunResult`].
+//! that reads top down as a study does: a title saying what ran, the headline (max NOPM or OPM within
+//! the cap, with the cap), the settings, server and client, the step table, each step's transactions,
+//! errors, audit and counters; then the charts — throughput over time with warm-up and each step's
+//! window marked, the host and database counters on the same clock beneath it, response time over time
+//! per transaction, throughput and response time against users (when there are several loads, with
+//! the cap), and each step's percentile curves. Every point names its value on hover (SVG `<title>`),
+//! the charts shrink to a phone's width, and the page prints. Every number comes from the [`RunResult`].
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::model::{ORDER, RunResult, Step, Workload, is_composite};
+use crate::model::{ORDER, RunResult, Step, Workload};
 use crate::numfmt::thousands;
 
 /// Colour of the throughput lines. Public, like the other colours, so that a test can find the
@@ -57,55 +61,253 @@ struct Chart<'a> {
     x_ticks: Option<Vec<(f64, String)>>,
     /// A dashed horizontal line and its label: the cap.
     limit: Option<(f64, String)>,
+    /// Shaded spans of the x axis and their labels: the warm-up, each step's measured window.
+    bands: Vec<Band>,
+}
+
+/// A shaded span of a time chart's x axis.
+struct Band {
+    from: f64,
+    to: f64,
+    label: String,
+    fill: &'static str,
+}
+
+/// The page's styles: readable on a desk, on a phone (tables scroll, charts shrink) and on paper.
+pub(crate) const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}\
+    table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #ddd}\
+    .kv td,.kv th,td.l,th.l{text-align:left}.fail{color:#d62728;font-weight:bold}.scroll{overflow-x:auto}.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(520px,100%),1fr));gap:0 1.5em}.about{display:flex;flex-wrap:wrap;gap:0 2.5em;align-items:flex-start}\
+    .headline{font-size:1.4em;margin:.3em 0}.note{color:#555}h2{margin-top:1.5em;border-bottom:1px solid #ccc}\
+    svg{display:block;margin:1em 0;max-width:100%;height:auto}\
+    @media (max-width:700px){body{margin:.5em;padding:0}h1{font-size:1.4em}.headline{font-size:1.1em}td,th{padding:2px 4px;font-size:.85em}}\
+    @media print{body{margin:0;max-width:none}svg,table{break-inside:avoid}h2{break-after:avoid}}";
+
+/// The page opened: its title and styles.
+pub(crate) fn open_page(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{t}</title><style>{STYLE}</style></head><body><h1>{t}</h1>",
+        t = esc(title)
+    )
 }
 
 /// Renders the whole page. It exists so that a run can be read — and its curves seen — in any
 /// browser, offline, from one file that can be mailed or archived beside `result.json`.
 pub fn render(r: &RunResult) -> String {
-    let workload = format!("{:?}", r.workload).to_lowercase();
-    let title = format!("oltpgen {workload}: {}", r.targets.join(", "));
-    let mut h = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title><style>\
-         body{{font-family:sans-serif;margin:2em;color:#222}}table{{border-collapse:collapse;margin:1em 0}}\
-         td,th{{padding:2px 10px;text-align:right;border-bottom:1px solid #ddd}}\
-         .kv td,.kv th{{text-align:left}}.fail{{color:{CAP_COLOUR};font-weight:bold}}\
-         svg{{display:block;margin:1.5em 0}}</style></head><body><h1>{t}</h1>",
-        t = esc(&title)
-    );
-    let _ = write!(
-        h,
-        "<p>{} {} ran {workload} against {} {}, started {}{}</p>",
-        esc(&r.tool.name),
-        esc(&r.tool.version),
-        esc(&r.server.engine),
-        esc(&r.server.version),
-        esc(&r.started_at),
-        if r.interrupted { " — <b class=\"fail\">interrupted</b>: the figures cover what ran" } else { "" }
-    );
-    if let Some(config) = r.config.as_object().filter(|c| !c.is_empty()) {
-        h.push_str("<table class=\"kv\"><tr><th colspan=\"2\">configuration</th></tr>");
-        for (key, value) in config {
-            let value = value.as_str().map_or_else(|| value.to_string(), str::to_string);
-            let _ = write!(h, "<tr><td>{}</td><td>{}</td></tr>", esc(key), esc(&value));
-        }
-        h.push_str("</table>");
+    let mut h = open_page(&crate::describe::title(r));
+    let _ = write!(h, "<p class=\"headline\"><b>{}</b></p>", esc(&crate::describe::headline(r)));
+    if r.interrupted {
+        h.push_str("<p class=\"fail\">Interrupted: the run was stopped early; the figures cover the steps that ran.</p>");
     }
+    h.push_str(&about(r));
+    h.push_str("<h2>Steps</h2>");
     h.push_str(&step_table(r));
-    h.push_str(&audit_tables(r));
-    h.push_str(&throughput_over_time(r));
-    h.push_str(&response_time_over_time(r));
-    h.push_str(&throughput_against_users(r));
-    h.push_str(&response_time_against_users(r));
-    if let Some(step) = crate::cap::best_step_within_cap(&r.steps).or(r.steps.last()) {
-        h.push_str(&percentiles(step));
+    for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
+        let _ = write!(h, "<p>{}</p>", esc(&crate::show::per_target(s, r.workload)));
     }
+    h.push_str(&counter_table(r));
+    // Throughput and the counters side by side on one clock: a disk that saturates shows beside the
+    // throughput that flattened.
+    h.push_str("<div class=\"grid\">");
+    h.push_str(&throughput_over_time(r));
+    for chart in crate::counter_view::charts(r) {
+        h.push_str(&counter_chart(r, &chart));
+    }
+    h.push_str("</div>");
+    h.push_str(&response_time_over_time(r));
+    if several_loads(r) {
+        h.push_str(&throughput_against_users(r));
+        h.push_str(&response_time_against_users(r));
+    }
+    h.push_str("<h2>Transactions</h2>");
+    h.push_str(&transaction_tables(r));
+    h.push_str(&errors(r));
+    h.push_str(&audit_tables(r));
+    h.push_str(&percentile_charts(r));
     h.push_str("</body></html>\n");
     h
 }
 
+/// Whether the run held more than one user load: only then are the charts against users drawn.
+fn several_loads(r: &RunResult) -> bool {
+    r.steps.iter().any(|s| s.users != r.steps[0].users)
+}
+
+/// What ran, on what, and what the client itself cost: three key-value tables side by side (one under
+/// the other on a phone).
+fn about(r: &RunResult) -> String {
+    let kv = |h: &mut String, key: &str, value: &str| {
+        let _ = write!(h, "<tr><td>{}</td><td>{}</td></tr>", esc(key), esc(value));
+    };
+    let mut h = "<div class=\"about\"><table class=\"kv\"><tr><th colspan=\"2\">run</th></tr>".to_string();
+    kv(&mut h, "started", &r.started_at);
+    kv(&mut h, "tool", &format!("{} {}", r.tool.name, r.tool.version));
+    // The targets the result names; the configuration's copy only when it says something else.
+    let targets = r.targets.join(", ");
+    kv(&mut h, "targets", &targets);
+    for (key, value) in crate::describe::settings(r) {
+        if !(matches!(key.as_str(), "target" | "targets") && value == targets) {
+            kv(&mut h, &key, &value);
+        }
+    }
+    h.push_str("</table><table class=\"kv\"><tr><th colspan=\"2\">server</th></tr>");
+    kv(&mut h, "engine", &format!("{} {}", crate::describe::engine(r), r.server.version));
+    for (key, value) in &r.server.settings {
+        kv(&mut h, key, value);
+    }
+    h.push_str("</table><table class=\"kv\"><tr><th colspan=\"2\">client (oltpgen itself)</th></tr>");
+    let c = &r.client;
+    let us = |v: Option<f64>| v.map_or("n/a".into(), |us| format!("{} µs", thousands(us, 1)));
+    kv(&mut h, "CPU per transaction", &us(c.client_cpu_us_per_txn));
+    if c.client_cpu_us_per_order.is_some() {
+        kv(&mut h, "CPU per order", &us(c.client_cpu_us_per_order));
+    }
+    kv(
+        &mut h,
+        "CPU",
+        &format!("{} s user, {} s system", thousands(c.cpu_user_s, 2), thousands(c.cpu_sys_s, 2)),
+    );
+    kv(&mut h, "transactions", &thousands(c.transactions as f64, 0));
+    if c.peak_rss_bytes > 0 {
+        kv(&mut h, "peak memory", &format!("{} MB", thousands(c.peak_rss_bytes as f64 / 1e6, 0)));
+    }
+    if let Some(p99) = c.wake_late_p99_ms {
+        kv(&mut h, "wake-up lateness p99", &format!("{} ms", thousands(p99, 1)));
+    }
+    h.push_str("</table></div>");
+    h
+}
+
+/// Each step's per-transaction table: count, rollbacks, errors, retries and the percentiles.
+fn transaction_tables(r: &RunResult) -> String {
+    let mut h = String::new();
+    for s in &r.steps {
+        let mark = match crate::show::verdict(s) {
+            "FAIL" => " — <span class=\"fail\">over the cap</span>",
+            "INVALID" => " — <span class=\"fail\">invalid: not measured as it should have been</span>",
+            _ => "",
+        };
+        let _ = write!(
+            h,
+            "<div class=\"scroll\"><table><caption>step {} run {}: {} users{mark}</caption><tr><th class=\"l\">transaction</th>\
+             <th>count</th><th>rollbacks</th><th>errors</th><th>retries</th><th>avg ms</th><th>p50 ms</th>\
+             <th>p90 ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th></tr>",
+            s.index + 1,
+            s.run,
+            thousands(s.users as f64, 0)
+        );
+        for name in r.workload.transactions() {
+            let Some(t) = s.figures.transactions.get(*name) else { continue };
+            let _ = write!(h, "<tr><td class=\"l\">{}</td>", esc(name));
+            for n in [t.count, t.rollbacks, t.errors, t.retries] {
+                let _ = write!(h, "<td>{}</td>", thousands(n as f64, 0));
+            }
+            for ms in [t.avg_ms, t.p50_ms, t.p90_ms, t.p95_ms, t.p99_ms, t.max_ms] {
+                let _ = write!(h, "<td>{}</td>", thousands(ms, 1));
+            }
+            h.push_str("</tr>");
+        }
+        h.push_str("</table></div>");
+    }
+    h
+}
+
+/// Errors by kind over the whole run; nothing when there were none.
+fn errors(r: &RunResult) -> String {
+    if r.errors_by_kind.is_empty() {
+        return String::new();
+    }
+    let mut h = "<table class=\"kv\"><tr><th>error</th><th>count</th></tr>".to_string();
+    for (kind, n) in &r.errors_by_kind {
+        let _ = write!(h, "<tr><td>{}</td><td>{}</td></tr>", esc(kind), thousands(*n as f64, 0));
+    }
+    h.push_str("</table>");
+    h
+}
+
+/// The counters the studies quote per step, a row per counter and a column per step.
+fn counter_table(r: &RunResult) -> String {
+    let keys = crate::counter_view::step_keys(&r.steps);
+    if keys.is_empty() {
+        return String::new();
+    }
+    let mut h = "<div class=\"scroll\"><table><caption>counters, step average</caption><tr><th class=\"l\">counter</th>".to_string();
+    for s in &r.steps {
+        let _ = write!(h, "<th>step {} ({} users)</th>", s.index + 1, thousands(s.users as f64, 0));
+    }
+    h.push_str("</tr>");
+    for key in &keys {
+        let name = crate::counter_view::split_key(key).1;
+        let _ = write!(h, "<tr><td class=\"l\">{}</td>", esc(&crate::counter_view::label(key)));
+        for s in &r.steps {
+            let cell = s.counters.get(key).map_or("-".into(), |v| crate::counter_view::value(name, *v));
+            let _ = write!(h, "<td>{}</td>", esc(&cell));
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table></div>");
+    h
+}
+
+/// The warm-up and each step's measured window, to shade under a chart over time.
+fn step_bands(r: &RunResult) -> Vec<Band> {
+    let mut bands = Vec::new();
+    if let Some(first) = r.steps.iter().map(|s| s.window.start_s).reduce(f64::min).filter(|s| *s > 0.0) {
+        bands.push(Band { from: 0.0, to: first, label: "warm-up".into(), fill: "#eeeeee" });
+    }
+    for (i, s) in r.steps.iter().enumerate().filter(|(_, s)| s.window.end_s > s.window.start_s) {
+        let fill = if i % 2 == 0 { "#e8f0fa" } else { "#f3f7fc" };
+        bands.push(Band {
+            from: s.window.start_s,
+            to: s.window.end_s,
+            label: format!("{} users", thousands(s.users as f64, 0)),
+            fill,
+        });
+    }
+    bands
+}
+
+/// One chart of counter series on the run's clock, its steps shaded like the throughput's above.
+fn counter_chart(r: &RunResult, c: &crate::counter_view::CounterChart) -> String {
+    let series: Vec<Series> = c
+        .lines
+        .iter()
+        .zip(TRANSACTION_COLOURS.iter().cycle())
+        .map(|((label, s), colour)| Series {
+            name: label,
+            colour,
+            points: s.points.iter().map(|p| (p[0], p[1])).collect(),
+        })
+        .collect();
+    line_chart(
+        &Chart {
+            title: &c.title,
+            x_label: "seconds",
+            y_label: c.unit,
+            x_ticks: None,
+            limit: None,
+            bands: step_bands(r),
+        },
+        &series,
+    )
+}
+
+/// Each step's percentile curves (the headline step's and the last's when there are many steps).
+fn percentile_charts(r: &RunResult) -> String {
+    const MAX_STEPS: usize = 8;
+    if r.steps.len() <= MAX_STEPS {
+        return r.steps.iter().map(|s| percentiles(r.workload, s)).collect();
+    }
+    let mut shown: Vec<&Step> =
+        crate::cap::best_step_within_cap(&r.steps).into_iter().chain(r.steps.last()).collect();
+    shown.dedup_by_key(|s| (s.index, s.run));
+    shown.into_iter().map(|s| percentiles(r.workload, s)).collect()
+}
+
 /// The step table, as `report show` prints it, and the headline under it.
 fn step_table(r: &RunResult) -> String {
-    let mut h = "<table><tr>".to_string();
+    let mut h = "<div class=\"scroll\"><table><tr>".to_string();
     for (title, _) in crate::show::step_columns(r.workload) {
         let _ = write!(h, "<th>{}</th>", esc(title));
     }
@@ -118,7 +320,7 @@ fn step_table(r: &RunResult) -> String {
         }
         h.push_str("</tr>");
     }
-    let _ = write!(h, "</table><p><b>{}</b></p>", esc(&crate::show::headline(r)));
+    let _ = write!(h, "</table></div><p><b>{}</b></p>", esc(&crate::show::headline(r)));
     h
 }
 
@@ -129,7 +331,7 @@ fn audit_tables(r: &RunResult) -> String {
         let Some(audit) = &s.audit else { continue };
         let _ = write!(
             h,
-            "<table class=\"kv\"><tr><th colspan=\"5\">audit of step {} run {}</th></tr>\
+            "<div class=\"scroll\"><table class=\"kv\"><tr><th colspan=\"5\">audit of step {} run {}</th></tr>\
              <tr><th>clause</th><th>figure</th><th>observed</th><th>spec</th><th>verdict</th></tr>",
             s.index + 1,
             s.run
@@ -146,7 +348,7 @@ fn audit_tables(r: &RunResult) -> String {
                 esc(c.verdict.mark())
             );
         }
-        h.push_str("</table>");
+        h.push_str("</table></div>");
         for note in &audit.notes {
             let _ = write!(h, "<p>{}</p>", esc(note));
         }
@@ -156,25 +358,19 @@ fn audit_tables(r: &RunResult) -> String {
 
 /// One report interval over all transaction types.
 #[derive(Debug, Default, PartialEq)]
-struct Interval {
+pub(crate) struct Interval {
     /// Completed transactions.
-    count: u64,
+    pub(crate) count: u64,
     /// Total transactions per second.
-    tps: f64,
+    pub(crate) tps: f64,
     /// Sum of each type's mean times its count, ms: the count-weighted mean's numerator.
     weighted_ms: f64,
     /// The highest p95 of any type, ms: an upper bound of the interval's p95.
     p95_max_ms: f64,
 }
 
-/// The report intervals, keyed by their end in ms, over all transaction types but DS2's composite
-/// entries (their operations are counted already).
-fn intervals(r: &RunResult) -> BTreeMap<u64, Interval> {
-    intervals_of(r, |txn| !is_composite(txn))
-}
-
 /// The report intervals of the transaction types `txn` keeps, keyed by their end in ms.
-fn intervals_of(r: &RunResult, txn: impl Fn(&str) -> bool) -> BTreeMap<u64, Interval> {
+pub(crate) fn intervals_of(r: &RunResult, txn: impl Fn(&str) -> bool) -> BTreeMap<u64, Interval> {
     let mut at: BTreeMap<u64, Interval> = BTreeMap::new();
     for row in r.timeseries.iter().filter(|row| txn(&row.txn)) {
         let e = at.entry((row.elapsed_s * 1e3).round() as u64).or_default();
@@ -186,13 +382,13 @@ fn intervals_of(r: &RunResult, txn: impl Fn(&str) -> bool) -> BTreeMap<u64, Inte
     at
 }
 
-/// Total TPS per report interval; for DS2, orders per minute (every completed order, as OPM counts).
+/// Throughput per report interval in the headline's unit: TPC-C's New-Orders per minute (NOPM), DS2's
+/// orders per minute (every completed order, as OPM counts); the warm-up and each step's window shaded.
 fn throughput_over_time(r: &RunResult) -> String {
-    let (unit, at, per) = match r.workload {
-        Workload::Tpcc => ("TPS", intervals(r), 1.0),
-        Workload::Ds2 => ("OPM", intervals_of(r, |txn| txn == ORDER), 60.0),
-    };
-    let points = at.iter().map(|(ms, i)| (*ms as f64 / 1e3, i.tps * per)).collect();
+    let unit = r.workload.per_minute_unit();
+    let txn = r.workload.per_minute_txn();
+    let at = intervals_of(r, |t| t == txn);
+    let points = at.iter().map(|(ms, i)| (*ms as f64 / 1e3, i.tps * 60.0)).collect();
     line_chart(
         &Chart {
             title: "Throughput over time",
@@ -200,34 +396,39 @@ fn throughput_over_time(r: &RunResult) -> String {
             y_label: unit,
             x_ticks: None,
             limit: None,
+            bands: step_bands(r),
         },
         &[Series { name: unit, colour: THROUGHPUT_COLOUR, points }],
     )
 }
 
-/// Mean and p95 response time per report interval. The interval rows keep one p95 per type, and
-/// percentiles do not add up, so the line shows the highest of them: an upper bound, labelled so.
-/// For DS2, the figures of its `rt_tot` (DS2's per-order response time), one type, so its own p95.
+/// Each transaction type's mean response time per report interval, a line per type (DS2: its
+/// operations and `rt_tot`), so that it agrees with the per-transaction tables.
 fn response_time_over_time(r: &RunResult) -> String {
-    let at = match r.workload {
-        Workload::Tpcc => intervals(r),
-        Workload::Ds2 => intervals_of(r, |txn| txn == crate::model::RT_TOT),
-    };
-    let s = |ms: &u64| *ms as f64 / 1e3;
-    let avg = at.iter().filter(|(_, i)| i.count > 0).map(|(ms, i)| (s(ms), i.weighted_ms / i.count as f64));
-    let p95 = at.iter().map(|(ms, i)| (s(ms), i.p95_max_ms));
+    let names: Vec<&str> = r.workload.transactions().iter().copied().filter(|t| *t != ORDER).collect();
+    let series: Vec<Series> = names
+        .iter()
+        .map(|name| Series {
+            name,
+            colour: txn_colour(r.workload, name),
+            points: intervals_of(r, |t| t == *name)
+                .iter()
+                .filter(|(_, i)| i.count > 0)
+                .map(|(ms, i)| (*ms as f64 / 1e3, i.weighted_ms / i.count as f64))
+                .collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
     line_chart(
         &Chart {
-            title: "Response time over time",
+            title: "Mean response time over time, per transaction",
             x_label: "seconds",
             y_label: "ms",
             x_ticks: None,
             limit: None,
+            bands: step_bands(r),
         },
-        &[
-            Series { name: "average", colour: AVG_COLOUR, points: avg.collect() },
-            Series { name: "p95 (max over types)", colour: P95_COLOUR, points: p95.collect() },
-        ],
+        &series,
     )
 }
 
@@ -252,6 +453,7 @@ fn throughput_against_users(r: &RunResult) -> String {
             y_label: unit,
             x_ticks: None,
             limit: None,
+            bands: Vec::new(),
         },
         &[Series { name: unit, colour: THROUGHPUT_COLOUR, points: per_step(r, figure) }],
     )
@@ -272,9 +474,10 @@ fn response_time_against_users(r: &RunResult) -> String {
         .find(|rule| means.iter().any(|m| rule.rule.starts_with(m)))
         .map(|rule| (rule.limit_ms, format!("cap {}", rule.rule)));
     let series = match r.workload {
-        Workload::Tpcc => {
-            vec![Series { name: "average", colour: AVG_COLOUR, points: per_step(r, |s| s.figures.rt_avg_ms) }]
-        }
+        Workload::Tpcc => vec![
+            Series { name: "average", colour: AVG_COLOUR, points: per_step(r, |s| s.figures.rt_avg_ms) },
+            Series { name: "p95", colour: P95_COLOUR, points: per_step(r, |s| s.figures.rt_p95_ms) },
+        ],
         Workload::Ds2 => vec![
             Series {
                 name: "rt_tot_avg",
@@ -295,6 +498,7 @@ fn response_time_against_users(r: &RunResult) -> String {
             y_label: "ms",
             x_ticks: None,
             limit,
+            bands: Vec::new(),
         },
         &series,
     )
@@ -305,17 +509,22 @@ fn nines(p: f64) -> f64 {
     -(1.0 - p / 100.0).log10()
 }
 
-/// Response-time percentile curves of each transaction type in `step`, from its merged histogram.
-fn percentiles(step: &Step) -> String {
-    let series: Vec<Series> = step
-        .figures
-        .transactions
+/// A transaction type's colour, the same on every chart: its place in the workload's list.
+fn txn_colour(workload: Workload, name: &str) -> &'static str {
+    let i = workload.transactions().iter().position(|t| *t == name).unwrap_or(0);
+    TRANSACTION_COLOURS[i % TRANSACTION_COLOURS.len()]
+}
+
+/// Response-time percentile curves of each transaction type in `step`, from its merged histogram, in
+/// the workload's order.
+fn percentiles(workload: Workload, step: &Step) -> String {
+    let series: Vec<Series> = workload
+        .transactions()
         .iter()
-        .filter(|(_, t)| t.count > 0)
-        .zip(TRANSACTION_COLOURS.iter().cycle())
-        .map(|((name, t), colour)| Series {
+        .filter_map(|name| Some((*name, step.figures.transactions.get(*name).filter(|t| t.count > 0)?)))
+        .map(|(name, t)| Series {
             name,
-            colour,
+            colour: txn_colour(workload, name),
             points: PERCENTILES
                 .iter()
                 .map(|(p, _)| (nines(*p), t.histogram.percentile_us(*p) as f64 / 1e3))
@@ -331,9 +540,26 @@ fn percentiles(step: &Step) -> String {
         thousands(step.users as f64, 0)
     );
     line_chart(
-        &Chart { title: &title, x_label: "percentile", y_label: "ms", x_ticks: Some(ticks), limit: None },
+        &Chart {
+            title: &title,
+            x_label: "percentile",
+            y_label: "ms",
+            x_ticks: Some(ticks),
+            limit: None,
+            bands: Vec::new(),
+        },
         &series,
     )
+}
+
+/// One result's line on a comparison chart: its name, colour and points.
+pub(crate) type Line<'a> = (&'a str, &'a str, Vec<(f64, f64)>);
+
+/// A chart of several results' lines (`(name, colour, points)`), for the comparison page.
+pub(crate) fn overlay_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> String {
+    let series: Vec<Series> =
+        lines.iter().map(|(name, colour, points)| Series { name, colour, points: points.clone() }).collect();
+    line_chart(&Chart { title, x_label, y_label, x_ticks: None, limit: None, bands: Vec::new() }, &series)
 }
 
 /// One SVG line chart: axes with round ticks, a line (and dots, when few) per series, a legend,
@@ -341,6 +567,7 @@ fn percentiles(step: &Step) -> String {
 fn line_chart(c: &Chart, series: &[Series]) -> String {
     let plot = Plot::new(c, series);
     let mut g = plot.axes(c);
+    plot.bands(&mut g, &c.bands);
     plot.cap_line(&mut g);
     if series.iter().all(|s| s.points.is_empty()) {
         let _ = write!(
@@ -462,6 +689,31 @@ impl<'a> Plot<'a> {
         g
     }
 
+    /// The shaded spans, under the lines, each labelled at its top left.
+    fn bands(&self, g: &mut String, bands: &[Band]) {
+        for b in bands {
+            let (x0, x1) = (self.sx(b.from.max(self.x0)), self.sx(b.to.min(self.x1)));
+            if x1 <= x0 {
+                continue;
+            }
+            // A label wider than its band would run into the next one: hover names it instead.
+            let label =
+                if (x1 - x0) > 6.0 * b.label.chars().count() as f64 { esc(&b.label) } else { String::new() };
+            let _ = write!(
+                g,
+                "<rect x=\"{x0:.1}\" y=\"{T}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{}</title></rect>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"#666\">{}</text>",
+                x1 - x0,
+                H - T - B,
+                b.fill,
+                esc(&b.label),
+                x0 + 3.0,
+                T + 11.0,
+                label
+            );
+        }
+    }
+
     /// The cap: a dashed line at its level, or its name at the top when it is far above the data.
     fn cap_line(&self, g: &mut String) {
         if let Some((_, label)) = self.far_limit {
@@ -498,29 +750,43 @@ impl<'a> Plot<'a> {
             s.colour,
             path.join(" ")
         );
-        if s.points.len() <= MAX_DOTS {
-            for &(x, y) in &s.points {
-                let _ = write!(
-                    g,
-                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{}\"/>",
-                    self.sx(x),
-                    self.sy(y),
-                    s.colour
-                );
-            }
+        // Every point names its value on hover; with many points the dots are invisible targets.
+        let fill = if s.points.len() <= MAX_DOTS { s.colour } else { "transparent" };
+        for &(x, y) in &s.points {
+            let _ = write!(
+                g,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{fill}\"><title>{}: {} at {}</title></circle>",
+                self.sx(x),
+                self.sy(y),
+                esc(s.name),
+                thousands(y, if y.abs() < 10.0 { 2 } else { 1 }),
+                thousands(x, if x.fract() == 0.0 { 0 } else { 2 })
+            );
         }
         let ly = T + 14.0 + 18.0 * i as f64;
         let _ = write!(
             g,
             "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"14\" height=\"4\" fill=\"{}\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\">{}</text>",
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\"><title>{}</title>{}</text>",
             W - R + 12.0,
             ly - 4.0,
             s.colour,
             W - R + 30.0,
             ly + 1.0,
-            esc(s.name)
+            esc(s.name),
+            esc(&legend(s.name))
         );
+    }
+}
+
+/// Legend characters that fit the right margin; a longer name is cut with an ellipsis (hover shows it whole).
+const LEGEND_CHARS: usize = 25;
+
+/// A series' name as its legend shows it.
+fn legend(name: &str) -> String {
+    match name.char_indices().nth(LEGEND_CHARS) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_string(),
     }
 }
 
@@ -538,7 +804,7 @@ fn round_ticks(max: f64) -> Vec<(f64, String)> {
 }
 
 /// Text made safe for HTML, in elements and in quoted attributes.
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -551,7 +817,11 @@ mod tests {
     use super::*;
     use crate::cap::Cap;
     use crate::fixtures::{result, tpcc_step};
-    use crate::model::{IntervalRow, Workload};
+    use crate::model::{IntervalRow, Workload, is_composite};
+
+    fn intervals(r: &RunResult) -> BTreeMap<u64, Interval> {
+        intervals_of(r, |txn| !is_composite(txn))
+    }
 
     fn row(elapsed_s: f64, txn: &str, count: u64, avg_ms: f64, p95_ms: f64) -> IntervalRow {
         let tps = count as f64 / 10.0;
@@ -577,8 +847,14 @@ mod tests {
     #[test]
     fn the_page_holds_five_charts_and_nothing_from_the_network() {
         let html = render(&sweep());
-        assert_eq!(html.matches("<svg").count(), 5);
-        assert_eq!(html.matches("</svg>").count(), 5);
+        // Two over time, two against users, a percentile chart per step.
+        assert_eq!(html.matches("<svg").count(), 7);
+        assert_eq!(html.matches("</svg>").count(), 7);
+        assert!(
+            html.contains("<h1>TPC-C, 10, 20, 30 users in 3 steps, an unknown engine on h</h1>"),
+            "{html}"
+        );
+        assert!(html.contains("max NOPM within the cap: 1,200 at 20 users (step 2)"), "the headline first");
         assert!(html.contains("cap avg=1s"), "the cap is drawn in");
         assert!(html.contains("max TPS within cap: 40.0 at 20 users (step 2)"), "the headline");
         assert!(html.contains("<td class=\"fail\">FAIL</td>"), "the verdicts");
@@ -606,8 +882,9 @@ mod tests {
     #[test]
     fn a_far_cap_is_named_not_drawn() {
         let cap = Cap::default();
-        let r = result(Workload::Tpcc, vec![tpcc_step(0, 8, (60, 60), 5_000, Some(&cap))]);
-        let html = render(&r);
+        let steps =
+            vec![tpcc_step(0, 8, (60, 60), 5_000, Some(&cap)), tpcc_step(1, 16, (60, 60), 5_000, Some(&cap))];
+        let html = render(&result(Workload::Tpcc, steps));
         assert!(html.contains("cap avg=1s (above)</text>"));
         assert!(!html.contains("stroke-dasharray"), "no dashed line squashing 5 ms against 1 s");
         assert!(render(&sweep()).contains("stroke-dasharray"), "a near cap is drawn");
@@ -631,7 +908,9 @@ mod tests {
         let at = intervals(&sweep());
         assert_eq!(at.len(), 6);
         assert_eq!(at[&10_000], Interval { count: 400, tps: 40.0, weighted_ms: 2_000.0, p95_max_ms: 9.0 });
-        assert!(html.contains("p95 (max over types)"));
+        assert!(!html.contains("max over types"), "no p95 line that contradicts the table");
+        assert!(html.contains("Mean response time over time, per transaction"));
+        assert!(html.contains("<title>payment: 6.00 at 10</title>"), "a line per type, its values on hover");
     }
 
     #[test]
@@ -649,7 +928,10 @@ mod tests {
         let cap = Cap::default_for(Workload::Ds2);
         let mut r = result(
             Workload::Ds2,
-            vec![crate::fixtures::ds2_step(0, 100, 30_000, (400_000, 300_000), Some(&cap))],
+            vec![
+                crate::fixtures::ds2_step(0, 100, 30_000, (400_000, 300_000), Some(&cap)),
+                crate::fixtures::ds2_step(1, 200, 20_000, (900_000, 800_000), Some(&cap)),
+            ],
         );
         r.timeseries = vec![
             row(10.0, "login", 100, 1.0, 2.0),
@@ -673,7 +955,11 @@ mod tests {
     fn one_step_without_a_time_series_still_renders() {
         let r = result(Workload::Tpcc, vec![tpcc_step(0, 8, (60, 0), 2_000, None)]);
         let html = render(&r);
-        assert_eq!(html.matches("<svg").count(), 5);
+        assert_eq!(
+            html.matches("<svg").count(),
+            3,
+            "over time, and the step's percentiles: one load, no chart against users"
+        );
         assert_eq!(html.matches("no data").count(), 2, "the two charts over time are empty");
         assert!(!html.contains("NaN") && !html.contains("inf"));
     }
@@ -681,7 +967,7 @@ mod tests {
     #[test]
     fn an_empty_result_still_renders() {
         let html = render(&result(Workload::Tpcc, Vec::new()));
-        assert_eq!(html.matches("<svg").count(), 4, "time and users charts, empty");
+        assert_eq!(html.matches("<svg").count(), 2, "the charts over time, empty");
         assert!(!html.contains("NaN") && !html.contains("inf"));
     }
 

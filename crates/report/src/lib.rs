@@ -13,11 +13,14 @@
 pub mod audit;
 pub mod cap;
 pub mod compare;
+pub mod counter_view;
+pub mod describe;
 pub mod ds2;
 #[cfg(test)]
 mod fixtures;
 pub mod histogram;
 pub mod html;
+pub mod html_compare;
 pub mod live;
 pub mod merge;
 pub mod model;
@@ -25,6 +28,7 @@ pub mod numfmt;
 pub mod output;
 pub mod power;
 pub mod show;
+pub mod significance;
 pub mod stats;
 pub mod step;
 pub mod summary;

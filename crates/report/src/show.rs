@@ -1,16 +1,94 @@
-//! `oltpgen report show`: a result's steps as one table — users, TPS and NOPM (DS2: OPM and
-//! `rt_tot_avg`), mean and p95 response time, errors, cap verdict — why any step failed its cap, and
-//! the headline.
+//! `oltpgen report show`: what ran (title, target, date, scale or size, pacing, transaction mode, the
+//! NOPM/OPM headline with its cap, the client's cost), then the steps as one table — users, TPS and NOPM
+//! (DS2: OPM and `rt_tot_avg`), mean and p95 response time, errors, cap verdict — why any step failed
+//! its cap or was not measured, each step's per-transaction table, and the counters the studies quote
+//! per step (CPU %, disk transfers/s, ms per transfer, queue length, buffer hit %).
 //!
-//! Where [`crate::summary`] details every transaction of every step, this is the one-screen view of
-//! a user-load sweep: how throughput and response time moved as users grew, and where the cap cut in.
+//! [`report`] is all of it; [`render`] the one-screen view of a user-load sweep — how throughput and
+//! response time moved as users grew, and where the cap cut in — that ends a run and opens
+//! [`crate::summary`].
 
 use std::fmt::Write as _;
 
 use crate::model::{Figures, ORDER, RuleVerdict, RunResult, Step, Workload};
 use crate::numfmt::thousands;
 
-/// The step table, a line per step that failed its cap, then the headline line.
+/// What ran (title, target, date, scale or size, pacing, mode, client threads), the step table with
+/// its failures and the headline, each step's per-transaction table, and the counters the studies
+/// quote per step.
+pub fn report(r: &RunResult) -> String {
+    let mut out = header(r);
+    out.push_str(&render(r));
+    for s in &r.steps {
+        let _ = writeln!(
+            out,
+            "\nstep {} run {} ({} users){}",
+            s.index + 1,
+            s.run,
+            thousands(s.users as f64, 0),
+            match verdict(s) {
+                "FAIL" => ", over the cap",
+                "INVALID" => ", not measured as it should have been",
+                _ => "",
+            }
+        );
+        crate::summary::transaction_table(&mut out, r.workload, &s.figures, "  ");
+    }
+    out.push_str(&counters(r));
+    out
+}
+
+/// The lines saying what ran.
+fn header(r: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", crate::describe::title(r));
+    let _ = writeln!(out, "target {}; started {}", r.targets.join(", "), r.started_at);
+    let mut facts: Vec<String> = crate::describe::size(r).into_iter().collect();
+    facts.extend(crate::describe::pacing(r).map(|p| format!("pacing: {p}")));
+    facts.extend(crate::describe::mode(r).map(|m| format!("transactions {m}")));
+    facts.extend(
+        r.config.get("client_threads").and_then(|t| t.as_u64()).map(|t| format!("{t} client threads")),
+    );
+    if !facts.is_empty() {
+        let _ = writeln!(out, "{}", facts.join("; "));
+    }
+    let _ = writeln!(out, "{}", crate::describe::headline(r));
+    let _ = writeln!(out, "client: {}", crate::describe::client(r));
+    if r.interrupted {
+        let _ = writeln!(out, "INTERRUPTED: the figures cover the part of the run that happened");
+    }
+    out.push('\n');
+    out
+}
+
+/// The counters the studies quote per step (CPU %, disk transfers/s, ms per transfer, queue length,
+/// buffer hit %, watts), a row per counter and a column per step; nothing when no step has any.
+pub(crate) fn counters(r: &RunResult) -> String {
+    let keys = crate::counter_view::step_keys(&r.steps);
+    if keys.is_empty() {
+        return String::new();
+    }
+    let labels: Vec<String> = keys.iter().map(|k| crate::counter_view::label(k)).collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(22);
+    let mut out = format!("\n{:<width$}", "counters, step average");
+    for s in &r.steps {
+        let _ = write!(out, "{:>12}", format!("step {}", s.index + 1));
+    }
+    out.push('\n');
+    for (key, label) in keys.iter().zip(&labels) {
+        let name = crate::counter_view::split_key(key).1;
+        let _ = write!(out, "{label:<width$}");
+        for s in &r.steps {
+            let cell = s.counters.get(key).map_or("-".into(), |v| crate::counter_view::value(name, *v));
+            let _ = write!(out, "{cell:>12}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The step table, a line per step that failed its cap, then the headline line: the one-screen view
+/// that ends a run and opens summary.txt.
 pub fn render(r: &RunResult) -> String {
     let mut out = String::new();
     let w = &mut out;
@@ -48,7 +126,7 @@ pub fn render(r: &RunResult) -> String {
 /// A step driven against several targets (or from several machines): each one's throughput (TPS, or
 /// OPM for DS2, whose studies compare databases by OPM), and the variability across them,
 /// (max - min) / max, as the studies report it.
-fn per_target(s: &Step, workload: Workload) -> String {
+pub(crate) fn per_target(s: &Step, workload: Workload) -> String {
     let (unit, of, digits): (&str, fn(&Figures) -> f64, usize) = match workload {
         Workload::Tpcc => ("TPS", |f| f.tps, 1),
         Workload::Ds2 => ("OPM", |f| f.opm.unwrap_or(0.0), 0),
@@ -301,5 +379,72 @@ step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
 max TPS within cap: n/a, no response-time cap was set
 ";
         assert_eq!(render(&r), expected);
+    }
+
+    /// The counters the studies quote (and one they do not, left out), for step `i` of a sweep.
+    fn counters(i: u32) -> BTreeMap<String, f64> {
+        let l = f64::from(i + 1);
+        BTreeMap::from([
+            ("client/cpu_pct".to_string(), 3.5 * l),
+            ("node:http://db1:9100/metrics/cpu_pct".to_string(), 31.0 * l),
+            ("node:http://db1:9100/metrics/disk_nvme0n1_transfers_per_s".to_string(), 2_100.0 * l),
+            ("node:http://db1:9100/metrics/disk_nvme0n1_ms_per_transfer".to_string(), 0.21 * l),
+            ("node:http://db1:9100/metrics/disk_nvme0n1_queue_length".to_string(), 0.7 * l * l),
+            ("db:postgres://oltpgen@db1:5432/tpcc/buffer_hit_pct".to_string(), 99.4),
+            ("db:postgres://oltpgen@db1:5432/tpcc/commits_per_s".to_string(), 900.0 * l),
+        ])
+    }
+
+    #[test]
+    fn show_says_what_ran_then_steps_transactions_and_counters() {
+        let cap = Cap::default();
+        let mut r = result(
+            Workload::Tpcc,
+            vec![
+                tpcc_step(0, 8, (600, 660), 2_000, Some(&cap)),
+                tpcc_step(1, 16, (1_020, 1_100), 3_500, Some(&cap)),
+            ],
+        );
+        r.config = serde_json::json!({
+            "scale": 10, "keying_time": "spec", "think_time": "spec", "transactions": "server",
+            "client_threads": 2, "window_s": null
+        });
+        r.server.engine = "postgres".into();
+        r.server.version = "15.18 (Debian 15.18-0+deb12u1)".into();
+        r.targets = vec!["postgres://oltpgen@db1:5432/tpcc".into()];
+        r.client = crate::model::ClientCpu {
+            peak_rss_bytes: 48_000_000,
+            ..crate::model::ClientCpu::new(1.5, 0.5, 3_380)
+        };
+        for s in &mut r.steps {
+            s.counters = counters(s.index);
+        }
+        insta::assert_snapshot!(report(&r));
+    }
+
+    #[test]
+    fn show_flags_an_interrupted_ds2_run_on_two_targets() {
+        let cap = Cap::default_for(Workload::Ds2);
+        let mut steps = vec![
+            ds2_step(0, 16, 30_000, (400_000, 300_000), Some(&cap)),
+            ds2_step(1, 32, 33_000, (700_000, 500_000), Some(&cap)),
+        ];
+        let second = steps[0].figures.transactions.clone();
+        steps[0] = Step::new(
+            Workload::Ds2,
+            steps[0].plan(),
+            BTreeMap::from([("ds2a".to_string(), second.clone()), ("ds2b".to_string(), second)]),
+        );
+        steps[0].cap = Some(cap.evaluate(&steps[0].figures));
+        if let Some(v) = steps[1].cap.as_mut() {
+            v.invalidate("the run was stopped during the step".into());
+        }
+        let mut r = result(Workload::Ds2, steps);
+        r.interrupted = true;
+        r.config = serde_json::json!({"db_size": "10GB", "think_time_s": 0, "n_threads": 16});
+        r.server.engine = "sqlserver".into();
+        r.server.version = "16.0".into();
+        r.targets = vec!["sqlserver://sa@ds2a:1433/ds2".into(), "sqlserver://sa@ds2b:1433/ds2".into()];
+        insta::assert_snapshot!(report(&r));
     }
 }

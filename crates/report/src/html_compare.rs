@@ -1,0 +1,122 @@
+//! `report html A B …`: one self-contained page comparing several results, the studies' "before and
+//! after" view: each result's headline in a table with its change against the first (the baseline),
+//! the warnings [`crate::compare`] raises, throughput and response time against users with a line per
+//! result, and each result's throughput over its own clock.
+
+use std::fmt::Write as _;
+
+use crate::html::{Line, esc, open_page, overlay_chart};
+use crate::model::{RunResult, Step};
+use crate::numfmt::{factor, percent, thousands};
+
+/// Colours of the results, the baseline first.
+const RESULT_COLOURS: [&str; 6] = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2"];
+
+/// The comparison page of `results`, each named (its directory's name), the first the baseline.
+pub fn render(results: &[(String, RunResult)]) -> String {
+    let Some((base_name, base)) = results.first() else {
+        return open_page("no results") + "</body></html>\n";
+    };
+    let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
+    let mut h = open_page(&format!("Comparison: {}", names.join(" vs ")));
+    let unit = base.workload.per_minute_unit();
+    h.push_str("<div class=\"scroll\"><table><tr><th class=\"l\">result</th><th class=\"l\">what ran</th>");
+    let _ = write!(
+        h,
+        "<th>max {unit} within cap</th><th>at users</th><th>vs {}</th><th>change</th></tr>",
+        esc(base_name)
+    );
+    for (name, r) in results {
+        let c = crate::compare::compare(base, r);
+        let best = crate::cap::best_step_within_cap(&r.steps);
+        let value = best.and_then(|s| s.figures.per_minute()).map_or("none".into(), |v| thousands(v, 0));
+        let users = best.map_or("-".into(), |s| thousands(s.users as f64, 0));
+        let (f, p) = c.headline.as_ref().map_or(("n/a".into(), "n/a".into()), |x| {
+            (factor(x.throughput.ratio), percent(x.throughput.percent))
+        });
+        let _ = write!(
+            h,
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{value}</td><td>{users}</td><td>{f}</td><td>{p}</td></tr>",
+            esc(name),
+            esc(&crate::describe::title(r))
+        );
+    }
+    h.push_str("</table></div>");
+    for (name, r) in &results[1..] {
+        let c = crate::compare::compare(base, r);
+        for w in &c.warnings {
+            let _ = write!(
+                h,
+                "<p class=\"fail\">{}: {}: the changes are not the systems' alone</p>",
+                esc(name),
+                esc(w)
+            );
+        }
+        if let Some(sig) = c.headline.as_ref().and_then(|x| x.significance) {
+            let _ = write!(h, "<p>{}: {}</p>", esc(name), esc(&sig.statement("faster", "slower")));
+        }
+        h.push_str(&step_table(base_name, name, &c));
+    }
+    let per_step = |f: fn(&Step) -> f64| -> Vec<Vec<(f64, f64)>> {
+        results.iter().map(|(_, r)| r.steps.iter().map(|s| (s.users as f64, f(s))).collect()).collect()
+    };
+    let lines = |points: Vec<Vec<(f64, f64)>>| -> Vec<Line> {
+        names.iter().zip(RESULT_COLOURS.iter().cycle()).zip(points).map(|((n, c), p)| (*n, *c, p)).collect()
+    };
+    h.push_str(&overlay_chart(
+        &format!("{unit} against users"),
+        "users",
+        unit,
+        &lines(per_step(|s| s.figures.per_minute().unwrap_or(0.0))),
+    ));
+    h.push_str(&overlay_chart(
+        "Mean response time against users",
+        "users",
+        "ms",
+        &lines(per_step(|s| s.figures.rt_avg_ms)),
+    ));
+    let over_time: Vec<Vec<(f64, f64)>> = results
+        .iter()
+        .map(|(_, r)| {
+            let txn = r.workload.per_minute_txn();
+            crate::html::intervals_of(r, |t| t == txn)
+                .iter()
+                .map(|(ms, i)| (*ms as f64 / 1e3, i.tps * 60.0))
+                .collect()
+        })
+        .collect();
+    h.push_str(&overlay_chart(&format!("{unit} over time"), "seconds", unit, &lines(over_time)));
+    h.push_str("</body></html>\n");
+    h
+}
+
+/// The steps both results ran, matched by users: each one's throughput and mean response time in both,
+/// and the change.
+fn step_table(a: &str, b: &str, c: &crate::compare::Comparison) -> String {
+    if c.steps.is_empty() {
+        return String::new();
+    }
+    let unit = c.per_minute_unit.unwrap_or("TPS");
+    let mut h = format!(
+        "<div class=\"scroll\"><table><caption>{b} against {a}, step by step</caption><tr><th>users</th>\
+         <th>{unit} {a}</th><th>{unit} {b}</th><th>change</th><th>avg ms {a}</th><th>avg ms {b}</th><th>change</th></tr>",
+        a = esc(a),
+        b = esc(b)
+    );
+    for s in &c.steps {
+        let throughput = s.per_minute.unwrap_or(s.tps);
+        let _ = write!(h, "<tr><td>{}</td>", thousands(s.users.before, 0));
+        for (ch, decimals) in [(throughput, 0), (s.rt_avg_ms, 1)] {
+            let _ = write!(
+                h,
+                "<td>{}</td><td>{}</td><td>{}</td>",
+                thousands(ch.before, decimals),
+                thousands(ch.after, decimals),
+                percent(ch.percent)
+            );
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table></div>");
+    h
+}
