@@ -146,8 +146,8 @@ impl run::Workload for Instant {
 /// Users per client thread: enough that a thread always has one ready.
 const USERS_PER_THREAD: u32 = 8;
 
-/// One short run on `threads` client threads: its window's transactions per second.
-fn drive_tps(threads: u32) -> f64 {
+/// One short run on `threads` client threads.
+fn drive_once(threads: u32) -> run::Measured {
     let workload = Arc::new(Instant {
         targets: vec!["in-memory".into()],
         generator: InputGen::new(10, CConstants::for_load(&mut Rng::new(1))),
@@ -167,22 +167,36 @@ fn drive_tps(threads: u32) -> f64 {
         client_threads: threads,
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-    let measured = runtime.block_on(run::drive(workload, &plan, |_| {}));
-    measured.steps[0].figures.tps
+    runtime.block_on(run::drive(workload, &plan, |_| {}))
 }
 
-/// Transactions per second of the whole driver on 1 and 2 client threads. Each sample is one run (1 s
-/// measured); criterion's time per element is the time per transaction that run measured.
+/// Seconds per transaction, as one run measured them.
+type SecondsPerTxn = fn(&run::Measured) -> f64;
+
+/// The whole driver on 1 and 2 client threads. Each sample is one run (1 s measured). `driver_threads`:
+/// criterion's time per element is the wall time per transaction the run's window measured (its
+/// throughput, transactions/s). `driver_threads_cpu`: the process's CPU time per transaction over the
+/// whole run (its throughput, transactions per CPU-second), which other work on the machine does not
+/// change: equal at 1 and 2 threads means the threads add no cost, so on free cores the throughput
+/// scales with them.
 fn threads(c: &mut Criterion) {
-    let mut group = c.benchmark_group("driver_threads");
-    group.throughput(Throughput::Elements(1));
-    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
-    for threads in [1, 2] {
-        group.bench_function(format!("drive/{threads}"), |b| {
-            b.iter_custom(|iters| Duration::from_secs_f64(iters as f64 / drive_tps(threads)));
-        });
+    let per_txn: [(&str, SecondsPerTxn); 2] = [
+        ("driver_threads", |m| 1.0 / m.steps[0].figures.tps),
+        ("driver_threads_cpu", |m| m.client.client_cpu_us_per_txn.unwrap_or(0.0) / 1e6),
+    ];
+    for (name, seconds_per_txn) in per_txn {
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(1));
+        group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+        for threads in [1, 2] {
+            group.bench_function(format!("drive/{threads}"), |b| {
+                b.iter_custom(|iters| {
+                    Duration::from_secs_f64(iters as f64 * seconds_per_txn(&drive_once(threads)))
+                });
+            });
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 criterion_group!(benches, per_transaction, per_ds2_order, threads);
