@@ -231,6 +231,10 @@ pub struct StudyArgs {
     /// The run's seed [default: derived from the load's seed and the run's number]
     #[arg(long = "run-seed", value_name = "N")]
     pub seed: Option<u64>,
+    /// Client threads the users are spread over, each running its share of them and their connections
+    /// [default: the number of cores]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub client_threads: Option<u32>,
 }
 
 impl StudyArgs {
@@ -246,6 +250,7 @@ impl StudyArgs {
             window: self.window,
             out: self.out.clone(),
             replace: self.replace,
+            client_threads: self.client_threads,
         }
     }
 }

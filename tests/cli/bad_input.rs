@@ -197,6 +197,11 @@ fn a_run_that_would_not_measure_is_refused() {
             &oltpgen(&args),
             "--window 5s..20s starts before the 10 users of step 1 have all started",
         );
+        let url = nowhere();
+        assert_refused(
+            &oltpgen(&[workload, "run", "--client-threads", "0", "--url", &url]),
+            "invalid value '0' for '--client-threads <N>'",
+        );
     }
 }
 

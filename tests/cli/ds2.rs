@@ -12,9 +12,20 @@ use crate::common::{
 };
 use crate::figures::{assert_client_cpu, assert_figures_from_counts, assert_rt_tot_avg_spans_operations};
 
-/// Flat out and short: 4 users per database, no think time, 1 s of warmup, a line every 2 s.
-pub(crate) const QUICK: [&str; 8] =
-    ["--n-threads", "4", "--think-time", "0", "--warmup-time", "1s", "--report-rate", "2"];
+/// Flat out and short: 4 users per database over two client threads, no think time, 1 s of warmup, a
+/// line every 2 s.
+pub(crate) const QUICK: [&str; 10] = [
+    "--n-threads",
+    "4",
+    "--think-time",
+    "0",
+    "--warmup-time",
+    "1s",
+    "--report-rate",
+    "2",
+    "--client-threads",
+    "2",
+];
 
 /// `ds2 check` on `db_args` passes every check.
 #[track_caller]
@@ -165,6 +176,7 @@ async fn two_databases_side_by_side_report_each_and_the_variability() {
     assert_eq!(r["targets"].as_array().unwrap().len(), 2);
     let step = &r["steps"][0];
     assert_eq!(step["users"], 8, "--n-threads is per database");
+    assert_eq!(r["config"]["client_threads"], 2, "each database's users on both threads");
     let per_db = step["targets"].as_object().unwrap();
     assert_eq!(per_db.len(), 2, "{step}");
     let opm: Vec<f64> = per_db.values().map(|f| f["opm"].as_f64().unwrap()).collect();

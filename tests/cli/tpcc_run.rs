@@ -11,8 +11,12 @@ use crate::common::{
 };
 use crate::figures::{assert_client_cpu, assert_figures_from_counts};
 
-const SATURATE: [&str; 10] =
-    ["--think-time", "0", "--keying-time", "0", "--warmup", "1s", "--report-interval", "2s", "--users", "6"];
+/// Flat out, 6 users over two client threads (each with its share of the users and connections).
+#[rustfmt::skip]
+const SATURATE: [&str; 12] = [
+    "--think-time", "0", "--keying-time", "0", "--warmup", "1s", "--report-interval", "2s", "--users", "6",
+    "--client-threads", "2",
+];
 
 fn assert_consistent(root: &str) {
     let out = oltpgen(&["tpcc", "check", "--data-dir", root]);
@@ -55,6 +59,7 @@ fn bare_tpcc_loads_runs_writes_a_valid_result_and_leaves_the_database_consistent
         assert!(step["transactions"][txn]["histogram"].as_str().is_some_and(|h| !h.is_empty()));
     }
     assert_eq!(r["config"]["think_time"], "off");
+    assert_eq!(r["config"]["client_threads"], 2, "the client threads the run used");
     assert!(r["client"]["client_cpu_us_per_txn"].as_f64().unwrap() > 0.0);
     assert!(std::fs::read_to_string(out_dir.join("summary.txt")).unwrap().contains("new_order"));
     assert!(
@@ -112,6 +117,7 @@ async fn more_users_than_connections_share_a_pool_and_too_many_are_refused() {
     assert_eq!(out.code, 0, "{}", out.all());
     let r = result_json(dir.path());
     assert_eq!((r["steps"][0]["users"].as_u64(), r["steps"][0]["connections"].as_u64()), (Some(6), Some(3)));
+    assert_eq!(r["config"]["client_threads"], 2, "three connections split over two threads");
     assert!(r["steps"][0]["tps"].as_f64().unwrap() > 10.0);
 }
 

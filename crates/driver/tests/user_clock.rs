@@ -126,6 +126,8 @@ fn plan(users: u32, connections: Option<u32>, ramp_rate: f64, window: Duration) 
         report_interval: Duration::from_secs(1),
         cap: Cap::default(),
         stop_after_breach: None,
+        // The paused clock is the caller's runtime's: one client thread runs on it.
+        client_threads: 1,
     }
 }
 

@@ -3,6 +3,11 @@
 //! It keeps one histogram per target and transaction type for each step's measured window, one per
 //! target and type for the current reporting interval (reset at every tick), and one of wake-up
 //! lateness: a handful of histograms however many users run.
+//!
+//! With several client threads each shard of users has a collector of its own on its own thread; the
+//! run's collector takes each shard's share ([`Collector::take`]) once per interval and before a step is
+//! judged, and adds it in ([`Collector::merge`]): histograms and counts merge exactly, so the figures are
+//! the same as one collector's that took in every sample.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -105,8 +110,11 @@ pub struct IntervalFigures {
 /// One step's measured window and what completed within it, per target and type.
 struct Window {
     ms: Range<u32>,
+    /// Per target × type; empty until a sample lands in the window (a shard's share of an interval
+    /// mostly touches no window, and a histogram is large).
     tallies: Vec<Tally>,
-    lateness: LatencyHistogram,
+    /// Made when the first late wake lands in the window.
+    lateness: Option<LatencyHistogram>,
     /// The workload's audit counters, summed over targets.
     audit: Vec<u64>,
     /// Transactions (or operations) that lost their connection within the window.
@@ -137,6 +145,23 @@ fn tallies(n: usize) -> Vec<Tally> {
     (0..n).map(|_| Tally::default()).collect()
 }
 
+/// `cells`, made `n` empty tallies first if it has none yet.
+fn made(cells: &mut Vec<Tally>, n: usize) -> &mut Vec<Tally> {
+    if cells.is_empty() {
+        *cells = tallies(n);
+    }
+    cells
+}
+
+/// Adds `other`'s tallies to `mine`, cell by cell (nothing when `other` has none).
+fn merge_cells(mine: &mut Vec<Tally>, other: &[Tally]) {
+    if !other.is_empty() {
+        for (m, o) in made(mine, other.len()).iter_mut().zip(other) {
+            m.merge(o);
+        }
+    }
+}
+
 impl Collector {
     /// A collector of `workload`'s transaction types `kinds` on `targets` targets, counting
     /// `kinds[per_minute_kind]` per minute, and measuring, per step, the samples that complete within its
@@ -160,8 +185,8 @@ impl Collector {
                 .iter()
                 .map(|ms| Window {
                     ms: ms.clone(),
-                    tallies: tallies(cells),
-                    lateness: LatencyHistogram::new(),
+                    tallies: Vec::new(),
+                    lateness: None,
                     audit: Vec::new(),
                     connections_lost: 0,
                 })
@@ -207,11 +232,77 @@ impl Collector {
         self.audit.iter().map(|n| n.to_string()).zip(self.windows[step].audit.iter().copied()).collect()
     }
 
+    /// Tallies per target × type.
+    fn cells(&self) -> usize {
+        self.kinds.len() * self.targets
+    }
+
+    /// An empty collector of the same workload, targets and windows, its interval starting where this
+    /// one's does: what a shard starts from, and records into after handing over its share.
+    pub fn fresh(&self) -> Collector {
+        Collector {
+            workload: self.workload,
+            kinds: self.kinds,
+            composite: self.composite,
+            per_minute_kind: self.per_minute_kind,
+            targets: self.targets,
+            audit: self.audit,
+            windows: self
+                .windows
+                .iter()
+                .map(|w| Window {
+                    ms: w.ms.clone(),
+                    tallies: Vec::new(),
+                    lateness: None,
+                    audit: vec![0; w.audit.len()],
+                    connections_lost: 0,
+                })
+                .collect(),
+            interval: Vec::new(),
+            interval_start_s: self.interval_start_s,
+            totals: self.totals.fresh(),
+            errors_by_kind: BTreeMap::new(),
+            completed: 0,
+            orders: 0,
+        }
+    }
+
+    /// Hands over everything taken in since the last take, leaving this collector empty: a shard's
+    /// share, which the run's collector adds in with [`merge`](Self::merge).
+    pub fn take(&mut self) -> Collector {
+        let fresh = self.fresh();
+        std::mem::replace(self, fresh)
+    }
+
+    /// Adds in `share`, which another collector of the same workload, targets and windows took in (a
+    /// shard's, from [`take`](Self::take)): histograms, counters, audit sums and running totals add
+    /// exactly, so the figures are those of one collector that took in both's samples.
+    pub fn merge(&mut self, share: &Collector) {
+        merge_cells(&mut self.interval, &share.interval);
+        for (mine, theirs) in self.windows.iter_mut().zip(&share.windows) {
+            merge_cells(&mut mine.tallies, &theirs.tallies);
+            if let Some(late) = &theirs.lateness {
+                mine.lateness.get_or_insert_with(LatencyHistogram::new).add(late);
+            }
+            for (sum, n) in mine.audit.iter_mut().zip(&theirs.audit) {
+                *sum += n;
+            }
+            mine.connections_lost += theirs.connections_lost;
+        }
+        self.totals.merge(&share.totals);
+        for (kind, n) in &share.errors_by_kind {
+            *self.errors_by_kind.entry(kind.clone()).or_default() += n;
+        }
+        self.completed += share.completed;
+        self.orders += share.orders;
+    }
+
     /// Takes in a batch of samples.
     pub fn absorb(&mut self, batch: &[Sample]) {
+        let cells = self.cells();
         for s in batch {
             let cell = usize::from(s.target) * self.kinds.len() + usize::from(s.kind);
-            self.interval[cell].add(s);
+            made(&mut self.interval, cells)[cell].add(s);
             self.totals.add(s);
             let whole = self.composite.is_none_or(|c| c == usize::from(s.kind));
             match s.status {
@@ -225,12 +316,12 @@ impl Collector {
                 _ => self.completed += 1,
             }
             if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
-                w.tallies[cell].add(s);
+                made(&mut w.tallies, cells)[cell].add(s);
                 if s.status == Status::Failed(Fault::ConnectionLost) {
                     w.connections_lost += 1;
                 }
                 if s.late_us > 0 {
-                    w.lateness.record_us(u64::from(s.late_us));
+                    w.lateness.get_or_insert_with(LatencyHistogram::new).record_us(u64::from(s.late_us));
                 }
             }
         }
@@ -249,6 +340,8 @@ impl Collector {
     pub fn tick(&mut self, elapsed_s: f64, users: u64) -> IntervalFigures {
         let span_s = (elapsed_s - self.interval_start_s).max(1e-9);
         self.interval_start_s = elapsed_s;
+        let cells = self.cells();
+        made(&mut self.interval, cells);
         let total = self.totals(&self.interval);
         let mut all = LatencyHistogram::new();
         let mut errors = 0;
@@ -304,8 +397,9 @@ impl Collector {
 
     /// Step `step`'s statistics per target (in the workload's target order) and transaction type.
     pub fn window_transactions(&self, step: usize) -> Vec<Transactions> {
-        self.windows[step]
-            .tallies
+        let none = tallies(if self.windows[step].tallies.is_empty() { self.cells() } else { 0 });
+        let cells = if none.is_empty() { &self.windows[step].tallies } else { &none };
+        cells
             .chunks(self.kinds.len())
             .map(|ts| {
                 self.kinds
@@ -326,8 +420,8 @@ impl Collector {
     /// How late users woke from keying and think times within the measured windows.
     pub fn lateness(&self) -> LatencyHistogram {
         let mut all = LatencyHistogram::new();
-        for w in &self.windows {
-            all.add(&w.lateness);
+        for late in self.windows.iter().filter_map(|w| w.lateness.as_ref()) {
+            all.add(late);
         }
         all
     }
@@ -440,6 +534,84 @@ mod tests {
         c.absorb(&[on(0, 0, lost, 10, 300), on(0, 1, lost, 10, 300), on(1, 1, lost, 10, 400)]);
         assert_eq!(c.errors_by_kind()["connection_lost"], 2);
         assert_eq!(c.tick(2.0, 2).errors, 2);
+    }
+
+    /// Samples of every sort: two targets, each type, every status, late wakes, in and out of both
+    /// windows, with audit increments.
+    fn assorted() -> (Vec<Sample>, Vec<AuditSample>) {
+        let statuses = [Status::Committed, Status::RolledBack, Status::Failed(Fault::ConnectionLost)];
+        let samples = (0..600u32)
+            .map(|i| Sample {
+                kind: (i % 3) as u8,
+                target: (i % 2) as u8,
+                retries: (i % 4 == 0) as u8,
+                status: statuses[(i / 7 % 3) as usize],
+                latency_us: 100 + i * 37 % 9_000,
+                late_us: if i % 5 == 0 { i * 11 } else { 0 },
+                done_ms: i * 10,
+            })
+            .collect();
+        let audit = (0..60u32).map(|i| AuditSample {
+            target: 0,
+            done_ms: i * 100,
+            counts: [1, (i % 3) as u8, 0, 0, 0, 0, 0, 0],
+        });
+        (samples, audit.collect())
+    }
+
+    fn ds2_collector() -> Collector {
+        const KINDS3: &[&str] = &["purchase", "browse", ORDER];
+        Collector::new(Workload::Ds2, KINDS3, 2, 2, &[1000..2500, 2500..5000])
+            .with_composite(Some(2))
+            .with_audit(&["x", "y"])
+    }
+
+    #[test]
+    fn shards_shares_merge_into_exactly_what_one_collector_measures() {
+        let (samples, audit) = assorted();
+        let mut one = ds2_collector();
+        let mut run = ds2_collector();
+        let mut shards = [ds2_collector(), ds2_collector(), ds2_collector()];
+        let mut ticks = Vec::new();
+        // Three intervals; in each, the samples go to the shards in turn, in batches of uneven sizes,
+        // and the run takes each shard's share at the tick.
+        for (n, (interval, counted)) in samples.chunks(200).zip(audit.chunks(20)).enumerate() {
+            one.absorb(interval);
+            one.absorb_audit(counted);
+            for (i, batch) in interval.chunks(13).enumerate() {
+                shards[i % 3].absorb(batch);
+            }
+            for (i, batch) in counted.chunks(3).enumerate() {
+                shards[i % 3].absorb_audit(batch);
+            }
+            for shard in &mut shards {
+                run.merge(&shard.take());
+            }
+            let at = 2.0 * (n + 1) as f64;
+            ticks.push((one.tick(at, 4), run.tick(at, 4)));
+        }
+        for (alone, merged) in &ticks {
+            assert_eq!(alone, merged, "the interval's figures, its running totals and per target");
+            assert!(alone.kinds[0].count > 0, "every interval measured something");
+        }
+        for step in 0..2 {
+            assert_eq!(one.window_transactions(step), run.window_transactions(step), "histograms and counts");
+            assert_eq!(one.window_audit(step), run.window_audit(step));
+            assert_eq!(one.window_connections_lost(step), run.window_connections_lost(step));
+        }
+        assert!(one.window_transactions(0)[1]["browse"].count > 0);
+        assert_eq!(one.lateness(), run.lateness());
+        assert!(!one.lateness().is_empty());
+        assert_eq!(one.errors_by_kind(), run.errors_by_kind());
+        assert_eq!((one.completed(), one.orders()), (run.completed(), run.orders()));
+        assert!(one.orders() > 0 && one.completed() > 0);
+        // A share taken leaves its shard empty.
+        assert_eq!(shards[0].take().completed(), 0);
+        assert_eq!(
+            shards[0].window_transactions(0)[0]["purchase"].count,
+            0,
+            "an untouched window reads empty"
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! Driving load: virtual users on tokio tasks, a collector that turns their samples into figures, live
-//! lines every interval, and the measured window's statistics at the end. Workload-neutral: a workload
-//! plugs in through [`Workload`].
+//! Driving load: virtual users on tokio tasks, in shards over the client threads ([`shard`]), a
+//! collector that turns their samples into figures, live lines every interval, and the measured window's
+//! statistics at the end. Workload-neutral: a workload plugs in through [`Workload`].
 
 pub mod collector;
 pub mod cpu;
@@ -9,6 +9,7 @@ pub mod pool;
 pub mod result;
 pub mod sample;
 pub mod schedule;
+pub mod shard;
 pub mod since_reset;
 pub mod study;
 pub mod user;
@@ -27,11 +28,9 @@ use tokio::time::Instant;
 use collector::Collector;
 pub use collector::IntervalFigures;
 pub use plan::{Pace, StudyFlags};
-use pool::Pool;
-use sample::Recorder;
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
+use shard::Shards;
 pub use study::{StudyOptions, study};
-use user::{Connections, Crew};
 pub use workload::{AuditCounts, Done, MAX_AUDIT, Next, Op, Ops, TxnError, Workload};
 
 /// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
@@ -50,6 +49,8 @@ pub struct RunPlan {
     pub cap: Cap,
     /// End the sweep after this many steps in a row broke the cap.
     pub stop_after_breach: Option<u32>,
+    /// Client threads to spread the users over (`--client-threads`), each with its own runtime.
+    pub client_threads: u32,
 }
 
 impl RunPlan {
@@ -66,6 +67,18 @@ impl RunPlan {
     /// Connections `users` users of one target run on.
     pub fn connections_for(&self, users: u32) -> u32 {
         self.connections.map_or(users, |c| c.min(users))
+    }
+
+    /// The connections per target shared by the users, when `--connections` is fewer than the users.
+    pub fn pooled(&self) -> Option<u32> {
+        self.connections.filter(|&c| c < self.max_users())
+    }
+
+    /// The client threads the run uses: `client_threads`, but no more than the users, nor than the
+    /// shared connections per target (each thread gets at least one of each target's).
+    pub fn client_threads_used(&self) -> u32 {
+        let most = self.client_threads.clamp(1, self.max_users().max(1));
+        self.pooled().map_or(most, |c| most.min(c.max(1)))
     }
 }
 
@@ -129,7 +142,9 @@ pub async fn drive<W: Workload>(
     let mut collector = Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows)
         .with_audit(W::AUDIT)
         .with_composite(W::COMPOSITE_KIND);
-    let mut users = spawn_users(&workload, plan, &schedule, start);
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let running = Arc::new(AtomicU64::new(0));
+    let shards = Shards::spawn(&workload, plan, &schedule, (start, stopped, running.clone()), &collector);
     let mut judge =
         Judge { workload: &*workload, plan, schedule: &schedule, targets: &targets, steps: Vec::new() };
 
@@ -150,9 +165,9 @@ pub async fn drive<W: Workload>(
     tokio::pin!(judge_at);
     let interrupted = loop {
         tokio::select! {
-            Some(batch) = users.samples.recv() => absorb(&mut collector, &batch),
             _ = ticks.tick() => {
-                let figures = collector.tick(start.elapsed().as_secs_f64(), users.running.load(Ordering::Relaxed));
+                shards.gather(&mut collector).await;
+                let figures = collector.tick(start.elapsed().as_secs_f64(), running.load(Ordering::Relaxed));
                 progress(Progress::Interval(&figures));
                 timeseries.extend(figures.rows);
                 if !energy.is_empty() {
@@ -160,6 +175,7 @@ pub async fn drive<W: Workload>(
                 }
             }
             _ = &mut judge_at, if judge.judged() < schedule.len() => {
+                shards.gather(&mut collector).await;
                 let passed = judge.judge_step(&collector, None, &mut progress);
                 breaches = if passed { 0 } else { breaches + 1 };
                 if plan.stop_after_breach.is_some_and(|k| breaches >= k) && judge.judged() < schedule.len() {
@@ -175,7 +191,9 @@ pub async fn drive<W: Workload>(
         }
     };
     let stopped_at = start.elapsed();
-    users.drain(&mut collector).await;
+    // Users finish the transaction in flight (it completes after the window and is not measured).
+    let _ = stop.send(true);
+    shards.drain(&mut collector).await;
     // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short), over the
     // part of their window that ran.
     while judge.judged() < reported && schedule[judge.judged()].window.0 < stopped_at {
@@ -194,67 +212,8 @@ pub async fn drive<W: Workload>(
 }
 
 /// Milliseconds from the run's start, as samples and windows count them.
-fn ms(d: Duration) -> u32 {
+pub(crate) fn ms(d: Duration) -> u32 {
     d.as_millis().min(u128::from(u32::MAX)) as u32
-}
-
-/// A run's users once spawned: the samples they hand over, the switch that stops them, their tasks,
-/// and how many run now.
-struct Users {
-    samples: tokio::sync::mpsc::UnboundedReceiver<sample::Batch>,
-    stop: tokio::sync::watch::Sender<bool>,
-    tasks: tokio::task::JoinSet<()>,
-    running: Arc<AtomicU64>,
-}
-
-/// Spawns every user `plan` runs, each waiting for its start in `schedule`, on its own connection or
-/// on its target's pool when `--connections` is fewer than the users.
-fn spawn_users<W: Workload>(
-    workload: &Arc<W>,
-    plan: &RunPlan,
-    schedule: &[Scheduled],
-    start: Instant,
-) -> Users {
-    let (to_collector, samples) = tokio::sync::mpsc::unbounded_channel();
-    let (stop, stopped) = tokio::sync::watch::channel(false);
-    let running = Arc::new(AtomicU64::new(0));
-    let connections = match plan.connections {
-        Some(n) if n < plan.max_users() => {
-            Connections::Shared(Arc::new(workload.targets().iter().map(|_| Pool::new(n)).collect()))
-        }
-        _ => Connections::Own,
-    };
-    let crew =
-        Crew { workload: workload.clone(), connections, start, stop: stopped, running: running.clone() };
-    let interval_ms = ms(plan.report_interval).max(1);
-    let mut tasks = tokio::task::JoinSet::new();
-    for i in 0..plan.max_users() {
-        let begin = schedule::user_start(&plan.timing, schedule, i).expect("every user has a step");
-        tasks.spawn(user::run(crew.clone(), i, begin, Recorder::new(to_collector.clone(), interval_ms)));
-    }
-    Users { samples, stop, tasks, running }
-}
-
-impl Users {
-    /// Tells every user to stop and takes in what they still hand over. Users finish the transaction in
-    /// flight (it completes after the window and is not measured); those not done within 30 s are aborted.
-    async fn drain(&mut self, collector: &mut Collector) {
-        let _ = self.stop.send(true);
-        let drain = async {
-            loop {
-                tokio::select! {
-                    Some(batch) = self.samples.recv() => absorb(collector, &batch),
-                    joined = self.tasks.join_next() => if joined.is_none() { break },
-                }
-            }
-            while let Ok(batch) = self.samples.try_recv() {
-                absorb(collector, &batch);
-            }
-        };
-        if tokio::time::timeout(Duration::from_secs(30), drain).await.is_err() {
-            self.tasks.abort_all();
-        }
-    }
 }
 
 /// The steps of a run judged so far, in order.
@@ -313,7 +272,7 @@ fn client_cpu(collector: &Collector, cpu_before: (f64, f64)) -> ClientCpu {
 }
 
 /// Hands a user's batch to the collector.
-fn absorb(collector: &mut Collector, batch: &sample::Batch) {
+pub(crate) fn absorb(collector: &mut Collector, batch: &sample::Batch) {
     collector.absorb(&batch.samples);
     collector.absorb_audit(&batch.audit);
 }
@@ -367,6 +326,7 @@ mod tests {
             report_interval: Duration::from_secs(1),
             cap: Cap::default(),
             stop_after_breach: None,
+            client_threads: 2,
         }
     }
 
@@ -376,5 +336,18 @@ mod tests {
         assert_eq!(plan(&[4, 10], Some(6)).connections_needed(), 6);
         assert_eq!(plan(&[4, 10], Some(6)).connections_for(4), 4);
         assert_eq!(plan(&[4, 10], Some(40)).connections_needed(), 10);
+    }
+
+    #[test]
+    fn threads_are_never_more_than_the_users_or_the_shared_connections() {
+        let threads = |users: &[u32], connections, threads| {
+            RunPlan { client_threads: threads, ..plan(users, connections) }.client_threads_used()
+        };
+        assert_eq!(threads(&[4, 10], None, 2), 2);
+        assert_eq!(threads(&[1], None, 8), 1, "one user runs on one thread");
+        assert_eq!(threads(&[10], Some(1), 4), 1, "one shared connection is not split");
+        assert_eq!(threads(&[10], Some(3), 4), 3);
+        assert_eq!(threads(&[10], Some(10), 4), 4, "as many connections as users: each its own");
+        assert_eq!(threads(&[10], None, 0), 1);
     }
 }

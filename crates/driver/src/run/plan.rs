@@ -59,6 +59,8 @@ pub struct StudyFlags {
     pub out: Option<PathBuf>,
     /// `--replace`.
     pub replace: bool,
+    /// `--client-threads`, or `None` for one per core.
+    pub client_threads: Option<u32>,
 }
 
 impl StudyFlags {
@@ -97,6 +99,7 @@ impl StudyFlags {
             report_interval: pace.report_interval,
             cap,
             stop_after_breach: self.stop_after_breach,
+            client_threads: self.client_threads.unwrap_or_else(cores),
         })
     }
 
@@ -141,6 +144,11 @@ impl StudyFlags {
             result_dir: Some(self.result_dir()),
         }
     }
+}
+
+/// The machine's cores: the client threads a run uses unless told (2 when the system cannot say).
+fn cores() -> u32 {
+    std::thread::available_parallelism().map_or(2, |n| n.get() as u32)
 }
 
 /// The steps of a sweep: every user count `runs` times; counts must not decrease, as users carry over.

@@ -127,6 +127,26 @@ impl Totals {
         }
     }
 
+    /// Empty totals with the same resets, types and targets: a shard's next share.
+    pub fn fresh(&self) -> Self {
+        Totals {
+            stretches: vec![vec![Running::default(); self.kinds * self.targets]; self.stretches.len()],
+            resets_ms: self.resets_ms.clone(),
+            kinds: self.kinds,
+            targets: self.targets,
+        }
+    }
+
+    /// Adds `other`'s sums (totals of the same shape, kept by another shard) to these: counts and sums
+    /// add, and the last [`LAST_N`] completions of both are the last of the union, so the merge is exact.
+    pub fn merge(&mut self, other: &Totals) {
+        for (mine, theirs) in self.stretches.iter_mut().zip(&other.stretches) {
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                m.merge(t);
+            }
+        }
+    }
+
     fn stretch(&self, ms: u32) -> usize {
         self.resets_ms.partition_point(|r| *r <= ms)
     }

@@ -46,6 +46,7 @@ impl RunPlan {
             "rt_cap": self.cap.to_string(),
             "stop_after_breach": self.stop_after_breach,
             "report_interval_s": self.report_interval.as_secs_f64(),
+            "client_threads": self.client_threads_used(),
         }) else {
             unreachable!("an object literal")
         };

@@ -1,0 +1,262 @@
+//! Client threads: a run's users split into shards, one per thread, each on a current-thread tokio
+//! runtime of its own, as one thread ran them all before. A shard owns its users, their connections
+//! (a connection's I/O task runs on the runtime that opened it) and, with `--connections`, its share
+//! of each target's pool, so a user never crosses threads and no transaction is handed between
+//! threads. Each shard has its own [`Collector`]; the run's collector takes each shard's share once per
+//! reporting interval and before judging a step ([`Shards::gather`]), off the users' hot path.
+//!
+//! The first shard runs on the caller's runtime (so one client thread is the one-thread client of
+//! before, and tests on tokio's paused clock still drive it); the others on threads of their own.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use super::collector::Collector;
+use super::pool::Pool;
+use super::sample::{Batch, Recorder};
+use super::schedule::{self, Scheduled};
+use super::user::{self, Connections, Crew};
+use super::{RunPlan, Workload, absorb, ms};
+
+/// Users still running this long after being told to stop are aborted.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Which of `shards` shards user `user` runs on: each target's users (user `i` drives target
+/// `i % targets`) dealt round-robin over the shards, so every step's users, and each target's, are
+/// spread evenly.
+pub fn shard_of(user: u32, targets: usize, shards: usize) -> usize {
+    (user as usize / targets.max(1)) % shards.max(1)
+}
+
+/// Shard `shard`'s share of a target's `connections`, dealt round-robin over `shards` shards as the
+/// target's users are: with at least as many connections as shards, every shard gets one.
+pub fn connections_of(connections: u32, shard: usize, shards: usize) -> u32 {
+    let shards = shards.max(1) as u32;
+    connections / shards + u32::from((shard as u32) < connections % shards)
+}
+
+/// What the run asks of a shard.
+enum Request {
+    /// Hand over what the shard's collector took in since the last request.
+    Share(oneshot::Sender<Collector>),
+    /// Wait for the users (already told to stop) to finish, then hand over the rest, and end.
+    Drain(oneshot::Sender<Collector>),
+}
+
+/// The run's shards, as the run's own task sees them.
+pub struct Shards {
+    requests: Vec<mpsc::UnboundedSender<Request>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// What one shard runs: its crew, its users (index, start after the run's start), and its collector.
+struct Shard<W: Workload> {
+    crew: Crew<W>,
+    users: Vec<(u32, Duration)>,
+    interval_ms: u32,
+    collector: Collector,
+}
+
+impl Shards {
+    /// Starts `plan`'s users in [`RunPlan::client_threads_used`] shards, each waiting for its start in
+    /// `schedule` after `start`, telling `running` when one starts or ends and stopping when `stop` flips;
+    /// each shard's collector is shaped like `collector`.
+    pub fn spawn<W: Workload>(
+        workload: &Arc<W>,
+        plan: &RunPlan,
+        schedule: &[Scheduled],
+        (start, stop, running): (Instant, watch::Receiver<bool>, Arc<AtomicU64>),
+        collector: &Collector,
+    ) -> Shards {
+        let n = plan.client_threads_used() as usize;
+        let targets = workload.targets().len();
+        let mut users = vec![Vec::new(); n];
+        for i in 0..plan.max_users() {
+            let begin = schedule::user_start(&plan.timing, schedule, i).expect("every user has a step");
+            users[shard_of(i, targets, n)].push((i, begin));
+        }
+        let mut shards = Shards { requests: Vec::with_capacity(n), threads: Vec::new() };
+        for (s, users) in users.into_iter().enumerate() {
+            let connections = match plan.pooled() {
+                Some(c) => Connections::Shared(Arc::new(
+                    (0..targets).map(|_| Pool::new(connections_of(c, s, n))).collect(),
+                )),
+                None => Connections::Own,
+            };
+            let crew = Crew {
+                workload: workload.clone(),
+                connections,
+                start,
+                stop: stop.clone(),
+                running: running.clone(),
+            };
+            let shard = Shard {
+                crew,
+                users,
+                interval_ms: ms(plan.report_interval).max(1),
+                collector: collector.fresh(),
+            };
+            let (tx, rx) = mpsc::unbounded_channel();
+            shards.requests.push(tx);
+            if s == 0 {
+                tokio::spawn(shard.run(rx));
+            } else {
+                shards.start_thread(s, shard, rx);
+            }
+        }
+        shards
+    }
+
+    /// Runs `shard` on a thread of its own with a current-thread runtime; where the thread or its
+    /// runtime cannot be made, on the caller's runtime instead (the run goes on, on fewer threads).
+    fn start_thread<W: Workload>(&mut self, s: usize, shard: Shard<W>, rx: mpsc::UnboundedReceiver<Request>) {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+        let (hand, take) = std::sync::mpsc::channel::<(tokio::runtime::Runtime, Shard<W>, _)>();
+        let thread = runtime.as_ref().ok().and_then(|_| {
+            std::thread::Builder::new()
+                .name(format!("oltpgen-client-{s}"))
+                .spawn(move || {
+                    if let Ok((runtime, shard, rx)) = take.recv() {
+                        runtime.block_on(shard.run(rx));
+                        // Connections' I/O tasks end with the runtime; the users are done.
+                        runtime.shutdown_timeout(Duration::from_secs(5));
+                    }
+                })
+                .ok()
+        });
+        match (runtime, thread) {
+            (Ok(runtime), Some(thread)) => {
+                let _ = hand.send((runtime, shard, rx));
+                self.threads.push(thread);
+            }
+            _ => drop(tokio::spawn(shard.run(rx))),
+        }
+    }
+
+    /// Adds every shard's share since the last gathering into `collector`.
+    pub async fn gather(&self, collector: &mut Collector) {
+        self.ask(collector, Request::Share).await;
+    }
+
+    /// Lets every shard's users (told to stop through the crew's switch) finish, adds what they still
+    /// recorded into `collector`, and waits for the shards' threads to end.
+    pub async fn drain(self, collector: &mut Collector) {
+        self.ask(collector, Request::Drain).await;
+        for thread in self.threads {
+            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+        }
+    }
+
+    /// Sends every shard the request `make` makes, then adds each answer into `collector`.
+    async fn ask(&self, collector: &mut Collector, make: fn(oneshot::Sender<Collector>) -> Request) {
+        let answers: Vec<_> = self
+            .requests
+            .iter()
+            .map(|shard| {
+                let (reply, answer) = oneshot::channel();
+                let _ = shard.send(make(reply));
+                answer
+            })
+            .collect();
+        for answer in answers {
+            // A shard that is gone (it panicked) has nothing more to give.
+            if let Ok(share) = answer.await {
+                collector.merge(&share);
+            }
+        }
+    }
+}
+
+impl<W: Workload> Shard<W> {
+    /// Spawns the shard's users and collects their batches until the run asks it to drain (or is
+    /// gone, when the users are aborted).
+    async fn run(self, mut requests: mpsc::UnboundedReceiver<Request>) {
+        let Shard { crew, users, interval_ms, mut collector } = self;
+        let (to_collector, mut samples) = mpsc::unbounded_channel();
+        let mut tasks = JoinSet::new();
+        for (i, begin) in users {
+            tasks.spawn(user::run(crew.clone(), i, begin, Recorder::new(to_collector.clone(), interval_ms)));
+        }
+        drop(to_collector);
+        loop {
+            tokio::select! {
+                Some(batch) = samples.recv() => absorb(&mut collector, &batch),
+                request = requests.recv() => match request {
+                    Some(Request::Share(reply)) => {
+                        let _ = reply.send(collector.take());
+                    }
+                    Some(Request::Drain(reply)) => {
+                        drain(&mut tasks, &mut samples, &mut collector).await;
+                        let _ = reply.send(collector.take());
+                        return;
+                    }
+                    None => {
+                        tasks.abort_all();
+                        return;
+                    }
+                },
+            }
+        }
+    }
+}
+
+/// Takes in what the users still hand over while they finish the transaction in flight (it completes
+/// after the window and is not measured); those not done within [`DRAIN_TIMEOUT`] are aborted.
+async fn drain(
+    tasks: &mut JoinSet<()>,
+    samples: &mut mpsc::UnboundedReceiver<Batch>,
+    collector: &mut Collector,
+) {
+    let drain = async {
+        loop {
+            tokio::select! {
+                Some(batch) = samples.recv() => absorb(collector, &batch),
+                joined = tasks.join_next() => if joined.is_none() { break },
+            }
+        }
+        while let Ok(batch) = samples.try_recv() {
+            absorb(collector, &batch);
+        }
+    };
+    if tokio::time::timeout(DRAIN_TIMEOUT, drain).await.is_err() {
+        tasks.abort_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn users_and_each_target_s_users_spread_evenly_over_the_shards() {
+        let on = |users: u32, targets: usize, shards: usize| {
+            let mut per = vec![vec![0u32; targets]; shards];
+            for i in 0..users {
+                per[shard_of(i, targets, shards)][i as usize % targets] += 1;
+            }
+            per
+        };
+        assert_eq!(on(16, 1, 2), [[8], [8]]);
+        assert_eq!(on(5, 1, 2), [[3], [2]], "a step of any size: the first users alternate");
+        assert_eq!(on(8, 2, 2), [[2, 2], [2, 2]], "each DS2 target's users on both threads");
+        assert_eq!(on(7, 2, 3), [[2, 1], [1, 1], [1, 1]]);
+        assert_eq!(on(4, 3, 1), [[2, 1, 1]]);
+    }
+
+    #[test]
+    fn shared_connections_are_dealt_as_the_users_are() {
+        let shares = |c, n| (0..n).map(|s| connections_of(c, s, n)).collect::<Vec<_>>();
+        assert_eq!(shares(5, 2), [3, 2], "as five users would be");
+        assert_eq!(shares(2, 2), [1, 1]);
+        assert_eq!(shares(7, 1), [7]);
+        for (c, n) in [(3, 2), (16, 3), (4, 4)] {
+            assert_eq!(shares(c, n).iter().sum::<u32>(), c, "every connection once");
+            assert!(shares(c, n).iter().all(|&k| k >= 1), "no shard without a connection");
+        }
+    }
+}
