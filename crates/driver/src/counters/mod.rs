@@ -156,6 +156,16 @@ impl Store {
         *prev = Some(reading);
     }
 
+    /// A source that did not answer: said when it goes `down` (not again until it answered), and its
+    /// previous reading dropped, so that the next figures come from two readings after it is back.
+    fn missing<T>(&mut self, source: &str, down: &mut bool, prev: &mut Option<T>, why: &str) {
+        if !*down {
+            self.note(source, &format!("{why}; its counters are missing until it answers"));
+        }
+        *down = true;
+        *prev = None;
+    }
+
     /// Says `note` on stderr and keeps it for the result, once however often it comes.
     fn note(&mut self, source: &str, note: &str) {
         let line = format!("{source}: {note}");
@@ -333,25 +343,27 @@ struct DbSource {
 
 impl DbSource {
     /// Reads the counters, first opening a connection when there is none (waiting at most `timeout`
-    /// for it); `None` when there is still none.
-    async fn read(&mut self, timeout: Duration) -> Option<Result<DbTotals, String>> {
-        if self.conn.is_none() {
-            match tokio::time::timeout(timeout, Conn::open(&self.target)).await {
-                Ok(Ok(conn)) => {
-                    self.conn = Some(conn);
-                    // A new connection is named, and the server's version learnt, again.
-                    self.state.version = 0;
+    /// for it).
+    async fn read(&mut self, timeout: Duration) -> Result<DbTotals, String> {
+        let conn = match self.conn.take() {
+            Some(conn) => conn,
+            None => {
+                let opened = tokio::time::timeout(timeout, Conn::open(&self.target)).await;
+                // A new connection is named, and the server's version learnt, again.
+                self.state.version = 0;
+                match opened {
+                    Ok(Ok(conn)) => conn,
+                    Ok(Err(e)) => return Err(e.to_string()),
+                    Err(_) => return Err(format!("no connection within {} s", timeout.as_secs_f64())),
                 }
-                Ok(Err(e)) => return Some(Err(e.to_string())),
-                Err(_) => return Some(Err(format!("no connection within {} s", timeout.as_secs_f64()))),
             }
-        }
-        let totals = self.conn.as_ref()?.counters(&mut self.state).await;
+        };
+        let totals = conn.counters(&mut self.state).await;
         if totals.connection_lost {
-            self.conn = None;
-            return Some(Err("the connection was lost".into()));
+            return Err("the connection was lost".into());
         }
-        Some(Ok(totals))
+        self.conn = Some(conn);
+        Ok(totals)
     }
 }
 
@@ -401,6 +413,7 @@ impl Task {
         }
     }
 
+    /// When the sources were last read.
     fn last_read(&self) -> Option<Instant> {
         self.client
             .as_ref()
@@ -411,66 +424,54 @@ impl Task {
 
     /// Reads every source; with `emit`, the figures since each source's last reading go into the store.
     async fn read_all(&mut self, emit: bool) {
+        // This machine first, then the others concurrently: each reading keeps the moment it was taken.
+        let client = self.client.is_some().then(|| (Instant::now(), host::read_proc()));
         let timeout = self.interval.min(Duration::from_secs(5));
-        let scrapes = futures_util::future::join_all(
-            self.nodes.iter().map(|n| node_exporter::scrape(n.url.clone(), timeout)),
-        );
-        let reads = futures_util::future::join_all(self.dbs.iter_mut().map(|d| d.read(timeout)));
+        let scrapes = futures_util::future::join_all(self.nodes.iter().map(|n| async {
+            let scraped = node_exporter::scrape(n.url.clone(), timeout).await;
+            (Instant::now(), scraped)
+        }));
+        let reads = futures_util::future::join_all(self.dbs.iter_mut().map(|d| async {
+            let read = d.read(timeout).await;
+            (Instant::now(), read)
+        }));
         let (scraped, read) = tokio::join!(scrapes, reads);
-        let now = Instant::now();
         let mut store = lock(&self.store);
-        if let Some(client) = &mut self.client {
-            let totals = host::read_proc();
-            for dev in gone_devices(client.prev.as_ref().map(|p| &p.1), &totals, &mut client.gone) {
-                store.note(&client.source, &format!("disk {dev} went away: its series stop"));
+        if let (Some(source), Some((at, totals))) = (&mut self.client, client) {
+            for dev in gone_devices(source.prev.as_ref().map(|p| &p.1), &totals, &mut source.gone) {
+                store.note(&source.source, &format!("disk {dev} went away: its series stop"));
             }
-            store.advance(&client.source, &mut client.prev, (now, totals), emit, host::figures);
+            store.advance(&source.source, &mut source.prev, (at, totals), emit, host::figures);
         }
-        for (db, totals) in self.dbs.iter_mut().zip(read) {
-            let totals = match totals {
-                Some(Ok(totals)) => totals,
-                Some(Err(e)) => {
-                    if !db.down {
-                        store.note(
-                            &db.source,
-                            &format!("cannot read its counters: {e}; they are missing until it answers"),
-                        );
+        for (db, (at, read)) in self.dbs.iter_mut().zip(read) {
+            match read {
+                Ok(totals) => {
+                    db.down = false;
+                    for why in &totals.unavailable {
+                        store.note(&db.source, &format!("{why} (unavailable)"));
                     }
-                    db.down = true;
-                    db.prev = None;
-                    continue;
+                    store.advance(&db.source, &mut db.prev, (at, totals), emit, db_figures);
                 }
-                None => continue,
-            };
-            db.down = false;
-            for why in &totals.unavailable {
-                store.note(&db.source, &format!("{why} (unavailable)"));
+                Err(e) => store.missing(
+                    &db.source,
+                    &mut db.down,
+                    &mut db.prev,
+                    &format!("cannot read its counters: {e}"),
+                ),
             }
-            store.advance(&db.source, &mut db.prev, (now, totals), emit, db_figures);
         }
-        for (node, scraped) in self.nodes.iter_mut().zip(scraped) {
+        for (node, (at, scraped)) in self.nodes.iter_mut().zip(scraped) {
             match scraped {
                 Ok(totals) => {
                     node.down = false;
-                    if let (true, Some((at, prev))) = (emit, &node.prev) {
-                        store.push(
-                            &node.source,
-                            now,
-                            host::figures(prev, &totals, (now - *at).as_secs_f64()),
-                        );
-                    }
-                    node.prev = Some((now, totals));
+                    store.advance(&node.source, &mut node.prev, (at, totals), emit, host::figures);
                 }
-                Err(e) => {
-                    if !node.down {
-                        store.note(
-                            &node.source,
-                            &format!("cannot scrape it: {e}; its counters are missing until it answers"),
-                        );
-                    }
-                    node.down = true;
-                    node.prev = None;
-                }
+                Err(e) => store.missing(
+                    &node.source,
+                    &mut node.down,
+                    &mut node.prev,
+                    &format!("cannot scrape it: {e}"),
+                ),
             }
         }
     }
@@ -536,6 +537,28 @@ mod tests {
         let mut steps = vec![Step::new(Workload::Tpcc, plan, BTreeMap::new())];
         step_averages(&series, &mut steps, 1.0);
         assert_eq!(steps[0].counters["client/cpu_pct"], 25.0, "{:?}", steps[0].counters);
+    }
+
+    #[tokio::test]
+    async fn the_sampler_reads_this_machine_on_the_run_s_clock_from_before_its_start() {
+        let sources = Sources { client: true, ..Sources::default() };
+        let sampler = Sampler::start(sources, Duration::from_millis(300)).await;
+        tokio::time::sleep(Duration::from_millis(750)).await;
+        assert!(sampler.series().is_empty(), "no clock before the run starts");
+        sampler.run_started();
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        let (series, notes) = sampler.finish().await;
+        assert!(notes.is_empty(), "{notes:?}");
+        let cpu = series.iter().find(|s| s.source == "client" && s.name == "cpu_pct").expect("cpu_pct");
+        let times: Vec<f64> = cpu.points.iter().map(|p| p[0]).collect();
+        assert!(times.first().is_some_and(|t| *t < 0.0), "sampled before the run started: {times:?}");
+        // From the start, on multiples of the interval as the run's own lines are (a busy machine
+        // wakes the sampler late, never early).
+        let after: Vec<f64> = times.iter().copied().filter(|t| *t >= 0.0).collect();
+        assert!(after.len() >= 2, "{times:?}");
+        assert!(after.iter().all(|t| t - 0.3 * (t / 0.3).floor() < 0.15), "{times:?}");
+        assert!(cpu.points.iter().all(|p| (0.0..=100.0).contains(&p[1])), "{:?}", cpu.points);
+        assert!(series.iter().any(|s| s.name == "mem_used_bytes"));
     }
 
     #[test]

@@ -80,20 +80,7 @@ pub async fn study<W: Workload>(
     mut config: serde_json::Map<String, serde_json::Value>,
     progress: impl FnMut(Progress<'_>),
 ) -> Result<RunResult, Error> {
-    let sources = Sources {
-        client: !opts.no_counters,
-        targets: if opts.no_counters { Vec::new() } else { targets.to_vec() },
-        node_exporters: opts.node_exporters.clone(),
-    };
-    let live = Arc::new(Mutex::new(Live::default()));
-    let sampler =
-        if sources.is_empty() { None } else { Some(Sampler::start(sources, plan.report_interval).await) };
-    let _endpoint = match opts.metrics_listen {
-        Some(addr) => {
-            Some(Endpoint::listen(addr, live.clone(), sampler.as_ref().map(Sampler::reader)).await?)
-        }
-        None => None,
-    };
+    let watch = Watch::start(targets, plan, opts).await?;
     let mut idle_energy = Vec::new();
     let idle_window_s = match opts.idle_sample {
         Some(idle) => {
@@ -123,21 +110,11 @@ pub async fn study<W: Workload>(
         targets,
         steps: Vec::new(),
         timeseries: Vec::new(),
-        sampler: sampler.as_ref(),
+        sampler: watch.sampler.as_ref(),
     };
     let mut progress = progress;
     let measured = drive(workload, plan, |p| {
-        let mut live = live.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match &p {
-            Progress::Started => {
-                if let Some(sampler) = checkpoint.sampler {
-                    sampler.run_started();
-                }
-            }
-            Progress::Interval(f) => live.interval(f),
-            Progress::Step(s) => live.step(s),
-        }
-        drop(live);
+        watch.hear(&p);
         if let Some(dir) = &opts.result_dir {
             checkpoint.record(&p, dir);
         }
@@ -162,11 +139,56 @@ pub async fn study<W: Workload>(
     };
     context.power_log = power_log;
     let mut result = result::build(context, measured);
-    if let Some(sampler) = sampler {
-        let (series, notes) = sampler.finish().await;
-        counters::attach(&mut result, series, notes, plan.report_interval.as_secs_f64());
-    }
+    watch.finish(&mut result, plan.report_interval.as_secs_f64()).await;
     Ok(result)
+}
+
+/// What watches a study besides its users, each on its own task: the counters' sampler and the live
+/// metrics' endpoint (served until the study ends).
+struct Watch {
+    sampler: Option<Sampler>,
+    live: Arc<Mutex<Live>>,
+    _endpoint: Option<Endpoint>,
+}
+
+impl Watch {
+    /// Starts sampling what `opts` asks for (this machine and `targets` unless `--no-counters`, every
+    /// `--node-exporter`) and listens on `--metrics-listen`.
+    async fn start(targets: &[Target], plan: &RunPlan, opts: &StudyOptions) -> Result<Watch, Error> {
+        let sources = Sources {
+            client: !opts.no_counters,
+            targets: if opts.no_counters { Vec::new() } else { targets.to_vec() },
+            node_exporters: opts.node_exporters.clone(),
+        };
+        let sampler =
+            if sources.is_empty() { None } else { Some(Sampler::start(sources, plan.report_interval).await) };
+        let live = Arc::new(Mutex::new(Live::default()));
+        let endpoint = match opts.metrics_listen {
+            Some(addr) => {
+                Some(Endpoint::listen(addr, live.clone(), sampler.as_ref().map(Sampler::reader)).await?)
+            }
+            None => None,
+        };
+        Ok(Watch { sampler, live, _endpoint: endpoint })
+    }
+
+    /// Takes in what the run reports: its start (the counters' clock's zero), intervals and steps.
+    fn hear(&self, p: &Progress<'_>) {
+        let mut live = self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match p {
+            Progress::Started => self.sampler.iter().for_each(Sampler::run_started),
+            Progress::Interval(f) => live.interval(f),
+            Progress::Step(s) => live.step(s),
+        }
+    }
+
+    /// Stops sampling and puts the counters into `result` (points `interval_s` apart).
+    async fn finish(self, result: &mut RunResult, interval_s: f64) {
+        if let Some(sampler) = self.sampler {
+            let (series, notes) = sampler.finish().await;
+            counters::attach(result, series, notes, interval_s);
+        }
+    }
 }
 
 /// The meter's readings in `path`, or one line saying why there are none.
