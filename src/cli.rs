@@ -235,6 +235,18 @@ pub struct StudyArgs {
     /// [default: the number of cores]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub client_threads: Option<u32>,
+    /// Scrape a database host's Prometheus node_exporter every interval for its CPU, disks and network,
+    /// e.g. http://db1:9100/metrics (repeatable: one per server)
+    #[arg(long = "node-exporter", value_name = "URL")]
+    pub node_exporter: Vec<String>,
+    /// Serve the live figures for Prometheus at http://ADDR/metrics while the run goes on, e.g.
+    /// 127.0.0.1:9187
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Sample no host or database counters [default: this machine's CPU, memory, network and disks,
+    /// and each database's own statistics, every report interval]
+    #[arg(long, conflicts_with = "node_exporter")]
+    pub no_counters: bool,
 }
 
 impl StudyArgs {
@@ -251,6 +263,9 @@ impl StudyArgs {
             out: self.out.clone(),
             replace: self.replace,
             client_threads: self.client_threads,
+            no_counters: self.no_counters,
+            node_exporters: self.node_exporter.clone(),
+            metrics_listen: self.metrics_listen,
         }
     }
 }

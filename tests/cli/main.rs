@@ -7,6 +7,7 @@ mod bad_input;
 mod checks;
 mod common;
 mod corruptions;
+mod counters;
 mod ds2;
 mod ds2_dropin;
 mod figures;

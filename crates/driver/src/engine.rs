@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use oltpgen_datagen::schema::{Dataset, Index, TableDef};
 
+use crate::counters::{DbState, DbTotals};
 use crate::inventory::MetaRow;
 use crate::{Error, Target, pg};
 
@@ -201,6 +202,17 @@ impl Conn {
     pub async fn connection_room(&self, target: &Target) -> Result<ConnectionRoom, Error> {
         match self {
             Conn::Postgres(c) => pg::connection_room(c, target).await,
+        }
+    }
+
+    /// The server's own counters now (commits, buffer hits, WAL, …; see [`crate::counters`]), read over
+    /// this connection, which the sampler keeps for itself. What the login may not read comes back in
+    /// [`DbTotals::unavailable`] and is not asked again (`state` remembers): never an error. An engine
+    /// without counters yet answers `DbTotals::unavailable("…")` (SQL Server's arm, until it reads
+    /// `sys.dm_os_performance_counters`).
+    pub async fn counters(&self, state: &mut DbState) -> DbTotals {
+        match self {
+            Conn::Postgres(c) => pg::counters::read(c, state).await,
         }
     }
 

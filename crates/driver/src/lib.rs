@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod consistency;
+pub mod counters;
 pub mod database;
 pub mod ds2;
 pub mod engine;
@@ -11,6 +12,7 @@ pub mod error;
 pub mod inventory;
 pub mod load;
 pub mod local;
+pub mod metrics;
 pub mod pg;
 pub mod prepare;
 pub mod progress;

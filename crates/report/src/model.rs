@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::histogram::LatencyHistogram;
 
 /// Version of the `result.json` layout; bumped when a field changes meaning or is removed.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// One run of oltpgen: everything the text, CSV and HTML reports are rendered from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

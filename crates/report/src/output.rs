@@ -1,5 +1,5 @@
 //! A result directory: `result.json` (the document everything else is rendered from), `summary.txt`,
-//! `timeseries.csv` and `report.html`. `result.json` is written after every judged step and replaced
+//! `timeseries.csv`, `counters.csv` and `report.html`. `result.json` is written after every judged step and replaced
 //! atomically (a temporary file renamed over it), so a run killed part-way keeps every step it judged;
 //! the whole directory is written when a run ends, interrupted or not.
 
@@ -17,6 +17,7 @@ pub fn write_dir(dir: &Path, result: &RunResult) -> std::io::Result<()> {
     write_result(dir, result)?;
     std::fs::write(dir.join("summary.txt"), summary::render(result))?;
     std::fs::write(dir.join("timeseries.csv"), timeseries_csv(result))?;
+    std::fs::write(dir.join("counters.csv"), counters_csv(result))?;
     std::fs::write(dir.join("report.html"), crate::html::render(result))
 }
 
@@ -108,11 +109,34 @@ pub fn timeseries_csv(result: &RunResult) -> String {
     out
 }
 
+/// The host and database counters as CSV, one row per sample: `elapsed_s,source,name,value`. A file of
+/// its own rather than columns of `timeseries.csv`: which counters a run has depends on the machines
+/// (their disks, the exporters given), and `timeseries.csv`'s columns stay the same for every run.
+pub fn counters_csv(result: &RunResult) -> String {
+    let mut out = String::from("elapsed_s,source,name,value\n");
+    for s in &result.counters {
+        let source = csv_field(&s.source);
+        for [t, v] in &s.points {
+            let _ = writeln!(out, "{t:.3},{source},{},{v}", s.name);
+        }
+    }
+    out
+}
+
+/// `text` as one CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fixtures::result;
-    use crate::model::{IntervalRow, Workload};
+    use crate::model::{CounterSeries, IntervalRow, Workload};
 
     #[test]
     fn result_json_is_replaced_whole_and_an_existing_result_is_kept() {
@@ -164,6 +188,30 @@ mod tests {
             "elapsed_s,users,txn,count,tps,avg_ms,p95_ms,errors\n\
              10.0,16,new_order,1200,120.00,6.250,12.500,1\n\
              10.0,16,payment,1100,110.00,6.250,12.500,1\n"
+        );
+    }
+
+    #[test]
+    fn counters_are_one_csv_row_per_sample_with_odd_sources_quoted() {
+        let mut r = result(Workload::Tpcc, Vec::new());
+        r.counters = vec![
+            CounterSeries {
+                source: "client".into(),
+                name: "cpu_pct".into(),
+                points: vec![[-1.0, 3.5], [1.0, 87.25]],
+            },
+            CounterSeries {
+                source: "node:http://db1:9100/metrics?a=1,b=\"2\"".into(),
+                name: "disk_vda_queue_length".into(),
+                points: vec![[1.0005, 0.5]],
+            },
+        ];
+        assert_eq!(
+            counters_csv(&r),
+            "elapsed_s,source,name,value\n\
+             -1.000,client,cpu_pct,3.5\n\
+             1.000,client,cpu_pct,87.25\n\
+             1.000,\"node:http://db1:9100/metrics?a=1,b=\"\"2\"\"\",disk_vda_queue_length,0.5\n"
         );
     }
 }

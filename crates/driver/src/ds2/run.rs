@@ -390,7 +390,7 @@ pub async fn run(
         config.insert("known_defects".into(), reference_defects(first_engine(targets)).into());
     }
     let server = prepared.server.into_result();
-    study(workload, &opts.plan, &opts.study, server, config, progress).await
+    study(workload, targets, &opts.plan, &opts.study, server, config, progress).await
 }
 
 #[cfg(test)]

@@ -12,11 +12,13 @@
 //! | [`meta`] | the load record (`oltpgen_meta`) |
 //! | [`schema`] | the catalog (which tables exist, drop) and DDL from datagen's table definitions |
 //! | [`bulk`], [`copy`] | bulk load over many connections, statistics after it |
+//! | [`counters`] | the server's own counters each interval (commits, buffer hits, WAL, checkpoints, …) |
 //! | [`tpcc`] | TPC-C's transactions and the queries of its checks |
 //! | [`ds2`] | DS2's schema extras and functions, its operations, its checks, and DS2's own databases |
 
 pub mod bulk;
 pub mod copy;
+pub mod counters;
 pub mod ds2;
 pub mod error;
 pub mod meta;

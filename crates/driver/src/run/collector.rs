@@ -105,6 +105,8 @@ pub struct IntervalFigures {
     pub since_reset: SinceReset,
     /// The same per target (empty with one target).
     pub targets_since_reset: Vec<SinceReset>,
+    /// Failures since the run began by kind (the live metrics' `oltpgen_errors_total`).
+    pub errors_by_kind: BTreeMap<String, u64>,
 }
 
 /// One step's measured window and what completed within it, per target and type.
@@ -392,6 +394,7 @@ impl Collector {
             rows,
             since_reset,
             targets_since_reset,
+            errors_by_kind: self.errors_by_kind.clone(),
         }
     }
 

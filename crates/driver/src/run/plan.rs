@@ -61,6 +61,12 @@ pub struct StudyFlags {
     pub replace: bool,
     /// `--client-threads`, or `None` for one per core.
     pub client_threads: Option<u32>,
+    /// `--no-counters`.
+    pub no_counters: bool,
+    /// `--node-exporter`, as given.
+    pub node_exporters: Vec<String>,
+    /// `--metrics-listen`.
+    pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
 impl StudyFlags {
@@ -109,13 +115,20 @@ impl StudyFlags {
     }
 
     /// Checks every path the run writes or reads before anything starts: the result's directory
-    /// (which must not hold a result unless `--replace`), `--power-log`, and `files` the workload
-    /// writes (flag, path), so that no run is thrown away at its end for a path that was wrong from
-    /// the start.
+    /// (which must not hold a result unless `--replace`), `--power-log`, `files` the workload writes
+    /// (flag, path), every `--node-exporter` URL and the `--metrics-listen` address (listened on and let
+    /// go), so that no run is thrown away at its end, or started, for a path that was wrong from the start.
     ///
     /// # Errors
     /// A usage error naming the flag and the path at fault.
     pub fn check_paths(&self, files: &[(&str, &Path)]) -> Result<(), Error> {
+        for url in &self.node_exporters {
+            node_exporter_url(url)?;
+        }
+        if let Some(addr) = self.metrics_listen {
+            std::net::TcpListener::bind(addr)
+                .map_err(|e| Error::usage(format!("--metrics-listen {addr}: cannot listen there: {e}")))?;
+        }
         self.result_dir().check(self.replace).map_err(|e| Error::usage(format!("--out: {e}")))?;
         if let Some(log) = &self.power_log {
             std::fs::File::open(log)
@@ -142,6 +155,9 @@ impl StudyFlags {
             power_log: self.power_log.clone(),
             idle_sample: self.idle_sample,
             result_dir: Some(self.result_dir()),
+            no_counters: self.no_counters,
+            node_exporters: self.node_exporters.iter().filter_map(|u| node_exporter_url(u).ok()).collect(),
+            metrics_listen: self.metrics_listen,
         }
     }
 }
@@ -149,6 +165,30 @@ impl StudyFlags {
 /// The machine's cores: the client threads a run uses unless told (2 when the system cannot say).
 fn cores() -> u32 {
     std::thread::available_parallelism().map_or(2, |n| n.get() as u32)
+}
+
+/// A `--node-exporter` URL as it is scraped: `http://` or `https://`, a host, no credentials (they
+/// would show in the result), and `/metrics` when no path is given.
+///
+/// # Errors
+/// A usage error naming the flag and what is wrong with the URL.
+pub fn node_exporter_url(url: &str) -> Result<String, Error> {
+    let bad = |why: &str| Error::usage(format!("--node-exporter {url}: {why}"));
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .ok_or_else(|| bad("give an http:// URL, e.g. http://db1:9100/metrics"))?;
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    if authority.is_empty() {
+        return Err(bad("the URL names no host"));
+    }
+    if authority.contains('@') {
+        // The URL is not repeated: it holds a password.
+        return Err(Error::usage(
+            "--node-exporter: credentials in the URL would show in the result: leave them out",
+        ));
+    }
+    Ok(if path.is_empty() { format!("{}/metrics", url.trim_end_matches('/')) } else { url.to_string() })
 }
 
 /// The steps of a sweep: every user count `runs` times; counts must not decrease, as users carry over.
@@ -286,5 +326,21 @@ mod tests {
         assert!(e.contains("256 --url given: oltpgen drives at most 255 databases at once"), "{e}");
         let e = check_targets(&[t(1), t(2), t(1)]).unwrap_err().to_string();
         assert!(e.contains("twice"), "{e}");
+    }
+
+    #[test]
+    fn a_node_exporter_url_is_http_names_a_host_and_gets_metrics_as_its_path() {
+        assert_eq!(node_exporter_url("http://db1:9100").unwrap(), "http://db1:9100/metrics");
+        assert_eq!(node_exporter_url("http://db1:9100/").unwrap(), "http://db1:9100/metrics");
+        assert_eq!(node_exporter_url("https://db1/node/metrics").unwrap(), "https://db1/node/metrics");
+        for (bad, why) in [
+            ("db1:9100", "give an http:// URL"),
+            ("http:///metrics", "names no host"),
+            ("http://me:pw@db1:9100", "credentials in the URL"),
+        ] {
+            let e = node_exporter_url(bad).unwrap_err().to_string();
+            assert!(e.contains("--node-exporter") && e.contains(why), "{e}");
+            assert!(!e.contains("pw@"), "no password shown: {e}");
+        }
     }
 }

@@ -2,17 +2,20 @@
 //! configuration, the server, power and cost. Workload-neutral: each workload adds its own settings to
 //! the configuration and hands over its prepared workload.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use oltpgen_report::model::{IntervalRow, RunResult, Server, Step};
 use oltpgen_report::output::{ResultDir, write_result};
 
 use super::{Progress, Ramp, RunPlan, Workload, drive, energy_sample, result};
-use crate::Error;
+use crate::counters::{self, Sampler, Sources};
+use crate::metrics::{Endpoint, Live};
+use crate::{Error, Target};
 
-/// What a study measures around the run: cost and power.
+/// What a study measures around the run: cost, power, host and database counters, live metrics.
 #[derive(Clone, Debug, Default)]
 pub struct StudyOptions {
     /// What the system under test cost (USD).
@@ -24,6 +27,12 @@ pub struct StudyOptions {
     /// Where `result.json` is written after every judged step, so that a run killed part-way keeps
     /// what it judged (`None`: only the caller writes the result, at the end).
     pub result_dir: Option<ResultDir>,
+    /// `--no-counters`: sample no host or database counters.
+    pub no_counters: bool,
+    /// `--node-exporter`: node_exporter URLs scraped every interval for the database hosts' counters.
+    pub node_exporters: Vec<String>,
+    /// `--metrics-listen`: where the live figures are served in Prometheus' text format.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 impl RunPlan {
@@ -57,18 +66,22 @@ impl RunPlan {
 /// Runs `plan` with `workload` as a study and returns the result document (also when Ctrl-C cut the
 /// run short: then `interrupted` is set). `config` holds the workload's own settings; the plan's are
 /// added to it. A power log that cannot be read at the end is warned about, and the result has no
-/// power figures: the run is never thrown away for it.
+/// power figures: the run is never thrown away for it. Host and database counters (of `targets`, over
+/// connections of their own) are sampled from before the idle sample to the run's end, and the live
+/// figures are served while it goes on, as `opts` asks.
 ///
 /// # Errors
-/// None today; the signature leaves room for a study that cannot start.
+/// A usage error when `--metrics-listen`'s address cannot be listened on.
 pub async fn study<W: Workload>(
     workload: Arc<W>,
+    targets: &[Target],
     plan: &RunPlan,
     opts: &StudyOptions,
     server: Server,
     mut config: serde_json::Map<String, serde_json::Value>,
     progress: impl FnMut(Progress<'_>),
 ) -> Result<RunResult, Error> {
+    let watch = Watch::start(targets, plan, opts).await?;
     let mut idle_energy = Vec::new();
     let idle_window_s = match opts.idle_sample {
         Some(idle) => {
@@ -93,9 +106,16 @@ pub async fn study<W: Workload>(
         idle_window_s,
     };
     let targets = workload.targets().to_vec();
-    let mut checkpoint = Checkpoint { context: &context, targets, steps: Vec::new(), timeseries: Vec::new() };
+    let mut checkpoint = Checkpoint {
+        context: &context,
+        targets,
+        steps: Vec::new(),
+        timeseries: Vec::new(),
+        sampler: watch.sampler.as_ref(),
+    };
     let mut progress = progress;
     let measured = drive(workload, plan, |p| {
+        watch.hear(&p);
         if let Some(dir) = &opts.result_dir {
             checkpoint.record(&p, dir);
         }
@@ -119,7 +139,57 @@ pub async fn study<W: Workload>(
         None => None,
     };
     context.power_log = power_log;
-    Ok(result::build(context, measured))
+    let mut result = result::build(context, measured);
+    watch.finish(&mut result, plan.report_interval.as_secs_f64()).await;
+    Ok(result)
+}
+
+/// What watches a study besides its users, each on its own task: the counters' sampler and the live
+/// metrics' endpoint (served until the study ends).
+struct Watch {
+    sampler: Option<Sampler>,
+    live: Arc<Mutex<Live>>,
+    _endpoint: Option<Endpoint>,
+}
+
+impl Watch {
+    /// Starts sampling what `opts` asks for (this machine and `targets` unless `--no-counters`, every
+    /// `--node-exporter`) and listens on `--metrics-listen`.
+    async fn start(targets: &[Target], plan: &RunPlan, opts: &StudyOptions) -> Result<Watch, Error> {
+        let sources = Sources {
+            client: !opts.no_counters,
+            targets: if opts.no_counters { Vec::new() } else { targets.to_vec() },
+            node_exporters: opts.node_exporters.clone(),
+        };
+        let sampler =
+            if sources.is_empty() { None } else { Some(Sampler::start(sources, plan.report_interval).await) };
+        let live = Arc::new(Mutex::new(Live::default()));
+        let endpoint = match opts.metrics_listen {
+            Some(addr) => {
+                Some(Endpoint::listen(addr, live.clone(), sampler.as_ref().map(Sampler::reader)).await?)
+            }
+            None => None,
+        };
+        Ok(Watch { sampler, live, _endpoint: endpoint })
+    }
+
+    /// Takes in what the run reports: its start (the counters' clock's zero), intervals and steps.
+    fn hear(&self, p: &Progress<'_>) {
+        let mut live = self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match p {
+            Progress::Started => self.sampler.iter().for_each(Sampler::run_started),
+            Progress::Interval(f) => live.interval(f),
+            Progress::Step(s) => live.step(s),
+        }
+    }
+
+    /// Stops sampling and puts the counters into `result` (points `interval_s` apart).
+    async fn finish(self, result: &mut RunResult, interval_s: f64) {
+        if let Some(sampler) = self.sampler {
+            let (series, notes) = sampler.finish().await;
+            counters::attach(result, series, notes, interval_s);
+        }
+    }
 }
 
 /// The meter's readings in `path`, or one line saying why there are none.
@@ -135,6 +205,8 @@ struct Checkpoint<'a> {
     targets: Vec<String>,
     steps: Vec<Step>,
     timeseries: Vec<IntervalRow>,
+    /// The counters sampled so far, written with every step.
+    sampler: Option<&'a Sampler>,
 }
 
 impl Checkpoint<'_> {
@@ -145,12 +217,16 @@ impl Checkpoint<'_> {
             Progress::Interval(f) => self.timeseries.extend(f.rows.iter().cloned()),
             Progress::Step(s) => {
                 self.steps.push((*s).clone());
-                let doc = result::document(
+                let mut doc = result::document(
                     self.context,
                     self.steps.clone(),
                     self.targets.clone(),
                     self.timeseries.clone(),
                 );
+                if let Some(sampler) = self.sampler {
+                    let interval_s = self.context.plan.report_interval.as_secs_f64();
+                    counters::attach(&mut doc, sampler.series(), sampler.notes(), interval_s);
+                }
                 if let Err(e) = write_result(&dir.path(&doc), &doc) {
                     eprintln!(
                         "warning: cannot write the result so far into {}: {e}",

@@ -210,7 +210,7 @@ pub async fn run(
         unreachable!("an object literal")
     };
     let server = prepared.server.into_result();
-    study(workload, &opts.plan, &opts.study, server, config, progress).await
+    study(workload, std::slice::from_ref(target), &opts.plan, &opts.study, server, config, progress).await
 }
 
 #[cfg(test)]

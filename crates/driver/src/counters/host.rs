@@ -1,0 +1,292 @@
+//! A host's counters: the raw totals a host keeps (CPU time per mode, memory, network bytes, per block
+//! device I/O), read from this machine's `/proc` or from a node_exporter's scrape, and the figures the
+//! studies quote computed from two readings: CPU %, memory used, network bytes/s, and per device
+//! reads/s, writes/s, transfers/s, average ms per transfer and queue length (perfmon's `% Processor
+//! Time`, `Disk Transfers/sec`, `Avg. Disk sec/Transfer`, `Avg. Disk Queue Length`; iostat's
+//! `r/s`, `w/s`, `await`, `aqu-sz`).
+//!
+//! Both sources fill one [`HostTotals`], so that the figures are computed by one piece of code.
+
+use std::collections::BTreeMap;
+
+/// CPU time per mode, summed over every CPU, in any one unit (ratios are all that is taken from it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CpuTimes {
+    /// User time, nice time included.
+    pub user: f64,
+    /// Kernel time, interrupts included.
+    pub system: f64,
+    /// Idle.
+    pub idle: f64,
+    /// Idle while waiting for I/O.
+    pub iowait: f64,
+    /// Taken by the hypervisor for others.
+    pub steal: f64,
+}
+
+impl CpuTimes {
+    fn total(&self) -> f64 {
+        self.user + self.system + self.idle + self.iowait + self.steal
+    }
+}
+
+/// One block device's totals since boot.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DiskTotals {
+    /// Reads completed.
+    pub reads: f64,
+    /// Writes completed.
+    pub writes: f64,
+    /// Milliseconds spent reading and writing (summed over requests).
+    pub io_ms: f64,
+    /// Milliseconds spent doing I/O, weighted by the requests in flight (the queue's area).
+    pub weighted_ms: f64,
+}
+
+/// A host's totals at one moment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostTotals {
+    /// CPU time per mode, when read.
+    pub cpu: Option<CpuTimes>,
+    /// Memory in use (total less available), bytes.
+    pub mem_used_bytes: Option<f64>,
+    /// Bytes received and sent over every interface but loopback.
+    pub net_bytes: Option<(f64, f64)>,
+    /// Per block device (partitions, loop and RAM devices left out, as node_exporter leaves them out).
+    pub disks: BTreeMap<String, DiskTotals>,
+}
+
+/// The figures between two readings `dt_s` seconds apart, named as results name them. A figure whose
+/// counter went backwards (a reset) or has nothing to average (ms per transfer without transfers) is
+/// left out, never given as zero.
+pub fn figures(before: &HostTotals, after: &HostTotals, dt_s: f64) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    if dt_s <= 0.0 {
+        return out;
+    }
+    if let (Some(a), Some(b)) = (before.cpu, after.cpu) {
+        let total = b.total() - a.total();
+        if total > 0.0 {
+            let pct = |x: f64, y: f64| 100.0 * ((y - x) / total).clamp(0.0, 1.0);
+            // Busy is user and kernel time: iowait is idle, and steal is time the host did not get.
+            out.push(("cpu_pct".into(), pct(a.user + a.system, b.user + b.system)));
+            out.push(("cpu_user_pct".into(), pct(a.user, b.user)));
+            out.push(("cpu_system_pct".into(), pct(a.system, b.system)));
+            out.push(("cpu_iowait_pct".into(), pct(a.iowait, b.iowait)));
+            out.push(("cpu_steal_pct".into(), pct(a.steal, b.steal)));
+        }
+    }
+    if let Some(used) = after.mem_used_bytes {
+        out.push(("mem_used_bytes".into(), used));
+    }
+    if let (Some((rx0, tx0)), Some((rx1, tx1))) = (before.net_bytes, after.net_bytes) {
+        push_rate(&mut out, "net_rx_bytes_per_s".into(), rx1 - rx0, dt_s);
+        push_rate(&mut out, "net_tx_bytes_per_s".into(), tx1 - tx0, dt_s);
+    }
+    for (dev, b) in &after.disks {
+        let Some(a) = before.disks.get(dev) else { continue };
+        let (reads, writes) = (b.reads - a.reads, b.writes - a.writes);
+        push_rate(&mut out, format!("disk_{dev}_reads_per_s"), reads, dt_s);
+        push_rate(&mut out, format!("disk_{dev}_writes_per_s"), writes, dt_s);
+        push_rate(&mut out, format!("disk_{dev}_transfers_per_s"), reads + writes, dt_s);
+        let io_ms = b.io_ms - a.io_ms;
+        if reads + writes > 0.0 && reads >= 0.0 && writes >= 0.0 && io_ms >= 0.0 {
+            out.push((format!("disk_{dev}_ms_per_transfer"), io_ms / (reads + writes)));
+        }
+        // iostat's aqu-sz: the queue's area over the interval, divided by the interval.
+        push_rate(&mut out, format!("disk_{dev}_queue_length"), (b.weighted_ms - a.weighted_ms) / 1e3, dt_s);
+    }
+    out
+}
+
+/// Pushes `delta / dt_s` unless the counter went backwards.
+fn push_rate(out: &mut Vec<(String, f64)>, name: String, delta: f64, dt_s: f64) {
+    if delta >= 0.0 {
+        out.push((name, delta / dt_s));
+    }
+}
+
+/// Whether node_exporter leaves block device `name` out by default (its `--collector.diskstats.
+/// device-exclude`: `^(ram|loop|fd|(h|s|v|xv)d[a-z]|nvme\d+n\d+p)\d+$`): RAM disks, loop devices,
+/// floppies and partitions, whose I/O their whole disk counts already.
+pub fn device_excluded(name: &str) -> bool {
+    let digits_after = |prefix_len: usize| {
+        let rest = &name[prefix_len..];
+        !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit())
+    };
+    for prefix in ["ram", "loop", "fd"] {
+        if name.starts_with(prefix) && digits_after(prefix.len()) {
+            return true;
+        }
+    }
+    for prefix in ["hd", "sd", "vd", "xvd"] {
+        if let Some(rest) = name.strip_prefix(prefix) {
+            let letters = rest.bytes().take_while(u8::is_ascii_lowercase).count();
+            if letters == 1 && digits_after(prefix.len() + 1) {
+                return true;
+            }
+        }
+    }
+    // nvme<N>n<N>p<N>
+    if let Some(rest) = name.strip_prefix("nvme") {
+        let mut parts = rest.splitn(2, 'n');
+        let (ctrl, tail) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let mut tail = tail.splitn(2, 'p');
+        let (ns, part) = (tail.next().unwrap_or(""), tail.next().unwrap_or(""));
+        let num = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        return num(ctrl) && num(ns) && num(part);
+    }
+    false
+}
+
+/// This machine's totals now, from `/proc`; what cannot be read is left out.
+pub fn read_proc() -> HostTotals {
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    HostTotals {
+        cpu: parse_proc_stat(&read("/proc/stat")),
+        mem_used_bytes: parse_meminfo(&read("/proc/meminfo")),
+        net_bytes: parse_net_dev(&read("/proc/net/dev")),
+        disks: parse_diskstats(&read("/proc/diskstats")),
+    }
+}
+
+/// The `cpu` line of `/proc/stat` (USER_HZ ticks): user nice system idle iowait irq softirq steal
+/// (guest time is counted in user time already).
+pub fn parse_proc_stat(text: &str) -> Option<CpuTimes> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<f64> = line.split_whitespace().skip(1).map_while(|f| f.parse().ok()).collect();
+    let at = |i: usize| v.get(i).copied().unwrap_or(0.0);
+    (v.len() >= 4).then(|| CpuTimes {
+        user: at(0) + at(1),
+        system: at(2) + at(5) + at(6),
+        idle: at(3),
+        iowait: at(4),
+        steal: at(7),
+    })
+}
+
+/// Memory in use from `/proc/meminfo`: MemTotal less MemAvailable (kB there), bytes.
+pub fn parse_meminfo(text: &str) -> Option<f64> {
+    let kb = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|rest| rest.trim_start_matches(':').split_whitespace().next()?.parse::<f64>().ok())
+    };
+    Some((kb("MemTotal")? - kb("MemAvailable")?) * 1024.0)
+}
+
+/// Bytes received and sent over every interface but `lo`, from `/proc/net/dev`.
+pub fn parse_net_dev(text: &str) -> Option<(f64, f64)> {
+    let mut total = None::<(f64, f64)>;
+    for line in text.lines().skip(2) {
+        let Some((name, rest)) = line.split_once(':') else { continue };
+        if name.trim() == "lo" {
+            continue;
+        }
+        let f: Vec<f64> = rest.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        if f.len() >= 9 {
+            let t = total.get_or_insert((0.0, 0.0));
+            t.0 += f[0];
+            t.1 += f[8];
+        }
+    }
+    total
+}
+
+/// Per block device from `/proc/diskstats` (fields after major, minor and name: reads, reads merged,
+/// sectors read, ms reading, writes, writes merged, sectors written, ms writing, in flight, ms doing
+/// I/O, weighted ms), devices node_exporter leaves out ([`device_excluded`]) and devices that never
+/// did any I/O left out.
+pub fn parse_diskstats(text: &str) -> BTreeMap<String, DiskTotals> {
+    let mut disks = BTreeMap::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() < 14 || device_excluded(f[2]) {
+            continue;
+        }
+        let n = |i: usize| f[i].parse::<f64>().unwrap_or(0.0);
+        let d = DiskTotals { reads: n(3), writes: n(7), io_ms: n(6) + n(10), weighted_ms: n(13) };
+        if d.reads + d.writes > 0.0 {
+            disks.insert(f[2].to_string(), d);
+        }
+    }
+    disks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_files_captured_on_a_vm_parse() {
+        let cpu = parse_proc_stat(include_str!("testdata/proc_stat.txt")).unwrap();
+        // cpu  1317719 43945 367427 319871 21466 0 19486 43327 0 0
+        assert_eq!(cpu.user, 1317719.0 + 43945.0);
+        assert_eq!(cpu.system, 367427.0 + 19486.0);
+        assert_eq!((cpu.idle, cpu.iowait, cpu.steal), (319871.0, 21466.0, 43327.0));
+        let used = parse_meminfo(include_str!("testdata/proc_meminfo.txt")).unwrap();
+        assert_eq!(used, (24683656.0 - 23691120.0) * 1024.0);
+        let (rx, tx) = parse_net_dev(include_str!("testdata/proc_net_dev.txt")).unwrap();
+        assert_eq!((rx, tx), (421839306.0, 963688.0), "loopback is left out");
+        let disks = parse_diskstats(include_str!("testdata/proc_diskstats.txt"));
+        assert_eq!(disks.keys().collect::<Vec<_>>(), ["vda"], "loop devices and idle zram are left out");
+        let vda = disks["vda"];
+        assert_eq!((vda.reads, vda.writes), (2694142.0, 6954743.0));
+        assert_eq!((vda.io_ms, vda.weighted_ms), (3835804.0 + 8510975.0, 13475472.0));
+    }
+
+    #[test]
+    fn partitions_and_loop_devices_are_left_out_as_node_exporter_does() {
+        for out in ["sda1", "vda2", "xvdb3", "nvme0n1p1", "loop7", "ram0", "fd0"] {
+            assert!(device_excluded(out), "{out}");
+        }
+        for kept in ["sda", "vda", "nvme0n1", "dm-0", "md0", "zram0", "sdaa", "loop"] {
+            assert!(!device_excluded(kept), "{kept}");
+        }
+    }
+
+    fn totals(cpu: [f64; 5], disk: [f64; 4], net: (f64, f64)) -> HostTotals {
+        let [user, system, idle, iowait, steal] = cpu;
+        let [reads, writes, io_ms, weighted_ms] = disk;
+        HostTotals {
+            cpu: Some(CpuTimes { user, system, idle, iowait, steal }),
+            mem_used_bytes: Some(1e9),
+            net_bytes: Some(net),
+            disks: [("vda".to_string(), DiskTotals { reads, writes, io_ms, weighted_ms })].into(),
+        }
+    }
+
+    #[test]
+    fn figures_between_two_readings() {
+        let a = totals([100.0, 50.0, 800.0, 40.0, 10.0], [1000.0, 2000.0, 5000.0, 9000.0], (0.0, 0.0));
+        // 200 ticks later: 60 user, 40 system, 80 idle, 10 iowait, 10 steal; 30 reads and 70 writes
+        // taking 400 ms in all; the queue's area 3000 ms over 2 s.
+        let b = totals([160.0, 90.0, 880.0, 50.0, 20.0], [1030.0, 2070.0, 5400.0, 12000.0], (4000.0, 2000.0));
+        let f: BTreeMap<String, f64> = figures(&a, &b, 2.0).into_iter().collect();
+        assert_eq!(f["cpu_pct"], 50.0);
+        assert_eq!(f["cpu_user_pct"], 30.0);
+        assert_eq!(f["cpu_system_pct"], 20.0);
+        assert_eq!(f["cpu_iowait_pct"], 5.0);
+        assert_eq!(f["cpu_steal_pct"], 5.0);
+        assert_eq!(f["mem_used_bytes"], 1e9);
+        assert_eq!((f["net_rx_bytes_per_s"], f["net_tx_bytes_per_s"]), (2000.0, 1000.0));
+        assert_eq!((f["disk_vda_reads_per_s"], f["disk_vda_writes_per_s"]), (15.0, 35.0));
+        assert_eq!(f["disk_vda_transfers_per_s"], 50.0);
+        assert_eq!(f["disk_vda_ms_per_transfer"], 4.0);
+        assert_eq!(f["disk_vda_queue_length"], 1.5);
+    }
+
+    #[test]
+    fn a_reset_or_an_idle_disk_leaves_a_figure_out_rather_than_zero() {
+        let a = totals([100.0, 50.0, 800.0, 40.0, 10.0], [1000.0, 2000.0, 5000.0, 9000.0], (500.0, 500.0));
+        let b = totals([160.0, 90.0, 880.0, 50.0, 20.0], [1000.0, 2000.0, 5000.0, 9000.0], (100.0, 600.0));
+        let f: BTreeMap<String, f64> = figures(&a, &b, 1.0).into_iter().collect();
+        assert!(!f.contains_key("disk_vda_ms_per_transfer"), "no transfers, no average");
+        assert_eq!(f["disk_vda_transfers_per_s"], 0.0);
+        assert!(!f.contains_key("net_rx_bytes_per_s"), "a counter that went backwards");
+        assert_eq!(f["net_tx_bytes_per_s"], 100.0);
+        let mut gone = b.clone();
+        gone.disks.clear();
+        assert!(!figures(&a, &gone, 1.0).iter().any(|(n, _)| n.starts_with("disk_")), "a device that went");
+    }
+}
