@@ -12,7 +12,10 @@ mod run;
 
 pub use check::{CHECKS, check};
 pub use load::{load, write_csv};
-pub use run::{Outcome, Prepared, RunOptions, Tpcc, TpccSession, TpccUser, prepare, run, workload};
+pub use run::{
+    Outcome, Prepared, RunOptions, Tpcc, TpccSession, TpccUser, Transactions, prepare, ready_transactions,
+    run, workload,
+};
 
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_datagen::tpcc::schema::Table;
