@@ -15,4 +15,5 @@ mod report_cli;
 mod report_html;
 mod tpcc_load;
 mod tpcc_run;
+mod tpcc_server_side;
 mod tpcc_spec;
