@@ -4,9 +4,9 @@
 //! The functions are created at load and, on a database loaded before they existed or with an older
 //! version of them, at the start of a run ([`ensure`]): `procs.sql` is versioned by a hash of its own
 //! text, which a function `oltpgen_tpcc_procs_version()` returns. The client only binds the inputs
-//! (the New-Order lines as arrays, with each line's stock pass, see [`txn::stock_passes`]) and reads the
-//! outcome: the 1% rollback arrives as the functions' own SQLSTATE and is the expected outcome, not an
-//! error; Delivery returns its skipped districts.
+//! (the New-Order lines as arrays, with each line's stock pass as the client-side version computes it)
+//! and reads the outcome: the 1% rollback arrives as the functions' own SQLSTATE and is the expected
+//! outcome, not an error; Delivery returns its skipped districts.
 
 use oltpgen_datagen::tpcc::input::{
     CustomerSelector, DeliveryInput, NewOrderInput, OrderStatusInput, PaymentInput, StockLevelInput, TxnInput,
