@@ -26,7 +26,8 @@ const ROLLED_BACK: &str = "OLRB1";
 /// Serializes installs by concurrent runs (`pg_advisory_xact_lock`'s key: "oltpgen" in ASCII).
 const INSTALL_LOCK: i64 = 0x006f_6c74_7067_656e;
 
-/// The version of [`SQL`]: FNV-1a of its text, so any edit makes a new version.
+/// The version of the functions' definitions (`procs.sql`): FNV-1a of their text, so any edit makes a
+/// new version.
 pub fn version() -> String {
     let hash =
         SQL.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
