@@ -1,8 +1,9 @@
 //! TPC-C as its standard defines it, on a real server, with the transactions client-side and server-side
-//! (`--transactions`: each test runs both, each on its own copy of one load): the isolation level pinned whatever the server's
-//! default, every COMMIT checked, Deliveries that never skip a district with orders, a Payment without
-//! its customer failing whole, a rolled-back New-Order doing its work first, an item named twice updating
-//! its stock twice, and every step's audit figures in the result and its renderings.
+//! (`--transactions`: each test runs both, each on its own copy of one load): the isolation level pinned
+//! whatever the server's default, every COMMIT checked, Deliveries that never skip a district with
+//! orders, a Payment without its customer failing whole, a rolled-back New-Order doing its work first, an
+//! item named twice updating its stock twice, and every step's audit figures in the result and its
+//! renderings.
 
 use std::path::Path;
 
