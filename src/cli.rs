@@ -9,6 +9,7 @@ use oltpgen_datagen::tpcc::mix::{KeyingTime, ThinkTime};
 use oltpgen_driver::Target;
 use oltpgen_driver::local::Placement;
 use oltpgen_driver::run::StudyFlags;
+use oltpgen_driver::tpcc::Transactions;
 use oltpgen_report::cap::Cap;
 use oltpgen_report::users::UserLoad;
 
@@ -189,6 +190,10 @@ pub struct RunArgs {
     /// Period of the live line and of the result's time series
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration)]
     pub report_interval: Duration,
+    /// Where each transaction runs: server (one call of a function created at load, what HammerDB calls
+    /// "stored procedures") or client (the client sends its statements) [default: server on PostgreSQL]
+    #[arg(long, value_name = "server|client", value_parser = parse_transactions)]
+    pub transactions: Option<Transactions>,
     /// The cap, repetitions, cost, power and where the result goes.
     #[command(flatten)]
     pub study: StudyArgs,
@@ -555,6 +560,14 @@ fn parse_think(s: &str) -> Result<ThinkTime, String> {
     }
 }
 
+fn parse_transactions(s: &str) -> Result<Transactions, String> {
+    match s {
+        "server" => Ok(Transactions::Server),
+        "client" => Ok(Transactions::Client),
+        _ => Err(format!("'{s}' is neither server nor client")),
+    }
+}
+
 fn parse_keying(s: &str) -> Result<KeyingTime, String> {
     match s.trim() {
         "spec" => Ok(KeyingTime::Spec),
@@ -606,6 +619,18 @@ mod tests {
         assert_eq!(t.scale, Some(10));
         assert_eq!(t.run.users.unwrap().counts(), [32]);
         assert!(Cli::try_parse_from(["oltpgen", "tpcc", "--users", "3", "load"]).is_err());
+    }
+
+    #[test]
+    fn transactions_run_server_or_client_side_on_run_and_bare_tpcc() {
+        let cli = Cli::try_parse_from(["oltpgen", "tpcc", "--transactions", "client"]).unwrap();
+        let Command::Tpcc(t) = cli.command else { panic!("tpcc") };
+        assert_eq!(t.run.transactions, Some(Transactions::Client));
+        let cli = Cli::try_parse_from(["oltpgen", "tpcc", "run", "--transactions", "server"]).unwrap();
+        let Command::Tpcc(t) = cli.command else { panic!("tpcc") };
+        let Some(TpccAction::Run(run)) = t.action else { panic!("run") };
+        assert_eq!(run.transactions, Some(Transactions::Server));
+        assert!(parse_transactions("procedures").unwrap_err().contains("neither server nor client"));
     }
 
     #[test]

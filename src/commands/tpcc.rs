@@ -105,6 +105,7 @@ async fn drive(
         pacing: Pacing { keying: args.keying_time, think: args.think_time },
         seed: args.study.seed,
         scale,
+        transactions: args.transactions,
         study: study.options(),
     };
     let plan = &options.plan;

@@ -17,4 +17,5 @@ mod report_html;
 mod report_pages;
 mod tpcc_load;
 mod tpcc_run;
+mod tpcc_server_side;
 mod tpcc_spec;

@@ -1,7 +1,9 @@
-//! TPC-C as its standard defines it, on a real server: the isolation level pinned whatever the server's
-//! default, every COMMIT checked, Deliveries that never skip a district with orders, a Payment without
-//! its customer failing whole, a rolled-back New-Order doing its work first, an item named twice updating
-//! its stock twice, and every step's audit figures in the result and its renderings.
+//! TPC-C as its standard defines it, on a real server, with the transactions client-side and server-side
+//! (`--transactions`: each test runs both, each on its own copy of one load): the isolation level pinned
+//! whatever the server's default, every COMMIT checked, Deliveries that never skip a district with
+//! orders, a Payment without its customer failing whole, a rolled-back New-Order doing its work first, an
+//! item named twice updating its stock twice, and every step's audit figures in the result and its
+//! renderings.
 
 use std::path::Path;
 
@@ -16,13 +18,34 @@ fn load(root: &str) {
     assert_eq!(out.code, 0, "{}", out.all());
 }
 
-fn run(root: &str, out_dir: &Path) -> serde_json::Value {
+/// Both ways of running the transactions.
+const MODES: [&str; 2] = ["client", "server"];
+
+/// Loads once and hands each mode its own copy of the load (a data directory under `keep`) and a
+/// result directory.
+fn copies_of_one_load(keep: &Path) -> Vec<(String, std::path::PathBuf, &'static str)> {
+    let root = keep.join("pg").to_string_lossy().into_owned();
+    load(&root);
+    MODES
+        .iter()
+        .map(|&transactions| {
+            let copy = keep.join(transactions).to_string_lossy().into_owned();
+            let cp = std::process::Command::new("cp").args(["-a", &root, &copy]).status().unwrap();
+            assert!(cp.success());
+            (copy, keep.join(format!("{transactions}-result")), transactions)
+        })
+        .collect()
+}
+
+fn run(root: &str, out_dir: &Path, transactions: &str) -> serde_json::Value {
     let mut args = vec!["tpcc", "run", "--data-dir", root, "--out", out_dir.to_str().unwrap()];
     args.extend(CROWDED.split(' '));
+    args.extend(["--transactions", transactions]);
     let out = oltpgen(&args);
     assert_eq!(out.code, 0, "{}", out.all());
     let r = result_json(out_dir);
     assert_matches_schema(&r);
+    assert_eq!(r["config"]["transactions"], transactions);
     r
 }
 
@@ -51,18 +74,22 @@ fn check<'a>(step: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_serializable_default_still_runs_read_committed_and_every_district_and_line_is_served() {
-    let (keep, root) = data_dir();
-    load(&root);
+    let (keep, _) = data_dir();
+    for (root, out_dir, transactions) in copies_of_one_load(keep.path()) {
+        serializable_default(&root, &out_dir, transactions).await;
+    }
+}
+
+async fn serializable_default(root: &str, out_dir: &Path, transactions: &str) {
     let before = {
-        let pg = start_server(&root);
+        let pg = start_server(root);
         let c = sql(&pg.target("tpcc")).await;
         c.batch_execute("ALTER DATABASE tpcc SET default_transaction_isolation = 'serializable'")
             .await
             .unwrap();
         aborted_inserts(&c).await
     };
-    let out_dir = keep.path().join("result");
-    let r = run(&root, &out_dir);
+    let r = run(root, out_dir, transactions);
     assert_eq!(r["config"]["isolation"], "read committed");
     assert_eq!(r["config"]["delivery"], "inline");
     let step = &r["steps"][0];
@@ -88,9 +115,9 @@ async fn a_serializable_default_still_runs_read_committed_and_every_district_and
     assert!(html.contains("audit of step 1 run 1"), "report.html shows the audit");
     let shown = oltpgen(&["report", "show", out_dir.to_str().unwrap()]);
     assert!(shown.stdout.contains("remote Payments"), "{}", shown.all());
-    assert_consistent(&root);
+    assert_consistent(root);
 
-    let pg = start_server(&root);
+    let pg = start_server(root);
     let c = sql(&pg.target("tpcc")).await;
     // 2.4.2.3: a New-Order that rolls back first enters its order and its valid lines (4 or more).
     let after = aborted_inserts(&c).await;
@@ -116,10 +143,15 @@ async fn a_serializable_default_still_runs_read_committed_and_every_district_and
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_failed_commit_and_a_payment_without_its_customer_are_failures_that_leave_no_trace() {
-    let (keep, root) = data_dir();
-    load(&root);
+    let (keep, _) = data_dir();
+    for (root, out_dir, transactions) in copies_of_one_load(keep.path()) {
+        failures_leave_no_trace(&root, &out_dir, transactions).await;
+    }
+}
+
+async fn failures_leave_no_trace(root: &str, out_dir: &Path, transactions: &str) {
     {
-        let pg = start_server(&root);
+        let pg = start_server(root);
         let c = sql(&pg.target("tpcc")).await;
         // Payments by last name in district 1 find nobody; every Delivery fails at its COMMIT.
         c.batch_execute(
@@ -131,7 +163,7 @@ async fn a_failed_commit_and_a_payment_without_its_customer_are_failures_that_le
         .await
         .unwrap();
     }
-    let r = run(&root, &keep.path().join("result"));
+    let r = run(root, out_dir, transactions);
     let step = &r["steps"][0];
     let delivery = &step["transactions"]["delivery"];
     assert_eq!(delivery["count"], 0, "a Delivery whose COMMIT failed did not complete: {delivery}");
@@ -141,10 +173,10 @@ async fn a_failed_commit_and_a_payment_without_its_customer_are_failures_that_le
     assert!(payment["count"].as_u64().unwrap() > 0, "{payment}");
     assert!(r["errors_by_kind"]["fatal"].as_u64().unwrap() > 0, "{}", r["errors_by_kind"]);
     {
-        let pg = start_server(&root);
+        let pg = start_server(root);
         let c = sql(&pg.target("tpcc")).await;
         c.batch_execute("DROP TRIGGER refuse ON new_order; DROP FUNCTION refuse()").await.unwrap();
     }
     // 3.3.2.8 and 3.3.2.9: no warehouse or district was paid without a history row.
-    assert_consistent(&root);
+    assert_consistent(root);
 }

@@ -5,8 +5,9 @@ use std::path::Path;
 use oltpgen_datagen::tpcc::rows::{TpccData, TpccParams};
 
 use super::{LoadedParams, Tpcc};
+use crate::engine::Engine;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
-use crate::{Error, Target};
+use crate::{Error, Target, pg};
 
 /// Loads TPC-C at `scale` warehouses from `seed` into `target`.
 ///
@@ -16,7 +17,11 @@ pub async fn load(target: &Target, scale: u32, seed: u64, opts: &LoadOptions) ->
     let data = TpccData::new(TpccParams::new(scale, seed));
     let c = data.params().c;
     let params = LoadedParams { scale, seed, c_last: c.c_last, c_id: c.c_id, ol_i_id: c.ol_i_id, runs: 0 };
-    let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new(), finish: Vec::new() };
+    // The server-side transactions are created with the schema, so a run in either mode finds them.
+    let finish = match target.engine() {
+        Engine::Postgres => pg::tpcc::procs::install_statements(),
+    };
+    let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new(), finish };
     load::load(target, loading, opts).await
 }
 

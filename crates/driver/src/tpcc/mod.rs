@@ -12,7 +12,9 @@ mod run;
 
 pub use check::{CHECKS, check};
 pub use load::{load, write_csv};
-pub use run::{Outcome, RunOptions, Tpcc, TpccSession, TpccUser, run, workload};
+pub use run::{
+    Outcome, RunOptions, Tpcc, TpccSession, TpccUser, Transactions, ready_transactions, run, workload,
+};
 
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_datagen::tpcc::schema::Table;

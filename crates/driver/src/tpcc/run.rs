@@ -34,6 +34,7 @@ pub struct Tpcc {
     seed: u64,
     inputs: InputGen,
     pacing: Pacing,
+    transactions: Transactions,
 }
 
 /// One TPC-C user: its home (terminal), its deck and its random stream.
@@ -43,6 +44,32 @@ pub struct TpccUser {
     rng: Rng,
 }
 
+/// Where the five transactions' logic runs: HammerDB's "stored procedures" or statements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transactions {
+    /// Server-side: each transaction is one call of a function (a stored procedure) created at load.
+    Server,
+    /// Client-side: the client sends each transaction's statements.
+    Client,
+}
+
+impl Transactions {
+    /// The name results record in `config.transactions`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transactions::Server => "server",
+            Transactions::Client => "client",
+        }
+    }
+
+    /// The faster of the two on `engine`, as measured (BENCHMARKS.md, "server-side TPC-C").
+    pub fn default_for(engine: Engine) -> Self {
+        match engine {
+            Engine::Postgres => Transactions::Server,
+        }
+    }
+}
+
 /// A connection with the five transactions prepared, in its engine's terms.
 pub enum TpccSession {
     /// On PostgreSQL.
@@ -50,12 +77,20 @@ pub enum TpccSession {
 }
 
 impl Tpcc {
-    /// The workload for a database loaded with `loaded`, paced by `pacing`; `seed` picks the run's
-    /// random streams and its NURand constants (which obey the C-delta rule against the load's).
-    pub fn new(target: Target, loaded: &LoadedParams, pacing: Pacing, seed: u64) -> Self {
+    /// The workload for a database loaded with `loaded`, paced by `pacing`, its transactions run as
+    /// `transactions` says; `seed` picks the run's random streams and its NURand constants (which obey
+    /// the C-delta rule against the load's).
+    pub fn new(
+        target: Target,
+        loaded: &LoadedParams,
+        pacing: Pacing,
+        seed: u64,
+        transactions: Transactions,
+    ) -> Self {
         let c = CConstants::for_run(&loaded.c(), &mut Rng::derive(seed, &[RUN_STREAM]));
         let labels = [target.label().to_string()];
-        Tpcc { target, labels, scale: loaded.scale, seed, inputs: InputGen::new(loaded.scale, c), pacing }
+        let inputs = InputGen::new(loaded.scale, c);
+        Tpcc { target, labels, scale: loaded.scale, seed, inputs, pacing, transactions }
     }
 }
 
@@ -136,7 +171,9 @@ impl Workload for Tpcc {
 
     async fn connect(&self, _target: usize) -> Result<TpccSession, TxnError> {
         match self.target.engine() {
-            Engine::Postgres => Ok(TpccSession::Postgres(pg::tpcc::Session::open(&self.target).await?)),
+            Engine::Postgres => {
+                Ok(TpccSession::Postgres(pg::tpcc::Session::open(&self.target, self.transactions).await?))
+            }
         }
     }
 
@@ -155,9 +192,28 @@ impl Workload for Tpcc {
 }
 
 /// The workload for `target`, ready to drive.
-pub fn workload(target: &Target, prepared: &Prepared<Tpcc>, pacing: Pacing, seed: Option<u64>) -> Arc<Tpcc> {
+pub fn workload(
+    target: &Target,
+    prepared: &Prepared<Tpcc>,
+    pacing: Pacing,
+    seed: Option<u64>,
+    transactions: Transactions,
+) -> Arc<Tpcc> {
     let seed = Tpcc::run_seed(&prepared.loaded, seed);
-    Arc::new(Tpcc::new(target.clone(), &prepared.loaded, pacing, seed))
+    Arc::new(Tpcc::new(target.clone(), &prepared.loaded, pacing, seed, transactions))
+}
+
+/// Makes `target` ready to run the transactions as `transactions` says: server-side, creates the
+/// functions when the database lacks them or holds an older version (a database loaded before they
+/// existed needs no reload).
+///
+/// # Errors
+/// [`Error`] when the server refuses to create them.
+pub async fn ready_transactions(target: &Target, transactions: Transactions) -> Result<(), Error> {
+    match (transactions, target.engine()) {
+        (Transactions::Client, _) => Ok(()),
+        (Transactions::Server, Engine::Postgres) => pg::tpcc::ensure_procs(target).await.map(|_| ()),
+    }
 }
 
 /// The isolation level the transactions run at on `target`'s engine, for the result.
@@ -178,6 +234,9 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// The scale the user expects the database to hold, when they said.
     pub scale: Option<u32>,
+    /// Server-side or client-side transactions; `None` takes the engine's default
+    /// ([`Transactions::default_for`]).
+    pub transactions: Option<Transactions>,
     /// Cost and power.
     pub study: StudyOptions,
 }
@@ -193,7 +252,9 @@ pub async fn run(
     progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<oltpgen_report::model::RunResult, Error> {
     let prepared = prepare::<Tpcc>(std::slice::from_ref(target), opts.scale.as_ref(), &opts.plan).await?;
-    let workload = workload(target, &prepared, opts.pacing, opts.seed);
+    let transactions = opts.transactions.unwrap_or_else(|| Transactions::default_for(target.engine()));
+    ready_transactions(target, transactions).await?;
+    let workload = workload(target, &prepared, opts.pacing, opts.seed, transactions);
     let serde_json::Value::Object(config) = serde_json::json!({
         "target": target.label(),
         "scale": prepared.loaded.scale,
@@ -203,6 +264,7 @@ pub async fn run(
         "load_seed": prepared.loaded.seed,
         "terminals_per_warehouse": f64::from(opts.plan.max_users()) / f64::from(prepared.loaded.scale),
         "isolation": isolation(target),
+        "transactions": transactions.name(),
         // 2.7.2 lets Delivery be queued and run deferred; it runs inline, as HammerDB, BenchBase and
         // go-tpc run it, and its response time is the whole transaction's.
         "delivery": "inline",

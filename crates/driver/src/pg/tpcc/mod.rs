@@ -1,37 +1,66 @@
-//! TPC-C on PostgreSQL: the five transactions ([`txn`]) and the queries of clause 3.3.2's checks
-//! ([`check`]).
+//! TPC-C on PostgreSQL: the five transactions client-side ([`txn`]: statements) and server-side
+//! ([`procs`]: PL/pgSQL functions), and the queries of clause 3.3.2's checks ([`check`]).
 
 pub mod check;
+pub mod procs;
 pub mod txn;
 
 use super::error::txn_error;
-use crate::Target;
 use crate::run::TxnError;
-use crate::tpcc::Outcome;
+use crate::tpcc::{Outcome, Transactions};
+use crate::{Error, Target};
 use oltpgen_datagen::tpcc::input::TxnInput;
 
-/// A connection with the five transactions prepared.
+/// A connection with the five transactions prepared, client-side or server-side.
 pub struct Session {
     client: super::Client,
-    statements: txn::Statements,
+    prepared: Prepared,
+}
+
+/// What a session prepared: the statements, or the function calls.
+enum Prepared {
+    Client(txn::Statements),
+    Server(procs::Calls),
 }
 
 impl Session {
-    /// Connects to `target` and prepares the transactions.
+    /// Connects to `target` and prepares the transactions to run as `transactions` says.
     ///
     /// # Errors
     /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when preparing fails.
-    pub async fn open(target: &Target) -> Result<Self, TxnError> {
+    pub async fn open(target: &Target, transactions: Transactions) -> Result<Self, TxnError> {
         let client = super::connect(target).await.map_err(|_| TxnError::LOST)?;
-        let statements = txn::Statements::prepare(&client).await.map_err(|e| txn_error(&e))?;
-        Ok(Session { client, statements })
+        let prepared = match transactions {
+            Transactions::Client => txn::Statements::prepare(&client).await.map(Prepared::Client),
+            Transactions::Server => {
+                // The calls' implicit transactions run at the session's level: pin it as the client does.
+                client.batch_execute(txn::SESSION_ISOLATION).await.map_err(|e| txn_error(&e))?;
+                procs::Calls::prepare(&client).await.map(Prepared::Server)
+            }
+        }
+        .map_err(|e| txn_error(&e))?;
+        Ok(Session { client, prepared })
     }
 
-    /// Runs one transaction to its end (see [`txn::execute`]).
+    /// Runs one transaction to its end (see [`txn::execute`] and [`procs::execute`]).
     ///
     /// # Errors
     /// The server's error, sorted.
     pub async fn execute(&self, input: &TxnInput) -> Result<Outcome, TxnError> {
-        txn::execute(&self.client, &self.statements, input).await.map_err(|e| txn_error(&e))
+        match &self.prepared {
+            Prepared::Client(statements) => txn::execute(&self.client, statements, input).await,
+            Prepared::Server(calls) => procs::execute(&self.client, calls, input).await,
+        }
+        .map_err(|e| txn_error(&e))
     }
+}
+
+/// Creates the server-side transactions on `target` when they are missing or outdated (see
+/// [`procs::ensure`]); returns whether it did.
+///
+/// # Errors
+/// [`Error`] naming the target when the server refuses.
+pub async fn ensure_procs(target: &Target) -> Result<bool, Error> {
+    let client = super::connect(target).await?;
+    procs::ensure(&client).await.map_err(|e| super::failed("creating the TPC-C functions", target, &e))
 }

@@ -35,7 +35,8 @@ use crate::tpcc::Outcome;
 pub const ISOLATION: &str = "read committed";
 const BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 // The read-only transactions are one statement each, outside BEGIN: the session's level covers them.
-const SESSION_ISOLATION: &str = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED";
+pub(super) const SESSION_ISOLATION: &str =
+    "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED";
 
 const MAX_LINES: usize = MAX_OL_CNT as usize;
 
@@ -275,7 +276,7 @@ async fn one_trip(
 /// row as if it were the only one. A set-based UPDATE touches a row once however often it is named, so
 /// the lines go in passes: pass `k` updates the `k`-th naming of each stock row, one statement per pass,
 /// pipelined in order (nearly every order needs one pass). Returns each line's pass and the pass count.
-fn stock_passes(lines: &[OrderLineInput]) -> ([u8; MAX_LINES], usize) {
+pub(super) fn stock_passes(lines: &[OrderLineInput]) -> ([u8; MAX_LINES], usize) {
     let mut pass = [0u8; MAX_LINES];
     for (k, line) in lines.iter().enumerate() {
         let same = |other: &OrderLineInput| other.i_id == line.i_id && other.supply_w_id == line.supply_w_id;
