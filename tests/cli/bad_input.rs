@@ -68,7 +68,7 @@ async fn the_server_refusals_are_explained() {
     // The server rereads pg_hba.conf in its own time: wait until it asks bench for a password.
     let wrong: oltpgen_driver::Target = url("wrong-password", "tpcc").parse().unwrap();
     for attempt in 0.. {
-        if wrong.pg_config().connect(tokio_postgres::NoTls).await.is_err() {
+        if wrong.pg_config().expect("a PostgreSQL target").connect(tokio_postgres::NoTls).await.is_err() {
             break;
         }
         assert!(attempt < 600, "the server never applied the new pg_hba.conf");

@@ -82,7 +82,9 @@ pub fn start_server(root: &str) -> LocalPg {
 /// Opens a connection to `target`, waiting for a server that is still starting.
 pub async fn sql(target: &Target) -> tokio_postgres::Client {
     for _ in 0..100 {
-        if let Ok((client, conn)) = target.pg_config().connect(tokio_postgres::NoTls).await {
+        if let Ok((client, conn)) =
+            target.pg_config().expect("a PostgreSQL target").connect(tokio_postgres::NoTls).await
+        {
             tokio::spawn(conn);
             return client;
         }

@@ -11,6 +11,7 @@ pub mod error;
 pub mod inventory;
 pub mod load;
 pub mod local;
+pub mod mssql;
 pub mod pg;
 pub mod progress;
 pub mod run;

@@ -136,6 +136,8 @@ impl Workload for Tpcc {
     async fn connect(&self, _target: usize) -> Result<TpccSession, TxnError> {
         match self.target.engine() {
             Engine::Postgres => Ok(TpccSession::Postgres(pg::tpcc::Session::open(&self.target).await?)),
+            // The stored procedures land next.
+            Engine::SqlServer => Err(TxnError { fault: crate::error::Fault::Fatal }),
         }
     }
 
@@ -198,6 +200,7 @@ pub fn workload(target: &Target, prepared: &Prepared, pacing: Pacing, seed: Opti
 fn isolation(target: &Target) -> &'static str {
     match target.engine() {
         Engine::Postgres => pg::tpcc::txn::ISOLATION,
+        Engine::SqlServer => pg::tpcc::txn::ISOLATION,
     }
 }
 
