@@ -5,6 +5,7 @@ use std::path::Path;
 use oltpgen_datagen::tpcc::rows::{TpccData, TpccParams};
 
 use super::{LoadedParams, Tpcc};
+use crate::engine::Engine;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
 use crate::{Error, Target};
 
@@ -16,7 +17,12 @@ pub async fn load(target: &Target, scale: u32, seed: u64, opts: &LoadOptions) ->
     let data = TpccData::new(TpccParams::new(scale, seed));
     let c = data.params().c;
     let params = LoadedParams { scale, seed, c_last: c.c_last, c_id: c.c_id, ol_i_id: c.ol_i_id, runs: 0 };
-    let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new(), finish: Vec::new() };
+    // The server objects the transactions need, created once the tables and indexes exist.
+    let finish = match target.engine() {
+        Engine::Postgres => Vec::new(),
+        Engine::SqlServer => crate::mssql::tpcc::finish(),
+    };
+    let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new(), finish };
     load::load(target, loading, opts).await
 }
 
