@@ -60,6 +60,16 @@ pub fn connect_error(label: &str, err: &TdsError) -> Error {
             "{label}: TLS failed ({why}); with encrypt=true the server must offer TLS with a certificate \
              you trust (trust_server_certificate=true trusts any), or connect with encrypt=false"
         )),
+        TdsError::Io { message, .. } if message.contains("certificate") => Error::environment(format!(
+            "{label}: TLS failed ({message}); with encrypt=true the server's certificate must be one you \
+             trust (trust_server_certificate=true trusts any, trust_server_certificate_ca=<file> names its CA), \
+             or connect with encrypt=false"
+        )),
+        // The peer closed the stream in the middle of the TDS handshake: not a SQL Server.
+        TdsError::Io { kind: std::io::ErrorKind::UnexpectedEof, message } => Error::environment(format!(
+            "cannot connect to {label}: {message}; is it a SQL Server (TDS) port? A PostgreSQL server takes a \
+             postgres:// URL"
+        )),
         TdsError::Io { message, .. } => Error::environment(format!(
             "cannot connect to {label}: {message}; is the server running and the host and port in --url right?"
         )),

@@ -123,7 +123,13 @@ pub async fn connect(target: &Target) -> Result<Client, Error> {
         }
         other => other,
     };
-    result.map_err(|e| connect_error(label, &e))
+    result.map_err(|e| match e {
+        tiberius::error::Error::Server(_) if !config(target).has_secret => Error::usage(format!(
+            "{label}: the server refused the login and no password was given: put it in --url or set {}",
+            target::PASSWORD_VAR
+        )),
+        e => connect_error(label, &e),
+    })
 }
 
 /// Opens one connection for work outside the measured run.

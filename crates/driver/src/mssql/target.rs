@@ -24,13 +24,8 @@ pub struct Config {
     port: u16,
     user: String,
     database: String,
-}
-
-impl Config {
-    /// `host:port`, for the TCP connection.
-    pub fn addr(&self) -> String {
-        self.tds.get_addr()
-    }
+    /// Whether a password (or token) was given, to explain a refused login without one.
+    pub has_secret: bool,
 }
 
 /// Parses `sqlserver://user:password@host:port/database?options` (also `mssql://`).
@@ -95,8 +90,8 @@ pub fn parse(url: &str) -> Result<Target, Error> {
         (true, None) => tds.trust_cert(),
         (false, None) => login_only_unverified(&mut tds, level),
     }
-    authenticate(&mut tds, &user, password, token)?;
-    Ok(from_config(Config { tds, host: host.to_string(), port, user, database }))
+    let has_secret = authenticate(&mut tds, &user, password, token)?;
+    Ok(from_config(Config { tds, host: host.to_string(), port, user, database, has_secret }))
 }
 
 /// Parses an ADO.NET connection string (`Server=tcp:host,1433;Database=…;User Id=…;Password=…;
@@ -142,8 +137,8 @@ pub fn parse_ado(s: &str) -> Result<Target, Error> {
     if get(&["application name", "applicationname"]).is_none() {
         tds.application_name("oltpgen");
     }
-    authenticate(&mut tds, &user, password, token)?;
-    Ok(from_config(Config { tds, host, port, user, database }))
+    let has_secret = authenticate(&mut tds, &user, password, token)?;
+    Ok(from_config(Config { tds, host, port, user, database, has_secret }))
 }
 
 /// With `encrypt=false` only the login travels over TLS, and, as Microsoft's own drivers do, the
@@ -155,13 +150,13 @@ fn login_only_unverified(tds: &mut tiberius::Config, level: EncryptionLevel) {
 }
 
 /// Sets the login: an access token when asked, else the user with the given password, else
-/// [`PASSWORD_VAR`]'s.
+/// [`PASSWORD_VAR`]'s; says whether there was a secret.
 fn authenticate(
     tds: &mut tiberius::Config,
     user: &str,
     password: Option<String>,
     token: bool,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     if token {
         let token = std::env::var(TOKEN_VAR).map_err(|_| {
             Error::usage(format!(
@@ -169,11 +164,12 @@ fn authenticate(
             ))
         })?;
         tds.authentication(AuthMethod::aad_token(token));
-        return Ok(());
+        return Ok(true);
     }
-    let password = password.or_else(|| std::env::var(PASSWORD_VAR).ok()).unwrap_or_default();
-    tds.authentication(AuthMethod::sql_server(user, password));
-    Ok(())
+    let password = password.or_else(|| std::env::var(PASSWORD_VAR).ok());
+    let given = password.is_some();
+    tds.authentication(AuthMethod::sql_server(user, password.unwrap_or_default()));
+    Ok(given)
 }
 
 /// Whether an `authentication` option asks for an access token (the only kind besides SQL logins).

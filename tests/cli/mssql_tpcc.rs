@@ -1,0 +1,199 @@
+//! TPC-C on SQL Server (the Babelfish server whose URL CI exports as `OLTPGEN_TEST_MSSQL_URL`): load,
+//! check, run through the stored procedures, the spec's rules kept by them, drop, and a session killed
+//! mid-run. Each test creates its own database and drops it; `tpcc check` passes after every load.
+
+use std::time::Duration;
+
+use crate::common::{
+    MssqlDb, assert_matches_schema, assert_no_secret, assert_refused, finish, mssql, mssql_exec, mssql_int,
+    mssql_url, oltpgen, oltpgen_env, result_json, spawn,
+};
+
+/// `tpcc check` on `url` passes every condition.
+#[track_caller]
+fn assert_consistent(url: &str) {
+    let out = oltpgen(&["tpcc", "check", "--url", url]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("consistent: every condition that applies holds"), "{}", out.stdout);
+    assert_no_secret(&out);
+}
+
+/// `tpcc run` on `url` with `users` users and no keying or think time, measuring for `duration`,
+/// reporting every 2 s, the result in `out`.
+fn run_args<'a>(url: &'a str, users: &'a str, duration: &'a str, out: &'a std::path::Path) -> Vec<&'a str> {
+    let timing = ["--think-time", "0", "--keying-time", "0", "--warmup", "1s", "--report-interval", "2s"];
+    let mut args = vec!["tpcc", "run", "--url", url, "--users", users, "--duration", duration, "--quiet"];
+    args.extend(timing);
+    args.extend(["-o", out.to_str().unwrap()]);
+    args
+}
+
+/// Loads TPC-C at scale 1 into `url` with two bulk streams.
+#[track_caller]
+fn load(url: &str, extra: &[&str]) {
+    let mut args = vec!["tpcc", "load", "--scale", "1", "--load-workers", "2", "--quiet", "--url", url];
+    args.extend_from_slice(extra);
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("loaded tpcc scale 1 into sqlserver://"), "{}", out.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tpcc_loads_runs_checks_and_drops_on_sql_server() {
+    let Some(url) = mssql_url() else { return };
+    let db = MssqlDb::create(&url, "tpcc").await;
+    load(&db.url, &[]);
+    assert_consistent(&db.url);
+    let mut client = mssql(&db.url).await;
+    assert_eq!(mssql_int(&mut client, "SELECT COUNT(*) FROM customer").await, 30_000);
+    assert_eq!(mssql_int(&mut client, "SELECT COUNT(*) FROM stock").await, 100_000);
+    spec_rules_hold(&mut client).await;
+
+    // A database that lacks the procedures gets them when a run connects.
+    mssql_exec(&mut client, "DROP PROCEDURE oltpgen_payment").await;
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_path = out_dir.path().join("r");
+    let out = oltpgen(&run_args(&db.url, "6", "8s", &out_path));
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_no_secret(&out);
+    let r = result_json(&out_path);
+    assert_matches_schema(&r);
+    assert_eq!(r["server"]["engine"], "sqlserver", "{}", r["server"]);
+    assert_eq!(r["server"]["settings"]["babelfish"], "yes", "{}", r["server"]);
+    assert!(r["server"]["settings"]["is_read_committed_snapshot_on"].is_string(), "{}", r["server"]);
+    assert_eq!(r["config"]["isolation"], "read committed", "{}", r["config"]);
+    let new_orders = r["steps"][0]["transactions"]["new_order"]["count"].as_u64().unwrap_or(0);
+    assert!(new_orders > 0, "New-Orders ran: {}", r["steps"][0]);
+    assert_eq!(
+        mssql_int(&mut client, "SELECT COUNT(*) FROM sys.procedures WHERE name LIKE 'oltpgen[_]%'").await,
+        5
+    );
+    assert_consistent(&db.url);
+
+    // Loaded twice only on purpose; the ADO.NET form, from OLTPGEN_URL with SQLCMDPASSWORD, reaches it.
+    let again = oltpgen(&["tpcc", "load", "--scale", "1", "--url", &db.url]);
+    assert_refused(&again, "already holds a tpcc database (scale 1): pass --replace");
+    load(&db.url, &["--replace"]);
+    let (user, password, host, port) = parts(&url);
+    let ado = format!("Server=tcp:{host},{port};Database={};User Id={user};Encrypt=false", db.name);
+    let out = oltpgen_env(&["tpcc", "check"], &[("OLTPGEN_URL", &ado), ("SQLCMDPASSWORD", &password)]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(!out.all().contains(&password), "{}", out.all());
+
+    let out = oltpgen(&["tpcc", "drop", "--url", &db.url]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &db.url]), "holds no tpcc database: load it first");
+}
+
+/// The rules the PostgreSQL transactions follow, kept by the procedures (`tests/cli/tpcc_spec.rs` has
+/// them for PostgreSQL): an unused item rolls a New-Order back once it did its work, and says so; a
+/// Payment matching no customer fails and pays nobody.
+async fn spec_rules_hold(client: &mut oltpgen_driver::mssql::Client) {
+    let next = "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 1";
+    let before = mssql_int(client, next).await;
+    // 2.4.2.3: item 100001 does not exist.
+    let rows = mssql_exec(client, "EXEC oltpgen_new_order 1, 1, 1, 2, 1, 5, 1, 3, 100001, 1, 2").await;
+    let row = &rows.last().unwrap()[0];
+    assert_eq!(row.get::<i32, _>(1), Some(1), "the procedure says it rolled back");
+    assert_eq!(row.get::<i32, _>(0).map(i64::from), Some(before), "it took the next order id first");
+    assert_eq!(mssql_int(client, next).await, before, "and rolled back the district");
+    let orders = format!("SELECT COUNT(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = {before}");
+    assert_eq!(mssql_int(client, &orders).await, 0);
+
+    let ytd = "SELECT CAST(w_ytd * 100 AS bigint) FROM warehouse WHERE w_id = 1";
+    let paid = mssql_int(client, ytd).await;
+    let err = async {
+        client
+            .simple_query("EXEC oltpgen_payment 1, 1, 1, 1, 0, 'NOSUCHNAME', 1234")
+            .await?
+            .into_results()
+            .await
+    }
+    .await;
+    assert!(err.is_err(), "a Payment that matched no customer failed");
+    assert_eq!(mssql_int(client, "SELECT @@TRANCOUNT").await, 0, "and left no transaction open");
+    assert_eq!(mssql_int(client, ytd).await, paid, "and paid no warehouse");
+}
+
+/// user, password, host and port of a `sqlserver://user:password@host:port/…` URL.
+fn parts(url: &str) -> (String, String, String, String) {
+    let rest = url.split_once("://").unwrap().1;
+    let (userinfo, hostpart) = rest.split_once('@').unwrap();
+    let (user, password) = userinfo.split_once(':').unwrap();
+    let hostport = hostpart.split(['/', '?']).next().unwrap();
+    let (host, port) = hostport.split_once(':').unwrap_or((hostport, "1433"));
+    (user.into(), password.into(), host.into(), port.into())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_session_reconnects_and_the_result_is_written() {
+    let Some(url) = mssql_url() else { return };
+    let db = MssqlDb::create(&url, "kill").await;
+    load(&db.url, &[]);
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_path = out_dir.path().join("r");
+    let run = spawn(&run_args(&db.url, "4", "10m", &out_path));
+    let mut admin = mssql(&crate::common::mssql_with_db(&url, "master")).await;
+    let commits = "SELECT SUM(d_next_o_id) FROM district";
+    let mut watch = mssql(&db.url).await;
+    let watcher = mssql_int(&mut watch, "SELECT @@SPID").await;
+    let sessions = format!(
+        "SELECT CAST(session_id AS int) FROM sys.dm_exec_sessions WHERE database_id = DB_ID('{}') AND session_id IS NOT NULL \
+         AND session_id <> @@SPID AND session_id <> {watcher}",
+        db.name
+    );
+    let loaded = mssql_int(&mut watch, commits).await;
+    wait_for_commits(&mut watch, commits, loaded + 4).await;
+    let victims = wait_for_sessions(&mut admin, &sessions, 4, &[]).await;
+    for spid in &victims {
+        // KILL refuses a session that ended meanwhile; the rest still die.
+        let _ = async { admin.simple_query(format!("KILL {spid}")).await?.into_results().await }.await;
+    }
+    wait_for_sessions(&mut admin, &sessions, 4, &victims).await;
+    let after_kill = mssql_int(&mut watch, commits).await;
+    wait_for_commits(&mut watch, commits, after_kill + 4).await;
+    // Two report intervals, so the result's last one lies after the users came back.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let status = std::process::Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(out.code, 130, "the run went on until Ctrl-C:\n{}", out.all());
+    let r = result_json(&out_path);
+    assert_matches_schema(&r);
+    assert!(r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0, "{}", r["errors_by_kind"]);
+    let series = r["timeseries"].as_array().unwrap();
+    let last = series.iter().rev().find(|row| row["txn"] == "new_order").unwrap();
+    assert!(last["count"].as_u64().unwrap() > 0, "users reconnected and went on: {last}");
+    drop((admin, watch));
+    assert_consistent(&db.url);
+}
+
+/// Waits until `sql` (a sum of order ids) reaches `at_least`: New-Orders committed.
+async fn wait_for_commits(client: &mut oltpgen_driver::mssql::Client, sql: &str, at_least: i64) {
+    for _ in 0..3000 {
+        if mssql_int(client, sql).await >= at_least {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the run committed no New-Orders");
+}
+
+/// Waits until at least `n` sessions other than `gone` match `sessions`; returns them.
+async fn wait_for_sessions(
+    admin: &mut oltpgen_driver::mssql::Client,
+    sessions: &str,
+    n: usize,
+    gone: &[i32],
+) -> Vec<i32> {
+    for _ in 0..1200 {
+        let rows = mssql_exec(admin, sessions).await;
+        let found: Vec<i32> =
+            rows[0].iter().filter_map(|r| r.get::<i32, _>(0)).filter(|s| !gone.contains(s)).collect();
+        if found.len() >= n {
+            return found;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("fewer than {n} sessions of the run appeared");
+}
