@@ -197,3 +197,42 @@ async fn wait_for_sessions(
     }
     panic!("fewer than {n} sessions of the run appeared");
 }
+
+/// Every SQL Server example of the README (its `### SQL Server` section's first block) runs, with the
+/// example's server, login and database replaced by the test server's and a database of its own.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_readme_sql_server_examples_run() {
+    let Some(url) = mssql_url() else { return };
+    let db = MssqlDb::create(&url, "readme").await;
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = readme.split("### SQL Server\n").nth(1).expect("the README has a SQL Server section");
+    let block =
+        section.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("an example block");
+    let (user, password, host, port) = parts(&url);
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_oltpgen")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let cwd = tempfile::tempdir().unwrap();
+    let lines: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(lines.len() >= 5, "{block}");
+    for line in lines {
+        let line = line
+            .replace("bench:secret@sql1:1433/tpcc", &format!("{user}:{password}@{host}:{port}/{}", db.name))
+            .replace("bench@sql1:1433/tpcc", &format!("{user}@{host}:{port}/{}", db.name))
+            .replace("SQLCMDPASSWORD=secret", &format!("SQLCMDPASSWORD={password}"))
+            .replace(
+                "Server=tcp:sql1,1433;Database=tpcc;User Id=bench;Password=secret",
+                &format!("Server=tcp:{host},{port};Database={};User Id={user};Password={password}", db.name),
+            );
+        assert!(!line.contains("sql1") && !line.contains("secret"), "every example is rewritten: {line}");
+        let out = std::process::Command::new("bash")
+            .args(["-c", &line])
+            .env("PATH", &path)
+            .env_remove("OLTPGEN_URL")
+            .current_dir(cwd.path())
+            .output()
+            .unwrap();
+        let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{line}:\n{all}");
+        assert!(!all.contains(&password), "{all}");
+    }
+}
