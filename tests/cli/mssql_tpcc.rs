@@ -150,22 +150,34 @@ async fn a_killed_session_reconnects_and_the_result_is_written() {
         let _ = async { admin.simple_query(format!("KILL {spid}")).await?.into_results().await }.await;
     }
     wait_for_sessions(&mut admin, &sessions, 4, &victims).await;
-    let after_kill = mssql_int(&mut watch, commits).await;
-    wait_for_commits(&mut watch, commits, after_kill + 4).await;
-    // Two report intervals, so the result's last one lies after the users came back.
-    tokio::time::sleep(Duration::from_secs(4)).await;
-    let status = std::process::Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();
-    assert!(status.success());
-    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
-    assert_eq!(out.code, 130, "the run went on until Ctrl-C:\n{}", out.all());
-    let r = result_json(&out_path);
-    assert_matches_schema(&r);
-    assert!(r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0, "{}", r["errors_by_kind"]);
+    let r = recovered_then_interrupted(&mut watch, run, &out_path).await;
     let series = r["timeseries"].as_array().unwrap();
     let last = series.iter().rev().find(|row| row["txn"] == "new_order").unwrap();
     assert!(last["count"].as_u64().unwrap() > 0, "users reconnected and went on: {last}");
     drop((admin, watch));
     assert_consistent(&db.url);
+}
+
+/// After a fault: waits until the run commits New-Orders again, for two report intervals more (so the
+/// result's last one lies after the users came back), then ends it with Ctrl-C. The result must have
+/// been written and count the lost connections; it is returned.
+async fn recovered_then_interrupted(
+    watch: &mut oltpgen_driver::mssql::Client,
+    run: std::process::Child,
+    out_path: &std::path::Path,
+) -> serde_json::Value {
+    let commits = "SELECT SUM(d_next_o_id) FROM district";
+    let after_fault = mssql_int(watch, commits).await;
+    wait_for_commits(watch, commits, after_fault + 4).await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let status = std::process::Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(out.code, 130, "the run went on until Ctrl-C:\n{}", out.all());
+    let r = result_json(out_path);
+    assert_matches_schema(&r);
+    assert!(r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0, "{}", r["errors_by_kind"]);
+    r
 }
 
 /// Waits until `sql` (a sum of order ids) reaches `at_least`: New-Orders committed.
@@ -235,4 +247,85 @@ async fn the_readme_sql_server_examples_run() {
         assert!(out.status.success(), "{line}:\n{all}");
         assert!(!all.contains(&password), "{all}");
     }
+}
+
+/// A Babelfish of the test's own (a throwaway data directory and free ports), stopped when dropped:
+/// the shared one is never restarted.
+struct OwnBabelfish {
+    env: Vec<(String, String)>,
+    _data: tempfile::TempDir,
+}
+
+impl OwnBabelfish {
+    /// The start script beside the repository (`../shared/babelfish/start`).
+    const START: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/babelfish/start");
+
+    /// Starts one; returns it and its URL.
+    fn start() -> (OwnBabelfish, String) {
+        let data = tempfile::tempdir().unwrap();
+        let free =
+            || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
+        let env = vec![
+            ("BABELFISH_DATA".to_string(), data.path().join("data").display().to_string()),
+            ("BABELFISH_PORT".to_string(), free()),
+            ("BABELFISH_PG_PORT".to_string(), free()),
+        ];
+        let own = OwnBabelfish { env, _data: data };
+        let out = own.script(&[]);
+        let url = out.lines().last().unwrap_or_default().to_string();
+        assert!(url.starts_with("sqlserver://"), "{out}");
+        (own, url)
+    }
+
+    /// Runs the start script with `args` and this instance's environment; its output.
+    fn script(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new(Self::START)
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .expect("the Babelfish start script runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{args:?}: {text}{}", String::from_utf8_lossy(&out.stderr));
+        text
+    }
+}
+
+impl Drop for OwnBabelfish {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(Self::START)
+            .arg("stop")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .output();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn users_reconnect_after_a_server_restart() {
+    if mssql_url().is_none() {
+        return;
+    }
+    let (server, url) = tokio::task::spawn_blocking(OwnBabelfish::start).await.unwrap();
+    let db = MssqlDb::create(&url, "restart").await;
+    load(&db.url, &[]);
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_path = out_dir.path().join("r");
+    let run = spawn(&run_args(&db.url, "4", "10m", &out_path));
+    let commits = "SELECT SUM(d_next_o_id) FROM district";
+    let mut watch = mssql(&db.url).await;
+    let loaded = mssql_int(&mut watch, commits).await;
+    wait_for_commits(&mut watch, commits, loaded + 4).await;
+    drop(watch);
+    let server = tokio::task::spawn_blocking(move || {
+        server.script(&["stop"]);
+        server.script(&[]);
+        server
+    })
+    .await
+    .unwrap();
+    let mut watch = mssql(&db.url).await;
+    recovered_then_interrupted(&mut watch, run, &out_path).await;
+    drop(watch);
+    assert_consistent(&db.url);
+    drop(db);
+    drop(server);
 }
