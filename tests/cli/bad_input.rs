@@ -296,4 +296,23 @@ async fn the_sql_server_refusals_are_explained() {
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &tls]), "TLS failed");
     assert_refused(&oltpgen(&["ds2", "check", "--url", &db.url]), "DS2 on SQL Server is not available yet");
     assert_refused(&oltpgen(&["ds2", "load", "--url", &db.url]), "DS2 on SQL Server is not available yet");
+
+    // Foreign tables are never touched; a load that did not finish is named by every command.
+    let mut client = crate::common::mssql(&db.url).await;
+    crate::common::mssql_exec(&mut client, "CREATE TABLE warehouse (w_id INT)").await;
+    let load = ["tpcc", "load", "--scale", "1", "--url", &db.url];
+    assert_refused(&oltpgen(&load), "holds tables oltpgen did not load (warehouse)");
+    assert_refused(&oltpgen(&["tpcc", "drop", "--url", &db.url]), "left alone");
+    let still = "SELECT COUNT(*) FROM sys.tables WHERE name = 'warehouse'";
+    assert_eq!(crate::common::mssql_int(&mut client, still).await, 1);
+    crate::common::mssql_exec(
+        &mut client,
+        "DROP TABLE warehouse; CREATE TABLE oltpgen_meta (workload VARCHAR(64) PRIMARY KEY, state VARCHAR(16), \
+         params NVARCHAR(MAX), tool_version VARCHAR(32), updated_at DATETIME2 DEFAULT SYSDATETIME()); \
+         INSERT INTO oltpgen_meta (workload, state, params, tool_version) VALUES ('tpcc', 'loading', '{}', '0')",
+    )
+    .await;
+    let half = "a tpcc load into sqlserver://";
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &db.url]), half);
+    assert_refused(&oltpgen(&load), "started and did not finish: pass --replace");
 }

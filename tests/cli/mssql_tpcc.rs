@@ -53,7 +53,9 @@ async fn tpcc_loads_runs_checks_and_drops_on_sql_server() {
     mssql_exec(&mut client, "DROP PROCEDURE oltpgen_payment").await;
     let out_dir = tempfile::tempdir().unwrap();
     let out_path = out_dir.path().join("r");
-    let out = oltpgen(&run_args(&db.url, "6", "8s", &out_path));
+    let orders = "SELECT SUM(d_next_o_id) FROM district";
+    let before_run = mssql_int(&mut client, orders).await;
+    let out = oltpgen(&run_args(&db.url, "6", "15s", &out_path));
     assert_eq!(out.code, 0, "{}", out.all());
     assert_no_secret(&out);
     let r = result_json(&out_path);
@@ -62,8 +64,9 @@ async fn tpcc_loads_runs_checks_and_drops_on_sql_server() {
     assert_eq!(r["server"]["settings"]["babelfish"], "yes", "{}", r["server"]);
     assert!(r["server"]["settings"]["is_read_committed_snapshot_on"].is_string(), "{}", r["server"]);
     assert_eq!(r["config"]["isolation"], "read committed", "{}", r["config"]);
-    let new_orders = r["steps"][0]["transactions"]["new_order"]["count"].as_u64().unwrap_or(0);
-    assert!(new_orders > 0, "New-Orders ran: {}", r["steps"][0]);
+    // New-Orders committed (counted in the database: on a busy machine Babelfish may finish none inside
+    // the measured window itself).
+    assert!(mssql_int(&mut client, orders).await > before_run, "New-Orders ran: {}", r["steps"][0]);
     assert_eq!(
         mssql_int(&mut client, "SELECT COUNT(*) FROM sys.procedures WHERE name LIKE 'oltpgen[_]%'").await,
         5
