@@ -33,9 +33,10 @@ pub struct Cli {
 /// The database a command drives.
 #[derive(Debug, Args)]
 pub struct DbArgs {
-    /// The database to drive, e.g. postgres://user@host:5432/tpcc [env: OLTPGEN_URL; default: the
-    /// built-in PostgreSQL]; ds2 takes it several times to drive several databases side by side. The
-    /// password comes from PGPASSWORD or ~/.pgpass as for psql (a password in --url shows in `ps`)
+    /// The database to drive, e.g. postgres://user@host:5432/tpcc, sqlserver://user@host:1433/tpcc or an
+    /// ADO.NET string [env: OLTPGEN_URL; default: the built-in PostgreSQL]; ds2 takes it several times to
+    /// drive several databases side by side. The password comes from PGPASSWORD or ~/.pgpass as for psql,
+    /// SQLCMDPASSWORD as for sqlcmd (a password in --url shows in `ps`)
     // Kept as text here and parsed by the driver: clap's own errors would echo the value, password and all.
     // OLTPGEN_URL is read in `urls`, not by clap, so that --data-dir and --temp-db win over it.
     #[arg(long, global = true, value_name = "URL")]

@@ -68,7 +68,7 @@ async fn the_server_refusals_are_explained() {
     // The server rereads pg_hba.conf in its own time: wait until it asks bench for a password.
     let wrong: oltpgen_driver::Target = url("wrong-password", "tpcc").parse().unwrap();
     for attempt in 0.. {
-        if wrong.pg_config().connect(tokio_postgres::NoTls).await.is_err() {
+        if wrong.pg_config().expect("a PostgreSQL target").connect(tokio_postgres::NoTls).await.is_err() {
             break;
         }
         assert!(attempt < 600, "the server never applied the new pg_hba.conf");
@@ -249,4 +249,75 @@ fn surprising_user_loads_are_noted_before_the_run() {
         "{}",
         out.stdout
     );
+}
+
+#[test]
+fn an_unreachable_sql_server_is_named_without_its_password() {
+    let url = format!("sqlserver://bench:{SECRET}@127.0.0.1:1/tpcc");
+    assert_refused(
+        &oltpgen(&["tpcc", "check", "--url", &url]),
+        "cannot connect to sqlserver://bench@127.0.0.1:1/tpcc",
+    );
+    let ado = format!("Server=tcp:127.0.0.1,1;Database=tpcc;User Id=bench;Password={SECRET}");
+    assert_refused(
+        &oltpgen(&["tpcc", "check", "--url", &ado]),
+        "cannot connect to sqlserver://bench@127.0.0.1:1/tpcc",
+    );
+    let url = format!("sqlserver://bench:{SECRET}@db1/tpcc?encrypt=sometimes");
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "encrypt must be");
+    assert_refused(
+        &oltpgen(&["ds2", "check", "--url", &url.replace("?encrypt=sometimes", "")]),
+        "cannot connect",
+    );
+}
+
+/// A `sqlserver://` URL pointed at a PostgreSQL server's port.
+#[test]
+fn a_postgresql_port_given_a_sql_server_url_is_explained() {
+    let pg = LocalPg::start(&Placement::Temp, 10).expect("the built-in PostgreSQL starts");
+    let url = format!("sqlserver://bench:{SECRET}@127.0.0.1:{}/tpcc", pg.port());
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "is it a SQL Server (TDS) port?");
+}
+
+/// The SQL Server test server's refusals: wrong password (18456), no password, no such database, TLS
+/// demanded with a certificate nobody trusts; and DS2, not there yet on SQL Server.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sql_server_refusals_are_explained() {
+    let Some(url) = crate::common::mssql_url() else { return };
+    let db = crate::common::MssqlDb::create(&url, "refusals").await;
+    // `sqlserver://user:password@host…`: what follows the scheme, split around the password.
+    let rest = db.url.split_once(':').unwrap().1.to_string();
+    let at = rest.find('@').unwrap();
+    let user_end = rest[..at].rfind(':').unwrap();
+    let with_password = |pw: &str| format!("sqlserver:{}:{pw}{}", &rest[..user_end], &rest[at..]);
+    let out = oltpgen(&["tpcc", "check", "--url", &with_password("wrong-Pa55")]);
+    assert_refused(&out, "the server refused the login");
+    assert!(!out.all().contains("wrong-Pa55"), "{}", out.all());
+    let no_password = format!("sqlserver:{}{}", &rest[..user_end], &rest[at..]);
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &no_password]), "no password was given");
+    let other_db = crate::common::mssql_with_db(&db.url, "issue14_nosuchdb");
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &other_db]), "create the database first");
+    let tls = format!("{}{}encrypt=true", db.url, if db.url.contains('?') { "&" } else { "?" });
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &tls]), "TLS failed");
+    assert_refused(&oltpgen(&["ds2", "check", "--url", &db.url]), "DS2 on SQL Server is not available yet");
+    assert_refused(&oltpgen(&["ds2", "load", "--url", &db.url]), "DS2 on SQL Server is not available yet");
+
+    // Foreign tables are never touched; a load that did not finish is named by every command.
+    let mut client = crate::common::mssql(&db.url).await;
+    crate::common::mssql_exec(&mut client, "CREATE TABLE warehouse (w_id INT)").await;
+    let load = ["tpcc", "load", "--scale", "1", "--url", &db.url];
+    assert_refused(&oltpgen(&load), "holds tables oltpgen did not load (warehouse)");
+    assert_refused(&oltpgen(&["tpcc", "drop", "--url", &db.url]), "left alone");
+    let still = "SELECT COUNT(*) FROM sys.tables WHERE name = 'warehouse'";
+    assert_eq!(crate::common::mssql_int(&mut client, still).await, 1);
+    crate::common::mssql_exec(
+        &mut client,
+        "DROP TABLE warehouse; CREATE TABLE oltpgen_meta (workload VARCHAR(64) PRIMARY KEY, state VARCHAR(16), \
+         params NVARCHAR(MAX), tool_version VARCHAR(32), updated_at DATETIME2 DEFAULT SYSDATETIME()); \
+         INSERT INTO oltpgen_meta (workload, state, params, tool_version) VALUES ('tpcc', 'loading', '{}', '0')",
+    )
+    .await;
+    let half = "a tpcc load into sqlserver://";
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &db.url]), half);
+    assert_refused(&oltpgen(&load), "started and did not finish: pass --replace");
 }

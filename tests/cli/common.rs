@@ -82,7 +82,9 @@ pub fn start_server(root: &str) -> LocalPg {
 /// Opens a connection to `target`, waiting for a server that is still starting.
 pub async fn sql(target: &Target) -> tokio_postgres::Client {
     for _ in 0..100 {
-        if let Ok((client, conn)) = target.pg_config().connect(tokio_postgres::NoTls).await {
+        if let Ok((client, conn)) =
+            target.pg_config().expect("a PostgreSQL target").connect(tokio_postgres::NoTls).await
+        {
             tokio::spawn(conn);
             return client;
         }
@@ -252,4 +254,85 @@ pub async fn assert_survives_kills_and_a_restart(
     assert!(why.contains("the server was unreachable for part of the window"), "{verdict}");
     assert!(r["max_within_cap"].is_null(), "{}", r["max_within_cap"]);
     assert!(out.stdout.contains("INVALID") || out.stdout.contains("not measured"), "{}", out.stdout);
+}
+
+/// The SQL Server the tests may use (`OLTPGEN_TEST_MSSQL_URL`, which CI sets), or `None` after saying
+/// the test was skipped; in CI a missing URL fails the test instead.
+pub fn mssql_url() -> Option<String> {
+    match std::env::var("OLTPGEN_TEST_MSSQL_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("OLTPGEN_TEST_MSSQL_URL is not set, and CI must run the SQL Server tests")
+        }
+        _ => {
+            eprintln!(
+                "skipped: OLTPGEN_TEST_MSSQL_URL is not set (CI sets it; start ../shared/babelfish/start and export its URL)"
+            );
+            None
+        }
+    }
+}
+
+/// `url` (a `sqlserver://` URL) with its database replaced by `db`.
+pub fn mssql_with_db(url: &str, db: &str) -> String {
+    let (base, query) = url.split_once('?').map_or((url, String::new()), |(b, q)| (b, format!("?{q}")));
+    let authority_end = base.find("://").map_or(0, |i| i + 3);
+    let host_end = base[authority_end..].find('/').map_or(base.len(), |i| authority_end + i);
+    format!("{}/{db}{query}", &base[..host_end])
+}
+
+/// Opens a tiberius client on `url`, through oltpgen's own connect.
+pub async fn mssql(url: &str) -> oltpgen_driver::mssql::Client {
+    let target: Target = url.parse().expect("a SQL Server URL");
+    oltpgen_driver::mssql::connect(&target).await.expect("the SQL Server test server answers")
+}
+
+/// Runs `sql` on `client`: every result set's rows.
+pub async fn mssql_exec(client: &mut oltpgen_driver::mssql::Client, sql: &str) -> Vec<Vec<tiberius::Row>> {
+    client.simple_query(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}")).into_results().await.unwrap()
+}
+
+/// The first column of the first row of the first result, as an integer.
+pub async fn mssql_int(client: &mut oltpgen_driver::mssql::Client, sql: &str) -> i64 {
+    let rows = mssql_exec(client, &format!("SELECT CAST(({sql}) AS bigint)")).await;
+    rows[0][0].get::<i64, _>(0).unwrap_or(0)
+}
+
+/// A database of its own on the SQL Server test server, dropped when the test ends.
+pub struct MssqlDb {
+    /// Its name.
+    pub name: String,
+    /// A URL that connects to it.
+    pub url: String,
+    admin: String,
+}
+
+impl MssqlDb {
+    /// Creates `issue14_<test>_<pid>` (issue 14's prefix, unique per test process) on the server at
+    /// `url`, dropping a leftover of the same name first.
+    pub async fn create(url: &str, test: &str) -> MssqlDb {
+        let name = format!("issue14_{test}_{}", std::process::id());
+        let admin = mssql_with_db(url, "master");
+        let mut client = mssql(&admin).await;
+        mssql_exec(&mut client, &format!("IF DB_ID('{name}') IS NOT NULL DROP DATABASE {name}")).await;
+        mssql_exec(&mut client, &format!("CREATE DATABASE {name}")).await;
+        MssqlDb { url: mssql_with_db(url, &name), name, admin }
+    }
+}
+
+impl Drop for MssqlDb {
+    fn drop(&mut self) {
+        let (admin, name) = (self.admin.clone(), self.name.clone());
+        // A fresh runtime on its own thread: drop may run inside the test's runtime.
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            rt.block_on(async {
+                let mut client = mssql(&admin).await;
+                if let Ok(stream) = client.simple_query(format!("DROP DATABASE {name}")).await {
+                    let _ = stream.into_results().await;
+                }
+            });
+        })
+        .join();
+    }
 }

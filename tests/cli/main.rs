@@ -1,5 +1,7 @@
 //! End-to-end tests of the `oltpgen` binary against real PostgreSQL servers that the tests start
-//! themselves (the built-in PostgreSQL, through `--temp-db` or a throwaway `--data-dir`).
+//! themselves (the built-in PostgreSQL, through `--temp-db` or a throwaway `--data-dir`), and against
+//! a SQL Server–compatible server (Babelfish) whose URL CI exports as `OLTPGEN_TEST_MSSQL_URL`
+//! (`mssql_tpcc`, and SQL Server cases in `bad_input`; each creates and drops its own database).
 //!
 //! One test binary, so the binary and its dependencies link once.
 
@@ -12,6 +14,7 @@ mod ds2;
 mod ds2_dropin;
 mod figures;
 mod local;
+mod mssql_tpcc;
 mod report_cli;
 mod report_html;
 mod report_pages;

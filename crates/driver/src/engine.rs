@@ -15,17 +15,20 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use oltpgen_datagen::schema::{Dataset, Index, TableDef};
+use oltpgen_datagen::schema::{ColumnType, Dataset, Index, TableDef};
 
 use crate::counters::{DbState, DbTotals};
 use crate::inventory::MetaRow;
-use crate::{Error, Target, pg};
+use crate::{Error, Target, mssql, pg};
 
-/// The database engines oltpgen speaks; each has its own module (`pg` for PostgreSQL).
+/// The database engines oltpgen speaks; each has its own module (`pg` for PostgreSQL, `mssql` for SQL
+/// Server).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
     /// PostgreSQL, through tokio-postgres.
     Postgres,
+    /// Microsoft SQL Server (and servers speaking its TDS and T-SQL, such as Babelfish), through tiberius.
+    SqlServer,
 }
 
 impl Engine {
@@ -36,11 +39,10 @@ impl Engine {
     pub fn of_scheme(scheme: &str) -> Result<Engine, Error> {
         match scheme.to_ascii_lowercase().as_str() {
             "postgres" | "postgresql" => Ok(Engine::Postgres),
-            "sqlserver" | "mssql" => Err(Error::usage(
-                "--url: SQL Server (sqlserver://) is not supported yet; use a postgres:// URL",
-            )),
+            "sqlserver" | "mssql" => Ok(Engine::SqlServer),
             other => Err(Error::usage(format!(
-                "--url has an unknown scheme '{other}://': use postgres://user:password@host:port/dbname"
+                "--url has an unknown scheme '{other}://': use postgres://user:password@host:port/dbname \
+                 or sqlserver://user:password@host:port/database"
             ))),
         }
     }
@@ -49,6 +51,7 @@ impl Engine {
     pub fn name(self) -> &'static str {
         match self {
             Engine::Postgres => "postgres",
+            Engine::SqlServer => "sqlserver",
         }
     }
 }
@@ -78,7 +81,7 @@ impl ServerInfo {
 /// How many more client connections the server accepts, and why.
 #[derive(Clone, Copy, Debug)]
 pub struct ConnectionRoom {
-    /// The server's connection limit (PostgreSQL's max_connections).
+    /// The server's connection limit (PostgreSQL's max_connections, SQL Server's @@MAX_CONNECTIONS).
     pub max: u32,
     /// Connections kept for administrators (not ours to take).
     pub reserved: u32,
@@ -109,6 +112,8 @@ impl ConnectionRoom {
 pub enum Conn {
     /// A PostgreSQL connection.
     Postgres(pg::Client),
+    /// A SQL Server connection.
+    SqlServer(mssql::Conn),
 }
 
 impl Conn {
@@ -120,6 +125,7 @@ impl Conn {
     pub async fn open(target: &Target) -> Result<Conn, Error> {
         match target.engine() {
             Engine::Postgres => Ok(Conn::Postgres(pg::connect(target).await?)),
+            Engine::SqlServer => Ok(Conn::SqlServer(mssql::open(target).await?)),
         }
     }
 
@@ -130,6 +136,7 @@ impl Conn {
     pub async fn existing_tables(&self, target: &Target, names: &[&str]) -> Result<Vec<String>, Error> {
         match self {
             Conn::Postgres(c) => pg::schema::existing_tables(c, target, names).await,
+            Conn::SqlServer(c) => mssql::schema::existing_tables(c, target, names).await,
         }
     }
 
@@ -140,6 +147,7 @@ impl Conn {
     pub async fn drop_tables(&self, target: &Target, names: &[&str]) -> Result<(), Error> {
         match self {
             Conn::Postgres(c) => pg::schema::drop_tables(c, target, names).await,
+            Conn::SqlServer(c) => mssql::schema::drop_tables(c, target, names).await,
         }
     }
 
@@ -152,6 +160,13 @@ impl Conn {
             Conn::Postgres(c) => {
                 c.batch_execute(&statements.join(";\n")).await.map_err(|e| pg::failed(what, target, &e))
             }
+            // One batch each: T-SQL wants CREATE PROCEDURE (and friends) first in its batch.
+            Conn::SqlServer(c) => {
+                for sql in statements {
+                    c.batch(target, what, sql).await?;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -162,6 +177,7 @@ impl Conn {
     pub async fn read_meta(&self, target: &Target, workload: &str) -> Result<Option<MetaRow>, Error> {
         match self {
             Conn::Postgres(c) => pg::meta::read(c, target, workload).await,
+            Conn::SqlServer(c) => mssql::meta::read(c, target, workload).await,
         }
     }
 
@@ -172,6 +188,7 @@ impl Conn {
     pub async fn write_meta(&self, target: &Target, workload: &str, row: &MetaRow) -> Result<(), Error> {
         match self {
             Conn::Postgres(c) => pg::meta::write(c, target, workload, row).await,
+            Conn::SqlServer(c) => mssql::meta::write(c, target, workload, row).await,
         }
     }
 
@@ -182,6 +199,7 @@ impl Conn {
     pub async fn remove_meta(&self, target: &Target, workload: &str) -> Result<(), Error> {
         match self {
             Conn::Postgres(c) => pg::meta::remove(c, target, workload).await,
+            Conn::SqlServer(c) => mssql::meta::remove(c, target, workload).await,
         }
     }
 
@@ -192,6 +210,7 @@ impl Conn {
     pub async fn server_info(&self, target: &Target) -> Result<ServerInfo, Error> {
         match self {
             Conn::Postgres(c) => pg::server_info(c, target).await,
+            Conn::SqlServer(c) => mssql::server_info(c, target).await,
         }
     }
 
@@ -202,6 +221,7 @@ impl Conn {
     pub async fn connection_room(&self, target: &Target) -> Result<ConnectionRoom, Error> {
         match self {
             Conn::Postgres(c) => pg::connection_room(c, target).await,
+            Conn::SqlServer(c) => mssql::connection_room(c, target).await,
         }
     }
 
@@ -213,6 +233,7 @@ impl Conn {
     pub async fn counters(&self, state: &mut DbState) -> DbTotals {
         match self {
             Conn::Postgres(c) => pg::counters::read(c, state).await,
+            Conn::SqlServer(_) => DbTotals::unavailable("SQL Server's counters are not read yet"),
         }
     }
 
@@ -230,6 +251,7 @@ impl Conn {
     ) -> Result<(u64, Vec<String>), Error> {
         match self {
             Conn::Postgres(c) => pg::offending(c, target, what, query, examples).await,
+            Conn::SqlServer(c) => mssql::offending(c, target, what, query, examples).await,
         }
     }
 }
@@ -238,13 +260,31 @@ impl Conn {
 pub fn create_table(engine: Engine, table: &TableDef) -> String {
     match engine {
         Engine::Postgres => pg::schema::create_table(table),
+        Engine::SqlServer => mssql::schema::create_table(table),
     }
+}
+
+/// `CREATE TABLE` for `table`, columns in generation order and no keys, in an engine's words: `type_name`
+/// names each column type, `not_null` and `null` follow a column that may not or may be NULL.
+pub fn create_table_as(
+    table: &TableDef,
+    type_name: impl Fn(ColumnType) -> String,
+    not_null: &str,
+    null: &str,
+) -> String {
+    let cols: Vec<String> = table
+        .columns
+        .iter()
+        .map(|c| format!("{} {}{}", c.name, type_name(c.ty), if c.nullable { null } else { not_null }))
+        .collect();
+    format!("CREATE TABLE {} ({})", table.name, cols.join(", "))
 }
 
 /// The engine's statement adding `table`'s primary key, if it has one.
 pub fn primary_key(engine: Engine, table: &TableDef) -> Option<String> {
     match engine {
         Engine::Postgres => pg::schema::primary_key(table),
+        Engine::SqlServer => mssql::schema::primary_key(table),
     }
 }
 
@@ -252,6 +292,7 @@ pub fn primary_key(engine: Engine, table: &TableDef) -> Option<String> {
 pub fn create_index(engine: Engine, index: &Index) -> String {
     match engine {
         Engine::Postgres => pg::schema::create_index(index),
+        Engine::SqlServer => mssql::schema::create_index(index),
     }
 }
 
@@ -259,6 +300,7 @@ pub fn create_index(engine: Engine, index: &Index) -> String {
 pub fn statistics(engine: Engine, table: &str) -> String {
     match engine {
         Engine::Postgres => format!("ANALYZE {table}"),
+        Engine::SqlServer => mssql::schema::statistics(table),
     }
 }
 
@@ -276,6 +318,7 @@ pub async fn bulk_load<D: Dataset>(
 ) -> Result<(), Error> {
     match target.engine() {
         Engine::Postgres => pg::bulk::load_chunks(target, workers, data, chunks, progress).await,
+        Engine::SqlServer => mssql::bulk::load_chunks(target, workers, data, chunks, progress).await,
     }
 }
 
@@ -291,5 +334,6 @@ pub async fn run_statements(
 ) -> Result<(), Error> {
     match target.engine() {
         Engine::Postgres => pg::bulk::run_statements(target, connections, statements, done).await,
+        Engine::SqlServer => mssql::bulk::run_statements(target, connections, statements, done).await,
     }
 }

@@ -13,6 +13,7 @@ pub mod inventory;
 pub mod load;
 pub mod local;
 pub mod metrics;
+pub mod mssql;
 pub mod pg;
 pub mod prepare;
 pub mod progress;

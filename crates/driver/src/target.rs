@@ -13,6 +13,8 @@ pub use crate::engine::Engine;
 pub enum TargetConfig {
     /// PostgreSQL's (password included: never print them).
     Postgres(crate::pg::Config),
+    /// SQL Server's (password or token included: never print them).
+    SqlServer(crate::mssql::Config),
 }
 
 /// One database to drive: an engine and its connection settings.
@@ -37,6 +39,7 @@ impl Target {
     pub fn engine(&self) -> Engine {
         match self.config {
             TargetConfig::Postgres(_) => Engine::Postgres,
+            TargetConfig::SqlServer(_) => Engine::SqlServer,
         }
     }
 
@@ -59,6 +62,7 @@ impl Target {
     pub fn with_dbname(&self, dbname: &str) -> Self {
         match &self.config {
             TargetConfig::Postgres(c) => crate::pg::target::with_dbname(c, dbname),
+            TargetConfig::SqlServer(c) => crate::mssql::target::with_dbname(c, dbname),
         }
     }
 }
@@ -78,7 +82,9 @@ impl fmt::Debug for Target {
 impl FromStr for Target {
     type Err = Error;
 
-    /// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`); the scheme
+    /// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`),
+    /// `sqlserver://user:password@host:port/database?options` (also `mssql://`) or an ADO.NET connection
+    /// string (`Server=tcp:host,1433;Database=…;User Id=…;Password=…`, SQL Server's); the scheme
     /// chooses the engine ([`Engine::of_scheme`]), which parses the rest.
     ///
     /// # Errors
@@ -86,8 +92,13 @@ impl FromStr for Target {
     /// which may hold a password.
     fn from_str(url: &str) -> Result<Self, Error> {
         let Some((scheme, rest)) = url.split_once("://") else {
+            // ADO.NET's `key=value;…` strings are SQL Server's own.
+            if url.contains('=') && url.to_ascii_lowercase().contains("server") {
+                return crate::mssql::target::parse_ado(url);
+            }
             return Err(Error::usage(
-                "--url has no scheme: write it as postgres://user:password@host:port/dbname",
+                "--url has no scheme: write it as postgres://user:password@host:port/dbname \
+                 or sqlserver://user:password@host:port/database",
             ));
         };
         let engine = Engine::of_scheme(scheme)?;
@@ -98,6 +109,7 @@ impl FromStr for Target {
         }
         match engine {
             Engine::Postgres => crate::pg::target::parse(url),
+            Engine::SqlServer => crate::mssql::target::parse(url),
         }
     }
 }
@@ -121,7 +133,8 @@ mod tests {
             ("mysql://u:s3cret@h/db", "unknown scheme 'mysql://'"),
             ("u:s3cret@h/db", "no scheme"),
             ("postgres://u:s3cret@h:notaport/db", "not a valid PostgreSQL URL"),
-            ("sqlserver://u:s3cret@h/db", "not supported yet"),
+            ("sqlserver://u:s3cret@h:x/db", "not a valid SQL Server URL"),
+            ("Server=tcp:h,1433;Password=s3cret;Encrypt=perhaps", "not a valid ADO.NET connection string"),
         ] {
             let err = url.parse::<Target>().unwrap_err().to_string();
             assert!(err.contains(needle), "{url}: {err}");

@@ -12,7 +12,12 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, NoTls};
 
 async fn connect(target: &Target) -> Client {
-    let (client, conn) = target.pg_config().connect(NoTls).await.expect("the test server answers");
+    let (client, conn) = target
+        .pg_config()
+        .expect("a PostgreSQL target")
+        .connect(NoTls)
+        .await
+        .expect("the test server answers");
     tokio::spawn(conn);
     client
 }

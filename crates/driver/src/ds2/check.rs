@@ -25,6 +25,7 @@ pub const CHECKS: Checks = Checks {
 fn query(engine: Engine, i: usize) -> &'static str {
     match engine {
         Engine::Postgres => crate::pg::ds2::check::QUERIES[i],
+        Engine::SqlServer => unreachable!("identify refuses DS2 on SQL Server before a check runs"),
     }
 }
 

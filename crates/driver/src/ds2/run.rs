@@ -225,6 +225,8 @@ impl Workload for Ds2 {
         let (on, functions) = (&self.targets[target], self.functions[target]);
         match on.engine() {
             Engine::Postgres => Ok(Ds2Session::Postgres(pg::ds2::Session::open(on, functions).await?)),
+            // prepare (identify) refuses DS2 on SQL Server before a user connects.
+            Engine::SqlServer => Err(TxnError { fault: crate::error::Fault::Fatal }),
         }
     }
 
@@ -328,6 +330,7 @@ fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Val
 fn reference_defects(engine: Engine) -> &'static str {
     match engine {
         Engine::Postgres => pg::ds2::ops::REFERENCE_DEFECTS,
+        Engine::SqlServer => "",
     }
 }
 

@@ -43,7 +43,7 @@ use crate::{Error, Target};
 /// One line that says what went wrong and what to do about it (wrong password, no such database,
 /// unreachable host), without the password.
 pub async fn connect(target: &Target) -> Result<Client, Error> {
-    let mut config = target.pg_config().clone();
+    let mut config = target.pg_config().expect("the engine chose PostgreSQL from the target").clone();
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(std::time::Duration::from_secs(10));
     }

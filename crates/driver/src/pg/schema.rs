@@ -9,24 +9,16 @@ use crate::{Error, Target};
 
 /// `CREATE TABLE` without keys: keys and indexes are built after the data, which is faster.
 pub fn create_table(table: &TableDef) -> String {
-    let cols: Vec<String> = table
-        .columns
-        .iter()
-        .map(|c| {
-            let ty = match c.ty {
-                ColumnType::Int4 => "integer".to_string(),
-                ColumnType::Int2 => "smallint".to_string(),
-                ColumnType::Numeric { precision, scale } => format!("numeric({precision},{scale})"),
-                ColumnType::Char(n) => format!("char({n})"),
-                ColumnType::Varchar(n) => format!("varchar({n})"),
-                ColumnType::Timestamp => "timestamp".to_string(),
-                ColumnType::Date => "date".to_string(),
-            };
-            let null = if c.nullable { "" } else { " NOT NULL" };
-            format!("{} {ty}{null}", c.name)
-        })
-        .collect();
-    format!("CREATE TABLE {} ({})", table.name, cols.join(", "))
+    let ty = |ty| match ty {
+        ColumnType::Int4 => "integer".to_string(),
+        ColumnType::Int2 => "smallint".to_string(),
+        ColumnType::Numeric { precision, scale } => format!("numeric({precision},{scale})"),
+        ColumnType::Char(n) => format!("char({n})"),
+        ColumnType::Varchar(n) => format!("varchar({n})"),
+        ColumnType::Timestamp => "timestamp".to_string(),
+        ColumnType::Date => "date".to_string(),
+    };
+    crate::engine::create_table_as(table, ty, " NOT NULL", "")
 }
 
 /// The primary key of `table`, or `None` (TPC-C's history has none).

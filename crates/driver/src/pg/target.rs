@@ -46,11 +46,12 @@ pub fn local(port: u16, user: &str, password: &str, dbname: &str) -> Target {
 }
 
 impl Target {
-    /// The PostgreSQL connection settings (password included: never print them), for tests that
-    /// connect with tokio-postgres themselves.
-    pub fn pg_config(&self) -> &Config {
+    /// The PostgreSQL connection settings (password included: never print them), `None` for a target
+    /// of another engine; for the engine's own code and for tests that connect with tokio-postgres.
+    pub fn pg_config(&self) -> Option<&Config> {
         match self.config() {
-            TargetConfig::Postgres(c) => c,
+            TargetConfig::Postgres(c) => Some(c),
+            TargetConfig::SqlServer(_) => None,
         }
     }
 }

@@ -30,6 +30,7 @@ pub const CHECKS: Checks = Checks {
 fn query(engine: Engine, i: usize) -> &'static str {
     match engine {
         Engine::Postgres => crate::pg::tpcc::check::QUERIES[i],
+        Engine::SqlServer => crate::mssql::tpcc::check::QUERIES[i],
     }
 }
 
@@ -47,5 +48,6 @@ mod tests {
     #[test]
     fn every_check_has_a_query() {
         assert_eq!(super::CHECKS.table.len(), crate::pg::tpcc::check::QUERIES.len());
+        assert_eq!(super::CHECKS.table.len(), crate::mssql::tpcc::check::QUERIES.len());
     }
 }

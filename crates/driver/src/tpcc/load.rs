@@ -20,6 +20,7 @@ pub async fn load(target: &Target, scale: u32, seed: u64, opts: &LoadOptions) ->
     // The server-side transactions are created with the schema, so a run in either mode finds them.
     let finish = match target.engine() {
         Engine::Postgres => pg::tpcc::procs::install_statements(),
+        Engine::SqlServer => crate::mssql::tpcc::finish(),
     };
     let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new(), finish };
     load::load(target, loading, opts).await

@@ -14,10 +14,10 @@ use oltpgen_report::model::Step;
 use super::LoadedParams;
 use crate::engine::Engine;
 use crate::inventory::Definition;
-use crate::pg;
 use crate::prepare::{Prepared, prepare};
 use crate::run::{AuditCounts, Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
+use crate::{mssql, pg};
 
 /// The transaction types' names in index order, from [`TxnKind`] (the results' [`TPCC_TRANSACTIONS`](oltpgen_report::model::TPCC_TRANSACTIONS),
 /// checked by a test).
@@ -65,15 +65,21 @@ impl Transactions {
     /// The faster of the two on `engine`, as measured (BENCHMARKS.md, "server-side TPC-C").
     pub fn default_for(engine: Engine) -> Self {
         match engine {
-            Engine::Postgres => Transactions::Server,
+            // SQL Server's TPC-C runs as stored procedures only, as HammerDB and audited results run it.
+            Engine::Postgres | Engine::SqlServer => Transactions::Server,
         }
     }
 }
 
 /// A connection with the five transactions prepared, in its engine's terms.
+// One per connection, never moved on the hot path: boxing the larger variant would only add a pointer
+// chase to every transaction.
+#[allow(clippy::large_enum_variant)]
 pub enum TpccSession {
     /// On PostgreSQL.
     Postgres(pg::tpcc::Session),
+    /// On SQL Server (its stored procedures).
+    SqlServer(mssql::tpcc::Session),
 }
 
 impl Tpcc {
@@ -174,12 +180,14 @@ impl Workload for Tpcc {
             Engine::Postgres => {
                 Ok(TpccSession::Postgres(pg::tpcc::Session::open(&self.target, self.transactions).await?))
             }
+            Engine::SqlServer => Ok(TpccSession::SqlServer(mssql::tpcc::Session::open(&self.target).await?)),
         }
     }
 
     async fn execute(&self, s: &TpccSession, input: &TxnInput, ops: &mut Ops) -> Result<Done, TxnError> {
         let outcome = match s {
             TpccSession::Postgres(s) => s.execute(input).await?,
+            TpccSession::SqlServer(s) => s.execute(input).await?,
         };
         ops.count(audit_counts(input, &outcome));
         Ok(outcome.done)
@@ -211,8 +219,14 @@ pub fn workload(
 /// [`Error`] when the server refuses to create them.
 pub async fn ready_transactions(target: &Target, transactions: Transactions) -> Result<(), Error> {
     match (transactions, target.engine()) {
-        (Transactions::Client, _) => Ok(()),
+        (Transactions::Client, Engine::Postgres) => Ok(()),
         (Transactions::Server, Engine::Postgres) => pg::tpcc::ensure_procs(target).await.map(|_| ()),
+        (Transactions::Client, Engine::SqlServer) => Err(Error::usage(
+            "--transactions client is not available on SQL Server, whose TPC-C runs as stored procedures: \
+             leave --transactions out (or give server)",
+        )),
+        // Each session creates the procedures a database lacks when it opens.
+        (Transactions::Server, Engine::SqlServer) => Ok(()),
     }
 }
 
@@ -220,6 +234,7 @@ pub async fn ready_transactions(target: &Target, transactions: Transactions) -> 
 fn isolation(target: &Target) -> &'static str {
     match target.engine() {
         Engine::Postgres => pg::tpcc::txn::ISOLATION,
+        Engine::SqlServer => mssql::tpcc::txn::ISOLATION,
     }
 }
 

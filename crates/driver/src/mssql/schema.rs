@@ -1,0 +1,81 @@
+//! T-SQL DDL rendered from a workload's schema (tables as data in `oltpgen_datagen`), and the questions
+//! the loader asks about what a database already holds (in the connection's default schema, `dbo`).
+
+use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
+
+use super::Conn;
+use crate::{Error, Target};
+
+/// `CREATE TABLE` without keys: keys and indexes are built after the data, which is faster. Exact
+/// `DECIMAL`s; timestamps as `DATETIME2` (tiberius cannot bulk-insert `DATE`, so a date is a
+/// `DATETIME2(0)` at midnight, as DS2's own SQL Server scripts keep order dates in a `DATETIME`).
+pub fn create_table(table: &TableDef) -> String {
+    let ty = |ty| match ty {
+        ColumnType::Int4 => "INT".to_string(),
+        ColumnType::Int2 => "SMALLINT".to_string(),
+        ColumnType::Numeric { precision, scale } => format!("DECIMAL({precision},{scale})"),
+        ColumnType::Char(n) => format!("CHAR({n})"),
+        ColumnType::Varchar(n) => format!("VARCHAR({n})"),
+        ColumnType::Timestamp => "DATETIME2(6)".to_string(),
+        ColumnType::Date => "DATETIME2(0)".to_string(),
+    };
+    crate::engine::create_table_as(table, ty, " NOT NULL", " NULL")
+}
+
+/// The clustered primary key of `table`, or `None` (TPC-C's history has none).
+pub fn primary_key(table: &TableDef) -> Option<String> {
+    let key = table.primary_key;
+    (!key.is_empty()).then(|| {
+        format!(
+            "ALTER TABLE {t} ADD CONSTRAINT {t}_pkey PRIMARY KEY CLUSTERED ({})",
+            key.join(", "),
+            t = table.name
+        )
+    })
+}
+
+/// `CREATE INDEX` for a secondary index.
+pub fn create_index(index: &Index) -> String {
+    let unique = if index.unique { "UNIQUE " } else { "" };
+    format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
+}
+
+/// The statement that refreshes `table`'s statistics after a load. Babelfish lacks `UPDATE STATISTICS`
+/// (its PostgreSQL analyses tables on its own): dynamic SQL is parsed only where it runs, so the same
+/// batch skips it there.
+pub fn statistics(table: &str) -> String {
+    format!("IF SERVERPROPERTY('Babelfish') IS NULL EXEC('UPDATE STATISTICS {table}')")
+}
+
+/// `names` as a T-SQL list of string literals (the names are the workloads' own identifiers).
+fn literals(names: &[&str]) -> String {
+    names.iter().map(|n| format!("'{}'", n.replace('\'', "''"))).collect::<Vec<_>>().join(", ")
+}
+
+/// Which of `names` exist as tables in the connection's default schema.
+///
+/// # Errors
+/// [`Error::Failed`] when the catalog cannot be read.
+pub async fn existing_tables(conn: &Conn, target: &Target, names: &[&str]) -> Result<Vec<String>, Error> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT CAST(name AS nvarchar(128)) FROM sys.tables WHERE schema_id = SCHEMA_ID() AND name IN ({}) ORDER BY name",
+        literals(names)
+    );
+    let rows = conn.batch(target, "reading the catalog", &sql).await?;
+    Ok(rows.into_iter().flatten().filter_map(|r| r.get::<&str, _>(0).map(str::to_string)).collect())
+}
+
+/// Drops `names` where they exist.
+///
+/// # Errors
+/// [`Error::Failed`] when a drop fails (e.g. the tables are in use).
+pub async fn drop_tables(conn: &Conn, target: &Target, names: &[&str]) -> Result<(), Error> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    conn.batch(target, "dropping tables", &format!("DROP TABLE IF EXISTS {}", names.join(", "))).await?;
+    Ok(())
+}

@@ -1,0 +1,334 @@
+//! TPC-C on SQL Server (the Babelfish server whose URL CI exports as `OLTPGEN_TEST_MSSQL_URL`): load,
+//! check, run through the stored procedures, the spec's rules kept by them, drop, and a session killed
+//! mid-run. Each test creates its own database and drops it; `tpcc check` passes after every load.
+
+use std::time::Duration;
+
+use crate::common::{
+    MssqlDb, assert_matches_schema, assert_no_secret, assert_refused, finish, mssql, mssql_exec, mssql_int,
+    mssql_url, oltpgen, oltpgen_env, result_json, spawn,
+};
+
+/// `tpcc check` on `url` passes every condition.
+#[track_caller]
+fn assert_consistent(url: &str) {
+    let out = oltpgen(&["tpcc", "check", "--url", url]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("consistent: every condition that applies holds"), "{}", out.stdout);
+    assert_no_secret(&out);
+}
+
+/// `tpcc run` on `url` with `users` users and no keying or think time, measuring for `duration`,
+/// reporting every 2 s, the result in `out`.
+fn run_args<'a>(url: &'a str, users: &'a str, duration: &'a str, out: &'a std::path::Path) -> Vec<&'a str> {
+    let timing = ["--think-time", "0", "--keying-time", "0", "--warmup", "1s", "--report-interval", "2s"];
+    let mut args = vec!["tpcc", "run", "--url", url, "--users", users, "--duration", duration, "--quiet"];
+    args.extend(timing);
+    args.extend(["-o", out.to_str().unwrap()]);
+    args
+}
+
+/// Loads TPC-C at scale 1 into `url` with two bulk streams.
+#[track_caller]
+fn load(url: &str, extra: &[&str]) {
+    let mut args = vec!["tpcc", "load", "--scale", "1", "--load-workers", "2", "--quiet", "--url", url];
+    args.extend_from_slice(extra);
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("loaded tpcc scale 1 into sqlserver://"), "{}", out.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tpcc_loads_runs_checks_and_drops_on_sql_server() {
+    let Some(url) = mssql_url() else { return };
+    let db = MssqlDb::create(&url, "tpcc").await;
+    load(&db.url, &[]);
+    assert_consistent(&db.url);
+    let mut client = mssql(&db.url).await;
+    assert_eq!(mssql_int(&mut client, "SELECT COUNT(*) FROM customer").await, 30_000);
+    assert_eq!(mssql_int(&mut client, "SELECT COUNT(*) FROM stock").await, 100_000);
+    spec_rules_hold(&mut client).await;
+
+    // A database that lacks the procedures gets them when a run connects.
+    mssql_exec(&mut client, "DROP PROCEDURE oltpgen_payment").await;
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_path = out_dir.path().join("r");
+    let orders = "SELECT SUM(d_next_o_id) FROM district";
+    let before_run = mssql_int(&mut client, orders).await;
+    let out = oltpgen(&run_args(&db.url, "6", "15s", &out_path));
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_no_secret(&out);
+    let r = result_json(&out_path);
+    assert_matches_schema(&r);
+    assert_eq!(r["server"]["engine"], "sqlserver", "{}", r["server"]);
+    assert_eq!(r["server"]["settings"]["babelfish"], "yes", "{}", r["server"]);
+    assert!(r["server"]["settings"]["is_read_committed_snapshot_on"].is_string(), "{}", r["server"]);
+    assert_eq!(r["config"]["isolation"], "read committed", "{}", r["config"]);
+    // New-Orders committed (counted in the database: on a busy machine Babelfish may finish none inside
+    // the measured window itself).
+    assert!(mssql_int(&mut client, orders).await > before_run, "New-Orders ran: {}", r["steps"][0]);
+    assert_eq!(
+        mssql_int(&mut client, "SELECT COUNT(*) FROM sys.procedures WHERE name LIKE 'oltpgen[_]%'").await,
+        5
+    );
+    assert_consistent(&db.url);
+
+    // Loaded twice only on purpose; the ADO.NET form, from OLTPGEN_URL with SQLCMDPASSWORD, reaches it.
+    let again = oltpgen(&["tpcc", "load", "--scale", "1", "--url", &db.url]);
+    assert_refused(&again, "already holds a tpcc database (scale 1): pass --replace");
+    load(&db.url, &["--replace"]);
+    let (user, password, host, port) = parts(&url);
+    let ado = format!("Server=tcp:{host},{port};Database={};User Id={user};Encrypt=false", db.name);
+    let out = oltpgen_env(&["tpcc", "check"], &[("OLTPGEN_URL", &ado), ("SQLCMDPASSWORD", &password)]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(!out.all().contains(&password), "{}", out.all());
+
+    let out = oltpgen(&["tpcc", "drop", "--url", &db.url]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &db.url]), "holds no tpcc database: load it first");
+}
+
+/// The rules the PostgreSQL transactions follow, kept by the procedures (`tests/cli/tpcc_spec.rs` has
+/// them for PostgreSQL): an unused item rolls a New-Order back once it did its work, and says so; a
+/// Payment matching no customer fails and pays nobody.
+async fn spec_rules_hold(client: &mut oltpgen_driver::mssql::Client) {
+    let next = "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 1";
+    let before = mssql_int(client, next).await;
+    // 2.4.2.3: item 100001 does not exist.
+    let rows = mssql_exec(client, "EXEC oltpgen_new_order 1, 1, 1, 2, 1, 5, 1, 3, 100001, 1, 2").await;
+    let row = &rows.last().unwrap()[0];
+    assert_eq!(row.get::<i32, _>(1), Some(1), "the procedure says it rolled back");
+    assert_eq!(row.get::<i32, _>(0).map(i64::from), Some(before), "it took the next order id first");
+    assert_eq!(mssql_int(client, next).await, before, "and rolled back the district");
+    let orders = format!("SELECT COUNT(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = {before}");
+    assert_eq!(mssql_int(client, &orders).await, 0);
+
+    let ytd = "SELECT CAST(w_ytd * 100 AS bigint) FROM warehouse WHERE w_id = 1";
+    let paid = mssql_int(client, ytd).await;
+    let err = async {
+        client
+            .simple_query("EXEC oltpgen_payment 1, 1, 1, 1, 0, 'NOSUCHNAME', 1234")
+            .await?
+            .into_results()
+            .await
+    }
+    .await;
+    assert!(err.is_err(), "a Payment that matched no customer failed");
+    assert_eq!(mssql_int(client, "SELECT @@TRANCOUNT").await, 0, "and left no transaction open");
+    assert_eq!(mssql_int(client, ytd).await, paid, "and paid no warehouse");
+}
+
+/// user, password, host and port of a `sqlserver://user:password@host:port/…` URL.
+fn parts(url: &str) -> (String, String, String, String) {
+    let rest = url.split_once("://").unwrap().1;
+    let (userinfo, hostpart) = rest.split_once('@').unwrap();
+    let (user, password) = userinfo.split_once(':').unwrap();
+    let hostport = hostpart.split(['/', '?']).next().unwrap();
+    let (host, port) = hostport.split_once(':').unwrap_or((hostport, "1433"));
+    (user.into(), password.into(), host.into(), port.into())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_session_reconnects_and_the_result_is_written() {
+    let Some(url) = mssql_url() else { return };
+    let db = MssqlDb::create(&url, "kill").await;
+    load(&db.url, &[]);
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_path = out_dir.path().join("r");
+    let run = spawn(&run_args(&db.url, "4", "10m", &out_path));
+    let mut admin = mssql(&crate::common::mssql_with_db(&url, "master")).await;
+    let commits = "SELECT SUM(d_next_o_id) FROM district";
+    let mut watch = mssql(&db.url).await;
+    let watcher = mssql_int(&mut watch, "SELECT @@SPID").await;
+    let sessions = format!(
+        "SELECT CAST(session_id AS int) FROM sys.dm_exec_sessions WHERE database_id = DB_ID('{}') AND session_id IS NOT NULL \
+         AND session_id <> @@SPID AND session_id <> {watcher}",
+        db.name
+    );
+    let loaded = mssql_int(&mut watch, commits).await;
+    wait_for_commits(&mut watch, commits, loaded + 4).await;
+    let victims = wait_for_sessions(&mut admin, &sessions, 4, &[]).await;
+    for spid in &victims {
+        // KILL refuses a session that ended meanwhile; the rest still die.
+        let _ = async { admin.simple_query(format!("KILL {spid}")).await?.into_results().await }.await;
+    }
+    wait_for_sessions(&mut admin, &sessions, 4, &victims).await;
+    let r = recovered_then_interrupted(&mut watch, run, &out_path).await;
+    let series = r["timeseries"].as_array().unwrap();
+    let last = series.iter().rev().find(|row| row["txn"] == "new_order").unwrap();
+    assert!(last["count"].as_u64().unwrap() > 0, "users reconnected and went on: {last}");
+    drop((admin, watch));
+    assert_consistent(&db.url);
+}
+
+/// After a fault: waits until the run commits New-Orders again, for two report intervals more (so the
+/// result's last one lies after the users came back), then ends it with Ctrl-C. The result must have
+/// been written and count the lost connections; it is returned.
+async fn recovered_then_interrupted(
+    watch: &mut oltpgen_driver::mssql::Client,
+    run: std::process::Child,
+    out_path: &std::path::Path,
+) -> serde_json::Value {
+    let commits = "SELECT SUM(d_next_o_id) FROM district";
+    let after_fault = mssql_int(watch, commits).await;
+    wait_for_commits(watch, commits, after_fault + 4).await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let status = std::process::Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(out.code, 130, "the run went on until Ctrl-C:\n{}", out.all());
+    let r = result_json(out_path);
+    assert_matches_schema(&r);
+    assert!(r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0, "{}", r["errors_by_kind"]);
+    r
+}
+
+/// Waits until `sql` (a sum of order ids) reaches `at_least`: New-Orders committed.
+async fn wait_for_commits(client: &mut oltpgen_driver::mssql::Client, sql: &str, at_least: i64) {
+    for _ in 0..3000 {
+        if mssql_int(client, sql).await >= at_least {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the run committed no New-Orders");
+}
+
+/// Waits until at least `n` sessions other than `gone` match `sessions`; returns them.
+async fn wait_for_sessions(
+    admin: &mut oltpgen_driver::mssql::Client,
+    sessions: &str,
+    n: usize,
+    gone: &[i32],
+) -> Vec<i32> {
+    for _ in 0..1200 {
+        let rows = mssql_exec(admin, sessions).await;
+        let found: Vec<i32> =
+            rows[0].iter().filter_map(|r| r.get::<i32, _>(0)).filter(|s| !gone.contains(s)).collect();
+        if found.len() >= n {
+            return found;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("fewer than {n} sessions of the run appeared");
+}
+
+/// Every SQL Server example of the README (its `### SQL Server` section's first block) runs, with the
+/// example's server, login and database replaced by the test server's and a database of its own.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_readme_sql_server_examples_run() {
+    let Some(url) = mssql_url() else { return };
+    let db = MssqlDb::create(&url, "readme").await;
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = readme.split("### SQL Server\n").nth(1).expect("the README has a SQL Server section");
+    let block =
+        section.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("an example block");
+    let (user, password, host, port) = parts(&url);
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_oltpgen")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let cwd = tempfile::tempdir().unwrap();
+    let lines: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(lines.len() >= 5, "{block}");
+    for line in lines {
+        let line = line
+            .replace("bench:secret@sql1:1433/tpcc", &format!("{user}:{password}@{host}:{port}/{}", db.name))
+            .replace("bench@sql1:1433/tpcc", &format!("{user}@{host}:{port}/{}", db.name))
+            .replace("SQLCMDPASSWORD=secret", &format!("SQLCMDPASSWORD={password}"))
+            .replace(
+                "Server=tcp:sql1,1433;Database=tpcc;User Id=bench;Password=secret",
+                &format!("Server=tcp:{host},{port};Database={};User Id={user};Password={password}", db.name),
+            );
+        assert!(!line.contains("sql1") && !line.contains("secret"), "every example is rewritten: {line}");
+        let out = std::process::Command::new("bash")
+            .args(["-c", &line])
+            .env("PATH", &path)
+            .env_remove("OLTPGEN_URL")
+            .current_dir(cwd.path())
+            .output()
+            .unwrap();
+        let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{line}:\n{all}");
+        assert!(!all.contains(&password), "{all}");
+    }
+}
+
+/// A Babelfish of the test's own (a throwaway data directory and free ports), stopped when dropped:
+/// the shared one is never restarted.
+struct OwnBabelfish {
+    env: Vec<(String, String)>,
+    _data: tempfile::TempDir,
+}
+
+impl OwnBabelfish {
+    /// The start script beside the repository (`../shared/babelfish/start`).
+    const START: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/babelfish/start");
+
+    /// Starts one; returns it and its URL.
+    fn start() -> (OwnBabelfish, String) {
+        let data = tempfile::tempdir().unwrap();
+        let free =
+            || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
+        let env = vec![
+            ("BABELFISH_DATA".to_string(), data.path().join("data").display().to_string()),
+            ("BABELFISH_PORT".to_string(), free()),
+            ("BABELFISH_PG_PORT".to_string(), free()),
+        ];
+        let own = OwnBabelfish { env, _data: data };
+        let out = own.script(&[]);
+        let url = out.lines().last().unwrap_or_default().to_string();
+        assert!(url.starts_with("sqlserver://"), "{out}");
+        (own, url)
+    }
+
+    /// Runs the start script with `args` and this instance's environment; its output.
+    fn script(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new(Self::START)
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .expect("the Babelfish start script runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{args:?}: {text}{}", String::from_utf8_lossy(&out.stderr));
+        text
+    }
+}
+
+impl Drop for OwnBabelfish {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(Self::START)
+            .arg("stop")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .output();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn users_reconnect_after_a_server_restart() {
+    if mssql_url().is_none() {
+        return;
+    }
+    let (server, url) = tokio::task::spawn_blocking(OwnBabelfish::start).await.unwrap();
+    let db = MssqlDb::create(&url, "restart").await;
+    load(&db.url, &[]);
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_path = out_dir.path().join("r");
+    let run = spawn(&run_args(&db.url, "4", "10m", &out_path));
+    let commits = "SELECT SUM(d_next_o_id) FROM district";
+    let mut watch = mssql(&db.url).await;
+    let loaded = mssql_int(&mut watch, commits).await;
+    wait_for_commits(&mut watch, commits, loaded + 4).await;
+    drop(watch);
+    let server = tokio::task::spawn_blocking(move || {
+        server.script(&["stop"]);
+        server.script(&[]);
+        server
+    })
+    .await
+    .unwrap();
+    let mut watch = mssql(&db.url).await;
+    recovered_then_interrupted(&mut watch, run, &out_path).await;
+    drop(watch);
+    assert_consistent(&db.url);
+    drop(db);
+    drop(server);
+}
