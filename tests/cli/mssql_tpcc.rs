@@ -64,6 +64,28 @@ async fn tpcc_loads_runs_checks_and_drops_on_sql_server() {
     assert_eq!(r["server"]["settings"]["babelfish"], "yes", "{}", r["server"]);
     assert!(r["server"]["settings"]["is_read_committed_snapshot_on"].is_string(), "{}", r["server"]);
     assert_eq!(r["config"]["isolation"], "read committed", "{}", r["config"]);
+    // The server's own counters: series where the server has the views, and what it lacks named once.
+    let source = format!("db:{}", r["targets"][0].as_str().unwrap());
+    let db_series: Vec<&str> = r["counters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["source"] == source.as_str())
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    let unavailable = r["config"]["counters_unavailable"].to_string();
+    // Babelfish has the sessions view only; SQL Server has every group (perfmon counters, file stalls).
+    assert!(db_series.contains(&"user_sessions"), "{db_series:?} {unavailable}");
+    for (view, series) in [
+        ("sys.dm_os_performance_counters", "batch_requests_per_s"),
+        ("sys.dm_io_virtual_file_stats", "data_file_reads_per_s"),
+        ("sys.dm_os_wait_stats", "lock_wait_ms_per_s"),
+    ] {
+        assert!(
+            unavailable.contains(view) != db_series.contains(&series),
+            "{view}: read or named unavailable, one of the two: {db_series:?} {unavailable}"
+        );
+    }
     // New-Orders committed (counted in the database: on a busy machine Babelfish may finish none inside
     // the measured window itself).
     assert!(mssql_int(&mut client, orders).await > before_run, "New-Orders ran: {}", r["steps"][0]);

@@ -227,13 +227,11 @@ impl Conn {
 
     /// The server's own counters now (commits, buffer hits, WAL, …; see [`crate::counters`]), read over
     /// this connection, which the sampler keeps for itself. What the login may not read comes back in
-    /// [`DbTotals::unavailable`] and is not asked again (`state` remembers): never an error. An engine
-    /// without counters yet answers `DbTotals::unavailable("…")` (SQL Server's arm, until it reads
-    /// `sys.dm_os_performance_counters`).
+    /// [`DbTotals::unavailable`] and is not asked again (`state` remembers): never an error.
     pub async fn counters(&self, state: &mut DbState) -> DbTotals {
         match self {
             Conn::Postgres(c) => pg::counters::read(c, state).await,
-            Conn::SqlServer(_) => DbTotals::unavailable("SQL Server's counters are not read yet"),
+            Conn::SqlServer(c) => mssql::counters::read(c, state).await,
         }
     }
 

@@ -37,14 +37,6 @@ pub struct DbTotals {
     pub connection_lost: bool,
 }
 
-impl DbTotals {
-    /// Nothing read, for the reason given: what an engine without counters yet returns (SQL Server's
-    /// arm, until its engine reads `sys.dm_os_performance_counters`).
-    pub fn unavailable(why: impl Into<String>) -> DbTotals {
-        DbTotals { unavailable: vec![why.into()], ..DbTotals::default() }
-    }
-}
-
 /// What an engine remembers between readings of one database: its version, learnt at the first
 /// reading, and the groups of counters it gave up on.
 #[derive(Clone, Debug, Default)]
@@ -57,7 +49,8 @@ pub struct DbState {
 }
 
 /// The database figures between two readings `dt_s` seconds apart: every total as a rate, the buffer
-/// hit % from blocks hit and read, and the gauges as read.
+/// hit % from blocks hit and read, a `<name>_stall_ms` total as the average ms per `<name>` operation
+/// (`<name>_avg_ms`: SQL Server's file stalls), and the gauges as read.
 pub fn db_figures(before: &DbTotals, after: &DbTotals, dt_s: f64) -> Vec<(String, f64)> {
     let mut out = Vec::new();
     if dt_s <= 0.0 {
@@ -65,8 +58,16 @@ pub fn db_figures(before: &DbTotals, after: &DbTotals, dt_s: f64) -> Vec<(String
     }
     let delta = |name: &str| Some(after.totals.get(name)? - before.totals.get(name)?);
     for name in after.totals.keys() {
-        if let Some(d) = delta(name) {
-            push_rate(&mut out, format!("{name}_per_s"), d, dt_s);
+        let Some(d) = delta(name) else { continue };
+        match name.strip_suffix("_stall_ms") {
+            Some(ops) => {
+                if let Some(n) = delta(ops).filter(|n| *n > 0.0)
+                    && d >= 0.0
+                {
+                    out.push((format!("{ops}_avg_ms"), d / n));
+                }
+            }
+            None => push_rate(&mut out, format!("{name}_per_s"), d, dt_s),
         }
     }
     if let (Some(hit), Some(read)) = (delta("blocks_hit"), delta("blocks_read"))
@@ -516,6 +517,24 @@ mod tests {
         assert_eq!(f["blocks_read_per_s"], 10.0);
         assert_eq!(f["active_backends"], 4.0);
         assert!(!f.contains_key("wal_bytes_per_s"), "a reset leaves the interval out");
+    }
+
+    #[test]
+    fn a_stall_total_becomes_the_average_ms_per_operation() {
+        let a = db(
+            &[("data_file_reads", 10.0), ("data_file_reads_stall_ms", 50.0), ("log_file_writes", 4.0)],
+            &[],
+        );
+        let b = db(
+            &[("data_file_reads", 30.0), ("data_file_reads_stall_ms", 150.0), ("log_file_writes", 4.0)],
+            &[("buffer_hit_pct", 99.5)],
+        );
+        let f: BTreeMap<String, f64> = db_figures(&a, &b, 2.0).into_iter().collect();
+        assert_eq!(f["data_file_reads_per_s"], 10.0);
+        assert_eq!(f["data_file_reads_avg_ms"], 5.0, "100 ms of stall over 20 reads");
+        assert!(!f.contains_key("data_file_reads_stall_ms_per_s"), "a stall is an average, not a rate");
+        assert_eq!(f["log_file_writes_per_s"], 0.0);
+        assert_eq!(f["buffer_hit_pct"], 99.5, "a hit ratio the engine reads as a value is kept");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! | [`meta`] | the load record (`oltpgen_meta`) |
 //! | [`schema`] | the catalog (which tables exist, drop) and T-SQL DDL from datagen's table definitions |
 //! | [`bulk`] | TDS bulk insert over many connections, statements side by side after it |
+//! | [`counters`] | the server's perfmon counters, file I/O and lock waits, for the sampler |
 //! | [`tpcc`] | TPC-C's transactions as stored procedures and the queries of its checks |
 //!
 //! Babelfish (a SQL Server layer on PostgreSQL, the server the tests run against) is detected once at
@@ -16,6 +17,7 @@
 //! so where it does.
 
 pub mod bulk;
+pub mod counters;
 pub mod error;
 pub mod meta;
 pub mod schema;
