@@ -15,11 +15,11 @@ use oltpgen_report::ds2::{Ds2Interval, Ds2Progress, OpCounts};
 use super::{Functions, LoadedParams, Purchase, WORKLOAD, identify};
 use crate::engine::{Conn, Engine, ServerInfo};
 use crate::inventory::{self, Definition};
-use crate::pg;
 use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
 use crate::run::{Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
+use crate::{mssql, pg};
 
 /// DS2's transaction types as samples index them: its five operations (a browse by each of its three
 /// keys), then its two views of one whole order. Their names are the results' ([`DS2_TRANSACTIONS`](oltpgen_report::model::DS2_TRANSACTIONS)).
@@ -106,30 +106,36 @@ pub struct Ds2User {
 pub enum Ds2Session {
     /// On PostgreSQL.
     Postgres(pg::ds2::Session),
+    /// On SQL Server (its stored procedures).
+    SqlServer(mssql::ds2::Session),
 }
 
 impl Ds2Session {
     async fn login(&self, customer_id: i32) -> Result<Option<i32>, TxnError> {
         match self {
             Ds2Session::Postgres(s) => s.login(customer_id).await,
+            Ds2Session::SqlServer(s) => s.login(customer_id).await,
         }
     }
 
     async fn register(&self, form: &Registration) -> Result<Option<i32>, TxnError> {
         match self {
             Ds2Session::Postgres(s) => s.register(form).await,
+            Ds2Session::SqlServer(s) => s.register(form).await,
         }
     }
 
     async fn browse(&self, browse: &Browse) -> Result<u64, TxnError> {
         match self {
             Ds2Session::Postgres(s) => s.browse(browse).await,
+            Ds2Session::SqlServer(s) => s.browse(browse).await,
         }
     }
 
     async fn purchase(&self, customer_id: i32, lines: &[PurchaseLine]) -> Result<Purchase, TxnError> {
         match self {
             Ds2Session::Postgres(s) => s.purchase(customer_id, lines).await,
+            Ds2Session::SqlServer(s) => s.purchase(customer_id, lines).await,
         }
     }
 }
@@ -224,8 +230,7 @@ impl Workload for Ds2 {
         let (on, functions) = (&self.targets[target], self.functions[target]);
         match on.engine() {
             Engine::Postgres => Ok(Ds2Session::Postgres(pg::ds2::Session::open(on, functions).await?)),
-            // prepare (identify) refuses DS2 on SQL Server before a user connects.
-            Engine::SqlServer => Err(TxnError { fault: crate::error::Fault::Fatal }),
+            Engine::SqlServer => Ok(Ds2Session::SqlServer(mssql::ds2::Session::open(on, functions).await?)),
         }
     }
 
@@ -320,6 +325,9 @@ pub struct Prepared {
     pub server: ServerInfo,
     /// Per target, whose server functions serve it.
     pub functions: Vec<Functions>,
+    /// How the first target's browses search titles and actors, where the engine has a choice (SQL
+    /// Server: full-text or, lacking it, `LIKE`).
+    pub browse_search: Option<&'static str>,
 }
 
 /// Checks that every target holds a finished DS2 load of one size (`size`, when given) and can take
@@ -367,7 +375,16 @@ pub async fn prepare(targets: &[Target], size: Option<&str>, plan: &RunPlan) -> 
         inventory::count_run(conn, target, WORKLOAD).await?;
     }
     let server = conns[0].server_info(first).await?;
-    Ok(Prepared { loaded: expected.expect("at least one target was checked"), server, functions })
+    let browse_search = match &conns[0] {
+        Conn::Postgres(_) => None,
+        Conn::SqlServer(c) => Some(mssql::ds2::browse_search(c, first).await?),
+    };
+    Ok(Prepared {
+        loaded: expected.expect("at least one target was checked"),
+        server,
+        functions,
+        browse_search,
+    })
 }
 
 /// Which functions served the run, as the result records it: one name when every target had the same,
@@ -387,7 +404,7 @@ fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Val
 fn reference_defects(engine: Engine) -> &'static str {
     match engine {
         Engine::Postgres => pg::ds2::ops::REFERENCE_DEFECTS,
-        Engine::SqlServer => "",
+        Engine::SqlServer => mssql::ds2::ops::REFERENCE_DEFECTS,
     }
 }
 
@@ -448,6 +465,9 @@ pub async fn run(
     let mut config = config;
     if functions.contains(&Functions::Reference) {
         config.insert("known_defects".into(), reference_defects(first_engine(targets)).into());
+    }
+    if let Some(search) = prepared.browse_search {
+        config.insert("browse_search".into(), search.into());
     }
     let server = prepared.server.into_result();
     study(workload, &opts.plan, &opts.study, server, config, progress).await

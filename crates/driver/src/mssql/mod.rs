@@ -10,12 +10,14 @@
 //! | [`schema`] | the catalog (which tables exist, drop) and T-SQL DDL from datagen's table definitions |
 //! | [`bulk`] | TDS bulk insert over many connections, statements side by side after it |
 //! | [`tpcc`] | TPC-C's transactions as stored procedures and the queries of its checks |
+//! | [`ds2`] | DS2's operations as its SQL Server build's stored procedures, its checks, databases DS2's installer built |
 //!
 //! Babelfish (a SQL Server layer on PostgreSQL, the server the tests run against) is detected once at
 //! connect (`SERVERPROPERTY('Babelfish')`); where it lacks a feature the code takes a fallback and says
 //! so where it does.
 
 pub mod bulk;
+pub mod ds2;
 pub mod error;
 pub mod meta;
 pub mod schema;
