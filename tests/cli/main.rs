@@ -11,6 +11,8 @@ mod ds2;
 mod ds2_dropin;
 mod figures;
 mod local;
+mod mssql_common;
+mod mssql_ds2;
 mod report_cli;
 mod report_html;
 mod tpcc_load;
