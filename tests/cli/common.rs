@@ -287,9 +287,23 @@ pub async fn mssql(url: &str) -> oltpgen_driver::mssql::Client {
     oltpgen_driver::mssql::connect(&target).await.expect("the SQL Server test server answers")
 }
 
-/// Runs `sql` on `client`: every result set's rows.
+/// Runs `sql` on `client` as batches separated by lines holding only `GO` (as sqlcmd does): the last
+/// batch's result sets.
 pub async fn mssql_exec(client: &mut oltpgen_driver::mssql::Client, sql: &str) -> Vec<Vec<tiberius::Row>> {
-    client.simple_query(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}")).into_results().await.unwrap()
+    let mut last = Vec::new();
+    for batch in sql.split("\nGO\n").filter(|b| !b.trim().is_empty()) {
+        let answer = client.simple_query(batch).await.unwrap_or_else(|e| panic!("{batch}: {e}"));
+        last = answer.into_results().await.unwrap_or_else(|e| panic!("{batch}: {e}"));
+    }
+    last
+}
+
+/// This test's turn on the SQL Server test server, held while it runs: SQL Server tests take turns,
+/// since Babelfish refuses concurrent `CREATE DATABASE`s ("tuple concurrently updated") and a 2-core
+/// machine would starve their short runs.
+pub async fn mssql_turn() -> tokio::sync::MutexGuard<'static, ()> {
+    static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    TURN.lock().await
 }
 
 /// The first column of the first row of the first result, as an integer.

@@ -14,6 +14,8 @@ mod ds2;
 mod ds2_dropin;
 mod figures;
 mod local;
+mod mssql_common;
+mod mssql_ds2;
 mod mssql_tpcc;
 mod report_cli;
 mod report_html;

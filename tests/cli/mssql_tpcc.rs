@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::common::{
     MssqlDb, assert_matches_schema, assert_no_secret, assert_refused, finish, mssql, mssql_exec, mssql_int,
-    mssql_url, oltpgen, oltpgen_env, result_json, spawn,
+    mssql_turn, mssql_url, oltpgen, oltpgen_env, result_json, spawn,
 };
 
 /// `tpcc check` on `url` passes every condition.
@@ -41,6 +41,7 @@ fn load(url: &str, extra: &[&str]) {
 #[tokio::test(flavor = "multi_thread")]
 async fn tpcc_loads_runs_checks_and_drops_on_sql_server() {
     let Some(url) = mssql_url() else { return };
+    let _turn = mssql_turn().await;
     let db = MssqlDb::create(&url, "tpcc").await;
     load(&db.url, &[]);
     assert_consistent(&db.url);
@@ -153,6 +154,7 @@ fn parts(url: &str) -> (String, String, String, String) {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_session_reconnects_and_the_result_is_written() {
     let Some(url) = mssql_url() else { return };
+    let _turn = mssql_turn().await;
     let db = MssqlDb::create(&url, "kill").await;
     load(&db.url, &[]);
     let out_dir = tempfile::tempdir().unwrap();
@@ -240,6 +242,7 @@ async fn wait_for_sessions(
 #[tokio::test(flavor = "multi_thread")]
 async fn the_readme_sql_server_examples_run() {
     let Some(url) = mssql_url() else { return };
+    let _turn = mssql_turn().await;
     let db = MssqlDb::create(&url, "readme").await;
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let section = readme.split("### SQL Server\n").nth(1).expect("the README has a SQL Server section");

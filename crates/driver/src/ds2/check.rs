@@ -25,7 +25,7 @@ pub const CHECKS: Checks = Checks {
 fn query(engine: Engine, i: usize) -> &'static str {
     match engine {
         Engine::Postgres => crate::pg::ds2::check::QUERIES[i],
-        Engine::SqlServer => unreachable!("identify refuses DS2 on SQL Server before a check runs"),
+        Engine::SqlServer => crate::mssql::ds2::check::QUERIES[i],
     }
 }
 
@@ -44,5 +44,6 @@ mod tests {
     #[test]
     fn every_check_has_a_query() {
         assert_eq!(super::CHECKS.table.len(), crate::pg::ds2::check::QUERIES.len());
+        assert_eq!(super::CHECKS.table.len(), crate::mssql::ds2::check::QUERIES.len());
     }
 }

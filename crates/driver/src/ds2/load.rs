@@ -33,8 +33,8 @@ pub async fn load(
     };
     let (extra_indexes, finish) = match target.engine() {
         Engine::Postgres => (sql::extra_indexes(), sql::finish()),
-        // The server objects DS2 creates at load on SQL Server (its procedures) go here.
-        Engine::SqlServer => return Err(super::not_on_sql_server()),
+        // The full-text index is created with the procedures, where the server has full-text search.
+        Engine::SqlServer => (Vec::new(), crate::mssql::ds2::sql::finish()),
     };
     let loading = Loading::<Ds2, _> { data, params, extra_indexes, finish };
     load::load(target, loading, opts).await

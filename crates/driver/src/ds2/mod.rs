@@ -17,7 +17,7 @@ use oltpgen_datagen::ds2::schema::Table;
 use oltpgen_datagen::ds2::size::DbSize;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Conn, Engine};
+use crate::engine::Conn;
 use crate::inventory::{self, Definition, Holding};
 use crate::prepare::Drivable;
 use crate::{Error, Target};
@@ -98,7 +98,7 @@ impl Drivable for Ds2 {
     }
 }
 
-/// Whose server functions a database holds.
+/// Whose server functions (on SQL Server: stored procedures) a database holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Functions {
     /// oltpgen's (an oltpgen load): `oltpgen_login` and `oltpgen_purchase` behind DS2's five.
@@ -140,9 +140,6 @@ pub enum Purchase {
 /// # Errors
 /// [`Error::Usage`] for an empty, half-loaded or foreign database, or one of DS2's without data.
 pub async fn identify(conn: &Conn, target: &Target) -> Result<(LoadedParams, Functions), Error> {
-    if target.engine() == Engine::SqlServer {
-        return Err(not_on_sql_server());
-    }
     if let Holding::Foreign(present) = inventory::holding::<Ds2>(conn, target).await?
         && present.len() == table_names().len()
         && let Some(db) = reference(conn, target).await?
@@ -178,12 +175,6 @@ async fn reference(
 ) -> Result<Option<crate::pg::ds2::reference::ReferenceDatabase>, Error> {
     match conn {
         Conn::Postgres(c) => crate::pg::ds2::reference::find(c, target).await,
-        Conn::SqlServer(_) => Err(not_on_sql_server()),
+        Conn::SqlServer(c) => crate::mssql::ds2::reference::find(c, target).await,
     }
-}
-
-/// The refusal of every DS2 command on SQL Server until its procedures and checks are written in T-SQL
-/// (`mssql::ds2`, issue 14's item 4).
-pub fn not_on_sql_server() -> Error {
-    Error::usage("DS2 on SQL Server is not available yet")
 }

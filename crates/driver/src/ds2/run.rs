@@ -13,14 +13,14 @@ use oltpgen_datagen::ds2::input::{
 use oltpgen_report::ds2::{Ds2Interval, Ds2Progress, OpCounts};
 
 use super::{Functions, LoadedParams, Purchase};
-use crate::engine::Engine;
+use crate::engine::{Conn, Engine};
 use crate::inventory::Definition;
-use crate::pg;
 use crate::prepare::prepare;
 use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
 use crate::run::{Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
 use crate::{Error, Target};
+use crate::{mssql, pg};
 
 /// DS2's transaction types as samples index them: its five operations (a browse by each of its three
 /// keys), then its two views of one whole order. Their names are the results' ([`DS2_TRANSACTIONS`](oltpgen_report::model::DS2_TRANSACTIONS)).
@@ -107,30 +107,36 @@ pub struct Ds2User {
 pub enum Ds2Session {
     /// On PostgreSQL.
     Postgres(pg::ds2::Session),
+    /// On SQL Server (its stored procedures).
+    SqlServer(mssql::ds2::Session),
 }
 
 impl Ds2Session {
     async fn login(&self, customer_id: i32) -> Result<Option<i32>, TxnError> {
         match self {
             Ds2Session::Postgres(s) => s.login(customer_id).await,
+            Ds2Session::SqlServer(s) => s.login(customer_id).await,
         }
     }
 
     async fn register(&self, form: &Registration) -> Result<Option<i32>, TxnError> {
         match self {
             Ds2Session::Postgres(s) => s.register(form).await,
+            Ds2Session::SqlServer(s) => s.register(form).await,
         }
     }
 
     async fn browse(&self, browse: &Browse) -> Result<u64, TxnError> {
         match self {
             Ds2Session::Postgres(s) => s.browse(browse).await,
+            Ds2Session::SqlServer(s) => s.browse(browse).await,
         }
     }
 
     async fn purchase(&self, customer_id: i32, lines: &[PurchaseLine]) -> Result<Purchase, TxnError> {
         match self {
             Ds2Session::Postgres(s) => s.purchase(customer_id, lines).await,
+            Ds2Session::SqlServer(s) => s.purchase(customer_id, lines).await,
         }
     }
 }
@@ -225,8 +231,7 @@ impl Workload for Ds2 {
         let (on, functions) = (&self.targets[target], self.functions[target]);
         match on.engine() {
             Engine::Postgres => Ok(Ds2Session::Postgres(pg::ds2::Session::open(on, functions).await?)),
-            // prepare (identify) refuses DS2 on SQL Server before a user connects.
-            Engine::SqlServer => Err(TxnError { fault: crate::error::Fault::Fatal }),
+            Engine::SqlServer => Ok(Ds2Session::SqlServer(mssql::ds2::Session::open(on, functions).await?)),
         }
     }
 
@@ -313,6 +318,21 @@ fn op_counts(count: impl Fn(usize) -> u64) -> OpCounts {
     }
 }
 
+/// How the browses of `target` search titles and actors, where its engine has a choice (SQL Server:
+/// full-text or, where the server lacks it, `LIKE`); `None` where it has none.
+///
+/// # Errors
+/// [`Error::Failed`] when the procedures cannot be read.
+async fn browse_search(target: &Target) -> Result<Option<&'static str>, Error> {
+    if target.engine() == Engine::Postgres {
+        return Ok(None);
+    }
+    match Conn::open(target).await? {
+        Conn::SqlServer(c) => Ok(Some(mssql::ds2::browse_search(&c, target).await?)),
+        Conn::Postgres(_) => Ok(None),
+    }
+}
+
 /// Which functions served the run, as the result records it: one name when every target had the same,
 /// else each target's.
 fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Value {
@@ -330,7 +350,7 @@ fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Val
 fn reference_defects(engine: Engine) -> &'static str {
     match engine {
         Engine::Postgres => pg::ds2::ops::REFERENCE_DEFECTS,
-        Engine::SqlServer => "",
+        Engine::SqlServer => mssql::ds2::ops::REFERENCE_DEFECTS,
     }
 }
 
@@ -391,6 +411,9 @@ pub async fn run(
     let mut config = config;
     if functions.contains(&Functions::Reference) {
         config.insert("known_defects".into(), reference_defects(first_engine(targets)).into());
+    }
+    if let Some(search) = browse_search(&targets[0]).await? {
+        config.insert("browse_search".into(), search.into());
     }
     let server = prepared.server.into_result();
     study(workload, targets, &opts.plan, &opts.study, server, config, progress).await

@@ -11,6 +11,7 @@
 //! | [`bulk`] | TDS bulk insert over many connections, statements side by side after it |
 //! | [`counters`] | the server's perfmon counters, file I/O and lock waits, for the sampler |
 //! | [`tpcc`] | TPC-C's transactions as stored procedures and the queries of its checks |
+//! | [`ds2`] | DS2's operations as its SQL Server build's stored procedures, its checks, databases DS2's installer built |
 //!
 //! Babelfish (a SQL Server layer on PostgreSQL, the server the tests run against) is detected once at
 //! connect (`SERVERPROPERTY('Babelfish')`); where it lacks a feature the code takes a fallback and says
@@ -18,6 +19,7 @@
 
 pub mod bulk;
 pub mod counters;
+pub mod ds2;
 pub mod error;
 pub mod meta;
 pub mod schema;
