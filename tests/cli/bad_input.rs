@@ -296,6 +296,10 @@ async fn the_sql_server_refusals_are_explained() {
     assert!(!out.all().contains("wrong-Pa55"), "{}", out.all());
     let no_password = format!("sqlserver:{}{}", &rest[..user_end], &rest[at..]);
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &no_password]), "no password was given");
+    // A PostgreSQL URL given the SQL Server's port: TDS never answers PostgreSQL's startup message.
+    let pg_url = format!("postgres://bench:{SECRET}{}", rest[at..].split('?').next().unwrap());
+    let out = oltpgen(&["tpcc", "check", "--url", &pg_url]);
+    assert_refused(&out, "no PostgreSQL answer within 20 s: is it a PostgreSQL port?");
     let other_db = crate::common::mssql_with_db(&db.url, "issue14_nosuchdb");
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &other_db]), "create the database first");
     let tls = format!("{}{}encrypt=true", db.url, if db.url.contains('?') { "&" } else { "?" });

@@ -37,17 +37,32 @@ use self::error::connect_error;
 use crate::engine::{ConnectionRoom, Engine, ServerInfo};
 use crate::{Error, Target};
 
+/// How long the whole handshake may take once the TCP connection is open: a port that accepts it but
+/// never answers PostgreSQL's startup message (another protocol there, such as SQL Server's TDS) must
+/// not hang the command.
+const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// Opens one connection to `target`; the connection's I/O runs in its own task until the client drops.
 ///
 /// # Errors
 /// One line that says what went wrong and what to do about it (wrong password, no such database,
-/// unreachable host), without the password.
+/// unreachable host, a port that does not speak PostgreSQL), without the password.
 pub async fn connect(target: &Target) -> Result<Client, Error> {
     let mut config = target.pg_config().expect("the engine chose PostgreSQL from the target").clone();
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(std::time::Duration::from_secs(10));
     }
-    let (client, connection) = config.connect(NoTls).await.map_err(|e| connect_error(target.label(), &e))?;
+    let label = target.label();
+    let (client, connection) = tokio::time::timeout(HANDSHAKE_TIMEOUT, config.connect(NoTls))
+        .await
+        .map_err(|_| {
+            Error::usage(format!(
+                "{label}: no PostgreSQL answer within {} s: is it a PostgreSQL port? (a SQL Server takes \
+                 a sqlserver:// URL)",
+                HANDSHAKE_TIMEOUT.as_secs()
+            ))
+        })?
+        .map_err(|e| connect_error(label, &e))?;
     tokio::spawn(async move {
         // The connection ends with an error when the server goes away; the client sees it on its next call.
         let _ = connection.await;
