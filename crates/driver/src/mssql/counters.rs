@@ -86,7 +86,7 @@ const GROUPS: &[Group] = &[
 ];
 
 /// Reads every group `state` has not given up on, one query each (an error in one must not cost the
-/// others), each under [`READ_TIMEOUT`].
+/// others), each under a time limit of its own.
 pub async fn read(conn: &Conn, state: &mut DbState) -> DbTotals {
     let mut out = DbTotals::default();
     let mut client = conn.client.lock().await;
