@@ -14,6 +14,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use oltpgen_datagen::schema::{ColumnType, Dataset, Index, TableDef};
 
@@ -330,8 +331,31 @@ pub async fn run_statements(
     statements: Vec<String>,
     done: impl Fn(&str) + Send + Sync + 'static,
 ) -> Result<(), Error> {
-    match target.engine() {
-        Engine::Postgres => pg::bulk::run_statements(target, connections, statements, done).await,
-        Engine::SqlServer => mssql::bulk::run_statements(target, connections, statements, done).await,
+    let (statements, next, done) = (Arc::new(statements), Arc::new(AtomicUsize::new(0)), Arc::new(done));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..connections.clamp(1, statements.len().max(1)) {
+        let (target, statements, next, done) =
+            (target.clone(), statements.clone(), next.clone(), done.clone());
+        tasks.spawn(async move {
+            let conn = Conn::open(&target).await?;
+            while let Some(sql) = statements.get(next.fetch_add(1, Ordering::Relaxed)) {
+                conn.batch(&target, sql, std::slice::from_ref(sql)).await?;
+                done(sql);
+            }
+            Ok(())
+        });
     }
+    first_error(&mut tasks).await
+}
+
+/// Waits for every task of a load; on the first error, cancels the rest and returns it.
+pub(crate) async fn first_error(tasks: &mut tokio::task::JoinSet<Result<(), Error>>) -> Result<(), Error> {
+    while let Some(joined) = tasks.join_next().await {
+        let outcome = joined.unwrap_or_else(|e| Err(Error::failed(format!("a load task died: {e}"))));
+        if let Err(e) = outcome {
+            tasks.abort_all();
+            return Err(e);
+        }
+    }
+    Ok(())
 }

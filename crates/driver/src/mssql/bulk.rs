@@ -143,43 +143,5 @@ pub async fn load_chunks<D: Dataset>(
             Ok(())
         });
     }
-    first_error(&mut tasks).await
-}
-
-/// Runs `statements` over `connections` connections, in the order given, calling `done` after each.
-///
-/// # Errors
-/// The first statement that fails.
-pub async fn run_statements(
-    target: &Target,
-    connections: usize,
-    statements: Vec<String>,
-    done: impl Fn(&str) + Send + Sync + 'static,
-) -> Result<(), Error> {
-    let (statements, next, done) = (Arc::new(statements), Arc::new(AtomicUsize::new(0)), Arc::new(done));
-    let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..connections.clamp(1, statements.len().max(1)) {
-        let (target, statements, next, done) =
-            (target.clone(), statements.clone(), next.clone(), done.clone());
-        tasks.spawn(async move {
-            let conn = super::open(&target).await?;
-            while let Some(sql) = statements.get(next.fetch_add(1, Ordering::Relaxed)) {
-                conn.batch(&target, sql, sql).await?;
-                done(sql);
-            }
-            Ok(())
-        });
-    }
-    first_error(&mut tasks).await
-}
-
-/// Waits for every task; on the first error, cancels the rest and returns it.
-async fn first_error(tasks: &mut tokio::task::JoinSet<Result<(), Error>>) -> Result<(), Error> {
-    while let Some(joined) = tasks.join_next().await {
-        if let Err(e) = joined.unwrap_or_else(|e| Err(Error::failed(format!("a load task died: {e}")))) {
-            tasks.abort_all();
-            return Err(e);
-        }
-    }
-    Ok(())
+    crate::engine::first_error(&mut tasks).await
 }

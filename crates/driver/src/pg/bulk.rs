@@ -102,7 +102,7 @@ where
             }
         });
     }
-    let result = first_error(&mut consumers).await;
+    let result = crate::engine::first_error(&mut consumers).await;
     // Dropping the consumers and our handle drops the receiver, which stops producers blocked on a full channel.
     drop(consumers);
     drop(rx);
@@ -110,43 +110,4 @@ where
         let _ = p.await;
     }
     result
-}
-
-/// Runs `statements` over `connections` connections, longest first as given, calling `done` after each.
-///
-/// # Errors
-/// The first statement that fails.
-pub async fn run_statements(
-    target: &Target,
-    connections: usize,
-    statements: Vec<String>,
-    done: impl Fn(&str) + Send + Sync + 'static,
-) -> Result<(), Error> {
-    let queue = Arc::new(Mutex::new(statements.into_iter()));
-    let done = Arc::new(done);
-    let mut workers = tokio::task::JoinSet::new();
-    for _ in 0..connections.max(1) {
-        let (queue, target, done) = (queue.clone(), target.clone(), done.clone());
-        workers.spawn(async move {
-            let client = super::connect(&target).await?;
-            loop {
-                let Some(sql) = queue.lock().await.next() else { return Ok(()) };
-                client.batch_execute(&sql).await.map_err(|e| super::failed(&sql, &target, &e))?;
-                done(&sql);
-            }
-        });
-    }
-    first_error(&mut workers).await
-}
-
-/// Waits for every task; on the first error, cancels the rest and returns it.
-async fn first_error(tasks: &mut tokio::task::JoinSet<Result<(), Error>>) -> Result<(), Error> {
-    while let Some(joined) = tasks.join_next().await {
-        let outcome = joined.unwrap_or_else(|e| Err(Error::failed(format!("a load task died: {e}"))));
-        if let Err(e) = outcome {
-            tasks.abort_all();
-            return Err(e);
-        }
-    }
-    Ok(())
 }
