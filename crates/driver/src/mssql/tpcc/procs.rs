@@ -8,8 +8,7 @@
 //! Every construct of the bodies runs alike inside a procedure and inside `sp_executesql`, on SQL
 //! Server and on Babelfish (checked there: `THROW` and an error under `XACT_ABORT ON` roll the
 //! transaction back and leave `@@TRANCOUNT` 0, table variables, `SET TRANSACTION ISOLATION LEVEL`,
-//! `DECLARE` inside a block). The bodies use no `RETURN`: a procedure's would end it, but a batch's
-//! would too, so it would be safe; none is needed.
+//! `DECLARE` inside a block; `RETURN` and `TRY`/`CATCH` too, which the bodies do not need).
 //!
 //! The rules the PostgreSQL transactions follow ([`crate::pg::tpcc::txn`]) hold here too:
 //! - READ COMMITTED, pinned in every procedure whatever the server's default;
