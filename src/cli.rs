@@ -191,8 +191,9 @@ pub struct RunArgs {
     /// Period of the live line and of the result's time series
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration)]
     pub report_interval: Duration,
-    /// Where each transaction runs: server (one call of a function created at load, what HammerDB calls
-    /// "stored procedures") or client (the client sends its statements) [default: server on PostgreSQL]
+    /// Where each transaction runs, on PostgreSQL and SQL Server: server (one call of a function or
+    /// stored procedure created at load, what HammerDB calls "stored procedures") or client (the client
+    /// sends its statements; needs no right to create procedures) [default: server]
     #[arg(long, value_name = "server|client", value_parser = parse_transactions)]
     pub transactions: Option<Transactions>,
     /// The cap, repetitions, cost, power and where the result goes.

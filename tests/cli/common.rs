@@ -350,3 +350,26 @@ impl Drop for MssqlDb {
         .join();
     }
 }
+
+/// A function of the user's own that `drop` must leave, in PostgreSQL's words.
+pub const PG_OWN_FUNCTION: &str = "CREATE FUNCTION users_own() RETURNS int LANGUAGE sql AS 'SELECT 1'";
+
+/// A procedure of the user's own that `drop` must leave, in T-SQL.
+pub const MSSQL_OWN_PROCEDURE: &str = "CREATE PROCEDURE users_own AS SELECT 1";
+
+/// The functions, procedures, sequences and triggers of the database's `public` schema, by name: read
+/// from the catalog, not from oltpgen's list, so that an object the list forgot is seen.
+pub async fn pg_objects(c: &tokio_postgres::Client) -> Vec<String> {
+    let sql = "SELECT proname::text FROM pg_proc WHERE pronamespace = 'public'::regnamespace \
+               UNION ALL SELECT relname::text FROM pg_class WHERE relkind = 'S' AND relnamespace = 'public'::regnamespace \
+               UNION ALL SELECT tgname::text FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1";
+    c.query(sql, &[]).await.unwrap().iter().map(|r| r.get(0)).collect()
+}
+
+/// The procedures, functions, sequences and triggers of a SQL Server database, by name (as
+/// [`pg_objects`]).
+pub async fn mssql_objects(client: &mut oltpgen_driver::mssql::Client) -> Vec<String> {
+    let sql = "SELECT name FROM sys.objects WHERE type IN ('P', 'FN', 'IF', 'TF', 'SO', 'TR') ORDER BY name";
+    let rows = mssql_exec(client, sql).await;
+    rows[0].iter().map(|r| r.get::<&str, _>(0).unwrap_or_default().to_string()).collect()
+}

@@ -7,8 +7,8 @@ use std::process::Command;
 use oltpgen_driver::local::{LocalPg, Placement};
 
 use crate::common::{
-    assert_matches_schema, assert_refused, assert_survives_kills_and_a_restart, attach, data_dir, finish,
-    oltpgen, result_json, spawn, sql, wait_for_load,
+    PG_OWN_FUNCTION, assert_matches_schema, assert_refused, assert_survives_kills_and_a_restart, attach,
+    data_dir, finish, oltpgen, pg_objects, result_json, spawn, sql, wait_for_load,
 };
 use crate::figures::{assert_client_cpu, assert_figures_from_counts, assert_rt_tot_avg_spans_operations};
 
@@ -385,8 +385,18 @@ async fn a_load_that_failed_creating_functions_is_refused_by_every_command() {
     client.batch_execute("DROP FUNCTION oltpgen_login(text, text)").await.unwrap();
     let out = oltpgen(&["ds2", "load", "--replace", "--url", url, "-q"]);
     assert_eq!(out.code, 0, "a reload mends it: {}", out.all());
+    let made = pg_objects(&client).await;
+    for object in ["customers_customerid_seq", "login", "oltpgen_purchase", "restock", "restock_order"] {
+        assert!(made.iter().any(|o| o == object), "{object} in {made:?}");
+    }
+    client.batch_execute(PG_OWN_FUNCTION).await.unwrap();
     let out = oltpgen(&["ds2", "drop", "--url", url]);
     assert!(out.code == 0 && out.stdout.contains("dropped the ds2 tables"), "{}", out.all());
+    assert_eq!(
+        pg_objects(&client).await,
+        ["users_own"],
+        "drop leaves the user's function alone, and only it"
+    );
     let out = oltpgen(&["ds2", "drop", "--url", url]);
     assert!(out.code == 0 && out.stdout.contains("holds no ds2 tables: nothing to drop"), "{}", out.all());
 }

@@ -83,10 +83,17 @@ async fn ds2_loads_runs_checks_clean_and_drops_on_sql_server() {
     assert_eq!(scalar(&mut c, "SELECT COUNT(*) FROM oltpgen_meta WHERE workload = 'ds2'").await, 1);
     assert_intact(&["--url", url]);
 
+    let made = crate::common::mssql_objects(&mut c).await;
+    for object in ["LOGIN", "PURCHASE", "customers_customerid_seq", "orders_orderid_seq", "restock"] {
+        assert!(made.iter().any(|o| o.eq_ignore_ascii_case(object)), "{object} in {made:?}");
+    }
+    exec(&mut c, crate::common::MSSQL_OWN_PROCEDURE).await;
     drop(c);
     let out = oltpgen(&["ds2", "drop", "--url", url]);
     assert_eq!(out.code, 0, "{}", out.all());
     let mut c = connect(url).await;
+    let left = crate::common::mssql_objects(&mut c).await;
+    assert_eq!(left, ["users_own"], "drop leaves the user's procedure alone, and only it");
     let left = scalar(
         &mut c,
         "SELECT COUNT(*) FROM sys.tables WHERE name IN ('customers', 'orders', 'orderlines', 'cust_hist', \

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use crate::common::{
-    MssqlDb, assert_matches_schema, assert_no_secret, assert_refused, finish, mssql, mssql_exec, mssql_int,
-    mssql_turn, mssql_url, oltpgen, oltpgen_env, result_json, spawn,
+    MSSQL_OWN_PROCEDURE, MssqlDb, assert_matches_schema, assert_no_secret, assert_refused, finish, mssql,
+    mssql_exec, mssql_int, mssql_objects, mssql_turn, mssql_url, oltpgen, oltpgen_env, result_json, spawn,
 };
 
 /// `tpcc check` on `url` passes every condition.
@@ -106,9 +106,16 @@ async fn tpcc_loads_runs_checks_and_drops_on_sql_server() {
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(!out.all().contains(&password), "{}", out.all());
 
+    assert_eq!(mssql_objects(&mut client).await.len(), 5, "the load made the procedures");
+    mssql_exec(&mut client, MSSQL_OWN_PROCEDURE).await;
     let out = oltpgen(&["tpcc", "drop", "--url", &db.url]);
     assert_eq!(out.code, 0, "{}", out.all());
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &db.url]), "holds no tpcc database: load it first");
+    assert_eq!(
+        mssql_objects(&mut client).await,
+        ["users_own"],
+        "drop leaves the user's procedure alone, and only it"
+    );
 }
 
 /// The rules the PostgreSQL transactions follow, kept by the procedures (`tests/cli/tpcc_spec.rs` has

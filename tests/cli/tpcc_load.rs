@@ -1,6 +1,8 @@
 //! `tpcc load`, `check` and `drop` against the built-in PostgreSQL, through the binary.
 
-use crate::common::{assert_no_secret, assert_refused, data_dir, oltpgen, sql, start_server};
+use crate::common::{
+    PG_OWN_FUNCTION, assert_no_secret, assert_refused, data_dir, oltpgen, pg_objects, sql, start_server,
+};
 
 fn check_lines(stdout: &str) -> Vec<(&str, &str)> {
     stdout
@@ -71,9 +73,25 @@ async fn load_check_corrupt_refuse_replace_and_drop() {
     let out = run(&["tpcc", "check"]);
     assert_eq!(out.code, 0, "{}", out.all());
 
+    {
+        let pg = start_server(&root);
+        let client = sql(&pg.target("tpcc")).await;
+        let made = pg_objects(&client).await;
+        assert!(made.len() >= 6 && made.iter().all(|o| o.starts_with("oltpgen_tpcc_")), "{made:?}");
+        client.batch_execute(PG_OWN_FUNCTION).await.unwrap();
+    }
     let out = run(&["tpcc", "drop"]);
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(out.stdout.contains("dropped the tpcc tables"), "{}", out.stdout);
+    {
+        let pg = start_server(&root);
+        let client = sql(&pg.target("tpcc")).await;
+        assert_eq!(
+            pg_objects(&client).await,
+            ["users_own"],
+            "drop leaves the user's function alone, and only it"
+        );
+    }
     assert_refused(&run(&["tpcc", "check"]), "holds no tpcc database: load it first");
     assert_no_secret(&run(&["local", "rm"]));
 }

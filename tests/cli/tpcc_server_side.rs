@@ -6,17 +6,13 @@
 use std::path::Path;
 use std::process::Command;
 
-use oltpgen_datagen::tpcc::mix::{KeyingTime, Pacing, ThinkTime, TxnKind};
-use oltpgen_driver::engine::Conn;
-use oltpgen_driver::inventory;
-use oltpgen_driver::run::Workload;
-use oltpgen_driver::tpcc::{Outcome, Tpcc, Transactions};
-use oltpgen_driver::{Target, pg};
+use oltpgen_driver::pg;
 
 use crate::common::{
     assert_survives_kills_and_a_restart, attach, data_dir, finish, oltpgen, result_json, spawn, sql,
     start_server, wait_for_load,
 };
+use crate::tpcc_stream;
 
 /// Flat out, server-side, six users on the one warehouse.
 const SERVER_SIDE: &str =
@@ -145,32 +141,15 @@ async fn killed_connections_a_restart_and_sigterm_leave_a_server_side_run_consis
 async fn tables(c: &tokio_postgres::Client) -> Vec<(String, String)> {
     let mut all = Vec::new();
     for table in oltpgen_driver::tpcc::table_names() {
+        let clock = tpcc_stream::CLOCK_COLUMNS.map(|c| format!("'{c}'")).join(", ");
         let sql = format!(
-            "SELECT string_agg(x, E'\\n' ORDER BY x) FROM (SELECT (to_jsonb(t) - ARRAY['o_entry_d', \
-               'ol_delivery_d', 'h_date'] || jsonb_build_object('delivered', to_jsonb(t) -> 'ol_delivery_d' \
-               <> 'null'::jsonb))::text AS x FROM {table} t) rows"
+            "SELECT string_agg(x, E'\\n' ORDER BY x) FROM (SELECT (to_jsonb(t) - ARRAY[{clock}] \
+               || jsonb_build_object('delivered', to_jsonb(t) -> 'ol_delivery_d' <> 'null'::jsonb))::text AS x \
+               FROM {table} t) rows"
         );
         all.push((table.to_string(), c.query_one(&sql, &[]).await.unwrap().get(0)));
     }
     all
-}
-
-/// Drives `n` transactions of one user with `seed` through `transactions` on `target`, one after another.
-async fn drive(target: &Target, seed: u64, n: usize, transactions: Transactions) -> Vec<(usize, Outcome)> {
-    let conn = Conn::open(target).await.unwrap();
-    let loaded = inventory::loaded::<Tpcc>(&conn, target).await.unwrap();
-    let pacing = Pacing { keying: KeyingTime::Off, think: ThinkTime::Off };
-    let tpcc = Tpcc::new(target.clone(), &loaded, pacing, seed, transactions);
-    let session = pg::tpcc::Session::open(target, transactions).await.unwrap();
-    let mut user = tpcc.user(0);
-    let mut outcomes = Vec::with_capacity(n);
-    for _ in 0..n {
-        let next = tpcc.next(&mut user);
-        let outcome =
-            session.execute(&next.input).await.unwrap_or_else(|e| panic!("{:?}: {e:?}", next.input));
-        outcomes.push((next.kind, outcome));
-    }
-    outcomes
 }
 
 /// The strongest test of the functions: the same inputs through each mode, on two copies of one load,
@@ -184,22 +163,11 @@ async fn one_input_stream_through_each_mode_leaves_identical_tables() {
     assert!(cp.success());
     let (client_pg, server_pg) = (start_server(&root), start_server(&copy));
     let (client_db, server_db) = (client_pg.target("tpcc"), server_pg.target("tpcc"));
-    const N: usize = 1500;
-    let (client, server) = tokio::join!(
-        drive(&client_db, 42, N, Transactions::Client),
-        drive(&server_db, 42, N, Transactions::Server)
-    );
-    assert_eq!(client, server, "the same outcome for every transaction");
-    let rolled_back = server.iter().filter(|(_, o)| o.done.rolled_back).count();
-    assert!(rolled_back > 0, "the stream holds a rolled-back New-Order");
-    let deliveries = server.iter().filter(|(k, _)| *k == TxnKind::Delivery.index()).count();
-    assert!(deliveries > 10, "{deliveries} Deliveries");
+    tpcc_stream::drive_both(&client_db, &server_db).await;
     let (a, b) = tokio::join!(async { tables(&sql(&client_db).await).await }, async {
         tables(&sql(&server_db).await).await
     });
-    for ((table, left), (_, right)) in a.iter().zip(&b) {
-        assert!(left == right, "{table} differs between the client-side and server-side runs");
-    }
+    tpcc_stream::assert_same_tables(&a, &b);
     // The stream changed the tables: identical because both did the same work, not because neither did.
     let c = sql(&server_db).await;
     let row = c

@@ -152,6 +152,18 @@ impl Conn {
         }
     }
 
+    /// Drops `objects` where they exist (a function or procedure in every overload of its name, in the
+    /// connection's schema); what is not there is no error.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when a drop fails.
+    pub async fn drop_objects(&self, target: &Target, objects: &[Object]) -> Result<(), Error> {
+        match self {
+            Conn::Postgres(c) => pg::schema::drop_objects(c, target, objects).await,
+            Conn::SqlServer(c) => mssql::schema::drop_objects(c, target, objects).await,
+        }
+    }
+
     /// Runs `statements` in order, as one batch; `what` names them in an error.
     ///
     /// # Errors
@@ -253,6 +265,60 @@ impl Conn {
             Conn::SqlServer(c) => mssql::offending(c, target, what, query, examples).await,
         }
     }
+}
+
+/// What kind of object a workload creates beside its tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// A function (PostgreSQL's PL/pgSQL and SQL functions, a trigger's function).
+    Function,
+    /// A stored procedure.
+    Procedure,
+    /// A sequence.
+    Sequence,
+    /// A full-text catalog (SQL Server's, which outlives the full-text index it holds).
+    FullTextCatalog,
+}
+
+/// An object a workload creates beside its tables, which `drop` removes with them. Triggers, indexes
+/// and sequences owned by a column go with their table and are not listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Object {
+    /// Its kind.
+    pub kind: ObjectKind,
+    /// Its name, unqualified (the connection's schema).
+    pub name: String,
+}
+
+/// The objects `statements` create (`CREATE [OR REPLACE] FUNCTION|PROCEDURE|SEQUENCE [IF NOT EXISTS]
+/// name`, `CREATE FULLTEXT CATALOG name`, also inside dynamic SQL), each once, in order: read from the
+/// very statements a load runs, so that what `drop` removes cannot drift from what a load creates.
+pub fn created_objects(statements: &[String]) -> Vec<Object> {
+    const KINDS: [(&str, ObjectKind); 4] = [
+        ("FUNCTION ", ObjectKind::Function),
+        ("PROCEDURE ", ObjectKind::Procedure),
+        ("SEQUENCE ", ObjectKind::Sequence),
+        ("FULLTEXT CATALOG ", ObjectKind::FullTextCatalog),
+    ];
+    let mut found: Vec<Object> = Vec::new();
+    for sql in statements {
+        let mut rest = sql.as_str();
+        while let Some(at) = rest.find("CREATE ") {
+            rest = &rest[at + "CREATE ".len()..];
+            let after = rest.strip_prefix("OR REPLACE ").unwrap_or(rest);
+            for (word, kind) in KINDS {
+                let Some(tail) = after.strip_prefix(word) else { continue };
+                let tail = tail.strip_prefix("IF NOT EXISTS ").unwrap_or(tail);
+                let name: String =
+                    tail.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                let object = Object { kind, name };
+                if !object.name.is_empty() && !found.contains(&object) {
+                    found.push(object);
+                }
+            }
+        }
+    }
+    found
 }
 
 /// The engine's `CREATE TABLE` for `table`.

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::engine::Conn;
+use crate::engine::{Conn, Engine};
 use crate::{Error, Target};
 
 /// A workload's row in the load record (`oltpgen_meta` on PostgreSQL).
@@ -35,6 +35,11 @@ pub trait Definition {
 
     /// The workload's tables.
     fn table_names() -> Vec<&'static str>;
+
+    /// The statements a load runs on `engine` once the tables' keys and indexes exist, in order on one
+    /// connection: the functions, procedures, triggers and sequences the workload creates. `drop` removes
+    /// what they create ([`crate::engine::created_objects`]): one list for both.
+    fn finish(engine: Engine) -> Vec<String>;
 
     /// How a loaded database of this workload is described in a refusal (e.g. `scale 10`).
     fn describe(params: &Self::Params) -> String;

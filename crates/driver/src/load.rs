@@ -50,9 +50,6 @@ pub struct Loading<W: Definition, D: Dataset> {
     pub params: W::Params,
     /// Extra indexes (e.g. full-text), built beside the keys: (table, statement).
     pub extra_indexes: Vec<(&'static str, String)>,
-    /// Statements run once the indexes exist, in order on one connection (functions, triggers,
-    /// sequences).
-    pub finish: Vec<String>,
 }
 
 /// Loads `loading` into `target`, in phases: `clear_the_way`, record the load as started, create
@@ -83,7 +80,7 @@ pub async fn load<W: Definition, D: Dataset>(
     let rows = copy_rows(target, &data, opts).await?;
     let copied = start.elapsed();
     let keys = index_statements(engine, &*data, &rows, loading.extra_indexes);
-    build_keys_and_finish::<W>(&conn, target, keys, &loading.finish, &tables, opts).await?;
+    build_keys_and_finish::<W>(&conn, target, keys, &W::finish(engine), &tables, opts).await?;
 
     record(&conn, target, W::NAME, COMPLETE, &params).await?;
     Ok(LoadSummary {
@@ -244,11 +241,14 @@ pub async fn record(
     conn.write_meta(target, workload, &row).await
 }
 
-/// Drops workload `W`'s tables and its metadata from `target` (DS2's functions stay; a reload replaces
-/// them); false when there was nothing to drop.
+/// Drops workload `W`'s tables, the objects its load created beside them ([`Definition::finish`]'s
+/// functions, procedures and sequences; triggers go with their tables) and its metadata from `target`;
+/// false when there was nothing to drop. Only a database oltpgen loaded: a user's own objects of other
+/// names stay.
 ///
 /// # Errors
-/// [`Error::Usage`] when the tables of those names were not loaded by oltpgen (they are left alone).
+/// [`Error::Usage`] when the tables of those names were not loaded by oltpgen (they, and every object,
+/// are left alone).
 pub async fn drop_all<W: Definition>(target: &Target) -> Result<bool, Error> {
     let (workload, tables) = (W::NAME, &W::table_names());
     let conn = Conn::open(target).await?;
@@ -260,6 +260,9 @@ pub async fn drop_all<W: Definition>(target: &Target) -> Result<bool, Error> {
         ))),
         Holding::Loaded(_) | Holding::Partial(_) => {
             conn.drop_tables(target, tables).await?;
+            // After the tables: a trigger's function can go once its trigger has gone with its table.
+            let objects = engine::created_objects(&W::finish(target.engine()));
+            conn.drop_objects(target, &objects).await?;
             conn.remove_meta(target, workload).await?;
             Ok(true)
         }
@@ -302,6 +305,63 @@ mod tests {
     use oltpgen_datagen::tpcc::schema::Table;
 
     use super::*;
+    use crate::engine::{Object, ObjectKind};
+
+    /// What `drop` removes for workload `W` on `engine`, as `(kind, name)`.
+    fn dropped<W: Definition>(engine: Engine) -> Vec<(ObjectKind, String)> {
+        engine::created_objects(&W::finish(engine))
+            .into_iter()
+            .map(|Object { kind, name }| (kind, name))
+            .collect()
+    }
+
+    fn named(kind: ObjectKind, names: &[&str]) -> Vec<(ObjectKind, String)> {
+        names.iter().map(|n| (kind, n.to_string())).collect()
+    }
+
+    #[test]
+    fn drop_removes_every_object_a_load_creates_and_nothing_else() {
+        use ObjectKind::{FullTextCatalog, Function, Procedure, Sequence};
+        let tpcc = ["new_order", "payment", "order_status", "delivery", "stock_level"];
+        let on_pg = dropped::<crate::tpcc::Tpcc>(Engine::Postgres);
+        // procs.sql may gain helpers: every one is oltpgen's by its prefix, and the six are there.
+        assert!(on_pg.iter().all(|(k, n)| *k == Function && n.starts_with("oltpgen_tpcc_")), "{on_pg:?}");
+        for name in
+            tpcc.iter().map(|t| format!("oltpgen_tpcc_{t}")).chain(["oltpgen_tpcc_procs_version".into()])
+        {
+            assert!(on_pg.contains(&(Function, name.clone())), "{name} in {on_pg:?}");
+        }
+        let procedures: Vec<String> = tpcc.iter().map(|t| format!("oltpgen_{t}")).collect();
+        let procedures: Vec<&str> = procedures.iter().map(String::as_str).collect();
+        assert_eq!(dropped::<crate::tpcc::Tpcc>(Engine::SqlServer), named(Procedure, &procedures));
+
+        let sequences = named(Sequence, &["customers_customerid_seq", "orders_orderid_seq"]);
+        let functions = [
+            "restock_order",
+            "oltpgen_login",
+            "login",
+            "new_customer",
+            "browse_by_category",
+            "browse_by_actor",
+            "browse_by_title",
+            "oltpgen_purchase",
+            "purchase",
+        ];
+        let ds2_pg = [sequences.clone(), named(Function, &functions)].concat();
+        assert_eq!(dropped::<crate::ds2::Ds2>(Engine::Postgres), ds2_pg);
+        let procedures = [
+            "NEW_CUSTOMER",
+            "LOGIN",
+            "OLTPGEN_LOGIN",
+            "BROWSE_BY_CATEGORY",
+            "BROWSE_BY_ACTOR",
+            "BROWSE_BY_TITLE",
+            "PURCHASE",
+        ];
+        let ds2_mssql =
+            [sequences, named(FullTextCatalog, &["ds2_fulltext"]), named(Procedure, &procedures)].concat();
+        assert_eq!(dropped::<crate::ds2::Ds2>(Engine::SqlServer), ds2_mssql);
+    }
 
     #[test]
     fn neighbouring_chunks_go_to_different_tables_and_none_is_lost() {

@@ -31,12 +31,12 @@ pub async fn load(
         orders: data.orders(),
         runs: 0,
     };
-    let (extra_indexes, finish) = match target.engine() {
-        Engine::Postgres => (sql::extra_indexes(), sql::finish()),
+    let extra_indexes = match target.engine() {
+        Engine::Postgres => sql::extra_indexes(),
         // The full-text index is created with the procedures, where the server has full-text search.
-        Engine::SqlServer => (Vec::new(), crate::mssql::ds2::sql::finish()),
+        Engine::SqlServer => Vec::new(),
     };
-    let loading = Loading::<Ds2, _> { data, params, extra_indexes, finish };
+    let loading = Loading::<Ds2, _> { data, params, extra_indexes };
     load::load(target, loading, opts).await
 }
 

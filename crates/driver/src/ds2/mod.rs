@@ -17,7 +17,7 @@ use oltpgen_datagen::ds2::schema::Table;
 use oltpgen_datagen::ds2::size::DbSize;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::Conn;
+use crate::engine::{Conn, Engine};
 use crate::inventory::{self, Definition, Holding};
 use crate::prepare::Drivable;
 use crate::{Error, Target};
@@ -55,6 +55,14 @@ impl Definition for Ds2 {
 
     fn table_names() -> Vec<&'static str> {
         table_names()
+    }
+
+    /// The sequences, the restock trigger, the operations (and on SQL Server the full-text index).
+    fn finish(engine: Engine) -> Vec<String> {
+        match engine {
+            Engine::Postgres => crate::pg::ds2::sql::finish(),
+            Engine::SqlServer => crate::mssql::ds2::sql::finish(),
+        }
     }
 
     fn describe(p: &LoadedParams) -> String {

@@ -4,6 +4,7 @@
 use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
 
 use super::Conn;
+use crate::engine::{Object, ObjectKind};
 use crate::{Error, Target};
 
 /// `CREATE TABLE` without keys: keys and indexes are built after the data, which is faster. Exact
@@ -66,6 +67,32 @@ pub async fn existing_tables(conn: &Conn, target: &Target, names: &[&str]) -> Re
     );
     let rows = conn.batch(target, "reading the catalog", &sql).await?;
     Ok(rows.into_iter().flatten().filter_map(|r| r.get::<&str, _>(0).map(str::to_string)).collect())
+}
+
+/// Drops `objects` where they exist, as one batch. A full-text catalog only where the server has
+/// full-text search (Babelfish has neither it nor `sys.fulltext_catalogs`, hence the `EXEC`).
+///
+/// # Errors
+/// [`Error::Failed`] when a drop fails.
+pub async fn drop_objects(conn: &Conn, target: &Target, objects: &[Object]) -> Result<(), Error> {
+    let statements: Vec<String> = objects
+        .iter()
+        .map(|o| match o.kind {
+            ObjectKind::Function => format!("DROP FUNCTION IF EXISTS {}", o.name),
+            ObjectKind::Procedure => format!("DROP PROCEDURE IF EXISTS {}", o.name),
+            ObjectKind::Sequence => format!("DROP SEQUENCE IF EXISTS {}", o.name),
+            ObjectKind::FullTextCatalog => format!(
+                "IF FULLTEXTSERVICEPROPERTY('IsFullTextInstalled') = 1 EXEC ('IF EXISTS (SELECT 1 FROM \
+                 sys.fulltext_catalogs WHERE name = ''{0}'') DROP FULLTEXT CATALOG {0}')",
+                o.name
+            ),
+        })
+        .collect();
+    if statements.is_empty() {
+        return Ok(());
+    }
+    conn.batch(target, "dropping procedures", &statements.join(";\n")).await?;
+    Ok(())
 }
 
 /// Drops `names` where they exist.

@@ -5,6 +5,7 @@ use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
 use tokio_postgres::Client;
 
 use super::failed;
+use crate::engine::{Object, ObjectKind};
 use crate::{Error, Target};
 
 /// `CREATE TABLE` without keys: keys and indexes are built after the data, which is faster.
@@ -50,6 +51,36 @@ pub async fn existing_tables(client: &Client, target: &Target, names: &[&str]) -
         .await
         .map_err(|e| failed("reading the catalog", target, &e))?;
     Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+/// Drops `objects` where they exist, in the connection's current schema: each function or procedure
+/// in every overload of its name (an older oltpgen's argument lists too), each sequence.
+///
+/// # Errors
+/// [`Error::Failed`] when a drop fails.
+pub async fn drop_objects(client: &Client, target: &Target, objects: &[Object]) -> Result<(), Error> {
+    let mut routines = Vec::new();
+    let mut statements = Vec::new();
+    for o in objects {
+        match o.kind {
+            ObjectKind::Function | ObjectKind::Procedure => routines.push(format!("'{}'", o.name)),
+            ObjectKind::Sequence => statements.push(format!("DROP SEQUENCE IF EXISTS {}", o.name)),
+            // SQL Server's only: PostgreSQL's full-text indexes go with their tables.
+            ObjectKind::FullTextCatalog => {}
+        }
+    }
+    if !routines.is_empty() {
+        statements.push(format!(
+            "DO $$ DECLARE f regprocedure; BEGIN FOR f IN SELECT oid::regprocedure FROM pg_proc \
+               WHERE proname IN ({}) AND pronamespace = current_schema()::regnamespace \
+             LOOP EXECUTE 'DROP ROUTINE ' || f; END LOOP; END $$",
+            routines.join(", ")
+        ));
+    }
+    if statements.is_empty() {
+        return Ok(());
+    }
+    client.batch_execute(&statements.join(";\n")).await.map_err(|e| failed("dropping functions", target, &e))
 }
 
 /// Drops `names` where they exist.

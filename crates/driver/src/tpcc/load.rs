@@ -5,9 +5,8 @@ use std::path::Path;
 use oltpgen_datagen::tpcc::rows::{TpccData, TpccParams};
 
 use super::{LoadedParams, Tpcc};
-use crate::engine::Engine;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
-use crate::{Error, Target, pg};
+use crate::{Error, Target};
 
 /// Loads TPC-C at `scale` warehouses from `seed` into `target`.
 ///
@@ -17,12 +16,7 @@ pub async fn load(target: &Target, scale: u32, seed: u64, opts: &LoadOptions) ->
     let data = TpccData::new(TpccParams::new(scale, seed));
     let c = data.params().c;
     let params = LoadedParams { scale, seed, c_last: c.c_last, c_id: c.c_id, ol_i_id: c.ol_i_id, runs: 0 };
-    // The server-side transactions are created with the schema, so a run in either mode finds them.
-    let finish = match target.engine() {
-        Engine::Postgres => pg::tpcc::procs::install_statements(),
-        Engine::SqlServer => crate::mssql::tpcc::finish(),
-    };
-    let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new(), finish };
+    let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new() };
     load::load(target, loading, opts).await
 }
 

@@ -20,7 +20,7 @@ use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_datagen::tpcc::schema::Table;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::Conn;
+use crate::engine::{Conn, Engine};
 use crate::inventory::{self, Definition};
 use crate::prepare::Drivable;
 use crate::{Error, Target};
@@ -65,6 +65,14 @@ impl Definition for Tpcc {
 
     fn table_names() -> Vec<&'static str> {
         table_names()
+    }
+
+    /// The server-side transactions, created with the schema so that a run in either mode finds them.
+    fn finish(engine: Engine) -> Vec<String> {
+        match engine {
+            Engine::Postgres => crate::pg::tpcc::procs::install_statements(),
+            Engine::SqlServer => crate::mssql::tpcc::finish(),
+        }
     }
 
     fn describe(p: &LoadedParams) -> String {

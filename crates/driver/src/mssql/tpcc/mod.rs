@@ -1,6 +1,6 @@
-//! TPC-C on SQL Server: the five transactions as stored procedures ([`procs`], created at load and on a
-//! database that lacks them), their calls ([`txn`]) and the queries of clause 3.3.2's checks
-//! ([`check`]).
+//! TPC-C on SQL Server: the five transactions in T-SQL ([`procs`]: stored procedures created at load and
+//! on a database that lacks them, or the same bodies as batches), their calls or batches ([`txn`]) and
+//! the queries of clause 3.3.2's checks ([`check`]).
 
 pub mod check;
 pub mod procs;
@@ -15,28 +15,33 @@ use tokio::sync::Mutex;
 use super::error::txn_error;
 use crate::Target;
 use crate::run::TxnError;
-use crate::tpcc::Outcome;
+use crate::tpcc::{Outcome, Transactions};
 
 /// The databases (by label) this process saw holding the procedures, so that only the first session
 /// of a run asks.
 static READY: LazyLock<Mutex<BTreeSet<String>>> = LazyLock::new(|| Mutex::new(BTreeSet::new()));
 
-/// A connection that calls the five procedures.
+/// A connection that runs the five transactions server-side (calling the procedures) or client-side
+/// (sending their bodies).
 pub struct Session {
     client: Mutex<Box<super::Client>>,
     calls: txn::Calls,
 }
 
 impl Session {
-    /// Connects to `target`, creating the procedures first when the database lacks them (a database
-    /// loaded by another tool, or by an oltpgen from before them).
+    /// Connects to `target` to run the transactions as `transactions` says; server-side, creates the
+    /// procedures first when the database lacks them (a database loaded by another tool, or by an
+    /// oltpgen from before them). Client-side needs no procedure, nor the right to create one.
     ///
     /// # Errors
     /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when the procedures cannot
     /// be created.
-    pub async fn open(target: &Target) -> Result<Self, TxnError> {
+    pub async fn open(target: &Target, transactions: Transactions) -> Result<Self, TxnError> {
         let client = super::connect(target).await.map_err(|_| TxnError::LOST)?;
-        let session = Session { client: Mutex::new(Box::new(client)), calls: txn::Calls::default() };
+        let session = Session { client: Mutex::new(Box::new(client)), calls: txn::Calls::new(transactions) };
+        if transactions == Transactions::Client {
+            return Ok(session);
+        }
         let mut ready = READY.lock().await;
         if !ready.contains(target.label()) {
             let mut client = session.client.lock().await;

@@ -1,6 +1,14 @@
-//! TPC-C's five transactions (2.4–2.8) as T-SQL stored procedures, created at load and on a database
-//! that lacks them, so that each transaction is one round trip (as HammerDB and audited SQL Server
-//! results run TPC-C).
+//! TPC-C's five transactions (2.4–2.8) in T-SQL, each body written once and rendered two ways
+//! ([`Txn`]): as a stored procedure, created at load and on a database that lacks them (server-side, as
+//! HammerDB and audited SQL Server results run TPC-C), or as one parameterized batch the client sends
+//! itself (client-side: `DECLARE` each parameter from tiberius' `@P1…`, then the same body; tiberius
+//! sends it through `sp_executesql`, whose plan is cached per text). Either way each transaction is one
+//! round trip; the batch also runs where the login may not create procedures.
+//!
+//! Every construct of the bodies runs alike inside a procedure and inside `sp_executesql`, on SQL
+//! Server and on Babelfish (checked there: `THROW` and an error under `XACT_ABORT ON` roll the
+//! transaction back and leave `@@TRANCOUNT` 0, table variables, `SET TRANSACTION ISOLATION LEVEL`,
+//! `DECLARE` inside a block; `RETURN` and `TRY`/`CATCH` too, which the bodies do not need).
 //!
 //! The rules the PostgreSQL transactions follow ([`crate::pg::tpcc::txn`]) hold here too:
 //! - READ COMMITTED, pinned in every procedure whatever the server's default;
@@ -15,64 +23,104 @@
 //! - a Payment matching no customer fails (`THROW`) before it commits.
 //!
 //! Babelfish has no `CREATE OR ALTER`: each procedure is dropped when it exists, then created, which
-//! SQL Server runs alike. tiberius has no output parameters: each procedure ends with a `SELECT`.
+//! SQL Server runs alike. tiberius has no output parameters: each body ends with a `SELECT`.
 
 use oltpgen_datagen::tpcc::consts::MAX_OL_CNT;
 
-/// The procedures' names, in the order they are created.
-pub const NAMES: [&str; 5] = [
-    "oltpgen_new_order",
-    "oltpgen_payment",
-    "oltpgen_order_status",
-    "oltpgen_delivery",
-    "oltpgen_stock_level",
-];
+/// One transaction's T-SQL: its procedure's name, its parameters in the order the client binds them,
+/// and its body, which either rendering wraps.
+pub struct Txn {
+    /// The procedure's name.
+    pub name: &'static str,
+    /// `(name, type)`; a parameter the client may leave out is NULL then (New-Order's unused lines).
+    params: Vec<(String, &'static str)>,
+    /// How many leading parameters every call binds (the rest may be left out).
+    required: usize,
+    /// The statements between `BEGIN` and `END`.
+    body: String,
+}
+
+impl Txn {
+    fn new(name: &'static str, params: &[(&str, &'static str)], body: impl Into<String>) -> Self {
+        let params: Vec<(String, &'static str)> = params.iter().map(|(n, t)| (n.to_string(), *t)).collect();
+        Txn { name, required: params.len(), params, body: body.into() }
+    }
+
+    /// `CREATE PROCEDURE` with this body (its own batch, as T-SQL wants).
+    pub fn create(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, (n, t))| if i < self.required { format!("{n} {t}") } else { format!("{n} {t} = NULL") })
+            .collect();
+        format!("CREATE PROCEDURE {} {}\nAS\nBEGIN{}END", self.name, params.join(", "), self.body)
+    }
+
+    /// The procedure's call binding its first `bound` parameters to `@P1…`.
+    pub fn call(&self, bound: usize) -> String {
+        let args: Vec<String> = (1..=bound).map(|i| format!("@P{i}")).collect();
+        format!("EXEC {} {}", self.name, args.join(", "))
+    }
+
+    /// The body as one batch of its own binding its first `bound` parameters to `@P1…` (the rest NULL,
+    /// as the procedure's defaults): a variable of each parameter's name and type, then the body.
+    pub fn batch(&self, bound: usize) -> String {
+        let vars: Vec<String> = self
+            .params
+            .iter()
+            .enumerate()
+            .map(
+                |(i, (n, t))| {
+                    if i < bound { format!("{n} {t} = @P{}", i + 1) } else { format!("{n} {t} = NULL") }
+                },
+            )
+            .collect();
+        format!("DECLARE {};{}", vars.join(", "), self.body)
+    }
+}
+
+/// The five transactions, in the order they are created: New-Order, Payment, Order-Status, Delivery,
+/// Stock-Level.
+pub fn transactions() -> [Txn; 5] {
+    [
+        new_order(),
+        Txn::new("oltpgen_payment", PAYMENT_PARAMS, PAYMENT),
+        Txn::new("oltpgen_order_status", ORDER_STATUS_PARAMS, ORDER_STATUS),
+        Txn::new("oltpgen_delivery", DELIVERY_PARAMS, DELIVERY),
+        Txn::new("oltpgen_stock_level", STOCK_LEVEL_PARAMS, STOCK_LEVEL),
+    ]
+}
 
 /// The statements that (re)create every procedure, each its own batch.
 pub fn statements() -> Vec<String> {
-    let bodies = [
-        new_order(),
-        PAYMENT.to_string(),
-        ORDER_STATUS.to_string(),
-        DELIVERY.to_string(),
-        STOCK_LEVEL.to_string(),
-    ];
-    NAMES
+    transactions()
         .iter()
-        .zip(bodies)
-        .flat_map(|(name, body)| {
-            [
-                format!("IF OBJECT_ID('{name}', 'P') IS NOT NULL DROP PROCEDURE {name}"),
-                format!("CREATE PROCEDURE {name} {body}"),
-            ]
+        .flat_map(|t| {
+            [format!("IF OBJECT_ID('{0}', 'P') IS NOT NULL DROP PROCEDURE {0}", t.name), t.create()]
         })
         .collect()
 }
 
 /// A query that yields 1 when every procedure exists.
 pub fn all_exist() -> String {
-    let missing: Vec<String> = NAMES.iter().map(|n| format!("OBJECT_ID('{n}', 'P') IS NULL")).collect();
+    let missing: Vec<String> =
+        transactions().iter().map(|t| format!("OBJECT_ID('{}', 'P') IS NULL", t.name)).collect();
     format!("SELECT CASE WHEN {} THEN 0 ELSE 1 END", missing.join(" OR "))
 }
 
-/// The call of New-Order with `lines` order lines: warehouse, district, customer, line count, all-local,
-/// then each line's item, supplying warehouse and quantity (tiberius cannot send a table-valued
-/// parameter, so the lines are 15 optional triples).
-pub fn new_order_call(lines: usize) -> String {
-    let params: Vec<String> = (1..=5 + 3 * lines).map(|i| format!("@P{i}")).collect();
-    format!("EXEC oltpgen_new_order {}", params.join(", "))
-}
-
-/// New-Order (2.4.2): its parameters are generated for [`MAX_OL_CNT`] lines.
-fn new_order() -> String {
+/// New-Order (2.4.2): warehouse, district, customer, line count, all-local, then each line's item,
+/// supplying warehouse and quantity (tiberius cannot send a table-valued parameter, so the lines are
+/// [`MAX_OL_CNT`] optional triples).
+fn new_order() -> Txn {
     let n = MAX_OL_CNT;
-    let params: Vec<String> =
-        (1..=n).map(|k| format!("@i{k} INT = NULL, @s{k} INT = NULL, @q{k} INT = NULL")).collect();
+    let head = ["@w_id", "@d_id", "@c_id", "@ol_cnt", "@all_local"];
+    let lines = (1..=n).flat_map(|k| [format!("@i{k}"), format!("@s{k}"), format!("@q{k}")]);
+    let params: Vec<(String, &'static str)> =
+        head.iter().map(|h| h.to_string()).chain(lines).map(|p| (p, "INT")).collect();
     let values: Vec<String> = (1..=n).map(|k| format!("({k}, @i{k}, @s{k}, @q{k})")).collect();
-    format!(
-        "@w_id INT, @d_id INT, @c_id INT, @ol_cnt INT, @all_local INT, {params}
-AS
-BEGIN
+    let body = format!(
+        "
   SET NOCOUNT ON;
   SET XACT_ABORT ON;
   SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
@@ -123,10 +171,10 @@ BEGIN
   IF @rolled_back = 1 ROLLBACK TRANSACTION; ELSE COMMIT TRANSACTION;
   SELECT @o_id AS o_id, @rolled_back AS rolled_back,
     CAST((SELECT SUM(price * q) FROM @lines) * (1 - @c_discount) * (1 + @w_tax + @d_tax) AS DECIMAL(12,2)) AS total;
-END",
-        params = params.join(", "),
+",
         values = values.join(", ")
-    )
+    );
+    Txn { name: "oltpgen_new_order", params, required: head.len(), body }
 }
 
 /// The customer a Payment or Order-Status names by last name (2.5.2.2, 2.6.2.2): of the matching
@@ -154,10 +202,19 @@ macro_rules! pick_by_last_name {
 
 /// Payment (2.5.2); `@c_id` 0 picks the customer by `@c_last` (tiberius' NULL parameters are a type
 /// Babelfish refuses, so 0 stands for none).
+const PAYMENT_PARAMS: &[(&str, &str)] = &[
+    ("@w_id", "INT"),
+    ("@d_id", "INT"),
+    ("@c_w_id", "INT"),
+    ("@c_d_id", "INT"),
+    ("@c_id", "INT"),
+    ("@c_last", "VARCHAR(16)"),
+    ("@cents", "BIGINT"),
+];
+
+/// Payment's body.
 const PAYMENT: &str = concat!(
-    "@w_id INT, @d_id INT, @c_w_id INT, @c_d_id INT, @c_id INT, @c_last VARCHAR(16), @cents BIGINT
-AS
-BEGIN
+    "
   SET NOCOUNT ON;
   SET XACT_ABORT ON;
   SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
@@ -184,15 +241,17 @@ BEGIN
       CASE WHEN c_credit = 'BC' THEN LEFT(c_data, 200) END AS c_data
     FROM customer WHERE c_w_id = @c_w_id AND c_d_id = @c_d_id AND c_id = @c_id;
   COMMIT TRANSACTION;
-END"
+"
 );
 
 /// Order-Status (2.6.2): the customer (`@c_id` 0: by `@c_last`), their latest order and its lines, read
 /// in one statement.
+const ORDER_STATUS_PARAMS: &[(&str, &str)] =
+    &[("@w_id", "INT"), ("@d_id", "INT"), ("@c_id", "INT"), ("@c_last", "VARCHAR(16)")];
+
+/// Order-Status' body.
 const ORDER_STATUS: &str = concat!(
-    "@w_id INT, @d_id INT, @c_id INT, @c_last VARCHAR(16)
-AS
-BEGIN
+    "
   SET NOCOUNT ON;
   SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
   ",
@@ -205,14 +264,15 @@ BEGIN
       WHERE o_w_id = c.c_w_id AND o_d_id = c.c_d_id AND o_c_id = c.c_id ORDER BY o_id DESC) o
     LEFT JOIN order_line l ON l.ol_w_id = c.c_w_id AND l.ol_d_id = c.c_d_id AND l.ol_o_id = o.o_id
     WHERE c.c_w_id = @w_id AND c.c_d_id = @d_id AND c.c_id = @c_id;
-END"
+"
 );
 
 /// Delivery (2.7.4), district by district in one transaction; its result is how many districts had
 /// no undelivered order and were skipped (2.7.4.2).
-const DELIVERY: &str = "@w_id INT, @carrier_id INT
-AS
-BEGIN
+const DELIVERY_PARAMS: &[(&str, &str)] = &[("@w_id", "INT"), ("@carrier_id", "INT")];
+
+/// Delivery's body.
+const DELIVERY: &str = "
   SET NOCOUNT ON;
   SET XACT_ABORT ON;
   SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
@@ -245,13 +305,14 @@ BEGIN
   END;
   COMMIT TRANSACTION;
   SELECT @skipped AS skipped;
-END";
+";
 
 /// Stock-Level (2.8.2): distinct items of the district's last 20 orders whose home stock is under the
 /// threshold.
-const STOCK_LEVEL: &str = "@w_id INT, @d_id INT, @threshold INT
-AS
-BEGIN
+const STOCK_LEVEL_PARAMS: &[(&str, &str)] = &[("@w_id", "INT"), ("@d_id", "INT"), ("@threshold", "INT")];
+
+/// Stock-Level's body.
+const STOCK_LEVEL: &str = "
   SET NOCOUNT ON;
   SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
   DECLARE @next INT = (SELECT d_next_o_id FROM district WHERE d_w_id = @w_id AND d_id = @d_id);
@@ -259,4 +320,4 @@ BEGIN
     JOIN stock s ON s.s_w_id = l.ol_w_id AND s.s_i_id = l.ol_i_id
     WHERE l.ol_w_id = @w_id AND l.ol_d_id = @d_id AND l.ol_o_id >= @next - 20 AND l.ol_o_id < @next
       AND s.s_quantity < @threshold;
-END";
+";

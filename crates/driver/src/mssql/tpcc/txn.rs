@@ -1,8 +1,10 @@
-//! The five TPC-C transactions as calls of their stored procedures ([`super::procs`]): one round trip
-//! each, under a time limit (an error raised while a result streams can leave tiberius waiting).
+//! The five TPC-C transactions as calls of their stored procedures or as the procedures' bodies sent
+//! as batches ([`super::procs`]): one round trip each, under a time limit (an error raised while a
+//! result streams can leave tiberius waiting).
 
 use std::time::Duration;
 
+use oltpgen_datagen::tpcc::consts::MAX_OL_CNT;
 use oltpgen_datagen::tpcc::input::{CustomerSelector, TxnInput};
 use tiberius::ToSql;
 use tiberius::error::Error;
@@ -10,36 +12,44 @@ use tiberius::error::Error;
 use super::procs;
 use crate::mssql::{Client, timed};
 use crate::run::Done;
-use crate::tpcc::Outcome;
+use crate::tpcc::{Outcome, Transactions};
 
-/// The isolation level every procedure pins, as results record it.
+/// The isolation level every body pins, as results record it.
 pub const ISOLATION: &str = "read committed";
 
 /// How long one transaction may take before its connection is given up as lost.
 const TXN_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The calls, built once per session: New-Order's by line count.
+/// What a session sends for each transaction, built once: the procedures' calls (server-side) or
+/// their bodies as batches (client-side); New-Order's by line count.
 pub struct Calls {
     new_order: Vec<String>,
+    payment: String,
+    order_status: String,
+    delivery: String,
+    stock_level: String,
 }
 
-impl Default for Calls {
-    fn default() -> Self {
+impl Calls {
+    /// The texts for `transactions`: each binds every parameter but New-Order's unused lines.
+    pub fn new(transactions: Transactions) -> Self {
+        let render = |t: &procs::Txn, bound: usize| match transactions {
+            Transactions::Server => t.call(bound),
+            Transactions::Client => t.batch(bound),
+        };
+        let [new_order, payment, order_status, delivery, stock_level] = procs::transactions();
         Calls {
-            new_order: (0..=oltpgen_datagen::tpcc::consts::MAX_OL_CNT as usize)
-                .map(procs::new_order_call)
-                .collect(),
+            new_order: (0..=MAX_OL_CNT as usize).map(|lines| render(&new_order, 5 + 3 * lines)).collect(),
+            payment: render(&payment, 7),
+            order_status: render(&order_status, 4),
+            delivery: render(&delivery, 2),
+            stock_level: render(&stock_level, 3),
         }
     }
 }
 
-const PAYMENT: &str = "EXEC oltpgen_payment @P1, @P2, @P3, @P4, @P5, @P6, @P7";
-const ORDER_STATUS: &str = "EXEC oltpgen_order_status @P1, @P2, @P3, @P4";
-const DELIVERY: &str = "EXEC oltpgen_delivery @P1, @P2";
-const STOCK_LEVEL: &str = "EXEC oltpgen_stock_level @P1, @P2, @P3";
-
 /// Runs one transaction to its end: committed, rolled back as the spec asks, or failed (the procedure
-/// rolled it back: `XACT_ABORT ON`).
+/// or batch rolled it back: `XACT_ABORT ON`).
 ///
 /// # Errors
 /// The server's error, or a timeout (as an I/O error: the connection is then given up).
@@ -74,7 +84,7 @@ async fn run(client: &mut Client, calls: &Calls, input: &TxnInput) -> Result<Out
             let params: Vec<&dyn ToSql> = head.iter().chain(&lines).map(|v| v as &dyn ToSql).collect();
             let rows =
                 client.query(&calls.new_order[i.lines.len()], &params).await?.into_first_result().await?;
-            // 2.4.2.3: the procedure says whether it rolled back.
+            // 2.4.2.3: the body says whether it rolled back.
             let rolled_back = first_i32(&rows, 1) == Some(1);
             Ok(Outcome { done: Done { rolled_back }, ..Outcome::COMMITTED })
         }
@@ -82,25 +92,25 @@ async fn run(client: &mut Client, calls: &Calls, input: &TxnInput) -> Result<Out
             let (id, name) = customer(&i.customer);
             let (w, d, cw, cd) = (i.w_id as i32, i.d_id as i32, i.c_w_id as i32, i.c_d_id as i32);
             let params: [&dyn ToSql; 7] = [&w, &d, &cw, &cd, &id, &name, &i.h_amount_cents];
-            client.query(PAYMENT, &params).await?.into_results().await?;
+            client.query(&calls.payment, &params).await?.into_results().await?;
             Ok(Outcome::COMMITTED)
         }
         TxnInput::OrderStatus(i) => {
             let (id, name) = customer(&i.customer);
             let (w, d) = (i.w_id as i32, i.d_id as i32);
-            client.query(ORDER_STATUS, &[&w, &d, &id, &name]).await?.into_results().await?;
+            client.query(&calls.order_status, &[&w, &d, &id, &name]).await?.into_results().await?;
             Ok(Outcome::COMMITTED)
         }
         TxnInput::Delivery(i) => {
             let (w, carrier) = (i.w_id as i32, i.carrier_id as i32);
-            let rows = client.query(DELIVERY, &[&w, &carrier]).await?.into_first_result().await?;
+            let rows = client.query(&calls.delivery, &[&w, &carrier]).await?.into_first_result().await?;
             // 2.7.4.2: districts without an undelivered order were skipped.
             let skipped_districts = first_i32(&rows, 0).unwrap_or(0) as u8;
             Ok(Outcome { skipped_districts, ..Outcome::COMMITTED })
         }
         TxnInput::StockLevel(i) => {
             let (w, d, threshold) = (i.w_id as i32, i.d_id as i32, i.threshold as i32);
-            client.query(STOCK_LEVEL, &[&w, &d, &threshold]).await?.into_first_result().await?;
+            client.query(&calls.stock_level, &[&w, &d, &threshold]).await?.into_first_result().await?;
             Ok(Outcome::COMMITTED)
         }
     }
