@@ -2,11 +2,18 @@
 //! saying so, without it): load, run, check and drop as the README shows them, two databases side by
 //! side, DS2's own SQL Server driver's view of an oltpgen database (its procedures' names, parameters
 //! and result shapes), a database built by DS2's own SQL Server scripts driven through its own
-//! procedures and left without oltpgen's records, and bad input.
+//! procedures and left without oltpgen's records, bad input, and faults under a run: sessions killed,
+//! the server restarted, Ctrl-C.
 
-use crate::common::{SECRET, assert_matches_schema, assert_refused, oltpgen, result_json};
+use oltpgen_driver::mssql::Client;
+
+use crate::common::{
+    SECRET, assert_matches_schema, assert_refused, finish, mssql_int, mssql_url, oltpgen, result_json, spawn,
+};
 use crate::ds2::assert_intact;
-use crate::mssql_common::{Database, connect, exec, scalar, server, with_database};
+use crate::mssql_common::{
+    Database, OwnBabelfish, connect, exec, kill_run_sessions, scalar, server, wait_for_commits, with_database,
+};
 
 /// A short run's flags, as `ds2`'s tests' `QUICK` but with a longer warmup: a Babelfish session
 /// compiles each procedure on its first call, which takes seconds on a busy 2-core machine.
@@ -562,4 +569,94 @@ async fn ds2_on_sql_server_refuses_a_wrong_password_and_an_unknown_database_in_o
     let out = oltpgen(&["ds2", "check", "--url", &missing]);
     assert_refused(&out, "create the database first");
     assert!(!out.all().contains(password(server)), "{}", out.all());
+}
+
+/// Orders the run committed (purchases write one each).
+const ORDERS: &str = "SELECT COUNT(*) FROM orders";
+
+/// Waits until the run on `watch`'s database commits 4 more orders than it has now.
+async fn wait_for_more_orders(watch: &mut Client) {
+    let now = mssql_int(watch, ORDERS).await;
+    wait_for_commits(watch, ORDERS, now + 4).await;
+}
+
+/// Asserts that a run's result was written with purchases counted and the lost connections counted too.
+#[track_caller]
+fn assert_survived(r: &serde_json::Value) {
+    assert_matches_schema(r);
+    assert!(r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0, "{}", r["errors_by_kind"]);
+    assert!(r["steps"][0]["transactions"]["order"]["count"].as_u64().unwrap_or(0) > 0, "{}", r["steps"][0]);
+}
+
+/// Ends the run with Ctrl-C after two report intervals (so the result's last one lies after whatever
+/// happened before): it exits 130 with its result written in `out`, marked interrupted, the orders
+/// that ran counted; the result is returned.
+async fn interrupted(run: std::process::Child, out: &std::path::Path) -> serde_json::Value {
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    assert!(
+        std::process::Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap().success()
+    );
+    let outcome = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(outcome.code, 130, "the run went on until Ctrl-C:\n{}", outcome.all());
+    let r = result_json(out);
+    assert_matches_schema(&r);
+    assert_eq!(r["interrupted"], true);
+    let last = r["timeseries"].as_array().unwrap().iter().rev().find(|row| row["txn"] == "order").cloned();
+    assert!(last.is_some_and(|row| row["count"].as_u64().unwrap_or(0) > 0), "orders ran to the end: {r}");
+    r
+}
+
+/// `KILL <spid>` of every session of a DS2 run: its users reconnect and go on, the lost connections are
+/// counted, the run ends at its set time (exit 0) with its result written, and `ds2 check` is clean.
+/// Then a second run cut short by Ctrl-C exits 130 with what ran written, and the data stays intact.
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_sessions_reconnect_and_ctrl_c_writes_what_ran_on_sql_server() {
+    let Some(server) = server().await else { return };
+    let db = loaded(&server.url, "ds2_kill").await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("killed");
+    let run = spawn(&run_args(&[&db.url], out.to_str().unwrap(), "40s"));
+    let mut watch = connect(&db.url).await;
+    wait_for_more_orders(&mut watch).await;
+    kill_run_sessions(&server.url, &db.name, &mut watch, 4).await;
+    wait_for_more_orders(&mut watch).await;
+    let outcome = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(outcome.code, 0, "the run ended at its set time:\n{}", outcome.all());
+    let r = result_json(&out);
+    assert_survived(&r);
+    assert_eq!(r["interrupted"], false);
+    assert_intact(&["--url", &db.url]);
+
+    let out = dir.path().join("cut");
+    let run = spawn(&run_args(&[&db.url], out.to_str().unwrap(), "10m"));
+    wait_for_more_orders(&mut watch).await;
+    interrupted(run, &out).await;
+    drop(watch);
+    assert_intact(&["--url", &db.url]);
+    drop(db);
+}
+
+/// A restart of the server (a Babelfish of the test's own) under a DS2 run: the users reconnect and go
+/// on, the lost connections are counted, Ctrl-C then ends the run with its result written, and
+/// `ds2 check` is clean.
+#[tokio::test(flavor = "multi_thread")]
+async fn users_reconnect_after_a_sql_server_restart_under_ds2() {
+    if mssql_url().is_none() {
+        return;
+    }
+    let (own, url) = tokio::task::spawn_blocking(OwnBabelfish::start).await.unwrap();
+    let db = loaded(&url, "ds2_restart").await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = spawn(&run_args(&[&db.url], dir.path().to_str().unwrap(), "10m"));
+    let mut watch = connect(&db.url).await;
+    wait_for_more_orders(&mut watch).await;
+    drop(watch);
+    let own = own.restart().await;
+    let mut watch = connect(&db.url).await;
+    wait_for_more_orders(&mut watch).await;
+    drop(watch);
+    assert_survived(&interrupted(run, dir.path()).await);
+    assert_intact(&["--url", &db.url]);
+    drop(db);
+    drop(own);
 }

@@ -8,6 +8,7 @@ use crate::common::{
     MSSQL_OWN_PROCEDURE, MssqlDb, assert_matches_schema, assert_no_secret, assert_refused, finish, mssql,
     mssql_exec, mssql_int, mssql_objects, mssql_turn, mssql_url, oltpgen, oltpgen_env, result_json, spawn,
 };
+use crate::mssql_common::{OwnBabelfish, kill_run_sessions, wait_for_commits};
 
 /// `tpcc check` on `url` passes every condition.
 #[track_caller]
@@ -167,28 +168,16 @@ async fn a_killed_session_reconnects_and_the_result_is_written() {
     let out_dir = tempfile::tempdir().unwrap();
     let out_path = out_dir.path().join("r");
     let run = spawn(&run_args(&db.url, "4", "10m", &out_path));
-    let mut admin = mssql(&crate::common::mssql_with_db(&url, "master")).await;
     let commits = "SELECT SUM(d_next_o_id) FROM district";
     let mut watch = mssql(&db.url).await;
-    let watcher = mssql_int(&mut watch, "SELECT @@SPID").await;
-    let sessions = format!(
-        "SELECT CAST(session_id AS int) FROM sys.dm_exec_sessions WHERE database_id = DB_ID('{}') AND session_id IS NOT NULL \
-         AND session_id <> @@SPID AND session_id <> {watcher}",
-        db.name
-    );
     let loaded = mssql_int(&mut watch, commits).await;
     wait_for_commits(&mut watch, commits, loaded + 4).await;
-    let victims = wait_for_sessions(&mut admin, &sessions, 4, &[]).await;
-    for spid in &victims {
-        // KILL refuses a session that ended meanwhile; the rest still die.
-        let _ = async { admin.simple_query(format!("KILL {spid}")).await?.into_results().await }.await;
-    }
-    wait_for_sessions(&mut admin, &sessions, 4, &victims).await;
+    kill_run_sessions(&url, &db.name, &mut watch, 4).await;
     let r = recovered_then_interrupted(&mut watch, run, &out_path).await;
     let series = r["timeseries"].as_array().unwrap();
     let last = series.iter().rev().find(|row| row["txn"] == "new_order").unwrap();
     assert!(last["count"].as_u64().unwrap() > 0, "users reconnected and went on: {last}");
-    drop((admin, watch));
+    drop(watch);
     assert_consistent(&db.url);
 }
 
@@ -212,36 +201,6 @@ async fn recovered_then_interrupted(
     assert_matches_schema(&r);
     assert!(r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0, "{}", r["errors_by_kind"]);
     r
-}
-
-/// Waits until `sql` (a sum of order ids) reaches `at_least`: New-Orders committed.
-async fn wait_for_commits(client: &mut oltpgen_driver::mssql::Client, sql: &str, at_least: i64) {
-    for _ in 0..3000 {
-        if mssql_int(client, sql).await >= at_least {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the run committed no New-Orders");
-}
-
-/// Waits until at least `n` sessions other than `gone` match `sessions`; returns them.
-async fn wait_for_sessions(
-    admin: &mut oltpgen_driver::mssql::Client,
-    sessions: &str,
-    n: usize,
-    gone: &[i32],
-) -> Vec<i32> {
-    for _ in 0..1200 {
-        let rows = mssql_exec(admin, sessions).await;
-        let found: Vec<i32> =
-            rows[0].iter().filter_map(|r| r.get::<i32, _>(0)).filter(|s| !gone.contains(s)).collect();
-        if found.len() >= n {
-            return found;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("fewer than {n} sessions of the run appeared");
 }
 
 /// Every SQL Server example of the README (its `### SQL Server` section's first block) runs, with the
@@ -284,56 +243,6 @@ async fn the_readme_sql_server_examples_run() {
     }
 }
 
-/// A Babelfish of the test's own (a throwaway data directory and free ports), stopped when dropped:
-/// the shared one is never restarted.
-struct OwnBabelfish {
-    env: Vec<(String, String)>,
-    _data: tempfile::TempDir,
-}
-
-impl OwnBabelfish {
-    /// The start script beside the repository (`../shared/babelfish/start`).
-    const START: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/babelfish/start");
-
-    /// Starts one; returns it and its URL.
-    fn start() -> (OwnBabelfish, String) {
-        let data = tempfile::tempdir().unwrap();
-        let free =
-            || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
-        let env = vec![
-            ("BABELFISH_DATA".to_string(), data.path().join("data").display().to_string()),
-            ("BABELFISH_PORT".to_string(), free()),
-            ("BABELFISH_PG_PORT".to_string(), free()),
-        ];
-        let own = OwnBabelfish { env, _data: data };
-        let out = own.script(&[]);
-        let url = out.lines().last().unwrap_or_default().to_string();
-        assert!(url.starts_with("sqlserver://"), "{out}");
-        (own, url)
-    }
-
-    /// Runs the start script with `args` and this instance's environment; its output.
-    fn script(&self, args: &[&str]) -> String {
-        let out = std::process::Command::new(Self::START)
-            .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .expect("the Babelfish start script runs");
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(out.status.success(), "{args:?}: {text}{}", String::from_utf8_lossy(&out.stderr));
-        text
-    }
-}
-
-impl Drop for OwnBabelfish {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new(Self::START)
-            .arg("stop")
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .output();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn users_reconnect_after_a_server_restart() {
     if mssql_url().is_none() {
@@ -350,13 +259,7 @@ async fn users_reconnect_after_a_server_restart() {
     let loaded = mssql_int(&mut watch, commits).await;
     wait_for_commits(&mut watch, commits, loaded + 4).await;
     drop(watch);
-    let server = tokio::task::spawn_blocking(move || {
-        server.script(&["stop"]);
-        server.script(&[]);
-        server
-    })
-    .await
-    .unwrap();
+    let server = server.restart().await;
     let mut watch = mssql(&db.url).await;
     recovered_then_interrupted(&mut watch, run, &out_path).await;
     drop(watch);
