@@ -9,7 +9,7 @@ CREATE OR REPLACE FUNCTION ab_last(n int4) RETURNS text LANGUAGE sql IMMUTABLE A
          (ARRAY['BAR','OUGHT','ABLE','PRI','PRES','ESE','ANTI','CALLY','ATION','EING'])[n % 10 + 1] $$;
 CREATE OR REPLACE PROCEDURE ab_run(prefix text, kind text, k int4, INOUT ns_per_call float8 DEFAULT 0)
 LANGUAGE plpgsql AS $$
-DECLARE t0 int8; t1 int8; w int4; d int4; n int4; items int4[];
+DECLARE t0 int8; t1 int8; w int4; d int4; c int4; n int4; items int4[]; last text;
 BEGIN
   PERFORM setseed(0.42);
   t0 := ab_cpu_ns();
@@ -22,17 +22,17 @@ BEGIN
       n := cardinality(items);
       EXECUTE format('SELECT %s_tpcc_new_order($1, $2, $3, $4, $5, $6, $7, 1, 1)', prefix)
         USING w, d, 1 + floor(random() * 3000)::int4, items, array_fill(w, ARRAY[n]), array_fill(5, ARRAY[n]), array_fill(0, ARRAY[n]);
-    ELSIF kind = 'payment' THEN
+    ELSIF kind IN ('payment', 'order_status') THEN
+      -- 2.5.1.2 / 2.6.1.2: 60% by last name, the rest by id.
       IF random() < 0.6 THEN
-        EXECUTE format('SELECT %s_tpcc_payment($1, $2, $1, $2, 0, $3, 1234)', prefix) USING w, d, ab_last(floor(random() * 1000)::int4);
+        last := ab_last(floor(random() * 1000)::int4); c := 0;
       ELSE
-        EXECUTE format('SELECT %s_tpcc_payment($1, $2, $1, $2, $3, NULL, 1234)', prefix) USING w, d, 1 + floor(random() * 3000)::int4;
+        last := NULL; c := 1 + floor(random() * 3000)::int4;
       END IF;
-    ELSIF kind = 'order_status' THEN
-      IF random() < 0.6 THEN
-        EXECUTE format('SELECT count(*) FROM %s_tpcc_order_status($1, $2, 0, $3)', prefix) USING w, d, ab_last(floor(random() * 1000)::int4);
+      IF kind = 'payment' THEN
+        EXECUTE format('SELECT %s_tpcc_payment($1, $2, $1, $2, $3, $4, 1234)', prefix) USING w, d, c, last;
       ELSE
-        EXECUTE format('SELECT count(*) FROM %s_tpcc_order_status($1, $2, $3, NULL)', prefix) USING w, d, 1 + floor(random() * 3000)::int4;
+        EXECUTE format('SELECT count(*) FROM %s_tpcc_order_status($1, $2, $3, $4)', prefix) USING w, d, c, last;
       END IF;
     ELSIF kind = 'delivery' THEN
       EXECUTE format('SELECT %s_tpcc_delivery($1, 3)', prefix) USING w;
