@@ -164,14 +164,9 @@ async fn a_killed_session_reconnects_and_the_result_is_written() {
     let Some(url) = mssql_url() else { return };
     let _turn = mssql_turn().await;
     let db = MssqlDb::create(&url, "kill").await;
-    load(&db.url, &[]);
     let out_dir = tempfile::tempdir().unwrap();
     let out_path = out_dir.path().join("r");
-    let run = spawn(&run_args(&db.url, "4", "10m", &out_path));
-    let commits = "SELECT SUM(d_next_o_id) FROM district";
-    let mut watch = mssql(&db.url).await;
-    let loaded = mssql_int(&mut watch, commits).await;
-    wait_for_commits(&mut watch, commits, loaded + 4).await;
+    let (run, mut watch) = a_run_under_way(&db.url, &out_path).await;
     kill_run_sessions(&url, &db.name, &mut watch, 4).await;
     let r = recovered_then_interrupted(&mut watch, run, &out_path).await;
     let series = r["timeseries"].as_array().unwrap();
@@ -179,6 +174,21 @@ async fn a_killed_session_reconnects_and_the_result_is_written() {
     assert!(last["count"].as_u64().unwrap() > 0, "users reconnected and went on: {last}");
     drop(watch);
     assert_consistent(&db.url);
+}
+
+/// Loads `db_url`, starts a 4-user run writing its result to `out_path`, and returns it once it has
+/// committed New-Orders, with a connection watching the database.
+async fn a_run_under_way(
+    db_url: &str,
+    out_path: &std::path::Path,
+) -> (std::process::Child, oltpgen_driver::mssql::Client) {
+    load(db_url, &[]);
+    let run = spawn(&run_args(db_url, "4", "10m", out_path));
+    let commits = "SELECT SUM(d_next_o_id) FROM district";
+    let mut watch = mssql(db_url).await;
+    let loaded = mssql_int(&mut watch, commits).await;
+    wait_for_commits(&mut watch, commits, loaded + 4).await;
+    (run, watch)
 }
 
 /// After a fault: waits until the run commits New-Orders again, for two report intervals more (so the
@@ -250,14 +260,9 @@ async fn users_reconnect_after_a_server_restart() {
     }
     let (server, url) = tokio::task::spawn_blocking(OwnBabelfish::start).await.unwrap();
     let db = MssqlDb::create(&url, "restart").await;
-    load(&db.url, &[]);
     let out_dir = tempfile::tempdir().unwrap();
     let out_path = out_dir.path().join("r");
-    let run = spawn(&run_args(&db.url, "4", "10m", &out_path));
-    let commits = "SELECT SUM(d_next_o_id) FROM district";
-    let mut watch = mssql(&db.url).await;
-    let loaded = mssql_int(&mut watch, commits).await;
-    wait_for_commits(&mut watch, commits, loaded + 4).await;
+    let (run, watch) = a_run_under_way(&db.url, &out_path).await;
     drop(watch);
     let server = server.restart().await;
     let mut watch = mssql(&db.url).await;
