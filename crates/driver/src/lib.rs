@@ -3,6 +3,7 @@
 //! drive the same functions.
 #![deny(missing_docs)]
 
+pub mod chunks;
 pub mod consistency;
 pub mod counters;
 pub mod database;

@@ -1,13 +1,9 @@
 //! SQL Server's side of a load, shared by the workloads: chunks generated on threads and sent by TDS
 //! bulk insert (tiberius `bulk_insert`) over several connections, then statements (keys, indexes,
 //! `UPDATE STATISTICS`, procedures) run side by side.
-//!
-//! Each connection keeps one chunk generating on a thread while it sends the one before, so the
-//! generator and the wire overlap without a shared queue.
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use oltpgen_datagen::encode::RowEncoder;
 use oltpgen_datagen::schema::{Column, ColumnType, Dataset, TableDef};
@@ -16,6 +12,7 @@ use tiberius::time::{Date, DateTime2, Time};
 use tiberius::{ColumnData, TokenRow};
 
 use super::{ADMIN_TIMEOUT, failed, timed};
+use crate::chunks::{self, Queue};
 use crate::{Error, Target};
 
 /// Days from 0001-01-01 (TDS dates count from there) to 1970-01-01.
@@ -97,8 +94,8 @@ impl RowEncoder for TdsRows {
     }
 }
 
-/// Generates `chunks` of `data` on threads and bulk-inserts them over `workers` connections, calling
-/// `progress` with the rows of each chunk the server accepted.
+/// Generates `chunks` of `data` on `workers` threads and bulk-inserts them over `workers` connections
+/// (see [`chunks::send`]), calling `progress` with the rows of each chunk the server accepted.
 ///
 /// # Errors
 /// The first error of any connection; the others stop at their next chunk.
@@ -109,27 +106,18 @@ pub async fn load_chunks<D: Dataset>(
     chunks: Vec<D::Chunk>,
     progress: impl Fn(u64) + Send + Sync + 'static,
 ) -> Result<(), Error> {
-    let (chunks, next, progress) = (Arc::new(chunks), Arc::new(AtomicUsize::new(0)), Arc::new(progress));
-    let generate = move |data: Arc<D>, chunk: D::Chunk| {
-        tokio::task::spawn_blocking(move || {
-            let mut out = TdsRows::new(data.table_of(chunk));
-            data.write(chunk, &mut out);
-            (data.table_of(chunk).name, out.finish())
-        })
+    let generate = move |&chunk: &D::Chunk| {
+        let mut out = TdsRows::new(data.table_of(chunk));
+        data.write(chunk, &mut out);
+        (data.table_of(chunk).name, out.finish())
     };
-    let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..workers.max(1) {
-        let (target, data, chunks, next, progress) =
-            (target.clone(), data.clone(), chunks.clone(), next.clone(), progress.clone());
-        tasks.spawn(async move {
+    let progress = Arc::new(progress);
+    chunks::send(workers, chunks, generate, |queue: Queue<(&'static str, Vec<TokenRow<'static>>)>| {
+        let (target, progress) = (target.clone(), progress.clone());
+        async move {
             let mut client = super::connect(&target).await?;
-            let take = || chunks.get(next.fetch_add(1, Ordering::Relaxed)).copied();
-            let mut pending = take().map(|c| generate(data.clone(), c));
-            while let Some(job) = pending {
-                let (table, rows) = job.await.map_err(|e| Error::failed(format!("a generator died: {e}")))?;
-                pending = take().map(|c| generate(data.clone(), c));
+            while let Some((table, rows)) = queue.next().await {
                 let n = rows.len() as u64;
-                let what = format!("bulk insert into {table}");
                 let send = async {
                     let mut req = client.bulk_insert(table).await?;
                     for row in rows {
@@ -137,11 +125,13 @@ pub async fn load_chunks<D: Dataset>(
                     }
                     req.finalize().await
                 };
-                timed(ADMIN_TIMEOUT, send).await.map_err(|e| failed(&what, &target, &e))?;
+                timed(ADMIN_TIMEOUT, send)
+                    .await
+                    .map_err(|e| failed(&format!("bulk insert into {table}"), &target, &e))?;
                 progress(n);
             }
             Ok(())
-        });
-    }
-    crate::engine::first_error(&mut tasks).await
+        }
+    })
+    .await
 }
