@@ -207,3 +207,24 @@ fn a_load_the_disk_cannot_take_is_refused_before_it_starts() {
         "this load needs about 2.4 TB",
     );
 }
+
+/// Run as root, the built-in server runs as the postgres account; a --data-dir inside a directory that
+/// account may not enter is refused in one line naming that directory, before anything is created.
+#[test]
+fn a_data_dir_the_server_account_cannot_reach_is_refused_naming_the_directory() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if std::fs::metadata("/proc/self").unwrap().uid() != 0 {
+        eprintln!(
+            "skipped: not running as root, so the server runs as this user, who reaches any --data-dir it names"
+        );
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let private = tmp.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let root = private.join("pg");
+    let out = oltpgen(&["local", "start", "--data-dir", root.to_str().unwrap()]);
+    assert_refused(&out, &format!("may not enter {}", private.display()));
+    assert!(!root.join("data").exists(), "nothing was created");
+}

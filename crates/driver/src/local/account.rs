@@ -5,7 +5,7 @@
 //! create, and hands it the data directory.
 
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::Error;
 
@@ -54,4 +54,46 @@ pub fn hand_over(path: &Path, account: Option<RunAs>) -> Result<(), Error> {
         })?;
     }
     Ok(())
+}
+
+/// The first directory above `path` that `account` may not enter (no search permission for it by
+/// owner, group or others), which makes every server command run in `path` fail to start; `None`
+/// when it can reach `path`, or runs as ourselves.
+pub fn blocked_above(path: &Path, account: Option<RunAs>) -> Option<PathBuf> {
+    let a = account?;
+    path.ancestors().skip(1).find_map(|dir| {
+        let m = std::fs::metadata(dir).ok()?;
+        let mode = m.mode();
+        let searchable = mode & 0o001 != 0
+            || (m.uid() == a.uid && mode & 0o100 != 0)
+            || (m.gid() == a.gid && mode & 0o010 != 0);
+        (!searchable).then(|| dir.to_path_buf())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn a_directory_the_account_may_not_enter_is_named_and_an_open_one_is_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let private = tmp.path().join("private");
+        let data = private.join("pg");
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+        // An account that neither owns the directories nor is in their group.
+        let stranger = Some(RunAs { uid: 4_000_000, gid: 4_000_000 });
+        assert_eq!(blocked_above(&data, stranger), Some(private.clone()));
+        assert_eq!(blocked_above(&data, None), None, "running as ourselves, nothing is checked");
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o701)).unwrap();
+        assert_eq!(blocked_above(&data, stranger), None);
+        let owner = std::fs::metadata(&private).unwrap();
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let the_owner = Some(RunAs { uid: owner.uid(), gid: 4_000_000 });
+        assert_eq!(blocked_above(&data, the_owner), None, "the owner may enter a 0700 directory");
+    }
 }

@@ -209,6 +209,22 @@ impl LocalPg {
         format!("{}?passfile={}", self.target(dbname), secret::passfile(&self.root).display())
     }
 
+    /// Why `program` did not start: when the server's account cannot enter a directory above the data,
+    /// that directory and what to do about it, rather than the bare `Permission denied` of the `chdir`.
+    fn cannot_run(&self, program: &str, e: &std::io::Error) -> Error {
+        match account::blocked_above(&self.root, self.account) {
+            Some(dir) if e.kind() == std::io::ErrorKind::PermissionDenied => Error::environment(format!(
+                "cannot run {program}: the built-in PostgreSQL runs as the postgres account, which may not \
+                 enter {} (above {}): choose a --data-dir the postgres account can reach (e.g. under \
+                 /var/tmp), or let it in (chmod o+x {})",
+                dir.display(),
+                self.root.display(),
+                dir.display()
+            )),
+            _ => Error::environment(format!("cannot run {program}: {e}")),
+        }
+    }
+
     fn command(&self, program: &str) -> Command {
         use std::os::unix::process::CommandExt;
         let mut cmd = Command::new(self.bin.join(program));
@@ -227,6 +243,8 @@ impl LocalPg {
             return Ok(());
         }
         account::hand_over(&self.root, self.account)?;
+        // Before announcing anything: the server's account must be able to start a program there.
+        self.command("initdb").arg("--version").output().map_err(|e| self.cannot_run("initdb", &e))?;
         let pwfile = secret::create(&self.root, SUPERUSER, self.account)?;
         if self.temp.is_none() {
             eprintln!(
@@ -242,7 +260,7 @@ impl LocalPg {
             .arg("-D")
             .arg(self.data())
             .output()
-            .map_err(|e| Error::environment(format!("cannot run initdb: {e}")));
+            .map_err(|e| self.cannot_run("initdb", &e));
         let _ = std::fs::remove_file(&pwfile);
         let out = out?;
         if !out.status.success() {
@@ -305,8 +323,7 @@ impl LocalPg {
         let mut start = self.command("pg_ctl");
         start.args(["start", "-w", "-t", "120", "-D"]).arg(self.data()).arg("-l").arg(&log);
         let what = format!("starting the built-in PostgreSQL in {}", self.root.display());
-        let out = notice::when_slow(&what, || start.output())
-            .map_err(|e| Error::environment(format!("cannot run pg_ctl: {e}")))?;
+        let out = notice::when_slow(&what, || start.output()).map_err(|e| self.cannot_run("pg_ctl", &e))?;
         if !out.status.success() {
             let tail = std::fs::read(&log).map(|l| last_line(&l)).unwrap_or_default();
             return Err(Error::environment(format!(
@@ -394,7 +411,7 @@ impl LocalPg {
             .arg("-l")
             .arg(root.join("server.log"))
             .output()
-            .map_err(|e| Error::environment(format!("cannot run pg_ctl: {e}")))?;
+            .map_err(|e| pg.cannot_run("pg_ctl", &e))?;
         if out.status.success() {
             Ok(())
         } else {
