@@ -1,4 +1,5 @@
--- A/B variant of oltpgen_tpcc_new_order (same signature, same effects): HammerDB's shape, one item
+-- A/B variant of oltpgen_tpcc_new_order (same signature, same effects): a loop per line (the shape of
+-- HammerDB's Oracle-compatible New-Order; its PostgreSQL one is set-based over arrays too), one item
 -- read, one stock update and one order-line insert per line, instead of one statement per pass over the
 -- lines as arrays. Used only by ./run to measure what the set-based version saves.
 CREATE OR REPLACE FUNCTION oltpgen_tpcc_new_order(p_w int4, p_d int4, p_c int4, p_items int4[], p_supply int4[],

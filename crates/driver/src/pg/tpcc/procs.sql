@@ -3,7 +3,7 @@
 -- caller's session pins it; every read-modify-write is one UPDATE, which re-reads its row after waiting for
 -- the lock), locks taken warehouse -> district -> customer and stock rows in item order, the 1% rollback
 -- doing its work first. Written for the server's cost: one statement per set of rows (order lines as
--- arrays, not a loop per line as HammerDB has), static SQL only (PL/pgSQL caches every statement's plan
+-- arrays, not a loop per line), static SQL only (PL/pgSQL caches every statement's plan
 -- for the session), PL/pgSQL rather than SQL functions (whose plans are not cached between calls).
 -- Delivery's ten districts are one statement, not a loop of ten: each statement a function runs pays the
 -- executor's start and end, the plan's revalidation and its relation locks (benches/peers/procs-ab/micro:
