@@ -390,13 +390,29 @@ async fn a_load_that_failed_creating_functions_is_refused_by_every_command() {
         assert!(made.iter().any(|o| o == object), "{object} in {made:?}");
     }
     client.batch_execute(PG_OWN_FUNCTION).await.unwrap();
+    // The user's own overload of one of DS2's names; and what an earlier oltpgen left, its own
+    // signature of purchase, which the load would have dropped.
+    client.batch_execute("CREATE FUNCTION login(int4) RETURNS int LANGUAGE sql AS 'SELECT 1'").await.unwrap();
+    client
+        .batch_execute(
+            "CREATE FUNCTION purchase(int4, int4[], int4[]) RETURNS int LANGUAGE sql AS 'SELECT 1'",
+        )
+        .await
+        .unwrap();
     let out = oltpgen(&["ds2", "drop", "--url", url]);
     assert!(out.code == 0 && out.stdout.contains("dropped the ds2 tables"), "{}", out.all());
     assert_eq!(
         pg_objects(&client).await,
-        ["users_own"],
-        "drop leaves the user's function alone, and only it"
+        ["login", "users_own"],
+        "drop leaves the user's functions alone (their login(int4) beside DS2's login), and only them: \
+         an earlier oltpgen's purchase went too"
     );
+    let left: String = client
+        .query_one("SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'login'", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(left, "login(integer)", "the user's overload, not DS2's");
     let out = oltpgen(&["ds2", "drop", "--url", url]);
     assert!(out.code == 0 && out.stdout.contains("holds no ds2 tables: nothing to drop"), "{}", out.all());
 }

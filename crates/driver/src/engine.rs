@@ -152,8 +152,8 @@ impl Conn {
         }
     }
 
-    /// Drops `objects` where they exist (a function or procedure in every overload of its name, in the
-    /// connection's schema); what is not there is no error.
+    /// Drops `objects` where they exist, in the connection's schema (a function or procedure with the
+    /// arguments the load gave it where the engine has overloads); what is not there is no error.
     ///
     /// # Errors
     /// [`Error::Failed`] when a drop fails.
@@ -288,11 +288,16 @@ pub struct Object {
     pub kind: ObjectKind,
     /// Its name, unqualified (the connection's schema).
     pub name: String,
+    /// A function's or procedure's argument list as created (`(a int4, b text)`), so that an engine
+    /// with overloads (PostgreSQL) drops that one and not a user's own function of the same name.
+    pub args: Option<String>,
 }
 
 /// The objects `statements` create (`CREATE [OR REPLACE] FUNCTION|PROCEDURE|SEQUENCE [IF NOT EXISTS]
-/// name`, `CREATE FULLTEXT CATALOG name`, also inside dynamic SQL), each once, in order: read from the
-/// very statements a load runs, so that what `drop` removes cannot drift from what a load creates.
+/// name`, `CREATE FULLTEXT CATALOG name`, also inside dynamic SQL), each once, in order, and the
+/// signatures of an earlier oltpgen they drop (`DROP FUNCTION IF EXISTS name(args)`), which `drop`
+/// removes too: read from the very statements a load runs, so that what `drop` removes cannot drift from
+/// what a load creates.
 pub fn created_objects(statements: &[String]) -> Vec<Object> {
     const KINDS: [(&str, ObjectKind); 4] = [
         ("FUNCTION ", ObjectKind::Function),
@@ -300,25 +305,52 @@ pub fn created_objects(statements: &[String]) -> Vec<Object> {
         ("SEQUENCE ", ObjectKind::Sequence),
         ("FULLTEXT CATALOG ", ObjectKind::FullTextCatalog),
     ];
+    // (verb, the words that may follow it, whether only a signature with its arguments counts)
+    const VERBS: [(&str, &str, &str, bool); 2] =
+        [("CREATE ", "OR REPLACE ", "IF NOT EXISTS ", false), ("DROP ", "", "IF EXISTS ", true)];
     let mut found: Vec<Object> = Vec::new();
     for sql in statements {
-        let mut rest = sql.as_str();
-        while let Some(at) = rest.find("CREATE ") {
-            rest = &rest[at + "CREATE ".len()..];
-            let after = rest.strip_prefix("OR REPLACE ").unwrap_or(rest);
-            for (word, kind) in KINDS {
-                let Some(tail) = after.strip_prefix(word) else { continue };
-                let tail = tail.strip_prefix("IF NOT EXISTS ").unwrap_or(tail);
-                let name: String =
-                    tail.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-                let object = Object { kind, name };
-                if !object.name.is_empty() && !found.contains(&object) {
-                    found.push(object);
+        for (verb, before_kind, after_kind, signature_only) in VERBS {
+            let mut rest = sql.as_str();
+            while let Some(at) = rest.find(verb) {
+                rest = &rest[at + verb.len()..];
+                let after = rest.strip_prefix(before_kind).unwrap_or(rest);
+                for (word, kind) in KINDS {
+                    let Some(tail) = after.strip_prefix(word) else { continue };
+                    let tail = tail.strip_prefix(after_kind).unwrap_or(tail);
+                    let name: String =
+                        tail.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                    let args = matches!(kind, ObjectKind::Function | ObjectKind::Procedure)
+                        .then(|| argument_list(tail[name.len()..].trim_start()))
+                        .flatten();
+                    let object = Object { kind, name, args };
+                    let counts = !object.name.is_empty() && (object.args.is_some() || !signature_only);
+                    if counts && !found.contains(&object) {
+                        found.push(object);
+                    }
                 }
             }
         }
     }
     found
+}
+
+/// The parenthesized text `text` starts with (nested parentheses included, as in `numeric(12,2)`), or
+/// `None` when it starts otherwise (T-SQL procedures may list parameters without them).
+fn argument_list(text: &str) -> Option<String> {
+    if !text.starts_with('(') {
+        return None;
+    }
+    let mut depth = 0;
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 1 => return Some(text[..=at].to_string()),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The engine's `CREATE TABLE` for `table`.

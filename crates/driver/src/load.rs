@@ -307,12 +307,16 @@ mod tests {
     use super::*;
     use crate::engine::{Object, ObjectKind};
 
-    /// What `drop` removes for workload `W` on `engine`, as `(kind, name)`.
+    /// What `drop` removes for workload `W` on `engine`, as `(kind, name)`, each name once (a name may
+    /// come with two argument lists: the load's and an earlier oltpgen's).
     fn dropped<W: Definition>(engine: Engine) -> Vec<(ObjectKind, String)> {
-        engine::created_objects(&W::finish(engine))
-            .into_iter()
-            .map(|Object { kind, name }| (kind, name))
-            .collect()
+        let mut names = Vec::new();
+        for Object { kind, name, .. } in engine::created_objects(&W::finish(engine)) {
+            if !names.contains(&(kind, name.clone())) {
+                names.push((kind, name));
+            }
+        }
+        names
     }
 
     fn named(kind: ObjectKind, names: &[&str]) -> Vec<(ObjectKind, String)> {
@@ -347,8 +351,33 @@ mod tests {
             "oltpgen_purchase",
             "purchase",
         ];
-        let ds2_pg = [sequences.clone(), named(Function, &functions)].concat();
-        assert_eq!(dropped::<crate::ds2::Ds2>(Engine::Postgres), ds2_pg);
+        let mut ds2_pg = [sequences.clone(), named(Function, &functions)].concat();
+        let mut on_pg = dropped::<crate::ds2::Ds2>(Engine::Postgres);
+        // In any order: an earlier oltpgen's signatures are dropped before DS2's are created.
+        on_pg.sort_by(|a, b| a.1.cmp(&b.1));
+        ds2_pg.sort_by(|a, b| a.1.cmp(&b.1));
+        assert_eq!(on_pg, ds2_pg);
+        // PostgreSQL drops DS2's names (which a user's own functions may share) by their arguments:
+        // the ones the load creates (listed after an earlier oltpgen's, which it drops first).
+        let args = |name: &str| {
+            engine::created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
+                .into_iter()
+                .rfind(|o| o.name == name)
+                .and_then(|o| o.args)
+        };
+        assert_eq!(args("login").as_deref(), Some("(username_in text, password_in text)"));
+        assert_eq!(args("restock_order").as_deref(), Some("()"));
+        assert_eq!(args("customers_customerid_seq"), None, "a sequence has none");
+        let legacy: Vec<Object> = engine::created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
+            .into_iter()
+            .filter(|o| o.name == "purchase")
+            .collect();
+        assert!(
+            legacy.iter().any(|o| o.args.as_deref() == Some("(int4, int4[], int4[])")),
+            "an earlier oltpgen's purchase, which the load drops, is dropped too: {legacy:?}"
+        );
+        let purchase = args("purchase").expect("purchase's arguments");
+        assert!(purchase.starts_with("(customerid_in int4,") && purchase.ends_with(')'), "{purchase}");
         let procedures = [
             "NEW_CUSTOMER",
             "LOGIN",

@@ -53,8 +53,9 @@ pub async fn existing_tables(client: &Client, target: &Target, names: &[&str]) -
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
-/// Drops `objects` where they exist, in the connection's current schema: each function or procedure
-/// in every overload of its name (an older oltpgen's argument lists too), each sequence.
+/// Drops `objects` where they exist, in the connection's current schema: each sequence, each function
+/// or procedure with the arguments the load gave it, and one of oltpgen's own prefix in every overload
+/// (an older oltpgen's argument lists too).
 ///
 /// # Errors
 /// [`Error::Failed`] when a drop fails.
@@ -62,11 +63,17 @@ pub async fn drop_objects(client: &Client, target: &Target, objects: &[Object]) 
     let mut routines = Vec::new();
     let mut statements = Vec::new();
     for o in objects {
-        match o.kind {
-            ObjectKind::Function | ObjectKind::Procedure => routines.push(format!("'{}'", o.name)),
-            ObjectKind::Sequence => statements.push(format!("DROP SEQUENCE IF EXISTS {}", o.name)),
+        match (o.kind, &o.args) {
+            // A name of oltpgen's own prefix is oltpgen's in every overload (an older version's
+            // argument list included); any other name (DS2's `login`, …) only with the arguments the
+            // load gave it, so that a user's own overload stays.
+            (ObjectKind::Function | ObjectKind::Procedure, Some(args)) if !o.name.starts_with("oltpgen_") => {
+                statements.push(format!("DROP ROUTINE IF EXISTS {}{}", o.name, identity(args)));
+            }
+            (ObjectKind::Function | ObjectKind::Procedure, _) => routines.push(format!("'{}'", o.name)),
+            (ObjectKind::Sequence, _) => statements.push(format!("DROP SEQUENCE IF EXISTS {}", o.name)),
             // SQL Server's only: PostgreSQL's full-text indexes go with their tables.
-            ObjectKind::FullTextCatalog => {}
+            (ObjectKind::FullTextCatalog, _) => {}
         }
     }
     if !routines.is_empty() {
@@ -83,6 +90,30 @@ pub async fn drop_objects(client: &Client, target: &Target, objects: &[Object]) 
     client.batch_execute(&statements.join(";\n")).await.map_err(|e| failed("dropping functions", target, &e))
 }
 
+/// An argument list as created, in the form `DROP ROUTINE` takes: without the `DEFAULT` clauses
+/// (DS2's `purchase` has ten pairs of defaulted arguments).
+fn identity(args: &str) -> String {
+    let inner = args.strip_prefix('(').and_then(|a| a.strip_suffix(')')).unwrap_or(args);
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (at, c) in inner.char_indices().chain([(inner.len(), ',')]) {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                let arg = &inner[start..at];
+                let upper = arg.to_ascii_uppercase();
+                let end =
+                    [" DEFAULT ", " = "].iter().filter_map(|w| upper.find(w)).min().unwrap_or(arg.len());
+                parts.push(arg[..end].trim().to_string());
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    format!("({})", parts.join(", "))
+}
+
 /// Drops `names` where they exist.
 ///
 /// # Errors
@@ -95,4 +126,19 @@ pub async fn drop_tables(client: &Client, target: &Target, names: &[&str]) -> Re
         .batch_execute(&format!("DROP TABLE IF EXISTS {} CASCADE", names.join(", ")))
         .await
         .map_err(|e| failed("dropping tables", target, &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::identity;
+
+    #[test]
+    fn an_argument_list_loses_its_defaults_and_keeps_its_types() {
+        assert_eq!(identity("(a int4, b text)"), "(a int4, b text)");
+        assert_eq!(identity("()"), "()");
+        assert_eq!(
+            identity("(n numeric(12,2), p0 int4 DEFAULT 0, q0 int4 default 0, r int4 = 1)"),
+            "(n numeric(12,2), p0 int4, q0 int4, r int4)"
+        );
+    }
 }
