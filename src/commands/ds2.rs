@@ -5,13 +5,12 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use oltpgen_datagen::ds2::input::OrderParams;
 use oltpgen_driver::database::Database;
 use oltpgen_driver::ds2::{self, RunOptions};
 use oltpgen_driver::local::room;
-use oltpgen_driver::run::{Pace, Progress, Ramp, plan};
+use oltpgen_driver::run::{Pace, Progress, Ramp, Timing, plan};
 use oltpgen_driver::{Error, Target};
 use oltpgen_report::ds2::{self as ds2_report, CsvOutput};
 use oltpgen_report::model::Workload;
@@ -19,9 +18,6 @@ use oltpgen_report::model::Workload;
 use super::study;
 use super::{checks, interruptible, loading};
 use crate::cli::{DbArgs, Ds2Action, Ds2Cmd, Ds2LoadArgs, Ds2RunArgs, WorkersArg};
-
-/// `--run-time 0`: run until Ctrl-C (the schedule needs an end; this one is never reached).
-const UNTIL_STOPPED: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// Runs one DS2 command.
 pub async fn run(cmd: Ds2Cmd, db: &DbArgs, quiet: bool) -> Result<ExitCode, Error> {
@@ -72,7 +68,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     let pace = Pace {
         ramp: Ramp::Rate(args.ramp_rate),
         warmup: args.warmup_time,
-        duration: if until_stopped { UNTIL_STOPPED } else { args.run_time },
+        duration: if until_stopped { Timing::UNTIL_STOPPED } else { args.run_time },
         report_interval: args.report_rate,
     };
     let options = RunOptions {
@@ -147,7 +143,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         eprintln!("warning: --csv-output stopped: {e}");
     }
     let extra = oltpgen_report::ds2::final_report(&result, args.detailed_view);
-    study::finish(&result, &args.study, &extra, until_stopped)
+    study::finish(&result, &args.study, &extra, &targets).await
 }
 
 /// `--csv-output` created at `path`, its header written, for the databases `labels` name.

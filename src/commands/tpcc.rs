@@ -131,7 +131,7 @@ async fn drive(
         Progress::Started | Progress::Interval(_) => {}
     })
     .await?;
-    study::finish(&result, &args.study, "", false)
+    study::finish(&result, &args.study, "", std::slice::from_ref(target)).await
 }
 
 /// Loads at `scale` when `target` holds no TPC-C; returns the scale it holds.

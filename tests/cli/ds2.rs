@@ -305,9 +305,15 @@ async fn ctrl_c_writes_what_ran_and_ends_a_run_time_0_run_as_asked() {
     assert_eq!(out.code, 0, "{}", out.all());
     let r = result_json(&out_dir);
     assert_matches_schema(&r);
-    assert_eq!(r["interrupted"], true);
+    assert_eq!(r["interrupted"], false, "the run ended as asked");
     assert!(r["steps"][0]["transactions"]["order"]["count"].as_u64().unwrap() > 0);
+    assert!(
+        r["steps"][0]["cap"]["invalid"].is_null(),
+        "measured until Ctrl-C, as asked: {}",
+        r["steps"][0]["cap"]
+    );
     assert!(out.stdout.contains("Final (step 1 run 1)"), "{}", out.stdout);
+    assert!(!out.stdout.contains("INTERRUPTED"), "{}", out.stdout);
 
     // A run with a set length that Ctrl-C cuts short exits 130, its result written.
     let out_dir = Path::new(&root).parent().unwrap().join("cut");
@@ -324,7 +330,14 @@ async fn ctrl_c_writes_what_ran_and_ends_a_run_time_0_run_as_asked() {
     assert!(Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap().success());
     let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
     assert_eq!(out.code, 130, "{}", out.all());
-    assert_eq!(result_json(&out_dir)["interrupted"], true);
+    let r = result_json(&out_dir);
+    assert_eq!(r["interrupted"], true);
+    assert_eq!(
+        r["steps"][0]["cap"]["invalid"], "the run was stopped during the step",
+        "{}",
+        r["steps"][0]["cap"]
+    );
+    assert!(r["max_within_cap"].is_null(), "{}", r["max_within_cap"]);
     assert_intact(&["--data-dir", &root]);
 }
 

@@ -1,6 +1,7 @@
 //! `tpcc run` and bare `tpcc`: results, their schema, consistency after load, and faults (killed
 //! connections, a restarted server, Ctrl-C).
 
+use std::path::Path;
 use std::process::{Child, Command};
 
 use oltpgen_driver::local::LocalPg;
@@ -193,6 +194,12 @@ async fn ctrl_c_sigterm_and_sighup_write_what_ran_and_exit_128_plus_the_signal()
         assert_matches_schema(&r);
         assert_eq!(r["interrupted"], true);
         assert!(r["steps"][0]["transactions"]["new_order"]["count"].as_u64().unwrap() > 0);
+        // The step the signal cut short was not measured as asked: it neither passes nor makes the headline.
+        let verdict = &r["steps"][0]["cap"];
+        assert_eq!(verdict["passed"], false, "SIG{signal}: {verdict}");
+        assert_eq!(verdict["invalid"], "the run was stopped during the step", "SIG{signal}");
+        assert!(r["max_within_cap"].is_null(), "SIG{signal}: {}", r["max_within_cap"]);
+        assert!(out.stdout.contains("none, no step kept within the cap"), "SIG{signal}: {}", out.stdout);
         let out = oltpgen(&["local", "status", "--data-dir", &root]);
         assert!(out.stdout.contains("running:     no"), "SIG{signal} stopped the server: {}", out.stdout);
     }
@@ -210,6 +217,31 @@ async fn ctrl_c_sigterm_and_sighup_write_what_ran_and_exit_128_plus_the_signal()
     assert_eq!(stopped.code, 0, "{}", stopped.all());
     assert_eq!(out.code, 130, "{}", out.all());
     assert!(out.stderr.contains("stopped at once (a second signal)"), "{}", out.stderr);
+}
+
+/// A server that goes away for good during a run: the run ends at its set time and writes what ran,
+/// then says the server went away and cannot be reached (exit 1), rather than ending as a success.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_gone_for_good_fails_the_run_saying_so() {
+    let (RunUnderWay { _keep, root, out_dir, run }, observer, client) = run_under_way("15s").await;
+    drop((client, observer));
+    let pid = std::fs::read_to_string(Path::new(&root).join("data/postmaster.pid")).unwrap();
+    let pid = pid.lines().next().unwrap().to_string();
+    // SIGINT to the postmaster: PostgreSQL's fast shutdown, as `pg_ctl stop` does it.
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(
+        out.stderr.contains("the server went away during the run")
+            && out.stderr.contains("still cannot be reached"),
+        "{}",
+        out.stderr
+    );
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    assert!(r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0, "{}", r["errors_by_kind"]);
+    assert_eq!(r["steps"][0]["cap"]["passed"], false, "{}", r["steps"][0]["cap"]);
+    assert!(r["max_within_cap"].is_null());
 }
 
 /// result.json is written after every judged step: a run killed outright (SIGKILL, nothing to catch)

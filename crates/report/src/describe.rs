@@ -166,7 +166,8 @@ pub fn headline(r: &RunResult) -> String {
         .find_map(|s| s.cap.as_ref())
         .map_or_else(Vec::new, |c| c.rules.iter().map(|x| x.rule.clone()).collect());
     let cap = if rules.is_empty() { "no cap set".to_string() } else { format!("cap {}", rules.join(", ")) };
-    let step = crate::cap::best_step_within_cap(&r.steps);
+    // The result's own headline (the median run's best step, with --runs), not the best of all runs.
+    let step = r.max_within_cap.as_ref().and_then(|h| r.steps.iter().find(|s| s.index == h.step_index));
     match step {
         Some(s) => {
             let f = &s.figures;
@@ -181,6 +182,9 @@ pub fn headline(r: &RunResult) -> String {
                 s.index + 1,
                 thousands(f.tps, 1)
             )
+        }
+        None if r.steps.is_empty() => {
+            format!("max {unit} within the cap: none, the run stopped before a step was measured")
         }
         None if rules.is_empty() => format!("max {unit} within the cap: n/a, no response-time cap was set"),
         None => format!("max {unit} within the cap: none, no step kept within the cap ({cap})"),
@@ -212,6 +216,7 @@ pub fn client(r: &RunResult) -> String {
 mod tests {
     use super::*;
     use crate::fixtures::{result, tpcc_step};
+    use crate::model::Step;
 
     #[test]
     fn the_title_says_what_ran_not_a_port() {
@@ -228,5 +233,35 @@ mod tests {
         assert_eq!(mode(&r), Some("server-side (procedures)"));
         let names: Vec<String> = settings(&r).into_iter().map(|(k, v)| format!("{k}={v}")).collect();
         assert_eq!(names, ["scale=2", "transactions=server", "keying time=off", "think time=off"]);
+    }
+
+    #[test]
+    fn the_headline_line_is_the_results_headline_the_median_run_with_runs() {
+        let cap = crate::cap::Cap::default_for(Workload::Tpcc);
+        // Three runs of one load: the fastest (run 3) is not the median (run 2).
+        let mut steps: Vec<Step> = [(600, 1), (900, 2), (1_200, 3)]
+            .into_iter()
+            .map(|(new_orders, run)| {
+                let mut s = tpcc_step(run - 1, 2, (new_orders, new_orders), 1_000, Some(&cap));
+                s.run = run;
+                s
+            })
+            .collect();
+        let median: Vec<Step> = steps.iter().filter(|s| s.run == 2).cloned().collect();
+        let mut r = result(Workload::Tpcc, std::mem::take(&mut steps));
+        r.max_within_cap = crate::cap::max_within_cap(&median);
+        let line = headline(&r);
+        assert!(line.starts_with("max NOPM within the cap: 900 at 2 users (step 2)"), "{line}");
+        assert!(crate::show::headline(&r).contains("(step 2)"), "show agrees: {}", crate::show::headline(&r));
+    }
+
+    #[test]
+    fn a_run_stopped_before_its_first_step_ended_says_so_not_that_no_cap_was_set() {
+        let r = result(Workload::Tpcc, Vec::new());
+        assert_eq!(headline(&r), "max NOPM within the cap: none, the run stopped before a step was measured");
+        assert_eq!(
+            crate::show::headline(&r),
+            "max TPS within cap: none, the run stopped before a step was measured"
+        );
     }
 }

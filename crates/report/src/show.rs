@@ -251,6 +251,9 @@ pub fn headline(r: &RunResult) -> String {
                 h.step_index + 1,
             )
         }
+        None if r.steps.is_empty() => {
+            format!("max {unit} within cap: none, the run stopped before a step was measured")
+        }
         None if r.steps.iter().any(|s| s.cap.is_some()) => {
             format!("max {unit} within cap: none, no step kept within the cap")
         }

@@ -191,13 +191,15 @@ pub async fn drive<W: Workload>(
         }
     };
     let stopped_at = start.elapsed();
+    // A run that goes on until it is stopped ends as it should when it is.
+    let interrupted = interrupted && !plan.timing.until_stopped();
     // Users finish the transaction in flight (it completes after the window and is not measured).
     let _ = stop.send(true);
     shards.drain(&mut collector).await;
     // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short), over the
-    // part of their window that ran.
+    // part of their window that ran; one cut short was not measured as asked, and does not pass.
     while judge.judged() < reported && schedule[judge.judged()].window.0 < stopped_at {
-        judge.judge_step(&collector, Some(stopped_at), &mut progress);
+        judge.judge_step(&collector, Some((stopped_at, interrupted)), &mut progress);
     }
     Measured {
         steps: judge.steps,
@@ -231,22 +233,28 @@ impl<W: Workload> Judge<'_, W> {
         self.steps.len()
     }
 
-    /// Builds the next step from what `collector` holds for its window (cut at `stopped_at` when the run
-    /// ended within it), with its audit and cap verdict, tells `progress`, and keeps it. Returns whether
-    /// it passed.
+    /// Builds the next step from what `collector` holds for its window (cut at the time the run ended,
+    /// `stopped`, with whether it was stopped early: a window that cuts short was not measured as asked,
+    /// and does not pass), tells `progress`, and returns whether it passed its cap.
     fn judge_step(
         &mut self,
         collector: &Collector,
-        stopped_at: Option<Duration>,
+        stopped: Option<(Duration, bool)>,
         progress: &mut impl FnMut(Progress<'_>),
     ) -> bool {
         let i = self.judged();
         let s = &self.schedule[i];
+        let stopped_at = stopped.map(|(at, _)| at);
         let end = stopped_at.map_or(s.window.1, |at| s.window.1.min(at));
         let window_s = (s.window.0.as_secs_f64(), end.as_secs_f64());
         let measured = (collector.window_transactions(i), collector.window_connections_lost(i));
         let mut step = step_result(W::REPORT, self.plan, s, i, self.targets, measured, window_s);
         step.audit = self.workload.audit(&step, collector.window_audit(i));
+        if stopped.is_some_and(|(at, early)| early && at < s.window.1)
+            && let Some(cap) = step.cap.as_mut().filter(|c| c.invalid.is_none())
+        {
+            cap.invalidate("the run was stopped during the step".into());
+        }
         progress(Progress::Step(&step));
         let passed = step.cap.as_ref().is_some_and(|c| c.passed);
         self.steps.push(step);

@@ -50,6 +50,15 @@ pub struct Scheduled {
 }
 
 impl Timing {
+    /// The measured time of a run that goes on until it is stopped (DS2's `--run-time 0`): the schedule
+    /// needs an end, and this one is never reached, so Ctrl-C is the run's normal end.
+    pub const UNTIL_STOPPED: Duration = Duration::from_secs(30 * 24 * 3600);
+
+    /// Whether the run goes on until it is stopped ([`Timing::UNTIL_STOPPED`]).
+    pub fn until_stopped(&self) -> bool {
+        self.duration >= Self::UNTIL_STOPPED
+    }
+
     /// The time to start `new` users.
     pub fn ramp_for(&self, new: u32) -> Duration {
         match self.ramp {
