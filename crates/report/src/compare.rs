@@ -161,6 +161,11 @@ fn warnings(a: &RunResult, b: &RunResult) -> Vec<String> {
             out.push(format!("{key} differs: {} against {}", show(x), show(y)));
         }
     }
+    for (name, r) in [("A", a), ("B", b)] {
+        if r.interrupted {
+            out.push(format!("{name} was stopped early: its steps hold only what ran"));
+        }
+    }
     out
 }
 
@@ -657,6 +662,11 @@ user loads in only one result, not compared: a step 1, b step 2
                 "transactions differs: \"client\" against \"server\"",
                 "keying_time differs: \"spec\" against \"off\""
             ]
+        );
+        b.interrupted = true;
+        assert_eq!(
+            compare(&a, &b).warnings.last().map(String::as_str),
+            Some("B was stopped early: its steps hold only what ran")
         );
     }
 
