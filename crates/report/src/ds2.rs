@@ -178,7 +178,7 @@ pub fn step_line(s: &Step) -> String {
         order.map_or(0.0, |o| o.avg_ms),
         order.map_or(0.0, |o| o.p95_ms),
         f.errors,
-        if s.cap.as_ref().is_some_and(|c| c.passed) { "pass" } else { "FAIL" }
+        crate::live::cap_verdict(s)
     )
 }
 
@@ -523,11 +523,20 @@ mod tests {
 
     #[test]
     fn a_judged_step_speaks_opm_and_rt_tot_avg() {
-        let s = step(BTreeMap::from([("db".into(), ds2(600, 0, 20_000))]));
+        let mut s = step(BTreeMap::from([("db".into(), ds2(600, 0, 20_000))]));
         assert_eq!(
             step_line(&s),
             "step 1 (run 1): 64 users  OPM 600  rt_tot_avg 11.4 ms  order avg 20.0 ms  order p95 20.0 ms  \
-             errors 0  cap FAIL"
+             errors 0  cap -",
+            "no cap was set"
+        );
+        let mut verdict = crate::cap::Cap::default_for(Workload::Ds2).evaluate(&s.figures);
+        verdict.invalidate("the run was stopped during the step".into());
+        s.cap = Some(verdict);
+        assert!(
+            step_line(&s).ends_with("cap INVALID (not measured: the run was stopped during the step)"),
+            "as TPC-C's live line says it: {}",
+            step_line(&s)
         );
         assert_eq!(
             cap_meaning("order.avg=1s"),

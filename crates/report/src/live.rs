@@ -30,7 +30,7 @@ pub fn interval_line(
 /// The line printed when a step's window closes and it is judged (`unit`: the per-minute figure's name).
 pub fn step_line(s: &Step, unit: &str) -> String {
     format!(
-        "step {} (run {}): {} users  TPS {:.1}  {unit} {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}{}",
+        "step {} (run {}): {} users  TPS {:.1}  {unit} {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
         s.index + 1,
         s.run,
         s.users,
@@ -39,15 +39,21 @@ pub fn step_line(s: &Step, unit: &str) -> String {
         s.figures.rt_avg_ms,
         s.figures.rt_p95_ms,
         s.figures.errors,
-        match crate::show::verdict(s) {
-            "PASS" => "pass",
-            other => other,
-        },
-        s.cap
-            .as_ref()
-            .and_then(|c| c.invalid.as_ref())
-            .map_or(String::new(), |why| format!(" (not measured: {why})"))
+        cap_verdict(s)
     )
+}
+
+/// A judged step's verdict as the live lines of both workloads print it: `pass`, `FAIL`, or `INVALID`
+/// with the reason it was not measured.
+pub fn cap_verdict(s: &Step) -> String {
+    let word = match crate::show::verdict(s) {
+        "PASS" => "pass",
+        other => other,
+    };
+    match s.cap.as_ref().and_then(|c| c.invalid.as_ref()) {
+        Some(why) => format!("{word} (not measured: {why})"),
+        None => word.to_string(),
+    }
 }
 
 /// What a TPC-C run's first line says it will do.
