@@ -398,6 +398,13 @@ async fn a_load_that_failed_creating_functions_is_refused_by_every_command() {
     client.batch_execute("DROP FUNCTION oltpgen_login(text, text)").await.unwrap();
     let out = oltpgen(&["ds2", "load", "--replace", "--url", url, "-q"]);
     assert_eq!(out.code, 0, "a reload mends it: {}", out.all());
+    // TPC-C's commands see oltpgen's DS2 database for what it is (both have an `orders` table), and
+    // leave it alone, --replace or not.
+    for args in [&["tpcc", "check"][..], &["tpcc", "drop"], &["tpcc", "load", "--scale", "1", "--replace"]] {
+        let out = oltpgen(&[args, &["--url", url]].concat());
+        assert_refused(&out, "holds oltpgen's ds2 database, whose tables share names with tpcc's");
+        assert!(out.stderr.contains("(oltpgen ds2 drop)"), "{}", out.stderr);
+    }
     let made = pg_objects(&client).await;
     for object in ["customers_customerid_seq", "login", "oltpgen_purchase", "restock", "restock_order"] {
         assert!(made.iter().any(|o| o == object), "{object} in {made:?}");

@@ -1,7 +1,9 @@
-//! What a database already holds for a workload: nothing, a finished load, a half-finished one, or
-//! tables of the same names that oltpgen did not make. Every command asks before it writes or reads.
-//! Written once for every workload ([`Definition`]) and every engine (through [`Conn`]).
+//! What a database already holds for a workload: nothing, a finished load, a half-finished one,
+//! another workload oltpgen loaded, or tables of the same names that oltpgen did not make. Every
+//! command asks before it writes or reads. Written once for every workload ([`Definition`]) and
+//! every engine (through [`Conn`]).
 
+use oltpgen_report::model::Workload;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -87,7 +89,22 @@ pub enum Holding {
     Partial(String),
     /// Tables of the workload's names that oltpgen did not load.
     Foreign(Vec<String>),
+    /// Another workload oltpgen loaded, whose tables share names with this one's (both have `orders`).
+    OtherWorkload(&'static str),
 }
+
+impl Holding {
+    /// Why a command of `workload` cannot use `target` when it holds oltpgen's `other` workload.
+    pub fn other_workload(target: &Target, workload: &str, other: &str) -> Error {
+        Error::usage(format!(
+            "{target} holds oltpgen's {other} database, whose tables share names with {workload}'s: use \
+             another database for {workload}, or remove the {other} one first (oltpgen {other} drop)"
+        ))
+    }
+}
+
+/// Every workload oltpgen loads, by the name its load records.
+const WORKLOADS: [&str; 2] = [Workload::Tpcc.name(), Workload::Ds2.name()];
 
 /// Looks at `target` for `workload`, whose tables are `tables`.
 ///
@@ -101,6 +118,13 @@ pub async fn inspect(
 ) -> Result<Holding, Error> {
     let present = conn.existing_tables(target, tables).await?;
     let row = conn.read_meta(target, workload).await?;
+    if row.is_none() && !present.is_empty() {
+        for other in WORKLOADS.into_iter().filter(|w| *w != workload) {
+            if conn.read_meta(target, other).await?.is_some() {
+                return Ok(Holding::OtherWorkload(other));
+            }
+        }
+    }
     Ok(match row {
         None if present.is_empty() => Holding::Empty,
         None => Holding::Foreign(present),
@@ -138,6 +162,7 @@ pub async fn require_loaded(
             "{target} holds tables oltpgen did not load ({}): use another database",
             t.join(", ")
         ))),
+        Holding::OtherWorkload(other) => Err(Holding::other_workload(target, workload, other)),
     }
 }
 

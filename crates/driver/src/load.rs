@@ -109,6 +109,7 @@ async fn clear_the_way<W: Definition>(
             "{target} holds tables oltpgen did not load ({}): drop them yourself or load into another database",
             found.join(", ")
         ))),
+        Holding::OtherWorkload(other) => Err(Holding::other_workload(target, workload, other)),
         Holding::Loaded(row) if !replace => {
             let described = serde_json::from_value::<W::Params>(row.params)
                 .map_or_else(|_| "unreadable parameters".to_string(), |p| W::describe(&p));
@@ -258,6 +259,7 @@ pub async fn drop_all<W: Definition>(target: &Target) -> Result<bool, Error> {
             "{target} holds tables oltpgen did not load ({}): left alone; drop them yourself",
             found.join(", ")
         ))),
+        Holding::OtherWorkload(other) => Err(Holding::other_workload(target, workload, other)),
         Holding::Loaded(_) | Holding::Partial(_) => {
             conn.drop_tables(target, tables).await?;
             // After the tables: a trigger's function can go once its trigger has gone with its table.
