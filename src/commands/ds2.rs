@@ -12,6 +12,7 @@ use oltpgen_driver::ds2::{self, RunOptions};
 use oltpgen_driver::local::room;
 use oltpgen_driver::run::{Pace, Progress, Ramp, Timing, plan};
 use oltpgen_driver::{Error, Target};
+use oltpgen_report::claim::FileClaim;
 use oltpgen_report::ds2::{self as ds2_report, CsvOutput};
 use oltpgen_report::model::Workload;
 
@@ -57,6 +58,15 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     let cap = study.cap(Workload::Ds2)?;
     let csv_output = args.csv_output.as_deref().map(|p| ("--csv-output", p));
     study.check_paths(csv_output.as_slice())?;
+    // Held until the result is written: a second command writing into --out or --csv-output is
+    // refused at its start, and a command that fails removes what it made.
+    let _out = study.claim_out()?;
+    let mut csv_claim = args
+        .csv_output
+        .as_deref()
+        .map(FileClaim::take)
+        .transpose()
+        .map_err(|e| Error::usage(format!("--csv-output: {e}")))?;
     study::notes("--n-threads", args.n_threads.notes());
     let per_target = args.n_threads.counts();
     let most = per_target.iter().copied().max().unwrap_or(1);
@@ -98,7 +108,10 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         }
     }
     let labels: Vec<String> = targets.iter().map(|t| t.label().to_string()).collect();
-    let mut csv = args.csv_output.as_ref().map(|p| csv_output_file(p, &labels)).transpose()?;
+    let mut csv = match (&mut csv_claim, &args.csv_output) {
+        (Some(claim), Some(path)) => Some(csv_output_file(claim, path, &labels)?),
+        _ => None,
+    };
     let cap = options.plan.cap.to_string();
     let header = ds2_report::Ds2Header {
         labels: &labels,
@@ -139,6 +152,8 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         Progress::Step(s) => println!("{}", ds2_report::step_line(s)),
     })
     .await?;
+    // The run's intervals are in it: kept, whatever the end.
+    csv_claim.iter_mut().for_each(FileClaim::keep);
     if let Some(e) = csv_error {
         eprintln!("warning: --csv-output stopped: {e}");
     }
@@ -146,10 +161,16 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     study::finish(&result, &args.study, &extra, &targets).await
 }
 
-/// `--csv-output` created at `path`, its header written, for the databases `labels` name.
-fn csv_output_file(path: &Path, labels: &[String]) -> Result<CsvOutput<BufWriter<File>>, Error> {
-    let file = File::create(path)
-        .map_err(|e| Error::usage(format!("--csv-output: cannot create {}: {e}", path.display())))?;
+/// `--csv-output`, made at `path` when the command started (`claim`), its header written, for the
+/// databases `labels` name.
+fn csv_output_file(
+    claim: &mut FileClaim,
+    path: &Path,
+    labels: &[String],
+) -> Result<CsvOutput<BufWriter<File>>, Error> {
+    let file = claim
+        .file()
+        .ok_or_else(|| Error::failed(format!("--csv-output: {} was opened twice", path.display())))?;
     CsvOutput::new(BufWriter::new(file), labels.to_vec())
         .map_err(|e| Error::usage(format!("--csv-output: cannot write {}: {e}", path.display())))
 }

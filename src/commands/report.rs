@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use oltpgen_driver::Error;
+use oltpgen_report::claim::{self, FileClaim};
 use oltpgen_report::model::RunResult;
 use oltpgen_report::output::ResultDir;
 use oltpgen_report::{compare, html, html_compare, merge, output, show};
@@ -32,21 +33,33 @@ pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
             }
         }
         ReportAction::Html { results, out } => {
-            let file = match (out, results.as_slice()) {
+            let (file, make_dir) = match (out, results.as_slice()) {
                 // A directory (or a name ending in `/`, made when missing): report.html in it.
                 (Some(dir), _) if dir.is_dir() || dir.as_os_str().to_string_lossy().ends_with('/') => {
-                    std::fs::create_dir_all(&dir)
-                        .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
-                    dir.join("report.html")
+                    claim::check_room(&dir).map_err(out_error)?;
+                    (dir.join("report.html"), Some(dir))
                 }
-                (Some(file), _) => file,
-                (None, [one]) => result_file(one).with_file_name("report.html"),
+                (Some(file), _) => (file, None),
+                // Beside the result: its own report.html, rendered again.
+                (None, [one]) => {
+                    let file = result_file(one).with_file_name("report.html");
+                    let page = html::render(&read(one)?);
+                    std::fs::write(&file, page)
+                        .map_err(|e| Error::failed(format!("cannot write {}: {e}", file.display())))?;
+                    println!("wrote {}", file.display());
+                    return Ok(ExitCode::SUCCESS);
+                }
                 (None, _) => {
                     return Err(Error::usage(
                         "--out: a comparison page of several results needs --out FILE|DIR".to_string(),
                     ));
                 }
             };
+            // --out never writes over a file: checked before the results are read (a directory to
+            // make is made once the page is rendered).
+            if make_dir.as_ref().is_none_or(|d| d.is_dir()) {
+                claim::check_new_file(&file).map_err(out_error)?;
+            }
             let page = match results.as_slice() {
                 [one] => html::render(&read(one)?),
                 several => {
@@ -57,12 +70,16 @@ pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
                     html_compare::render(&named)
                 }
             };
-            std::fs::write(&file, page)
-                .map_err(|e| Error::failed(format!("cannot write {}: {e}", file.display())))?;
+            if let Some(dir) = &make_dir {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
+            }
+            FileClaim::write_new(&file, page.as_bytes()).map_err(out_error)?;
             println!("wrote {}", file.display());
         }
         ReportAction::Merge { results, out, replace } => {
-            ResultDir::Given(out.clone()).check(replace).map_err(|e| Error::usage(format!("--out: {e}")))?;
+            // Held until the merged result is written: a second command writing there is refused.
+            let _claim = ResultDir::Given(out.clone()).claim(replace).map_err(out_error)?;
             let all = results.iter().map(|p| read(p)).collect::<Result<Vec<_>, _>>()?;
             let merged =
                 merge::merge(&all).map_err(|e| Error::usage(format!("cannot merge these results: {e}")))?;
@@ -73,6 +90,11 @@ pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A bad `--out`: a usage error.
+fn out_error(why: String) -> Error {
+    Error::usage(format!("--out: {why}"))
 }
 
 /// What a comparison page calls a result: its directory's name (`result.json`'s parent), or its file's.

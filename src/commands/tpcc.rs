@@ -61,6 +61,8 @@ async fn drive(
     let study = args.study.flags();
     let cap = study.cap(Workload::Tpcc)?;
     study.check_paths(&[])?;
+    // Held until the result is written: a second command writing into --out is refused at its start.
+    let _out = study.claim_out()?;
     let pace = Pace {
         ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
         warmup: args.warmup,

@@ -184,6 +184,122 @@ fn an_out_holding_a_result_is_refused_unless_replace() {
     assert_eq!(std::fs::read_to_string(dir.path().join("result.json")).unwrap(), "{}");
 }
 
+/// Files a user keeps in an output's way: each must be left as it was by a refused command.
+fn user_files(dir: &std::path::Path) -> Vec<(std::path::PathBuf, &'static str)> {
+    let files = vec![
+        (dir.join("mine/summary.txt"), "my summary"),
+        (dir.join("mine/report.html"), "my page"),
+        (dir.join("merge/timeseries.csv"), "my series"),
+        (dir.join("page.html"), "my html"),
+        (dir.join("load1.log"), "my log"),
+        (dir.join("result.json"), "another run's result"),
+    ];
+    for (path, text) in &files {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    files
+}
+
+/// An output never writes over a file, nor into a directory holding someone's files, nor under a file
+/// (naming it): each is refused before any work, in one line, exit 2; an empty directory is fine.
+#[test]
+fn outputs_never_write_over_a_file_or_into_someone_s_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = user_files(dir.path());
+    let at = |p: &str| dir.path().join(p).to_str().unwrap().to_string();
+    let result = dir.path().join("r.json");
+    std::fs::write(&result, serde_json::to_string(&crate::report_html::sweep()).unwrap()).unwrap();
+    let result = result.to_str().unwrap();
+    let copy = dir.path().join("copy.json");
+    let mut other = crate::report_html::sweep();
+    other.started_at = "2026-01-01T00:00:00Z".into();
+    std::fs::write(&copy, serde_json::to_string(&other).unwrap()).unwrap();
+    let copy = copy.to_str().unwrap();
+    let url = nowhere();
+    let log = at("load1.log");
+    let refusals: [(Vec<String>, String); 9] = [
+        (
+            vec!["ds2".into(), "run".into(), "--csv-output".into(), at("result.json")],
+            format!("--csv-output: {} already exists: name a new file", at("result.json")),
+        ),
+        (
+            vec!["tpcc".into(), "run".into(), "--out".into(), at("mine")],
+            format!(
+                "--out: {} holds files that are not an oltpgen result (report.html and 1 more): name a new or empty directory",
+                at("mine")
+            ),
+        ),
+        (
+            vec!["ds2".into(), "run".into(), "--out".into(), at("mine"), "--replace".into()],
+            "holds files that are not an oltpgen result".into(),
+        ),
+        (
+            vec!["report".into(), "merge".into(), result.into(), copy.into(), "--out".into(), at("merge")],
+            format!("--out: {} holds files that are not an oltpgen result (timeseries.csv)", at("merge")),
+        ),
+        (
+            vec!["report".into(), "html".into(), result.into(), "--out".into(), at("page.html")],
+            format!("--out: {} already exists", at("page.html")),
+        ),
+        (
+            vec!["tpcc".into(), "run".into(), "--out".into(), format!("{log}/sub")],
+            format!("--out: {log} is a file, not a directory, so {log}/sub cannot be made"),
+        ),
+        (
+            vec!["ds2".into(), "run".into(), "--csv-output".into(), format!("{log}/x.csv")],
+            format!("--csv-output: {log} is a file, not a directory, so {log}/x.csv cannot be made"),
+        ),
+        (
+            vec!["report".into(), "html".into(), result.into(), "--out".into(), format!("{log}/x.html")],
+            format!("--out: {log} is a file, not a directory"),
+        ),
+        (
+            vec![
+                "report".into(),
+                "merge".into(),
+                result.into(),
+                copy.into(),
+                "--out".into(),
+                format!("{log}/m"),
+            ],
+            format!("--out: {log} is a file, not a directory"),
+        ),
+    ];
+    for (args, needle) in refusals {
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+        if args[0] != "report" {
+            args.extend(["--url", &url]);
+        }
+        assert_refused(&oltpgen(&args), &needle);
+    }
+    for (path, text) in &files {
+        assert_eq!(std::fs::read_to_string(path).unwrap(), *text, "{} is kept", path.display());
+    }
+    assert_eq!(std::fs::read_dir(dir.path().join("mine")).unwrap().count(), 2, "nothing is added to it");
+
+    // An empty directory is fine: the run goes on, to the server that is not there, and the directory
+    // it did not make stays; one it made for a result it never wrote goes, so a retry is not refused.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    for out in [empty.clone(), dir.path().join("new/run")] {
+        for workload in ["tpcc", "ds2"] {
+            let args = [workload, "run", "--url", &url, "--out", out.to_str().unwrap()];
+            assert_refused(&oltpgen(&args), "cannot connect");
+        }
+    }
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0, "no marker is left behind");
+    assert!(!dir.path().join("new").exists(), "a failed run leaves no directory it made");
+    let csv = dir.path().join("x.csv");
+    let args = ["ds2", "run", "--url", &url, "--csv-output", csv.to_str().unwrap()];
+    assert_refused(&oltpgen(&args), "cannot connect");
+    assert!(!csv.exists(), "a failed run leaves no --csv-output file it made");
+    // A marker left by a command that was killed (nobody holds its lock) does not block the next.
+    std::fs::write(empty.join(".oltpgen-writing"), "999999\n").unwrap();
+    let args = ["tpcc", "run", "--url", &url, "--out", empty.to_str().unwrap()];
+    assert_refused(&oltpgen(&args), "cannot connect");
+}
+
 #[test]
 fn a_run_that_would_not_measure_is_refused() {
     assert_refused(

@@ -429,3 +429,41 @@ fn a_sweep_reports_the_highest_throughput_within_the_cap() {
     assert_eq!(users, [128], "the sweep stopped after the first breach");
     assert!(r["max_within_cap"].is_null());
 }
+
+/// Two runs into one `--out` at once: the first claims the directory when it starts work, so the second
+/// is refused at its start (naming the first's pid) rather than the first losing its result at the
+/// end; the first writes its result and leaves no marker.
+#[test]
+fn a_second_run_into_the_same_out_is_refused_at_its_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("result");
+    let out = out_dir.to_str().unwrap();
+    let first = spawn(&[
+        "tpcc",
+        "--temp-db",
+        "--scale",
+        "1",
+        "--users",
+        "2",
+        "--duration",
+        "3s",
+        "--warmup",
+        "0s",
+        "--out",
+        out,
+    ]);
+    let marker = out_dir.join(".oltpgen-writing");
+    for _ in 0..600 {
+        if marker.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let second = oltpgen(&["tpcc", "--temp-db", "--scale", "1", "--out", out]);
+    let pid = first.id();
+    let first = finish(first);
+    assert_refused(&second, &format!("--out: {out} is being written by another oltpgen command (pid {pid})"));
+    assert_eq!(first.code, 0, "{}", first.all());
+    assert_eq!(result_json(&out_dir)["steps"][0]["users"], 2, "the first run's result is whole");
+    assert!(!marker.exists(), "the marker goes when the run ends");
+}

@@ -12,6 +12,7 @@
 
 pub mod audit;
 pub mod cap;
+pub mod claim;
 pub mod compare;
 pub mod counter_view;
 pub mod describe;

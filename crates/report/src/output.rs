@@ -1,11 +1,13 @@
 //! A result directory: `result.json` (the document everything else is rendered from), `summary.txt`,
 //! `timeseries.csv`, `counters.csv` and `report.html`. `result.json` is written after every judged step and replaced
 //! atomically (a temporary file renamed over it), so a run killed part-way keeps every step it judged;
-//! the whole directory is written when a run ends, interrupted or not.
+//! the whole directory is written when a run ends, interrupted or not. Whether a directory may be
+//! written, and the command's hold on it, are [`crate::claim`]'s.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::claim::{self, DirClaim};
 use crate::model::RunResult;
 use crate::summary;
 
@@ -29,13 +31,16 @@ pub fn write_dir(dir: &Path, result: &RunResult) -> std::io::Result<()> {
 pub fn write_result(dir: &Path, result: &RunResult) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let json = serde_json::to_string_pretty(result).map_err(std::io::Error::other)?;
-    let temp = dir.join(".result.json.tmp");
+    let temp = dir.join(TEMP_FILE);
     std::fs::write(&temp, json + "\n")?;
     std::fs::rename(&temp, dir.join(RESULT_FILE))
 }
 
 /// The result document's file name in a result directory.
 pub const RESULT_FILE: &str = "result.json";
+
+/// The temporary file `result.json` is written through.
+pub(crate) const TEMP_FILE: &str = ".result.json.tmp";
 
 /// Where a run's result directory is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,42 +64,35 @@ impl ResultDir {
         }
     }
 
-    /// Checks before a run starts that its result can be written: the directory is a directory (or can
-    /// be made), can be written, and holds no result unless `replace` (which lets it be written over).
+    /// Checks before a run starts, creating nothing, that its result can be written: nothing in the
+    /// way of the directory, which takes a file and holds nothing but a result, and that only with
+    /// `replace` (which lets it be written over); the parent of dated directories need only take one.
     ///
     /// # Errors
     /// One line naming the directory and what is wrong with it.
     pub fn check(&self, replace: bool) -> Result<(), String> {
-        let dir = match self {
-            ResultDir::Given(dir) => dir.as_path(),
-            ResultDir::Dated => Path::new(DATED_PARENT),
-        };
-        if dir.exists() && !dir.is_dir() {
-            return Err(format!("{} is a file, not a directory", dir.display()));
+        match self {
+            ResultDir::Given(dir) => claim::check_dir(dir, replace),
+            ResultDir::Dated => claim::check_room(Path::new(DATED_PARENT)),
         }
-        if matches!(self, ResultDir::Given(_)) && dir.join(RESULT_FILE).exists() && !replace {
-            return Err(format!(
-                "{} already holds a result: name another directory, or pass --replace to write over it",
-                dir.display()
-            ));
+    }
+
+    /// Claims the directory when the command starts work, so that a second command writing there is
+    /// refused at its start ([`DirClaim::take`]); a dated directory, named only when the run starts,
+    /// is made then.
+    ///
+    /// # Errors
+    /// One line naming the directory and what is wrong with it.
+    pub fn claim(&self, replace: bool) -> Result<DirClaim, String> {
+        match self {
+            ResultDir::Given(dir) => DirClaim::take(dir, replace),
+            ResultDir::Dated => Ok(DirClaim::none()),
         }
-        // Nothing is created before the run: the directory, or the nearest one that exists above it
-        // (where it will be created), must take a file.
-        let existing = dir.ancestors().find(|a| a.is_dir() || a.as_os_str().is_empty()).unwrap_or(dir);
-        let existing = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
-        probe_write(existing).map_err(|e| format!("cannot write into {}: {e}", existing.display()))
     }
 }
 
 /// Where dated result directories go.
 const DATED_PARENT: &str = "results";
-
-/// Creates and removes a file in `dir`: whether it can be written.
-fn probe_write(dir: &Path) -> std::io::Result<()> {
-    let probe = dir.join(format!(".oltpgen-probe-{}", std::process::id()));
-    std::fs::write(&probe, b"")?;
-    std::fs::remove_file(probe)
-}
 
 /// The time series as CSV, one row per interval and transaction type.
 pub fn timeseries_csv(result: &RunResult) -> String {

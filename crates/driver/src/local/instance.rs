@@ -10,8 +10,9 @@
 //!   left behind by a command that was killed.
 
 use std::fs::File;
-use std::io::{Read as _, Seek as _, Write as _};
 use std::path::Path;
+
+use oltpgen_report::claim::{PidLock, lock_holder, lock_pid_file};
 
 use crate::Error;
 
@@ -106,50 +107,24 @@ impl InstanceLock {
     /// [`Error::Usage`] naming the other command's pid and the directory when another command holds it.
     pub fn take(root: &Path) -> Result<Self, Error> {
         let path = root.join(LOCK);
-        let mut file = File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| Error::environment(format!("cannot open {}: {e}", path.display())))?;
-        let mut text = String::new();
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                let _ = file.read_to_string(&mut text);
-                let pid = text.trim();
-                return Err(Error::usage(format!(
-                    "the built-in PostgreSQL in --data-dir {} is in use by another oltpgen (pid {}): \
-                     wait for it to end, or give another --data-dir",
-                    root.display(),
-                    if pid.is_empty() { "unknown" } else { pid }
-                )));
+        match lock_pid_file(&path)
+            .map_err(|e| Error::environment(format!("cannot lock {}: {e}", path.display())))?
+        {
+            PidLock::Held { file, previous } => {
+                Ok(InstanceLock { _file: file, previous_pid: previous.parse().ok() })
             }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(Error::environment(format!("cannot lock {}: {e}", path.display())));
-            }
+            PidLock::HeldBy(pid) => Err(Error::usage(format!(
+                "the built-in PostgreSQL in --data-dir {} is in use by another oltpgen (pid {}): \
+                 wait for it to end, or give another --data-dir",
+                root.display(),
+                if pid.is_empty() { "unknown" } else { &pid }
+            ))),
         }
-        let _ = file.read_to_string(&mut text);
-        let previous_pid = text.trim().parse().ok();
-        let write = |f: &mut File| -> std::io::Result<()> {
-            f.set_len(0)?;
-            f.rewind()?;
-            writeln!(f, "{}", std::process::id())
-        };
-        write(&mut file).map_err(|e| Error::environment(format!("cannot write {}: {e}", path.display())))?;
-        Ok(InstanceLock { _file: file, previous_pid })
     }
 
     /// The pid of the command that holds the lock on `root` now, if one does (for `local status`).
     pub fn holder(root: &Path) -> Option<u32> {
-        let mut file = File::open(root.join(LOCK)).ok()?;
-        if file.try_lock_shared().is_ok() {
-            return None;
-        }
-        let mut text = String::new();
-        file.read_to_string(&mut text).ok()?;
-        text.trim().parse().ok()
+        lock_holder(&root.join(LOCK))?.parse().ok()
     }
 
     /// Who left the running server behind: `Some(pid)` when it was started by a command that is gone

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use oltpgen_report::cap::Cap;
+use oltpgen_report::claim::{self, DirClaim};
 use oltpgen_report::model::Workload as Kind;
 use oltpgen_report::output::ResultDir;
 
@@ -115,8 +116,8 @@ impl StudyFlags {
     }
 
     /// Checks every path the run writes or reads before anything starts: the result's directory
-    /// (which must not hold a result unless `--replace`), `--power-log`, `files` the workload writes
-    /// (flag, path), every `--node-exporter` URL and the `--metrics-listen` address (listened on and let
+    /// (which must hold nothing but a result, and that only with `--replace`), `--power-log`, `files`
+    /// the workload makes (flag, path: none may exist, as oltpgen never writes over a file), every `--node-exporter` URL and the `--metrics-listen` address (listened on and let
     /// go), so that no run is thrown away at its end, or started, for a path that was wrong from the start.
     ///
     /// # Errors
@@ -137,15 +138,18 @@ impl StudyFlags {
                 .map_err(|e| Error::usage(format!("--power-log: cannot read {}: {e}", log.display())))?;
         }
         for (flag, file) in files {
-            let parent = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            if file.is_dir() {
-                return Err(Error::usage(format!("{flag}: {} is a directory, not a file", file.display())));
-            }
-            if !parent.is_dir() {
-                return Err(Error::usage(format!("{flag}: {} does not exist", parent.display())));
-            }
+            claim::check_new_file(file).map_err(|e| Error::usage(format!("{flag}: {e}")))?;
         }
         Ok(())
+    }
+
+    /// Claims the result's directory from the command's start to its end ([`ResultDir::claim`]), so
+    /// that a second command writing there is refused at its start: hold it until the result is written.
+    ///
+    /// # Errors
+    /// A usage error naming `--out` and the path at fault.
+    pub fn claim_out(&self) -> Result<DirClaim, Error> {
+        self.result_dir().claim(self.replace).map_err(|e| Error::usage(format!("--out: {e}")))
     }
 
     /// Cost, power and the result's directory, as the study's flags ask.
