@@ -325,3 +325,25 @@ async fn the_sql_server_refusals_are_explained() {
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &db.url]), half);
     assert_refused(&oltpgen(&load), "started and did not finish: pass --replace");
 }
+
+/// A raw '@' in the password: tokio-postgres would end it at the first '@' and show the rest as the
+/// host; the URL is refused before parsing, naming nothing of the user's part.
+#[test]
+fn a_raw_at_sign_in_a_password_is_refused_without_showing_it() {
+    for (scheme, password) in [("postgres", "Sec@ret91"), ("postgresql", "Sec@ret91@x")] {
+        let url = format!("{scheme}://oltpgen:{password}@127.0.0.1:1/tpcc");
+        let out = oltpgen(&["tpcc", "check", "--url", &url]);
+        assert_refused(&out, "the part before the host holds more than one '@': percent-encode an '@'");
+        for piece in [password, "ret91", "Sec"] {
+            assert!(!out.all().contains(piece), "{piece} shown:\n{}", out.all());
+        }
+    }
+    // SQL Server's parser ends the password at the last '@': nothing of it shows either way.
+    let out = oltpgen(&["tpcc", "check", "--url", "sqlserver://oltpgen:Sec@ret91@127.0.0.1:1/tpcc"]);
+    assert_refused(&out, "cannot connect to sqlserver://oltpgen@127.0.0.1:1/tpcc");
+    let out = oltpgen(&["tpcc", "check", "--url", "sqlserver://oltpgen:Sec/ret91@127.0.0.1:1/tpcc"]);
+    assert_refused(&out, "an '@' after the host");
+    for out in [out, oltpgen(&["tpcc", "check", "--url", "sqlserver://oltpgen:Sec@ret91@127.0.0.1:x/tpcc"])] {
+        assert!(!out.all().contains("ret91") && !out.all().contains("Sec"), "{}", out.all());
+    }
+}

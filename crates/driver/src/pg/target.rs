@@ -8,13 +8,28 @@ use tokio_postgres::Config;
 use crate::target::TargetConfig;
 use crate::{Error, Target};
 
+/// Why a URL with a raw `@` in its password is refused: tokio-postgres (like libpq) ends the password at
+/// the first `@` and takes the rest for the host, which a label or an error would then show.
+const MANY_ATS: &str = "--url: the part before the host holds more than one '@': percent-encode an '@' \
+                        in the password as %40, or give the password in PGPASSWORD / ~/.pgpass";
+
 /// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`).
 ///
 /// # Errors
 /// [`Error::Usage`] naming the option at fault; the message never repeats the URL itself.
 pub fn parse(url: &str) -> Result<Target, Error> {
+    let many_ats = || Error::usage(MANY_ATS);
+    let before_options = url.split_once('?').map_or(url, |(main, _)| main);
+    if before_options.matches('@').count() > 1 {
+        return Err(many_ats());
+    }
     let (url, passfile) = super::pgpass::take_passfile_option(url);
     let mut config = Config::from_str(&url).map_err(|e| {
+        // A raw '@' followed by a '?' in the password puts part of it among the options, which
+        // tokio-postgres' errors name: say what is likelier wrong, and nothing of the URL.
+        if url.matches('@').count() > 1 {
+            return many_ats();
+        }
         // tokio-postgres' parse errors name the option at fault, not the URL's value.
         Error::usage(format!("--url is not a valid PostgreSQL URL: {e}"))
     })?;
