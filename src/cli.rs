@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use oltpgen_datagen::ds2::size::DbSize;
 use oltpgen_datagen::tpcc::mix::{KeyingTime, ThinkTime};
+use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;
 use oltpgen_driver::Target;
 use oltpgen_driver::local::Placement;
 use oltpgen_driver::run::StudyFlags;
@@ -482,10 +483,13 @@ pub enum LocalAction {
     Rm,
 }
 
+/// Warehouses, from 1 to [`MAX_WAREHOUSES`] (what a client can list the chunks of; 125 TB of data).
 fn parse_scale(s: &str) -> Result<u32, String> {
-    match s.trim().parse::<u32>() {
+    let too_many = || format!("at most {MAX_WAREHOUSES} warehouses (about 125 TB) are generated, not {s}");
+    match s.trim().parse::<u64>() {
         Ok(0) => Err("the scale is a number of warehouses, at least 1".into()),
-        Ok(n) => Ok(n),
+        Ok(n) => u32::try_from(n).ok().filter(|&n| n <= MAX_WAREHOUSES).ok_or_else(too_many),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(too_many()),
         Err(_) => Err(format!("'{s}' is not a number of warehouses (write e.g. --scale 10)")),
     }
 }
@@ -595,6 +599,10 @@ mod tests {
         assert!(parse_scale("0").unwrap_err().contains("at least 1"));
         assert!(parse_scale("ten").unwrap_err().contains("not a number"));
         assert_eq!(parse_scale("10"), Ok(10));
+        assert_eq!(parse_scale("1000000"), Ok(MAX_WAREHOUSES));
+        for huge in ["1000001", "2147483648", "100000000", "99999999999999999999999"] {
+            assert!(parse_scale(huge).unwrap_err().contains("at most 1000000 warehouses"), "{huge}");
+        }
     }
 
     #[test]

@@ -10,6 +10,18 @@ fn scale_must_be_a_number_of_warehouses() {
         &oltpgen(&["tpcc", "load", "--scale", "ten", "--temp-db"]),
         "'ten' is not a number of warehouses",
     );
+    // Above what a client can generate: refused by clap before anything starts (it panicked at
+    // 2147483648 and aborted on its allocation at 100000000, after creating the tables).
+    for huge in ["2147483648", "100000000", "1000001"] {
+        let too_many = format!("at most 1000000 warehouses (about 125 TB) are generated, not {huge}");
+        assert_refused(&oltpgen(&["tpcc", "load", "--scale", huge, "--temp-db"]), &too_many);
+        assert_refused(&oltpgen(&["tpcc", "--scale", huge, "--temp-db"]), &too_many);
+    }
+    for huge in ["5000GB", "99999999999GB"] {
+        let out = oltpgen(&["ds2", "load", "--db-size", huge, "--temp-db"]);
+        assert_refused(&out, "invalid value");
+        assert!(out.stderr.contains("int4"), "{}", out.stderr);
+    }
 }
 
 #[test]
