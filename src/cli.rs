@@ -190,7 +190,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "spec|0|TIME", default_value = "spec", value_parser = parse_keying)]
     pub keying_time: KeyingTime,
     /// Period of the live line and of the result's time series
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_report_interval)]
     pub report_interval: Duration,
     /// Where each transaction runs, on PostgreSQL and SQL Server: server (one call of a function or
     /// stored procedure created at load, what HammerDB calls "stored procedures") or client (the client
@@ -384,7 +384,7 @@ pub struct Ds2RunArgs {
     #[arg(long, value_name = "SIZE")]
     pub db_size: Option<DbSize>,
     /// Seconds between progress lines (and the time series' resolution)
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_report_rate)]
     pub report_rate: Duration,
     /// Also write every progress interval as a CSV row to FILE (per database with several), as it happens
     #[arg(long, value_name = "FILE")]
@@ -520,11 +520,31 @@ fn parse_seconds(s: &str) -> Result<Duration, String> {
     parse_in_units(s, 1.0, "seconds")
 }
 
-fn parse_positive_seconds(s: &str) -> Result<Duration, String> {
-    match parse_seconds(s)? {
-        d if d.is_zero() => Err("must be longer than 0".into()),
-        d => Ok(d),
+/// The shortest report interval: each one merges every user's histograms, samples the host's and each
+/// database's counters (a query per database) and writes a time-series row and a live line, so a 1 ns
+/// interval spun the collector and buried the run under its own bookkeeping; 100 ms is already ten rows
+/// and ten counter samples a second.
+const MIN_REPORT_INTERVAL: Duration = Duration::from_millis(100);
+
+/// `d` as a report interval: at least [`MIN_REPORT_INTERVAL`].
+fn report_interval(d: Duration) -> Result<Duration, String> {
+    if d < MIN_REPORT_INTERVAL {
+        return Err(format!(
+            "must be at least {} (each interval merges the histograms and samples the counters)",
+            humantime::format_duration(MIN_REPORT_INTERVAL)
+        ));
     }
+    Ok(d)
+}
+
+/// tpcc's `--report-interval`: a duration.
+fn parse_report_interval(s: &str) -> Result<Duration, String> {
+    report_interval(parse_duration(s)?)
+}
+
+/// ds2's `--report-rate`: seconds, as DS2 has it, or a duration.
+fn parse_report_rate(s: &str) -> Result<Duration, String> {
+    report_interval(parse_seconds(s)?)
 }
 
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {
@@ -615,6 +635,12 @@ mod tests {
         assert!(parse_duration("soon").unwrap_err().contains("not a duration"));
         assert!(parse_positive_duration("0").is_err());
         assert!(parse_rate("0").is_err());
+        assert_eq!(parse_report_interval("100ms"), Ok(Duration::from_millis(100)));
+        assert_eq!(parse_report_rate("0.5"), Ok(Duration::from_millis(500)));
+        for tiny in ["0", "1ns", "99ms"] {
+            assert!(parse_report_interval(tiny).unwrap_err().contains("must be at least 100ms"), "{tiny}");
+        }
+        assert!(parse_report_rate("0.01").unwrap_err().contains("must be at least 100ms"));
         assert_eq!(parse_window("10s..1m"), Ok((Duration::from_secs(10), Duration::from_secs(60))));
         assert!(parse_window("1m..10s").unwrap_err().contains("ends before it starts"));
     }

@@ -217,6 +217,18 @@ fn a_run_that_would_not_measure_is_refused() {
     }
 }
 
+/// An interval so short the collector would do nothing but its bookkeeping.
+#[test]
+fn report_intervals_below_100ms_are_refused() {
+    let url = nowhere();
+    let tpcc = oltpgen(&["tpcc", "run", "--report-interval", "1ns", "--url", &url]);
+    assert_refused(&tpcc, "invalid value '1ns' for '--report-interval <DURATION>': must be at least 100ms");
+    let ds2 = oltpgen(&["ds2", "run", "--report-rate", "0.01", "--url", &url]);
+    assert_refused(&ds2, "invalid value '0.01' for '--report-rate <SECONDS>': must be at least 100ms");
+    // 100 ms itself is taken: the run goes on, to the server that is not there.
+    assert_refused(&oltpgen(&["tpcc", "run", "--report-interval", "100ms", "--url", &url]), "cannot connect");
+}
+
 #[test]
 fn argument_errors_keep_clap_s_names_and_tips() {
     assert_refused(&oltpgen(&["tpcc", "run", "--user", "5"]), "a similar argument exists: '--users'");
