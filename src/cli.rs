@@ -178,10 +178,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "ramp_rate")]
     pub ramp_up: Option<Duration>,
     /// Unmeasured time after the last user started
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    // --window measures its own part of each step and replaces it (run/schedule.rs).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration,
+          conflicts_with = "window")]
     pub warmup: Duration,
     /// The measured time
-    #[arg(long, short, value_name = "DURATION", default_value = "1m", value_parser = parse_positive_duration)]
+    #[arg(long, short, value_name = "DURATION", default_value = "1m", value_parser = parse_positive_duration,
+          conflicts_with = "window")]
     pub duration: Duration,
     /// Think time after each transaction: spec (negative exponential, the spec's means), 0, or a mean (e.g. 2s)
     #[arg(long, value_name = "spec|0|MEAN", default_value = "spec", value_parser = parse_think)]
@@ -226,7 +229,8 @@ pub struct StudyArgs {
     /// Sit idle this long before the run and average the meter's idle power over it
     #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
     pub idle_sample: Option<Duration>,
-    /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s)
+    /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s), instead of
+    /// warming up and measuring for a time
     #[arg(long, value_name = "A..B", value_parser = parse_window)]
     pub window: Option<(Duration, Duration)>,
     /// Where to write result.json, summary.txt, timeseries.csv and report.html [default:
@@ -359,10 +363,13 @@ pub struct Ds2RunArgs {
     #[arg(long, value_name = "USERS_PER_S", default_value = "10", value_parser = parse_rate)]
     pub ramp_rate: f64,
     /// Measured time per step: minutes as in DS2 (30), or a duration (90s); 0 runs until Ctrl-C
-    #[arg(long, value_name = "MINUTES", default_value = "0", value_parser = parse_minutes)]
+    // --window measures its own part of each step and replaces it and --warmup-time (run/schedule.rs).
+    #[arg(long, value_name = "MINUTES", default_value = "0", value_parser = parse_minutes,
+          conflicts_with = "window")]
     pub run_time: Duration,
     /// Time before statistics start, after the users started: minutes (1) or a duration (30s)
-    #[arg(long, value_name = "MINUTES", default_value = "1", value_parser = parse_minutes)]
+    #[arg(long, value_name = "MINUTES", default_value = "1", value_parser = parse_minutes,
+          conflicts_with = "window")]
     pub warmup_time: Duration,
     /// Mean think time between a user's orders: seconds (0.5) or a duration (500ms); uniform in [0, 2 × mean)
     #[arg(long, value_name = "SECONDS", default_value = "0", value_parser = parse_seconds)]

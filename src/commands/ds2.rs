@@ -68,11 +68,12 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
     let counts: Vec<u64> = per_target.iter().map(|c| c * n).collect();
-    let until_stopped = args.run_time.is_zero();
+    // A window ends each step where it ends.
+    let until_stopped = args.run_time.is_zero() && args.study.window.is_none();
     let pace = Pace {
         ramp: Ramp::Rate(args.ramp_rate),
         warmup: args.warmup_time,
-        duration: if until_stopped { UNTIL_STOPPED } else { args.run_time },
+        duration: if args.run_time.is_zero() { UNTIL_STOPPED } else { args.run_time },
         report_interval: args.report_rate,
     };
     let options = RunOptions {
@@ -111,6 +112,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         ramp_rate: args.ramp_rate,
         warmup: args.warmup_time,
         run_time: (!until_stopped).then_some(args.run_time),
+        window: args.study.window,
         think: args.think_time,
         pct_newcustomers: args.pct_newcustomers,
         cap: &cap,

@@ -116,6 +116,7 @@ async fn drive(
         connections: plan.connections_needed(),
         warmup_s: plan.timing.warmup.as_secs_f64(),
         duration_s: plan.timing.duration.as_secs_f64(),
+        window_s: plan.timing.window.map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())),
         keying: &options.pacing.keying,
         think: &options.pacing.think,
         cap: &plan.cap,

@@ -217,6 +217,26 @@ fn a_run_that_would_not_measure_is_refused() {
     }
 }
 
+/// --window measures its own part of each step, replacing the warmup and the measured time: giving
+/// both is refused with clap's own message, not silently overridden.
+#[test]
+fn a_window_with_an_explicit_warmup_or_duration_is_refused() {
+    let url = nowhere();
+    for (workload, flag, value) in [
+        ("tpcc", "--duration", "5m"),
+        ("tpcc", "--warmup", "30s"),
+        ("ds2", "--run-time", "5"),
+        ("ds2", "--warmup-time", "1"),
+    ] {
+        let out = oltpgen(&[workload, "run", flag, value, "--window", "100s..120s", "--url", &url]);
+        assert_refused(&out, &format!("the argument '{flag} <"));
+        assert!(out.stderr.contains("cannot be used with '--window <A..B>'"), "{}", out.stderr);
+    }
+    // Alone, the window is what the banner says is measured (the run then fails on the missing server).
+    let out = oltpgen(&["tpcc", "run", "--window", "100s..120s", "--url", &url]);
+    assert_refused(&out, "cannot connect");
+}
+
 /// An interval so short the collector would do nothing but its bookkeeping.
 #[test]
 fn report_intervals_below_100ms_are_refused() {
