@@ -116,6 +116,27 @@ async fn the_server_refusals_are_explained() {
     let env_url =
         oltpgen_env(&["tpcc", "check"], &[("PGPASSFILE", pgpass_env), ("OLTPGEN_URL", &no_password)]);
     assert_refused(&env_url, loaded_first);
+    // A wrong password that came from PGPASSWORD or a password file is looked for there, not in the URL.
+    let wrong = [("PGPASSFILE", pgpass_env), ("PGPASSWORD", "wrong-password")];
+    let out = oltpgen_env(&check, &wrong);
+    assert_refused(&out, "; check the user in --url and the password in PGPASSWORD");
+    assert!(!out.all().contains("wrong-password"), "{}", out.all());
+    let wrong_file = dir.path().join("wrong-pgpass");
+    std::fs::write(&wrong_file, format!("127.0.0.1:{port}:*:bench:wrong-password\n")).unwrap();
+    std::fs::set_permissions(&wrong_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = oltpgen_env(&check, &[("PGPASSFILE", wrong_file.to_str().unwrap())]);
+    let named =
+        format!("; check the user in --url and its password in the password file {}", wrong_file.display());
+    assert_refused(&out, &named);
+    let passfile_url = format!("{no_password}?passfile={}", wrong_file.display());
+    assert_refused(
+        &oltpgen_env(&["tpcc", "check", "--url", &passfile_url], &[("PGPASSFILE", pgpass_env)]),
+        &named,
+    );
+    assert!(!out.all().contains("wrong-password"), "{}", out.all());
+    let out =
+        oltpgen_env(&["tpcc", "check", "--url", &url("wrong-password", "tpcc")], &[("PGPASSWORD", SECRET)]);
+    assert_refused(&out, "; check the user and password in --url");
 
     let out = oltpgen(&["tpcc", "check", "--url", &url(SECRET, "nosuchdb")]);
     assert_refused(&out, "\"nosuchdb\" does not exist; create it first");

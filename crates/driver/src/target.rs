@@ -11,8 +11,8 @@ pub use crate::engine::Engine;
 /// A target's connection settings, in its engine's own terms: chosen once from the URL's scheme.
 #[derive(Clone)]
 pub enum TargetConfig {
-    /// PostgreSQL's (password included: never print them).
-    Postgres(crate::pg::Config),
+    /// PostgreSQL's (password included: never print them) and where the password came from.
+    Postgres(crate::pg::target::Settings),
     /// SQL Server's (password or token included: never print them).
     SqlServer(crate::mssql::Config),
 }
