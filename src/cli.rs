@@ -87,6 +87,22 @@ impl DbArgs {
         std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty())
     }
 
+    /// Refuses `--temp-db` for `oltpgen WORKLOAD COMMAND` (run, check), which needs a loaded database: the
+    /// throwaway instance starts empty, so it would start and remove a server only to say "load it first".
+    ///
+    /// # Errors
+    /// A usage error pointing at the bare command, which loads and runs in one.
+    pub fn refuse_empty_temp_db(&self, workload: &str, command: &str) -> Result<(), oltpgen_driver::Error> {
+        if !self.temp_db {
+            return Ok(());
+        }
+        Err(oltpgen_driver::Error::usage(format!(
+            "--temp-db starts an empty database, which `{workload} {command}` has nothing to work on: \
+             `oltpgen {workload} --temp-db …` loads and runs in one command (or load into a lasting \
+             --data-dir or --url first)"
+        )))
+    }
+
     /// Where the built-in PostgreSQL lives for this command.
     pub fn placement(&self) -> Placement {
         match (&self.data_dir, self.temp_db) {

@@ -89,6 +89,9 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         seed: args.study.seed,
         study: study.options(),
     };
+    if !load_if_empty {
+        db.refuse_empty_temp_db("ds2", "run")?;
+    }
     let (database, targets) = interruptible("starting", databases(db, connections)).await?;
     if load_if_empty {
         let (size, opts) = (args.db_size.unwrap_or_default(), loading::default_options(quiet));
@@ -174,6 +177,7 @@ async fn databases(db: &DbArgs, connections: u32) -> Result<(Option<Database>, V
 }
 
 async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
+    db.refuse_empty_temp_db("ds2", "check")?;
     let (_database, targets) = databases(db, workers.get() as u32).await?;
     let mut outcome = Ok(ExitCode::SUCCESS);
     for target in &targets {

@@ -60,7 +60,7 @@ fn an_unreachable_server_is_named_without_its_password() {
 
 #[test]
 fn missing_postgresql_binaries_say_how_to_get_them() {
-    let out = oltpgen_env(&["tpcc", "check", "--temp-db"], &[("OLTPGEN_PG_BIN", "/nonexistent")]);
+    let out = oltpgen_env(&["tpcc", "--temp-db"], &[("OLTPGEN_PG_BIN", "/nonexistent")]);
     assert_refused(&out, "does not hold initdb, pg_ctl and postgres");
 }
 
@@ -258,6 +258,29 @@ fn a_window_with_an_explicit_warmup_or_duration_is_refused() {
     assert_refused(&out, "cannot connect");
 }
 
+/// run and check on a throwaway database can never work: refused before a server is started (the
+/// missing binaries would be named otherwise), pointing at the bare command; load still works.
+#[test]
+fn run_and_check_on_a_throwaway_database_are_refused_up_front() {
+    let no_server = [("OLTPGEN_PG_BIN", "/nonexistent")];
+    for workload in ["tpcc", "ds2"] {
+        for command in ["run", "check"] {
+            let out = oltpgen_env(&[workload, command, "--temp-db"], &no_server);
+            assert_refused(
+                &out,
+                &format!(
+                    "--temp-db starts an empty database, which `{workload} {command}` has nothing to work on: \
+                     `oltpgen {workload} --temp-db …` loads and runs in one command"
+                ),
+            );
+        }
+        // load and the bare command start the server (and so meet the missing binaries).
+        for args in [vec![workload, "load", "--temp-db"], vec![workload, "--temp-db"]] {
+            assert_refused(&oltpgen_env(&args, &no_server), "does not hold initdb, pg_ctl and postgres");
+        }
+    }
+}
+
 /// An interval so short the collector would do nothing but its bookkeeping.
 #[test]
 fn report_intervals_below_100ms_are_refused() {
@@ -284,7 +307,7 @@ fn oltpgen_url_from_the_environment_is_named_and_yields_to_explicit_flags() {
     assert_refused(&out, "the host and port in OLTPGEN_URL right?");
     // Empty counts as unset; --temp-db and --data-dir win over the variable.
     for url in ["", &nowhere()] {
-        assert_refused(&env_url(url, &["tpcc", "check", "--temp-db"]), "holds no tpcc database");
+        assert_refused(&env_url(url, &["tpcc", "check", "--temp-db"]), "--temp-db starts an empty database");
     }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("pg");

@@ -351,7 +351,7 @@ fn ds2_flags_are_checked() {
     assert_refused(&oltpgen(&["ds2", "run", "--n-threads", "8,4", "--temp-db"]), "must not decrease");
     assert_refused(
         &oltpgen(&["ds2", "run", "--temp-db"]),
-        "holds no ds2 database: load it first (oltpgen ds2 load)",
+        "`ds2 run` has nothing to work on: `oltpgen ds2 --temp-db …` loads and runs in one command",
     );
 }
 
