@@ -56,7 +56,8 @@ impl DbArgs {
     /// # Errors
     /// One line naming the URL's fault, without the URL; a usage error for several URLs.
     pub fn target(&self) -> Result<Option<Target>, oltpgen_driver::Error> {
-        match self.targets()?.as_slice() {
+        // Counted before `targets`' checks, whose words are ds2's (a URL named twice).
+        match self.parsed()?.as_slice() {
             [] => Ok(None),
             [one] => Ok(Some(one.clone())),
             _ => Err(oltpgen_driver::Error::usage(
@@ -70,12 +71,17 @@ impl DbArgs {
     /// # Errors
     /// One line naming the URL's fault, without the URL; a usage error when one database is named twice.
     pub fn targets(&self) -> Result<Vec<Target>, oltpgen_driver::Error> {
-        let targets: Vec<Target> = match self.env_url() {
-            Some(url) => vec![url.parse()?],
-            None => self.url.iter().map(|u| u.parse()).collect::<Result<_, _>>()?,
-        };
+        let targets = self.parsed()?;
         oltpgen_driver::run::plan::check_targets(&targets)?;
         Ok(targets)
+    }
+
+    /// `OLTPGEN_URL`, else every `--url`, parsed.
+    fn parsed(&self) -> Result<Vec<Target>, oltpgen_driver::Error> {
+        match self.env_url() {
+            Some(url) => Ok(vec![url.parse()?]),
+            None => self.url.iter().map(|u| u.parse()).collect(),
+        }
     }
 
     /// `OLTPGEN_URL`, when it names the database: it is set and not empty, and neither `--url`,

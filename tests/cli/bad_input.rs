@@ -281,6 +281,21 @@ fn run_and_check_on_a_throwaway_database_are_refused_up_front() {
     }
 }
 
+/// tpcc drives one database: a second --url (the same one or not) is refused in tpcc's words, not
+/// with ds2's --n-threads.
+#[test]
+fn tpcc_takes_one_url() {
+    let url = nowhere();
+    let other = url.replace("/tpcc", "/other");
+    for second in [&url, &other] {
+        for command in ["run", "check", "load", "drop"] {
+            let out = oltpgen(&["tpcc", command, "--url", &url, "--url", second]);
+            assert_refused(&out, "this command works on one database: give one --url");
+            assert!(!out.stderr.contains("--n-threads"), "{}", out.stderr);
+        }
+    }
+}
+
 /// An interval so short the collector would do nothing but its bookkeeping.
 #[test]
 fn report_intervals_below_100ms_are_refused() {
