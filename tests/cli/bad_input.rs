@@ -30,6 +30,15 @@ fn urls_with_unknown_schemes_are_refused() {
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "unknown scheme 'mysql://'");
     let url = format!("bench:{SECRET}@db1/tpcc");
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "no scheme");
+    // A URL without a host is shown its own engine's form.
+    assert_refused(
+        &oltpgen(&["tpcc", "check", "--url", "sqlserver://"]),
+        "--url names no host: write it as sqlserver://user:password@host:port/database",
+    );
+    assert_refused(
+        &oltpgen(&["tpcc", "check", "--url", "postgres://"]),
+        "--url names no host: write it as postgres://user:password@host:port/dbname",
+    );
 }
 
 #[test]

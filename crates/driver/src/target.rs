@@ -96,16 +96,15 @@ impl FromStr for Target {
             if url.contains('=') && url.to_ascii_lowercase().contains("server") {
                 return crate::mssql::target::parse_ado(url);
             }
-            return Err(Error::usage(
-                "--url has no scheme: write it as postgres://user:password@host:port/dbname \
-                 or sqlserver://user:password@host:port/database",
-            ));
+            return Err(Error::usage(format!(
+                "--url has no scheme: write it as {} or {}",
+                Engine::Postgres.url_form(),
+                Engine::SqlServer.url_form()
+            )));
         };
         let engine = Engine::of_scheme(scheme)?;
         if rest.is_empty() {
-            return Err(Error::usage(
-                "--url names no host: write it as postgres://user:password@host:port/dbname",
-            ));
+            return Err(Error::usage(format!("--url names no host: write it as {}", engine.url_form())));
         }
         match engine {
             Engine::Postgres => crate::pg::target::parse(url),
@@ -132,6 +131,9 @@ mod tests {
         for (url, needle) in [
             ("mysql://u:s3cret@h/db", "unknown scheme 'mysql://'"),
             ("u:s3cret@h/db", "no scheme"),
+            ("sqlserver://", "no host: write it as sqlserver://user:password@host:port/database"),
+            ("mssql://", "no host: write it as sqlserver://"),
+            ("postgresql://", "no host: write it as postgres://user:password@host:port/dbname"),
             ("postgres://u:s3cret@h:notaport/db", "not a valid PostgreSQL URL"),
             ("sqlserver://u:s3cret@h:x/db", "not a valid SQL Server URL"),
             ("Server=tcp:h,1433;Password=s3cret;Encrypt=perhaps", "not a valid ADO.NET connection string"),
