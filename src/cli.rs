@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use oltpgen_datagen::ds2::size::DbSize;
 use oltpgen_datagen::tpcc::mix::{KeyingTime, ThinkTime};
+use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;
 use oltpgen_driver::Target;
 use oltpgen_driver::local::Placement;
 use oltpgen_driver::run::StudyFlags;
@@ -55,7 +56,8 @@ impl DbArgs {
     /// # Errors
     /// One line naming the URL's fault, without the URL; a usage error for several URLs.
     pub fn target(&self) -> Result<Option<Target>, oltpgen_driver::Error> {
-        match self.targets()?.as_slice() {
+        // Counted before `targets`' checks, whose words are ds2's (a URL named twice).
+        match self.parsed()?.as_slice() {
             [] => Ok(None),
             [one] => Ok(Some(one.clone())),
             _ => Err(oltpgen_driver::Error::usage(
@@ -69,12 +71,17 @@ impl DbArgs {
     /// # Errors
     /// One line naming the URL's fault, without the URL; a usage error when one database is named twice.
     pub fn targets(&self) -> Result<Vec<Target>, oltpgen_driver::Error> {
-        let targets: Vec<Target> = match self.env_url() {
-            Some(url) => vec![url.parse()?],
-            None => self.url.iter().map(|u| u.parse()).collect::<Result<_, _>>()?,
-        };
+        let targets = self.parsed()?;
         oltpgen_driver::run::plan::check_targets(&targets)?;
         Ok(targets)
+    }
+
+    /// `OLTPGEN_URL`, else every `--url`, parsed.
+    fn parsed(&self) -> Result<Vec<Target>, oltpgen_driver::Error> {
+        match self.env_url() {
+            Some(url) => Ok(vec![url.parse()?]),
+            None => self.url.iter().map(|u| u.parse()).collect(),
+        }
     }
 
     /// `OLTPGEN_URL`, when it names the database: it is set and not empty, and neither `--url`,
@@ -84,6 +91,22 @@ impl DbArgs {
             return None;
         }
         std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty())
+    }
+
+    /// Refuses `--temp-db` for `oltpgen WORKLOAD COMMAND` (run, check), which needs a loaded database: the
+    /// throwaway instance starts empty, so it would start and remove a server only to say "load it first".
+    ///
+    /// # Errors
+    /// A usage error pointing at the bare command, which loads and runs in one.
+    pub fn refuse_empty_temp_db(&self, workload: &str, command: &str) -> Result<(), oltpgen_driver::Error> {
+        if !self.temp_db {
+            return Ok(());
+        }
+        Err(oltpgen_driver::Error::usage(format!(
+            "--temp-db starts an empty database, which `{workload} {command}` has nothing to work on: \
+             `oltpgen {workload} --temp-db …` loads and runs in one command (or load into a lasting \
+             --data-dir or --url first)"
+        )))
     }
 
     /// Where the built-in PostgreSQL lives for this command.
@@ -177,10 +200,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "ramp_rate")]
     pub ramp_up: Option<Duration>,
     /// Unmeasured time after the last user started
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    // --window measures its own part of each step and replaces it (run/schedule.rs).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration,
+          conflicts_with = "window")]
     pub warmup: Duration,
     /// The measured time
-    #[arg(long, short, value_name = "DURATION", default_value = "1m", value_parser = parse_positive_duration)]
+    #[arg(long, short, value_name = "DURATION", default_value = "1m", value_parser = parse_positive_duration,
+          conflicts_with = "window")]
     pub duration: Duration,
     /// Think time after each transaction: spec (negative exponential, the spec's means), 0, or a mean (e.g. 2s)
     #[arg(long, value_name = "spec|0|MEAN", default_value = "spec", value_parser = parse_think)]
@@ -189,7 +215,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "spec|0|TIME", default_value = "spec", value_parser = parse_keying)]
     pub keying_time: KeyingTime,
     /// Period of the live line and of the result's time series
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_report_interval)]
     pub report_interval: Duration,
     /// Where each transaction runs, on PostgreSQL and SQL Server: server (one call of a function or
     /// stored procedure created at load, what HammerDB calls "stored procedures") or client (the client
@@ -225,7 +251,8 @@ pub struct StudyArgs {
     /// Sit idle this long before the run and average the meter's idle power over it
     #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
     pub idle_sample: Option<Duration>,
-    /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s)
+    /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s), instead of
+    /// warming up and measuring for a time
     #[arg(long, value_name = "A..B", value_parser = parse_window)]
     pub window: Option<(Duration, Duration)>,
     /// Where to write result.json, summary.txt, timeseries.csv and report.html [default:
@@ -358,10 +385,13 @@ pub struct Ds2RunArgs {
     #[arg(long, value_name = "USERS_PER_S", default_value = "10", value_parser = parse_rate)]
     pub ramp_rate: f64,
     /// Measured time per step: minutes as in DS2 (30), or a duration (90s); 0 runs until Ctrl-C
-    #[arg(long, value_name = "MINUTES", default_value = "0", value_parser = parse_minutes)]
+    // --window measures its own part of each step and replaces it and --warmup-time (run/schedule.rs).
+    #[arg(long, value_name = "MINUTES", default_value = "0", value_parser = parse_minutes,
+          conflicts_with = "window")]
     pub run_time: Duration,
     /// Time before statistics start, after the users started: minutes (1) or a duration (30s)
-    #[arg(long, value_name = "MINUTES", default_value = "1", value_parser = parse_minutes)]
+    #[arg(long, value_name = "MINUTES", default_value = "1", value_parser = parse_minutes,
+          conflicts_with = "window")]
     pub warmup_time: Duration,
     /// Mean think time between a user's orders: seconds (0.5) or a duration (500ms); uniform in [0, 2 × mean)
     #[arg(long, value_name = "SECONDS", default_value = "0", value_parser = parse_seconds)]
@@ -383,7 +413,7 @@ pub struct Ds2RunArgs {
     #[arg(long, value_name = "SIZE")]
     pub db_size: Option<DbSize>,
     /// Seconds between progress lines (and the time series' resolution)
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_report_rate)]
     pub report_rate: Duration,
     /// Also write every progress interval as a CSV row to FILE (per database with several), as it happens
     #[arg(long, value_name = "FILE")]
@@ -482,10 +512,13 @@ pub enum LocalAction {
     Rm,
 }
 
+/// Warehouses, from 1 to [`MAX_WAREHOUSES`] (what a client can list the chunks of; 125 TB of data).
 fn parse_scale(s: &str) -> Result<u32, String> {
-    match s.trim().parse::<u32>() {
+    let too_many = || format!("at most {MAX_WAREHOUSES} warehouses (about 125 TB) are generated, not {s}");
+    match s.trim().parse::<u64>() {
         Ok(0) => Err("the scale is a number of warehouses, at least 1".into()),
-        Ok(n) => Ok(n),
+        Ok(n) => u32::try_from(n).ok().filter(|&n| n <= MAX_WAREHOUSES).ok_or_else(too_many),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(too_many()),
         Err(_) => Err(format!("'{s}' is not a number of warehouses (write e.g. --scale 10)")),
     }
 }
@@ -516,11 +549,31 @@ fn parse_seconds(s: &str) -> Result<Duration, String> {
     parse_in_units(s, 1.0, "seconds")
 }
 
-fn parse_positive_seconds(s: &str) -> Result<Duration, String> {
-    match parse_seconds(s)? {
-        d if d.is_zero() => Err("must be longer than 0".into()),
-        d => Ok(d),
+/// The shortest report interval: each one merges every user's histograms, samples the host's and each
+/// database's counters (a query per database) and writes a time-series row and a live line, so a 1 ns
+/// interval spun the collector and buried the run under its own bookkeeping; 100 ms is already ten rows
+/// and ten counter samples a second.
+const MIN_REPORT_INTERVAL: Duration = Duration::from_millis(100);
+
+/// `d` as a report interval: at least [`MIN_REPORT_INTERVAL`].
+fn report_interval(d: Duration) -> Result<Duration, String> {
+    if d < MIN_REPORT_INTERVAL {
+        return Err(format!(
+            "must be at least {} (each interval merges the histograms and samples the counters)",
+            humantime::format_duration(MIN_REPORT_INTERVAL)
+        ));
     }
+    Ok(d)
+}
+
+/// tpcc's `--report-interval`: a duration.
+fn parse_report_interval(s: &str) -> Result<Duration, String> {
+    report_interval(parse_duration(s)?)
+}
+
+/// ds2's `--report-rate`: seconds, as DS2 has it, or a duration.
+fn parse_report_rate(s: &str) -> Result<Duration, String> {
+    report_interval(parse_seconds(s)?)
 }
 
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {
@@ -595,6 +648,10 @@ mod tests {
         assert!(parse_scale("0").unwrap_err().contains("at least 1"));
         assert!(parse_scale("ten").unwrap_err().contains("not a number"));
         assert_eq!(parse_scale("10"), Ok(10));
+        assert_eq!(parse_scale("1000000"), Ok(MAX_WAREHOUSES));
+        for huge in ["1000001", "2147483648", "100000000", "99999999999999999999999"] {
+            assert!(parse_scale(huge).unwrap_err().contains("at most 1000000 warehouses"), "{huge}");
+        }
     }
 
     #[test]
@@ -607,6 +664,12 @@ mod tests {
         assert!(parse_duration("soon").unwrap_err().contains("not a duration"));
         assert!(parse_positive_duration("0").is_err());
         assert!(parse_rate("0").is_err());
+        assert_eq!(parse_report_interval("100ms"), Ok(Duration::from_millis(100)));
+        assert_eq!(parse_report_rate("0.5"), Ok(Duration::from_millis(500)));
+        for tiny in ["0", "1ns", "99ms"] {
+            assert!(parse_report_interval(tiny).unwrap_err().contains("must be at least 100ms"), "{tiny}");
+        }
+        assert!(parse_report_rate("0.01").unwrap_err().contains("must be at least 100ms"));
         assert_eq!(parse_window("10s..1m"), Ok((Duration::from_secs(10), Duration::from_secs(60))));
         assert!(parse_window("1m..10s").unwrap_err().contains("ends before it starts"));
     }

@@ -74,7 +74,8 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
     let counts: Vec<u64> = per_target.iter().map(|c| c * n).collect();
-    let until_stopped = args.run_time.is_zero();
+    // A window ends each step where it ends.
+    let until_stopped = args.run_time.is_zero() && args.study.window.is_none();
     let pace = Pace {
         ramp: Ramp::Rate(args.ramp_rate),
         warmup: args.warmup_time,
@@ -94,6 +95,9 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         seed: args.study.seed,
         study: study.options(),
     };
+    if !load_if_empty {
+        db.refuse_empty_temp_db("ds2", "run")?;
+    }
     let (database, targets) = interruptible("starting", databases(db, connections)).await?;
     if load_if_empty {
         let (size, opts) = (args.db_size.unwrap_or_default(), loading::default_options(quiet));
@@ -120,6 +124,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         ramp_rate: args.ramp_rate,
         warmup: args.warmup_time,
         run_time: (!until_stopped).then_some(args.run_time),
+        window: args.study.window,
         think: args.think_time,
         pct_newcustomers: args.pct_newcustomers,
         cap: &cap,
@@ -189,6 +194,7 @@ async fn databases(db: &DbArgs, connections: u32) -> Result<(Option<Database>, V
 }
 
 async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
+    db.refuse_empty_temp_db("ds2", "check")?;
     let (_database, targets) = databases(db, workers.get() as u32).await?;
     let mut outcome = Ok(ExitCode::SUCCESS);
     for target in &targets {

@@ -78,6 +78,9 @@ async fn drive(
             study::notes("--users", plan::terminals_note(counts, scale).as_slice());
         }
     }
+    if !load_if_empty {
+        db.refuse_empty_temp_db("tpcc", "run")?;
+    }
     let target = db.target()?;
     // The built-in server is sized for the run's connections.
     let most_users = users.and_then(|u| u.iter().max().copied());
@@ -118,6 +121,7 @@ async fn drive(
         connections: plan.connections_needed(),
         warmup_s: plan.timing.warmup.as_secs_f64(),
         duration_s: plan.timing.duration.as_secs_f64(),
+        window_s: plan.timing.window.map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())),
         keying: &options.pacing.keying,
         think: &options.pacing.think,
         cap: &plan.cap,
@@ -138,6 +142,7 @@ async fn drive(
 
 /// Loads at `scale` when `target` holds no TPC-C; returns the scale it holds.
 async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
+    db.refuse_empty_temp_db("tpcc", "check")?;
     let database =
         Database::open(db.target()?, &db.placement(), workers.get() as u32, tpcc::WORKLOAD).await?;
     let clauses = tpcc::check(&database.target, workers.get()).await?;

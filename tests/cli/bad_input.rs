@@ -10,6 +10,18 @@ fn scale_must_be_a_number_of_warehouses() {
         &oltpgen(&["tpcc", "load", "--scale", "ten", "--temp-db"]),
         "'ten' is not a number of warehouses",
     );
+    // Above what a client can generate: refused by clap before anything starts (it panicked at
+    // 2147483648 and aborted on its allocation at 100000000, after creating the tables).
+    for huge in ["2147483648", "100000000", "1000001"] {
+        let too_many = format!("at most 1000000 warehouses (about 125 TB) are generated, not {huge}");
+        assert_refused(&oltpgen(&["tpcc", "load", "--scale", huge, "--temp-db"]), &too_many);
+        assert_refused(&oltpgen(&["tpcc", "--scale", huge, "--temp-db"]), &too_many);
+    }
+    for huge in ["5000GB", "99999999999GB"] {
+        let out = oltpgen(&["ds2", "load", "--db-size", huge, "--temp-db"]);
+        assert_refused(&out, "invalid value");
+        assert!(out.stderr.contains("int4"), "{}", out.stderr);
+    }
 }
 
 #[test]
@@ -18,6 +30,15 @@ fn urls_with_unknown_schemes_are_refused() {
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "unknown scheme 'mysql://'");
     let url = format!("bench:{SECRET}@db1/tpcc");
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "no scheme");
+    // A URL without a host is shown its own engine's form.
+    assert_refused(
+        &oltpgen(&["tpcc", "check", "--url", "sqlserver://"]),
+        "--url names no host: write it as sqlserver://user:password@host:port/database",
+    );
+    assert_refused(
+        &oltpgen(&["tpcc", "check", "--url", "postgres://"]),
+        "--url names no host: write it as postgres://user:password@host:port/dbname",
+    );
 }
 
 #[test]
@@ -48,7 +69,7 @@ fn an_unreachable_server_is_named_without_its_password() {
 
 #[test]
 fn missing_postgresql_binaries_say_how_to_get_them() {
-    let out = oltpgen_env(&["tpcc", "check", "--temp-db"], &[("OLTPGEN_PG_BIN", "/nonexistent")]);
+    let out = oltpgen_env(&["tpcc", "--temp-db"], &[("OLTPGEN_PG_BIN", "/nonexistent")]);
     assert_refused(&out, "does not hold initdb, pg_ctl and postgres");
 }
 
@@ -104,6 +125,27 @@ async fn the_server_refusals_are_explained() {
     let env_url =
         oltpgen_env(&["tpcc", "check"], &[("PGPASSFILE", pgpass_env), ("OLTPGEN_URL", &no_password)]);
     assert_refused(&env_url, loaded_first);
+    // A wrong password that came from PGPASSWORD or a password file is looked for there, not in the URL.
+    let wrong = [("PGPASSFILE", pgpass_env), ("PGPASSWORD", "wrong-password")];
+    let out = oltpgen_env(&check, &wrong);
+    assert_refused(&out, "; check the user in --url and the password in PGPASSWORD");
+    assert!(!out.all().contains("wrong-password"), "{}", out.all());
+    let wrong_file = dir.path().join("wrong-pgpass");
+    std::fs::write(&wrong_file, format!("127.0.0.1:{port}:*:bench:wrong-password\n")).unwrap();
+    std::fs::set_permissions(&wrong_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = oltpgen_env(&check, &[("PGPASSFILE", wrong_file.to_str().unwrap())]);
+    let named =
+        format!("; check the user in --url and its password in the password file {}", wrong_file.display());
+    assert_refused(&out, &named);
+    let passfile_url = format!("{no_password}?passfile={}", wrong_file.display());
+    assert_refused(
+        &oltpgen_env(&["tpcc", "check", "--url", &passfile_url], &[("PGPASSFILE", pgpass_env)]),
+        &named,
+    );
+    assert!(!out.all().contains("wrong-password"), "{}", out.all());
+    let out =
+        oltpgen_env(&["tpcc", "check", "--url", &url("wrong-password", "tpcc")], &[("PGPASSWORD", SECRET)]);
+    assert_refused(&out, "; check the user and password in --url");
 
     let out = oltpgen(&["tpcc", "check", "--url", &url(SECRET, "nosuchdb")]);
     assert_refused(&out, "\"nosuchdb\" does not exist; create it first");
@@ -321,6 +363,76 @@ fn a_run_that_would_not_measure_is_refused() {
     }
 }
 
+/// --window measures its own part of each step, replacing the warmup and the measured time: giving
+/// both is refused with clap's own message, not silently overridden.
+#[test]
+fn a_window_with_an_explicit_warmup_or_duration_is_refused() {
+    let url = nowhere();
+    for (workload, flag, value) in [
+        ("tpcc", "--duration", "5m"),
+        ("tpcc", "--warmup", "30s"),
+        ("ds2", "--run-time", "5"),
+        ("ds2", "--warmup-time", "1"),
+    ] {
+        let out = oltpgen(&[workload, "run", flag, value, "--window", "100s..120s", "--url", &url]);
+        assert_refused(&out, &format!("the argument '{flag} <"));
+        assert!(out.stderr.contains("cannot be used with '--window <A..B>'"), "{}", out.stderr);
+    }
+    // Alone, the window is what the banner says is measured (the run then fails on the missing server).
+    let out = oltpgen(&["tpcc", "run", "--window", "100s..120s", "--url", &url]);
+    assert_refused(&out, "cannot connect");
+}
+
+/// run and check on a throwaway database can never work: refused before a server is started (the
+/// missing binaries would be named otherwise), pointing at the bare command; load still works.
+#[test]
+fn run_and_check_on_a_throwaway_database_are_refused_up_front() {
+    let no_server = [("OLTPGEN_PG_BIN", "/nonexistent")];
+    for workload in ["tpcc", "ds2"] {
+        for command in ["run", "check"] {
+            let out = oltpgen_env(&[workload, command, "--temp-db"], &no_server);
+            assert_refused(
+                &out,
+                &format!(
+                    "--temp-db starts an empty database, which `{workload} {command}` has nothing to work on: \
+                     `oltpgen {workload} --temp-db …` loads and runs in one command"
+                ),
+            );
+        }
+        // load and the bare command start the server (and so meet the missing binaries).
+        for args in [vec![workload, "load", "--temp-db"], vec![workload, "--temp-db"]] {
+            assert_refused(&oltpgen_env(&args, &no_server), "does not hold initdb, pg_ctl and postgres");
+        }
+    }
+}
+
+/// tpcc drives one database: a second --url (the same one or not) is refused in tpcc's words, not
+/// with ds2's --n-threads.
+#[test]
+fn tpcc_takes_one_url() {
+    let url = nowhere();
+    let other = url.replace("/tpcc", "/other");
+    for second in [&url, &other] {
+        for command in ["run", "check", "load", "drop"] {
+            let out = oltpgen(&["tpcc", command, "--url", &url, "--url", second]);
+            assert_refused(&out, "this command works on one database: give one --url");
+            assert!(!out.stderr.contains("--n-threads"), "{}", out.stderr);
+        }
+    }
+}
+
+/// An interval so short the collector would do nothing but its bookkeeping.
+#[test]
+fn report_intervals_below_100ms_are_refused() {
+    let url = nowhere();
+    let tpcc = oltpgen(&["tpcc", "run", "--report-interval", "1ns", "--url", &url]);
+    assert_refused(&tpcc, "invalid value '1ns' for '--report-interval <DURATION>': must be at least 100ms");
+    let ds2 = oltpgen(&["ds2", "run", "--report-rate", "0.01", "--url", &url]);
+    assert_refused(&ds2, "invalid value '0.01' for '--report-rate <SECONDS>': must be at least 100ms");
+    // 100 ms itself is taken: the run goes on, to the server that is not there.
+    assert_refused(&oltpgen(&["tpcc", "run", "--report-interval", "100ms", "--url", &url]), "cannot connect");
+}
+
 #[test]
 fn argument_errors_keep_clap_s_names_and_tips() {
     assert_refused(&oltpgen(&["tpcc", "run", "--user", "5"]), "a similar argument exists: '--users'");
@@ -335,7 +447,7 @@ fn oltpgen_url_from_the_environment_is_named_and_yields_to_explicit_flags() {
     assert_refused(&out, "the host and port in OLTPGEN_URL right?");
     // Empty counts as unset; --temp-db and --data-dir win over the variable.
     for url in ["", &nowhere()] {
-        assert_refused(&env_url(url, &["tpcc", "check", "--temp-db"]), "holds no tpcc database");
+        assert_refused(&env_url(url, &["tpcc", "check", "--temp-db"]), "--temp-db starts an empty database");
     }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("pg");
@@ -440,4 +552,26 @@ async fn the_sql_server_refusals_are_explained() {
     let half = "a tpcc load into sqlserver://";
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &db.url]), half);
     assert_refused(&oltpgen(&load), "started and did not finish: pass --replace");
+}
+
+/// A raw '@' in the password: tokio-postgres would end it at the first '@' and show the rest as the
+/// host; the URL is refused before parsing, naming nothing of the user's part.
+#[test]
+fn a_raw_at_sign_in_a_password_is_refused_without_showing_it() {
+    for (scheme, password) in [("postgres", "Sec@ret91"), ("postgresql", "Sec@ret91@x")] {
+        let url = format!("{scheme}://oltpgen:{password}@127.0.0.1:1/tpcc");
+        let out = oltpgen(&["tpcc", "check", "--url", &url]);
+        assert_refused(&out, "the part before the host holds more than one '@': percent-encode an '@'");
+        for piece in [password, "ret91", "Sec"] {
+            assert!(!out.all().contains(piece), "{piece} shown:\n{}", out.all());
+        }
+    }
+    // SQL Server's parser ends the password at the last '@': nothing of it shows either way.
+    let out = oltpgen(&["tpcc", "check", "--url", "sqlserver://oltpgen:Sec@ret91@127.0.0.1:1/tpcc"]);
+    assert_refused(&out, "cannot connect to sqlserver://oltpgen@127.0.0.1:1/tpcc");
+    let out = oltpgen(&["tpcc", "check", "--url", "sqlserver://oltpgen:Sec/ret91@127.0.0.1:1/tpcc"]);
+    assert_refused(&out, "an '@' after the host");
+    for out in [out, oltpgen(&["tpcc", "check", "--url", "sqlserver://oltpgen:Sec@ret91@127.0.0.1:x/tpcc"])] {
+        assert!(!out.all().contains("ret91") && !out.all().contains("Sec"), "{}", out.all());
+    }
 }

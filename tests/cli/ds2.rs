@@ -364,7 +364,7 @@ fn ds2_flags_are_checked() {
     assert_refused(&oltpgen(&["ds2", "run", "--n-threads", "8,4", "--temp-db"]), "must not decrease");
     assert_refused(
         &oltpgen(&["ds2", "run", "--temp-db"]),
-        "holds no ds2 database: load it first (oltpgen ds2 load)",
+        "`ds2 run` has nothing to work on: `oltpgen ds2 --temp-db …` loads and runs in one command",
     );
 }
 
@@ -435,4 +435,20 @@ async fn a_load_that_failed_creating_functions_is_refused_by_every_command() {
     assert_eq!(left, "login(integer)", "the user's overload, not DS2's");
     let out = oltpgen(&["ds2", "drop", "--url", url]);
     assert!(out.code == 0 && out.stdout.contains("holds no ds2 tables: nothing to drop"), "{}", out.all());
+}
+
+/// `--window` alone: the banner says what is measured (it printed the warmup and run time the window
+/// replaces), the run ends with the window although --run-time 0 means "until Ctrl-C", and the result
+/// records the window.
+#[test]
+fn a_window_is_what_the_banner_says_is_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("result");
+    let args = ["ds2", "--temp-db", "--n-threads", "2", "--think-time", "0", "--report-rate", "1"];
+    let out = oltpgen(&[&args[..], &["--window", "2s..4s", "--out", out_dir.to_str().unwrap()]].concat());
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains(", measuring 2 s..4 s of each step (think"), "{}", out.stdout);
+    assert!(!out.stdout.contains("until Ctrl-C"), "{}", out.stdout);
+    let result = result_json(&out_dir);
+    assert_eq!(result["config"]["window_s"], serde_json::json!([2.0, 4.0]), "{result:#}");
 }

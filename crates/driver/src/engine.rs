@@ -42,9 +42,18 @@ impl Engine {
             "postgres" | "postgresql" => Ok(Engine::Postgres),
             "sqlserver" | "mssql" => Ok(Engine::SqlServer),
             other => Err(Error::usage(format!(
-                "--url has an unknown scheme '{other}://': use postgres://user:password@host:port/dbname \
-                 or sqlserver://user:password@host:port/database"
+                "--url has an unknown scheme '{other}://': use {} or {}",
+                Engine::Postgres.url_form(),
+                Engine::SqlServer.url_form()
             ))),
+        }
+    }
+
+    /// How a URL for this engine is written, for messages about a URL written wrong.
+    pub fn url_form(self) -> &'static str {
+        match self {
+            Engine::Postgres => "postgres://user:password@host:port/dbname",
+            Engine::SqlServer => "sqlserver://user:password@host:port/database",
         }
     }
 

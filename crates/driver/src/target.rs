@@ -11,8 +11,8 @@ pub use crate::engine::Engine;
 /// A target's connection settings, in its engine's own terms: chosen once from the URL's scheme.
 #[derive(Clone)]
 pub enum TargetConfig {
-    /// PostgreSQL's (password included: never print them).
-    Postgres(crate::pg::Config),
+    /// PostgreSQL's (password included: never print them) and where the password came from.
+    Postgres(crate::pg::target::Settings),
     /// SQL Server's (password or token included: never print them).
     SqlServer(crate::mssql::Config),
 }
@@ -96,16 +96,15 @@ impl FromStr for Target {
             if url.contains('=') && url.to_ascii_lowercase().contains("server") {
                 return crate::mssql::target::parse_ado(url);
             }
-            return Err(Error::usage(
-                "--url has no scheme: write it as postgres://user:password@host:port/dbname \
-                 or sqlserver://user:password@host:port/database",
-            ));
+            return Err(Error::usage(format!(
+                "--url has no scheme: write it as {} or {}",
+                Engine::Postgres.url_form(),
+                Engine::SqlServer.url_form()
+            )));
         };
         let engine = Engine::of_scheme(scheme)?;
         if rest.is_empty() {
-            return Err(Error::usage(
-                "--url names no host: write it as postgres://user:password@host:port/dbname",
-            ));
+            return Err(Error::usage(format!("--url names no host: write it as {}", engine.url_form())));
         }
         match engine {
             Engine::Postgres => crate::pg::target::parse(url),
@@ -132,13 +131,41 @@ mod tests {
         for (url, needle) in [
             ("mysql://u:s3cret@h/db", "unknown scheme 'mysql://'"),
             ("u:s3cret@h/db", "no scheme"),
+            ("sqlserver://", "no host: write it as sqlserver://user:password@host:port/database"),
+            ("mssql://", "no host: write it as sqlserver://"),
+            ("postgresql://", "no host: write it as postgres://user:password@host:port/dbname"),
             ("postgres://u:s3cret@h:notaport/db", "not a valid PostgreSQL URL"),
             ("sqlserver://u:s3cret@h:x/db", "not a valid SQL Server URL"),
             ("Server=tcp:h,1433;Password=s3cret;Encrypt=perhaps", "not a valid ADO.NET connection string"),
+            // A raw '@' in the password: tokio-postgres would take its tail for the host.
+            (
+                "postgres://u:s3@cret@h:1/db",
+                "more than one '@': percent-encode an '@' in the password as %40",
+            ),
+            ("postgresql://u:s3@cret@h/db?application_name=x", "more than one '@'"),
+            ("postgres://u:s3@c?ret=x@h/db", "more than one '@'"),
+            // SQL Server's parser ends the password at the last '@'; a raw '/' or '?' before it cuts it short.
+            ("sqlserver://u:s3@c/ret@h:1/db", "an '@' after the host"),
+            ("sqlserver://u:s3c?ret=1@h:1/db", "an '@' after the host"),
+            ("sqlserver://u:s3@c?ret=1@h/db", "an unknown option"),
+            ("sqlserver://u:s3@cret@h:x/db", "the port is not a number"),
         ] {
             let err = url.parse::<Target>().unwrap_err().to_string();
             assert!(err.contains(needle), "{url}: {err}");
-            assert!(!err.contains("s3cret"), "{url}: {err}");
+            for piece in ["s3", "cret", "ret"] {
+                assert!(!err.contains(piece), "{url}: {err}");
+            }
         }
+    }
+
+    #[test]
+    fn a_sql_server_password_may_hold_an_at_sign() {
+        let t: Target = "sqlserver://bench:s3@cret@db1:1444/tpcc".parse().unwrap();
+        assert_eq!(t.label(), "sqlserver://bench@db1:1444/tpcc");
+        assert!(!format!("{t} {t:?}").contains("cret"));
+        let t: Target = "postgres://bench:s3%40cret@db1:6543/tpcc".parse().unwrap();
+        assert_eq!(t.label(), "postgres://bench@db1:6543/tpcc");
+        let options: Target = "postgres://bench@db1/tpcc?application_name=me@host".parse().unwrap();
+        assert_eq!(options.label(), "postgres://bench@db1:5432/tpcc", "an '@' among the options is fine");
     }
 }

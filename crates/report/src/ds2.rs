@@ -196,6 +196,8 @@ pub struct Ds2Header<'a> {
     pub warmup: Duration,
     /// `--run-time` per step; `None` runs until Ctrl-C.
     pub run_time: Option<Duration>,
+    /// `--window`, from each step's start: measured instead of `warmup` and `run_time`.
+    pub window: Option<(Duration, Duration)>,
     /// `--think-time`, the mean.
     pub think: Duration,
     /// `--pct-newcustomers`.
@@ -208,14 +210,17 @@ pub struct Ds2Header<'a> {
 pub fn header(h: &Ds2Header<'_>) -> String {
     let threads: Vec<String> = h.threads.iter().map(u64::to_string).collect();
     let run_time = h.run_time.map_or("until Ctrl-C".to_string(), secs);
+    let measured = match h.window {
+        Some((a, b)) => format!("measuring {}..{} of each step", secs(a), secs(b)),
+        None => format!("warmup {}, run {run_time} per step", secs(h.warmup)),
+    };
     format!(
-        "running ds2 on {}: {} thread(s) per database in {} step(s), ramp {}/s, warmup {}, run {run_time} per step \
+        "running ds2 on {}: {} thread(s) per database in {} step(s), ramp {}/s, {measured} \
          (think {}, {}% new customers, cap {}; DS2's rt_tot_avg printed beside it)",
         h.labels.join(" + "),
         threads.join(","),
         h.steps,
         h.ramp_rate,
-        secs(h.warmup),
         secs(h.think),
         h.pct_newcustomers,
         cap_meaning(h.cap)
@@ -406,6 +411,7 @@ mod tests {
             ramp_rate: 10.0,
             warmup: Duration::from_secs(60),
             run_time: Some(Duration::from_secs(90)),
+            window: None,
             think: Duration::ZERO,
             pct_newcustomers: 20,
             cap: "order.avg=1s",
@@ -418,6 +424,12 @@ mod tests {
         );
         h.run_time = None;
         assert!(header(&h).contains(", run until Ctrl-C per step "), "{}", header(&h));
+        h.window = Some((Duration::from_secs(100), Duration::from_secs(120)));
+        assert!(
+            header(&h).contains(", ramp 10/s, measuring 100 s..120 s of each step (think"),
+            "{}",
+            header(&h)
+        );
     }
 
     #[test]

@@ -70,6 +70,8 @@ pub struct TpccHeader<'a> {
     pub warmup_s: f64,
     /// Measured seconds per step.
     pub duration_s: f64,
+    /// `--window`, seconds from each step's start: measured instead of `warmup_s` and `duration_s`.
+    pub window_s: Option<(f64, f64)>,
     /// Keying time, as `--keying-time` writes it.
     pub keying: &'a dyn Display,
     /// Think time, as `--think-time` writes it.
@@ -81,15 +83,17 @@ pub struct TpccHeader<'a> {
 /// The line a TPC-C run starts with.
 pub fn tpcc_header(h: &TpccHeader<'_>) -> String {
     let users: Vec<String> = h.users.iter().map(u64::to_string).collect();
+    let measured = match h.window_s {
+        Some((a, b)) => format!("measuring {a:.0} s..{b:.0} s of each step"),
+        None => format!("warmup {:.0} s, measuring {:.0} s per step", h.warmup_s, h.duration_s),
+    };
     format!(
-        "running tpcc on {}: {} users in {} step(s), up to {} connections, warmup {:.0} s, measuring {:.0} s \
-         per step (keying {}, think {}, cap {})",
+        "running tpcc on {}: {} users in {} step(s), up to {} connections, {measured} (keying {}, think {}, \
+         cap {})",
         h.target,
         users.join(","),
         h.steps,
         h.connections,
-        h.warmup_s,
-        h.duration_s,
         h.keying,
         h.think,
         h.cap
@@ -151,13 +155,14 @@ mod tests {
 
     #[test]
     fn the_tpcc_header() {
-        let h = TpccHeader {
+        let mut h = TpccHeader {
             target: &"postgres://u@h:5432/tpcc",
             users: &[4, 8],
             steps: 2,
             connections: 8,
             warmup_s: 10.0,
             duration_s: 60.0,
+            window_s: None,
             keying: &"spec",
             think: &"0",
             cap: &"avg=1s",
@@ -166,6 +171,12 @@ mod tests {
             tpcc_header(&h),
             "running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, warmup 10 s, \
              measuring 60 s per step (keying spec, think 0, cap avg=1s)"
+        );
+        h.window_s = Some((100.0, 120.0));
+        assert_eq!(
+            tpcc_header(&h),
+            "running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, measuring \
+             100 s..120 s of each step (keying spec, think 0, cap avg=1s)"
         );
     }
 

@@ -41,6 +41,14 @@ pub fn parse(url: &str) -> Result<Target, Error> {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let (main, query) = rest.split_once('?').unwrap_or((rest, ""));
     let (authority, database) = main.split_once('/').unwrap_or((main, ""));
+    // The password ends at the authority's last '@' (an '@' in it is fine); an '@' past the authority
+    // means a raw '/' or '?' in the password cut it short, and the label or an error would show the rest.
+    if database.contains('@') || (!authority.contains('@') && query.contains('@')) {
+        return Err(bad(
+            "an '@' after the host: percent-encode a '/' or '?' in the password (%2F, %3F), or give the \
+             password in SQLCMDPASSWORD",
+        ));
+    }
     let (userinfo, hostport) = authority.rsplit_once('@').unwrap_or(("", authority));
     let (user, password) = match userinfo.split_once(':') {
         Some((u, p)) => (decode(u).ok_or_else(|| bad("bad %-escape in the user"))?, Some(p)),
@@ -70,6 +78,8 @@ pub fn parse(url: &str) -> Result<Target, Error> {
             "trust_server_certificate_ca" | "trustservercertificateca" => ca = Some(value),
             "application_name" | "app_name" => tds.application_name(value),
             "authentication" => token = access_token_asked(&value)?,
+            // A key holding '@' may be a piece of a password cut short at a raw '?': not shown.
+            other if other.contains('@') || query.contains('@') => return Err(bad("an unknown option")),
             other => {
                 return Err(bad(&format!(
                     "unknown option '{other}' (known: encrypt, trust_server_certificate, \

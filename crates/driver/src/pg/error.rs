@@ -4,6 +4,7 @@
 
 use std::error::Error as _;
 
+use super::pgpass::PasswordFrom;
 use crate::Error;
 use crate::error::Fault;
 use crate::run::TxnError;
@@ -30,8 +31,9 @@ pub fn fault(err: &tokio_postgres::Error) -> Fault {
     }
 }
 
-/// One line describing why connecting to `label` failed, with what to do about it; never holds a password.
-pub fn connect_error(label: &str, err: &tokio_postgres::Error) -> Error {
+/// One line describing why connecting to `label` failed, with what to do about it (a refused login names
+/// where its password came from); never holds a password.
+pub fn connect_error(label: &str, err: &tokio_postgres::Error, password_from: &PasswordFrom) -> Error {
     use tokio_postgres::error::SqlState;
     if let Some(db) = err.as_db_error() {
         let code = db.code();
@@ -39,8 +41,9 @@ pub fn connect_error(label: &str, err: &tokio_postgres::Error) -> Error {
             || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
         {
             Error::usage(format!(
-                "{label}: the server refused the login ({}); check the user and password in --url",
-                db.message()
+                "{label}: the server refused the login ({}); {}",
+                db.message(),
+                check_login(password_from)
             ))
         } else if *code == SqlState::INVALID_CATALOG_NAME {
             Error::usage(format!(
@@ -68,4 +71,15 @@ pub fn connect_error(label: &str, err: &tokio_postgres::Error) -> Error {
     Error::environment(format!(
         "cannot connect to {label}: {why}; is the server running and the host and port in --url right?"
     ))
+}
+
+/// What to check after a refused login: the user is always --url's, the password is where it came from.
+fn check_login(password_from: &PasswordFrom) -> String {
+    match password_from {
+        PasswordFrom::Url => "check the user and password in --url".into(),
+        PasswordFrom::Env => "check the user in --url and the password in PGPASSWORD".into(),
+        PasswordFrom::File(file) => {
+            format!("check the user in --url and its password in the password file {}", file.display())
+        }
+    }
 }

@@ -48,7 +48,8 @@ const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20
 /// One line that says what went wrong and what to do about it (wrong password, no such database,
 /// unreachable host, a port that does not speak PostgreSQL), without the password.
 pub async fn connect(target: &Target) -> Result<Client, Error> {
-    let mut config = target.pg_config().expect("the engine chose PostgreSQL from the target").clone();
+    let settings = target.pg_settings().expect("the engine chose PostgreSQL from the target");
+    let mut config = settings.config.clone();
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(std::time::Duration::from_secs(10));
     }
@@ -62,7 +63,7 @@ pub async fn connect(target: &Target) -> Result<Client, Error> {
                 HANDSHAKE_TIMEOUT.as_secs()
             ))
         })?
-        .map_err(|e| connect_error(label, &e))?;
+        .map_err(|e| connect_error(label, &e, &settings.password_from))?;
     tokio::spawn(async move {
         // The connection ends with an error when the server goes away; the client sees it on its next call.
         let _ = connection.await;

@@ -57,20 +57,34 @@ pub fn take_passfile_option(url: &str) -> (String, Option<std::path::PathBuf>) {
     (url, passfile)
 }
 
+/// Where a target's password came from, so that a refused login names the place to correct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PasswordFrom {
+    /// The URL (or the settings built in code), or nowhere.
+    Url,
+    /// The `PGPASSWORD` variable.
+    Env,
+    /// A password file: the URL's `passfile=`, `PGPASSFILE`'s or `~/.pgpass`.
+    File(PathBuf),
+}
+
 /// Fills in `config`'s password where libpq finds one when the URL has none (tokio-postgres looks
 /// nowhere): `PGPASSWORD`, else the password file — the URL's `passfile=`, else `PGPASSFILE`, else
-/// `~/.pgpass`.
+/// `~/.pgpass`; says where it came from.
 ///
 /// # Errors
 /// [`Error::Usage`] naming the file when the URL's own `passfile=` cannot be read or holds no entry for
 /// this connection (a default file that is missing or has no entry is passed over, as libpq does).
-pub fn fill_password(config: &mut tokio_postgres::Config, passfile: Option<&Path>) -> Result<(), Error> {
+pub fn fill_password(
+    config: &mut tokio_postgres::Config,
+    passfile: Option<&Path>,
+) -> Result<PasswordFrom, Error> {
     if config.get_password().is_some() {
-        return Ok(());
+        return Ok(PasswordFrom::Url);
     }
     if let Some(p) = std::env::var("PGPASSWORD").ok().filter(|p| !p.is_empty()) {
         config.password(p);
-        return Ok(());
+        return Ok(PasswordFrom::Env);
     }
     let user = config.get_user().unwrap_or_default().to_string();
     let password = match passfile {
@@ -78,18 +92,23 @@ pub fn fill_password(config: &mut tokio_postgres::Config, passfile: Option<&Path
             let text = std::fs::read_to_string(path).map_err(|e| {
                 Error::usage(format!("--url: cannot read its passfile {}: {e}", path.display()))
             })?;
-            Some(lookup(&text, wanted(config, &user)).ok_or_else(|| {
+            let found = lookup(&text, wanted(config, &user)).ok_or_else(|| {
                 Error::usage(format!("--url: its passfile {} has no entry for user '{user}'", path.display()))
-            })?)
+            })?;
+            Some((found, path.to_path_buf()))
         }
-        None => default_file()
-            .and_then(|file| read_private(&file))
-            .and_then(|text| lookup(&text, wanted(config, &user))),
+        None => default_file().and_then(|file| {
+            let found = lookup(&read_private(&file)?, wanted(config, &user))?;
+            Some((found, file))
+        }),
     };
-    if let Some(password) = password {
-        config.password(password);
-    }
-    Ok(())
+    Ok(match password {
+        Some((password, file)) => {
+            config.password(password);
+            PasswordFrom::File(file)
+        }
+        None => PasswordFrom::Url,
+    })
 }
 
 /// What `config` connects to, as a password file's lines name it.

@@ -17,6 +17,7 @@ pub use run::{
 };
 
 use oltpgen_datagen::tpcc::random::CConstants;
+use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;
 use oltpgen_datagen::tpcc::schema::Table;
 use serde::{Deserialize, Serialize};
 
@@ -103,6 +104,14 @@ impl Drivable for Tpcc {
 
     fn mismatch(target: &Target, loaded: &LoadedParams, asked: &u32) -> Option<Error> {
         (*asked != loaded.scale).then(|| {
+            // A scale above what --scale takes (another version's load) is not one to suggest.
+            if loaded.scale > MAX_WAREHOUSES {
+                return Error::usage(format!(
+                    "{target} holds tpcc at scale {}, above the {MAX_WAREHOUSES} warehouses --scale takes: \
+                     reload with --scale {asked} --replace",
+                    loaded.scale
+                ));
+            }
             Error::usage(format!(
                 "{target} holds tpcc at scale {} but --scale {asked} was asked: run at --scale {}, \
                  or reload with --scale {asked} --replace",
@@ -113,5 +122,22 @@ impl Drivable for Tpcc {
 
     fn same_size(a: &LoadedParams, b: &LoadedParams) -> bool {
         a.scale == b.scale
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scale_mismatch_never_suggests_a_scale_above_the_maximum() {
+        let target: Target = "postgres://bench@db1/tpcc".parse().unwrap();
+        let loaded = |scale| LoadedParams { scale, seed: 1, c_last: 0, c_id: 0, ol_i_id: 0, runs: 0 };
+        let err = Tpcc::mismatch(&target, &loaded(20), &10).unwrap().to_string();
+        assert!(err.contains("run at --scale 20, or reload with --scale 10 --replace"), "{err}");
+        let err = Tpcc::mismatch(&target, &loaded(MAX_WAREHOUSES + 1), &10).unwrap().to_string();
+        assert!(err.contains("above the 1000000 warehouses --scale takes: reload with --scale 10"), "{err}");
+        assert!(!err.contains("run at"), "{err}");
+        assert!(Tpcc::mismatch(&target, &loaded(10), &10).is_none());
     }
 }
