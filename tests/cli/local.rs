@@ -76,6 +76,36 @@ fn local_rm_removes_only_what_oltpgen_made_and_a_full_data_dir_is_refused() {
 }
 
 #[test]
+fn local_rm_keeps_what_the_user_put_inside_the_instance_and_names_it() {
+    let (_keep, root) = data_dir();
+    assert_eq!(oltpgen(&["local", "start", "--data-dir", &root]).code, 0);
+    let notes = Path::new(&root).join("my-results/notes.txt");
+    std::fs::create_dir_all(notes.parent().unwrap()).unwrap();
+    std::fs::write(&notes, "what the run showed").unwrap();
+    std::fs::write(Path::new(&root).join("todo.txt"), "rerun").unwrap();
+
+    let out = oltpgen(&["local", "rm", "--data-dir", &root]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(
+        out.stdout.contains(&format!(
+            "removed the built-in PostgreSQL in {root}; kept what oltpgen did not make there: my-results, todo.txt"
+        )),
+        "{}",
+        out.all()
+    );
+    assert_no_postmaster(&root, "stopped");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "what the run showed");
+    let mut left: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["my-results", "todo.txt"], "oltpgen's own entries went, and only they stayed");
+    assert_refused(&oltpgen(&["local", "rm", "--data-dir", &root]), "is not an oltpgen instance");
+}
+
+#[test]
 fn a_second_command_on_an_instance_is_refused_naming_the_first() {
     let (_keep, root) = data_dir();
     let load = load_under_way(&root);

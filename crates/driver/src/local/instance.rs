@@ -13,6 +13,7 @@ use std::fs::File;
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::Path;
 
+use super::secret;
 use crate::Error;
 
 /// The file that marks a directory as an instance oltpgen created.
@@ -29,13 +30,53 @@ pub fn is_instance(root: &Path) -> bool {
     root.join(MARKER).is_file()
 }
 
+/// Whether `name`, an entry of an instance's directory, is one oltpgen writes there: the cluster's
+/// `data/`, the server's log and sockets, the marker, the lock, the server's owner and the password
+/// files. Anything else was put there by someone else, and `oltpgen local rm` keeps it.
+pub fn is_own_entry(name: &str) -> bool {
+    matches!(name, "data" | "server.log" | MARKER | LOCK | OWNER | secret::PASSFILE | secret::PWFILE)
+        || name.starts_with(".s.PGSQL.")
+}
+
 /// Whether `root` is an instance made before instances were marked: a cluster with oltpgen's settings
 /// file and nothing beside it but what oltpgen wrote.
 fn is_unmarked_instance(root: &Path) -> bool {
-    let ours = |name: &str| matches!(name, "data" | "server.log") || name.starts_with(".s.PGSQL.");
     root.join("data/oltpgen.conf").is_file()
         && std::fs::read_dir(root)
-            .is_ok_and(|rd| rd.flatten().all(|e| e.file_name().to_str().is_some_and(ours)))
+            .is_ok_and(|rd| rd.flatten().all(|e| e.file_name().to_str().is_some_and(is_own_entry)))
+}
+
+/// Removes what oltpgen wrote in the instance at `root` ([`is_own_entry`]), the marker last (so that
+/// a removal cut short can be run again), then `root` itself when nothing else is left; returns the
+/// names of the entries it kept, sorted: what the user put there.
+///
+/// # Errors
+/// [`Error::Environment`] naming the entry that cannot be removed.
+pub fn remove_own(root: &Path) -> Result<Vec<String>, Error> {
+    let cannot =
+        |p: &Path, e: std::io::Error| Error::environment(format!("cannot remove {}: {e}", p.display()));
+    let mut kept = Vec::new();
+    let entries = std::fs::read_dir(root).map_err(|e| cannot(root, e))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !is_own_entry(&name) {
+            kept.push(name);
+        } else if name != MARKER {
+            let path = entry.path();
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            let removed = if is_dir { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+            removed.map_err(|e| cannot(&path, e))?;
+        }
+    }
+    let marker = root.join(MARKER);
+    if marker.exists() {
+        std::fs::remove_file(&marker).map_err(|e| cannot(&marker, e))?;
+    }
+    if kept.is_empty() {
+        std::fs::remove_dir(root).map_err(|e| cannot(root, e))?;
+    }
+    kept.sort();
+    Ok(kept)
 }
 
 /// Refuses a directory that holds files but is not an instance (so a new one may be made there).

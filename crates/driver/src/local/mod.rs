@@ -434,16 +434,18 @@ impl LocalPg {
         }
     }
 
-    /// Stops the instance at `root` if it runs, then deletes it (`oltpgen local rm`); true when there was one.
+    /// Stops the instance at `root` if it runs, then deletes what oltpgen made there (`oltpgen local
+    /// rm`): `None` when there was nothing at `root`, else the entries it kept, which oltpgen did not make
+    /// (a user's notes put inside the instance's directory); the directory itself goes when none are left.
     ///
-    /// Only a directory oltpgen made is removed, and only while no other command uses it.
+    /// Only a directory oltpgen made is touched, and only while no other command uses it.
     ///
     /// # Errors
     /// [`Error::Usage`] for a directory oltpgen did not make, or an instance another command is using;
     /// [`Error::Environment`] when the directory cannot be removed.
-    pub fn remove(root: &Path) -> Result<bool, Error> {
+    pub fn remove(root: &Path) -> Result<Option<Vec<String>>, Error> {
         if !root.exists() {
-            return Ok(false);
+            return Ok(None);
         }
         instance::check_removable(root)?;
         let _lock = InstanceLock::take(root)?;
@@ -452,9 +454,7 @@ impl LocalPg {
             pg.started_here = pg.running_port().is_some();
             pg.stop();
         }
-        std::fs::remove_dir_all(root)
-            .map_err(|e| Error::environment(format!("cannot remove {}: {e}", root.display())))?;
-        Ok(true)
+        instance::remove_own(root).map(Some)
     }
 }
 
