@@ -58,13 +58,15 @@ pub async fn run(action: LocalAction, db: &DbArgs) -> Result<ExitCode, Error> {
                 println!("the built-in PostgreSQL in {} was not running", root.display());
             }
         }
-        LocalAction::Rm => {
-            if LocalPg::remove(&root)? {
-                println!("removed {}", root.display());
-            } else {
-                println!("nothing at {}", root.display());
-            }
-        }
+        LocalAction::Rm => match LocalPg::remove(&root)? {
+            None => println!("nothing at {}", root.display()),
+            Some(kept) if kept.is_empty() => println!("removed {}", root.display()),
+            Some(kept) => println!(
+                "removed the built-in PostgreSQL in {}; kept what oltpgen did not make there: {}",
+                root.display(),
+                kept.join(", ")
+            ),
+        },
     }
     Ok(ExitCode::SUCCESS)
 }

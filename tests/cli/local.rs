@@ -76,6 +76,36 @@ fn local_rm_removes_only_what_oltpgen_made_and_a_full_data_dir_is_refused() {
 }
 
 #[test]
+fn local_rm_keeps_what_the_user_put_inside_the_instance_and_names_it() {
+    let (_keep, root) = data_dir();
+    assert_eq!(oltpgen(&["local", "start", "--data-dir", &root]).code, 0);
+    let notes = Path::new(&root).join("my-results/notes.txt");
+    std::fs::create_dir_all(notes.parent().unwrap()).unwrap();
+    std::fs::write(&notes, "what the run showed").unwrap();
+    std::fs::write(Path::new(&root).join("todo.txt"), "rerun").unwrap();
+
+    let out = oltpgen(&["local", "rm", "--data-dir", &root]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(
+        out.stdout.contains(&format!(
+            "removed the built-in PostgreSQL in {root}; kept what oltpgen did not make there: my-results, todo.txt"
+        )),
+        "{}",
+        out.all()
+    );
+    assert_no_postmaster(&root, "stopped");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "what the run showed");
+    let mut left: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["my-results", "todo.txt"], "oltpgen's own entries went, and only they stayed");
+    assert_refused(&oltpgen(&["local", "rm", "--data-dir", &root]), "is not an oltpgen instance");
+}
+
+#[test]
 fn a_second_command_on_an_instance_is_refused_naming_the_first() {
     let (_keep, root) = data_dir();
     let load = load_under_way(&root);
@@ -112,6 +142,76 @@ fn a_server_left_by_a_killed_oltpgen_is_restarted_by_the_next_command() {
     let out = oltpgen(&["tpcc", "check", "--data-dir", &root]);
     assert_eq!(out.code, 0, "{}", out.all());
     assert_no_postmaster(&root, "stopped");
+}
+
+#[test]
+fn a_throwaway_instance_left_by_a_killed_oltpgen_is_removed_by_the_next_temp_db_command() {
+    use std::os::unix::process::CommandExt;
+    // A temporary directory of the test's own, so that no other test's --temp-db command sweeps first.
+    let (tmp, _) = data_dir();
+    let tmpdir = tmp.path().to_str().unwrap();
+    // Load, then run for longer than the test: it is under way when it is killed.
+    let mut load = Command::new(env!("CARGO_BIN_EXE_oltpgen"))
+        .args(["tpcc", "--scale", "1", "--users", "1", "--duration", "10m", "--temp-db", "-q"])
+        .env("TMPDIR", tmpdir)
+        .process_group(0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = load.id();
+    let mut root = None;
+    for _ in 0..600 {
+        root = std::fs::read_dir(tmpdir).unwrap().flatten().map(|e| e.path()).find(|p| {
+            let s = LocalPg::status(p);
+            s.in_use_by == Some(pid) && s.running_port.is_some()
+        });
+        if root.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let root = root.expect("the load started its throwaway server");
+    let root_text = root.to_str().unwrap().to_string();
+    let group = format!("-{pid}");
+    assert!(Command::new("kill").args(["-s", "KILL", "--", &group]).status().unwrap().success());
+    let mut killed = None;
+    for _ in 0..200 {
+        killed = load.try_wait().unwrap();
+        if killed.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if killed.is_none() {
+        let _ = load.kill();
+        let _ = load.wait();
+    }
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(killed.and_then(|s| s.signal()), Some(9), "the command was killed by SIGKILL");
+    assert_eq!(postmasters(&root_text), 1, "SIGKILL of its process group leaves the server running");
+
+    // A user's lasting instance in the same temporary directory, not running, is not touched.
+    let lasting = tmp.path().join("oltpgen-pg-lasting");
+    let lasting_text = lasting.to_str().unwrap();
+    assert_eq!(oltpgen(&["local", "stop", "--data-dir", lasting_text]).code, 0);
+    assert_eq!(oltpgen(&["local", "start", "--data-dir", lasting_text]).code, 0);
+    assert_eq!(oltpgen(&["local", "stop", "--data-dir", lasting_text]).code, 0);
+
+    let out = oltpgen_env(&["tpcc", "check", "--temp-db"], &[("TMPDIR", tmpdir)]);
+    assert!(
+        out.stderr.contains(&format!(
+            "note: removed the throwaway built-in PostgreSQL in {root_text} left behind by oltpgen pid {pid}, \
+             which was killed"
+        )),
+        "{}",
+        out.all()
+    );
+    assert!(!root.exists(), "the abandoned directory is gone");
+    assert_no_postmaster(&root_text, "its server was stopped");
+    assert!(LocalPg::status(&lasting).initialised, "a lasting instance stays");
+    let left: Vec<_> = std::fs::read_dir(tmpdir).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(left, ["oltpgen-pg-lasting"], "and the check's own throwaway instance went at its end");
 }
 
 #[tokio::test(flavor = "multi_thread")]

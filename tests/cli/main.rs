@@ -10,6 +10,7 @@ mod checks;
 mod common;
 mod corruptions;
 mod counters;
+mod drop_dependents;
 mod ds2;
 mod ds2_dropin;
 mod figures;

@@ -109,6 +109,27 @@ async fn tpcc_loads_runs_checks_and_drops_on_sql_server() {
 
     assert_eq!(mssql_objects(&mut client).await.len(), 5, "the load made the procedures");
     mssql_exec(&mut client, MSSQL_OWN_PROCEDURE).await;
+    // A user's view over warehouse and a table of theirs referencing it: refused as on PostgreSQL.
+    mssql_exec(
+        &mut client,
+        "CREATE VIEW users_view AS SELECT w_id FROM warehouse\nGO\n\
+         CREATE TABLE users_table (ref INT REFERENCES warehouse (w_id))\nGO\n",
+    )
+    .await;
+    let out = oltpgen(&["tpcc", "drop", "--url", &db.url]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    for needle in [
+        "dropping tables: other objects depend on oltpgen's tables (",
+        "depends on table warehouse",
+        "view users_view",
+        "users_table",
+        "): drop them first; nothing was dropped",
+    ] {
+        assert!(out.stderr.contains(needle), "expected '{needle}' in: {}", out.stderr);
+    }
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert_eq!(mssql_int(&mut client, "SELECT COUNT(*) FROM warehouse").await, 1, "nothing was dropped");
+    mssql_exec(&mut client, "DROP VIEW users_view\nGO\nDROP TABLE users_table\nGO\n").await;
     let out = oltpgen(&["tpcc", "drop", "--url", &db.url]);
     assert_eq!(out.code, 0, "{}", out.all());
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &db.url]), "holds no tpcc database: load it first");

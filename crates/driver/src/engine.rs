@@ -150,26 +150,26 @@ impl Conn {
         }
     }
 
-    /// Drops `names` where they exist.
+    /// Drops a workload's `tables` and the `objects` its load created beside them (a function or
+    /// procedure with the arguments the load gave it where the engine has overloads); what is not there
+    /// is no error. Without `CASCADE`: when anything else depends on them, nothing is dropped.
     ///
     /// # Errors
-    /// [`Error::Failed`] when a drop fails (e.g. the tables are in use).
-    pub async fn drop_tables(&self, target: &Target, names: &[&str]) -> Result<(), Error> {
+    /// [`dependents_refusal`] when other objects depend on them; [`Error::Failed`] when a drop fails
+    /// otherwise (e.g. the tables are in use).
+    pub async fn drop_workload(
+        &self,
+        target: &Target,
+        tables: &[&str],
+        objects: &[Object],
+    ) -> Result<(), Error> {
         match self {
-            Conn::Postgres(c) => pg::schema::drop_tables(c, target, names).await,
-            Conn::SqlServer(c) => mssql::schema::drop_tables(c, target, names).await,
-        }
-    }
-
-    /// Drops `objects` where they exist, in the connection's schema (a function or procedure with the
-    /// arguments the load gave it where the engine has overloads); what is not there is no error.
-    ///
-    /// # Errors
-    /// [`Error::Failed`] when a drop fails.
-    pub async fn drop_objects(&self, target: &Target, objects: &[Object]) -> Result<(), Error> {
-        match self {
-            Conn::Postgres(c) => pg::schema::drop_objects(c, target, objects).await,
-            Conn::SqlServer(c) => mssql::schema::drop_objects(c, target, objects).await,
+            Conn::Postgres(c) => pg::schema::drop_workload(c, target, tables, objects).await,
+            Conn::SqlServer(c) => {
+                mssql::schema::drop_tables(c, target, tables).await?;
+                // After the tables: a trigger's function can go once its trigger has gone with its table.
+                mssql::schema::drop_objects(c, target, objects).await
+            }
         }
     }
 
@@ -300,6 +300,18 @@ pub struct Object {
     /// A function's or procedure's argument list as created (`(a int4, b text)`), so that an engine
     /// with overloads (PostgreSQL) drops that one and not a user's own function of the same name.
     pub args: Option<String>,
+}
+
+/// The refusal to drop a workload's tables while other objects depend on them (a user's view over
+/// one, a user table's foreign key to one): one line and one exit code for every engine, naming the
+/// dependents as the server gave them and what to do, with nothing dropped ("delete only what oltpgen
+/// created": a `CASCADE` would take the user's objects along).
+pub fn dependents_refusal(target: &Target, dependents: &[&str]) -> Error {
+    Error::failed(format!(
+        "{}: dropping tables: other objects depend on oltpgen's tables ({}): drop them first; nothing was dropped",
+        target.label(),
+        dependents.join("; ")
+    ))
 }
 
 /// The objects `statements` create (`CREATE [OR REPLACE] FUNCTION|PROCEDURE|SEQUENCE [IF NOT EXISTS]

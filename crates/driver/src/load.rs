@@ -120,7 +120,7 @@ async fn clear_the_way<W: Definition>(
         Holding::Partial(why) if !replace => {
             Err(Error::usage(format!("{why}: pass --replace to load it again")))
         }
-        Holding::Loaded(_) | Holding::Partial(_) => conn.drop_tables(target, tables).await,
+        Holding::Loaded(_) | Holding::Partial(_) => drop_workload::<W>(conn, target).await,
     }
 }
 
@@ -261,14 +261,21 @@ pub async fn drop_all<W: Definition>(target: &Target) -> Result<bool, Error> {
         ))),
         Holding::OtherWorkload(other) => Err(Holding::other_workload(target, workload, other)),
         Holding::Loaded(_) | Holding::Partial(_) => {
-            conn.drop_tables(target, tables).await?;
-            // After the tables: a trigger's function can go once its trigger has gone with its table.
-            let objects = engine::created_objects(&W::finish(target.engine()));
-            conn.drop_objects(target, &objects).await?;
+            drop_workload::<W>(&conn, target).await?;
             conn.remove_meta(target, workload).await?;
             Ok(true)
         }
     }
+}
+
+/// Drops workload `W`'s tables and the objects its load created beside them ([`Definition::finish`]'s
+/// functions, procedures and sequences), all or nothing: what `drop` and a `--replace` load clear.
+///
+/// # Errors
+/// [`Conn::drop_workload`]'s.
+async fn drop_workload<W: Definition>(conn: &Conn, target: &Target) -> Result<(), Error> {
+    let objects = engine::created_objects(&W::finish(target.engine()));
+    conn.drop_workload(target, &W::table_names(), &objects).await
 }
 
 /// Writes the rows a load would load as one CSV file per table in `dir` (`<table>.csv`), for

@@ -109,8 +109,9 @@ impl LocalPg {
         let (root, temp) = match placement {
             Placement::Dir(d) => (d.clone(), None),
             Placement::Temp => {
+                sweep_abandoned();
                 let t = tempfile::Builder::new()
-                    .prefix("oltpgen-pg-")
+                    .prefix(TEMP_PREFIX)
                     .tempdir()
                     .map_err(|e| Error::environment(format!("cannot create a temporary directory: {e}")))?;
                 (t.path().to_path_buf(), Some(t))
@@ -121,6 +122,10 @@ impl LocalPg {
             instance::mark(&root)?;
         }
         let lock = Some(InstanceLock::take(&root)?);
+        if temp.is_some() {
+            // After the lock: a throwaway instance is never both marked and free while its command lives.
+            instance::mark_throwaway(&root)?;
+        }
         let mut pg =
             LocalPg { bin, root, account, port: 0, started_here: false, password: String::new(), lock, temp };
         pg.init()?;
@@ -434,16 +439,18 @@ impl LocalPg {
         }
     }
 
-    /// Stops the instance at `root` if it runs, then deletes it (`oltpgen local rm`); true when there was one.
+    /// Stops the instance at `root` if it runs, then deletes what oltpgen made there (`oltpgen local
+    /// rm`): `None` when there was nothing at `root`, else the entries it kept, which oltpgen did not make
+    /// (a user's notes put inside the instance's directory); the directory itself goes when none are left.
     ///
-    /// Only a directory oltpgen made is removed, and only while no other command uses it.
+    /// Only a directory oltpgen made is touched, and only while no other command uses it.
     ///
     /// # Errors
     /// [`Error::Usage`] for a directory oltpgen did not make, or an instance another command is using;
     /// [`Error::Environment`] when the directory cannot be removed.
-    pub fn remove(root: &Path) -> Result<bool, Error> {
+    pub fn remove(root: &Path) -> Result<Option<Vec<String>>, Error> {
         if !root.exists() {
-            return Ok(false);
+            return Ok(None);
         }
         instance::check_removable(root)?;
         let _lock = InstanceLock::take(root)?;
@@ -452,16 +459,65 @@ impl LocalPg {
             pg.started_here = pg.running_port().is_some();
             pg.stop();
         }
-        std::fs::remove_dir_all(root)
-            .map_err(|e| Error::environment(format!("cannot remove {}: {e}", root.display())))?;
-        Ok(true)
+        instance::remove_own(root).map(Some)
     }
 }
 
 impl Drop for LocalPg {
     fn drop(&mut self) {
         self.stop();
+        if self.temp.is_some() {
+            // Before the lock goes (a later field): no sweep takes an instance that is ending in order.
+            instance::unmark_throwaway(&self.root);
+        }
         // `temp` (a TempDir) removes the throwaway directory when it drops, after the server stopped.
+    }
+}
+
+/// How a throwaway instance's directory is named, in the system's temporary directory.
+const TEMP_PREFIX: &str = "oltpgen-pg-";
+
+/// Stops and removes the throwaway instances (`--temp-db`) whose command died without ending them
+/// (SIGKILL, a crash): their server would run and their directory stay for good, and nothing else finds
+/// them. Only a directory of the temporary directory that is provably one: named as oltpgen names them,
+/// holding the instance marker and the throwaway mark, whose lock is free (the kernel released it when
+/// its command died; a live command holds it from before the mark is written until after it is taken
+/// off). Each removal is said in one line.
+fn sweep_abandoned() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let root = entry.path();
+        let named = entry.file_name().to_str().is_some_and(|n| n.starts_with(TEMP_PREFIX));
+        // `file_type` does not follow a symlink: only a real directory.
+        if !named || !entry.file_type().is_ok_and(|t| t.is_dir()) || !instance::is_throwaway(&root) {
+            continue;
+        }
+        // Held: its command lives. Checked again once held: it may have ended in order meanwhile.
+        let Ok(lock) = InstanceLock::take(&root) else {
+            continue;
+        };
+        if !instance::is_throwaway(&root) {
+            continue;
+        }
+        let pid = lock.previous_pid().map_or_else(|| "unknown".to_string(), |p| p.to_string());
+        let Ok(mut pg) = LocalPg::existing(&root) else {
+            return;
+        };
+        pg.started_here = pg.running_port().is_some();
+        pg.lock = Some(lock);
+        pg.stop();
+        match instance::remove_own(&root) {
+            Ok(_) => eprintln!(
+                "note: removed the throwaway built-in PostgreSQL in {} left behind by oltpgen pid {pid}, \
+                 which was killed",
+                root.display()
+            ),
+            Err(e) => {
+                eprintln!("note: a throwaway built-in PostgreSQL left behind by oltpgen pid {pid}: {e}")
+            }
+        }
     }
 }
 

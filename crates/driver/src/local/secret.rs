@@ -16,6 +16,9 @@ use crate::pg::pgpass;
 /// The password file in the instance's directory.
 pub const PASSFILE: &str = "passfile";
 
+/// The file that hands the password to `initdb` (removed once it ran).
+pub const PWFILE: &str = "initdb-pwfile";
+
 /// The path of the password file of the instance at `root`.
 pub fn passfile(root: &Path) -> PathBuf {
     root.join(PASSFILE)
@@ -34,7 +37,7 @@ pub fn create(root: &Path, user: &str, account: Option<RunAs>) -> Result<PathBuf
         .map_err(|e| Error::environment(format!("cannot read /dev/urandom for a password: {e}")))?;
     let secret: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     write_private(&passfile(root), &pgpass::entry_for_any_database(user, &secret))?;
-    let pwfile = root.join("initdb-pwfile");
+    let pwfile = root.join(PWFILE);
     write_private(&pwfile, &format!("{secret}\n"))?;
     account::hand_over(&pwfile, account)?;
     Ok(pwfile)

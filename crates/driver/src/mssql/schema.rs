@@ -95,13 +95,39 @@ pub async fn drop_objects(conn: &Conn, target: &Target, objects: &[Object]) -> R
     Ok(())
 }
 
-/// Drops `names` where they exist.
+/// Drops `names` where they exist, unless other objects depend on them: a view over one of them or
+/// another table's foreign key to one. SQL Server would drop a table under a view that is not schema
+/// bound (the view breaks); Babelfish refuses as PostgreSQL does, without naming them, and records no
+/// view in `sys.sql_expression_dependencies`: a view whose text names one of the tables as a word counts
+/// too (refusing is the safe side of a doubt). So the catalog is asked first and the drop refused as on PostgreSQL, naming them (where the catalog cannot say, the
+/// server's own refusal stands).
 ///
 /// # Errors
-/// [`Error::Failed`] when a drop fails (e.g. the tables are in use).
+/// [`crate::engine::dependents_refusal`] when other objects depend on the tables, with nothing
+/// dropped; [`Error::Failed`] when a drop fails (e.g. the tables are in use).
 pub async fn drop_tables(conn: &Conn, target: &Target, names: &[&str]) -> Result<(), Error> {
     if names.is_empty() {
         return Ok(());
+    }
+    let ours = literals(names);
+    let dependents = format!(
+        "SELECT CAST(CONCAT('constraint ', fk.name, ' on table ', OBJECT_NAME(fk.parent_object_id), \
+           ' depends on table ', OBJECT_NAME(fk.referenced_object_id)) AS nvarchar(400)) \
+         FROM sys.foreign_keys fk WHERE OBJECT_NAME(fk.referenced_object_id) IN ({ours}) \
+           AND OBJECT_NAME(fk.parent_object_id) NOT IN ({ours}) \
+         UNION SELECT CAST(CONCAT('view ', v.name, ' depends on table ', d.referenced_entity_name) AS nvarchar(400)) \
+         FROM sys.sql_expression_dependencies d JOIN sys.views v ON v.object_id = d.referencing_id \
+         WHERE d.referenced_entity_name IN ({ours}) \
+         UNION SELECT CAST(CONCAT('view ', v.name, ' depends on table ', t.name) AS nvarchar(400)) \
+         FROM sys.views v JOIN sys.sql_modules m ON m.object_id = v.object_id \
+         JOIN sys.tables t ON t.name IN ({ours}) \
+           AND CONCAT(' ', m.definition, ' ') LIKE CONCAT('%[^a-z0-9_]', t.name, '[^a-z0-9_]%')"
+    );
+    if let Ok(rows) = conn.batch(target, "reading the catalog", &dependents).await {
+        let found: Vec<&str> = rows.iter().flatten().filter_map(|r| r.get::<&str, _>(0)).collect();
+        if !found.is_empty() {
+            return Err(crate::engine::dependents_refusal(target, &found));
+        }
     }
     conn.batch(target, "dropping tables", &format!("DROP TABLE IF EXISTS {}", names.join(", "))).await?;
     Ok(())

@@ -53,13 +53,10 @@ pub async fn existing_tables(client: &Client, target: &Target, names: &[&str]) -
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
-/// Drops `objects` where they exist, in the connection's current schema: each sequence, each function
-/// or procedure with the arguments the load gave it, and one of oltpgen's own prefix in every overload
-/// (an older oltpgen's argument lists too).
-///
-/// # Errors
-/// [`Error::Failed`] when a drop fails.
-pub async fn drop_objects(client: &Client, target: &Target, objects: &[Object]) -> Result<(), Error> {
+/// The statements that drop `objects` where they exist, in the connection's current schema: each
+/// sequence, each function or procedure with the arguments the load gave it, and one of oltpgen's own
+/// prefix in every overload (an older oltpgen's argument lists too).
+fn drop_object_statements(objects: &[Object]) -> Vec<String> {
     let mut routines = Vec::new();
     let mut statements = Vec::new();
     for o in objects {
@@ -84,10 +81,7 @@ pub async fn drop_objects(client: &Client, target: &Target, objects: &[Object]) 
             routines.join(", ")
         ));
     }
-    if statements.is_empty() {
-        return Ok(());
-    }
-    client.batch_execute(&statements.join(";\n")).await.map_err(|e| failed("dropping functions", target, &e))
+    statements
 }
 
 /// An argument list as created, in the form `DROP ROUTINE` takes: without the `DEFAULT` clauses
@@ -114,18 +108,59 @@ fn identity(args: &str) -> String {
     format!("({})", parts.join(", "))
 }
 
-/// Drops `names` where they exist.
+/// Drops a workload's `tables` and the `objects` its load created beside them, in one transaction
+/// and without `CASCADE`, so that either all of it goes or nothing does: the triggers on the tables
+/// first (their functions are among `objects`), then the routines (DS2's browse functions return rows
+/// of its tables' types), then the tables in one statement (PostgreSQL accepts foreign keys among the
+/// listed tables), then the sequences their columns' defaults used. When anything else depends on them (a user's
+/// view over a table, a user table's foreign key to one, a user's function over one of oltpgen's),
+/// PostgreSQL refuses, and so does oltpgen, naming the dependents.
 ///
 /// # Errors
-/// [`Error::Failed`] when a drop fails (e.g. the tables are in use).
-pub async fn drop_tables(client: &Client, target: &Target, names: &[&str]) -> Result<(), Error> {
-    if names.is_empty() {
+/// [`crate::engine::dependents_refusal`] when other objects depend on what would be dropped, naming
+/// them from the server's detail, with nothing dropped; [`Error::Failed`] when the drop fails otherwise
+/// (e.g. the tables are in use).
+pub async fn drop_workload(
+    client: &Client,
+    target: &Target,
+    tables: &[&str],
+    objects: &[Object],
+) -> Result<(), Error> {
+    let mut statements = Vec::new();
+    if !tables.is_empty() {
+        let names: Vec<String> = tables.iter().map(|t| format!("'{t}'")).collect();
+        statements.push(format!(
+            "DO $$ DECLARE t record; BEGIN FOR t IN SELECT tgname, tgrelid::regclass AS rel FROM pg_trigger \
+               WHERE NOT tgisinternal AND tgrelid IN (SELECT oid FROM pg_class \
+                 WHERE relnamespace = current_schema()::regnamespace AND relname IN ({})) \
+             LOOP EXECUTE format('DROP TRIGGER %I ON %s', t.tgname, t.rel); END LOOP; END $$",
+            names.join(", ")
+        ));
+    }
+    // Sequences after the tables: a table's column default uses its sequence (and an owned one goes
+    // with its table).
+    let (sequences, others): (Vec<Object>, Vec<Object>) =
+        objects.iter().cloned().partition(|o| o.kind == ObjectKind::Sequence);
+    statements.extend(drop_object_statements(&others));
+    if !tables.is_empty() {
+        statements.push(format!("DROP TABLE IF EXISTS {}", tables.join(", ")));
+    }
+    statements.extend(drop_object_statements(&sequences));
+    if statements.is_empty() {
         return Ok(());
     }
-    client
-        .batch_execute(&format!("DROP TABLE IF EXISTS {} CASCADE", names.join(", ")))
-        .await
-        .map_err(|e| failed("dropping tables", target, &e))
+    // One simple query: PostgreSQL runs its statements as one transaction, rolled back at the first error.
+    let Err(e) = client.batch_execute(&statements.join(";\n")).await else {
+        return Ok(());
+    };
+    match e.as_db_error() {
+        // 2BP01: the detail lists the dependents, one a line ("view v depends on table warehouse").
+        Some(db) if *db.code() == tokio_postgres::error::SqlState::DEPENDENT_OBJECTS_STILL_EXIST => {
+            let dependents: Vec<&str> = db.detail().unwrap_or_default().lines().collect();
+            Err(crate::engine::dependents_refusal(target, &dependents))
+        }
+        _ => Err(failed("dropping tables", target, &e)),
+    }
 }
 
 #[cfg(test)]
