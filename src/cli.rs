@@ -93,20 +93,40 @@ impl DbArgs {
         std::env::var(URL_VAR).ok().filter(|u| !u.trim().is_empty())
     }
 
-    /// Refuses `--temp-db` for `oltpgen WORKLOAD COMMAND` (run, check), which needs a loaded database: the
-    /// throwaway instance starts empty, so it would start and remove a server only to say "load it first".
+    /// Refuses a built-in PostgreSQL that cannot hold a loaded database for `oltpgen WORKLOAD COMMAND`
+    /// (run, check): `--temp-db`, whose throwaway instance starts empty, and a `--data-dir` (or the
+    /// default one) where no instance was ever made. Either would create a server only to say "load it
+    /// first", and the second would leave it behind.
     ///
     /// # Errors
-    /// A usage error pointing at the bare command, which loads and runs in one.
-    pub fn refuse_empty_temp_db(&self, workload: &str, command: &str) -> Result<(), oltpgen_driver::Error> {
-        if !self.temp_db {
-            return Ok(());
+    /// A usage error saying how to load first (or, for `--temp-db`, pointing at the bare command,
+    /// which loads and runs in one).
+    pub fn refuse_empty_instance(&self, workload: &str, command: &str) -> Result<(), oltpgen_driver::Error> {
+        if self.temp_db {
+            return Err(oltpgen_driver::Error::usage(format!(
+                "--temp-db starts an empty database, which `{workload} {command}` has nothing to work on: \
+                 `oltpgen {workload} --temp-db …` loads and runs in one command (or load into a lasting \
+                 --data-dir or --url first)"
+            )));
         }
-        Err(oltpgen_driver::Error::usage(format!(
-            "--temp-db starts an empty database, which `{workload} {command}` has nothing to work on: \
-             `oltpgen {workload} --temp-db …` loads and runs in one command (or load into a lasting \
-             --data-dir or --url first)"
-        )))
+        match self.placement() {
+            Placement::Dir(root)
+                if self.url.is_empty()
+                    && self.env_url().is_none()
+                    && !oltpgen_driver::local::instance::is_instance(&root) =>
+            {
+                let dir = self
+                    .data_dir
+                    .as_ref()
+                    .map_or_else(String::new, |d| format!(" --data-dir {}", d.display()));
+                Err(oltpgen_driver::Error::usage(format!(
+                    "there is no built-in PostgreSQL in {} yet, so `{workload} {command}` has nothing to work on: \
+                     load it first (oltpgen {workload} load{dir}), or pass --url",
+                    root.display()
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Where the built-in PostgreSQL lives for this command.

@@ -96,7 +96,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         study: study.options(),
     };
     if !load_if_empty {
-        db.refuse_empty_temp_db("ds2", "run")?;
+        db.refuse_empty_instance("ds2", "run")?;
     }
     let (database, targets) = interruptible("starting", databases(db, connections)).await?;
     if load_if_empty {
@@ -194,7 +194,7 @@ async fn databases(db: &DbArgs, connections: u32) -> Result<(Option<Database>, V
 }
 
 async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
-    db.refuse_empty_temp_db("ds2", "check")?;
+    db.refuse_empty_instance("ds2", "check")?;
     let (_database, targets) = databases(db, workers.get() as u32).await?;
     let mut outcome = Ok(ExitCode::SUCCESS);
     for target in &targets {

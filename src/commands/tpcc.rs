@@ -79,7 +79,7 @@ async fn drive(
         }
     }
     if !load_if_empty {
-        db.refuse_empty_temp_db("tpcc", "run")?;
+        db.refuse_empty_instance("tpcc", "run")?;
     }
     let target = db.target()?;
     // The built-in server is sized for the run's connections.
@@ -142,7 +142,7 @@ async fn drive(
 
 /// Loads at `scale` when `target` holds no TPC-C; returns the scale it holds.
 async fn check(workers: &WorkersArg, db: &DbArgs) -> Result<ExitCode, Error> {
-    db.refuse_empty_temp_db("tpcc", "check")?;
+    db.refuse_empty_instance("tpcc", "check")?;
     let database =
         Database::open(db.target()?, &db.placement(), workers.get() as u32, tpcc::WORKLOAD).await?;
     let clauses = tpcc::check(&database.target, workers.get()).await?;

@@ -406,6 +406,26 @@ fn run_and_check_on_a_throwaway_database_are_refused_up_front() {
     }
 }
 
+/// run and check on a --data-dir where no built-in PostgreSQL was ever made are refused before one is
+/// made (they made a 48 MB instance, and left it, only to say "load it first").
+#[test]
+fn run_and_check_on_a_data_dir_without_an_instance_are_refused_and_make_nothing() {
+    let (_keep, root) = crate::common::data_dir();
+    for workload in ["tpcc", "ds2"] {
+        for command in ["run", "check"] {
+            let out = oltpgen(&[workload, command, "--data-dir", &root]);
+            assert_refused(
+                &out,
+                &format!(
+                    "there is no built-in PostgreSQL in {root} yet, so `{workload} {command}` has nothing to \
+                     work on: load it first (oltpgen {workload} load --data-dir {root}), or pass --url"
+                ),
+            );
+            assert!(!std::path::Path::new(&root).exists(), "nothing was made: {}", out.all());
+        }
+    }
+}
+
 /// tpcc drives one database: a second --url (the same one or not) is refused in tpcc's words, not
 /// with ds2's --n-threads.
 #[test]
