@@ -110,10 +110,12 @@ impl DbArgs {
             )));
         }
         match self.placement() {
+            // A directory holding someone's files is refused later, in its own words.
             Placement::Dir(root)
                 if self.url.is_empty()
                     && self.env_url().is_none()
-                    && !oltpgen_driver::local::instance::is_instance(&root) =>
+                    && !oltpgen_driver::local::instance::is_instance(&root)
+                    && std::fs::read_dir(&root).map_or(true, |mut entries| entries.next().is_none()) =>
             {
                 let dir = self
                     .data_dir

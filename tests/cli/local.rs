@@ -198,7 +198,7 @@ fn a_throwaway_instance_left_by_a_killed_oltpgen_is_removed_by_the_next_temp_db_
     assert_eq!(oltpgen(&["local", "start", "--data-dir", lasting_text]).code, 0);
     assert_eq!(oltpgen(&["local", "stop", "--data-dir", lasting_text]).code, 0);
 
-    let out = oltpgen_env(&["tpcc", "check", "--temp-db"], &[("TMPDIR", tmpdir)]);
+    let out = oltpgen_env(&["tpcc", "drop", "--temp-db"], &[("TMPDIR", tmpdir)]);
     assert!(
         out.stderr.contains(&format!(
             "note: removed the throwaway built-in PostgreSQL in {root_text} left behind by oltpgen pid {pid}, \
@@ -211,7 +211,7 @@ fn a_throwaway_instance_left_by_a_killed_oltpgen_is_removed_by_the_next_temp_db_
     assert_no_postmaster(&root_text, "its server was stopped");
     assert!(LocalPg::status(&lasting).initialised, "a lasting instance stays");
     let left: Vec<_> = std::fs::read_dir(tmpdir).unwrap().flatten().map(|e| e.file_name()).collect();
-    assert_eq!(left, ["oltpgen-pg-lasting"], "and the check's own throwaway instance went at its end");
+    assert_eq!(left, ["oltpgen-pg-lasting"], "and the drop's own throwaway instance went at its end");
 }
 
 #[tokio::test(flavor = "multi_thread")]
