@@ -61,8 +61,9 @@ async fn drive(
     let study = args.study.flags();
     let cap = study.cap(Workload::Tpcc)?;
     study.check_paths(&[])?;
-    // Held until the result is written: a second command writing into --out is refused at its start.
-    let _out = study.claim_out()?;
+    if !load_if_empty {
+        db.refuse_empty_instance("tpcc", "run")?;
+    }
     let pace = Pace {
         ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
         warmup: args.warmup,
@@ -78,10 +79,9 @@ async fn drive(
             study::notes("--users", plan::terminals_note(counts, scale).as_slice());
         }
     }
-    if !load_if_empty {
-        db.refuse_empty_instance("tpcc", "run")?;
-    }
     let target = db.target()?;
+    // Held until the result is written: a second command writing into --out is refused at its start.
+    let _out = study.claim_out()?;
     // The built-in server is sized for the run's connections.
     let most_users = users.and_then(|u| u.iter().max().copied());
     let connections = plan::connections_to_open(most_users, args.connections);

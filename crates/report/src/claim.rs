@@ -261,11 +261,7 @@ impl Drop for DirClaim {
 pub fn check_new_file(path: &Path) -> Result<(), String> {
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if let Some(file) = file_in_the_way(parent) {
-        return Err(format!(
-            "{} is a file, not a directory, so {} cannot be made",
-            file.display(),
-            path.display()
-        ));
+        return Err(in_the_way(file, path));
     }
     if path.is_dir() {
         return Err(format!("{} is a directory, not a file", path.display()));

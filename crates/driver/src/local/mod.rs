@@ -503,7 +503,7 @@ fn sweep_abandoned() {
         }
         let pid = lock.previous_pid().map_or_else(|| "unknown".to_string(), |p| p.to_string());
         let Ok(mut pg) = LocalPg::existing(&root) else {
-            return;
+            continue;
         };
         pg.started_here = pg.running_port().is_some();
         pg.lock = Some(lock);

@@ -98,9 +98,10 @@ pub async fn drop_objects(conn: &Conn, target: &Target, objects: &[Object]) -> R
 /// Drops `names` where they exist, unless other objects depend on them: a view over one of them or
 /// another table's foreign key to one. SQL Server would drop a table under a view that is not schema
 /// bound (the view breaks); Babelfish refuses as PostgreSQL does, without naming them, and records no
-/// view in `sys.sql_expression_dependencies`: a view whose text names one of the tables as a word counts
-/// too (refusing is the safe side of a doubt). So the catalog is asked first and the drop refused as on PostgreSQL, naming them (where the catalog cannot say, the
-/// server's own refusal stands).
+/// view in `sys.sql_expression_dependencies`: a view whose text names one of the tables as a word
+/// counts too (refusing is the safe side of a doubt). So the catalog is asked first and the drop
+/// refused as on PostgreSQL, naming them (where the catalog cannot say, the server's own refusal
+/// stands).
 ///
 /// # Errors
 /// [`crate::engine::dependents_refusal`] when other objects depend on the tables, with nothing

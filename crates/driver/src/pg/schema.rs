@@ -112,9 +112,9 @@ fn identity(args: &str) -> String {
 /// and without `CASCADE`, so that either all of it goes or nothing does: the triggers on the tables
 /// first (their functions are among `objects`), then the routines (DS2's browse functions return rows
 /// of its tables' types), then the tables in one statement (PostgreSQL accepts foreign keys among the
-/// listed tables), then the sequences their columns' defaults used. When anything else depends on them (a user's
-/// view over a table, a user table's foreign key to one, a user's function over one of oltpgen's),
-/// PostgreSQL refuses, and so does oltpgen, naming the dependents.
+/// listed tables), then the sequences their columns' defaults used. When anything else depends on them
+/// (a user's view over a table, a user table's foreign key to one, a user's function over one of
+/// oltpgen's), PostgreSQL refuses, and so does oltpgen, naming the dependents.
 ///
 /// # Errors
 /// [`crate::engine::dependents_refusal`] when other objects depend on what would be dropped, naming

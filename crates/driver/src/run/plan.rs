@@ -117,8 +117,9 @@ impl StudyFlags {
 
     /// Checks every path the run writes or reads before anything starts: the result's directory
     /// (which must hold nothing but a result, and that only with `--replace`), `--power-log`, `files`
-    /// the workload makes (flag, path: none may exist, as oltpgen never writes over a file), every `--node-exporter` URL and the `--metrics-listen` address (listened on and let
-    /// go), so that no run is thrown away at its end, or started, for a path that was wrong from the start.
+    /// the workload makes (flag, path: none may exist, as oltpgen never writes over a file), every
+    /// `--node-exporter` URL and the `--metrics-listen` address (listened on and let go), so that no run
+    /// is thrown away at its end, or started, for a path that was wrong from the start.
     ///
     /// # Errors
     /// A usage error naming the flag and the path at fault.
