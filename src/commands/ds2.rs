@@ -58,9 +58,6 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     let cap = study.cap(Workload::Ds2)?;
     let csv_output = args.csv_output.as_deref().map(|p| ("--csv-output", p));
     study.check_paths(csv_output.as_slice())?;
-    if !load_if_empty {
-        db.refuse_empty_instance("ds2", "run")?;
-    }
     study::notes("--n-threads", args.n_threads.notes());
     let per_target = args.n_threads.counts();
     let most = per_target.iter().copied().max().unwrap_or(1);
@@ -89,6 +86,9 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
         seed: args.study.seed,
         study: study.options(),
     };
+    if !load_if_empty {
+        db.refuse_empty_instance("ds2", "run")?;
+    }
     // Held until the result is written: a second command writing into --out or --csv-output is
     // refused at its start, and a command that fails removes what it made.
     let _out = study.claim_out()?;

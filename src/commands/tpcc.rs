@@ -61,9 +61,6 @@ async fn drive(
     let study = args.study.flags();
     let cap = study.cap(Workload::Tpcc)?;
     study.check_paths(&[])?;
-    if !load_if_empty {
-        db.refuse_empty_instance("tpcc", "run")?;
-    }
     let pace = Pace {
         ramp: args.ramp_up.map_or(Ramp::Rate(args.ramp_rate), Ramp::Over),
         warmup: args.warmup,
@@ -78,6 +75,9 @@ async fn drive(
         if let Some(scale) = scale {
             study::notes("--users", plan::terminals_note(counts, scale).as_slice());
         }
+    }
+    if !load_if_empty {
+        db.refuse_empty_instance("tpcc", "run")?;
     }
     let target = db.target()?;
     // Held until the result is written: a second command writing into --out is refused at its start.
