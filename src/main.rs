@@ -10,6 +10,20 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use clap::error::ErrorKind;
+use oltpgen_driver::command::{Console, Exit};
+
+/// The terminal: what a command says goes to standard output, warnings to standard error.
+struct Stdio;
+
+impl Console for Stdio {
+    fn out(&mut self, text: &str) {
+        print!("{text}");
+    }
+
+    fn err_line(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+}
 
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
@@ -34,11 +48,12 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let outcome = runtime.block_on(commands::dispatch(cli));
+    let outcome = runtime.block_on(commands::dispatch(cli.command, &mut Stdio));
     // Blocking tasks (generators) may still be parked on a channel whose other end is gone.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     match outcome {
-        Ok(code) => code,
+        Ok(Exit::Success) => ExitCode::SUCCESS,
+        Ok(Exit::Failure) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())

@@ -4,12 +4,14 @@
 #![deny(missing_docs)]
 
 pub mod chunks;
+pub mod command;
 pub mod consistency;
 pub mod counters;
 pub mod database;
 pub mod ds2;
 pub mod engine;
 pub mod error;
+pub mod files;
 pub mod inventory;
 pub mod load;
 pub mod local;

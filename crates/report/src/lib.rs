@@ -12,9 +12,10 @@
 
 pub mod audit;
 pub mod cap;
-pub mod claim;
+pub mod checks;
 pub mod compare;
 pub mod counter_view;
+pub mod csv;
 pub mod describe;
 pub mod ds2;
 #[cfg(test)]
@@ -26,7 +27,6 @@ pub mod live;
 pub mod merge;
 pub mod model;
 pub mod numfmt;
-pub mod output;
 pub mod power;
 pub mod show;
 pub mod significance;

@@ -2,7 +2,9 @@
 //! inventory and order totals agree.
 
 use super::identify;
-use crate::consistency::{self, Check, Checks, Clause};
+use oltpgen_report::checks::Clause;
+
+use crate::consistency::{self, Check, Checks};
 use crate::engine::{Conn, Engine};
 use crate::{Error, Target};
 

@@ -14,7 +14,7 @@
 use std::fs::File;
 use std::path::Path;
 
-use oltpgen_report::claim::{PidLock, lock_holder, lock_pid_file};
+use crate::files::claim::{PidLock, lock_holder, lock_pid_file};
 
 use super::secret;
 use crate::Error;

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
+use crate::files::result_dir::{ResultDir, write_result};
 use oltpgen_report::model::{IntervalRow, RunResult, Server, Step};
-use oltpgen_report::output::{ResultDir, write_result};
 
 use super::{Progress, Ramp, RunPlan, Workload, drive, energy_sample, result};
 use crate::counters::{self, Sampler, Sources};

@@ -1,7 +1,9 @@
 //! `tpcc check`: the consistency conditions of clause 3.3.2, run against the database.
 
 use super::Tpcc;
-use crate::consistency::{self, Check, Checks, Clause};
+use oltpgen_report::checks::Clause;
+
+use crate::consistency::{self, Check, Checks};
 use crate::engine::{Conn, Engine};
 use crate::inventory;
 use crate::{Error, Target};

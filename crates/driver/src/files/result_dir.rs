@@ -1,15 +1,16 @@
 //! A result directory: `result.json` (the document everything else is rendered from), `summary.txt`,
 //! `timeseries.csv`, `counters.csv` and `report.html`. `result.json` is written after every judged step and replaced
 //! atomically (a temporary file renamed over it), so a run killed part-way keeps every step it judged;
-//! the whole directory is written when a run ends, interrupted or not. Whether a directory may be
-//! written, and the command's hold on it, are [`crate::claim`]'s.
+//! the whole directory is written when a run ends, interrupted or not, and read back by the report
+//! commands. Whether a directory may be written, and the command's hold on it, are [`super::claim`]'s.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::claim::{self, DirClaim};
-use crate::model::RunResult;
-use crate::summary;
+use oltpgen_report::model::RunResult;
+use oltpgen_report::{csv, html, summary};
+
+use super::claim::{self, DirClaim, RESULT_FILE, TEMP_FILE};
+use crate::Error;
 
 /// Writes the result files into `dir` (created when missing).
 ///
@@ -18,9 +19,9 @@ use crate::summary;
 pub fn write_dir(dir: &Path, result: &RunResult) -> std::io::Result<()> {
     write_result(dir, result)?;
     std::fs::write(dir.join("summary.txt"), summary::render(result))?;
-    std::fs::write(dir.join("timeseries.csv"), timeseries_csv(result))?;
-    std::fs::write(dir.join("counters.csv"), counters_csv(result))?;
-    std::fs::write(dir.join("report.html"), crate::html::render(result))
+    std::fs::write(dir.join("timeseries.csv"), csv::timeseries(result))?;
+    std::fs::write(dir.join("counters.csv"), csv::counters(result))?;
+    std::fs::write(dir.join("report.html"), html::render(result))
 }
 
 /// Writes `result.json` into `dir` (created when missing) atomically: a reader, or a run killed while
@@ -35,12 +36,6 @@ pub fn write_result(dir: &Path, result: &RunResult) -> std::io::Result<()> {
     std::fs::write(&temp, json + "\n")?;
     std::fs::rename(&temp, dir.join(RESULT_FILE))
 }
-
-/// The result document's file name in a result directory.
-pub const RESULT_FILE: &str = "result.json";
-
-/// The temporary file `result.json` is written through.
-pub(crate) const TEMP_FILE: &str = ".result.json.tmp";
 
 /// Where a run's result directory is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,47 +89,60 @@ impl ResultDir {
 /// Where dated result directories go.
 const DATED_PARENT: &str = "results";
 
-/// The time series as CSV, one row per interval and transaction type.
-pub fn timeseries_csv(result: &RunResult) -> String {
-    let mut out = String::from("elapsed_s,users,txn,count,tps,avg_ms,p95_ms,errors\n");
-    for r in &result.timeseries {
-        let _ = writeln!(
-            out,
-            "{:.1},{},{},{},{:.2},{:.3},{:.3},{}",
-            r.elapsed_s, r.users, r.txn, r.count, r.tps, r.avg_ms, r.p95_ms, r.errors
-        );
-    }
-    out
+/// A result's file: `path`, or [`RESULT_FILE`] in the directory `path`.
+pub fn result_file(path: &Path) -> PathBuf {
+    if path.is_dir() { path.join(RESULT_FILE) } else { path.to_path_buf() }
 }
 
-/// The host and database counters as CSV, one row per sample: `elapsed_s,source,name,value`. A file of
-/// its own rather than columns of `timeseries.csv`: which counters a run has depends on the machines
-/// (their disks, the exporters given), and `timeseries.csv`'s columns stay the same for every run.
-pub fn counters_csv(result: &RunResult) -> String {
-    let mut out = String::from("elapsed_s,source,name,value\n");
-    for s in &result.counters {
-        let source = csv_field(&s.source);
-        for [t, v] in &s.points {
-            let _ = writeln!(out, "{t:.3},{source},{},{v}", s.name);
-        }
-    }
-    out
+/// Reads a result back, from its file or from the directory holding [`RESULT_FILE`].
+///
+/// # Errors
+/// A usage error naming the file that cannot be read or is not an oltpgen result.
+pub fn read_result(path: &Path) -> Result<RunResult, Error> {
+    let file = result_file(path);
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| Error::usage(format!("cannot read {}: {e}", file.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| Error::usage(format!("{} is not an oltpgen result: {e}", file.display())))
 }
 
-/// `text` as one CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
+/// What a comparison page calls a result: its directory's name ([`RESULT_FILE`]'s parent), or its
+/// file's.
+pub fn result_name(path: &Path) -> String {
+    let file = result_file(path);
+    let named =
+        if file.file_name().is_some_and(|n| n == RESULT_FILE) { file.parent() } else { Some(file.as_path()) };
+    named
+        .and_then(|p| p.file_name())
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::result;
-    use crate::model::{CounterSeries, IntervalRow, Workload};
+    use oltpgen_report::model::{ClientCpu, SCHEMA_VERSION, Server, Tool, Workload};
+
+    /// A result of `workload` with no steps.
+    fn result(workload: Workload, steps: Vec<oltpgen_report::model::Step>) -> RunResult {
+        RunResult {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool { name: "oltpgen".into(), version: "0.1.0".into() },
+            workload,
+            started_at: "2025-01-01T00:00:00Z".into(),
+            config: serde_json::json!({}),
+            server: Server::default(),
+            targets: vec!["db".into()],
+            max_within_cap: None,
+            steps,
+            timeseries: Vec::new(),
+            client: ClientCpu::default(),
+            errors_by_kind: Default::default(),
+            interrupted: false,
+            power: None,
+            cost: None,
+            counters: Vec::new(),
+        }
+    }
 
     #[test]
     fn result_json_is_replaced_whole_and_an_existing_result_is_kept() {
@@ -165,51 +173,5 @@ mod tests {
         let mut r = result(Workload::Ds2, Vec::new());
         r.started_at = "2026-01-02T03:04:05Z".into();
         assert_eq!(ResultDir::Dated.path(&r), Path::new("results/2026-01-02T030405Z-ds2"));
-    }
-
-    #[test]
-    fn the_time_series_is_one_csv_row_per_interval_and_type() {
-        let mut r = result(Workload::Tpcc, Vec::new());
-        let row = |elapsed_s, txn: &str, count| IntervalRow {
-            elapsed_s,
-            users: 16,
-            txn: txn.into(),
-            count,
-            tps: count as f64 / 10.0,
-            avg_ms: 6.25,
-            p95_ms: 12.5,
-            errors: 1,
-        };
-        r.timeseries = vec![row(10.0, "new_order", 1200), row(10.0, "payment", 1100)];
-        assert_eq!(
-            timeseries_csv(&r),
-            "elapsed_s,users,txn,count,tps,avg_ms,p95_ms,errors\n\
-             10.0,16,new_order,1200,120.00,6.250,12.500,1\n\
-             10.0,16,payment,1100,110.00,6.250,12.500,1\n"
-        );
-    }
-
-    #[test]
-    fn counters_are_one_csv_row_per_sample_with_odd_sources_quoted() {
-        let mut r = result(Workload::Tpcc, Vec::new());
-        r.counters = vec![
-            CounterSeries {
-                source: "client".into(),
-                name: "cpu_pct".into(),
-                points: vec![[-1.0, 3.5], [1.0, 87.25]],
-            },
-            CounterSeries {
-                source: "node:http://db1:9100/metrics?a=1,b=\"2\"".into(),
-                name: "disk_vda_queue_length".into(),
-                points: vec![[1.0005, 0.5]],
-            },
-        ];
-        assert_eq!(
-            counters_csv(&r),
-            "elapsed_s,source,name,value\n\
-             -1.000,client,cpu_pct,3.5\n\
-             1.000,client,cpu_pct,87.25\n\
-             1.000,\"node:http://db1:9100/metrics?a=1,b=\"\"2\"\"\",disk_vda_queue_length,0.5\n"
-        );
     }
 }

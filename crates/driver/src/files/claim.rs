@@ -13,7 +13,11 @@ use std::io::{Read as _, Seek as _, Write as _};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
-use crate::output::{RESULT_FILE, TEMP_FILE};
+/// The result document's file name in a result directory: what makes a directory a result's.
+pub const RESULT_FILE: &str = "result.json";
+
+/// The temporary file `result.json` is written through.
+pub(super) const TEMP_FILE: &str = ".result.json.tmp";
 
 /// The marker a command flocks in the result directory it writes (held for the command's life, holding
 /// its pid). Hidden, and removed when the command ends.

@@ -1,0 +1,72 @@
+//! The end of every workload's run: the result directory written, the step table and the client's
+//! CPU said, an interruption or a server that went away turned into the command's verdict.
+
+use std::time::Duration;
+
+use oltpgen_report::model::RunResult;
+
+use super::{Console, Exit};
+use crate::engine::Conn;
+use crate::error::Fault;
+use crate::files::result_dir;
+use crate::run::StudyFlags;
+use crate::{Error, Target};
+
+/// How long a server that went away during the run gets to answer again at its end.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Writes `result` into the study's `--out` (or `results/<UTC start time>-<workload>`), says the step
+/// table and the client's CPU, then `extra` (the workload's own final lines). A run Ctrl-C cut short
+/// ends interrupted (one asked to go on until Ctrl-C is not cut short by it). A run during which
+/// `targets` went away says so: a failure when one still cannot be reached, a warning when they came
+/// back.
+///
+/// # Errors
+/// A result that cannot be written, the interruption, a server still gone.
+pub(super) async fn finish(
+    result: &RunResult,
+    study: &StudyFlags,
+    extra: &str,
+    targets: &[Target],
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
+    let out = study.result_dir().path(result);
+    result_dir::write_dir(&out, result)
+        .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
+    console.out(&format!("{}{extra}", oltpgen_report::show::render(result)));
+    console.line(&oltpgen_report::live::client_line(&result.client, &out));
+    if result.interrupted {
+        return Err(Error::Interrupted(format!(
+            "the run stopped early; the result of what ran is in {}",
+            out.display()
+        )));
+    }
+    let lost = result.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);
+    if lost == 0 {
+        return Ok(Exit::Success);
+    }
+    for target in targets {
+        if let Some(why) = unreachable(target).await {
+            return Err(Error::failed(format!(
+                "the server went away during the run ({lost} transactions lost their connection) and \
+                 still cannot be reached: {why}; the steps it cut are not measured, and the result of \
+                 what ran is in {}",
+                out.display()
+            )));
+        }
+    }
+    console.err_line(&format!(
+        "warning: {lost} transactions lost their connection during the run (the server was unreachable \
+         for a while); the steps it happened in are marked not measured"
+    ));
+    Ok(Exit::Success)
+}
+
+/// Why `target` cannot be reached now, or `None` when it answers within [`PROBE_TIMEOUT`].
+async fn unreachable(target: &Target) -> Option<String> {
+    match tokio::time::timeout(PROBE_TIMEOUT, Conn::open(target)).await {
+        Ok(Ok(_)) => None,
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(_) => Some(format!("no answer within {} s", PROBE_TIMEOUT.as_secs())),
+    }
+}

@@ -1,0 +1,162 @@
+//! Loading as the commands do it: `tpcc load` and `ds2 load` (into a database, or as CSV files), and
+//! the load a bare `tpcc` or `ds2` starts on an empty database, with the lines that say how it went.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use oltpgen_datagen::ds2::size::DbSize;
+
+use super::{Console, Databases, Exit, interruptible, workers_or_cores};
+use crate::database::Database;
+use crate::engine::Conn;
+use crate::inventory::{self, Holding};
+use crate::load::{LoadOptions, LoadSummary};
+use crate::local::{Placement, room};
+use crate::{Error, Target, ds2, tpcc};
+
+/// How big a load is, in its workload's own measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// TPC-C's warehouses.
+    TpccScale(u32),
+    /// DS2's database size.
+    Ds2(DbSize),
+}
+
+impl Size {
+    /// What a line about the load calls it, e.g. "tpcc scale 10" or "ds2 --db-size S".
+    fn what(self) -> String {
+        match self {
+            Size::TpccScale(scale) => format!("tpcc scale {scale}"),
+            Size::Ds2(size) => format!("ds2 --db-size {size}"),
+        }
+    }
+
+    /// The workload's name: its built-in database.
+    fn workload(self) -> &'static str {
+        match self {
+            Size::TpccScale(_) => tpcc::WORKLOAD,
+            Size::Ds2(_) => ds2::WORKLOAD,
+        }
+    }
+
+    /// The disk the built-in server needs for the data.
+    fn bytes(self) -> u64 {
+        match self {
+            Size::TpccScale(scale) => room::tpcc_bytes(scale),
+            Size::Ds2(size) => room::ds2_bytes(size),
+        }
+    }
+
+    /// Loads `target` from `seed`.
+    async fn load(self, target: &Target, seed: u64, opts: &LoadOptions) -> Result<LoadSummary, Error> {
+        match self {
+            Size::TpccScale(scale) => tpcc::load(target, scale, seed, opts).await,
+            Size::Ds2(size) => ds2::load(target, size, seed, opts).await,
+        }
+    }
+
+    /// Whether `target` holds none of the workload's tables.
+    async fn is_empty(self, target: &Target) -> Result<bool, Error> {
+        let conn = Conn::open(target).await?;
+        let holding = match self {
+            Size::TpccScale(_) => inventory::holding::<tpcc::Tpcc>(&conn, target).await?,
+            Size::Ds2(_) => inventory::holding::<ds2::Ds2>(&conn, target).await?,
+        };
+        Ok(matches!(holding, Holding::Empty))
+    }
+}
+
+/// A load's flags besides its size.
+#[derive(Clone, Debug, Default)]
+pub struct LoadRequest {
+    /// `--seed`: the data's seed.
+    pub seed: u64,
+    /// `--replace`: drop and reload a database that holds the workload.
+    pub replace: bool,
+    /// `--csv DIR`: write CSV files there instead of loading a database.
+    pub csv: Option<PathBuf>,
+    /// `--load-workers`, or `None` for one per core.
+    pub workers: Option<u32>,
+    /// `--quiet`: no progress bar.
+    pub quiet: bool,
+}
+
+/// `tpcc load` and `ds2 load`: loads the database `db` names at `size` (or writes the rows as CSV
+/// files), and says how it went. An interrupted load says how to recover.
+///
+/// # Errors
+/// A bad URL, a disk too small for the built-in server, the load's own error, or the interruption.
+pub async fn load(
+    size: Size,
+    req: &LoadRequest,
+    db: &Databases,
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
+    let opts = LoadOptions { workers: workers_or_cores(req.workers), replace: req.replace, quiet: req.quiet };
+    let what = size.what();
+    if let Some(dir) = &req.csv {
+        let started = Instant::now();
+        let rows = interruptible("writing the CSV files", async {
+            match size {
+                Size::TpccScale(scale) => tpcc::write_csv(dir, scale, req.seed, &opts).await,
+                Size::Ds2(db_size) => ds2::write_csv(dir, db_size, req.seed, &opts).await,
+            }
+        })
+        .await?;
+        console.line(&format!(
+            "wrote {rows} rows of {what} as CSV into {} in {:.1} s",
+            dir.display(),
+            started.elapsed().as_secs_f64()
+        ));
+        return Ok(Exit::Success);
+    }
+    let target = db.target()?;
+    if target.is_none() {
+        room::check(&db.placement(), size.bytes())?;
+    }
+    let loading = async {
+        let database =
+            Database::open(target, &db.placement(), opts.workers as u32 + 2, size.workload()).await?;
+        let summary = size.load(&database.target, req.seed, &opts).await?;
+        Ok((database.target.clone(), summary))
+    };
+    let (target, summary) = interruptible("the load", loading).await.map_err(|e| match e {
+        Error::Interrupted(why) => Error::Interrupted(format!(
+            "{why}; the database is marked half-loaded: run the load again with --replace"
+        )),
+        other => other,
+    })?;
+    console.line(&line(&what, &target, &summary));
+    Ok(Exit::Success)
+}
+
+/// Loads `target` at `size` when it holds none of the workload's tables (the bare `tpcc` and `ds2`
+/// commands), with every core and the default seed, and says what was loaded. On the built-in server
+/// (`room`: its placement) the disk is checked first, as `load` checks it.
+///
+/// # Errors
+/// A database that cannot be read, a disk too small, or the load's own error.
+pub(super) async fn load_when_empty(
+    size: Size,
+    target: &Target,
+    room: Option<&Placement>,
+    quiet: bool,
+    console: &mut dyn Console,
+) -> Result<(), Error> {
+    if !size.is_empty(target).await? {
+        return Ok(());
+    }
+    if let Some(placement) = room {
+        room::check(placement, size.bytes())?;
+    }
+    let opts = LoadOptions { workers: workers_or_cores(None), replace: false, quiet };
+    let summary = interruptible("the load", size.load(target, 1, &opts)).await?;
+    console.line(&line(&size.what(), target, &summary));
+    Ok(())
+}
+
+/// One line on a finished load.
+fn line(what: &str, target: &dyn std::fmt::Display, s: &LoadSummary) -> String {
+    oltpgen_report::live::load_line(what, target, s.rows, s.total, s.copy, s.indexes)
+}

@@ -1,0 +1,75 @@
+//! The commands as the driver runs them (ripgrep's low-level arguments turned into high-level ones):
+//! the binary parses its flags into the requests here ([`Databases`], [`tpcc::TpccRun`],
+//! [`ds2::Ds2Run`], [`load::LoadRequest`]) and calls one function per command; that function checks
+//! every cross-flag and path rule, opens the databases, reads what they hold, loads an empty one when
+//! asked, sizes users and connections, runs, writes the result and returns the exit verdict. What a
+//! command says goes to a [`Console`], in lines the report crate renders, so the binary only parses,
+//! calls and prints.
+
+pub mod databases;
+pub mod ds2;
+mod finish;
+pub mod load;
+pub mod local;
+mod maintain;
+pub mod report;
+pub mod tpcc;
+pub mod values;
+
+use std::future::Future;
+
+pub use databases::Databases;
+
+use crate::Error;
+
+/// Where a command's words go: the binary prints them to stdout and stderr; a test may keep them.
+pub trait Console {
+    /// Text for standard output, exactly as given (each line ends with its own `\n`).
+    fn out(&mut self, text: &str);
+
+    /// One line for standard error (a warning, a gate's verdict), without its `\n`.
+    fn err_line(&mut self, line: &str);
+
+    /// One line for standard output, without its `\n`.
+    fn line(&mut self, line: &str) {
+        self.out(line);
+        self.out("\n");
+    }
+
+    /// Notes on what the user may not expect of `flag`'s value (a range stopping short of its end, more
+    /// users than the spec has), on standard output before the work, so that standard error keeps to
+    /// errors.
+    fn notes(&mut self, flag: &str, notes: &[String]) {
+        for note in notes {
+            self.line(&format!("note: {flag} {note}"));
+        }
+    }
+}
+
+/// How a command that did not fail with an [`Error`] ended: the exit code's verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// It did what it was asked (exit 0).
+    Success,
+    /// It did its work and found what the user asked to be told by a failure, e.g. a comparison slower
+    /// than `--fail-if-slower` allows (exit 1; it has said why).
+    Failure,
+}
+
+/// Runs `work` until it ends or a stop signal (Ctrl-C, SIGTERM, SIGHUP): then `work` is dropped, which
+/// stops what it started (the built-in server's guard, the load's connections), and the command ends
+/// with [`Error::Interrupted`] (exit 128 + the signal); `what` names the work in its message.
+///
+/// # Errors
+/// `work`'s own error, or [`Error::Interrupted`].
+pub async fn interruptible<T>(what: &str, work: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
+    tokio::select! {
+        r = work => r,
+        () = crate::stop::requested() => Err(Error::Interrupted(format!("{what} did not finish"))),
+    }
+}
+
+/// The connections and generator threads a load or check uses: `asked`, or the machine's cores.
+pub fn workers_or_cores(asked: Option<u32>) -> usize {
+    asked.map(|n| n as usize).unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+}

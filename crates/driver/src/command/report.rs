@@ -1,0 +1,130 @@
+//! `oltpgen report show|compare|html|merge`: results read back from their files, rendered, compared,
+//! merged; no database.
+
+use std::path::{Path, PathBuf};
+
+use oltpgen_report::model::RunResult;
+use oltpgen_report::{compare, html, html_compare, merge, show};
+
+use super::{Console, Exit};
+use crate::Error;
+use crate::files::claim::{self, FileClaim};
+use crate::files::result_dir::{self, ResultDir, read_result};
+
+/// `report show`: the step table and the headline of the result at `path`.
+///
+/// # Errors
+/// A result that cannot be read.
+pub fn show(path: &Path, console: &mut dyn Console) -> Result<Exit, Error> {
+    console.out(&show::report(&read_result(path)?));
+    Ok(Exit::Success)
+}
+
+/// `report compare`: B against A, as a table or as JSON; with `fail_if_slower` (a percentage), a
+/// failure when B's headline is below A's by more than it.
+///
+/// # Errors
+/// A result that cannot be read.
+pub fn compare(
+    a: &Path,
+    b: &Path,
+    fail_if_slower: Option<f64>,
+    json: bool,
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
+    let (a, b) = (read_result(a)?, read_result(b)?);
+    let c = compare::compare(&a, &b);
+    if json {
+        console.line(&serde_json::to_string_pretty(&c).expect("a comparison serializes"));
+    } else {
+        console.out(&compare::render(&c));
+    }
+    let Some(pct) = fail_if_slower else { return Ok(Exit::Success) };
+    match c.gate(pct, a.max_within_cap.is_some()) {
+        compare::Gate::Pass(why) => console.err_line(&format!("--fail-if-slower {pct}: pass: {why}")),
+        compare::Gate::Fail(why) => {
+            console.err_line(&format!("--fail-if-slower {pct}: FAIL: {why}"));
+            return Ok(Exit::Failure);
+        }
+    }
+    Ok(Exit::Success)
+}
+
+/// `report html`: one result's page (beside it unless `out` says where), or a comparison page of
+/// several (`out` required: a file, or a directory to write `report.html` into). Never writes over a
+/// file, except a result's own `report.html`, rendered again.
+///
+/// # Errors
+/// A bad `--out`, a result that cannot be read, a page that cannot be written.
+pub fn html(results: &[PathBuf], out: Option<&Path>, console: &mut dyn Console) -> Result<Exit, Error> {
+    let (file, make_dir) = match (out, results) {
+        // A directory (or a name ending in `/`, made when missing): report.html in it.
+        (Some(dir), _) if dir.is_dir() || dir.as_os_str().to_string_lossy().ends_with('/') => {
+            claim::check_room(dir).map_err(out_error)?;
+            (dir.join("report.html"), Some(dir))
+        }
+        (Some(file), _) => (file.to_path_buf(), None),
+        // Beside the result: its own report.html, rendered again.
+        (None, [one]) => {
+            let file = result_dir::result_file(one).with_file_name("report.html");
+            let page = html::render(&read_result(one)?);
+            std::fs::write(&file, page)
+                .map_err(|e| Error::failed(format!("cannot write {}: {e}", file.display())))?;
+            console.line(&format!("wrote {}", file.display()));
+            return Ok(Exit::Success);
+        }
+        (None, _) => {
+            return Err(Error::usage("--out: a comparison page of several results needs --out FILE|DIR"));
+        }
+    };
+    // --out never writes over a file: checked before the results are read (a directory to make is
+    // made once the page is rendered).
+    if make_dir.is_none_or(Path::is_dir) {
+        claim::check_new_file(&file).map_err(out_error)?;
+    }
+    let page = match results {
+        [one] => html::render(&read_result(one)?),
+        several => {
+            let named = several
+                .iter()
+                .map(|p| Ok((result_dir::result_name(p), read_result(p)?)))
+                .collect::<Result<Vec<_>, Error>>()?;
+            html_compare::render(&named)
+        }
+    };
+    if let Some(dir) = make_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    FileClaim::write_new(&file, page.as_bytes()).map_err(out_error)?;
+    console.line(&format!("wrote {}", file.display()));
+    Ok(Exit::Success)
+}
+
+/// `report merge`: the results of one plan (several machines or targets) merged exactly into `out`
+/// (written over only with `replace`), and the merged step table said.
+///
+/// # Errors
+/// A bad `--out`, a result that cannot be read, results that are not parts of one plan, a result that
+/// cannot be written.
+pub fn merge(
+    results: &[PathBuf],
+    out: &Path,
+    replace: bool,
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
+    // Held until the merged result is written: a second command writing there is refused.
+    let _claim = ResultDir::Given(out.to_path_buf()).claim(replace).map_err(out_error)?;
+    let all = results.iter().map(|p| read_result(p)).collect::<Result<Vec<RunResult>, _>>()?;
+    let merged = merge::merge(&all).map_err(|e| Error::usage(format!("cannot merge these results: {e}")))?;
+    result_dir::write_dir(out, &merged)
+        .map_err(|e| Error::failed(format!("cannot write {}: {e}", out.display())))?;
+    console.line(&format!("merged {} results into {}", all.len(), out.display()));
+    console.out(&show::render(&merged));
+    Ok(Exit::Success)
+}
+
+/// A bad `--out`: a usage error.
+fn out_error(why: String) -> Error {
+    Error::usage(format!("--out: {why}"))
+}

@@ -1,0 +1,201 @@
+//! `oltpgen tpcc [load|run|check|drop]` as the driver runs them: the run's request checked into a
+//! plan, the database opened (and loaded when empty, for bare `tpcc`), the run with its live lines,
+//! the result written.
+
+use oltpgen_datagen::tpcc::mix::Pacing;
+use oltpgen_report::live;
+use oltpgen_report::model::Workload;
+use oltpgen_report::users::UserLoad;
+
+use super::load::{self, Size};
+use super::{Console, Databases, Exit, finish, interruptible, maintain, workers_or_cores};
+use crate::Error;
+use crate::database::Database;
+use crate::engine::Conn;
+use crate::files::claim::DirClaim;
+use crate::inventory;
+use crate::run::{Pace, Progress, StudyFlags, plan};
+use crate::tpcc::{self, RunOptions, Transactions};
+
+/// A TPC-C run as the flags ask for it.
+#[derive(Clone, Debug)]
+pub struct TpccRun {
+    /// Bare `tpcc`: load an empty database at `scale` (default 1) first.
+    pub load_if_empty: bool,
+    /// `--scale`: the warehouses to load, and to expect.
+    pub scale: Option<u32>,
+    /// `--users`, or `None` for the spec's 10 per warehouse loaded.
+    pub users: Option<UserLoad>,
+    /// `--connections`, or `None` for one per user.
+    pub connections: Option<u32>,
+    /// How users start, warm up and are measured.
+    pub pace: Pace,
+    /// Keying and think times.
+    pub pacing: Pacing,
+    /// `--transactions`, or `None` for the engine's default.
+    pub transactions: Option<Transactions>,
+    /// `--run-seed`.
+    pub seed: Option<u64>,
+    /// The cap, repetitions, cost, power and where the result goes.
+    pub study: StudyFlags,
+    /// `--quiet`: no live lines.
+    pub quiet: bool,
+}
+
+/// A TPC-C run checked, its database open (and loaded, for bare `tpcc`), its users sized: what
+/// [`plan()`] returns and [`TpccPlan::run`] runs.
+pub struct TpccPlan {
+    /// The database, and the built-in server behind it while the plan lives.
+    database: Database,
+    /// The run's plan and options.
+    options: RunOptions,
+    /// Users per step.
+    counts: Vec<u64>,
+    /// Where the result goes.
+    study: StudyFlags,
+    /// `--quiet`.
+    quiet: bool,
+    /// The hold on `--out`, until the result is written: a second command writing there is refused at
+    /// its start.
+    _out: DirClaim,
+}
+
+/// `tpcc run`, and bare `tpcc` ([`TpccRun::load_if_empty`]): [`plan()`], then [`TpccPlan::run`].
+///
+/// # Errors
+/// As [`plan()`] and [`TpccPlan::run`].
+pub async fn run(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    plan(req, db, console).await?.run(console).await
+}
+
+/// Checks every flag and path of `req` before anything starts, opens the database `db` names (loading
+/// it when empty, for bare `tpcc`), and sizes the users by what it holds.
+///
+/// # Errors
+/// Bad flags or paths, an unloaded or wrongly loaded database, a server that cannot be reached, the
+/// interruption.
+pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> Result<TpccPlan, Error> {
+    let study = &req.study;
+    let cap = study.cap(Workload::Tpcc)?;
+    study.check_paths(&[])?;
+    let users = req.users.as_ref().map(UserLoad::counts);
+    if let Some(counts) = users {
+        // The plan is checked before anything starts when the users are known without the database.
+        study.plan(cap.clone(), counts, "--users", req.connections, req.pace)?;
+        console.notes("--users", req.users.as_ref().map_or(&[], |u| u.notes()));
+        if let Some(scale) = req.scale {
+            console.notes("--users", plan::terminals_note(counts, scale).as_slice());
+        }
+    }
+    if !req.load_if_empty {
+        db.refuse_empty_instance("tpcc", "run")?;
+    }
+    let target = db.target()?;
+    let out = study.claim_out()?;
+    // The built-in server is sized for the run's connections.
+    let most_users = users.and_then(|u| u.iter().max().copied());
+    let connections = plan::connections_to_open(most_users, req.connections);
+    let database =
+        interruptible("starting", Database::open(target, &db.placement(), connections, tpcc::WORKLOAD))
+            .await?;
+    let target = &database.target;
+    if req.load_if_empty {
+        let placement = db.placement();
+        let room = database.is_builtin().then_some(&placement);
+        let size = Size::TpccScale(req.scale.unwrap_or(1));
+        load::load_when_empty(size, target, room, req.quiet, console).await?;
+    }
+    let loaded_scale = inventory::loaded::<tpcc::Tpcc>(&Conn::open(target).await?, target).await?.scale;
+    let counts = plan::tpcc_users(users, loaded_scale);
+    if req.scale.is_none() {
+        console.notes("--users", plan::terminals_note(&counts, loaded_scale).as_slice());
+    }
+    let options = RunOptions {
+        plan: study.plan(cap, &counts, "--users", req.connections, req.pace)?,
+        pacing: req.pacing,
+        seed: req.seed,
+        scale: req.scale,
+        transactions: req.transactions,
+        study: study.options(),
+    };
+    Ok(TpccPlan { database, options, counts, study: study.clone(), quiet: req.quiet, _out: out })
+}
+
+impl TpccPlan {
+    /// Runs the plan with a live line per interval and writes the result (also after Ctrl-C, which then
+    /// ends in [`Error::Interrupted`]).
+    ///
+    /// # Errors
+    /// A database not ready for the run, a result that cannot be written, a server that went away for
+    /// good, the interruption.
+    pub async fn run(self, console: &mut dyn Console) -> Result<Exit, Error> {
+        let (target, plan) = (&self.database.target, &self.options.plan);
+        let header = live::TpccHeader {
+            target,
+            users: &self.counts,
+            steps: plan.steps.len(),
+            connections: plan.connections_needed(),
+            warmup_s: plan.timing.warmup.as_secs_f64(),
+            duration_s: plan.timing.duration.as_secs_f64(),
+            window_s: plan.timing.window.map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())),
+            keying: &self.options.pacing.keying,
+            think: &self.options.pacing.think,
+            cap: &plan.cap,
+        };
+        let quiet = self.quiet;
+        let result = tpcc::run(target, &self.options, |p| match p {
+            Progress::Started if !quiet => console.line(&live::tpcc_header(&header)),
+            Progress::Interval(f) if !quiet => console.line(&live::interval_line(
+                f.elapsed_s,
+                f.users,
+                f.tps,
+                f.per_minute,
+                f.avg_ms,
+                f.p95_ms,
+                f.errors,
+            )),
+            Progress::Step(s) => console.line(&live::step_line(s, "NOPM")),
+            Progress::Started | Progress::Interval(_) => {}
+        })
+        .await?;
+        finish::finish(&result, &self.study, "", std::slice::from_ref(target), console).await
+    }
+}
+
+/// `tpcc load`: loads `scale` warehouses (or writes them as CSV files).
+///
+/// # Errors
+/// As [`load::load`].
+pub async fn load(
+    scale: u32,
+    req: &load::LoadRequest,
+    db: &Databases,
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
+    load::load(Size::TpccScale(scale), req, db, console).await
+}
+
+/// `tpcc check`: TPC-C's consistency conditions over `workers` connections (or one per core), a line
+/// each; a failed condition fails the command.
+///
+/// # Errors
+/// An unloaded database, a query that fails, a condition that fails, the interruption.
+pub async fn check(workers: Option<u32>, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    interruptible("the check", async {
+        db.refuse_empty_instance("tpcc", "check")?;
+        let workers = workers_or_cores(workers);
+        let database = db.open_one(workers as u32, tpcc::WORKLOAD).await?;
+        let clauses = tpcc::check(&database.target, workers).await?;
+        maintain::verdict(&database.target, &clauses, console)
+    })
+    .await
+}
+
+/// `tpcc drop`: drops what a TPC-C load created.
+///
+/// # Errors
+/// A bad URL, a server that cannot start, a drop refused (something of the user's depends on the
+/// tables) or failed, the interruption.
+pub async fn drop(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    maintain::drop::<tpcc::Tpcc>(db, console).await
+}

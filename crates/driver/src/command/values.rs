@@ -1,0 +1,185 @@
+//! The values of single flags, parsed as people write them (durations with units, DS2's minutes and
+//! seconds, percentages, costs, pacing): the binary's flag parser calls these, so every value's rule
+//! and message lives beside the requests it fills, and is tested without a command line.
+
+use std::time::Duration;
+
+use oltpgen_datagen::tpcc::mix::{KeyingTime, ThinkTime};
+use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;
+
+use crate::tpcc::Transactions;
+
+/// A percentage for `--fail-if-slower`: a finite number from 0 to 100.
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("{s:?} is not a percentage from 0 to 100")),
+    }
+}
+
+/// Warehouses, from 1 to [`MAX_WAREHOUSES`] (what a client can list the chunks of; 125 TB of data).
+pub fn parse_scale(s: &str) -> Result<u32, String> {
+    let too_many = || format!("at most {MAX_WAREHOUSES} warehouses (about 125 TB) are generated, not {s}");
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("the scale is a number of warehouses, at least 1".into()),
+        Ok(n) => u32::try_from(n).ok().filter(|&n| n <= MAX_WAREHOUSES).ok_or_else(too_many),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(too_many()),
+        Err(_) => Err(format!("'{s}' is not a number of warehouses (write e.g. --scale 10)")),
+    }
+}
+
+/// A duration as people write them (`90s`, `3m`, `1h`; a bare `0` is none).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    if s.trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    humantime::parse_duration(s.trim())
+        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 90s, 3m, 1h"))
+}
+
+/// A number in `unit_s` seconds (DS2 counts run and warmup times in minutes, think time in seconds), or
+/// a duration with its unit.
+pub fn parse_in_units(s: &str, unit_s: f64, unit: &str) -> Result<Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 => Ok(Duration::from_secs_f64(n * unit_s)),
+        Ok(_) => Err(format!("'{s}' is not a number of {unit}")),
+        Err(_) => parse_duration(s),
+    }
+}
+
+/// DS2's minutes (`30`), or a duration with its unit.
+pub fn parse_minutes(s: &str) -> Result<Duration, String> {
+    parse_in_units(s, 60.0, "minutes")
+}
+
+/// DS2's seconds (`0.5`), or a duration with its unit.
+pub fn parse_seconds(s: &str) -> Result<Duration, String> {
+    parse_in_units(s, 1.0, "seconds")
+}
+
+/// The shortest report interval: each one merges every user's histograms, samples the host's and each
+/// database's counters (a query per database) and writes a time-series row and a live line, so a 1 ns
+/// interval spun the collector and buried the run under its own bookkeeping; 100 ms is already ten rows
+/// and ten counter samples a second.
+const MIN_REPORT_INTERVAL: Duration = Duration::from_millis(100);
+
+/// `d` as a report interval: at least [`MIN_REPORT_INTERVAL`].
+fn report_interval(d: Duration) -> Result<Duration, String> {
+    if d < MIN_REPORT_INTERVAL {
+        return Err(format!(
+            "must be at least {} (each interval merges the histograms and samples the counters)",
+            humantime::format_duration(MIN_REPORT_INTERVAL)
+        ));
+    }
+    Ok(d)
+}
+
+/// tpcc's `--report-interval`: a duration.
+pub fn parse_report_interval(s: &str) -> Result<Duration, String> {
+    report_interval(parse_duration(s)?)
+}
+
+/// ds2's `--report-rate`: seconds, as DS2 has it, or a duration.
+pub fn parse_report_rate(s: &str) -> Result<Duration, String> {
+    report_interval(parse_seconds(s)?)
+}
+
+/// A duration longer than zero.
+pub fn parse_positive_duration(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err("must be longer than 0".into()),
+        d => Ok(d),
+    }
+}
+
+/// `--window A..B`: a part of each step, from its start; it must end after it starts.
+pub fn parse_window(s: &str) -> Result<(Duration, Duration), String> {
+    let (a, b) =
+        s.split_once("..").ok_or_else(|| format!("'{s}' is not a window: write it as 1000s..1200s"))?;
+    let (a, b) = (parse_duration(a)?, parse_duration(b)?);
+    if a >= b {
+        return Err(format!("the window {s} ends before it starts"));
+    }
+    Ok((a, b))
+}
+
+/// `--system-cost`: a positive amount in USD (`$` and thousands separators allowed).
+pub fn parse_cost(s: &str) -> Result<f64, String> {
+    match s.trim().trim_start_matches('$').replace(',', "").parse::<f64>() {
+        Ok(c) if c.is_finite() && c > 0.0 => Ok(c),
+        _ => Err(format!("'{s}' is not a cost in USD (write e.g. 250000)")),
+    }
+}
+
+/// A positive number of users started per second.
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("'{s}' is not a positive number of users per second")),
+    }
+}
+
+/// `--think-time`: `spec`, `0`/`off`, or a mean.
+pub fn parse_think(s: &str) -> Result<ThinkTime, String> {
+    match s.trim() {
+        "spec" => Ok(ThinkTime::Spec),
+        "off" => Ok(ThinkTime::Off),
+        other => parse_duration(other).map(|d| if d.is_zero() { ThinkTime::Off } else { ThinkTime::Mean(d) }),
+    }
+}
+
+/// `--transactions`: `server` or `client`.
+pub fn parse_transactions(s: &str) -> Result<Transactions, String> {
+    match s {
+        "server" => Ok(Transactions::Server),
+        "client" => Ok(Transactions::Client),
+        _ => Err(format!("'{s}' is neither server nor client")),
+    }
+}
+
+/// `--keying-time`: `spec`, `0`/`off`, or a fixed time.
+pub fn parse_keying(s: &str) -> Result<KeyingTime, String> {
+    match s.trim() {
+        "spec" => Ok(KeyingTime::Spec),
+        "off" => Ok(KeyingTime::Off),
+        other => {
+            parse_duration(other).map(|d| if d.is_zero() { KeyingTime::Off } else { KeyingTime::Fixed(d) })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scale_must_be_a_positive_number() {
+        assert!(parse_scale("0").unwrap_err().contains("at least 1"));
+        assert!(parse_scale("ten").unwrap_err().contains("not a number"));
+        assert_eq!(parse_scale("10"), Ok(10));
+        assert_eq!(parse_scale("1000000"), Ok(MAX_WAREHOUSES));
+        for huge in ["1000001", "2147483648", "100000000", "99999999999999999999999"] {
+            assert!(parse_scale(huge).unwrap_err().contains("at most 1000000 warehouses"), "{huge}");
+        }
+    }
+
+    #[test]
+    fn pacing_and_durations_read_like_people_write_them() {
+        assert_eq!(parse_think("0"), Ok(ThinkTime::Off));
+        assert_eq!(parse_think("spec"), Ok(ThinkTime::Spec));
+        assert_eq!(parse_think("2s"), Ok(ThinkTime::Mean(Duration::from_secs(2))));
+        assert_eq!(parse_keying("0"), Ok(KeyingTime::Off));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("soon").unwrap_err().contains("not a duration"));
+        assert!(parse_positive_duration("0").is_err());
+        assert!(parse_rate("0").is_err());
+        assert_eq!(parse_report_interval("100ms"), Ok(Duration::from_millis(100)));
+        assert_eq!(parse_report_rate("0.5"), Ok(Duration::from_millis(500)));
+        for tiny in ["0", "1ns", "99ms"] {
+            assert!(parse_report_interval(tiny).unwrap_err().contains("must be at least 100ms"), "{tiny}");
+        }
+        assert!(parse_report_rate("0.01").unwrap_err().contains("must be at least 100ms"));
+        assert_eq!(parse_window("10s..1m"), Ok((Duration::from_secs(10), Duration::from_secs(60))));
+        assert!(parse_window("1m..10s").unwrap_err().contains("ends before it starts"));
+    }
+}

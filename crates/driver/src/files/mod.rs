@@ -1,0 +1,7 @@
+//! The files a command writes and reads besides the database: whether an output path may be written
+//! and the claim a command holds on it ([`claim`]), and the result directory ([`result_dir`]: writing
+//! `result.json` and the files rendered from it, and reading a result back). Kept apart from the
+//! report crate, which renders results and knows no file system.
+
+pub mod claim;
+pub mod result_dir;

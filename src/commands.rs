@@ -1,0 +1,73 @@
+//! Each command's flags turned into the driver's request, and the driver's call that runs it.
+
+use oltpgen_driver::Error;
+use oltpgen_driver::command::{self as run, Console, Databases, Exit};
+
+use crate::cli::{Command, Ds2Action, Ds2Cmd, LocalAction, ReportAction, TpccAction, TpccCmd};
+
+/// Runs the command `command` names, saying what it does to `console`.
+pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exit, Error> {
+    // From here on SIGTERM and SIGHUP stop the work as Ctrl-C does, instead of killing oltpgen with
+    // the built-in server left running.
+    oltpgen_driver::stop::listen();
+    match command {
+        Command::Tpcc(cmd) => {
+            let db = cmd.common.db.databases();
+            // An error about a URL from the environment names the variable, not a flag never given.
+            db.name_env_url(tpcc(*cmd, &db, console).await)
+        }
+        Command::Ds2(cmd) => {
+            let db = cmd.common.db.databases();
+            db.name_env_url(ds2(*cmd, &db, console).await)
+        }
+        Command::Local { db, action } => local(action, &db.databases(), console).await,
+        Command::Report { action } => report(action, console),
+    }
+}
+
+async fn tpcc(cmd: TpccCmd, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    let quiet = cmd.common.quiet;
+    match cmd.action {
+        None => run::tpcc::run(&cmd.run.request(cmd.scale, true, quiet), db, console).await,
+        Some(TpccAction::Run(args)) => run::tpcc::run(&args.request(None, false, quiet), db, console).await,
+        Some(TpccAction::Load(args)) => {
+            run::tpcc::load(args.scale, &args.load.request(quiet), db, console).await
+        }
+        Some(TpccAction::Check(w)) => run::tpcc::check(w.workers, db, console).await,
+        Some(TpccAction::Drop) => run::tpcc::drop(db, console).await,
+    }
+}
+
+async fn ds2(cmd: Ds2Cmd, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    let quiet = cmd.common.quiet;
+    match cmd.action {
+        None => run::ds2::run(&cmd.run.request(true, quiet), db, console).await,
+        Some(Ds2Action::Run(args)) => run::ds2::run(&args.request(false, quiet), db, console).await,
+        Some(Ds2Action::Load(args)) => {
+            run::ds2::load(args.db_size, &args.load.request(quiet), db, console).await
+        }
+        Some(Ds2Action::Check(w)) => run::ds2::check(w.workers, db, console).await,
+        Some(Ds2Action::Drop) => run::ds2::drop(db, console).await,
+    }
+}
+
+fn report(action: ReportAction, console: &mut dyn Console) -> Result<Exit, Error> {
+    match action {
+        ReportAction::Show { result } => run::report::show(&result, console),
+        ReportAction::Compare { a, b, fail_if_slower, json } => {
+            run::report::compare(&a, &b, fail_if_slower, json, console)
+        }
+        ReportAction::Html { results, out } => run::report::html(&results, out.as_deref(), console),
+        ReportAction::Merge { results, out, replace } => run::report::merge(&results, &out, replace, console),
+    }
+}
+
+async fn local(action: LocalAction, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    match action {
+        LocalAction::Status => run::local::status(db, console),
+        LocalAction::Start => run::local::start(db, false, console).await,
+        LocalAction::Url => run::local::start(db, true, console).await,
+        LocalAction::Stop => run::local::stop(db, console),
+        LocalAction::Rm => run::local::rm(db, console),
+    }
+}
