@@ -11,8 +11,8 @@ use oltpgen_driver::Target;
 use oltpgen_driver::local::Placement;
 use oltpgen_driver::run::StudyFlags;
 use oltpgen_driver::tpcc::Transactions;
-use oltpgen_report::cap::Cap;
-use oltpgen_report::users::UserLoad;
+use oltpgen_report::model::users::UserLoad;
+use oltpgen_report::stats::cap::Cap;
 
 /// oltpgen: a load generator for OLTP database performance studies.
 ///

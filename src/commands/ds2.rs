@@ -13,8 +13,9 @@ use oltpgen_driver::local::room;
 use oltpgen_driver::run::{Pace, Progress, Ramp, Timing, plan};
 use oltpgen_driver::{Error, Target};
 use oltpgen_report::claim::FileClaim;
-use oltpgen_report::ds2::{self as ds2_report, CsvOutput};
 use oltpgen_report::model::Workload;
+use oltpgen_report::render::csv::ds2::CsvOutput;
+use oltpgen_report::render::text::ds2 as ds2_report;
 
 use super::study;
 use super::{checks, interruptible, loading};
@@ -162,7 +163,7 @@ async fn drive(args: &Ds2RunArgs, load_if_empty: bool, db: &DbArgs, quiet: bool)
     if let Some(e) = csv_error {
         eprintln!("warning: --csv-output stopped: {e}");
     }
-    let extra = oltpgen_report::ds2::final_report(&result, args.detailed_view);
+    let extra = oltpgen_report::render::text::ds2::final_report(&result, args.detailed_view);
     study::finish(&result, &args.study, &extra, &targets).await
 }
 

@@ -86,5 +86,5 @@ pub async fn run<T: std::fmt::Display>(
 
 /// One line on a finished load.
 pub fn summary(what: &str, target: &dyn std::fmt::Display, s: &LoadSummary) -> String {
-    oltpgen_report::live::load_line(what, target, s.rows, s.total, s.copy, s.indexes)
+    oltpgen_report::render::text::live::load_line(what, target, s.rows, s.total, s.copy, s.indexes)
 }

@@ -6,8 +6,11 @@ use std::process::ExitCode;
 use oltpgen_driver::Error;
 use oltpgen_report::claim::{self, FileClaim};
 use oltpgen_report::model::RunResult;
+use oltpgen_report::output;
 use oltpgen_report::output::ResultDir;
-use oltpgen_report::{compare, html, html_compare, merge, output, show};
+use oltpgen_report::render::html::{compare as html_compare, result as html};
+use oltpgen_report::render::text::{compare as compare_text, show};
+use oltpgen_report::stats::{compare, merge};
 
 use crate::cli::ReportAction;
 
@@ -20,7 +23,7 @@ pub fn run(action: ReportAction) -> Result<ExitCode, Error> {
             let c = compare::compare(&a, &b);
             match json {
                 true => println!("{}", serde_json::to_string_pretty(&c).expect("a comparison serializes")),
-                false => print!("{}", compare::render(&c)),
+                false => print!("{}", compare_text::render(&c)),
             }
             if let Some(pct) = fail_if_slower {
                 match c.gate(pct, a.max_within_cap.is_some()) {

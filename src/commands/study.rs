@@ -31,8 +31,8 @@ pub async fn finish(
     let out = study.flags().result_dir().path(result);
     oltpgen_report::output::write_dir(&out, result)
         .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
-    print!("{}{extra}", oltpgen_report::show::render(result));
-    println!("{}", oltpgen_report::live::client_line(&result.client, &out));
+    print!("{}{extra}", oltpgen_report::render::text::show::render(result));
+    println!("{}", oltpgen_report::render::text::live::client_line(&result.client, &out));
     if result.interrupted {
         return Err(Error::Interrupted(format!(
             "the run stopped early; the result of what ran is in {}",

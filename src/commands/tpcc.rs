@@ -10,9 +10,9 @@ use oltpgen_driver::inventory;
 use oltpgen_driver::local::room;
 use oltpgen_driver::run::{Pace, Progress, Ramp, plan};
 use oltpgen_driver::tpcc::{self, RunOptions};
-use oltpgen_report::live;
 use oltpgen_report::model::Workload;
-use oltpgen_report::users::UserLoad;
+use oltpgen_report::model::users::UserLoad;
+use oltpgen_report::render::text::live;
 
 use super::study;
 use super::{checks, interruptible, loading};

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::claim::{self, DirClaim};
 use crate::model::RunResult;
-use crate::summary;
+use crate::render::text::summary;
 
 /// Writes the result files into `dir` (created when missing).
 ///
@@ -20,7 +20,7 @@ pub fn write_dir(dir: &Path, result: &RunResult) -> std::io::Result<()> {
     std::fs::write(dir.join("summary.txt"), summary::render(result))?;
     std::fs::write(dir.join("timeseries.csv"), timeseries_csv(result))?;
     std::fs::write(dir.join("counters.csv"), counters_csv(result))?;
-    std::fs::write(dir.join("report.html"), crate::html::render(result))
+    std::fs::write(dir.join("report.html"), crate::render::html::result::render(result))
 }
 
 /// Writes `result.json` into `dir` (created when missing) atomically: a reader, or a run killed while

@@ -7,10 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use oltpgen_report::cap::Cap;
 use oltpgen_report::claim::{self, DirClaim};
 use oltpgen_report::model::Workload as Kind;
 use oltpgen_report::output::ResultDir;
+use oltpgen_report::stats::cap::Cap;
 
 use super::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
 use crate::{Error, Target};

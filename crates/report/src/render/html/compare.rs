@@ -1,13 +1,18 @@
 //! `report html A B …`: one self-contained page comparing several results, the studies' "before and
 //! after" view: each result's headline in a table with its change against the first (the baseline),
-//! the warnings [`crate::compare`] raises, throughput and response time against users with a line per
+//! the warnings [`crate::stats::compare`] raises, throughput and response time against users with a line per
 //! result, and each result's throughput over its own clock.
 
 use std::fmt::Write as _;
 
-use crate::html::{Line, esc, open_page, overlay_chart};
 use crate::model::{RunResult, Step};
 use crate::numfmt::{factor, percent, thousands};
+use crate::render::describe;
+use crate::render::html::frame::{esc, open_page};
+use crate::render::html::intervals::intervals_of;
+use crate::render::html::svg::{Line, overlay_chart};
+use crate::stats::cap::best_step_within_cap;
+use crate::stats::compare::{Comparison, compare};
 
 /// Colours of the results, the baseline first.
 const RESULT_COLOURS: [&str; 6] = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2"];
@@ -27,8 +32,8 @@ pub fn render(results: &[(String, RunResult)]) -> String {
         esc(base_name)
     );
     for (name, r) in results {
-        let c = crate::compare::compare(base, r);
-        let best = crate::cap::best_step_within_cap(&r.steps);
+        let c = compare(base, r);
+        let best = best_step_within_cap(&r.steps);
         let value = best.and_then(|s| s.figures.per_minute()).map_or("none".into(), |v| thousands(v, 0));
         let users = best.map_or("-".into(), |s| thousands(s.users as f64, 0));
         let (f, p) = c.headline.as_ref().map_or(("n/a".into(), "n/a".into()), |x| {
@@ -38,12 +43,12 @@ pub fn render(results: &[(String, RunResult)]) -> String {
             h,
             "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{value}</td><td>{users}</td><td>{f}</td><td>{p}</td></tr>",
             esc(name),
-            esc(&crate::describe::title(r))
+            esc(&describe::title(r))
         );
     }
     h.push_str("</table></div>");
     for (name, r) in &results[1..] {
-        let c = crate::compare::compare(base, r);
+        let c = compare(base, r);
         for w in &c.warnings {
             let _ = write!(
                 h,
@@ -79,10 +84,7 @@ pub fn render(results: &[(String, RunResult)]) -> String {
         .iter()
         .map(|(_, r)| {
             let txn = r.workload.per_minute_txn();
-            crate::html::intervals_of(r, |t| t == txn)
-                .iter()
-                .map(|(ms, i)| (*ms as f64 / 1e3, i.tps * 60.0))
-                .collect()
+            intervals_of(r, |t| t == txn).iter().map(|(ms, i)| (*ms as f64 / 1e3, i.tps * 60.0)).collect()
         })
         .collect();
     h.push_str(&overlay_chart(&format!("{unit} over time"), "seconds", unit, &lines(over_time)));
@@ -92,7 +94,7 @@ pub fn render(results: &[(String, RunResult)]) -> String {
 
 /// The steps both results ran, matched by users: each one's throughput and mean response time in both,
 /// and the change.
-fn step_table(a: &str, b: &str, c: &crate::compare::Comparison) -> String {
+fn step_table(a: &str, b: &str, c: &Comparison) -> String {
     if c.steps.is_empty() {
         return String::new();
     }

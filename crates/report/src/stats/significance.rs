@@ -8,7 +8,7 @@
 //! gamma, some forty lines) rather than through a statistics crate for one function.
 //!
 //! ```
-//! use oltpgen_report::significance::welch;
+//! use oltpgen_report::stats::significance::welch;
 //! let s = welch(&[100.0, 102.0, 98.0], &[112.0, 113.0, 111.0]).unwrap();
 //! assert!(s.p_value < 0.01);
 //! assert_eq!(s.statement("faster", "slower"), "B is 12.0% faster, p < 0.01");

@@ -6,12 +6,18 @@
 //!
 //! [`report`] is all of it; [`render`] the one-screen view of a user-load sweep — how throughput and
 //! response time moved as users grew, and where the cap cut in — that ends a run and opens
-//! [`crate::summary`].
+//! [`crate::render::text::summary`]. The table's cells are [`crate::render::steps`]'.
 
 use std::fmt::Write as _;
 
-use crate::model::{Figures, ORDER, RuleVerdict, RunResult, Step, Workload};
+use crate::model::counters::{split_key, step_keys};
+use crate::model::{RuleVerdict, RunResult, Step};
 use crate::numfmt::thousands;
+use crate::render::counters::{label, value};
+use crate::render::describe;
+use crate::render::steps::{headline, per_target, step_cells, step_columns, verdict};
+use crate::render::text::audit::render_text;
+use crate::render::text::transactions::transaction_table;
 
 /// What ran (title, target, date, scale or size, pacing, mode, client threads), the step table with
 /// its failures and the headline, each step's per-transaction table, and the counters the studies
@@ -32,7 +38,7 @@ pub fn report(r: &RunResult) -> String {
                 _ => "",
             }
         );
-        crate::summary::transaction_table(&mut out, r.workload, &s.figures, "  ");
+        transaction_table(&mut out, r.workload, &s.figures, "  ");
     }
     out.push_str(&counters(r));
     out
@@ -41,19 +47,19 @@ pub fn report(r: &RunResult) -> String {
 /// The lines saying what ran.
 fn header(r: &RunResult) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}", crate::describe::title(r));
+    let _ = writeln!(out, "{}", describe::title(r));
     let _ = writeln!(out, "target {}; started {}", r.targets.join(", "), r.started_at);
-    let mut facts: Vec<String> = crate::describe::size(r).into_iter().collect();
-    facts.extend(crate::describe::pacing(r).map(|p| format!("pacing: {p}")));
-    facts.extend(crate::describe::mode(r).map(|m| format!("transactions {m}")));
+    let mut facts: Vec<String> = describe::size(r).into_iter().collect();
+    facts.extend(describe::pacing(r).map(|p| format!("pacing: {p}")));
+    facts.extend(describe::mode(r).map(|m| format!("transactions {m}")));
     facts.extend(
         r.config.get("client_threads").and_then(|t| t.as_u64()).map(|t| format!("{t} client threads")),
     );
     if !facts.is_empty() {
         let _ = writeln!(out, "{}", facts.join("; "));
     }
-    let _ = writeln!(out, "{}", crate::describe::headline(r));
-    let _ = writeln!(out, "client: {}", crate::describe::client(r));
+    let _ = writeln!(out, "{}", describe::headline(r));
+    let _ = writeln!(out, "client: {}", describe::client(r));
     if r.interrupted {
         let _ = writeln!(out, "INTERRUPTED: the figures cover the part of the run that happened");
     }
@@ -64,11 +70,11 @@ fn header(r: &RunResult) -> String {
 /// The counters the studies quote per step (CPU %, disk transfers/s, ms per transfer, queue length,
 /// buffer hit %, watts), a row per counter and a column per step; nothing when no step has any.
 pub(crate) fn counters(r: &RunResult) -> String {
-    let keys = crate::counter_view::step_keys(&r.steps);
+    let keys = step_keys(&r.steps);
     if keys.is_empty() {
         return String::new();
     }
-    let labels: Vec<String> = keys.iter().map(|k| crate::counter_view::label(k)).collect();
+    let labels: Vec<String> = keys.iter().map(|k| label(k)).collect();
     let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(22);
     let mut out = format!("\n{:<width$}", "counters, step average");
     for s in &r.steps {
@@ -76,10 +82,10 @@ pub(crate) fn counters(r: &RunResult) -> String {
     }
     out.push('\n');
     for (key, label) in keys.iter().zip(&labels) {
-        let name = crate::counter_view::split_key(key).1;
+        let name = split_key(key).1;
         let _ = write!(out, "{label:<width$}");
         for s in &r.steps {
-            let cell = s.counters.get(key).map_or("-".into(), |v| crate::counter_view::value(name, *v));
+            let cell = s.counters.get(key).map_or("-".into(), |v| value(name, *v));
             let _ = write!(out, "{cell:>12}");
         }
         out.push('\n');
@@ -116,103 +122,11 @@ pub fn render(r: &RunResult) -> String {
     }
     for s in &r.steps {
         if let Some(audit) = &s.audit {
-            w.push_str(&crate::audit::render_text(s, audit));
+            w.push_str(&render_text(s, audit));
         }
     }
     let _ = writeln!(w, "{}", headline(r));
     out
-}
-
-/// A step driven against several targets (or from several machines): each one's throughput (TPS, or
-/// OPM for DS2, whose studies compare databases by OPM), and the variability across them,
-/// (max - min) / max, as the studies report it.
-pub(crate) fn per_target(s: &Step, workload: Workload) -> String {
-    let (unit, of, digits): (&str, fn(&Figures) -> f64, usize) = match workload {
-        Workload::Tpcc => ("TPS", |f| f.tps, 1),
-        Workload::Ds2 => ("OPM", |f| f.opm.unwrap_or(0.0), 0),
-    };
-    let values: Vec<f64> = s.targets.values().map(of).collect();
-    let each: Vec<String> =
-        s.targets.iter().map(|(t, f)| format!("{t} {}", thousands(of(f), digits))).collect();
-    let spread = crate::stats::variability(&values).map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
-    format!("step {} run {} per target {unit}: {}; variability {spread}", s.index + 1, s.run, each.join(", "))
-}
-
-/// The step table's column titles and widths (the text table right-aligns each cell in its width;
-/// the last, the cap verdict, follows two spaces). TPC-C's speaks TPS and NOPM with the mean and p95 of
-/// every transaction; DS2's speaks as DS2 does, OPM and `rt_tot_avg`, beside the whole order's mean and
-/// p95 from its intended start (what the default cap judges).
-pub(crate) fn step_columns(workload: Workload) -> [(&'static str, usize); 9] {
-    match workload {
-        Workload::Tpcc => [
-            ("step", 4),
-            ("run", 5),
-            ("users", 9),
-            ("TPS", 10),
-            ("NOPM", 10),
-            ("avg ms", 10),
-            ("p95 ms", 10),
-            ("errors", 8),
-            ("cap", 0),
-        ],
-        Workload::Ds2 => [
-            ("step", 4),
-            ("run", 5),
-            ("users", 9),
-            ("OPM", 10),
-            ("rt_tot_avg ms", 15),
-            ("order avg ms", 14),
-            ("order p95 ms", 14),
-            ("errors", 8),
-            ("cap", 0),
-        ],
-    }
-}
-
-/// A step's row of the step table, formatted, in [`step_columns`]' order. The text table and the
-/// HTML table both show these cells.
-pub(crate) fn step_cells(s: &Step, workload: Workload) -> [String; 9] {
-    let f = &s.figures;
-    let ms = |v: f64| thousands(v, 1);
-    let (a, b, c, d) = match workload {
-        Workload::Tpcc => (
-            thousands(f.tps, 1),
-            f.per_minute().map_or("-".to_string(), |pm| thousands(pm, 0)),
-            ms(f.rt_avg_ms),
-            ms(f.rt_p95_ms),
-        ),
-        Workload::Ds2 => {
-            let order = f.transactions.get(ORDER);
-            (
-                thousands(f.opm.unwrap_or(0.0), 0),
-                f.rt_tot_avg_ms.map_or("-".to_string(), ms),
-                order.map_or("-".to_string(), |o| ms(o.avg_ms)),
-                order.map_or("-".to_string(), |o| ms(o.p95_ms)),
-            )
-        }
-    };
-    [
-        (s.index + 1).to_string(),
-        s.run.to_string(),
-        thousands(s.users as f64, 0),
-        a,
-        b,
-        c,
-        d,
-        f.errors.to_string(),
-        verdict(s).to_string(),
-    ]
-}
-
-/// A step's verdict in one word: PASS, FAIL, INVALID (not measured: it neither passes nor fails the
-/// cap), or `-` without a cap.
-pub fn verdict(s: &Step) -> &'static str {
-    match &s.cap {
-        None => "-",
-        Some(v) if v.invalid.is_some() => "INVALID",
-        Some(v) if v.passed => "PASS",
-        Some(_) => "FAIL",
-    }
 }
 
 /// Why step `s` failed its cap: each failed rule with what was observed.
@@ -230,44 +144,13 @@ fn failure(s: &Step) -> String {
     format!("step {} run {} over the cap: {}", s.index + 1, s.run, rules.join(", "))
 }
 
-/// The headline line: the highest throughput within the cap (TPS, or DS2's OPM), where it was
-/// reached, and its mean response time (DS2's `rt_tot_avg`) — or why there is none.
-pub fn headline(r: &RunResult) -> String {
-    let unit = match r.workload {
-        Workload::Tpcc => "TPS",
-        Workload::Ds2 => "OPM",
-    };
-    match &r.max_within_cap {
-        Some(h) => {
-            let (value, mean) = match (h.opm, h.rt_tot_avg_ms) {
-                (Some(opm), rt_tot) => {
-                    (thousands(opm, 0), format!("rt_tot_avg {} ms", thousands(rt_tot.unwrap_or(0.0), 1)))
-                }
-                (None, _) => (thousands(h.tps, 1), format!("avg {} ms", thousands(h.rt_avg_ms, 1))),
-            };
-            format!(
-                "max {unit} within cap: {value} at {} users (step {}), {mean}",
-                thousands(h.users as f64, 0),
-                h.step_index + 1,
-            )
-        }
-        None if r.steps.is_empty() => {
-            format!("max {unit} within cap: none, the run stopped before a step was measured")
-        }
-        None if r.steps.iter().any(|s| s.cap.is_some()) => {
-            format!("max {unit} within cap: none, no step kept within the cap")
-        }
-        None => format!("max {unit} within cap: n/a, no response-time cap was set"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cap::Cap;
     use crate::fixtures::{ds2_step, result, tpcc_step};
     use crate::model::Workload;
-    use crate::step::Transactions;
+    use crate::model::step::Transactions;
+    use crate::stats::cap::Cap;
     use std::collections::BTreeMap;
 
     #[test]
@@ -296,9 +179,9 @@ max TPS within cap: none, no step kept within the cap
 
     #[test]
     fn several_targets_show_each_ones_throughput_and_the_variability() {
-        use crate::step::tests::txn;
+        use crate::model::step::tests::txn;
         let per_target = |n| Transactions::from([("new_order".to_string(), txn(n, 1_000, 0))]);
-        let plan = crate::step::StepPlan { run: 1, users: 64, duration_s: 60.0, ..Default::default() };
+        let plan = crate::model::step::StepPlan { run: 1, users: 64, duration_s: 60.0, ..Default::default() };
         let step = Step::new(
             Workload::Tpcc,
             plan,

@@ -1,13 +1,15 @@
 //! A step's audit figures: the shares a TPC-C auditor checks before trusting a throughput figure
 //! (observed mix, rollbacks, remote lines and Payments, by-name selections, skipped Deliveries, pacing,
-//! users per warehouse), each beside the spec's bound with a verdict ([`Audit`], [`AuditCheck`]).
+//! users per warehouse), each beside the spec's bound with a verdict ([`tpcc`], [`judge_range`],
+//! [`judge_minimum`]), making the [`Audit`] a step holds.
 //!
 //! The driver counts what it needs per step (workload-neutral counters named by the workload); the
 //! shares, bounds and verdicts are computed here, from the counters and the step's transactions.
 //!
 //! ```
 //! use std::collections::BTreeMap;
-//! use oltpgen_report::audit::{Verdict, judge_range};
+//! use oltpgen_report::model::audit::Verdict;
+//! use oltpgen_report::stats::audit::judge_range;
 //! // 1,000 rollbacks in 100,000 New-Orders: within 2.4.1.4's audited 0.90–1.10%.
 //! assert_eq!(judge_range(1_000, 100_000, (0.90, 1.10)), Verdict::Pass);
 //! // 10 in 1,000 cannot tell 1% from 0.8%: too few to judge.
@@ -16,91 +18,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
+use crate::model::audit::{
+    Audit, AuditCheck, BY_NAME_ORDER_STATUS, BY_NAME_PAYMENTS, ORDER_LINES, REMOTE_ORDER_LINES,
+    REMOTE_PAYMENTS, SKIPPED_DISTRICTS, Verdict,
+};
 use crate::model::{Step, TPCC_TRANSACTIONS, TxnStats};
-
-/// The counters TPC-C's user loop keeps per transaction, by name (the driver's workload declares the
-/// same names, in this order).
-pub const TPCC_COUNTERS: [&str; 6] = [
-    ORDER_LINES,
-    REMOTE_ORDER_LINES,
-    REMOTE_PAYMENTS,
-    BY_NAME_PAYMENTS,
-    BY_NAME_ORDER_STATUS,
-    SKIPPED_DISTRICTS,
-];
-/// Lines of completed New-Orders.
-pub const ORDER_LINES: &str = "order_lines";
-/// Of those, lines supplied by another warehouse (2.4.1.5.2).
-pub const REMOTE_ORDER_LINES: &str = "remote_order_lines";
-/// Completed Payments for a customer of another warehouse (2.5.1.2).
-pub const REMOTE_PAYMENTS: &str = "remote_payments";
-/// Completed Payments that chose the customer by last name (2.5.1.2).
-pub const BY_NAME_PAYMENTS: &str = "by_name_payments";
-/// Completed Order-Status transactions that chose the customer by last name (2.6.1.2).
-pub const BY_NAME_ORDER_STATUS: &str = "by_name_order_status";
-/// Districts completed Deliveries skipped for want of a new order (2.7.4.2).
-pub const SKIPPED_DISTRICTS: &str = "skipped_districts";
-
-/// What a check concluded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Within the spec's bound.
-    Pass,
-    /// Outside it: the step's figures are not those of a run that keeps the rule.
-    Flag,
-    /// Too few transactions for the share to tell the bound from chance: no verdict.
-    TooFew,
-}
-
-impl Verdict {
-    /// The mark the text and HTML reports print.
-    pub fn mark(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Flag => "FLAG",
-            Verdict::TooFew => "too few to judge",
-        }
-    }
-}
-
-/// One audited figure of a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AuditCheck {
-    /// The spec clause that sets the bound.
-    pub clause: String,
-    /// What is measured, e.g. `remote order lines`.
-    pub name: String,
-    /// The observed value (a percentage, a count per warehouse, or 1/0 for on/off).
-    pub value: f64,
-    /// The value as the reports print it, e.g. `1.02%`, `on`.
-    pub shown: String,
-    /// The spec's bound as the reports print it, e.g. `0.95–1.05%`.
-    pub bound: String,
-    /// The verdict.
-    pub verdict: Verdict,
-}
-
-/// A step's audit: the counters it was computed from and the checks.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Audit {
-    /// The workload's audit counters over the step's window, by name.
-    pub counters: BTreeMap<String, u64>,
-    /// The checks, in the spec's order.
-    pub checks: Vec<AuditCheck>,
-    /// What a reader must know to compare the step with others (e.g. that Delivery ran inline).
-    #[serde(default)]
-    pub notes: Vec<String>,
-}
-
-impl Audit {
-    /// Checks that flagged.
-    pub fn flagged(&self) -> impl Iterator<Item = &AuditCheck> {
-        self.checks.iter().filter(|c| c.verdict == Verdict::Flag)
-    }
-}
 
 /// What a TPC-C audit needs to know of the run beyond the step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -239,34 +161,14 @@ pub fn tpcc(step: &Step, counters: BTreeMap<String, u64>, plan: TpccAuditPlan) -
 pub const DELIVERY_INLINE: &str = "Delivery runs inline, not deferred (2.7.2 allows a queued Delivery): \
      its response time is the whole transaction's, as HammerDB, BenchBase and go-tpc measure it";
 
-/// The audit of step `step` as `report show` and summary.txt print it: a header, then a line per check.
-pub fn render_text(step: &Step, audit: &Audit) -> String {
-    use std::fmt::Write as _;
-    let mut out =
-        format!("audit of step {} run {} (FLAG: outside the spec's bound)\n", step.index + 1, step.run);
-    for c in &audit.checks {
-        let _ = writeln!(
-            out,
-            "  {:<10}{:<28}{:<28}{:<16}{}",
-            c.clause,
-            c.name,
-            c.shown,
-            c.bound,
-            c.verdict.mark()
-        );
-    }
-    for note in &audit.notes {
-        let _ = writeln!(out, "  {note}");
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::Workload;
-    use crate::step::tests::txn;
-    use crate::step::{StepPlan, Transactions};
+    use crate::model::audit::TPCC_COUNTERS;
+    use crate::model::step::tests::txn;
+    use crate::model::step::{StepPlan, Transactions};
+    use crate::render::text::audit::render_text;
 
     #[test]
     fn a_share_is_judged_only_when_chance_cannot_cover_its_range() {

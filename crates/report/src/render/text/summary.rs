@@ -2,7 +2,9 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{Figures, RunResult, Step, Workload};
+use crate::model::{Figures, ORDER, RunResult, Step, Workload};
+use crate::render::text::show;
+use crate::render::text::transactions::transaction_table;
 
 /// Renders the whole result: what ran, then every step's figures and per-transaction table, then the
 /// client's own cost and the errors by kind.
@@ -27,7 +29,7 @@ pub fn render(r: &RunResult) -> String {
     if r.interrupted {
         let _ = writeln!(w, "INTERRUPTED: the figures cover the part of the run that happened");
     }
-    let _ = write!(w, "\n{}", crate::show::render(r));
+    let _ = write!(w, "\n{}", show::render(r));
     for step in &r.steps {
         render_step(w, r, step);
     }
@@ -86,7 +88,7 @@ fn figures_line(workload: Workload, f: &Figures) -> String {
             f.rt_p95_ms
         ),
         Workload::Ds2 => {
-            let order = f.transactions.get(crate::model::ORDER);
+            let order = f.transactions.get(ORDER);
             format!(
                 "OPM {:.0}   rt_tot_avg {:.1} ms   order avg {:.1} ms   order p95 {:.1} ms   {tail}",
                 f.opm.unwrap_or(0.0),
@@ -94,44 +96,6 @@ fn figures_line(workload: Workload, f: &Figures) -> String {
                 order.map_or(0.0, |o| o.avg_ms),
                 order.map_or(0.0, |o| o.p95_ms)
             )
-        }
-    }
-}
-
-/// Every transaction type's counts and response-time percentiles in `f`, one row each, each line
-/// starting with `indent`: in summary.txt per step, and in DS2's detailed view.
-pub(crate) fn transaction_table(w: &mut String, workload: Workload, f: &Figures, indent: &str) {
-    let _ = writeln!(
-        w,
-        "{indent}{:<16}{:>10}{:>10}{:>8}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}",
-        "transaction",
-        "count",
-        "rollbacks",
-        "errors",
-        "retries",
-        "avg ms",
-        "p50 ms",
-        "p90 ms",
-        "p95 ms",
-        "p99 ms",
-        "max ms"
-    );
-    for name in workload.transactions() {
-        if let Some(t) = f.transactions.get(*name) {
-            let _ = writeln!(
-                w,
-                "{indent}{name:<16}{:>10}{:>10}{:>8}{:>8}{:>9.1}{:>9.1}{:>9.1}{:>9.1}{:>9.1}{:>9.1}",
-                t.count,
-                t.rollbacks,
-                t.errors,
-                t.retries,
-                t.avg_ms,
-                t.p50_ms,
-                t.p90_ms,
-                t.p95_ms,
-                t.p99_ms,
-                t.max_ms
-            );
         }
     }
 }

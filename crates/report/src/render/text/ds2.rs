@@ -4,7 +4,6 @@
 //!   rt_tot_avg_msec=… rt_tot_sampled=… rollbacks: n=… %=…`, running totals since the statistics were
 //!   last reset, then oltpgen's own figures under their own names;
 //! - the run's first line ([`header`]);
-//! - the per-interval figures of `--csv-output` ([`CSV_HEADER`], [`csv_row`], written by [`CsvOutput`]);
 //! - the line printed as each step is judged ([`step_line`]);
 //! - the final report ([`final_report`]): `Final: et=… n_overall=… opm=… rt_tot_avg=…` per step, and
 //!   with several databases each one and the variability across them; the detailed view adds every
@@ -13,88 +12,23 @@
 //! Where a DS2 name is printed it means what DS2 means: `rt_tot` is the sum of an order's operations'
 //! response times (a registration counting its last attempt), not the order's time from its intended
 //! start, which oltpgen prints beside it as `order_rt_avg` and its default cap judges.
+//!
+//! The figures of a progress tick are [`crate::model::ds2_progress`]'s; the per-interval rows of
+//! `--csv-output` are [`crate::render::csv::ds2`]'s.
 
 use std::fmt::Write as _;
-use std::io::Write as IoWrite;
 use std::time::Duration;
 
-use crate::histogram::LatencyHistogram;
+use crate::model::ds2_progress::Ds2Progress;
+use crate::model::histogram::LatencyHistogram;
 use crate::model::{Figures, ORDER, RT_TOT, RunResult, Step, TxnStats, Workload};
+use crate::render::text::live::cap_verdict;
+use crate::render::text::transactions::transaction_table;
+use crate::stats::variability as spread;
 
 /// What the progress line says after the statistics were reset (ds2xdriver.cs prints it when its
 /// warmup ends; oltpgen resets at each edge of a measured window).
 pub const STATS_RESET: &str = "Stats reset";
-
-/// Counts of DS2's operations (the three browses together, as DS2 counts them).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OpCounts {
-    /// Logins.
-    pub logins: u64,
-    /// Registrations.
-    pub new_customers: u64,
-    /// Browses of any kind.
-    pub browses: u64,
-    /// Purchases.
-    pub purchases: u64,
-}
-
-/// One progress interval of DS2 orders, for every database together or one of them.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Ds2Interval {
-    /// The interval's length, seconds.
-    pub span_s: f64,
-    /// Orders completed in it (rolled back or not).
-    pub orders: u64,
-    /// Of them, rolled back for want of stock.
-    pub rollbacks: u64,
-    /// Orders failed in it.
-    pub errors: u64,
-    /// DS2's `rt_tot_sampled`: the mean `rt_tot` of the interval's orders, ms.
-    pub rt_tot_avg_ms: f64,
-    /// The largest `rt_tot` of the interval, ms.
-    pub rt_tot_max_ms: f64,
-    /// The mean whole order from its intended start, ms (oltpgen's figure).
-    pub order_avg_ms: f64,
-    /// The largest whole order from its intended start, ms.
-    pub order_max_ms: f64,
-    /// The operations completed in it.
-    pub ops: OpCounts,
-}
-
-/// A progress tick in DS2's terms: running totals since the statistics were last reset, as DS2's
-/// driver prints them, and the interval that just ended.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Ds2Progress {
-    /// Seconds since the run began.
-    pub run_s: f64,
-    /// Seconds since the statistics were last reset (DS2's `et`).
-    pub et_s: f64,
-    /// Users running.
-    pub users: u64,
-    /// Orders completed since the reset (DS2's `n_overall`).
-    pub n_overall: u64,
-    /// Of them, rolled back (DS2's `n_rollbacks_overall`).
-    pub rollbacks: u64,
-    /// Orders failed since the reset (DS2 has none: its threads exit).
-    pub errors: u64,
-    /// DS2's `rt_tot_avg`: the mean `rt_tot` since the reset, ms.
-    pub rt_tot_avg_ms: f64,
-    /// DS2's `rt_tot_lastn_max`: the largest `rt_tot` of the last 100 orders since the reset, ms.
-    pub rt_tot_lastn_max_ms: f64,
-    /// The mean whole order from its intended start since the reset, ms (oltpgen's figure).
-    pub order_rt_avg_ms: f64,
-    /// The operations completed since the reset.
-    pub ops: OpCounts,
-    /// The interval that just ended.
-    pub interval: Ds2Interval,
-}
-
-impl Ds2Progress {
-    /// DS2's `opm`: orders per minute since the reset, as its driver rounds it (down).
-    pub fn opm(&self) -> u64 {
-        if self.et_s > 0.0 { (60.0 * self.n_overall as f64 / self.et_s).floor() as u64 } else { 0 }
-    }
-}
 
 /// DS2's whole milliseconds, rounded down as its driver rounds them.
 fn msec(ms: f64) -> u64 {
@@ -133,35 +67,6 @@ pub fn progress_line(p: &Ds2Progress) -> String {
     )
 }
 
-/// The header of `--csv-output`: one row per progress interval (and per database with several), the
-/// interval's own figures. `rt_tot_*` are DS2's (the sum of an order's operations' times), `order_*`
-/// oltpgen's (the whole order from its intended start).
-pub const CSV_HEADER: &str = "et_s,target,users,opm,rt_tot_avg_ms,rt_tot_max_ms,orders,rollbacks,logins,\
-                              new_customers,browses,purchases,errors,order_avg_ms,order_max_ms";
-
-/// One `--csv-output` row: interval `p.interval` of `target` (`all` for the total), ending `p.run_s`
-/// into the run.
-pub fn csv_row(target: &str, p: &Ds2Progress) -> String {
-    let i = &p.interval;
-    let opm = if i.span_s > 0.0 { i.orders as f64 * 60.0 / i.span_s } else { 0.0 };
-    format!(
-        "{:.1},{target},{},{opm:.1},{:.3},{:.3},{},{},{},{},{},{},{},{:.3},{:.3}",
-        p.run_s,
-        p.users,
-        i.rt_tot_avg_ms,
-        i.rt_tot_max_ms,
-        i.orders,
-        i.rollbacks,
-        i.ops.logins,
-        i.ops.new_customers,
-        i.ops.browses,
-        i.ops.purchases,
-        i.errors,
-        i.order_avg_ms,
-        i.order_max_ms
-    )
-}
-
 /// The line printed when a DS2 step is judged: OPM and `rt_tot_avg`, the whole order's mean and p95
 /// from its intended start, failed orders, the verdict.
 pub fn step_line(s: &Step) -> String {
@@ -178,7 +83,7 @@ pub fn step_line(s: &Step) -> String {
         order.map_or(0.0, |o| o.avg_ms),
         order.map_or(0.0, |o| o.p95_ms),
         f.errors,
-        crate::live::cap_verdict(s)
+        cap_verdict(s)
     )
 }
 
@@ -232,37 +137,6 @@ fn secs(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
 
-/// `--csv-output`: a row per progress interval (and per database with several), flushed as it is
-/// written so that a run that dies leaves what it measured.
-pub struct CsvOutput<W: IoWrite> {
-    out: W,
-    labels: Vec<String>,
-}
-
-impl<W: IoWrite> CsvOutput<W> {
-    /// Writes the header into `out`; `labels` name the databases of each interval's rows.
-    ///
-    /// # Errors
-    /// The header could not be written.
-    pub fn new(mut out: W, labels: Vec<String>) -> std::io::Result<Self> {
-        writeln!(out, "{CSV_HEADER}")?;
-        out.flush()?;
-        Ok(CsvOutput { out, labels })
-    }
-
-    /// Writes an interval: the total (`all`), then each database's (`each`, with several).
-    ///
-    /// # Errors
-    /// The rows could not be written.
-    pub fn write(&mut self, all: &Ds2Progress, each: &[Ds2Progress]) -> std::io::Result<()> {
-        writeln!(self.out, "{}", csv_row("all", all))?;
-        for (label, p) in self.labels.iter().zip(each) {
-            writeln!(self.out, "{}", csv_row(label, p))?;
-        }
-        self.out.flush()
-    }
-}
-
 /// What a DS2 cap's rules judge, for the run's header: `cap` as `--rt-cap` writes it.
 pub fn cap_meaning(cap: &str) -> String {
     let mut parts = Vec::new();
@@ -307,10 +181,10 @@ pub fn final_report(r: &RunResult, detailed: bool) -> String {
             let _ = writeln!(w, "  variability across databases (max - min) / max: OPM {:.1}%", v * 100.0);
         }
         if detailed {
-            crate::summary::transaction_table(w, Workload::Ds2, &s.figures, "  ");
+            transaction_table(w, Workload::Ds2, &s.figures, "  ");
             for (label, f) in &s.targets {
                 let _ = writeln!(w, "  {label}:");
-                crate::summary::transaction_table(w, Workload::Ds2, f, "  ");
+                transaction_table(w, Workload::Ds2, f, "  ");
             }
         }
     }
@@ -329,7 +203,7 @@ fn implementation(r: &RunResult) -> String {
 /// OPM's variability across a step's databases, (max − min) / max; `None` with one database.
 fn variability(s: &Step) -> Option<f64> {
     let opm: Vec<f64> = s.targets.values().filter_map(|f| f.opm).collect();
-    (opm.len() > 1).then(|| crate::stats::variability(&opm)).flatten()
+    (opm.len() > 1).then(|| spread(&opm)).flatten()
 }
 
 /// Mean response time of the named operations together, ms, and how many ran.
@@ -379,9 +253,9 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::fixtures::result;
-    use crate::step::tests::txn;
-    use crate::step::{StepPlan, Transactions};
+    use crate::fixtures::{ds2_progress, result};
+    use crate::model::step::tests::txn;
+    use crate::model::step::{StepPlan, Transactions};
 
     /// `orders` orders, each timed `order_us` from its intended start and 11.4 ms by DS2's sum.
     fn ds2(orders: u64, rollbacks: u64, order_us: u64) -> Transactions {
@@ -433,22 +307,6 @@ mod tests {
     }
 
     #[test]
-    fn csv_output_writes_the_header_then_all_and_each_database_per_interval() {
-        let p = |users| Ds2Progress { run_s: 10.0, users, ..Ds2Progress::default() };
-        let mut out = CsvOutput::new(Vec::new(), vec!["pg1".into(), "pg2".into()]).unwrap();
-        out.write(&p(8), &[p(4), p(4)]).unwrap();
-        let text = String::from_utf8(out.out).unwrap();
-        assert_eq!(
-            text,
-            format!(
-                "{CSV_HEADER}\n10.0,all,8,0.0,0.000,0.000,0,0,0,0,0,0,0,0.000,0.000\n\
-                 10.0,pg1,4,0.0,0.000,0.000,0,0,0,0,0,0,0,0.000,0.000\n\
-                 10.0,pg2,4,0.0,0.000,0.000,0,0,0,0,0,0,0,0.000,0.000\n"
-            )
-        );
-    }
-
-    #[test]
     fn the_final_line_speaks_ds2() {
         let mut r = result(Workload::Ds2, vec![step(BTreeMap::from([("db".into(), ds2(1000, 10, 15_000))]))]);
         let text = final_report(&r, false);
@@ -485,36 +343,10 @@ mod tests {
         assert_eq!(final_report(&r, true), "");
     }
 
-    fn progress() -> Ds2Progress {
-        Ds2Progress {
-            run_s: 75.0,
-            et_s: 14.96,
-            users: 16,
-            n_overall: 1_234,
-            rollbacks: 13,
-            errors: 1,
-            rt_tot_avg_ms: 12.89,
-            rt_tot_lastn_max_ms: 40.2,
-            order_rt_avg_ms: 13.5,
-            ops: OpCounts { logins: 990, new_customers: 244, browses: 3_702, purchases: 1_234 },
-            interval: Ds2Interval {
-                span_s: 10.0,
-                orders: 800,
-                rollbacks: 9,
-                errors: 0,
-                rt_tot_avg_ms: 11.25,
-                rt_tot_max_ms: 35.5,
-                order_avg_ms: 12.0,
-                order_max_ms: 36.0,
-                ops: OpCounts { logins: 640, new_customers: 160, browses: 2_400, purchases: 800 },
-            },
-        }
-    }
-
     #[test]
     fn the_progress_line_is_ds2s_then_ours() {
         assert_eq!(
-            progress_line(&progress()),
+            progress_line(&ds2_progress()),
             "et=   15.0 n_overall=1234 opm=4949 rt_tot_lastn_max_msec=40 rt_tot_avg_msec=12 rt_tot_sampled=11 \
              rollbacks: n=13 %=  1.1 users=16 errors=1 order_rt_avg_msec=13 logins=990 newcust=244 \
              browses=3702 purchases=1234"
@@ -522,15 +354,6 @@ mod tests {
         let fresh = Ds2Progress::default();
         assert_eq!(fresh.opm(), 0, "nothing since the reset divides by nothing");
         assert!(progress_line(&fresh).contains("rollbacks: n=0 %=  0.0 "), "{}", progress_line(&fresh));
-    }
-
-    #[test]
-    fn csv_rows_hold_the_interval_alone() {
-        assert_eq!(CSV_HEADER.split(',').count(), csv_row("all", &progress()).split(',').count());
-        assert_eq!(
-            csv_row("vm1", &progress()),
-            "75.0,vm1,16,4800.0,11.250,35.500,800,9,640,160,2400,800,0,12.000,36.000"
-        );
     }
 
     #[test]
@@ -542,7 +365,7 @@ mod tests {
              errors 0  cap -",
             "no cap was set"
         );
-        let mut verdict = crate::cap::Cap::default_for(Workload::Ds2).evaluate(&s.figures);
+        let mut verdict = crate::stats::cap::Cap::default_for(Workload::Ds2).evaluate(&s.figures);
         verdict.invalidate("the run was stopped during the step".into());
         s.cap = Some(verdict);
         assert!(

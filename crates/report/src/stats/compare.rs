@@ -1,5 +1,6 @@
 //! Two results side by side ("storage A against storage B", "cache on against cache off"):
-//! [`compare`] builds a [`Comparison`], [`render`] prints it.
+//! [`compare`] builds a [`Comparison`], [`crate::render::text::compare`] prints it and
+//! [`crate::render::html::compare`] draws several.
 //!
 //! Every figure is compared as a [`Change`] from `a` to `b`: the ratio `b / a` (3.36×) and the change
 //! in percent (+236.1%). Steps are matched by their user load (the first step at 4,000 users in `a`
@@ -7,24 +8,25 @@
 //! loads only one result ran are listed. When a result holds several repetitions
 //! of its plan (`--runs`), its median run ([`median_run`]) stands for it, as the studies compare
 //! medians, and when both do, Welch's t-test over the runs says whether the change is more than their
-//! noise ([`crate::significance`]). The headlines are each result's own `max_within_cap`, in the
+//! noise ([`crate::stats::significance`]). The headlines are each result's own `max_within_cap`, in the
 //! workload's own unit: NOPM for TPC-C, OPM (and `rt_tot_avg`) for DS2. [`Comparison::gate`] is
 //! `--fail-if-slower`'s verdict, and the whole comparison serializes for `--json`.
 //!
 //! ```
-//! use oltpgen_report::compare::Change;
+//! use oltpgen_report::stats::compare::Change;
 //! let c = Change::new(205.0, 689.0);
 //! assert_eq!(format!("{:.2}", c.ratio.unwrap()), "3.36");
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::model::counters::{quoted, split_key};
 use crate::model::{Figures, RunResult, Step};
-use crate::numfmt::{factor, figure, percent, thousands};
-use crate::significance::{Significance, welch};
+use crate::numfmt::{figure, percent};
+use crate::stats::cap::best_step_within_cap;
+use crate::stats::significance::{Significance, welch};
 use crate::stats::{median_run, percent_change, ratio};
 
 /// One figure in both results, and how it changed from `a` (`before`) to `b` (`after`).
@@ -72,7 +74,7 @@ pub struct StepComparison {
     /// DS2's `rt_tot_avg`, ms, when both have it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rt_tot_avg_ms: Option<Change>,
-    /// The counters the studies quote per step ([`crate::counter_view::quoted`]) that both steps hold,
+    /// The counters the studies quote per step ([`crate::model::counters::quoted`]) that both steps hold,
     /// keyed `<source>/<name>`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub counters: BTreeMap<String, Change>,
@@ -222,7 +224,7 @@ fn headline_figure(f: &Figures, same_workload: bool) -> f64 {
 fn headline(a: &RunResult, b: &RunResult, same_workload: bool) -> Option<HeadlineComparison> {
     let best = |r: &RunResult| -> Option<Step> {
         let median: Vec<Step> = median_steps(r).into_iter().cloned().collect();
-        crate::cap::best_step_within_cap(&median).cloned()
+        best_step_within_cap(&median).cloned()
     };
     // A result without a headline of its own (no cap, or none kept) has none here either.
     a.max_within_cap.as_ref().zip(b.max_within_cap.as_ref())?;
@@ -296,7 +298,7 @@ fn compare_steps(a: &Step, b: &Step, same_workload: bool) -> StepComparison {
         counters: a
             .counters
             .iter()
-            .filter(|(key, _)| crate::counter_view::quoted(crate::counter_view::split_key(key).1))
+            .filter(|(key, _)| quoted(split_key(key).1))
             .filter_map(|(key, x)| Some((key.clone(), Change::new(*x, *b.counters.get(key)?))))
             .collect(),
         significance: None,
@@ -339,138 +341,12 @@ impl Comparison {
     }
 }
 
-/// The comparison as text: the headline, per-watt and cost lines, then one table per step.
-pub fn render(c: &Comparison) -> String {
-    let mut out = String::new();
-    let w = &mut out;
-    let unit = c.per_minute_unit.unwrap_or("TPS");
-    for warning in &c.warnings {
-        let _ = writeln!(w, "warning: {warning}: the changes are not the systems' alone");
-    }
-    match &c.headline {
-        Some(h) => {
-            let rt_tot = h.rt_tot_avg_ms.map_or(String::new(), |ch| {
-                format!("; rt_tot_avg {} → {} ms", figure(ch.before), figure(ch.after))
-            });
-            let _ = writeln!(
-                w,
-                "max {} within cap {} → {}, {} ({}); at {} → {} users{rt_tot}",
-                h.unit,
-                figure(h.throughput.before),
-                figure(h.throughput.after),
-                factor(h.throughput.ratio),
-                percent(h.throughput.percent),
-                thousands(h.users.before, 0),
-                thousands(h.users.after, 0)
-            );
-            if let Some(sig) = &h.significance {
-                let _ = writeln!(w, "over the runs: {}", sig.statement("faster", "slower"));
-            }
-        }
-        None => {
-            let _ = writeln!(w, "max {unit} within cap: n/a (not both results have a step within a cap)");
-        }
-    }
-    if c.per_minute_unit.is_none() {
-        let _ = writeln!(w, "the workloads differ: NOPM/OPM and per-watt figures are not compared");
-    }
-    for (label, change, currency) in [
-        (format!("{unit} per watt"), c.per_watt, ""),
-        ("cost per TPS".to_string(), c.cost_per_tps_usd, "$"),
-        (format!("cost per {unit}"), c.cost_per_minute_unit_usd, "$"),
-    ] {
-        if let Some(ch) = change {
-            let _ = writeln!(
-                w,
-                "{label} {currency}{} → {currency}{}, {} ({})",
-                figure(ch.before),
-                figure(ch.after),
-                factor(ch.ratio),
-                percent(ch.percent)
-            );
-        }
-    }
-    for s in &c.steps {
-        step_table(w, s, unit);
-    }
-    if !c.unmatched_steps.is_empty() {
-        let steps: Vec<String> =
-            c.unmatched_steps.iter().map(|(r, i)| format!("{r} step {}", i + 1)).collect();
-        let _ = writeln!(w, "\nuser loads in only one result, not compared: {}", steps.join(", "));
-    }
-    out
-}
-
-/// One matched step's table: a row per figure (and per quoted counter), the first column as wide as
-/// its longest label so that no two columns run together, then the t-test's verdict when there are runs.
-fn step_table(w: &mut String, s: &StepComparison, unit: &str) {
-    type Row = (String, String, String, Option<Change>);
-    let mut rows: Vec<Row> =
-        vec![("step".into(), (s.index + 1).to_string(), (s.b_index + 1).to_string(), None)];
-    let figures = [
-        ("TPS", Some(s.tps)),
-        (unit, s.per_minute),
-        ("rt_tot_avg ms", s.rt_tot_avg_ms),
-        ("avg ms", Some(s.rt_avg_ms)),
-        ("p95 ms", Some(s.rt_p95_ms)),
-    ];
-    for (label, ch) in figures {
-        if let Some(ch) = ch {
-            rows.push((label.into(), figure(ch.before), figure(ch.after), Some(ch)));
-        }
-    }
-    for (key, ch) in &s.counters {
-        let name = crate::counter_view::split_key(key).1;
-        let value = |v| crate::counter_view::value(name, v);
-        rows.push((crate::counter_view::label(key), value(ch.before), value(ch.after), Some(*ch)));
-    }
-    let width = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0).max(13);
-    let users = format!("{} users", thousands(s.users.before, 0));
-    let _ =
-        writeln!(w, "\n{users:<wide$}{:>12}{:>12}{:>9}{:>10}", "a", "b", "b/a", "change", wide = width + 2);
-    for (label, before, after, ch) in rows {
-        let (f, p) = ch.map_or((String::new(), String::new()), |ch| (factor(ch.ratio), percent(ch.percent)));
-        let line = format!("  {label:<width$}{before:>12}{after:>12}{f:>9}{p:>10}");
-        let _ = writeln!(w, "{}", line.trim_end());
-    }
-    if let Some(sig) = &s.significance {
-        let _ = writeln!(w, "  over the runs: {}", sig.statement("faster", "slower"));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cap::Cap;
-    use crate::fixtures::{result, tpcc_step};
-    use crate::model::{Cost, Power, Workload};
-
-    /// Study 4's baseline: 205 TPS at 4,000 users is the last step within `avg=1s`.
-    fn baseline() -> RunResult {
-        let cap = Cap::default();
-        result(
-            Workload::Tpcc,
-            vec![
-                tpcc_step(0, 2_000, (3_600, 3_600), 500_000, Some(&cap)),
-                tpcc_step(1, 4_000, (6_150, 6_150), 900_000, Some(&cap)),
-                tpcc_step(2, 6_000, (6_600, 6_600), 1_500_000, Some(&cap)),
-            ],
-        )
-    }
-
-    /// Study 4's accelerated storage: 689 TPS at 14,000 users; it ran a fourth step.
-    fn accelerated() -> RunResult {
-        let cap = Cap::default();
-        result(
-            Workload::Tpcc,
-            vec![
-                tpcc_step(0, 4_000, (6_150, 6_150), 100_000, Some(&cap)),
-                tpcc_step(1, 9_000, (13_800, 13_800), 300_000, Some(&cap)),
-                tpcc_step(2, 14_000, (20_670, 20_670), 700_000, Some(&cap)),
-                tpcc_step(3, 18_000, (21_000, 21_000), 1_300_000, Some(&cap)),
-            ],
-        )
-    }
+    use crate::fixtures::{accelerated, baseline, repeated, result, tpcc_step};
+    use crate::model::Workload;
+    use crate::stats::cap::Cap;
 
     #[test]
     fn study4_headline_is_3_36_times_at_14000_users() {
@@ -486,82 +362,6 @@ mod tests {
         assert_eq!(c.per_minute_unit, Some("NOPM"));
         assert_eq!(c.steps[0].per_minute, Some(Change::new(6_150.0, 6_150.0)));
         assert_eq!(c.steps[0].rt_avg_ms.ratio.map(|r| format!("{r:.2}")).as_deref(), Some("0.11"));
-    }
-
-    #[test]
-    fn repeated_user_loads_match_in_order_and_differences_in_the_load_are_warned() {
-        let cap = Cap::default();
-        let step = |i, users, n| tpcc_step(i, users, (n, n), 1_000, Some(&cap));
-        let mut a = result(Workload::Tpcc, vec![step(0, 8, 600), step(1, 8, 660), step(2, 16, 900)]);
-        let mut b = result(Workload::Tpcc, vec![step(0, 8, 700), step(1, 16, 1_200), step(2, 16, 1_300)]);
-        a.config = serde_json::json!({"scale": 1, "think_time": "spec", "seed": 1});
-        b.config = serde_json::json!({"scale": 2, "think_time": "0", "seed": 2});
-        let c = compare(&a, &b);
-        let pairs: Vec<(u32, u32)> = c.steps.iter().map(|s| (s.index, s.b_index)).collect();
-        assert_eq!(pairs, [(0, 0), (2, 1)]);
-        assert_eq!(c.unmatched_steps, [('a', 1), ('b', 2)]);
-        assert_eq!(c.warnings, ["scale differs: 1 against 2", "think_time differs: \"spec\" against \"0\""]);
-        let text = render(&c);
-        assert!(
-            text.starts_with("warning: scale differs: 1 against 2: the changes are not the systems' alone\n")
-        );
-        assert!(text.contains("\n16 users"), "{text}");
-        assert!(
-            text.ends_with("user loads in only one result, not compared: a step 2, b step 3\n"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn renders_headline_then_a_table_per_step() {
-        // Results that ran two steps each, their headlines derived from the steps they hold.
-        let mut a = result(Workload::Tpcc, baseline().steps[..2].to_vec());
-        let mut b = result(Workload::Tpcc, accelerated().steps[..2].to_vec());
-        for r in [&a, &b] {
-            let headline = r.max_within_cap.as_ref().expect("a step within the cap");
-            assert!(
-                r.steps.iter().any(|s| s.index == headline.step_index),
-                "the headline is a step it holds"
-            );
-        }
-        a.power = Power::new(None, 400.0, &a.steps[1].figures);
-        b.power = Power::new(None, 500.0, &b.steps[1].figures);
-        a.cost = Some(Cost::new(10_250.0, Some(&a.steps[1].figures)));
-        b.cost = Some(Cost::new(20_700.0, Some(&b.steps[1].figures)));
-        let expected = "\
-max NOPM within cap 6,150 → 13,800, 2.24× (+124.4%); at 4,000 → 9,000 users
-NOPM per watt 15.4 → 27.6, 1.80× (+79.5%)
-cost per TPS $50.0 → $45.0, 0.90× (-10.0%)
-cost per NOPM $1.67 → $1.50, 0.90× (-10.0%)
-
-4,000 users               a           b      b/a    change
-  step                    2           1
-  TPS                   205         205    1.00×     +0.0%
-  NOPM                6,150       6,150    1.00×     +0.0%
-  avg ms                900         100    0.11×    -88.9%
-  p95 ms                900         100    0.11×    -88.9%
-
-user loads in only one result, not compared: a step 1, b step 2
-";
-        assert_eq!(render(&compare(&a, &b)), expected);
-    }
-
-    #[test]
-    fn different_workloads_compare_only_shared_units() {
-        let a = baseline();
-        let mut b = accelerated();
-        b.workload = Workload::Ds2;
-        b.max_within_cap = None;
-        let c = compare(&a, &b);
-        assert_eq!((c.per_minute_unit, c.headline.as_ref()), (None, None));
-        assert!(c.steps.iter().all(|s| s.per_minute.is_none()));
-        let text = render(&c);
-        assert!(text.contains(
-            "max TPS within cap: n/a (not both results have a step within a cap)\n\
-             the workloads differ: NOPM/OPM and per-watt figures are not compared\n"
-        ));
-        assert!(text.contains("warning: the workloads differ (NOPM against OPM)"), "{text}");
-        assert!(text.ends_with("a step 1, a step 3, b step 2, b step 3, b step 4\n"), "{text}");
     }
 
     #[test]
@@ -586,46 +386,6 @@ user loads in only one result, not compared: a step 1, b step 2
     #[test]
     fn a_zero_baseline_has_no_ratio() {
         assert_eq!(Change::new(0.0, 5.0), Change { before: 0.0, after: 5.0, ratio: None, percent: None });
-    }
-
-    /// `n` repetitions of a one-step plan at `users`, run `r`'s New-Orders given by `nopm(r)`.
-    fn repeated(users: u64, nopm: &[u64]) -> RunResult {
-        let cap = Cap::default();
-        let steps = nopm
-            .iter()
-            .enumerate()
-            .map(|(r, &n)| {
-                let mut s = tpcc_step(0, users, (n, n), 5_000, Some(&cap));
-                s.run = r as u32 + 1;
-                s
-            })
-            .collect();
-        result(Workload::Tpcc, steps)
-    }
-
-    #[test]
-    fn repeated_runs_say_whether_the_change_is_more_than_noise() {
-        let a = repeated(16, &[6_000, 6_120, 5_940]);
-        let faster = repeated(16, &[6_720, 6_700, 6_760]);
-        let c = compare(&a, &faster);
-        let sig = c.headline.as_ref().and_then(|h| h.significance).expect("three runs each");
-        assert!(sig.significant && sig.p_value < 0.01, "{sig:?}");
-        assert_eq!(c.steps[0].significance, Some(sig), "the one step is the headline");
-        insta::assert_snapshot!(render(&c), @r"
-        max NOPM within cap 6,000 → 6,720, 1.12× (+12.0%); at 16 → 16 users
-        over the runs: B is 11.7% faster, p < 0.01
-
-        16 users                  a           b      b/a    change
-          step                    1           1
-          TPS                   200         224    1.12×    +12.0%
-          NOPM                6,000       6,720    1.12×    +12.0%
-          avg ms               5.00        5.00    1.00×     +0.0%
-          p95 ms               5.00        5.00    1.00×     +0.0%
-          over the runs: B is 11.7% faster, p < 0.01
-        ");
-        let noisy = compare(&a, &repeated(16, &[5_400, 6_900, 6_200]));
-        let text = render(&noisy);
-        assert!(text.contains("over the runs: no significant difference (p = "), "{text}");
     }
 
     #[test]
@@ -668,40 +428,5 @@ user loads in only one result, not compared: a step 1, b step 2
             compare(&a, &b).warnings.last().map(String::as_str),
             Some("B was stopped early: its steps hold only what ran")
         );
-    }
-
-    #[test]
-    fn ds2_compares_by_opm_and_rt_tot_avg_and_counters_per_step() {
-        let cap = Cap::default_for(Workload::Ds2);
-        let step = |orders, cpu: f64| {
-            let mut s = crate::fixtures::ds2_step(0, 32, orders, (400_000, 300_000), Some(&cap));
-            s.counters = BTreeMap::from([
-                ("db:pg/cpu_pct".to_string(), cpu),
-                ("node:http://h:9100/metrics/disk_vda_transfers_per_s".to_string(), 1_200.0),
-                ("db:pg/commits_per_s".to_string(), 900.0),
-            ]);
-            s
-        };
-        let a = result(Workload::Ds2, vec![step(30_000, 60.0)]);
-        let b = result(Workload::Ds2, vec![step(36_000, 75.0)]);
-        let c = compare(&a, &b);
-        assert_eq!(c.headline.as_ref().map(|h| (h.unit, h.throughput.after)), Some(("OPM", 36_000.0)));
-        assert_eq!(c.steps[0].counters.len(), 2, "the studies' counters only, not commits/s");
-        insta::assert_snapshot!(render(&c), @r"
-        max OPM within cap 30,000 → 36,000, 1.20× (+20.0%); at 32 → 32 users; rt_tot_avg 300 → 300 ms
-
-        32 users                                a           b      b/a    change
-          step                                  1           1
-          TPS                               1,000       1,200    1.20×    +20.0%
-          OPM                              30,000      36,000    1.20×    +20.0%
-          rt_tot_avg ms                       300         300    1.00×     +0.0%
-          avg ms                              150         150    1.00×     +0.0%
-          p95 ms                              225         225    1.00×     +0.0%
-          db:pg CPU %                        60.0        75.0    1.25×    +25.0%
-          node:h:9100 vda transfers/s       1,200       1,200    1.00×     +0.0%
-        ");
-        let json = serde_json::to_value(&c).unwrap();
-        assert_eq!(json["headline"]["unit"], "OPM");
-        assert_eq!(json["steps"][0]["counters"]["db:pg/cpu_pct"]["after"], 75.0);
     }
 }

@@ -1,35 +1,22 @@
-//! Host and database counters as people read them: which ones the studies quote per step (CPU %,
-//! disk transfers/s, ms per transfer, queue length, buffer hit %, watts), their labels and units, and
-//! how the series group into charts (every CPU counter on one chart, every disk's transfers on one).
+//! Host and database counters as people read them: their labels and units, and how the series group
+//! into charts (every CPU counter on one chart, every disk's transfers on one). Which ones the studies
+//! quote per step is [`crate::model::counters`]'.
 //!
-//! The counters themselves are [`RunResult::counters`] (series over time) and [`Step::counters`]
-//! (each one's step average, keyed `<source>/<name>`); a result without them shows none of this.
+//! The counters themselves are [`RunResult::counters`] (series over time) and
+//! [`Step::counters`](crate::model::Step::counters) (each one's step average, keyed `<source>/<name>`);
+//! a result without them shows none of this.
 //!
 //! ```
-//! use oltpgen_report::counter_view::label;
+//! use oltpgen_report::render::counters::label;
 //! assert_eq!(label("db:pg1/buffer_hit_pct"), "db:pg1 buffer hit %");
 //! assert_eq!(label("node:http://h:9100/metrics/disk_vda_ms_per_transfer"), "node:h:9100 vda ms per transfer");
 //! ```
 
 use std::collections::BTreeMap;
 
-use crate::model::{CounterSeries, RunResult, Step};
+use crate::model::counters::split_key;
+use crate::model::{CounterSeries, RunResult};
 use crate::numfmt::thousands;
-
-/// Whether the studies' per-step tables quote counter `name`: CPU %, each disk's transfers/s, ms per
-/// transfer and queue length, the buffer hit %, and watts.
-pub fn quoted(name: &str) -> bool {
-    let disk = name.starts_with("disk_")
-        && (name.ends_with("_transfers_per_s")
-            || name.ends_with("_ms_per_transfer")
-            || name.ends_with("_queue_length"));
-    disk || matches!(name, "cpu_pct" | "buffer_hit_pct") || name.ends_with("watts") || name.ends_with("_w")
-}
-
-/// `<source>/<name>` split at its last `/` (a source may be a URL, a name never holds one).
-pub fn split_key(key: &str) -> (&str, &str) {
-    key.rsplit_once('/').unwrap_or(("", key))
-}
 
 /// A source as short as it stays clear: an exporter's URL without its scheme and path, a database
 /// target without its scheme, user and port (`db:postgres://u@h:5432/ds2` → `db:h/ds2`).
@@ -81,15 +68,6 @@ pub fn value(name: &str, v: f64) -> String {
             0
         };
     thousands(v, decimals)
-}
-
-/// The quoted counters any step holds, in key order: the columns of the per-step counter table.
-pub fn step_keys(steps: &[Step]) -> Vec<String> {
-    let mut keys: Vec<&String> =
-        steps.iter().flat_map(|s| s.counters.keys()).filter(|k| quoted(split_key(k).1)).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter().cloned().collect()
 }
 
 /// The chart a counter is drawn on: its title and the y axis' unit. Counters of one kind (every CPU
@@ -173,23 +151,6 @@ pub fn charts(r: &RunResult) -> Vec<CounterChart<'_>> {
 mod tests {
     use super::*;
     use crate::model::Workload;
-
-    #[test]
-    fn the_studies_counters_are_quoted_and_others_are_not() {
-        for name in [
-            "cpu_pct",
-            "disk_nvme0n1_transfers_per_s",
-            "disk_vda_ms_per_transfer",
-            "disk_vda_queue_length",
-            "buffer_hit_pct",
-            "watts",
-        ] {
-            assert!(quoted(name), "{name}");
-        }
-        for name in ["cpu_user_pct", "mem_used_bytes", "disk_vda_reads_per_s", "commits_per_s"] {
-            assert!(!quoted(name), "{name}");
-        }
-    }
 
     #[test]
     fn labels_units_and_charts_read_as_words() {

@@ -18,7 +18,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::histogram::LatencyHistogram;
+use crate::model::histogram::LatencyHistogram;
 use crate::model::{Figures, ORDER, RT_TOT, Step, TxnCounters, TxnStats, Window, Workload, is_composite};
 
 fn us_to_ms(us: f64) -> f64 {
@@ -167,7 +167,7 @@ pub struct StepPlan {
 impl Step {
     /// A step from its plan and its transactions, per target. With one target the totals are
     /// that target's and `targets` stays empty; with several, the totals are the exact merge
-    /// and each target keeps its own figures. The cap verdict is left to [`crate::cap`].
+    /// and each target keeps its own figures. The cap verdict is left to [`crate::stats::cap`].
     pub fn new(workload: Workload, plan: StepPlan, per_target: BTreeMap<String, Transactions>) -> Self {
         let mut total = Transactions::new();
         for transactions in per_target.values() {

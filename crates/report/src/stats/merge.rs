@@ -27,10 +27,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
-use crate::cap::{Cap, CapError, best_step_within_cap, max_within_cap};
+use crate::model::step::{Transactions, merge_transactions};
 use crate::model::{ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Step, Window, Workload};
+use crate::stats::cap::{Cap, CapError, best_step_within_cap, max_within_cap};
 use crate::stats::ratio;
-use crate::step::{Transactions, merge_transactions};
 
 /// Which step a result holds at a position: what must agree between results of one plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -315,9 +315,9 @@ fn merge_power(results: &[RunResult]) -> Option<Power> {
 mod tests {
     use super::*;
     use crate::fixtures::result;
-    use crate::histogram::LatencyHistogram;
+    use crate::model::histogram::LatencyHistogram;
+    use crate::model::step::StepPlan;
     use crate::model::{TxnCounters, TxnStats};
-    use crate::step::StepPlan;
 
     const CAP: &str = "avg=1s,new_order.p90=5s";
 

@@ -1,13 +1,25 @@
-//! The result document (`result.json`): [`RunResult`] and what it holds.
+//! The result document (`result.json`): [`RunResult`] and what it holds, here and in its modules:
+//! the exact-merge latency histograms ([`histogram::LatencyHistogram`]), how every figure of a step
+//! is derived from them ([`step`]), a step's audit ([`audit::Audit`]) and counters ([`counters`]);
+//! beside it, the plain figures the driver hands the renderers as a run goes ([`ds2_progress`]) and
+//! the user counts of a schedule ([`users::UserLoad`]).
 //!
 //! Names carry their units (`_s`, `_ms`, `_us`, `_w`, `_usd`); maps whose order shows in
 //! the output are `BTreeMap`s so the JSON and the renderers are stable.
+
+pub mod audit;
+pub mod counters;
+pub mod ds2_progress;
+pub mod histogram;
+pub mod step;
+pub mod users;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::histogram::LatencyHistogram;
+use self::audit::Audit;
+use self::histogram::LatencyHistogram;
 
 /// Version of the `result.json` layout; bumped when a field changes meaning or is removed.
 pub const SCHEMA_VERSION: u32 = 3;
@@ -193,7 +205,7 @@ pub struct Step {
     pub cap: Option<CapVerdict>,
     /// The workload's audit figures (TPC-C's shares against the spec's bounds), when it has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub audit: Option<crate::audit::Audit>,
+    pub audit: Option<Audit>,
     /// Each counter's average over the step's window, keyed `<source>/<name>` (see [`CounterSeries`]):
     /// the figures the studies' tables quote per step.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -6,11 +6,23 @@
 //! Each returns `None` rather than a NaN or an infinity when its inputs leave it undefined (a zero
 //! baseline, no values), so a report prints "n/a" instead of a nonsense number.
 //!
+//! Its modules judge and combine results: the response-time cap and the headline
+//! ([`cap::max_within_cap`]), TPC-C's audit ([`audit::tpcc`]), Welch's t-test over repeated runs
+//! ([`significance::welch`]), two results compared ([`compare::compare`]), several merged into one
+//! ([`merge::merge`]), and the power meter's log ([`power`]).
+//!
 //! ```
 //! use oltpgen_report::stats::{percent_change, ratio};
 //! assert_eq!(ratio(689.0, 205.0).map(|r| format!("{r:.2}")), Some("3.36".into()));
 //! assert_eq!(percent_change(146_931.0, 281_741.0).map(|p| format!("{p:.1}")), Some("91.8".into()));
 //! ```
+
+pub mod audit;
+pub mod cap;
+pub mod compare;
+pub mod merge;
+pub mod power;
+pub mod significance;
 
 use std::collections::BTreeMap;
 
@@ -95,8 +107,8 @@ mod tests {
     use super::*;
     use crate::fixtures::tpcc_step;
     use crate::model::Workload;
-    use crate::step::Transactions;
-    use crate::step::tests::txn;
+    use crate::model::step::Transactions;
+    use crate::model::step::tests::txn;
 
     /// Figures of a DS2 step with `opm` orders per minute (a one-minute window).
     fn ds2(opm: u64) -> Figures {

@@ -7,7 +7,7 @@
 //! the command to tell the user.
 //!
 //! ```
-//! use oltpgen_report::users::UserLoad;
+//! use oltpgen_report::model::users::UserLoad;
 //! let load: UserLoad = "1000..3000:1000,8000".parse().unwrap();
 //! assert_eq!(load.counts(), [1000, 2000, 3000, 8000]);
 //! ```

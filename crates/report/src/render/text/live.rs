@@ -1,7 +1,7 @@
 //! The lines a run prints while it goes, as renderers of plain figures so that they are tested here
 //! and the CLI only prints them: TPC-C's header ([`TpccHeader`]), the line per interval
 //! ([`interval_line`]), the line per judged step ([`step_line`]), the client's cost at the end
-//! ([`client_line`]) and a finished load's line ([`load_line`]). DS2's own lines are in [`crate::ds2`].
+//! ([`client_line`]) and a finished load's line ([`load_line`]). DS2's own lines are in [`crate::render::text::ds2`].
 
 use std::fmt::Display;
 use std::path::Path;
@@ -46,7 +46,7 @@ pub fn step_line(s: &Step, unit: &str) -> String {
 /// A judged step's verdict as the live lines of both workloads print it: `pass`, `FAIL`, or `INVALID`
 /// with the reason it was not measured.
 pub fn cap_verdict(s: &Step) -> String {
-    let word = match crate::show::verdict(s) {
+    let word = match crate::render::steps::verdict(s) {
         "PASS" => "pass",
         other => other,
     };
@@ -131,8 +131,8 @@ pub fn load_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cap::Cap;
     use crate::fixtures::tpcc_step;
+    use crate::stats::cap::Cap;
 
     #[test]
     fn the_interval_line() {

@@ -3,7 +3,7 @@
 //! `report show` and report.html both start with these.
 //!
 //! ```
-//! use oltpgen_report::describe::setting;
+//! use oltpgen_report::render::describe::setting;
 //! assert_eq!(setting("warmup_s", &serde_json::json!(5.0)).unwrap(), ("warmup".to_string(), "5 s".to_string()));
 //! assert_eq!(setting("window_s", &serde_json::Value::Null), None);
 //! ```
@@ -237,7 +237,7 @@ mod tests {
 
     #[test]
     fn the_headline_line_is_the_results_headline_the_median_run_with_runs() {
-        let cap = crate::cap::Cap::default_for(Workload::Tpcc);
+        let cap = crate::stats::cap::Cap::default_for(Workload::Tpcc);
         // Three runs of one load: the fastest (run 3) is not the median (run 2).
         let mut steps: Vec<Step> = [(600, 1), (900, 2), (1_200, 3)]
             .into_iter()
@@ -249,10 +249,14 @@ mod tests {
             .collect();
         let median: Vec<Step> = steps.iter().filter(|s| s.run == 2).cloned().collect();
         let mut r = result(Workload::Tpcc, std::mem::take(&mut steps));
-        r.max_within_cap = crate::cap::max_within_cap(&median);
+        r.max_within_cap = crate::stats::cap::max_within_cap(&median);
         let line = headline(&r);
         assert!(line.starts_with("max NOPM within the cap: 900 at 2 users (step 2)"), "{line}");
-        assert!(crate::show::headline(&r).contains("(step 2)"), "show agrees: {}", crate::show::headline(&r));
+        assert!(
+            crate::render::steps::headline(&r).contains("(step 2)"),
+            "show agrees: {}",
+            crate::render::steps::headline(&r)
+        );
     }
 
     #[test]
@@ -260,7 +264,7 @@ mod tests {
         let r = result(Workload::Tpcc, Vec::new());
         assert_eq!(headline(&r), "max NOPM within the cap: none, the run stopped before a step was measured");
         assert_eq!(
-            crate::show::headline(&r),
+            crate::render::steps::headline(&r),
             "max TPS within cap: none, the run stopped before a step was measured"
         );
     }

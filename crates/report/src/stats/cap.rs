@@ -20,7 +20,7 @@
 //!   **fails**: a headline must not rest on a rule that was never checked.
 //!
 //! ```
-//! use oltpgen_report::cap::Cap;
+//! use oltpgen_report::stats::cap::Cap;
 //! let cap: Cap = "avg=1s,new_order.p90=5s".parse().unwrap();
 //! assert_eq!(cap.to_string(), "avg=1s,new_order.p90=5s");
 //! assert_eq!("p90=tpcc".parse::<Cap>().unwrap().rules().len(), 5);
@@ -30,7 +30,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::histogram::LatencyHistogram;
+use crate::model::histogram::LatencyHistogram;
 use crate::model::{CapVerdict, Figures, Headline, RuleVerdict, Step, Workload};
 
 /// The cap oltpgen applies to TPC-C unless told otherwise: the mean response time of all transactions.
@@ -456,8 +456,8 @@ impl From<&Step> for Headline {
 mod tests {
     use super::*;
     use crate::fixtures::tpcc_step;
-    use crate::step::Transactions;
-    use crate::step::tests::txn;
+    use crate::model::step::Transactions;
+    use crate::model::step::tests::txn;
 
     fn figures(transactions: &[(&str, u64, u64)]) -> Figures {
         let t: Transactions = transactions

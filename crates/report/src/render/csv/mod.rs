@@ -1,0 +1,3 @@
+//! The CSV writers: DS2's `--csv-output`, a row per progress interval ([`ds2`]).
+
+pub mod ds2;
