@@ -161,3 +161,16 @@ pub(crate) fn repeated(users: u64, nopm: &[u64]) -> RunResult {
         .collect();
     result(Workload::Tpcc, steps)
 }
+
+/// `text` once checked to end its last line, and only once: a snapshot compares text without its
+/// trailing newlines, so the tests of renderers that print whole lines check them here.
+pub(crate) fn whole_lines(text: String) -> String {
+    assert!(text.ends_with('\n') && !text.ends_with("\n\n"), "not whole lines: {text:?}");
+    text
+}
+
+/// An HTML page as its snapshot shows it, a line per tag (the page runs its tags together), the page's
+/// own line ends marked `↵`: the view stays exact, as the page can be read back from it.
+pub(crate) fn tag_lines(page: &str) -> String {
+    page.replace('\n', "↵\n").replace("><", ">\n<")
+}

@@ -122,3 +122,41 @@ fn step_table(a: &str, b: &str, c: &Comparison) -> String {
     h.push_str("</table></div>");
     h
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::{accelerated, baseline, repeated, sweep, tag_lines};
+
+    #[test]
+    fn two_sweeps_side_by_side() {
+        let mut a = baseline();
+        a.timeseries = sweep().timeseries;
+        a.interrupted = true;
+        let page = render(&[("hdd".to_string(), a), ("nvme".to_string(), accelerated())]);
+        assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+        assert!(page.contains("<td>nvme</td>") || page.contains(">nvme</td>"), "each result named");
+        assert!(
+            page.contains("hdd was stopped early") || page.contains("A was stopped early"),
+            "the warning"
+        );
+        assert_eq!(page.matches("<svg").count(), 3, "against users twice, over time once");
+        insta::assert_snapshot!("comparison_of_two_sweeps", tag_lines(&page));
+    }
+
+    #[test]
+    fn repeated_runs_state_whether_they_differ() {
+        let results = [
+            ("before".to_string(), repeated(16, &[6_000, 6_120, 5_940])),
+            ("after".to_string(), repeated(16, &[6_720, 6_700, 6_760])),
+        ];
+        let page = render(&results);
+        assert!(page.contains("<p>after: B is 11.7% faster, p &lt; 0.01</p>"), "{page}");
+        insta::assert_snapshot!("comparison_of_repeated_runs", tag_lines(&page));
+    }
+
+    #[test]
+    fn no_results_still_make_a_page() {
+        insta::assert_snapshot!("comparison_of_no_results", tag_lines(&render(&[])));
+    }
+}

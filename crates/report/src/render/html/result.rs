@@ -238,8 +238,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::fixtures::{interval_row as row, result, sweep, tpcc_step};
-    use crate::model::{ORDER, Workload, is_composite};
+    use crate::fixtures::{interval_row as row, result, sweep, tag_lines, tpcc_step};
+    use crate::model::{ClientCpu, CounterSeries, ORDER, Step, Window, Workload, is_composite};
     use crate::render::html::intervals::{Interval, intervals_of};
     use crate::stats::audit::{TpccAuditPlan, tpcc};
     use crate::stats::cap::Cap;
@@ -373,5 +373,72 @@ mod tests {
         let html = render(&result(Workload::Tpcc, Vec::new()));
         assert_eq!(html.matches("<svg").count(), 2, "the charts over time, empty");
         assert!(!html.contains("NaN") && !html.contains("inf"));
+    }
+
+    #[test]
+    fn the_page_of_an_audited_sweep_with_counters() {
+        let mut r = sweep();
+        r.config = serde_json::json!({"scale": 2, "keying_time": "spec", "think_time": "spec", "transactions": "server"});
+        r.server.engine = "postgres".into();
+        r.server.version = "16.4".into();
+        r.server.settings = BTreeMap::from([("shared_buffers".into(), "1GB".into())]);
+        r.client = ClientCpu {
+            peak_rss_bytes: 52_000_000,
+            wake_late_p99_ms: Some(1.25),
+            ..ClientCpu::new(2.5, 0.75, 54_000)
+        };
+        r.errors_by_kind = BTreeMap::from([("serialization_failure".into(), 3)]);
+        let series = |source: &str, name: &str, at: f64| CounterSeries {
+            source: source.into(),
+            name: name.into(),
+            points: (1..=6).map(|i| [f64::from(i) * 10.0, at * f64::from(i)]).collect(),
+        };
+        r.counters = vec![
+            series("client", "cpu_pct", 2.0),
+            series("node:http://db1:9100/metrics", "cpu_pct", 10.0),
+            series("node:http://db1:9100/metrics", "disk_vda_transfers_per_s", 300.0),
+        ];
+        for s in &mut r.steps {
+            let l = f64::from(s.index + 1);
+            s.window = Window { start_s: 20.0 * l - 15.0, end_s: 20.0 * l };
+            s.counters = BTreeMap::from([
+                ("client/cpu_pct".to_string(), 2.0 * l),
+                ("node:http://db1:9100/metrics/disk_vda_transfers_per_s".to_string(), 300.0 * l),
+            ]);
+        }
+        r.steps[1].audit =
+            Some(tpcc(&r.steps[1], BTreeMap::new(), TpccAuditPlan { paced: true, warehouses: 2 }));
+        insta::assert_snapshot!("page_of_an_audited_tpcc_sweep", tag_lines(&render(&r)));
+    }
+
+    #[test]
+    fn the_page_of_an_interrupted_ds2_run_on_two_targets() {
+        let cap = Cap::default_for(Workload::Ds2);
+        let mut first = crate::fixtures::ds2_step(0, 100, 30_000, (400_000, 300_000), Some(&cap));
+        first = Step::new(
+            Workload::Ds2,
+            first.plan(),
+            BTreeMap::from([
+                ("pg1".to_string(), first.figures.transactions.clone()),
+                ("pg2".to_string(), first.figures.transactions.clone()),
+            ]),
+        );
+        first.cap = Some(cap.evaluate(&first.figures));
+        let mut r = result(
+            Workload::Ds2,
+            vec![first, crate::fixtures::ds2_step(1, 200, 20_000, (1_900_000, 800_000), Some(&cap))],
+        );
+        r.interrupted = true;
+        r.targets = vec!["pg1".into(), "pg2".into()];
+        r.config = serde_json::json!({"db_size": "10GB", "n_threads": 100, "think_time_s": 0});
+        r.timeseries = vec![
+            row(10.0, "login", 100, 1.0, 2.0),
+            row(10.0, ORDER, 50, 9.0, 12.0),
+            row(10.0, crate::model::RT_TOT, 50, 7.0, 11.0),
+            row(20.0, "login", 120, 1.5, 2.5),
+            row(20.0, ORDER, 60, 10.0, 14.0),
+            row(20.0, crate::model::RT_TOT, 60, 8.0, 12.0),
+        ];
+        insta::assert_snapshot!("page_of_an_interrupted_ds2_run", tag_lines(&render(&r)));
     }
 }

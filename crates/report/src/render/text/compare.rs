@@ -114,7 +114,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::fixtures::{accelerated, baseline, repeated, result, tpcc_step};
+    use crate::fixtures::{accelerated, baseline, repeated, result, tpcc_step, whole_lines};
     use crate::model::{Cost, Power, Workload};
     use crate::stats::cap::Cap;
     use crate::stats::compare::compare;
@@ -159,22 +159,21 @@ mod tests {
         b.power = Power::new(None, 500.0, &b.steps[1].figures);
         a.cost = Some(Cost::new(10_250.0, Some(&a.steps[1].figures)));
         b.cost = Some(Cost::new(20_700.0, Some(&b.steps[1].figures)));
-        let expected = "\
-max NOPM within cap 6,150 → 13,800, 2.24× (+124.4%); at 4,000 → 9,000 users
-NOPM per watt 15.4 → 27.6, 1.80× (+79.5%)
-cost per TPS $50.0 → $45.0, 0.90× (-10.0%)
-cost per NOPM $1.67 → $1.50, 0.90× (-10.0%)
+        insta::assert_snapshot!(whole_lines(render(&compare(&a, &b))), @r"
+            max NOPM within cap 6,150 → 13,800, 2.24× (+124.4%); at 4,000 → 9,000 users
+            NOPM per watt 15.4 → 27.6, 1.80× (+79.5%)
+            cost per TPS $50.0 → $45.0, 0.90× (-10.0%)
+            cost per NOPM $1.67 → $1.50, 0.90× (-10.0%)
 
-4,000 users               a           b      b/a    change
-  step                    2           1
-  TPS                   205         205    1.00×     +0.0%
-  NOPM                6,150       6,150    1.00×     +0.0%
-  avg ms                900         100    0.11×    -88.9%
-  p95 ms                900         100    0.11×    -88.9%
+            4,000 users               a           b      b/a    change
+              step                    2           1
+              TPS                   205         205    1.00×     +0.0%
+              NOPM                6,150       6,150    1.00×     +0.0%
+              avg ms                900         100    0.11×    -88.9%
+              p95 ms                900         100    0.11×    -88.9%
 
-user loads in only one result, not compared: a step 1, b step 2
-";
-        assert_eq!(render(&compare(&a, &b)), expected);
+            user loads in only one result, not compared: a step 1, b step 2
+            ");
     }
 
     #[test]

@@ -253,7 +253,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::fixtures::{ds2_progress, result};
+    use crate::fixtures::{ds2_progress, result, whole_lines};
     use crate::model::step::tests::txn;
     use crate::model::step::{StepPlan, Transactions};
 
@@ -290,20 +290,17 @@ mod tests {
             pct_newcustomers: 20,
             cap: "order.avg=1s",
         };
-        assert_eq!(
-            header(&h),
-            "running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 step(s), ramp 10/s, warmup 60 s, run 90 s \
-             per step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended \
-             start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)"
-        );
+        insta::assert_snapshot!(header(&h), @"running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 step(s), ramp 10/s, warmup 60 s, run 90 s per step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)");
         h.run_time = None;
         assert!(header(&h).contains(", run until Ctrl-C per step "), "{}", header(&h));
+        insta::assert_snapshot!(header(&h), @"running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 step(s), ramp 10/s, warmup 60 s, run until Ctrl-C per step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)");
         h.window = Some((Duration::from_secs(100), Duration::from_secs(120)));
         assert!(
             header(&h).contains(", ramp 10/s, measuring 100 s..120 s of each step (think"),
             "{}",
             header(&h)
         );
+        insta::assert_snapshot!(header(&h), @"running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 step(s), ramp 10/s, measuring 100 s..120 s of each step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)");
     }
 
     #[test]
@@ -330,6 +327,8 @@ mod tests {
             final_report(&r, true)
         );
         assert!(!text.contains("known defects"), "oltpgen's own functions: {text}");
+        insta::assert_snapshot!("final_report_of_one_database", whole_lines(text.clone()));
+        insta::assert_snapshot!("final_report_of_one_database_detailed", whole_lines(final_report(&r, true)));
         r.config =
             serde_json::json!({"implementation": "ds2-reference", "known_defects": "title searches actors"});
         assert!(
@@ -345,26 +344,19 @@ mod tests {
 
     #[test]
     fn the_progress_line_is_ds2s_then_ours() {
-        assert_eq!(
-            progress_line(&ds2_progress()),
-            "et=   15.0 n_overall=1234 opm=4949 rt_tot_lastn_max_msec=40 rt_tot_avg_msec=12 rt_tot_sampled=11 \
-             rollbacks: n=13 %=  1.1 users=16 errors=1 order_rt_avg_msec=13 logins=990 newcust=244 \
-             browses=3702 purchases=1234"
-        );
+        insta::assert_snapshot!(progress_line(&ds2_progress()), @"et=   15.0 n_overall=1234 opm=4949 rt_tot_lastn_max_msec=40 rt_tot_avg_msec=12 rt_tot_sampled=11 rollbacks: n=13 %=  1.1 users=16 errors=1 order_rt_avg_msec=13 logins=990 newcust=244 browses=3702 purchases=1234");
         let fresh = Ds2Progress::default();
         assert_eq!(fresh.opm(), 0, "nothing since the reset divides by nothing");
         assert!(progress_line(&fresh).contains("rollbacks: n=0 %=  0.0 "), "{}", progress_line(&fresh));
+        insta::assert_snapshot!(progress_line(&fresh), @"et=    0.0 n_overall=0 opm=0 rt_tot_lastn_max_msec=0 rt_tot_avg_msec=0 rt_tot_sampled=0 rollbacks: n=0 %=  0.0 users=0 errors=0 order_rt_avg_msec=0 logins=0 newcust=0 browses=0 purchases=0");
+        insta::assert_snapshot!(STATS_RESET, @"Stats reset");
     }
 
     #[test]
     fn a_judged_step_speaks_opm_and_rt_tot_avg() {
         let mut s = step(BTreeMap::from([("db".into(), ds2(600, 0, 20_000))]));
-        assert_eq!(
-            step_line(&s),
-            "step 1 (run 1): 64 users  OPM 600  rt_tot_avg 11.4 ms  order avg 20.0 ms  order p95 20.0 ms  \
-             errors 0  cap -",
-            "no cap was set"
-        );
+        // No cap was set.
+        insta::assert_snapshot!(step_line(&s), @"step 1 (run 1): 64 users  OPM 600  rt_tot_avg 11.4 ms  order avg 20.0 ms  order p95 20.0 ms  errors 0  cap -");
         let mut verdict = crate::stats::cap::Cap::default_for(Workload::Ds2).evaluate(&s.figures);
         verdict.invalidate("the run was stopped during the step".into());
         s.cap = Some(verdict);
@@ -373,14 +365,13 @@ mod tests {
             "as TPC-C's live line says it: {}",
             step_line(&s)
         );
-        assert_eq!(
-            cap_meaning("order.avg=1s"),
-            "order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot"
-        );
+        insta::assert_snapshot!(step_line(&s), @"step 1 (run 1): 64 users  OPM 600  rt_tot_avg 11.4 ms  order avg 20.0 ms  order p95 20.0 ms  errors 0  cap INVALID (not measured: the run was stopped during the step)");
+        insta::assert_snapshot!(cap_meaning("order.avg=1s"), @"order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot");
         assert!(
             cap_meaning("rt_tot.avg=1s,p95=2s")
                 .ends_with("sum of an order's operations' times; avg/pNN = every operation")
         );
+        insta::assert_snapshot!(cap_meaning("rt_tot.avg=1s,p95=2s"), @"rt_tot.avg=1s,p95=2s: rt_tot = DS2's sum of an order's operations' times; avg/pNN = every operation");
     }
 
     #[test]
@@ -391,9 +382,15 @@ mod tests {
             .enumerate()
             .map(|(i, opm)| (format!("vm{}", i + 1), ds2(opm, 0, 10_000)))
             .collect();
-        let text = final_report(&result(Workload::Ds2, vec![step(targets)]), false);
+        let r = result(Workload::Ds2, vec![step(targets)]);
+        let text = final_report(&r, false);
         assert!(text.contains("  vm2: et=60.0 n_overall=6055 opm=6055 "), "{text}");
         assert!(text.contains("n_overall=20736 opm=20736"), "the total: {text}");
         assert!(text.contains("variability across databases (max - min) / max: OPM 29.1%"), "{text}");
+        insta::assert_snapshot!("final_report_of_four_databases", whole_lines(text));
+        insta::assert_snapshot!(
+            "final_report_of_four_databases_detailed",
+            whole_lines(final_report(&r, true))
+        );
     }
 }

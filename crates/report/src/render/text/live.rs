@@ -136,10 +136,7 @@ mod tests {
 
     #[test]
     fn the_interval_line() {
-        assert_eq!(
-            interval_line(10.0, 8, 123.45, 3210.4, 12.34, 40.0, 2),
-            "     10s  users     8  TPS    123.5  NOPM     3210  avg    12.3 ms  p95    40.0 ms  errors 2"
-        );
+        insta::assert_snapshot!(interval_line(10.0, 8, 123.45, 3210.4, 12.34, 40.0, 2), @"     10s  users     8  TPS    123.5  NOPM     3210  avg    12.3 ms  p95    40.0 ms  errors 2");
     }
 
     #[test]
@@ -149,8 +146,33 @@ mod tests {
         let line = step_line(&s, "NOPM");
         assert!(line.starts_with("step 2 (run 1): 20 users  TPS "), "{line}");
         assert!(line.ends_with("  cap pass"), "{line}");
+        insta::assert_snapshot!(line, @"step 2 (run 1): 20 users  TPS 20.0  NOPM 600  avg 299.9 ms  p95 300.0 ms  errors 0  cap pass");
         let over = tpcc_step(2, 40, (600, 600), 3_000_000, Some(&cap));
         assert!(step_line(&over, "NOPM").ends_with("  cap FAIL"), "{}", step_line(&over, "NOPM"));
+        insta::assert_snapshot!(step_line(&over, "NOPM"), @"step 3 (run 1): 40 users  TPS 20.0  NOPM 600  avg 2999.3 ms  p95 3000.3 ms  errors 0  cap FAIL");
+        let mut lost = tpcc_step(3, 80, (600, 600), 300_000, Some(&cap));
+        lost.cap = Some(cap.judge(&lost.figures, 4));
+        insta::assert_snapshot!(step_line(&lost, "NOPM"), @"step 4 (run 1): 80 users  TPS 20.0  NOPM 600  avg 299.9 ms  p95 300.0 ms  errors 0  cap INVALID (not measured: the server was unreachable for part of the window (4 transactions lost their connection))");
+        insta::assert_snapshot!(step_line(&tpcc_step(0, 8, (60, 60), 2_000, None), "NOPM"), @"step 1 (run 1): 8 users  TPS 2.0  NOPM 60  avg 2.0 ms  p95 2.0 ms  errors 0  cap -");
+    }
+
+    #[test]
+    fn the_cap_verdict_of_each_kind_of_step() {
+        let cap = Cap::default();
+        let mut lost = tpcc_step(0, 8, (60, 60), 2_000, Some(&cap));
+        lost.cap = Some(cap.judge(&lost.figures, 4));
+        let verdicts = [
+            cap_verdict(&tpcc_step(0, 8, (60, 60), 2_000, Some(&cap))),
+            cap_verdict(&tpcc_step(0, 8, (60, 60), 2_000_000, Some(&cap))),
+            cap_verdict(&lost),
+            cap_verdict(&tpcc_step(0, 8, (60, 60), 2_000, None)),
+        ];
+        insta::assert_snapshot!(verdicts.join("\n"), @r"
+            pass
+            FAIL
+            INVALID (not measured: the server was unreachable for part of the window (4 transactions lost their connection))
+            -
+            ");
     }
 
     #[test]
@@ -167,41 +189,26 @@ mod tests {
             think: &"0",
             cap: &"avg=1s",
         };
-        assert_eq!(
-            tpcc_header(&h),
-            "running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, warmup 10 s, \
-             measuring 60 s per step (keying spec, think 0, cap avg=1s)"
-        );
+        insta::assert_snapshot!(tpcc_header(&h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, warmup 10 s, measuring 60 s per step (keying spec, think 0, cap avg=1s)");
         h.window_s = Some((100.0, 120.0));
-        assert_eq!(
-            tpcc_header(&h),
-            "running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, measuring \
-             100 s..120 s of each step (keying spec, think 0, cap avg=1s)"
-        );
+        insta::assert_snapshot!(tpcc_header(&h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, measuring 100 s..120 s of each step (keying spec, think 0, cap avg=1s)");
     }
 
     #[test]
     fn the_load_line() {
         let s = Duration::from_secs_f64;
-        assert_eq!(
+        insta::assert_snapshot!(
             load_line("tpcc scale 1", &"postgres://u@h/db", 500_000, s(12.34), s(8.0), s(4.0)),
-            "loaded tpcc scale 1 into postgres://u@h/db: 500000 rows in 12.3 s (62500 rows/s; copy 8.0 s, keys and \
-             ANALYZE 4.0 s)"
+            @"loaded tpcc scale 1 into postgres://u@h/db: 500000 rows in 12.3 s (62500 rows/s; copy 8.0 s, keys and ANALYZE 4.0 s)"
         );
     }
 
     #[test]
     fn the_client_line() {
         let mut c = ClientCpu { client_cpu_us_per_txn: Some(41.6), ..ClientCpu::default() };
-        assert_eq!(
-            client_line(&c, Path::new("results/x")),
-            "client CPU 42 µs per transaction; result in results/x"
-        );
+        insta::assert_snapshot!(client_line(&c, Path::new("results/x")), @"client CPU 42 µs per transaction; result in results/x");
         c.client_cpu_us_per_order = Some(200.2);
         c.client_cpu_us_per_txn = None;
-        assert_eq!(
-            client_line(&c, Path::new("r")),
-            "client CPU n/a per transaction, 200 µs per order; result in r"
-        );
+        insta::assert_snapshot!(client_line(&c, Path::new("r")), @"client CPU n/a per transaction, 200 µs per order; result in r");
     }
 }

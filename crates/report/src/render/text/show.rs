@@ -147,7 +147,7 @@ fn failure(s: &Step) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{ds2_step, result, tpcc_step};
+    use crate::fixtures::{ds2_step, result, tpcc_step, whole_lines};
     use crate::model::Workload;
     use crate::model::step::Transactions;
     use crate::stats::cap::Cap;
@@ -164,17 +164,16 @@ mod tests {
                 .collect();
         steps[2].figures.errors = 12;
         let r = result(Workload::Tpcc, steps);
-        let expected = "\
-step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
-   1    1    2,000     120.0     3,600     500.1     500.2       0  FAIL
-   2    1    4,000     205.0     6,150     899.8     900.1       0  FAIL
-   3    1   14,000     220.0     6,600   1,499.6   1,500.2      12  FAIL
-step 1 run 1 over the cap: delivery.p90=5s (nothing measured)
-step 2 run 1 over the cap: delivery.p90=5s (nothing measured)
-step 3 run 1 over the cap: avg=1s (observed 1,499.6 ms), new_order.p90=1s (observed 1,500.2 ms), delivery.p90=5s (nothing measured)
-max TPS within cap: none, no step kept within the cap
-";
-        assert_eq!(render(&r), expected);
+        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+            step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
+               1    1    2,000     120.0     3,600     500.1     500.2       0  FAIL
+               2    1    4,000     205.0     6,150     899.8     900.1       0  FAIL
+               3    1   14,000     220.0     6,600   1,499.6   1,500.2      12  FAIL
+            step 1 run 1 over the cap: delivery.p90=5s (nothing measured)
+            step 2 run 1 over the cap: delivery.p90=5s (nothing measured)
+            step 3 run 1 over the cap: avg=1s (observed 1,499.6 ms), new_order.p90=1s (observed 1,500.2 ms), delivery.p90=5s (nothing measured)
+            max TPS within cap: none, no step kept within the cap
+            ");
     }
 
     #[test]
@@ -203,14 +202,13 @@ max TPS within cap: none, no step kept within the cap
         let mut lost = tpcc_step(1, 6_000, (6_600, 6_600), 500_000, Some(&cap));
         lost.cap = Some(cap.judge(&lost.figures, 4));
         let r = result(Workload::Tpcc, vec![tpcc_step(0, 4_000, (6_150, 6_150), 900_000, Some(&cap)), lost]);
-        let expected = "\
-step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
-   1    1    4,000     205.0     6,150     899.8     900.1       0  PASS
-   2    1    6,000     220.0     6,600     500.1     500.2       0  INVALID
-step 2 run 1 not measured: the server was unreachable for part of the window (4 transactions lost their connection)
-max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
-";
-        assert_eq!(render(&r), expected);
+        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+            step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
+               1    1    4,000     205.0     6,150     899.8     900.1       0  PASS
+               2    1    6,000     220.0     6,600     500.1     500.2       0  INVALID
+            step 2 run 1 not measured: the server was unreachable for part of the window (4 transactions lost their connection)
+            max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
+            ");
     }
 
     #[test]
@@ -223,14 +221,13 @@ max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
                 tpcc_step(1, 6_000, (6_600, 6_600), 1_500_000, Some(&cap)),
             ],
         );
-        let expected = "\
-step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
-   1    1    4,000     205.0     6,150     899.8     900.1       0  PASS
-   2    1    6,000     220.0     6,600   1,499.6   1,500.2       0  FAIL
-step 2 run 1 over the cap: avg=1s (observed 1,499.6 ms)
-max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
-";
-        assert_eq!(render(&r), expected);
+        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+            step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
+               1    1    4,000     205.0     6,150     899.8     900.1       0  PASS
+               2    1    6,000     220.0     6,600   1,499.6   1,500.2       0  FAIL
+            step 2 run 1 over the cap: avg=1s (observed 1,499.6 ms)
+            max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
+            ");
     }
 
     #[test]
@@ -245,26 +242,24 @@ max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
                 ds2_step(1, 200, 36_000, (1_200_000, 800_000), Some(&cap)),
             ],
         );
-        let expected = "\
-step  run    users       OPM  rt_tot_avg ms  order avg ms  order p95 ms  errors  cap
-   1    1      100    30,000          299.9         400.0         400.1       0  PASS
-   2    1      200    36,000          800.0       1,199.6       1,200.1       0  FAIL
-step 2 run 1 over the cap: order.avg=1s (observed 1,199.6 ms)
-max OPM within cap: 30,000 at 100 users (step 1), rt_tot_avg 299.9 ms
-";
-        assert_eq!(render(&r), expected);
+        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+            step  run    users       OPM  rt_tot_avg ms  order avg ms  order p95 ms  errors  cap
+               1    1      100    30,000          299.9         400.0         400.1       0  PASS
+               2    1      200    36,000          800.0       1,199.6       1,200.1       0  FAIL
+            step 2 run 1 over the cap: order.avg=1s (observed 1,199.6 ms)
+            max OPM within cap: 30,000 at 100 users (step 1), rt_tot_avg 299.9 ms
+            ");
         assert_eq!(r.max_within_cap.as_ref().and_then(|h| h.opm), Some(30_000.0));
     }
 
     #[test]
     fn without_a_cap_there_is_no_verdict_and_no_headline() {
         let r = result(Workload::Tpcc, vec![tpcc_step(0, 8, (60, 0), 2_000, None)]);
-        let expected = "\
-step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
-   1    1        8       1.0        60       2.0       2.0       0  -
-max TPS within cap: n/a, no response-time cap was set
-";
-        assert_eq!(render(&r), expected);
+        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+            step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
+               1    1        8       1.0        60       2.0       2.0       0  -
+            max TPS within cap: n/a, no response-time cap was set
+            ");
     }
 
     /// The counters the studies quote (and one they do not, left out), for step `i` of a sweep.
@@ -305,7 +300,7 @@ max TPS within cap: n/a, no response-time cap was set
         for s in &mut r.steps {
             s.counters = counters(s.index);
         }
-        insta::assert_snapshot!(report(&r));
+        insta::assert_snapshot!(whole_lines(report(&r)));
     }
 
     #[test]
@@ -331,6 +326,6 @@ max TPS within cap: n/a, no response-time cap was set
         r.server.engine = "sqlserver".into();
         r.server.version = "16.0".into();
         r.targets = vec!["sqlserver://sa@ds2a:1433/ds2".into(), "sqlserver://sa@ds2b:1433/ds2".into()];
-        insta::assert_snapshot!(report(&r));
+        insta::assert_snapshot!(whole_lines(report(&r)));
     }
 }

@@ -58,6 +58,7 @@ pub fn render(r: &RunResult) -> String {
     out
 }
 
+/// One step's heading (users, connections, its window), its figures line and its transactions.
 fn render_step(w: &mut String, r: &RunResult, s: &Step) {
     let f = &s.figures;
     let _ = writeln!(
@@ -100,9 +101,72 @@ fn figures_line(workload: Workload, f: &Figures) -> String {
     }
 }
 
+/// A configuration value as `config:` prints it: a string without its quotes, anything else as JSON.
 fn plain(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::fixtures::{ds2_step, result, sweep, whole_lines};
+    use crate::model::ClientCpu;
+    use crate::stats::audit::{TpccAuditPlan, tpcc};
+    use crate::stats::cap::Cap;
+
+    #[test]
+    fn a_tpcc_sweep_reads_top_down() {
+        let mut r = sweep();
+        r.config =
+            serde_json::json!({"scale": 1, "keying_time": "spec", "think_time": "0", "window_s": null});
+        r.server.engine = "postgres".into();
+        r.server.version = "16.4".into();
+        r.client = ClientCpu {
+            peak_rss_bytes: 52_000_000,
+            wake_late_p99_ms: Some(1.25),
+            wake_late_max_ms: Some(7.5),
+            ..ClientCpu::new(2.5, 0.75, 54_000)
+        };
+        r.errors_by_kind = BTreeMap::from([("serialization_failure".into(), 3), ("deadlock".into(), 1)]);
+        r.steps[1].audit =
+            Some(tpcc(&r.steps[1], BTreeMap::new(), TpccAuditPlan { paced: false, warehouses: 2 }));
+        insta::assert_snapshot!(whole_lines(render(&r)));
+    }
+
+    #[test]
+    fn an_interrupted_ds2_run_speaks_ds2() {
+        let cap = Cap::default_for(Workload::Ds2);
+        let mut r = result(
+            Workload::Ds2,
+            vec![
+                ds2_step(0, 16, 30_000, (400_000, 300_000), Some(&cap)),
+                ds2_step(1, 32, 33_000, (1_200_000, 500_000), Some(&cap)),
+            ],
+        );
+        r.interrupted = true;
+        r.config = serde_json::json!({"db_size": "10GB", "n_threads": 16, "think_time_s": 0});
+        r.server.engine = "sqlserver".into();
+        r.server.version = "16.0".into();
+        r.client = ClientCpu { client_cpu_us_per_order: Some(420.0), ..ClientCpu::new(1.0, 0.5, 63_000) };
+        insta::assert_snapshot!(whole_lines(render(&r)));
+    }
+
+    #[test]
+    fn an_empty_result_still_says_what_ran() {
+        insta::assert_snapshot!(whole_lines(render(&result(Workload::Tpcc, Vec::new()))), @r"
+            oltpgen 0.1.0: tpcc against db ( )
+            started 2025-01-01T00:00:00Z
+            config: 
+
+            step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
+            max TPS within cap: none, the run stopped before a step was measured
+
+            client: n/a CPU per transaction (0.00 s user, 0.00 s system, 0 transactions), peak memory 0 MB
+            ");
     }
 }

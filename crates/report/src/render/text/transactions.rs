@@ -42,3 +42,26 @@ pub fn transaction_table(w: &mut String, workload: Workload, f: &Figures, indent
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::{ds2_step, whole_lines};
+
+    #[test]
+    fn a_row_per_transaction_in_the_workload_s_order() {
+        let s = ds2_step(0, 16, 30_000, (400_000, 300_000), None);
+        let mut w = String::new();
+        transaction_table(&mut w, Workload::Ds2, &s.figures, "");
+        insta::assert_snapshot!(whole_lines(w), @r"
+            transaction          count rollbacks  errors retries   avg ms   p50 ms   p90 ms   p95 ms   p99 ms   max ms
+            login                30000         0       0       0     75.0     75.0     75.0     75.0     75.0     75.0
+            purchase             30000         0       0       0    225.0    225.0    225.0    225.0    225.0    225.0
+            order                30000         0       0       0    400.0    400.1    400.1    400.1    400.1    400.1
+            rt_tot               30000         0       0       0    299.9    300.0    300.0    300.0    300.0    300.0
+            ");
+        let mut indented = String::new();
+        transaction_table(&mut indented, Workload::Ds2, &s.figures, "> ");
+        assert!(indented.lines().all(|l| l.starts_with("> ")), "{indented}");
+    }
+}
