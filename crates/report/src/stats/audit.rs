@@ -87,11 +87,21 @@ const MIX_MINIMUMS: [(&str, f64); 5] = [
     ("Stock-Level share", 4.0),
 ];
 
-/// TPC-C's audit of `step`, from the workload's `counters` over the step's window.
+/// TPC-C's audit of `step`, from the workload's `counters` over the step's window: the mix, the
+/// audited ranges, skipped Deliveries, then the load's pacing and spread over the warehouses.
 pub fn tpcc(step: &Step, counters: BTreeMap<String, u64>, plan: TpccAuditPlan) -> Audit {
-    let txns = &step.figures.transactions;
-    let count = |name: &str| txns.get(name).map_or(0, |t: &TxnStats| t.count);
+    let count = |name: &str| step.figures.transactions.get(name).map_or(0, |t: &TxnStats| t.count);
     let counter = |name: &str| counters.get(name).copied().unwrap_or(0);
+    let mut checks = mix_checks(&count);
+    checks.extend(range_checks(step, &count, &counter));
+    checks.push(delivery_check(count("delivery"), counter(SKIPPED_DISTRICTS)));
+    checks.extend(load_checks(step.users, plan));
+    let notes = vec![DELIVERY_INLINE.to_string()];
+    Audit { counters, checks, notes }
+}
+
+/// 5.2.3: each transaction type's share of the mix against its minimum, from each type's `count`.
+fn mix_checks(count: &dyn Fn(&str) -> u64) -> Vec<AuditCheck> {
     let total: u64 = TPCC_TRANSACTIONS.iter().map(|name| count(name)).sum();
     let mut checks = Vec::new();
     for (txn, (title, min)) in TPCC_TRANSACTIONS.into_iter().zip(MIX_MINIMUMS) {
@@ -99,6 +109,13 @@ pub fn tpcc(step: &Step, counters: BTreeMap<String, u64>, plan: TpccAuditPlan) -
         let bound = if min > 0.0 { format!(">= {min:.1}%") } else { "the rest (45%)".into() };
         checks.push(share_check("5.2.3", title, hits, total, &bound, verdict));
     }
+    checks
+}
+
+/// The audited ranges of the spec's result summary (rollbacks, remote lines and Payments, by-name
+/// selections), from the step's transactions and the workload's counters (`counter`).
+fn range_checks(step: &Step, count: &dyn Fn(&str) -> u64, counter: &dyn Fn(&str) -> u64) -> Vec<AuditCheck> {
+    let txns = &step.figures.transactions;
     let new_orders = txns.get(TPCC_TRANSACTIONS[0]).map_or((0, 0), |t| (t.count, t.rollbacks));
     // The audited ranges of the spec's result summary; the clause is the rule each follows from.
     // (clause, name, hits, of, audited range %)
@@ -116,45 +133,54 @@ pub fn tpcc(step: &Step, counters: BTreeMap<String, u64>, plan: TpccAuditPlan) -
             (57.0, 63.0),
         ),
     ];
-    for (clause, name, hits, n, range) in ranges {
-        let bound = format!("{:.2}–{:.2}%", range.0, range.1);
-        checks.push(share_check(clause, name, hits, n, &bound, judge_range(hits, n, range)));
-    }
-    let districts = 10 * count("delivery");
-    let skipped = counter(SKIPPED_DISTRICTS);
+    ranges
+        .into_iter()
+        .map(|(clause, name, hits, n, range)| {
+            let bound = format!("{:.2}–{:.2}%", range.0, range.1);
+            share_check(clause, name, hits, n, &bound, judge_range(hits, n, range))
+        })
+        .collect()
+}
+
+/// 5.4.5: at most 1% of the districts of `deliveries` completed Deliveries skipped (`skipped`).
+fn delivery_check(deliveries: u64, skipped: u64) -> AuditCheck {
+    let districts = 10 * deliveries;
     let verdict = match districts {
         0 => Verdict::TooFew,
         _ if percent(skipped, districts) <= 1.0 => Verdict::Pass,
         _ => Verdict::Flag,
     };
-    checks.push(share_check("5.4.5", "skipped Delivery districts", skipped, districts, "<= 1%", verdict));
-    checks.push(AuditCheck {
+    share_check("5.4.5", "skipped Delivery districts", skipped, districts, "<= 1%", verdict)
+}
+
+/// The load as the spec sets it: keying and think times on (5.2.5), ten users per warehouse and
+/// every warehouse with a user (4.2.2).
+fn load_checks(users: u64, plan: TpccAuditPlan) -> [AuditCheck; 3] {
+    let pacing = AuditCheck {
         clause: "5.2.5".into(),
         name: "keying and think times".into(),
         value: f64::from(u8::from(plan.paced)),
         shown: if plan.paced { "on" } else { "off" }.into(),
         bound: "on (spec's)".into(),
         verdict: if plan.paced { Verdict::Pass } else { Verdict::Flag },
-    });
+    };
     let warehouses = u64::from(plan.warehouses.max(1));
-    let per_warehouse = step.users as f64 / warehouses as f64;
-    checks.push(AuditCheck {
+    let per_warehouse = users as f64 / warehouses as f64;
+    let per = AuditCheck {
         clause: "4.2.2".into(),
         name: "users per warehouse".into(),
         value: per_warehouse,
         shown: format!("{per_warehouse:.2}"),
         bound: "10".into(),
-        verdict: if step.users == 10 * warehouses { Verdict::Pass } else { Verdict::Flag },
-    });
+        verdict: if users == 10 * warehouses { Verdict::Pass } else { Verdict::Flag },
+    };
     // User i's home is warehouse i mod W + 1: the first min(users, W) warehouses have a user.
-    let touched = step.users.min(warehouses);
+    let touched = users.min(warehouses);
     let mut used = share_check("4.2.2", "warehouses with a user", touched, warehouses, "100%", Verdict::Pass);
     if touched < warehouses {
         used.verdict = Verdict::Flag;
     }
-    checks.push(used);
-    let notes = vec![DELIVERY_INLINE.to_string()];
-    Audit { counters, checks, notes }
+    [pacing, per, used]
 }
 
 /// How TPC-C's Delivery runs, for every report of a TPC-C step.

@@ -23,16 +23,31 @@ pub fn render(results: &[(String, RunResult)]) -> String {
         return open_page("no results") + "</body></html>\n";
     };
     let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
+    // Each result against the baseline, once: its headline's row and its notes both read it.
+    let comparisons: Vec<Comparison> = results.iter().map(|(_, r)| compare(base, r)).collect();
     let mut h = open_page(&format!("Comparison: {}", names.join(" vs ")));
+    h.push_str(&headline_table(results, &comparisons));
+    for ((name, _), c) in results.iter().zip(&comparisons).skip(1) {
+        h.push_str(&against_baseline(base_name, name, c));
+    }
+    h.push_str(&charts(results, &names));
+    h.push_str("</body></html>\n");
+    h
+}
+
+/// A row per result (the baseline first): what ran, its headline within the cap and where it was
+/// reached, and the headline's change against the baseline's.
+fn headline_table(results: &[(String, RunResult)], comparisons: &[Comparison]) -> String {
+    let (base_name, base) = &results[0];
     let unit = base.workload.per_minute_unit();
-    h.push_str("<div class=\"scroll\"><table><tr><th class=\"l\">result</th><th class=\"l\">what ran</th>");
+    let mut h = "<div class=\"scroll\"><table><tr><th class=\"l\">result</th><th class=\"l\">what ran</th>"
+        .to_string();
     let _ = write!(
         h,
         "<th>max {unit} within cap</th><th>at users</th><th>vs {}</th><th>change</th></tr>",
         esc(base_name)
     );
-    for (name, r) in results {
-        let c = compare(base, r);
+    for ((name, r), c) in results.iter().zip(comparisons) {
         let best = best_step_within_cap(&r.steps);
         let value = best.and_then(|s| s.figures.per_minute()).map_or("none".into(), |v| thousands(v, 0));
         let users = best.map_or("-".into(), |s| thousands(s.users as f64, 0));
@@ -47,33 +62,44 @@ pub fn render(results: &[(String, RunResult)]) -> String {
         );
     }
     h.push_str("</table></div>");
-    for (name, r) in &results[1..] {
-        let c = compare(base, r);
-        for w in &c.warnings {
-            let _ = write!(
-                h,
-                "<p class=\"fail\">{}: {}: the changes are not the systems' alone</p>",
-                esc(name),
-                esc(w)
-            );
-        }
-        if let Some(sig) = c.headline.as_ref().and_then(|x| x.significance) {
-            let _ = write!(h, "<p>{}: {}</p>", esc(name), esc(&sig.statement("faster", "slower")));
-        }
-        h.push_str(&step_table(base_name, name, &c));
+    h
+}
+
+/// What a reader must weigh of result `name` against the baseline `base_name`: the warnings, Welch's
+/// verdict over the runs when both repeated them, and the steps both ran.
+fn against_baseline(base_name: &str, name: &str, c: &Comparison) -> String {
+    let mut h = String::new();
+    for w in &c.warnings {
+        let _ = write!(
+            h,
+            "<p class=\"fail\">{}: {}: the changes are not the systems' alone</p>",
+            esc(name),
+            esc(w)
+        );
     }
+    if let Some(sig) = c.headline.as_ref().and_then(|x| x.significance) {
+        let _ = write!(h, "<p>{}: {}</p>", esc(name), esc(&sig.statement("faster", "slower")));
+    }
+    h.push_str(&step_table(base_name, name, c));
+    h
+}
+
+/// The charts, a line per result (named `names`): throughput and mean response time against users,
+/// and each result's throughput over its own clock, in the baseline's unit.
+fn charts(results: &[(String, RunResult)], names: &[&str]) -> String {
+    let unit = results[0].1.workload.per_minute_unit();
     let per_step = |f: fn(&Step) -> f64| -> Vec<Vec<(f64, f64)>> {
         results.iter().map(|(_, r)| r.steps.iter().map(|s| (s.users as f64, f(s))).collect()).collect()
     };
     let lines = |points: Vec<Vec<(f64, f64)>>| -> Vec<Line> {
         names.iter().zip(RESULT_COLOURS.iter().cycle()).zip(points).map(|((n, c), p)| (*n, *c, p)).collect()
     };
-    h.push_str(&overlay_chart(
+    let mut h = overlay_chart(
         &format!("{unit} against users"),
         "users",
         unit,
         &lines(per_step(|s| s.figures.per_minute().unwrap_or(0.0))),
-    ));
+    );
     h.push_str(&overlay_chart(
         "Mean response time against users",
         "users",
@@ -88,7 +114,6 @@ pub fn render(results: &[(String, RunResult)]) -> String {
         })
         .collect();
     h.push_str(&overlay_chart(&format!("{unit} over time"), "seconds", unit, &lines(over_time)));
-    h.push_str("</body></html>\n");
     h
 }
 

@@ -18,30 +18,7 @@ pub fn render(c: &Comparison) -> String {
     for warning in &c.warnings {
         let _ = writeln!(w, "warning: {warning}: the changes are not the systems' alone");
     }
-    match &c.headline {
-        Some(h) => {
-            let rt_tot = h.rt_tot_avg_ms.map_or(String::new(), |ch| {
-                format!("; rt_tot_avg {} → {} ms", figure(ch.before), figure(ch.after))
-            });
-            let _ = writeln!(
-                w,
-                "max {} within cap {} → {}, {} ({}); at {} → {} users{rt_tot}",
-                h.unit,
-                figure(h.throughput.before),
-                figure(h.throughput.after),
-                factor(h.throughput.ratio),
-                percent(h.throughput.percent),
-                thousands(h.users.before, 0),
-                thousands(h.users.after, 0)
-            );
-            if let Some(sig) = &h.significance {
-                let _ = writeln!(w, "over the runs: {}", sig.statement("faster", "slower"));
-            }
-        }
-        None => {
-            let _ = writeln!(w, "max {unit} within cap: n/a (not both results have a step within a cap)");
-        }
-    }
+    headline(w, c, unit);
     if c.per_minute_unit.is_none() {
         let _ = writeln!(w, "the workloads differ: NOPM/OPM and per-watt figures are not compared");
     }
@@ -70,6 +47,36 @@ pub fn render(c: &Comparison) -> String {
         let _ = writeln!(w, "\nuser loads in only one result, not compared: {}", steps.join(", "));
     }
     out
+}
+
+/// The headline's line: both results' highest throughput within the cap, the change, the user loads
+/// it was reached at (and DS2's `rt_tot_avg`), then Welch's verdict over the runs when both repeated
+/// them; or why there is no headline to compare.
+fn headline(w: &mut String, c: &Comparison, unit: &str) {
+    match &c.headline {
+        Some(h) => {
+            let rt_tot = h.rt_tot_avg_ms.map_or(String::new(), |ch| {
+                format!("; rt_tot_avg {} → {} ms", figure(ch.before), figure(ch.after))
+            });
+            let _ = writeln!(
+                w,
+                "max {} within cap {} → {}, {} ({}); at {} → {} users{rt_tot}",
+                h.unit,
+                figure(h.throughput.before),
+                figure(h.throughput.after),
+                factor(h.throughput.ratio),
+                percent(h.throughput.percent),
+                thousands(h.users.before, 0),
+                thousands(h.users.after, 0)
+            );
+            if let Some(sig) = &h.significance {
+                let _ = writeln!(w, "over the runs: {}", sig.statement("faster", "slower"));
+            }
+        }
+        None => {
+            let _ = writeln!(w, "max {unit} within cap: n/a (not both results have a step within a cap)");
+        }
+    }
 }
 
 /// One matched step's table: a row per figure (and per quoted counter), the first column as wide as
