@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use oltpgen_report::checks::{Clause, ClauseOutcome};
+use oltpgen_report::model::checks::{Clause, ClauseOutcome};
 use tokio::sync::Mutex;
 
 use crate::engine::{Conn, Engine};

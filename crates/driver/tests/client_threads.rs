@@ -11,7 +11,7 @@ use std::time::Duration;
 use oltpgen_driver::run::{
     self, Done, Measured, Next, Ops, Ramp, RunPlan, StepSpec, Timing, TxnError, Workload,
 };
-use oltpgen_report::cap::Cap;
+use oltpgen_report::stats::cap::Cap;
 
 /// Two targets, two transaction types; logs each user's threads.
 struct Logged {

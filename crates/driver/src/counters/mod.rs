@@ -492,8 +492,8 @@ fn gone_devices(before: Option<&HostTotals>, after: &HostTotals, said: &mut BTre
 #[cfg(test)]
 mod tests {
     use super::*;
+    use oltpgen_report::model::step::StepPlan;
     use oltpgen_report::model::{Window, Workload};
-    use oltpgen_report::step::StepPlan;
 
     fn db(totals: &[(&'static str, f64)], gauges: &[(&'static str, f64)]) -> DbTotals {
         DbTotals {

@@ -2,7 +2,7 @@
 //! inventory and order totals agree.
 
 use super::identify;
-use oltpgen_report::checks::Clause;
+use oltpgen_report::model::checks::Clause;
 
 use crate::consistency::{self, Check, Checks};
 use crate::engine::{Conn, Engine};

@@ -10,7 +10,7 @@ use oltpgen_datagen::Rng;
 use oltpgen_datagen::ds2::input::{
     Arrival, Browse, OrderGen, OrderInput, OrderParams, PurchaseLine, Registration,
 };
-use oltpgen_report::ds2::{Ds2Interval, Ds2Progress, OpCounts};
+use oltpgen_report::model::ds2_progress::{Ds2Interval, Ds2Progress, OpCounts};
 
 use super::{Functions, LoadedParams, Purchase};
 use crate::engine::{Conn, Engine};

@@ -20,9 +20,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use oltpgen_report::cap::Cap;
+use oltpgen_report::model::step::{StepPlan, Transactions};
 use oltpgen_report::model::{ClientCpu, IntervalRow, Step, Window};
-use oltpgen_report::step::{StepPlan, Transactions};
+use oltpgen_report::stats::cap::Cap;
 use tokio::time::Instant;
 
 use collector::Collector;

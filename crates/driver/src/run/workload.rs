@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
-use oltpgen_report::audit::Audit;
 use oltpgen_report::model::Step;
+use oltpgen_report::model::audit::Audit;
 use tokio::time::Instant;
 
 use super::sample::Status;

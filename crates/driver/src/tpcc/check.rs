@@ -1,7 +1,7 @@
 //! `tpcc check`: the consistency conditions of clause 3.3.2, run against the database.
 
 use super::Tpcc;
-use oltpgen_report::checks::Clause;
+use oltpgen_report::model::checks::Clause;
 
 use crate::consistency::{self, Check, Checks};
 use crate::engine::{Conn, Engine};

@@ -8,8 +8,9 @@ use oltpgen_datagen::Rng;
 use oltpgen_datagen::tpcc::input::{CustomerSelector, InputGen, Terminal, TxnInput};
 use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime, TxnKind};
 use oltpgen_datagen::tpcc::random::CConstants;
-use oltpgen_report::audit::{Audit, TPCC_COUNTERS, TpccAuditPlan};
 use oltpgen_report::model::Step;
+use oltpgen_report::model::audit::{Audit, TPCC_COUNTERS};
+use oltpgen_report::stats::audit::{self, TpccAuditPlan};
 
 use super::LoadedParams;
 use crate::engine::Engine;
@@ -199,7 +200,7 @@ impl Workload for Tpcc {
 
     fn audit(&self, step: &Step, counters: BTreeMap<String, u64>) -> Option<Audit> {
         let paced = self.pacing.keying == KeyingTime::Spec && self.pacing.think == ThinkTime::Spec;
-        Some(oltpgen_report::audit::tpcc(step, counters, TpccAuditPlan { paced, warehouses: self.scale }))
+        Some(audit::tpcc(step, counters, TpccAuditPlan { paced, warehouses: self.scale }))
     }
 }
 
@@ -292,8 +293,8 @@ pub async fn run(
 
 #[cfg(test)]
 mod tests {
-    use oltpgen_report::audit;
     use oltpgen_report::model::TPCC_TRANSACTIONS;
+    use oltpgen_report::model::audit;
 
     use super::*;
 
