@@ -28,10 +28,11 @@ use tokio::time::Instant;
 use collector::Collector;
 pub use collector::IntervalFigures;
 pub use plan::{Pace, StudyFlags};
+pub use sample::{AuditCounts, MAX_AUDIT};
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 use shard::Shards;
 pub use study::{StudyOptions, study};
-pub use workload::{AuditCounts, Done, MAX_AUDIT, Next, Op, Ops, TxnError, Workload};
+pub use workload::{Done, Next, Op, Ops, TxnError, Workload};
 
 /// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
 /// response-time cap each step is judged by.

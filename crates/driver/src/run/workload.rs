@@ -9,19 +9,12 @@ use oltpgen_report::audit::Audit;
 use oltpgen_report::model::Step;
 use tokio::time::Instant;
 
-use super::sample::Status;
+use super::sample::{AuditCounts, Status};
 use crate::error::Fault;
 
 /// Retries of a transaction (or of one operation of a composite one) after a serialization failure or
 /// deadlock, before it counts as an error.
 pub const MAX_RETRIES: u8 = 5;
-
-/// The most audit counters a workload declares ([`Workload::AUDIT`]).
-pub const MAX_AUDIT: usize = 8;
-
-/// What one completed transaction adds to each of its workload's audit counters (index = position in
-/// [`Workload::AUDIT`]); small numbers (an order's lines, a Delivery's skipped districts).
-pub type AuditCounts = [u8; MAX_AUDIT];
 
 /// The names of a workload's transaction types in index order, as a constant array, from an array of
 /// its kinds (an enum's `ALL`) whose `name()` is a `const fn`: so [`Workload::KINDS`] comes from the
@@ -172,7 +165,7 @@ pub trait Workload: Send + Sync + 'static {
     const KINDS: &'static [&'static str];
     /// The index of the type counted per minute (TPC-C's New-Order, DS2's order).
     const PER_MINUTE_KIND: usize;
-    /// The workload's audit counters, by name (at most [`MAX_AUDIT`]); a transaction adds to them
+    /// The workload's audit counters, by name (at most [`MAX_AUDIT`](super::MAX_AUDIT)); a transaction adds to them
     /// through [`Ops::count`], and each step's sums go to [`audit`](Self::audit).
     const AUDIT: &'static [&'static str] = &[];
     /// The index of the type that records a composite transaction again as the sum of its operations'
