@@ -10,7 +10,7 @@ use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;
 use oltpgen_driver::Target;
 use oltpgen_driver::local::Placement;
 use oltpgen_driver::run::StudyFlags;
-use oltpgen_driver::tpcc::Transactions;
+use oltpgen_driver::vocab::tpcc::Transactions;
 use oltpgen_report::cap::Cap;
 use oltpgen_report::users::UserLoad;
 

@@ -4,8 +4,8 @@
 use std::process::ExitCode;
 
 use oltpgen_driver::Error;
+use oltpgen_driver::Target;
 use oltpgen_driver::engine::Conn;
-use oltpgen_driver::target::Target;
 use oltpgen_report::model::RunResult;
 
 use crate::cli::StudyArgs;

@@ -20,8 +20,8 @@ pub mod prepare;
 pub mod progress;
 pub mod run;
 pub mod stop;
-pub mod target;
 pub mod tpcc;
+pub mod vocab;
 
 pub use error::Error;
-pub use target::Target;
+pub use vocab::target::Target;

@@ -32,7 +32,7 @@ pub use sample::{AuditCounts, MAX_AUDIT};
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 use shard::Shards;
 pub use study::{StudyOptions, study};
-pub use workload::{Done, Next, Op, Ops, TxnError, Workload};
+pub use workload::{Next, Op, Ops, Workload};
 
 /// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
 /// response-time cap each step is judged by.

@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::sample::{AuditCounts, Status};
 use crate::error::Fault;
+use crate::vocab::outcome::{Done, TxnError};
 
 /// Retries of a transaction (or of one operation of a composite one) after a serialization failure or
 /// deadlock, before it counts as an error.
@@ -30,25 +31,6 @@ macro_rules! kind_names {
         }
         names
     }};
-}
-
-/// A transaction's failure, sorted once by the engine code that met it; results count failures by kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TxnError {
-    /// What to do about it.
-    pub fault: Fault,
-}
-
-impl TxnError {
-    /// The connection is gone: the user reconnects before its next transaction.
-    pub const LOST: TxnError = TxnError { fault: Fault::ConnectionLost };
-}
-
-/// How a transaction ended when it did not fail.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Done {
-    /// Rolled back as the workload expects (not an error).
-    pub rolled_back: bool,
 }
 
 /// The next transaction a user will run, with the waits around it.
@@ -177,7 +159,7 @@ pub trait Workload: Send + Sync + 'static {
     /// A user's own state: its random stream, its deck, its home.
     type User: Send + 'static;
     /// A connection ready to run transactions (its statements prepared): an enum over the engines
-    /// (e.g. [`TpccSession`](crate::tpcc::TpccSession)), so the user loop and pool never change per
+    /// (e.g. [`TpccSession`](crate::engine::tpcc::TpccSession)), so the user loop and pool never change per
     /// engine and the hot path dispatches by `match`.
     type Session: Send + Sync + 'static;
     /// A transaction's input.
