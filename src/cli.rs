@@ -13,7 +13,7 @@ use oltpgen_driver::command::load::LoadRequest;
 use oltpgen_driver::command::tpcc::TpccRun;
 use oltpgen_driver::command::values::*;
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
-use oltpgen_driver::tpcc::Transactions;
+use oltpgen_driver::vocab::tpcc::Transactions;
 use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::stats::cap::Cap;
 

@@ -15,7 +15,8 @@ use crate::engine::Conn;
 use crate::files::claim::DirClaim;
 use crate::inventory;
 use crate::run::{Pace, Progress, StudyFlags, plan};
-use crate::tpcc::{self, RunOptions, Transactions};
+use crate::tpcc::{self, RunOptions};
+use crate::vocab::tpcc::Transactions;
 
 /// A TPC-C run as the flags ask for it.
 #[derive(Clone, Debug)]

@@ -4,6 +4,7 @@
 
 pub mod collector;
 pub mod cpu;
+pub mod metrics;
 pub mod plan;
 pub mod pool;
 pub mod result;
@@ -28,10 +29,11 @@ use tokio::time::Instant;
 use collector::Collector;
 pub use collector::IntervalFigures;
 pub use plan::{Pace, StudyFlags};
+pub use sample::{AuditCounts, MAX_AUDIT};
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 use shard::Shards;
 pub use study::{StudyOptions, study};
-pub use workload::{AuditCounts, Done, MAX_AUDIT, Next, Op, Ops, TxnError, Workload};
+pub use workload::{Next, Op, Ops, Workload};
 
 /// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
 /// response-time cap each step is judged by.

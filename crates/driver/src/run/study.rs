@@ -10,9 +10,9 @@ use std::time::{Duration, SystemTime};
 use crate::files::result_dir::{ResultDir, write_result};
 use oltpgen_report::model::{IntervalRow, RunResult, Server, Step};
 
+use super::metrics::{Endpoint, Live};
 use super::{Progress, Ramp, RunPlan, Workload, drive, energy_sample, result};
 use crate::counters::{self, Sampler, Sources};
-use crate::metrics::{Endpoint, Live};
 use crate::{Error, Target};
 
 /// What a study measures around the run: cost, power, host and database counters, live metrics.

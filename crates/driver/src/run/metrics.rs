@@ -15,9 +15,9 @@ use std::sync::{Arc, Mutex};
 use oltpgen_report::model::Step;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::IntervalFigures;
 use crate::Error;
 use crate::counters::SamplerReader;
-use crate::run::IntervalFigures;
 
 /// One transaction type's live figures.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -1,81 +1,18 @@
-//! The database a command drives, parsed once from `--url` into a typed, secret-safe form: the scheme
-//! picks the engine, whose own module parses the rest into its settings ([`TargetConfig`]).
+//! A URL parsed into a [`Target`]: the scheme chooses the engine ([`Engine::of_scheme`]), whose own
+//! module parses the rest into its settings; and the same server's other databases.
 
-use std::fmt;
 use std::str::FromStr;
 
-use crate::Error;
-
-pub use crate::engine::Engine;
-
-/// A target's connection settings, in its engine's own terms: chosen once from the URL's scheme.
-#[derive(Clone)]
-pub enum TargetConfig {
-    /// PostgreSQL's (password included: never print them) and where the password came from.
-    Postgres(crate::pg::target::Settings),
-    /// SQL Server's (password or token included: never print them).
-    SqlServer(crate::mssql::Config),
-}
-
-/// One database to drive: an engine and its connection settings.
-///
-/// The password lives only inside `config`; [`Target`]'s `Display` and [`Target::label`] never show it,
-/// so a target can be printed, logged and written into result files as it is.
-#[derive(Clone)]
-pub struct Target {
-    config: TargetConfig,
-    label: String,
-    dbname: String,
-}
+use crate::vocab::target::Engine;
+use crate::{Error, Target, mssql, pg};
 
 impl Target {
-    /// A target from its engine's settings, its label (`engine://user@host:port/dbname`, no password)
-    /// and its database name; each engine builds its own (PostgreSQL: [`crate::pg::target`]).
-    pub fn new(config: TargetConfig, label: String, dbname: String) -> Self {
-        Target { config, label, dbname }
-    }
-
-    /// The engine this target runs.
-    pub fn engine(&self) -> Engine {
-        match self.config {
-            TargetConfig::Postgres(_) => Engine::Postgres,
-            TargetConfig::SqlServer(_) => Engine::SqlServer,
-        }
-    }
-
-    /// The engine's connection settings (password included: never print them).
-    pub fn config(&self) -> &TargetConfig {
-        &self.config
-    }
-
-    /// `engine://user@host:port/dbname`, without the password: what output and results call this target.
-    pub fn label(&self) -> &str {
-        &self.label
-    }
-
-    /// The database name (for PostgreSQL, the user name when the URL names none).
-    pub fn dbname(&self) -> &str {
-        &self.dbname
-    }
-
     /// The same server, another database on it (the built-in instance holds one database per workload).
     pub fn with_dbname(&self, dbname: &str) -> Self {
-        match &self.config {
-            TargetConfig::Postgres(c) => crate::pg::target::with_dbname(c, dbname),
-            TargetConfig::SqlServer(c) => crate::mssql::target::with_dbname(c, dbname),
+        match self.engine() {
+            Engine::Postgres => pg::target::with_dbname(self, dbname),
+            Engine::SqlServer => mssql::target::with_dbname(self, dbname),
         }
-    }
-}
-
-impl fmt::Display for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.label)
-    }
-}
-
-impl fmt::Debug for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Target({})", self.label)
     }
 }
 
@@ -94,21 +31,17 @@ impl FromStr for Target {
         let Some((scheme, rest)) = url.split_once("://") else {
             // ADO.NET's `key=value;…` strings are SQL Server's own.
             if url.contains('=') && url.to_ascii_lowercase().contains("server") {
-                return crate::mssql::target::parse_ado(url);
+                return mssql::target::parse_ado(url);
             }
-            return Err(Error::usage(format!(
-                "--url has no scheme: write it as {} or {}",
-                Engine::Postgres.url_form(),
-                Engine::SqlServer.url_form()
-            )));
+            return Err(Error::usage(format!("--url has no scheme: write it as {}", Engine::any_url_form())));
         };
         let engine = Engine::of_scheme(scheme)?;
         if rest.is_empty() {
             return Err(Error::usage(format!("--url names no host: write it as {}", engine.url_form())));
         }
         match engine {
-            Engine::Postgres => crate::pg::target::parse(url),
-            Engine::SqlServer => crate::mssql::target::parse(url),
+            Engine::Postgres => pg::target::parse(url),
+            Engine::SqlServer => mssql::target::parse(url),
         }
     }
 }
