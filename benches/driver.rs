@@ -21,9 +21,10 @@ use oltpgen_datagen::tpcc::mix::{Deck, Pacing};
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_driver::run::collector::Collector;
 use oltpgen_driver::run::sample::{Recorder, Sample, Status};
-use oltpgen_driver::run::{self, Done, Next, Ops, Ramp, RunPlan, StepSpec, Timing, TxnError};
-use oltpgen_report::cap::Cap;
+use oltpgen_driver::run::{self, Next, Ops, Ramp, RunPlan, StepSpec, Timing};
+use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::model::{DS2_TRANSACTIONS, TPCC_TRANSACTIONS, Workload};
+use oltpgen_report::stats::cap::Cap;
 
 /// The `i`th transaction's sample, of type `kind`: committed, 1 to 6 ms.
 fn sample(kind: u8, i: u64) -> Sample {

@@ -13,9 +13,9 @@ use oltpgen_driver::command::load::LoadRequest;
 use oltpgen_driver::command::tpcc::TpccRun;
 use oltpgen_driver::command::values::*;
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
-use oltpgen_driver::tpcc::Transactions;
-use oltpgen_report::cap::Cap;
-use oltpgen_report::users::UserLoad;
+use oltpgen_driver::vocab::tpcc::Transactions;
+use oltpgen_report::model::users::UserLoad;
+use oltpgen_report::stats::cap::Cap;
 
 /// oltpgen: a load generator for OLTP database performance studies.
 ///

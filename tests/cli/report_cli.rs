@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use oltpgen_report::model::RunResult;
-use oltpgen_report::{compare, merge, show};
+use oltpgen_report::render::text::{compare as compare_text, show};
+use oltpgen_report::stats::{compare, merge};
 
 use crate::common::{Outcome, assert_matches_schema, assert_refused, oltpgen, result_json};
 use crate::report_html::sweep;
@@ -46,7 +47,7 @@ fn show_compare_and_merge_print_what_the_results_hold() {
 
     let out = oltpgen(&["report", "compare", a_file.to_str().unwrap(), b_dir.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.all());
-    assert_eq!(out.stdout, compare::render(&compare::compare(&a, &b)));
+    assert_eq!(out.stdout, compare_text::render(&compare::compare(&a, &b)));
     assert!(
         out.stdout.starts_with("max NOPM within cap 40,500 → 40,500, 1.00× (+0.0%); at 16 → 16 users\n"),
         "{}",
@@ -80,7 +81,7 @@ fn show_compare_and_merge_print_what_the_results_hold() {
     // Another plan is refused, naming the result at fault.
     let mut short = sweep();
     short.steps.truncate(2);
-    short.max_within_cap = oltpgen_report::cap::max_within_cap(&short.steps);
+    short.max_within_cap = oltpgen_report::stats::cap::max_within_cap(&short.steps);
     let short_dir = write(dir.path(), "short", &short);
     let out = merge_into(&a_dir, &short_dir, &dir.path().join("refused"));
     assert_refused(&out, "cannot merge these results: result 2 has 2 steps, result 1 has 3");

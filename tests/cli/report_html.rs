@@ -7,16 +7,16 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use oltpgen_report::cap::{Cap, max_within_cap};
-use oltpgen_report::histogram::LatencyHistogram;
-use oltpgen_report::html::{
-    self, AVG_COLOUR, CAP_COLOUR, P95_COLOUR, THROUGHPUT_COLOUR, TRANSACTION_COLOURS,
-};
+use oltpgen_report::model::histogram::LatencyHistogram;
+use oltpgen_report::model::step::{StepPlan, Transactions};
 use oltpgen_report::model::{
     ClientCpu, DS2_TRANSACTIONS, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, TPCC_TRANSACTIONS,
     Tool, TxnCounters, TxnStats, Window, Workload,
 };
-use oltpgen_report::step::{StepPlan, Transactions};
+use oltpgen_report::render::html::charts::{AVG_COLOUR, P95_COLOUR, THROUGHPUT_COLOUR, TRANSACTION_COLOURS};
+use oltpgen_report::render::html::result as html;
+use oltpgen_report::render::html::svg::CAP_COLOUR;
+use oltpgen_report::stats::cap::{Cap, max_within_cap};
 
 use crate::common::{assert_refused, oltpgen};
 

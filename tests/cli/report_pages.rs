@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use oltpgen_report::cap::{Cap, max_within_cap};
-use oltpgen_report::html::{THROUGHPUT_COLOUR, TRANSACTION_COLOURS};
 use oltpgen_report::model::{CounterSeries, RunResult, Workload};
+use oltpgen_report::render::html::charts::{THROUGHPUT_COLOUR, TRANSACTION_COLOURS};
+use oltpgen_report::stats::cap::{Cap, max_within_cap};
 
 use crate::common::oltpgen;
 use crate::report_html::{browser_available, dom, pixels_like, run_of, screenshot, sweep};

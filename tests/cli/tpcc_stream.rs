@@ -6,9 +6,11 @@
 use oltpgen_datagen::tpcc::mix::{KeyingTime, Pacing, ThinkTime, TxnKind};
 use oltpgen_driver::Target;
 use oltpgen_driver::engine::Conn;
+use oltpgen_driver::engine::tpcc::TpccSession;
 use oltpgen_driver::inventory;
 use oltpgen_driver::run::Workload;
-use oltpgen_driver::tpcc::{Outcome, Tpcc, TpccSession, Transactions};
+use oltpgen_driver::tpcc::Tpcc;
+use oltpgen_driver::vocab::tpcc::{Outcome, Transactions};
 
 /// The columns that hold the time a row was written: left out of the comparison (`ol_delivery_d` is
 /// kept as whether the line was delivered).

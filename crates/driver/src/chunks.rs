@@ -1,6 +1,7 @@
 //! The engine-neutral half of a bulk load: chunks generated on threads a little ahead of the
 //! connections that send them, the first error stopping the rest. Each engine says only how one
-//! connection opens and sends a chunk ([`crate::pg::bulk`], [`crate::mssql::bulk`]).
+//! connection opens and sends a chunk ([`crate::pg::bulk`], [`crate::mssql::bulk`]). Below the engines,
+//! which share it, and below the seam, whose statements side by side stop alike ([`first_error`]).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -8,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::{Mutex, mpsc};
 
-use crate::Error;
+use crate::error::Error;
 
 /// The generated chunks waiting for a connection, shared by a load's connections.
 pub struct Queue<E>(Arc<Mutex<mpsc::Receiver<E>>>);
@@ -59,7 +60,7 @@ where
     for _ in 0..connections {
         consumers.spawn(connection(Queue(rx.clone())));
     }
-    let result = crate::engine::first_error(&mut consumers).await;
+    let result = first_error(&mut consumers).await;
     // Dropping the connections and our handle drops the receiver, which stops producers blocked on a
     // full channel.
     drop(consumers);
@@ -68,4 +69,19 @@ where
         let _ = p.await;
     }
     result
+}
+
+/// Waits for every task of a load; on the first error, cancels the rest and returns it.
+///
+/// # Errors
+/// The first task's error (a task that panicked or was cancelled counts as [`Error::Failed`]).
+pub async fn first_error(tasks: &mut tokio::task::JoinSet<Result<(), Error>>) -> Result<(), Error> {
+    while let Some(joined) = tasks.join_next().await {
+        let outcome = joined.unwrap_or_else(|e| Err(Error::failed(format!("a load task died: {e}"))));
+        if let Err(e) = outcome {
+            tasks.abort_all();
+            return Err(e);
+        }
+    }
+    Ok(())
 }

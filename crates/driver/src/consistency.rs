@@ -6,10 +6,11 @@
 
 use std::sync::Arc;
 
-use oltpgen_report::checks::{Clause, ClauseOutcome};
+use oltpgen_report::model::checks::{Clause, ClauseOutcome};
 use tokio::sync::Mutex;
 
-use crate::engine::{Conn, Engine};
+use crate::engine::Conn;
+use crate::vocab::target::Engine;
 use crate::{Error, Target};
 
 /// How many offending keys a failed check shows.
@@ -48,7 +49,7 @@ pub struct Checks {
 }
 
 /// Runs every check of `checks` on `target` over up to `connections` connections, check `i` as the
-/// engine's `query(engine, i)`; `runs` is how many runs drove the database since its load (fresh-only
+/// `i`th of the engine's `queries(engine)`; `runs` is how many runs drove the database since its load (fresh-only
 /// checks do not apply after the first). Outcomes come back in the table's order.
 ///
 /// # Errors
@@ -58,7 +59,7 @@ pub async fn run(
     connections: usize,
     checks: Checks,
     runs: u32,
-    query: fn(Engine, usize) -> &'static str,
+    queries: fn(Engine) -> &'static [&'static str],
 ) -> Result<Vec<Clause>, Error> {
     let table = checks.table;
     let queue = Arc::new(Mutex::new(0..table.len()));
@@ -75,7 +76,7 @@ pub async fn run(
                     ClauseOutcome::NotApplicable("holds only before the first run")
                 } else {
                     let what = format!("{} {}", checks.noun, check.clause);
-                    let sql = query(target.engine(), i);
+                    let sql = queries(target.engine())[i];
                     let (count, examples) = conn.offending(&target, &what, sql, EXAMPLES).await?;
                     ClauseOutcome::of(count, examples)
                 };

@@ -1,6 +1,8 @@
 //! The driver's errors, and the kinds ([`Fault`]) every engine sorts its database errors into, so that
 //! the run machinery decides what to do next without reading any engine's error codes (PostgreSQL's
-//! sorting lives in [`crate::pg::error`]).
+//! sorting lives in [`crate::pg::error`]). At the bottom of the crate, beside the vocabulary
+//! ([`crate::vocab`]): it imports nothing of the driver (an error's exit code, which for an interrupted
+//! command is the signal's, is worked out beside the signals, in [`crate::stop`]).
 
 /// What went wrong, sorted by what the user should do about it.
 #[derive(Debug, thiserror::Error)]
@@ -34,15 +36,6 @@ impl Error {
     /// A failure of the work from any message.
     pub fn failed(msg: impl Into<String>) -> Self {
         Error::Failed(msg.into())
-    }
-
-    /// The process exit code this error maps to (DESIGN.md: 1 run failed, 2 bad usage or configuration).
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Error::Usage(_) | Error::Environment(_) => 2,
-            Error::Failed(_) => 1,
-            Error::Interrupted(_) => crate::stop::exit_code(),
-        }
     }
 }
 

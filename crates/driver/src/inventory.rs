@@ -7,19 +7,10 @@ use oltpgen_report::model::Workload;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::engine::{Conn, Engine};
+use crate::engine::Conn;
+use crate::vocab::meta::MetaRow;
+use crate::vocab::target::Engine;
 use crate::{Error, Target};
-
-/// A workload's row in the load record (`oltpgen_meta` on PostgreSQL).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MetaRow {
-    /// "complete" once a load finished; "loading" while it runs (or after it died).
-    pub state: String,
-    /// The load's parameters (JSON: scale, seed, C constants, …).
-    pub params: serde_json::Value,
-    /// The oltpgen version that loaded it.
-    pub tool_version: String,
-}
 
 /// The state a finished load leaves.
 pub const COMPLETE: &str = "complete";
@@ -40,7 +31,7 @@ pub trait Definition {
 
     /// The statements a load runs on `engine` once the tables' keys and indexes exist, in order on one
     /// connection: the functions, procedures, triggers and sequences the workload creates. `drop` removes
-    /// what they create ([`crate::engine::created_objects`]): one list for both.
+    /// what they create ([`created_objects`](crate::vocab::schema::created_objects)): one list for both.
     fn finish(engine: Engine) -> Vec<String>;
 
     /// How a loaded database of this workload is described in a refusal (e.g. `scale 10`).

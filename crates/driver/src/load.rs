@@ -11,9 +11,12 @@ use std::time::{Duration, Instant};
 
 use oltpgen_datagen::schema::Dataset;
 
-use crate::engine::{self, Conn, Engine};
-use crate::inventory::{self, COMPLETE, Definition, Holding, LOADING, MetaRow};
+use crate::engine::{self, Conn};
+use crate::inventory::{self, COMPLETE, Definition, Holding, LOADING};
 use crate::progress::Progress;
+use crate::vocab::meta::MetaRow;
+use crate::vocab::schema::created_objects;
+use crate::vocab::target::Engine;
 use crate::{Error, Target};
 
 /// How a load runs, whatever the workload.
@@ -274,7 +277,7 @@ pub async fn drop_all<W: Definition>(target: &Target) -> Result<bool, Error> {
 /// # Errors
 /// [`Conn::drop_workload`]'s.
 async fn drop_workload<W: Definition>(conn: &Conn, target: &Target) -> Result<(), Error> {
-    let objects = engine::created_objects(&W::finish(target.engine()));
+    let objects = created_objects(&W::finish(target.engine()));
     conn.drop_workload(target, &W::table_names(), &objects).await
 }
 
@@ -314,13 +317,13 @@ mod tests {
     use oltpgen_datagen::tpcc::schema::Table;
 
     use super::*;
-    use crate::engine::{Object, ObjectKind};
+    use crate::vocab::schema::{Object, ObjectKind};
 
     /// What `drop` removes for workload `W` on `engine`, as `(kind, name)`, each name once (a name may
     /// come with two argument lists: the load's and an earlier oltpgen's).
     fn dropped<W: Definition>(engine: Engine) -> Vec<(ObjectKind, String)> {
         let mut names = Vec::new();
-        for Object { kind, name, .. } in engine::created_objects(&W::finish(engine)) {
+        for Object { kind, name, .. } in created_objects(&W::finish(engine)) {
             if !names.contains(&(kind, name.clone())) {
                 names.push((kind, name));
             }
@@ -369,7 +372,7 @@ mod tests {
         // PostgreSQL drops DS2's names (which a user's own functions may share) by their arguments:
         // the ones the load creates (listed after an earlier oltpgen's, which it drops first).
         let args = |name: &str| {
-            engine::created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
+            created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
                 .into_iter()
                 .rfind(|o| o.name == name)
                 .and_then(|o| o.args)
@@ -377,7 +380,7 @@ mod tests {
         assert_eq!(args("login").as_deref(), Some("(username_in text, password_in text)"));
         assert_eq!(args("restock_order").as_deref(), Some("()"));
         assert_eq!(args("customers_customerid_seq"), None, "a sequence has none");
-        let legacy: Vec<Object> = engine::created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
+        let legacy: Vec<Object> = created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
             .into_iter()
             .filter(|o| o.name == "purchase")
             .collect();

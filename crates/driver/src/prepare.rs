@@ -5,9 +5,10 @@
 
 use std::future::Future;
 
-use crate::engine::{Conn, ServerInfo};
+use crate::engine::Conn;
 use crate::inventory::{self, Definition};
 use crate::run::RunPlan;
+use crate::vocab::server::ServerInfo;
 use crate::{Error, Target};
 
 /// A workload as a run finds it in a database: what the database holds, whose code serves it, and how

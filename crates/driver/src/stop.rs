@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use tokio::sync::watch;
 
+use crate::error::Error;
+
 /// The first stop signal received (0: none yet).
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
@@ -36,6 +38,19 @@ pub fn exit_code() -> u8 {
         s => s,
     };
     (128 + signal) as u8
+}
+
+impl Error {
+    /// The process exit code this error maps to (DESIGN.md: 1 run failed, 2 bad usage or configuration;
+    /// an interrupted command 128 + the signal's number, [`exit_code`]): here beside the signals, so that
+    /// the errors at the bottom of the crate know nothing of them.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) | Error::Environment(_) => 2,
+            Error::Failed(_) => 1,
+            Error::Interrupted(_) => exit_code(),
+        }
+    }
 }
 
 /// Watches the signals on a thread of its own, so that a second signal ends the process even while

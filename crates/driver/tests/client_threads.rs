@@ -8,10 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use std::time::Duration;
 
-use oltpgen_driver::run::{
-    self, Done, Measured, Next, Ops, Ramp, RunPlan, StepSpec, Timing, TxnError, Workload,
-};
-use oltpgen_report::cap::Cap;
+use oltpgen_driver::run::{self, Measured, Next, Ops, Ramp, RunPlan, StepSpec, Timing, Workload};
+use oltpgen_driver::vocab::outcome::{Done, TxnError};
+use oltpgen_report::stats::cap::Cap;
 
 /// Two targets, two transaction types; logs each user's threads.
 struct Logged {

@@ -11,9 +11,10 @@ use std::time::Duration;
 use oltpgen_driver::error::Fault;
 use oltpgen_driver::run::sample::Status;
 use oltpgen_driver::run::workload::MAX_RETRIES;
-use oltpgen_driver::run::{self, Done, Next, Op, Ops, Ramp, RunPlan, StepSpec, Timing, TxnError, Workload};
-use oltpgen_report::cap::Cap;
+use oltpgen_driver::run::{self, Next, Op, Ops, Ramp, RunPlan, StepSpec, Timing, Workload};
+use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::model::TxnStats;
+use oltpgen_report::stats::cap::Cap;
 use tokio::time::Instant;
 
 /// One transaction as the workload saw it run.

@@ -2,10 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::cap::{Cap, max_within_cap};
-use crate::model::{ClientCpu, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload};
-use crate::step::tests::txn;
-use crate::step::{StepPlan, Transactions};
+use crate::model::ds2_progress::{Ds2Interval, Ds2Progress, OpCounts};
+use crate::model::step::tests::txn;
+use crate::model::step::{StepPlan, Transactions};
+use crate::model::{ClientCpu, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload};
+use crate::stats::cap::{Cap, max_within_cap};
 
 /// One minute of TPC-C on target `db`: `new_orders` New-Orders (so NOPM = `new_orders`) and
 /// `payments` Payments, all at `latency_us`, judged by `cap` when given.
@@ -68,4 +69,108 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
         cost: None,
         counters: Vec::new(),
     }
+}
+
+/// A DS2 progress tick 75 s into a run, 15 s after the reset: every figure set, none round.
+pub(crate) fn ds2_progress() -> Ds2Progress {
+    Ds2Progress {
+        run_s: 75.0,
+        et_s: 14.96,
+        users: 16,
+        n_overall: 1_234,
+        rollbacks: 13,
+        errors: 1,
+        rt_tot_avg_ms: 12.89,
+        rt_tot_lastn_max_ms: 40.2,
+        order_rt_avg_ms: 13.5,
+        ops: OpCounts { logins: 990, new_customers: 244, browses: 3_702, purchases: 1_234 },
+        interval: Ds2Interval {
+            span_s: 10.0,
+            orders: 800,
+            rollbacks: 9,
+            errors: 0,
+            rt_tot_avg_ms: 11.25,
+            rt_tot_max_ms: 35.5,
+            order_avg_ms: 12.0,
+            order_max_ms: 36.0,
+            ops: OpCounts { logins: 640, new_customers: 160, browses: 2_400, purchases: 800 },
+        },
+    }
+}
+
+/// A report interval's row of `txn`: `count` transactions in 10 s at the given mean and p95.
+pub(crate) fn interval_row(elapsed_s: f64, txn: &str, count: u64, avg_ms: f64, p95_ms: f64) -> IntervalRow {
+    let tps = count as f64 / 10.0;
+    IntervalRow { elapsed_s, users: 10, txn: txn.into(), count, tps, avg_ms, p95_ms, errors: 0 }
+}
+
+/// Three steps judged by the default cap (`avg=1s`), the last over it, and a minute of intervals.
+pub(crate) fn sweep() -> RunResult {
+    let cap = Cap::default();
+    let steps =
+        (0..3).map(|i| tpcc_step(i, 10 * (u64::from(i) + 1), (600 << i, 600 << i), 300_000 << i, Some(&cap)));
+    let mut r = result(Workload::Tpcc, steps.collect());
+    r.targets = vec!["postgres://u@h:5432/<tpcc>".into()];
+    r.timeseries = (1..=6)
+        .flat_map(|i| {
+            let t = f64::from(i) * 10.0;
+            [interval_row(t, "new_order", 100, 2.0, 4.0), interval_row(t, "payment", 300, 6.0, 9.0)]
+        })
+        .collect();
+    r
+}
+
+/// Study 4's baseline: 205 TPS at 4,000 users is the last step within `avg=1s`.
+pub(crate) fn baseline() -> RunResult {
+    let cap = Cap::default();
+    result(
+        Workload::Tpcc,
+        vec![
+            tpcc_step(0, 2_000, (3_600, 3_600), 500_000, Some(&cap)),
+            tpcc_step(1, 4_000, (6_150, 6_150), 900_000, Some(&cap)),
+            tpcc_step(2, 6_000, (6_600, 6_600), 1_500_000, Some(&cap)),
+        ],
+    )
+}
+
+/// Study 4's accelerated storage: 689 TPS at 14,000 users; it ran a fourth step.
+pub(crate) fn accelerated() -> RunResult {
+    let cap = Cap::default();
+    result(
+        Workload::Tpcc,
+        vec![
+            tpcc_step(0, 4_000, (6_150, 6_150), 100_000, Some(&cap)),
+            tpcc_step(1, 9_000, (13_800, 13_800), 300_000, Some(&cap)),
+            tpcc_step(2, 14_000, (20_670, 20_670), 700_000, Some(&cap)),
+            tpcc_step(3, 18_000, (21_000, 21_000), 1_300_000, Some(&cap)),
+        ],
+    )
+}
+
+/// `n` repetitions of a one-step plan at `users`, run `r`'s New-Orders given by `nopm(r)`.
+pub(crate) fn repeated(users: u64, nopm: &[u64]) -> RunResult {
+    let cap = Cap::default();
+    let steps = nopm
+        .iter()
+        .enumerate()
+        .map(|(r, &n)| {
+            let mut s = tpcc_step(0, users, (n, n), 5_000, Some(&cap));
+            s.run = r as u32 + 1;
+            s
+        })
+        .collect();
+    result(Workload::Tpcc, steps)
+}
+
+/// `text` once checked to end its last line, and only once: a snapshot compares text without its
+/// trailing newlines, so the tests of renderers that print whole lines check them here.
+pub(crate) fn whole_lines(text: String) -> String {
+    assert!(text.ends_with('\n') && !text.ends_with("\n\n"), "not whole lines: {text:?}");
+    text
+}
+
+/// An HTML page as its snapshot shows it, a line per tag (the page runs its tags together), the page's
+/// own line ends marked `↵`: the view stays exact, as the page can be read back from it.
+pub(crate) fn tag_lines(page: &str) -> String {
+    page.replace('\n', "↵\n").replace("><", ">\n<")
 }

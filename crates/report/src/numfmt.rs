@@ -1,4 +1,4 @@
-//! Number formatting shared by the text renderers ([`crate::show`], [`crate::compare`]) and the
+//! Number formatting shared by the renderers ([`crate::render`]) and the
 //! driver's plain progress lines, so a figure reads the same wherever it is printed.
 
 /// `value` rounded to `decimals` places, with thousands separators: `14000.0, 0` → `14,000`.

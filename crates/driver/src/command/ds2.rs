@@ -8,9 +8,11 @@ use std::time::Duration;
 
 use oltpgen_datagen::ds2::input::OrderParams;
 use oltpgen_datagen::ds2::size::DbSize;
-use oltpgen_report::ds2::{self as ds2_report, CsvOutput};
 use oltpgen_report::model::Workload;
-use oltpgen_report::users::UserLoad;
+use oltpgen_report::model::ds2_progress::Ds2Progress;
+use oltpgen_report::model::users::UserLoad;
+use oltpgen_report::render::csv::ds2::CsvOutput;
+use oltpgen_report::render::text::ds2 as ds2_report;
 
 use super::load::{self, Size};
 use super::{Console, Databases, Exit, finish, interruptible, maintain, workers_or_cores};
@@ -215,13 +217,7 @@ struct ProgressLines<'a> {
 
 impl ProgressLines<'_> {
     /// Says one interval's lines (`reset_at_s`: the latest reset; `all`: the total; `each`: per database).
-    fn say(
-        &mut self,
-        reset_at_s: f64,
-        all: &ds2_report::Ds2Progress,
-        each: &[ds2_report::Ds2Progress],
-        console: &mut dyn Console,
-    ) {
+    fn say(&mut self, reset_at_s: f64, all: &Ds2Progress, each: &[Ds2Progress], console: &mut dyn Console) {
         if self.quiet {
             return;
         }

@@ -33,8 +33,8 @@ pub(super) async fn finish(
     let out = study.result_dir().path(result);
     result_dir::write_dir(&out, result)
         .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
-    console.out(&format!("{}{extra}", oltpgen_report::show::render(result)));
-    console.line(&oltpgen_report::live::client_line(&result.client, &out));
+    console.out(&format!("{}{extra}", oltpgen_report::render::text::show::render(result)));
+    console.line(&oltpgen_report::render::text::live::client_line(&result.client, &out));
     if result.interrupted {
         return Err(Error::Interrupted(format!(
             "the run stopped early; the result of what ran is in {}",

@@ -163,5 +163,5 @@ pub(super) async fn load_when_empty(
 
 /// One line on a finished load.
 fn line(what: &str, target: &dyn std::fmt::Display, s: &LoadSummary) -> String {
-    oltpgen_report::live::load_line(what, target, s.rows, s.total, s.copy, s.indexes)
+    oltpgen_report::render::text::live::load_line(what, target, s.rows, s.total, s.copy, s.indexes)
 }

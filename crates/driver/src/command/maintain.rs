@@ -1,7 +1,8 @@
 //! What `check` and `drop` share across workloads: the lines a check prints and its verdict, and the
 //! drop of what a load created, said the same way for every workload.
 
-use oltpgen_report::checks::{self, Clause};
+use oltpgen_report::model::checks::{self as clauses, Clause};
+use oltpgen_report::render::text::checks;
 
 use super::{Console, Databases, Exit, interruptible};
 use crate::inventory::Definition;
@@ -15,7 +16,7 @@ pub(super) fn verdict(target: &Target, clauses: &[Clause], console: &mut dyn Con
     for c in clauses {
         console.line(&checks::line(c));
     }
-    let failed = checks::failed(clauses);
+    let failed = clauses::failed(clauses);
     if failed.is_empty() {
         console.line(&checks::consistent_line(&target.to_string()));
         Ok(Exit::Success)

@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use oltpgen_report::model::RunResult;
-use oltpgen_report::{compare, html, html_compare, merge, show};
+use oltpgen_report::render::html::{compare as html_compare, result as html};
+use oltpgen_report::render::text::{compare as compare_text, show};
+use oltpgen_report::stats::{compare, merge};
 
 use super::{Console, Exit};
 use crate::Error;
@@ -37,7 +39,7 @@ pub fn compare(
     if json {
         console.line(&serde_json::to_string_pretty(&c).expect("a comparison serializes"));
     } else {
-        console.out(&compare::render(&c));
+        console.out(&compare_text::render(&c));
     }
     let Some(pct) = fail_if_slower else { return Ok(Exit::Success) };
     match c.gate(pct, a.max_within_cap.is_some()) {

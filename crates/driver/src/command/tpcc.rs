@@ -3,9 +3,9 @@
 //! the result written.
 
 use oltpgen_datagen::tpcc::mix::Pacing;
-use oltpgen_report::live;
 use oltpgen_report::model::Workload;
-use oltpgen_report::users::UserLoad;
+use oltpgen_report::model::users::UserLoad;
+use oltpgen_report::render::text::live;
 
 use super::load::{self, Size};
 use super::{Console, Databases, Exit, finish, interruptible, maintain, workers_or_cores};
@@ -15,7 +15,8 @@ use crate::engine::Conn;
 use crate::files::claim::DirClaim;
 use crate::inventory;
 use crate::run::{Pace, Progress, StudyFlags, plan};
-use crate::tpcc::{self, RunOptions, Transactions};
+use crate::tpcc::{self, RunOptions};
+use crate::vocab::tpcc::Transactions;
 
 /// A TPC-C run as the flags ask for it.
 #[derive(Clone, Debug)]

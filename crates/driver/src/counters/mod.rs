@@ -13,7 +13,7 @@
 pub mod host;
 pub mod node_exporter;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,31 +22,8 @@ use tokio::time::Instant;
 
 use crate::Target;
 use crate::engine::Conn;
+use crate::vocab::counters::{DbState, DbTotals};
 use host::HostTotals;
-
-/// A database's counters at one moment, as its engine reads them ([`Conn::counters`]).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DbTotals {
-    /// Totals since the server's statistics were reset, by name; each becomes `<name>_per_s`.
-    pub totals: BTreeMap<&'static str, f64>,
-    /// Values as they are now (`active_backends`, `lock_waits`), kept as read.
-    pub gauges: BTreeMap<&'static str, f64>,
-    /// What could not be read this time, and why (each said once: the engine stops asking).
-    pub unavailable: Vec<String>,
-    /// The connection was lost: the sampler opens another at its next reading.
-    pub connection_lost: bool,
-}
-
-/// What an engine remembers between readings of one database: its version, learnt at the first
-/// reading, and the groups of counters it gave up on.
-#[derive(Clone, Debug, Default)]
-pub struct DbState {
-    /// The server's version in the engine's own numbering (PostgreSQL's `server_version_num`); 0
-    /// before the first reading.
-    pub version: i32,
-    /// Groups (named after their view) not asked again: unreadable, or not in this version.
-    pub given_up: BTreeSet<&'static str>,
-}
 
 /// The database figures between two readings `dt_s` seconds apart: every total as a rate, the buffer
 /// hit % from blocks hit and read, a `<name>_stall_ms` total as the average ms per `<name>` operation
@@ -491,9 +468,11 @@ fn gone_devices(before: Option<&HostTotals>, after: &HostTotals, said: &mut BTre
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
+    use oltpgen_report::model::step::StepPlan;
     use oltpgen_report::model::{Window, Workload};
-    use oltpgen_report::step::StepPlan;
 
     fn db(totals: &[(&'static str, f64)], gauges: &[(&'static str, f64)]) -> DbTotals {
         DbTotals {

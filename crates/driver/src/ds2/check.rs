@@ -2,14 +2,14 @@
 //! inventory and order totals agree.
 
 use super::identify;
-use oltpgen_report::checks::Clause;
+use oltpgen_report::model::checks::Clause;
 
 use crate::consistency::{self, Check, Checks};
-use crate::engine::{Conn, Engine};
+use crate::engine::{self, Conn};
 use crate::{Error, Target};
 
 /// DS2's checks, in order (DS2 defines none of its own: these assert what its procedures guarantee);
-/// the engine supplies each one's query.
+/// the engine supplies each one's query ([`engine::ds2::check_queries`]).
 pub const CHECKS: Checks = Checks {
     noun: "integrity check",
     table: &[
@@ -23,14 +23,6 @@ pub const CHECKS: Checks = Checks {
     ],
 };
 
-/// Check `i`'s query in `engine`'s SQL.
-fn query(engine: Engine, i: usize) -> &'static str {
-    match engine {
-        Engine::Postgres => crate::pg::ds2::check::QUERIES[i],
-        Engine::SqlServer => crate::mssql::ds2::check::QUERIES[i],
-    }
-}
-
 /// Runs every DS2 check over `connections` connections, in order.
 ///
 /// # Errors
@@ -38,14 +30,21 @@ fn query(engine: Engine, i: usize) -> &'static str {
 /// [`Error::Failed`] when a query fails.
 pub async fn check(target: &Target, connections: usize) -> Result<Vec<Clause>, Error> {
     identify(&Conn::open(target).await?, target).await?;
-    consistency::run(target, connections, CHECKS, 0, query).await
+    consistency::run(target, connections, CHECKS, 0, engine::ds2::check_queries).await
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::vocab::target::Engine;
+
     #[test]
     fn every_check_has_a_query() {
-        assert_eq!(super::CHECKS.table.len(), crate::pg::ds2::check::QUERIES.len());
-        assert_eq!(super::CHECKS.table.len(), crate::mssql::ds2::check::QUERIES.len());
+        for engine in Engine::ALL {
+            assert_eq!(
+                super::CHECKS.table.len(),
+                super::engine::ds2::check_queries(engine).len(),
+                "{engine:?}"
+            );
+        }
     }
 }

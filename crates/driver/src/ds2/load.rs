@@ -7,9 +7,8 @@ use oltpgen_datagen::ds2::rows::{Ds2Data, Ds2Params};
 use oltpgen_datagen::ds2::size::DbSize;
 
 use super::{Ds2, LoadedParams};
-use crate::engine::Engine;
+use crate::engine;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
-use crate::pg::ds2::sql;
 use crate::{Error, Target};
 
 /// Loads DS2 at `size` from `seed` into `target`.
@@ -31,11 +30,7 @@ pub async fn load(
         orders: data.orders(),
         runs: 0,
     };
-    let extra_indexes = match target.engine() {
-        Engine::Postgres => sql::extra_indexes(),
-        // The full-text index is created with the procedures, where the server has full-text search.
-        Engine::SqlServer => Vec::new(),
-    };
+    let extra_indexes = engine::ds2::extra_indexes(target.engine());
     let loading = Loading::<Ds2, _> { data, params, extra_indexes };
     load::load(target, loading, opts).await
 }

@@ -3,7 +3,8 @@
 //!
 //! As for TPC-C, the workload's identity is written once here ([`Definition`] on [`Ds2`], the types
 //! from [`Ds2Op`], the composite order declared to the run machinery) and each engine supplies its
-//! SQL under its own module (`pg::ds2`), reached through [`Ds2Session`] and [`crate::engine`].
+//! SQL under its own module (`pg::ds2`), reached only through the seam ([`crate::engine::ds2`]: the
+//! session enum, the finishing DDL and indexes, the checks' queries, DS2's own databases).
 
 mod check;
 mod load;
@@ -11,15 +12,17 @@ mod run;
 
 pub use check::{CHECKS, check};
 pub use load::{load, write_csv};
-pub use run::{Ds2, Ds2Op, Ds2Session, Ds2User, RunOptions, progress, run};
+pub use run::{Ds2, Ds2Op, Ds2User, RunOptions, progress, run};
 
 use oltpgen_datagen::ds2::schema::Table;
 use oltpgen_datagen::ds2::size::DbSize;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Conn, Engine};
+use crate::engine::{self, Conn};
 use crate::inventory::{self, Definition, Holding};
 use crate::prepare::Drivable;
+use crate::vocab::ds2::Functions;
+use crate::vocab::target::Engine;
 use crate::{Error, Target};
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
@@ -59,10 +62,7 @@ impl Definition for Ds2 {
 
     /// The sequences, the restock trigger, the operations (and on SQL Server the full-text index).
     fn finish(engine: Engine) -> Vec<String> {
-        match engine {
-            Engine::Postgres => crate::pg::ds2::sql::finish(),
-            Engine::SqlServer => crate::mssql::ds2::sql::finish(),
-        }
+        engine::ds2::finish(engine)
     }
 
     fn describe(p: &LoadedParams) -> String {
@@ -106,39 +106,6 @@ impl Drivable for Ds2 {
     }
 }
 
-/// Whose server functions (on SQL Server: stored procedures) a database holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Functions {
-    /// oltpgen's (an oltpgen load): `oltpgen_login` and `oltpgen_purchase` behind DS2's five.
-    Oltpgen,
-    /// The reference's own (`pgsqlds2_create_sp.sql`, a database DS2's installer built): `login`'s
-    /// refcursors, `purchase`'s 25 parameters and amounts computed by the caller.
-    Reference,
-}
-
-impl Functions {
-    /// The name a result records.
-    pub fn name(self) -> &'static str {
-        match self {
-            Functions::Oltpgen => "oltpgen",
-            Functions::Reference => "ds2-reference",
-        }
-    }
-}
-
-/// The purchase's outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Purchase {
-    /// The order was written.
-    Ordered {
-        /// Its id.
-        orderid: i32,
-    },
-    /// An item's stock was short, so nothing was written: DS2 counts this as a rollback, and still as
-    /// an order in its orders per minute.
-    RolledBack,
-}
-
 /// What `target` holds for a run or a check, and whose server functions serve it: a finished oltpgen
 /// load, or a database DS2's own installer built (its eight tables and five functions, no oltpgen
 /// metadata), which is driven through the functions it has. Nothing is written to the latter: it has
@@ -150,7 +117,7 @@ pub enum Purchase {
 pub async fn identify(conn: &Conn, target: &Target) -> Result<(LoadedParams, Functions), Error> {
     if let Holding::Foreign(present) = inventory::holding::<Ds2>(conn, target).await?
         && present.len() == table_names().len()
-        && let Some(db) = reference(conn, target).await?
+        && let Some(db) = engine::ds2::reference(conn, target).await?
     {
         if db.customers < 1 || db.products < 1 {
             return Err(Error::usage(format!(
@@ -174,15 +141,4 @@ pub async fn identify(conn: &Conn, target: &Target) -> Result<(LoadedParams, Fun
         return Ok((loaded, Functions::Reference));
     }
     Ok((inventory::loaded::<Ds2>(conn, target).await?, Functions::Oltpgen))
-}
-
-/// A database DS2's own installer built, as the engine recognises it.
-async fn reference(
-    conn: &Conn,
-    target: &Target,
-) -> Result<Option<crate::pg::ds2::reference::ReferenceDatabase>, Error> {
-    match conn {
-        Conn::Postgres(c) => crate::pg::ds2::reference::find(c, target).await,
-        Conn::SqlServer(c) => crate::mssql::ds2::reference::find(c, target).await,
-    }
 }

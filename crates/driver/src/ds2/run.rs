@@ -7,20 +7,20 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use oltpgen_datagen::Rng;
-use oltpgen_datagen::ds2::input::{
-    Arrival, Browse, OrderGen, OrderInput, OrderParams, PurchaseLine, Registration,
-};
-use oltpgen_report::ds2::{Ds2Interval, Ds2Progress, OpCounts};
+use oltpgen_datagen::ds2::input::{Arrival, Browse, OrderGen, OrderInput, OrderParams, Registration};
+use oltpgen_report::model::ds2_progress::{Ds2Interval, Ds2Progress, OpCounts};
 
-use super::{Functions, LoadedParams, Purchase};
-use crate::engine::{Conn, Engine};
+use super::LoadedParams;
+use crate::engine::ds2::{self as seam, Ds2Session};
+use crate::error::Fault;
 use crate::inventory::Definition;
 use crate::prepare::prepare;
 use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
-use crate::run::{Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
+use crate::run::{Next, Ops, RunPlan, StudyOptions, Workload, study};
+use crate::vocab::ds2::{Functions, Purchase};
+use crate::vocab::outcome::{Done, TxnError};
 use crate::{Error, Target};
-use crate::{mssql, pg};
 
 /// DS2's transaction types as samples index them: its five operations (a browse by each of its three
 /// keys), then its two views of one whole order. Their names are the results' ([`DS2_TRANSACTIONS`](oltpgen_report::model::DS2_TRANSACTIONS)).
@@ -103,44 +103,6 @@ pub struct Ds2User {
     rng: Rng,
 }
 
-/// A connection with the five operations prepared, in its engine's terms.
-pub enum Ds2Session {
-    /// On PostgreSQL.
-    Postgres(pg::ds2::Session),
-    /// On SQL Server (its stored procedures).
-    SqlServer(mssql::ds2::Session),
-}
-
-impl Ds2Session {
-    async fn login(&self, customer_id: i32) -> Result<Option<i32>, TxnError> {
-        match self {
-            Ds2Session::Postgres(s) => s.login(customer_id).await,
-            Ds2Session::SqlServer(s) => s.login(customer_id).await,
-        }
-    }
-
-    async fn register(&self, form: &Registration) -> Result<Option<i32>, TxnError> {
-        match self {
-            Ds2Session::Postgres(s) => s.register(form).await,
-            Ds2Session::SqlServer(s) => s.register(form).await,
-        }
-    }
-
-    async fn browse(&self, browse: &Browse) -> Result<u64, TxnError> {
-        match self {
-            Ds2Session::Postgres(s) => s.browse(browse).await,
-            Ds2Session::SqlServer(s) => s.browse(browse).await,
-        }
-    }
-
-    async fn purchase(&self, customer_id: i32, lines: &[PurchaseLine]) -> Result<Purchase, TxnError> {
-        match self {
-            Ds2Session::Postgres(s) => s.purchase(customer_id, lines).await,
-            Ds2Session::SqlServer(s) => s.purchase(customer_id, lines).await,
-        }
-    }
-}
-
 impl Ds2 {
     /// The workload over `targets` (all loaded at the same size, `loaded`; each served by its
     /// `functions`), drawing orders as `params` says, thinking `think_mean` on average between orders;
@@ -183,7 +145,7 @@ impl Ds2 {
             }
             form.username = self.orders.new_username(&mut rng);
         }
-        Err(TxnError { fault: crate::error::Fault::Fatal })
+        Err(TxnError { fault: Fault::Fatal })
     }
 }
 
@@ -228,11 +190,7 @@ impl Workload for Ds2 {
     }
 
     async fn connect(&self, target: usize) -> Result<Ds2Session, TxnError> {
-        let (on, functions) = (&self.targets[target], self.functions[target]);
-        match on.engine() {
-            Engine::Postgres => Ok(Ds2Session::Postgres(pg::ds2::Session::open(on, functions).await?)),
-            Engine::SqlServer => Ok(Ds2Session::SqlServer(mssql::ds2::Session::open(on, functions).await?)),
-        }
+        Ds2Session::open(&self.targets[target], self.functions[target]).await
     }
 
     async fn execute(&self, s: &Ds2Session, order: &OrderInput, ops: &mut Ops) -> Result<Done, TxnError> {
@@ -242,7 +200,7 @@ impl Workload for Ds2 {
                     .run(Ds2Op::Login.index(), || async { s.login(*customer_id).await }, |_| false)
                     .await?;
                 // A loaded customer is always there: a miss means the database is not what was loaded.
-                found.ok_or(TxnError { fault: crate::error::Fault::Fatal })?
+                found.ok_or(TxnError { fault: Fault::Fatal })?
             }
             Arrival::Register(form) => {
                 let (id, last_attempt) =
@@ -318,21 +276,6 @@ fn op_counts(count: impl Fn(usize) -> u64) -> OpCounts {
     }
 }
 
-/// How the browses of `target` search titles and actors, where its engine has a choice (SQL Server:
-/// full-text or, where the server lacks it, `LIKE`); `None` where it has none.
-///
-/// # Errors
-/// [`Error::Failed`] when the procedures cannot be read.
-async fn browse_search(target: &Target) -> Result<Option<&'static str>, Error> {
-    if target.engine() == Engine::Postgres {
-        return Ok(None);
-    }
-    match Conn::open(target).await? {
-        Conn::SqlServer(c) => Ok(Some(mssql::ds2::browse_search(&c, target).await?)),
-        Conn::Postgres(_) => Ok(None),
-    }
-}
-
 /// Which functions served the run, as the result records it: one name when every target had the same,
 /// else each target's.
 fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Value {
@@ -344,19 +287,6 @@ fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Val
             .map(|(l, f)| (l.clone(), serde_json::Value::from(f.name())))
             .collect(),
     }
-}
-
-/// The known defects of DS2's own functions on `engine`, which a run through them inherits.
-fn reference_defects(engine: Engine) -> &'static str {
-    match engine {
-        Engine::Postgres => pg::ds2::ops::REFERENCE_DEFECTS,
-        Engine::SqlServer => mssql::ds2::ops::REFERENCE_DEFECTS,
-    }
-}
-
-/// The engine of the first target (DS2 drives targets of one engine side by side).
-fn first_engine(targets: &[Target]) -> Engine {
-    targets.first().map_or(Engine::Postgres, Target::engine)
 }
 
 /// A DS2 run as asked for.
@@ -410,9 +340,10 @@ pub async fn run(
     };
     let mut config = config;
     if functions.contains(&Functions::Reference) {
-        config.insert("known_defects".into(), reference_defects(first_engine(targets)).into());
+        // DS2 drives targets of one engine side by side: the first's (`prepare` refused none at all).
+        config.insert("known_defects".into(), seam::reference_defects(targets[0].engine()).into());
     }
-    if let Some(search) = browse_search(&targets[0]).await? {
+    if let Some(search) = seam::browse_search(&targets[0]).await? {
         config.insert("browse_search".into(), search.into());
     }
     let server = prepared.server.into_result();

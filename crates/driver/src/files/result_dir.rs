@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use oltpgen_report::model::RunResult;
-use oltpgen_report::{csv, html, summary};
+use oltpgen_report::render::csv::result as csv;
+use oltpgen_report::render::html::result as html;
+use oltpgen_report::render::text::summary;
 
 use super::claim::{self, DirClaim, RESULT_FILE, TEMP_FILE};
 use crate::Error;

@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use super::{Conn, timed};
-use crate::counters::{DbState, DbTotals};
+use crate::vocab::counters::{DbState, DbTotals};
 
 /// How long one reading may take: the sampler must not stall behind a server that stopped answering.
 const READ_TIMEOUT: Duration = Duration::from_secs(5);

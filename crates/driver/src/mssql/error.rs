@@ -7,7 +7,7 @@ use tiberius::error::Error as TdsError;
 
 use crate::Error;
 use crate::error::Fault;
-use crate::run::TxnError;
+use crate::vocab::outcome::TxnError;
 
 /// A transaction's failure as the run machinery counts it.
 pub fn txn_error(e: &TdsError) -> TxnError {

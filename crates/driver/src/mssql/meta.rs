@@ -3,7 +3,7 @@
 //! `INSERT` when it touched nothing, in one batch.
 
 use super::Conn;
-use crate::inventory::MetaRow;
+use crate::vocab::meta::MetaRow;
 use crate::{Error, Target};
 
 /// The table's name.

@@ -1,16 +1,18 @@
 //! Microsoft SQL Server, through tiberius (TDS): everything oltpgen says in T-SQL lives under this
-//! module, laid out as [`crate::pg`] is, and reached only through [`crate::engine`]:
+//! module, laid out as [`crate::pg`] is, and reached only through [`crate::engine`]. Like it, it answers
+//! in the vocabulary ([`crate::vocab`]) and imports nothing else of the crate but the bulk load's shared
+//! half ([`crate::chunks`]):
 //!
 //! | module | what the engine supplies |
 //! |---|---|
-//! | `mod.rs` (here) | connect, a timeout on every query, server info and settings, room for connections, the check runner |
+//! | `mod.rs` (here) | connect, a timeout on every query, batches of statements, server info and settings, room for connections, the check runner |
 //! | [`error`] | connect errors as one line, and every error sorted into a [`Fault`](crate::error::Fault) |
 //! | [`target`] | `sqlserver://` URLs and ADO.NET strings parsed into this engine's settings |
 //! | [`meta`] | the load record (`oltpgen_meta`) |
-//! | [`schema`] | the catalog (which tables exist, drop) and T-SQL DDL from datagen's table definitions |
-//! | [`bulk`] | TDS bulk insert over many connections, statements side by side after it |
+//! | [`schema`] | the catalog (which tables exist, drop), T-SQL DDL from datagen's table definitions, statistics after a load |
+//! | [`bulk`] | TDS bulk insert over many connections |
 //! | [`counters`] | the server's perfmon counters, file I/O and lock waits, for the sampler |
-//! | [`tpcc`] | TPC-C's transactions as stored procedures and the queries of its checks |
+//! | [`tpcc`] | TPC-C's transactions as stored procedures, a run's sessions and the queries of its checks |
 //! | [`ds2`] | DS2's operations as its SQL Server build's stored procedures, its checks, databases DS2's installer built |
 //!
 //! Babelfish (a SQL Server layer on PostgreSQL, the server the tests run against) is detected once at
@@ -37,8 +39,8 @@ use tokio::sync::Mutex;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
 use self::error::connect_error;
-use crate::engine::{ConnectionRoom, Engine, ServerInfo};
-use crate::target::TargetConfig;
+use crate::vocab::server::{ConnectionRoom, ServerInfo};
+use crate::vocab::target::Engine;
 use crate::{Error, Target};
 
 /// A tiberius client on a tokio TCP stream.
@@ -97,10 +99,7 @@ pub async fn timed<T>(
 
 /// `target`'s SQL Server settings.
 fn config(target: &Target) -> &Config {
-    match target.config() {
-        TargetConfig::SqlServer(c) => c,
-        TargetConfig::Postgres(_) => unreachable!("the engine chose SQL Server from the target"),
-    }
+    target.settings().expect("the engine chose SQL Server from the target")
 }
 
 /// Opens one tiberius connection to `target` (following one Azure gateway redirect).
@@ -151,6 +150,23 @@ pub fn failed(what: &str, target: &Target, err: &tiberius::error::Error) -> Erro
         other => other.to_string(),
     };
     Error::failed(format!("{}: {what}: {msg}", target.label()))
+}
+
+/// Runs `statements` in order, one batch each (T-SQL wants `CREATE PROCEDURE` and friends first in
+/// their batch); `what` names them in an error.
+///
+/// # Errors
+/// [`Error::Failed`] when one fails.
+pub async fn execute_batch(
+    conn: &Conn,
+    target: &Target,
+    what: &str,
+    statements: &[String],
+) -> Result<(), Error> {
+    for sql in statements {
+        conn.batch(target, what, sql).await?;
+    }
+    Ok(())
 }
 
 /// Runs `query`, which yields one text column `k` of offending keys: how many rows it yields and the

@@ -4,7 +4,7 @@
 use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
 
 use super::Conn;
-use crate::engine::{Object, ObjectKind};
+use crate::vocab::schema::{Object, ObjectKind, create_table_as, dependents_refusal};
 use crate::{Error, Target};
 
 /// `CREATE TABLE` without keys: keys and indexes are built after the data, which is faster. Exact
@@ -20,7 +20,7 @@ pub fn create_table(table: &TableDef) -> String {
         ColumnType::Timestamp => "DATETIME2(6)".to_string(),
         ColumnType::Date => "DATETIME2(0)".to_string(),
     };
-    crate::engine::create_table_as(table, ty, " NOT NULL", " NULL")
+    create_table_as(table, ty, " NOT NULL", " NULL")
 }
 
 /// The clustered primary key of `table`, or `None` (TPC-C's history has none).
@@ -69,6 +69,22 @@ pub async fn existing_tables(conn: &Conn, target: &Target, names: &[&str]) -> Re
     Ok(rows.into_iter().flatten().filter_map(|r| r.get::<&str, _>(0).map(str::to_string)).collect())
 }
 
+/// Drops a workload's `tables` (unless other objects depend on them: [`drop_tables`]), then the
+/// `objects` its load created beside them: a trigger's function can go once its trigger has gone with
+/// its table.
+///
+/// # Errors
+/// [`drop_tables`]' and [`drop_objects`]'.
+pub async fn drop_workload(
+    conn: &Conn,
+    target: &Target,
+    tables: &[&str],
+    objects: &[Object],
+) -> Result<(), Error> {
+    drop_tables(conn, target, tables).await?;
+    drop_objects(conn, target, objects).await
+}
+
 /// Drops `objects` where they exist, as one batch. A full-text catalog only where the server has
 /// full-text search (Babelfish has neither it nor `sys.fulltext_catalogs`, hence the `EXEC`).
 ///
@@ -104,7 +120,7 @@ pub async fn drop_objects(conn: &Conn, target: &Target, objects: &[Object]) -> R
 /// stands).
 ///
 /// # Errors
-/// [`crate::engine::dependents_refusal`] when other objects depend on the tables, with nothing
+/// [`dependents_refusal`] when other objects depend on the tables, with nothing
 /// dropped; [`Error::Failed`] when a drop fails (e.g. the tables are in use).
 pub async fn drop_tables(conn: &Conn, target: &Target, names: &[&str]) -> Result<(), Error> {
     if names.is_empty() {
@@ -127,7 +143,7 @@ pub async fn drop_tables(conn: &Conn, target: &Target, names: &[&str]) -> Result
     if let Ok(rows) = conn.batch(target, "reading the catalog", &dependents).await {
         let found: Vec<&str> = rows.iter().flatten().filter_map(|r| r.get::<&str, _>(0)).collect();
         if !found.is_empty() {
-            return Err(crate::engine::dependents_refusal(target, &found));
+            return Err(dependents_refusal(target, &found));
         }
     }
     conn.batch(target, "dropping tables", &format!("DROP TABLE IF EXISTS {}", names.join(", "))).await?;

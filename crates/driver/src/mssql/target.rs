@@ -4,7 +4,7 @@
 
 use tiberius::{AuthMethod, EncryptionLevel};
 
-use crate::target::TargetConfig;
+use crate::vocab::target::Engine;
 use crate::{Error, Target};
 
 /// The variable sqlcmd reads a SQL login's password from; oltpgen reads it too when the URL has none.
@@ -235,12 +235,12 @@ fn from_config(config: Config) -> Target {
     let db = if config.database.is_empty() { DEFAULT_DATABASE } else { &config.database };
     let label = format!("sqlserver://{at}{}:{}/{db}", config.host, config.port);
     let dbname = db.to_string();
-    Target::new(TargetConfig::SqlServer(config), label, dbname)
+    Target::new(Engine::SqlServer, config, label, dbname)
 }
 
-/// `config`'s server, database `dbname` on it.
-pub fn with_dbname(config: &Config, dbname: &str) -> Target {
-    let mut config = config.clone();
+/// `target`'s server, database `dbname` on it.
+pub fn with_dbname(target: &Target, dbname: &str) -> Target {
+    let mut config = super::config(target).clone();
     config.tds.database(dbname);
     config.database = dbname.to_string();
     from_config(config)
@@ -259,7 +259,7 @@ mod tests {
             let t: Target = s.parse().unwrap();
             assert_eq!(t.label(), "sqlserver://bench@sql1:1444/tpcc", "{s}");
             assert_eq!(t.dbname(), "tpcc");
-            assert_eq!(t.engine(), crate::engine::Engine::SqlServer);
+            assert_eq!(t.engine(), Engine::SqlServer);
             assert!(!format!("{t} {t:?}").contains("s@cret"));
         }
         let t: Target = "mssql://sa@db".parse().unwrap();

@@ -10,7 +10,7 @@
 
 use tokio_postgres::{Client, SimpleQueryMessage};
 
-use crate::counters::{DbState, DbTotals};
+use crate::vocab::counters::{DbState, DbTotals};
 
 /// One group of counters: the view it is named after, its query for the server's version, and the
 /// names of its columns (every column a number). Totals become `<name>_per_s`; gauges are kept as read.

@@ -7,7 +7,7 @@ use std::error::Error as _;
 use super::pgpass::PasswordFrom;
 use crate::Error;
 use crate::error::Fault;
-use crate::run::TxnError;
+use crate::vocab::outcome::TxnError;
 
 /// A transaction's failure as the run machinery counts it.
 pub fn txn_error(e: &tokio_postgres::Error) -> TxnError {

@@ -5,7 +5,7 @@
 use tokio_postgres::Client;
 
 use super::failed;
-use crate::inventory::MetaRow;
+use crate::vocab::meta::MetaRow;
 use crate::{Error, Target};
 
 /// The table's name, which the loader treats as one of each workload's tables.

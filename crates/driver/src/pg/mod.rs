@@ -1,19 +1,22 @@
 //! PostgreSQL: everything oltpgen says in PostgreSQL's dialect lives under this module, so that another
 //! engine is an addition beside it, not a rewrite of the workloads. The rest of the crate reaches it
-//! only through [`crate::engine`], whose enums have a PostgreSQL variant holding this module's types.
+//! only through [`crate::engine`], whose enums have a PostgreSQL variant holding this module's types
+//! (and the built-in PostgreSQL, [`crate::local`], which is this engine's own server). It answers in the
+//! vocabulary ([`crate::vocab`]) and imports nothing else of the crate but the bulk load's shared half
+//! ([`crate::chunks`]): nothing of the seam, the workloads or the other engine.
 //!
 //! The layout is the one a second engine mirrors (`mssql/` beside it):
 //!
 //! | module | what the engine supplies |
 //! |---|---|
-//! | `mod.rs` (here) | connect, server info and settings, room for connections, the check runner |
+//! | `mod.rs` (here) | connect, batches of statements, server info and settings, room for connections, the check runner |
 //! | [`error`] | connect errors as one line, and every error sorted into a [`Fault`](crate::error::Fault) |
 //! | [`target`] | the URL parsed into this engine's settings |
 //! | [`meta`] | the load record (`oltpgen_meta`) |
-//! | [`schema`] | the catalog (which tables exist, drop) and DDL from datagen's table definitions |
-//! | [`bulk`], [`copy`] | bulk load over many connections, statistics after it |
+//! | [`schema`] | the catalog (which tables exist, drop), DDL from datagen's table definitions, statistics after a load |
+//! | [`bulk`], [`copy`] | bulk load over many connections |
 //! | [`counters`] | the server's own counters each interval (commits, buffer hits, WAL, checkpoints, …) |
-//! | [`tpcc`] | TPC-C's transactions and the queries of its checks |
+//! | [`tpcc`] | TPC-C's transactions, a run's sessions and the queries of its checks |
 //! | [`ds2`] | DS2's schema extras and functions, its operations, its checks, and DS2's own databases |
 
 pub mod bulk;
@@ -34,7 +37,8 @@ use std::collections::BTreeMap;
 use tokio_postgres::NoTls;
 
 use self::error::connect_error;
-use crate::engine::{ConnectionRoom, Engine, ServerInfo};
+use crate::vocab::server::{ConnectionRoom, ServerInfo};
+use crate::vocab::target::Engine;
 use crate::{Error, Target};
 
 /// How long the whole handshake may take once the TCP connection is open: a port that accepts it but
@@ -75,6 +79,20 @@ pub async fn connect(target: &Target) -> Result<Client, Error> {
 pub fn failed(what: &str, target: &Target, err: &tokio_postgres::Error) -> Error {
     let msg = err.as_db_error().map_or_else(|| err.to_string(), |d| d.message().to_string());
     Error::failed(format!("{}: {what}: {msg}", target.label()))
+}
+
+/// Runs `statements` in order as one batch (one simple query: one implicit transaction); `what` names
+/// them in an error.
+///
+/// # Errors
+/// [`Error::Failed`] when one fails.
+pub async fn execute_batch(
+    client: &Client,
+    target: &Target,
+    what: &str,
+    statements: &[String],
+) -> Result<(), Error> {
+    client.batch_execute(&statements.join(";\n")).await.map_err(|e| failed(what, target, &e))
 }
 
 /// Runs `query`, which yields one text column of offending keys: how many rows it yields and the first

@@ -5,7 +5,7 @@ use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
 use tokio_postgres::Client;
 
 use super::failed;
-use crate::engine::{Object, ObjectKind};
+use crate::vocab::schema::{Object, ObjectKind, create_table_as, dependents_refusal};
 use crate::{Error, Target};
 
 /// `CREATE TABLE` without keys: keys and indexes are built after the data, which is faster.
@@ -19,7 +19,7 @@ pub fn create_table(table: &TableDef) -> String {
         ColumnType::Timestamp => "timestamp".to_string(),
         ColumnType::Date => "date".to_string(),
     };
-    crate::engine::create_table_as(table, ty, " NOT NULL", "")
+    create_table_as(table, ty, " NOT NULL", "")
 }
 
 /// The primary key of `table`, or `None` (TPC-C's history has none).
@@ -34,6 +34,11 @@ pub fn primary_key(table: &TableDef) -> Option<String> {
 pub fn create_index(index: &Index) -> String {
     let unique = if index.unique { "UNIQUE " } else { "" };
     format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
+}
+
+/// The statement that gathers the planner's statistics of `table` after a load.
+pub fn statistics(table: &str) -> String {
+    format!("ANALYZE {table}")
 }
 
 /// Which of `names` exist as tables in the connection's current schema.
@@ -117,7 +122,7 @@ fn identity(args: &str) -> String {
 /// oltpgen's), PostgreSQL refuses, and so does oltpgen, naming the dependents.
 ///
 /// # Errors
-/// [`crate::engine::dependents_refusal`] when other objects depend on what would be dropped, naming
+/// [`dependents_refusal`] when other objects depend on what would be dropped, naming
 /// them from the server's detail, with nothing dropped; [`Error::Failed`] when the drop fails otherwise
 /// (e.g. the tables are in use).
 pub async fn drop_workload(
@@ -157,7 +162,7 @@ pub async fn drop_workload(
         // 2BP01: the detail lists the dependents, one a line ("view v depends on table warehouse").
         Some(db) if *db.code() == tokio_postgres::error::SqlState::DEPENDENT_OBJECTS_STILL_EXIST => {
             let dependents: Vec<&str> = db.detail().unwrap_or_default().lines().collect();
-            Err(crate::engine::dependents_refusal(target, &dependents))
+            Err(dependents_refusal(target, &dependents))
         }
         _ => Err(failed("dropping tables", target, &e)),
     }

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use tokio_postgres::Config;
 
 use super::pgpass::PasswordFrom;
-use crate::target::TargetConfig;
+use crate::vocab::target::Engine;
 use crate::{Error, Target};
 
 /// A PostgreSQL target's settings: tokio-postgres' own (password included: never print them) and where
@@ -58,12 +58,12 @@ fn from_settings(settings: Settings) -> Target {
     let label = label_of(config);
     // PostgreSQL's default database is the user's name.
     let dbname = config.get_dbname().or(config.get_user()).unwrap_or("postgres").to_string();
-    Target::new(TargetConfig::Postgres(settings), label, dbname)
+    Target::new(Engine::Postgres, settings, label, dbname)
 }
 
-/// `settings`' server, database `dbname` on it.
-pub fn with_dbname(settings: &Settings, dbname: &str) -> Target {
-    let mut settings = settings.clone();
+/// `target`'s server, database `dbname` on it.
+pub fn with_dbname(target: &Target, dbname: &str) -> Target {
+    let mut settings = target.pg_settings().expect("the engine chose PostgreSQL from the target").clone();
     settings.config.dbname(dbname);
     from_settings(settings)
 }
@@ -85,10 +85,7 @@ impl Target {
 
     /// The PostgreSQL settings, where the password came from included; `None` for another engine's.
     pub fn pg_settings(&self) -> Option<&Settings> {
-        match self.config() {
-            TargetConfig::Postgres(s) => Some(s),
-            TargetConfig::SqlServer(_) => None,
-        }
+        self.settings()
     }
 }
 

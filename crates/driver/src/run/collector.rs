@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use oltpgen_report::histogram::LatencyHistogram;
+use oltpgen_report::model::histogram::LatencyHistogram;
+use oltpgen_report::model::step::Transactions;
 use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats, Workload, is_composite};
-use oltpgen_report::step::Transactions;
 
 use super::sample::{AuditSample, Sample, Status};
 use super::since_reset::{SinceReset, Totals};

@@ -4,6 +4,7 @@
 
 pub mod collector;
 pub mod cpu;
+pub mod metrics;
 pub mod plan;
 pub mod pool;
 pub mod result;
@@ -20,18 +21,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use oltpgen_report::cap::Cap;
+use oltpgen_report::model::step::{StepPlan, Transactions};
 use oltpgen_report::model::{ClientCpu, IntervalRow, Step, Window};
-use oltpgen_report::step::{StepPlan, Transactions};
+use oltpgen_report::stats::cap::Cap;
 use tokio::time::Instant;
 
 use collector::Collector;
 pub use collector::IntervalFigures;
 pub use plan::{Pace, StudyFlags};
+pub use sample::{AuditCounts, MAX_AUDIT};
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 use shard::Shards;
 pub use study::{StudyOptions, study};
-pub use workload::{AuditCounts, Done, MAX_AUDIT, Next, Op, Ops, TxnError, Workload};
+pub use workload::{Next, Op, Ops, Workload};
 
 /// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
 /// response-time cap each step is judged by.

@@ -7,10 +7,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use oltpgen_report::model::Workload as Kind;
+use oltpgen_report::stats::cap::Cap;
+
 use crate::files::claim::{self, DirClaim};
 use crate::files::result_dir::ResultDir;
-use oltpgen_report::cap::Cap;
-use oltpgen_report::model::Workload as Kind;
 
 use super::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
 use crate::{Error, Target};

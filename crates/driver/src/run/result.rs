@@ -2,12 +2,12 @@
 
 use std::time::SystemTime;
 
-use oltpgen_report::cap::max_within_cap;
 use oltpgen_report::model::{
     ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind,
 };
-use oltpgen_report::power::{Reading, mean_watts};
+use oltpgen_report::stats::cap::max_within_cap;
 use oltpgen_report::stats::median_run;
+use oltpgen_report::stats::power::{Reading, mean_watts};
 
 use super::{Measured, RunPlan};
 

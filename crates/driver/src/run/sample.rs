@@ -4,8 +4,15 @@
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::workload::AuditCounts;
 use crate::error::Fault;
+
+/// The most audit counters a workload declares ([`Workload::AUDIT`](super::Workload::AUDIT)).
+pub const MAX_AUDIT: usize = 8;
+
+/// What one completed transaction adds to each of its workload's audit counters (index = position in
+/// [`Workload::AUDIT`](super::Workload::AUDIT)); small numbers (an order's lines, a Delivery's skipped
+/// districts).
+pub type AuditCounts = [u8; MAX_AUDIT];
 
 /// How one transaction ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,9 +10,9 @@ use std::time::{Duration, SystemTime};
 use crate::files::result_dir::{ResultDir, write_result};
 use oltpgen_report::model::{IntervalRow, RunResult, Server, Step};
 
+use super::metrics::{Endpoint, Live};
 use super::{Progress, Ramp, RunPlan, Workload, drive, energy_sample, result};
 use crate::counters::{self, Sampler, Sources};
-use crate::metrics::{Endpoint, Live};
 use crate::{Error, Target};
 
 /// What a study measures around the run: cost, power, host and database counters, live metrics.
@@ -134,7 +134,7 @@ pub async fn study<W: Workload>(
         // Without a meter's log, the host's own energy counters where it has them.
         None if !measured.energy.is_empty() => {
             idle_energy.extend(measured.energy.iter().cloned());
-            Some(oltpgen_report::power::from_energy(&idle_energy, &measured.energy_max_uj))
+            Some(oltpgen_report::stats::power::from_energy(&idle_energy, &measured.energy_max_uj))
         }
         None => None,
     };
@@ -193,10 +193,10 @@ impl Watch {
 }
 
 /// The meter's readings in `path`, or one line saying why there are none.
-fn read_power_log(path: &std::path::Path) -> Result<Vec<oltpgen_report::power::Reading>, String> {
+fn read_power_log(path: &std::path::Path) -> Result<Vec<oltpgen_report::stats::power::Reading>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("--power-log: cannot read {}: {e}", path.display()))?;
-    oltpgen_report::power::parse(&text).map_err(|e| format!("--power-log {}: {e}", path.display()))
+    oltpgen_report::stats::power::parse(&text).map_err(|e| format!("--power-log {}: {e}", path.display()))
 }
 
 /// The result as judged so far, written after every judged step.

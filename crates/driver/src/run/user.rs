@@ -11,8 +11,9 @@ use tokio::time::Instant;
 
 use super::pool::Pool;
 use super::sample::{AuditSample, Recorder, Sample, Status};
-use super::workload::{Done, MAX_RETRIES, Ops, TxnError, Workload};
+use super::workload::{MAX_RETRIES, Ops, Workload};
 use crate::error::Fault;
+use crate::vocab::outcome::{Done, TxnError};
 
 /// Waits at least this long hand the user's samples to the collector first, so live figures stay fresh.
 const FLUSH_BEFORE_WAIT: Duration = Duration::from_millis(50);

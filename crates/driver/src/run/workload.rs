@@ -5,23 +5,17 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
-use oltpgen_report::audit::Audit;
 use oltpgen_report::model::Step;
+use oltpgen_report::model::audit::Audit;
 use tokio::time::Instant;
 
-use super::sample::Status;
+use super::sample::{AuditCounts, Status};
 use crate::error::Fault;
+use crate::vocab::outcome::{Done, TxnError};
 
 /// Retries of a transaction (or of one operation of a composite one) after a serialization failure or
 /// deadlock, before it counts as an error.
 pub const MAX_RETRIES: u8 = 5;
-
-/// The most audit counters a workload declares ([`Workload::AUDIT`]).
-pub const MAX_AUDIT: usize = 8;
-
-/// What one completed transaction adds to each of its workload's audit counters (index = position in
-/// [`Workload::AUDIT`]); small numbers (an order's lines, a Delivery's skipped districts).
-pub type AuditCounts = [u8; MAX_AUDIT];
 
 /// The names of a workload's transaction types in index order, as a constant array, from an array of
 /// its kinds (an enum's `ALL`) whose `name()` is a `const fn`: so [`Workload::KINDS`] comes from the
@@ -37,25 +31,6 @@ macro_rules! kind_names {
         }
         names
     }};
-}
-
-/// A transaction's failure, sorted once by the engine code that met it; results count failures by kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TxnError {
-    /// What to do about it.
-    pub fault: Fault,
-}
-
-impl TxnError {
-    /// The connection is gone: the user reconnects before its next transaction.
-    pub const LOST: TxnError = TxnError { fault: Fault::ConnectionLost };
-}
-
-/// How a transaction ended when it did not fail.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Done {
-    /// Rolled back as the workload expects (not an error).
-    pub rolled_back: bool,
 }
 
 /// The next transaction a user will run, with the waits around it.
@@ -172,7 +147,7 @@ pub trait Workload: Send + Sync + 'static {
     const KINDS: &'static [&'static str];
     /// The index of the type counted per minute (TPC-C's New-Order, DS2's order).
     const PER_MINUTE_KIND: usize;
-    /// The workload's audit counters, by name (at most [`MAX_AUDIT`]); a transaction adds to them
+    /// The workload's audit counters, by name (at most [`MAX_AUDIT`](super::MAX_AUDIT)); a transaction adds to them
     /// through [`Ops::count`], and each step's sums go to [`audit`](Self::audit).
     const AUDIT: &'static [&'static str] = &[];
     /// The index of the type that records a composite transaction again as the sum of its operations'
@@ -184,7 +159,7 @@ pub trait Workload: Send + Sync + 'static {
     /// A user's own state: its random stream, its deck, its home.
     type User: Send + 'static;
     /// A connection ready to run transactions (its statements prepared): an enum over the engines
-    /// (e.g. [`TpccSession`](crate::tpcc::TpccSession)), so the user loop and pool never change per
+    /// (e.g. [`TpccSession`](crate::engine::tpcc::TpccSession)), so the user loop and pool never change per
     /// engine and the hot path dispatches by `match`.
     type Session: Send + Sync + 'static;
     /// A transaction's input.

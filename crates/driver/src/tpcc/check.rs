@@ -1,14 +1,15 @@
 //! `tpcc check`: the consistency conditions of clause 3.3.2, run against the database.
 
 use super::Tpcc;
-use oltpgen_report::checks::Clause;
+use oltpgen_report::model::checks::Clause;
 
 use crate::consistency::{self, Check, Checks};
-use crate::engine::{Conn, Engine};
+use crate::engine::{self, Conn};
 use crate::inventory;
 use crate::{Error, Target};
 
-/// The twelve conditions, in clause order; the engine supplies each one's query.
+/// The twelve conditions, in clause order; the engine supplies each one's query
+/// ([`engine::tpcc::check_queries`]).
 pub const CHECKS: Checks = Checks {
     noun: "consistency condition",
     table: &[
@@ -28,28 +29,27 @@ pub const CHECKS: Checks = Checks {
     ],
 };
 
-/// Condition `i`'s query in `engine`'s SQL.
-fn query(engine: Engine, i: usize) -> &'static str {
-    match engine {
-        Engine::Postgres => crate::pg::tpcc::check::QUERIES[i],
-        Engine::SqlServer => crate::mssql::tpcc::check::QUERIES[i],
-    }
-}
-
 /// Runs all twelve conditions over `connections` connections, in clause order in the result.
 ///
 /// # Errors
 /// [`Error::Usage`] when `target` holds no finished TPC-C load; [`Error::Failed`] when a query fails.
 pub async fn check(target: &Target, connections: usize) -> Result<Vec<Clause>, Error> {
     let runs = inventory::loaded::<Tpcc>(&Conn::open(target).await?, target).await?.runs;
-    consistency::run(target, connections, CHECKS, runs, query).await
+    consistency::run(target, connections, CHECKS, runs, engine::tpcc::check_queries).await
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::vocab::target::Engine;
+
     #[test]
     fn every_check_has_a_query() {
-        assert_eq!(super::CHECKS.table.len(), crate::pg::tpcc::check::QUERIES.len());
-        assert_eq!(super::CHECKS.table.len(), crate::mssql::tpcc::check::QUERIES.len());
+        for engine in Engine::ALL {
+            assert_eq!(
+                super::CHECKS.table.len(),
+                super::engine::tpcc::check_queries(engine).len(),
+                "{engine:?}"
+            );
+        }
     }
 }

@@ -3,8 +3,8 @@
 //! Everything here is the workload's own and the same on every engine: its identity (name, tables,
 //! load record: [`Definition`] on [`Tpcc`]; transaction names from [`TxnKind`](oltpgen_datagen::tpcc::mix::TxnKind)),
 //! the inputs, deck and pacing, the audit, and the table of checks. What differs per engine (the
-//! transactions' SQL, each check's query) sits under the engine's module (`pg::tpcc`), reached through
-//! the session enum [`TpccSession`] and [`crate::engine`].
+//! transactions' SQL, each check's query) sits under the engine's module (`pg::tpcc`), reached only
+//! through the seam ([`crate::engine::tpcc`]: the session enum, the finishing DDL, the checks' queries).
 
 mod check;
 mod load;
@@ -12,18 +12,17 @@ mod run;
 
 pub use check::{CHECKS, check};
 pub use load::{load, write_csv};
-pub use run::{
-    Outcome, RunOptions, Tpcc, TpccSession, TpccUser, Transactions, ready_transactions, run, workload,
-};
+pub use run::{RunOptions, Tpcc, TpccUser, run, workload};
 
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;
 use oltpgen_datagen::tpcc::schema::Table;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Conn, Engine};
+use crate::engine::{self, Conn};
 use crate::inventory::{self, Definition};
 use crate::prepare::Drivable;
+use crate::vocab::target::Engine;
 use crate::{Error, Target};
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
@@ -70,10 +69,7 @@ impl Definition for Tpcc {
 
     /// The server-side transactions, created with the schema so that a run in either mode finds them.
     fn finish(engine: Engine) -> Vec<String> {
-        match engine {
-            Engine::Postgres => crate::pg::tpcc::procs::install_statements(),
-            Engine::SqlServer => crate::mssql::tpcc::finish(),
-        }
+        engine::tpcc::finish(engine)
     }
 
     fn describe(p: &LoadedParams) -> String {

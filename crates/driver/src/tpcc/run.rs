@@ -1,5 +1,6 @@
 //! Running TPC-C: the workload as the run machinery sees it (users bound to home warehouses, the exact
-//! deck, keying and think times, the five transactions on PostgreSQL), and the checks before a run.
+//! deck, keying and think times, the five transactions on the target's engine through the seam's
+//! session), and the checks before a run.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,16 +9,18 @@ use oltpgen_datagen::Rng;
 use oltpgen_datagen::tpcc::input::{CustomerSelector, InputGen, Terminal, TxnInput};
 use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime, TxnKind};
 use oltpgen_datagen::tpcc::random::CConstants;
-use oltpgen_report::audit::{Audit, TPCC_COUNTERS, TpccAuditPlan};
 use oltpgen_report::model::Step;
+use oltpgen_report::model::audit::{Audit, TPCC_COUNTERS};
+use oltpgen_report::stats::audit::{self, TpccAuditPlan};
 
 use super::LoadedParams;
-use crate::engine::Engine;
+use crate::engine::tpcc::{self as seam, TpccConnector, TpccSession};
 use crate::inventory::Definition;
 use crate::prepare::{Prepared, prepare};
-use crate::run::{AuditCounts, Done, Next, Ops, RunPlan, StudyOptions, TxnError, Workload, study};
+use crate::run::{AuditCounts, Next, Ops, RunPlan, StudyOptions, Workload, study};
+use crate::vocab::outcome::{Done, TxnError};
+use crate::vocab::tpcc::{Outcome, Transactions};
 use crate::{Error, Target};
-use crate::{mssql, pg};
 
 /// The transaction types' names in index order, from [`TxnKind`] (the results' [`TPCC_TRANSACTIONS`](oltpgen_report::model::TPCC_TRANSACTIONS),
 /// checked by a test).
@@ -28,13 +31,13 @@ const RUN_STREAM: u64 = 0x0052_554e;
 
 /// TPC-C as the run machinery drives it.
 pub struct Tpcc {
-    target: Target,
+    /// Opens the run's sessions on its one target.
+    connector: TpccConnector,
     labels: [String; 1],
     scale: u32,
     seed: u64,
     inputs: InputGen,
     pacing: Pacing,
-    transactions: Transactions,
 }
 
 /// One TPC-C user: its home (terminal), its deck and its random stream.
@@ -42,46 +45,6 @@ pub struct TpccUser {
     terminal: Terminal,
     deck: Deck,
     rng: Rng,
-}
-
-/// Where the five transactions' logic runs: HammerDB's "stored procedures" or statements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Transactions {
-    /// Server-side: each transaction is one call of a function (a stored procedure) created at load.
-    Server,
-    /// Client-side: the client sends each transaction's statements.
-    Client,
-}
-
-impl Transactions {
-    /// The name results record in `config.transactions`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Transactions::Server => "server",
-            Transactions::Client => "client",
-        }
-    }
-
-    /// The faster of the two on `engine`, as measured (BENCHMARKS.md, "server-side TPC-C" and
-    /// "client-side TPC-C on SQL Server").
-    pub fn default_for(engine: Engine) -> Self {
-        match engine {
-            // Server-side on both: more transactions and less client CPU per transaction in every
-            // measurement but one noisy SQL Server pair.
-            Engine::Postgres | Engine::SqlServer => Transactions::Server,
-        }
-    }
-}
-
-/// A connection with the five transactions prepared, in its engine's terms.
-// One per connection, never moved on the hot path: boxing the larger variant would only add a pointer
-// chase to every transaction.
-#[allow(clippy::large_enum_variant)]
-pub enum TpccSession {
-    /// On PostgreSQL.
-    Postgres(pg::tpcc::Session),
-    /// On SQL Server.
-    SqlServer(mssql::tpcc::Session),
 }
 
 impl Tpcc {
@@ -98,22 +61,9 @@ impl Tpcc {
         let c = CConstants::for_run(&loaded.c(), &mut Rng::derive(seed, &[RUN_STREAM]));
         let labels = [target.label().to_string()];
         let inputs = InputGen::new(loaded.scale, c);
-        Tpcc { target, labels, scale: loaded.scale, seed, inputs, pacing, transactions }
+        let connector = TpccConnector::new(target, transactions);
+        Tpcc { connector, labels, scale: loaded.scale, seed, inputs, pacing }
     }
-}
-
-/// How a transaction ended when it did not fail, with what the audit counts of its outcome.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Outcome {
-    /// Rolled back as the spec asks (2.4.2.3) or committed.
-    pub done: Done,
-    /// Delivery: districts that had no undelivered order and were skipped (2.7.4.2).
-    pub skipped_districts: u8,
-}
-
-impl Outcome {
-    /// Committed, nothing skipped.
-    pub const COMMITTED: Outcome = Outcome { done: Done { rolled_back: false }, skipped_districts: 0 };
 }
 
 /// Positions in [`TPCC_COUNTERS`] (checked by a test).
@@ -178,28 +128,18 @@ impl Workload for Tpcc {
     }
 
     async fn connect(&self, _target: usize) -> Result<TpccSession, TxnError> {
-        match self.target.engine() {
-            Engine::Postgres => {
-                Ok(TpccSession::Postgres(pg::tpcc::Session::open(&self.target, self.transactions).await?))
-            }
-            Engine::SqlServer => {
-                Ok(TpccSession::SqlServer(mssql::tpcc::Session::open(&self.target, self.transactions).await?))
-            }
-        }
+        self.connector.open().await
     }
 
     async fn execute(&self, s: &TpccSession, input: &TxnInput, ops: &mut Ops) -> Result<Done, TxnError> {
-        let outcome = match s {
-            TpccSession::Postgres(s) => s.execute(input).await?,
-            TpccSession::SqlServer(s) => s.execute(input).await?,
-        };
+        let outcome = s.execute(input).await?;
         ops.count(audit_counts(input, &outcome));
         Ok(outcome.done)
     }
 
     fn audit(&self, step: &Step, counters: BTreeMap<String, u64>) -> Option<Audit> {
         let paced = self.pacing.keying == KeyingTime::Spec && self.pacing.think == ThinkTime::Spec;
-        Some(oltpgen_report::audit::tpcc(step, counters, TpccAuditPlan { paced, warehouses: self.scale }))
+        Some(audit::tpcc(step, counters, TpccAuditPlan { paced, warehouses: self.scale }))
     }
 }
 
@@ -215,29 +155,6 @@ pub fn workload(
     Arc::new(Tpcc::new(target.clone(), &prepared.loaded, pacing, seed, transactions))
 }
 
-/// Makes `target` ready to run the transactions as `transactions` says: server-side, creates the
-/// functions when the database lacks them or holds an older version (a database loaded before they
-/// existed needs no reload).
-///
-/// # Errors
-/// [`Error`] when the server refuses to create them.
-pub async fn ready_transactions(target: &Target, transactions: Transactions) -> Result<(), Error> {
-    match (transactions, target.engine()) {
-        (Transactions::Client, Engine::Postgres) => Ok(()),
-        (Transactions::Server, Engine::Postgres) => pg::tpcc::ensure_procs(target).await.map(|_| ()),
-        // Server-side, each session creates the procedures a database lacks when it opens.
-        (_, Engine::SqlServer) => Ok(()),
-    }
-}
-
-/// The isolation level the transactions run at on `target`'s engine, for the result.
-fn isolation(target: &Target) -> &'static str {
-    match target.engine() {
-        Engine::Postgres => pg::tpcc::txn::ISOLATION,
-        Engine::SqlServer => mssql::tpcc::txn::ISOLATION,
-    }
-}
-
 /// A TPC-C run as asked for.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -250,7 +167,7 @@ pub struct RunOptions {
     /// The scale the user expects the database to hold, when they said.
     pub scale: Option<u32>,
     /// Server-side or client-side transactions; `None` takes the engine's default
-    /// ([`Transactions::default_for`]).
+    /// ([`seam::default_transactions`]).
     pub transactions: Option<Transactions>,
     /// Cost and power.
     pub study: StudyOptions,
@@ -267,8 +184,8 @@ pub async fn run(
     progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<oltpgen_report::model::RunResult, Error> {
     let prepared = prepare::<Tpcc>(std::slice::from_ref(target), opts.scale.as_ref(), &opts.plan).await?;
-    let transactions = opts.transactions.unwrap_or_else(|| Transactions::default_for(target.engine()));
-    ready_transactions(target, transactions).await?;
+    let transactions = opts.transactions.unwrap_or_else(|| seam::default_transactions(target.engine()));
+    seam::ready(target, transactions).await?;
     let workload = workload(target, &prepared, opts.pacing, opts.seed, transactions);
     let serde_json::Value::Object(config) = serde_json::json!({
         "target": target.label(),
@@ -278,7 +195,7 @@ pub async fn run(
         "seed": workload.seed,
         "load_seed": prepared.loaded.seed,
         "terminals_per_warehouse": f64::from(opts.plan.max_users()) / f64::from(prepared.loaded.scale),
-        "isolation": isolation(target),
+        "isolation": seam::isolation(target.engine()),
         "transactions": transactions.name(),
         // 2.7.2 lets Delivery be queued and run deferred; it runs inline, as HammerDB, BenchBase and
         // go-tpc run it, and its response time is the whole transaction's.
@@ -292,8 +209,8 @@ pub async fn run(
 
 #[cfg(test)]
 mod tests {
-    use oltpgen_report::audit;
     use oltpgen_report::model::TPCC_TRANSACTIONS;
+    use oltpgen_report::model::audit;
 
     use super::*;
 

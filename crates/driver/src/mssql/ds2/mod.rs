@@ -13,8 +13,8 @@ use tokio::sync::Mutex;
 
 use super::Conn;
 use super::error::txn_error;
-use crate::ds2::{Functions, Purchase};
-use crate::run::TxnError;
+use crate::vocab::ds2::{Functions, Purchase};
+use crate::vocab::outcome::TxnError;
 use crate::{Error, Target};
 
 /// A connection that calls DS2's five procedures, each error sorted into the run's.

@@ -13,8 +13,8 @@ use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
 use tiberius::error::Error;
 use tiberius::{ColumnData, Row, ToSql};
 
-use crate::ds2::{Functions, Purchase};
 use crate::mssql::{Client, timed};
+use crate::vocab::ds2::{Functions, Purchase};
 
 /// DS2's own SQL Server procedures' known defects, which a run through them inherits and its result
 /// names.

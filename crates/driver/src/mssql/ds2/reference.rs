@@ -1,11 +1,11 @@
 //! Recognising a DS2 database that DS2's own installer built on SQL Server
 //! (`ds2/sqlserverds2/sqlserverds2_create_all_*.sql` in dvdstore/ds21): its eight tables and its six
 //! procedures with their parameter counts, without oltpgen's metadata. Such a database is driven through
-//! the procedures it has ([`crate::ds2::Functions::Reference`]) and its id ranges are read from its
-//! data. What is recognised is the same engine-neutral [`ReferenceDatabase`] PostgreSQL's lookup returns.
+//! the procedures it has ([`Functions::Reference`](crate::vocab::ds2::Functions::Reference)) and its id ranges are read from its
+//! data, into the same engine-neutral [`ReferenceDatabase`] as PostgreSQL's lookup.
 
 use super::super::Conn;
-pub use crate::pg::ds2::reference::ReferenceDatabase;
+use crate::vocab::ds2::ReferenceDatabase;
 use crate::{Error, Target};
 
 /// 1 when DS2's procedures are all there with DS2's parameter counts: `LOGIN` 2, `NEW_CUSTOMER` 19, the

@@ -34,6 +34,13 @@ const PRODUCT_COLUMNS: &str = "prod_id, CAST(category AS TINYINT) AS category, t
 /// as a T-SQL condition.
 const FULL_TEXT: &str = "FULLTEXTSERVICEPROPERTY('IsFullTextInstalled') = 1";
 
+/// The indexes a load builds beside the keys: none, as the full-text index is created with the
+/// procedures ([`finish`]), where the server has full-text search, since it names the primary key of
+/// `products`.
+pub fn extra_indexes() -> Vec<(&'static str, String)> {
+    Vec::new()
+}
+
 /// The statements that make a loaded database ready for the run, in order, each its own batch; run once
 /// after the load's keys and indexes exist (the full-text index names the primary key of `products`,
 /// the sequences start past the loaded ids).

@@ -6,20 +6,58 @@ pub mod check;
 pub mod procs;
 pub mod txn;
 
-use std::collections::BTreeSet;
-use std::sync::LazyLock;
-
 use oltpgen_datagen::tpcc::input::TxnInput;
 use tokio::sync::Mutex;
 
 use super::error::txn_error;
 use crate::Target;
-use crate::run::TxnError;
-use crate::tpcc::{Outcome, Transactions};
+use crate::vocab::outcome::TxnError;
+use crate::vocab::tpcc::{Outcome, Transactions};
 
-/// The databases (by label) this process saw holding the procedures, so that only the first session
-/// of a run asks.
-static READY: LazyLock<Mutex<BTreeSet<String>>> = LazyLock::new(|| Mutex::new(BTreeSet::new()));
+/// How TPC-C's transactions run unless the user says: server-side, which gave more transactions and less
+/// client CPU per transaction in every measurement but one noisy pair (BENCHMARKS.md, "client-side TPC-C
+/// on SQL Server").
+pub const DEFAULT_TRANSACTIONS: Transactions = Transactions::Server;
+
+/// Opens a run's sessions on one target, the transactions run as the run says, and remembers for the
+/// run whether one of its sessions found the procedures in place, so that only the first asks.
+pub struct Connector {
+    target: Target,
+    transactions: Transactions,
+    /// Whether a session of this run found (or created) the procedures.
+    procedures_ready: Mutex<bool>,
+}
+
+impl Connector {
+    /// The connector of a run on `target` whose transactions run as `transactions` says.
+    pub fn new(target: Target, transactions: Transactions) -> Self {
+        Connector { target, transactions, procedures_ready: Mutex::new(false) }
+    }
+
+    /// Connects to the target to run the transactions as the run says; server-side, the run's first
+    /// session creates the procedures when the database lacks them (a database loaded by another tool,
+    /// or by an oltpgen from before them). Client-side needs no procedure, nor the right to create one.
+    ///
+    /// # Errors
+    /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when the procedures cannot
+    /// be created.
+    pub async fn open(&self) -> Result<Session, TxnError> {
+        let client = super::connect(&self.target).await.map_err(|_| TxnError::LOST)?;
+        let session =
+            Session { client: Mutex::new(Box::new(client)), calls: txn::Calls::new(self.transactions) };
+        if self.transactions == Transactions::Client {
+            return Ok(session);
+        }
+        let mut ready = self.procedures_ready.lock().await;
+        if !*ready {
+            let mut client = session.client.lock().await;
+            ensure_procedures(&mut client).await.map_err(|e| txn_error(&e))?;
+            *ready = true;
+        }
+        drop(ready);
+        Ok(session)
+    }
+}
 
 /// A connection that runs the five transactions server-side (calling the procedures) or client-side
 /// (sending their bodies).
@@ -29,29 +67,6 @@ pub struct Session {
 }
 
 impl Session {
-    /// Connects to `target` to run the transactions as `transactions` says; server-side, creates the
-    /// procedures first when the database lacks them (a database loaded by another tool, or by an
-    /// oltpgen from before them). Client-side needs no procedure, nor the right to create one.
-    ///
-    /// # Errors
-    /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when the procedures cannot
-    /// be created.
-    pub async fn open(target: &Target, transactions: Transactions) -> Result<Self, TxnError> {
-        let client = super::connect(target).await.map_err(|_| TxnError::LOST)?;
-        let session = Session { client: Mutex::new(Box::new(client)), calls: txn::Calls::new(transactions) };
-        if transactions == Transactions::Client {
-            return Ok(session);
-        }
-        let mut ready = READY.lock().await;
-        if !ready.contains(target.label()) {
-            let mut client = session.client.lock().await;
-            ensure_procedures(&mut client).await.map_err(|e| txn_error(&e))?;
-            ready.insert(target.label().to_string());
-        }
-        drop(ready);
-        Ok(session)
-    }
-
     /// Runs one transaction to its end (see [`txn::execute`]).
     ///
     /// # Errors
@@ -76,9 +91,4 @@ async fn ensure_procedures(client: &mut super::Client) -> Result<(), tiberius::e
             .await?;
     }
     Ok(())
-}
-
-/// The statements a TPC-C load runs once its tables and indexes exist: the procedures.
-pub fn finish() -> Vec<String> {
-    procs::statements()
 }

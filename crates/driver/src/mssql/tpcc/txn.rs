@@ -11,8 +11,8 @@ use tiberius::error::Error;
 
 use super::procs;
 use crate::mssql::{Client, timed};
-use crate::run::Done;
-use crate::tpcc::{Outcome, Transactions};
+use crate::vocab::outcome::Done;
+use crate::vocab::tpcc::{Outcome, Transactions};
 
 /// The isolation level every body pins, as results record it.
 pub const ISOLATION: &str = "read committed";

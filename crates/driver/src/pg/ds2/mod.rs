@@ -11,8 +11,8 @@ use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
 
 use super::error::txn_error;
 use crate::Target;
-use crate::ds2::{Functions, Purchase};
-use crate::run::TxnError;
+use crate::vocab::ds2::{Functions, Purchase};
+use crate::vocab::outcome::TxnError;
 
 /// A connection with the five operations prepared, each sorted into the run's errors.
 pub struct Session {

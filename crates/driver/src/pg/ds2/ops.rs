@@ -11,7 +11,7 @@ use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Error, Statement};
 
-use crate::ds2::{Functions, Purchase};
+use crate::vocab::ds2::{Functions, Purchase};
 
 /// The reference PostgreSQL functions' known defects, which a run through them inherits and its summary
 /// names.

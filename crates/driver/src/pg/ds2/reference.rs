@@ -1,11 +1,12 @@
 //! Recognising a DS2 database that DS2's own installer built (`ds2/pgsqlds2/pgsqlds2_create_all.sh` in
 //! dvdstore/ds21): its eight tables and its five functions, without oltpgen's metadata. Such a database
-//! is driven through the functions it has ([`crate::ds2::Functions::Reference`]), and its id ranges
+//! is driven through the functions it has ([`Functions::Reference`](crate::vocab::ds2::Functions::Reference)), and its id ranges
 //! are read from its data, since no load recorded them.
 
 use tokio_postgres::Client;
 
 use crate::pg::failed;
+use crate::vocab::ds2::ReferenceDatabase;
 use crate::{Error, Target};
 
 /// Whether the reference's functions are all there (six names) with its signatures: `login` returning refcursors,
@@ -21,17 +22,6 @@ const FUNCTIONS: &str = "SELECT count(DISTINCT p.proname) = 6 FROM pg_proc p \
 /// `newuser<n>`, come after them), products and orders are numbered from 1.
 const COUNTS: &str = "SELECT (SELECT coalesce(max(customerid), 0) FROM customers WHERE username NOT LIKE 'newuser%'), \
      (SELECT coalesce(max(prod_id), 0) FROM products), (SELECT coalesce(max(orderid), 0) FROM orders)";
-
-/// What a database DS2's installer built holds, as oltpgen needs it to drive it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReferenceDatabase {
-    /// The highest loaded customer id: logins draw `user1` to `user<customers>`.
-    pub customers: i32,
-    /// Products: purchases draw from 1 to this.
-    pub products: i32,
-    /// The highest order id now.
-    pub orders: i32,
-}
 
 /// The reference database in `target`, or `None` when its functions are not DS2's own.
 ///

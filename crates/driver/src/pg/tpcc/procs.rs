@@ -14,8 +14,8 @@ use oltpgen_datagen::tpcc::input::{
 use tokio_postgres::{Client, Error, Statement};
 
 use super::txn;
-use crate::run::Done;
-use crate::tpcc::Outcome;
+use crate::vocab::outcome::Done;
+use crate::vocab::tpcc::Outcome;
 
 /// The functions' definitions.
 const SQL: &str = include_str!("procs.sql");

@@ -28,8 +28,8 @@ use oltpgen_datagen::tpcc::input::{
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Error, Row, Statement};
 
-use crate::run::Done;
-use crate::tpcc::Outcome;
+use crate::vocab::outcome::Done;
+use crate::vocab::tpcc::Outcome;
 
 /// The isolation level every transaction runs at, as results record it.
 pub const ISOLATION: &str = "read committed";

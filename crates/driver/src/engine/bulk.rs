@@ -1,0 +1,58 @@
+//! A load's two side-by-side phases on the target's engine: the rows, generated on threads and
+//! bulk-loaded over many connections in the engine's own way, and then statements (keys, indexes,
+//! statistics) over many connections.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use oltpgen_datagen::schema::Dataset;
+
+use super::Conn;
+use crate::chunks::first_error;
+use crate::vocab::target::Engine;
+use crate::{Error, Target, mssql, pg};
+
+/// Generates `chunks` of `data` on `workers` threads and bulk-loads them over `workers` connections,
+/// calling `progress` with the rows of each chunk the server accepted.
+///
+/// # Errors
+/// The first error of any connection.
+pub async fn bulk_load<D: Dataset>(
+    target: &Target,
+    workers: usize,
+    data: Arc<D>,
+    chunks: Vec<D::Chunk>,
+    progress: impl Fn(u64) + Send + Sync + 'static,
+) -> Result<(), Error> {
+    match target.engine() {
+        Engine::Postgres => pg::bulk::load_chunks(target, workers, data, chunks, progress).await,
+        Engine::SqlServer => mssql::bulk::load_chunks(target, workers, data, chunks, progress).await,
+    }
+}
+
+/// Runs `statements` over `connections` connections, in the order given, calling `done` after each.
+///
+/// # Errors
+/// The first statement that fails.
+pub async fn run_statements(
+    target: &Target,
+    connections: usize,
+    statements: Vec<String>,
+    done: impl Fn(&str) + Send + Sync + 'static,
+) -> Result<(), Error> {
+    let (statements, next, done) = (Arc::new(statements), Arc::new(AtomicUsize::new(0)), Arc::new(done));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..connections.clamp(1, statements.len().max(1)) {
+        let (target, statements, next, done) =
+            (target.clone(), statements.clone(), next.clone(), done.clone());
+        tasks.spawn(async move {
+            let conn = Conn::open(&target).await?;
+            while let Some(sql) = statements.get(next.fetch_add(1, Ordering::Relaxed)) {
+                conn.batch(&target, sql, std::slice::from_ref(sql)).await?;
+                done(sql);
+            }
+            Ok(())
+        });
+    }
+    first_error(&mut tasks).await
+}

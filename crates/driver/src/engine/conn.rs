@@ -1,0 +1,156 @@
+//! The connection outside the measured run ([`Conn`]: loads, checks, inventory, preparing a run, the
+//! sampler's), an enum over the engines: connecting, the catalog, the load record, server info and
+//! room, the server's counters and the check runner, each one arm per engine.
+
+use crate::vocab::counters::{DbState, DbTotals};
+use crate::vocab::meta::MetaRow;
+use crate::vocab::schema::Object;
+use crate::vocab::server::{ConnectionRoom, ServerInfo};
+use crate::vocab::target::Engine;
+use crate::{Error, Target, mssql, pg};
+
+/// One connection to a target, outside the measured run (loads, checks, inventory, preparing a run).
+pub enum Conn {
+    /// A PostgreSQL connection.
+    Postgres(pg::Client),
+    /// A SQL Server connection.
+    SqlServer(mssql::Conn),
+}
+
+impl Conn {
+    /// Opens one connection to `target`.
+    ///
+    /// # Errors
+    /// One line that says what went wrong and what to do about it (wrong password, no such database,
+    /// unreachable host), without the password.
+    pub async fn open(target: &Target) -> Result<Conn, Error> {
+        match target.engine() {
+            Engine::Postgres => Ok(Conn::Postgres(pg::connect(target).await?)),
+            Engine::SqlServer => Ok(Conn::SqlServer(mssql::open(target).await?)),
+        }
+    }
+
+    /// Which of `names` exist as tables in the connection's current schema.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the catalog cannot be read.
+    pub async fn existing_tables(&self, target: &Target, names: &[&str]) -> Result<Vec<String>, Error> {
+        match self {
+            Conn::Postgres(c) => pg::schema::existing_tables(c, target, names).await,
+            Conn::SqlServer(c) => mssql::schema::existing_tables(c, target, names).await,
+        }
+    }
+
+    /// Drops a workload's `tables` and the `objects` its load created beside them (a function or
+    /// procedure with the arguments the load gave it where the engine has overloads); what is not there
+    /// is no error. Without `CASCADE`: when anything else depends on them, nothing is dropped.
+    ///
+    /// # Errors
+    /// [`dependents_refusal`](crate::vocab::schema::dependents_refusal) when other objects depend on them; [`Error::Failed`] when a drop fails
+    /// otherwise (e.g. the tables are in use).
+    pub async fn drop_workload(
+        &self,
+        target: &Target,
+        tables: &[&str],
+        objects: &[Object],
+    ) -> Result<(), Error> {
+        match self {
+            Conn::Postgres(c) => pg::schema::drop_workload(c, target, tables, objects).await,
+            Conn::SqlServer(c) => mssql::schema::drop_workload(c, target, tables, objects).await,
+        }
+    }
+
+    /// Runs `statements` in order (as one batch where the engine allows); `what` names them in an error.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when one fails.
+    pub async fn batch(&self, target: &Target, what: &str, statements: &[String]) -> Result<(), Error> {
+        match self {
+            Conn::Postgres(c) => pg::execute_batch(c, target, what, statements).await,
+            Conn::SqlServer(c) => mssql::execute_batch(c, target, what, statements).await,
+        }
+    }
+
+    /// `workload`'s load record, `None` when there is none.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the record exists but cannot be read.
+    pub async fn read_meta(&self, target: &Target, workload: &str) -> Result<Option<MetaRow>, Error> {
+        match self {
+            Conn::Postgres(c) => pg::meta::read(c, target, workload).await,
+            Conn::SqlServer(c) => mssql::meta::read(c, target, workload).await,
+        }
+    }
+
+    /// Writes `workload`'s load record.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the write fails.
+    pub async fn write_meta(&self, target: &Target, workload: &str, row: &MetaRow) -> Result<(), Error> {
+        match self {
+            Conn::Postgres(c) => pg::meta::write(c, target, workload, row).await,
+            Conn::SqlServer(c) => mssql::meta::write(c, target, workload, row).await,
+        }
+    }
+
+    /// Removes `workload`'s load record.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the delete fails.
+    pub async fn remove_meta(&self, target: &Target, workload: &str) -> Result<(), Error> {
+        match self {
+            Conn::Postgres(c) => pg::meta::remove(c, target, workload).await,
+            Conn::SqlServer(c) => mssql::meta::remove(c, target, workload).await,
+        }
+    }
+
+    /// The server's version and key settings.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when they cannot be read.
+    pub async fn server_info(&self, target: &Target) -> Result<ServerInfo, Error> {
+        match self {
+            Conn::Postgres(c) => pg::server_info(c, target).await,
+            Conn::SqlServer(c) => mssql::server_info(c, target).await,
+        }
+    }
+
+    /// The server's connection limit and use.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when they cannot be read.
+    pub async fn connection_room(&self, target: &Target) -> Result<ConnectionRoom, Error> {
+        match self {
+            Conn::Postgres(c) => pg::connection_room(c, target).await,
+            Conn::SqlServer(c) => mssql::connection_room(c, target).await,
+        }
+    }
+
+    /// The server's own counters now (commits, buffer hits, WAL, …; see [`crate::counters`]), read over
+    /// this connection, which the sampler keeps for itself. What the login may not read comes back in
+    /// [`DbTotals::unavailable`] and is not asked again (`state` remembers): never an error.
+    pub async fn counters(&self, state: &mut DbState) -> DbTotals {
+        match self {
+            Conn::Postgres(c) => pg::counters::read(c, state).await,
+            Conn::SqlServer(c) => mssql::counters::read(c, state).await,
+        }
+    }
+
+    /// Runs a check's `query`, which yields one text column of offending keys: how many rows it yields
+    /// and the first `examples` of them; `what` names the check in an error.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the query fails.
+    pub async fn offending(
+        &self,
+        target: &Target,
+        what: &str,
+        query: &str,
+        examples: i64,
+    ) -> Result<(u64, Vec<String>), Error> {
+        match self {
+            Conn::Postgres(c) => pg::offending(c, target, what, query, examples).await,
+            Conn::SqlServer(c) => mssql::offending(c, target, what, query, examples).await,
+        }
+    }
+}

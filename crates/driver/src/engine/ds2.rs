@@ -1,0 +1,141 @@
+//! DVD Store 2 on the target's engine: the sessions a run's users drive ([`Ds2Session`]), what a load
+//! creates beside the tables, the checks' queries, databases DS2's own installer built, and the engine's
+//! facts a run records. One arm per engine; the SQL is the engine's (`pg::ds2`, `mssql::ds2`).
+
+use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
+
+use super::Conn;
+use crate::vocab::ds2::{Functions, Purchase, ReferenceDatabase};
+use crate::vocab::outcome::TxnError;
+use crate::vocab::target::Engine;
+use crate::{Error, Target, mssql, pg};
+
+/// A connection with the five operations prepared, in its engine's terms: an enum, so that every
+/// operation is a `match` the compiler sees through, with no boxing or dynamic dispatch.
+pub enum Ds2Session {
+    /// On PostgreSQL.
+    Postgres(pg::ds2::Session),
+    /// On SQL Server (its stored procedures).
+    SqlServer(mssql::ds2::Session),
+}
+
+impl Ds2Session {
+    /// Connects to `target` and prepares the operations of `functions`.
+    ///
+    /// # Errors
+    /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when preparing fails.
+    pub async fn open(target: &Target, functions: Functions) -> Result<Self, TxnError> {
+        match target.engine() {
+            Engine::Postgres => Ok(Ds2Session::Postgres(pg::ds2::Session::open(target, functions).await?)),
+            Engine::SqlServer => {
+                Ok(Ds2Session::SqlServer(mssql::ds2::Session::open(target, functions).await?))
+            }
+        }
+    }
+
+    /// A returning customer (`user<customer_id>`) logs in: their id when found.
+    ///
+    /// # Errors
+    /// The server's error, sorted.
+    pub async fn login(&self, customer_id: i32) -> Result<Option<i32>, TxnError> {
+        match self {
+            Ds2Session::Postgres(s) => s.login(customer_id).await,
+            Ds2Session::SqlServer(s) => s.login(customer_id).await,
+        }
+    }
+
+    /// A new customer registers: their id, `None` when the user name is taken.
+    ///
+    /// # Errors
+    /// The server's error, sorted.
+    pub async fn register(&self, form: &Registration) -> Result<Option<i32>, TxnError> {
+        match self {
+            Ds2Session::Postgres(s) => s.register(form).await,
+            Ds2Session::SqlServer(s) => s.register(form).await,
+        }
+    }
+
+    /// One browse: the number of products it returned.
+    ///
+    /// # Errors
+    /// The server's error, sorted.
+    pub async fn browse(&self, browse: &Browse) -> Result<u64, TxnError> {
+        match self {
+            Ds2Session::Postgres(s) => s.browse(browse).await,
+            Ds2Session::SqlServer(s) => s.browse(browse).await,
+        }
+    }
+
+    /// The purchase that ends an order.
+    ///
+    /// # Errors
+    /// The server's error, sorted.
+    pub async fn purchase(&self, customer_id: i32, lines: &[PurchaseLine]) -> Result<Purchase, TxnError> {
+        match self {
+            Ds2Session::Postgres(s) => s.purchase(customer_id, lines).await,
+            Ds2Session::SqlServer(s) => s.purchase(customer_id, lines).await,
+        }
+    }
+}
+
+/// The statements a DS2 load runs on `engine` once its tables' keys and indexes exist: the sequences,
+/// the restock trigger, the operations (and on SQL Server the full-text index).
+pub fn finish(engine: Engine) -> Vec<String> {
+    match engine {
+        Engine::Postgres => pg::ds2::sql::finish(),
+        Engine::SqlServer => mssql::ds2::sql::finish(),
+    }
+}
+
+/// The indexes a DS2 load builds on `engine` beside the keys (e.g. full-text): (table, statement).
+pub fn extra_indexes(engine: Engine) -> Vec<(&'static str, String)> {
+    match engine {
+        Engine::Postgres => pg::ds2::sql::extra_indexes(),
+        Engine::SqlServer => mssql::ds2::sql::extra_indexes(),
+    }
+}
+
+/// The queries of DS2's integrity checks on `engine`, in order: each yields one text column of
+/// offending keys.
+pub fn check_queries(engine: Engine) -> &'static [&'static str] {
+    match engine {
+        Engine::Postgres => &pg::ds2::check::QUERIES,
+        Engine::SqlServer => &mssql::ds2::check::QUERIES,
+    }
+}
+
+/// A database DS2's own installer built, as `conn`'s engine recognises it in its catalog; `None` when
+/// its functions are not DS2's.
+///
+/// # Errors
+/// [`Error::Failed`] when the catalog or the tables cannot be read.
+pub async fn reference(conn: &Conn, target: &Target) -> Result<Option<ReferenceDatabase>, Error> {
+    match conn {
+        Conn::Postgres(c) => pg::ds2::reference::find(c, target).await,
+        Conn::SqlServer(c) => mssql::ds2::reference::find(c, target).await,
+    }
+}
+
+/// The known defects of DS2's own functions on `engine`, which a run through them inherits.
+pub fn reference_defects(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Postgres => pg::ds2::ops::REFERENCE_DEFECTS,
+        Engine::SqlServer => mssql::ds2::ops::REFERENCE_DEFECTS,
+    }
+}
+
+/// How the browses of `target` search titles and actors, where its engine has a choice (SQL Server:
+/// full-text or, where the server lacks it, `LIKE`); `None` where it has none.
+///
+/// # Errors
+/// [`Error::Failed`] when the procedures cannot be read.
+pub async fn browse_search(target: &Target) -> Result<Option<&'static str>, Error> {
+    match target.engine() {
+        // PostgreSQL's browses have one way to search: no connection needed to ask.
+        Engine::Postgres => Ok(None),
+        Engine::SqlServer => {
+            let conn = mssql::open(target).await?;
+            Ok(Some(mssql::ds2::browse_search(&conn, target).await?))
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! The seam between the workloads and the database engines: the one place that chooses an engine's code
+//! by a `match` on the engine ([`Engine`](crate::vocab::target::Engine), chosen once from the URL's
+//! scheme) or on an enum over the engines. Every engine supplies, in its own module (`pg/` for
+//! PostgreSQL, `mssql/` for SQL Server, laid out alike): connecting and sorting its errors
+//! ([`Fault`](crate::error::Fault)), the catalog (which tables exist, drop), the load record
+//! (`oltpgen_meta`), DDL from datagen's table definitions, bulk load and statistics after it, server
+//! info and settings for the result, room for connections, the server's counters, and each workload's
+//! transactions and check queries. It speaks to the seam in the vocabulary ([`crate::vocab`]) only, and
+//! never to the workloads or to the other engine.
+//!
+//! | file | what the workloads reach through it |
+//! |---|---|
+//! | `conn.rs` | [`Conn`]: one connection outside the measured run (catalog, load record, server info, counters, checks) |
+//! | `target.rs` | a URL parsed into a [`Target`](crate::Target) by its engine, and another database on the same server |
+//! | `schema.rs` | DDL in the engine's words ([`create_table`], [`primary_key`], [`create_index`], [`statistics`]) |
+//! | `bulk.rs` | a load's rows over many connections ([`bulk_load`]) and its statements side by side ([`run_statements`]) |
+//! | [`tpcc`] | TPC-C's sessions, finishing DDL, check queries and the engine's facts a run records |
+//! | [`ds2`] | DS2's sessions, finishing DDL and indexes, check queries, databases DS2's installer built |
+//!
+//! Enums rather than trait objects: the hot path (a workload's session running a transaction) is a
+//! `match` the compiler sees through, with no boxing or dynamic dispatch per call, and adding an engine
+//! is a compile error at every `match` here that must learn about it, and nowhere else. The user loop,
+//! pool, collector and results never see an engine at all: they drive a
+//! [`Workload`](crate::run::Workload), whose session type is one of the session enums here.
+
+mod bulk;
+mod conn;
+pub mod ds2;
+mod schema;
+mod target;
+pub mod tpcc;
+
+pub use bulk::{bulk_load, run_statements};
+pub use conn::Conn;
+pub use schema::{create_index, create_table, primary_key, statistics};

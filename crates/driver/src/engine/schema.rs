@@ -1,0 +1,39 @@
+//! DDL in the target's engine's words, from datagen's table definitions: what a load creates, one arm
+//! per engine.
+
+use oltpgen_datagen::schema::{Index, TableDef};
+
+use crate::vocab::target::Engine;
+use crate::{mssql, pg};
+
+/// The engine's `CREATE TABLE` for `table`.
+pub fn create_table(engine: Engine, table: &TableDef) -> String {
+    match engine {
+        Engine::Postgres => pg::schema::create_table(table),
+        Engine::SqlServer => mssql::schema::create_table(table),
+    }
+}
+
+/// The engine's statement adding `table`'s primary key, if it has one.
+pub fn primary_key(engine: Engine, table: &TableDef) -> Option<String> {
+    match engine {
+        Engine::Postgres => pg::schema::primary_key(table),
+        Engine::SqlServer => mssql::schema::primary_key(table),
+    }
+}
+
+/// The engine's `CREATE INDEX` for `index`.
+pub fn create_index(engine: Engine, index: &Index) -> String {
+    match engine {
+        Engine::Postgres => pg::schema::create_index(index),
+        Engine::SqlServer => mssql::schema::create_index(index),
+    }
+}
+
+/// The engine's statement that gathers the planner's statistics of `table` after a load.
+pub fn statistics(engine: Engine, table: &str) -> String {
+    match engine {
+        Engine::Postgres => pg::schema::statistics(table),
+        Engine::SqlServer => mssql::schema::statistics(table),
+    }
+}

@@ -1,0 +1,104 @@
+//! A URL parsed into a [`Target`]: the scheme chooses the engine ([`Engine::of_scheme`]), whose own
+//! module parses the rest into its settings; and the same server's other databases.
+
+use std::str::FromStr;
+
+use crate::vocab::target::Engine;
+use crate::{Error, Target, mssql, pg};
+
+impl Target {
+    /// The same server, another database on it (the built-in instance holds one database per workload).
+    pub fn with_dbname(&self, dbname: &str) -> Self {
+        match self.engine() {
+            Engine::Postgres => pg::target::with_dbname(self, dbname),
+            Engine::SqlServer => mssql::target::with_dbname(self, dbname),
+        }
+    }
+}
+
+impl FromStr for Target {
+    type Err = Error;
+
+    /// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`),
+    /// `sqlserver://user:password@host:port/database?options` (also `mssql://`) or an ADO.NET connection
+    /// string (`Server=tcp:host,1433;Database=…;User Id=…;Password=…`, SQL Server's); the scheme
+    /// chooses the engine ([`Engine::of_scheme`]), which parses the rest.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] naming the part of the URL at fault; the message never repeats the URL itself,
+    /// which may hold a password.
+    fn from_str(url: &str) -> Result<Self, Error> {
+        let Some((scheme, rest)) = url.split_once("://") else {
+            // ADO.NET's `key=value;…` strings are SQL Server's own.
+            if url.contains('=') && url.to_ascii_lowercase().contains("server") {
+                return mssql::target::parse_ado(url);
+            }
+            return Err(Error::usage(format!("--url has no scheme: write it as {}", Engine::any_url_form())));
+        };
+        let engine = Engine::of_scheme(scheme)?;
+        if rest.is_empty() {
+            return Err(Error::usage(format!("--url names no host: write it as {}", engine.url_form())));
+        }
+        match engine {
+            Engine::Postgres => pg::target::parse(url),
+            Engine::SqlServer => mssql::target::parse(url),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_and_debug_hide_the_password() {
+        let t: Target = "postgres://bench:s3cret@db1:6543/tpcc".parse().unwrap();
+        assert_eq!(t.label(), "postgres://bench@db1:6543/tpcc");
+        assert!(!format!("{t} {t:?}").contains("s3cret"));
+        assert_eq!(t.dbname(), "tpcc");
+        assert_eq!(t.engine(), Engine::Postgres);
+    }
+
+    #[test]
+    fn bad_urls_name_their_fault_without_echoing_secrets() {
+        for (url, needle) in [
+            ("mysql://u:s3cret@h/db", "unknown scheme 'mysql://'"),
+            ("u:s3cret@h/db", "no scheme"),
+            ("sqlserver://", "no host: write it as sqlserver://user:password@host:port/database"),
+            ("mssql://", "no host: write it as sqlserver://"),
+            ("postgresql://", "no host: write it as postgres://user:password@host:port/dbname"),
+            ("postgres://u:s3cret@h:notaport/db", "not a valid PostgreSQL URL"),
+            ("sqlserver://u:s3cret@h:x/db", "not a valid SQL Server URL"),
+            ("Server=tcp:h,1433;Password=s3cret;Encrypt=perhaps", "not a valid ADO.NET connection string"),
+            // A raw '@' in the password: tokio-postgres would take its tail for the host.
+            (
+                "postgres://u:s3@cret@h:1/db",
+                "more than one '@': percent-encode an '@' in the password as %40",
+            ),
+            ("postgresql://u:s3@cret@h/db?application_name=x", "more than one '@'"),
+            ("postgres://u:s3@c?ret=x@h/db", "more than one '@'"),
+            // SQL Server's parser ends the password at the last '@'; a raw '/' or '?' before it cuts it short.
+            ("sqlserver://u:s3@c/ret@h:1/db", "an '@' after the host"),
+            ("sqlserver://u:s3c?ret=1@h:1/db", "an '@' after the host"),
+            ("sqlserver://u:s3@c?ret=1@h/db", "an unknown option"),
+            ("sqlserver://u:s3@cret@h:x/db", "the port is not a number"),
+        ] {
+            let err = url.parse::<Target>().unwrap_err().to_string();
+            assert!(err.contains(needle), "{url}: {err}");
+            for piece in ["s3", "cret", "ret"] {
+                assert!(!err.contains(piece), "{url}: {err}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_sql_server_password_may_hold_an_at_sign() {
+        let t: Target = "sqlserver://bench:s3@cret@db1:1444/tpcc".parse().unwrap();
+        assert_eq!(t.label(), "sqlserver://bench@db1:1444/tpcc");
+        assert!(!format!("{t} {t:?}").contains("cret"));
+        let t: Target = "postgres://bench:s3%40cret@db1:6543/tpcc".parse().unwrap();
+        assert_eq!(t.label(), "postgres://bench@db1:6543/tpcc");
+        let options: Target = "postgres://bench@db1/tpcc?application_name=me@host".parse().unwrap();
+        assert_eq!(options.label(), "postgres://bench@db1:5432/tpcc", "an '@' among the options is fine");
+    }
+}

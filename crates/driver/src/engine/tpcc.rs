@@ -1,0 +1,114 @@
+//! TPC-C on the target's engine: the sessions a run's users drive ([`TpccSession`], opened by a run's
+//! [`TpccConnector`]), what a load creates beside the tables, the checks' queries, and the engine's
+//! facts a run records. One arm per engine; the SQL is the engine's (`pg::tpcc`, `mssql::tpcc`).
+
+use oltpgen_datagen::tpcc::input::TxnInput;
+
+use crate::vocab::outcome::TxnError;
+use crate::vocab::target::Engine;
+use crate::vocab::tpcc::{Outcome, Transactions};
+use crate::{Error, Target, mssql, pg};
+
+/// A connection with the five transactions prepared, in its engine's terms: an enum, so that running a
+/// transaction is a `match` the compiler sees through, with no boxing or dynamic dispatch.
+// One per connection, never moved on the hot path: boxing the larger variant would only add a pointer
+// chase to every transaction.
+#[allow(clippy::large_enum_variant)]
+pub enum TpccSession {
+    /// On PostgreSQL.
+    Postgres(pg::tpcc::Session),
+    /// On SQL Server.
+    SqlServer(mssql::tpcc::Session),
+}
+
+impl TpccSession {
+    /// Runs one transaction to its end.
+    ///
+    /// # Errors
+    /// The server's error, sorted.
+    pub async fn execute(&self, input: &TxnInput) -> Result<Outcome, TxnError> {
+        match self {
+            TpccSession::Postgres(s) => s.execute(input).await,
+            TpccSession::SqlServer(s) => s.execute(input).await,
+        }
+    }
+}
+
+/// Opens one run's sessions on one target, the transactions run as that run says; what the engine
+/// learns once for the run's sessions (SQL Server: that the procedures are in place) stays in this
+/// value, so it lasts as long as the run and no longer.
+pub enum TpccConnector {
+    /// On PostgreSQL.
+    Postgres(pg::tpcc::Connector),
+    /// On SQL Server.
+    SqlServer(mssql::tpcc::Connector),
+}
+
+impl TpccConnector {
+    /// The connector of a run on `target` whose transactions run as `transactions` says.
+    pub fn new(target: Target, transactions: Transactions) -> Self {
+        match target.engine() {
+            Engine::Postgres => TpccConnector::Postgres(pg::tpcc::Connector::new(target, transactions)),
+            Engine::SqlServer => TpccConnector::SqlServer(mssql::tpcc::Connector::new(target, transactions)),
+        }
+    }
+
+    /// Opens one session.
+    ///
+    /// # Errors
+    /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when preparing fails.
+    pub async fn open(&self) -> Result<TpccSession, TxnError> {
+        match self {
+            TpccConnector::Postgres(c) => Ok(TpccSession::Postgres(c.open().await?)),
+            TpccConnector::SqlServer(c) => Ok(TpccSession::SqlServer(c.open().await?)),
+        }
+    }
+}
+
+/// Makes `target` ready to run the transactions as `transactions` says, before the run's first
+/// session opens (PostgreSQL, server-side: creates the functions a database lacks or holds in an older
+/// version, so a database loaded before they existed needs no reload).
+///
+/// # Errors
+/// [`Error`] when the server refuses to create them.
+pub async fn ready(target: &Target, transactions: Transactions) -> Result<(), Error> {
+    match target.engine() {
+        Engine::Postgres => pg::tpcc::ready(target, transactions).await,
+        // The run's first server-side session creates the procedures a database lacks.
+        Engine::SqlServer => Ok(()),
+    }
+}
+
+/// The faster of the two ways to run the transactions on `engine`, as measured (BENCHMARKS.md).
+pub fn default_transactions(engine: Engine) -> Transactions {
+    match engine {
+        Engine::Postgres => pg::tpcc::DEFAULT_TRANSACTIONS,
+        Engine::SqlServer => mssql::tpcc::DEFAULT_TRANSACTIONS,
+    }
+}
+
+/// The statements a TPC-C load runs on `engine` once its tables' keys and indexes exist: the
+/// server-side transactions, created with the schema so that a run in either mode finds them.
+pub fn finish(engine: Engine) -> Vec<String> {
+    match engine {
+        Engine::Postgres => pg::tpcc::procs::install_statements(),
+        Engine::SqlServer => mssql::tpcc::procs::statements(),
+    }
+}
+
+/// The queries of clause 3.3.2's conditions on `engine`, in clause order: each yields one text column
+/// of the keys of the rows that break its condition.
+pub fn check_queries(engine: Engine) -> &'static [&'static str] {
+    match engine {
+        Engine::Postgres => &pg::tpcc::check::QUERIES,
+        Engine::SqlServer => &mssql::tpcc::check::QUERIES,
+    }
+}
+
+/// The isolation level the transactions run at on `engine`, for the result.
+pub fn isolation(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Postgres => pg::tpcc::txn::ISOLATION,
+        Engine::SqlServer => mssql::tpcc::txn::ISOLATION,
+    }
+}

@@ -1,0 +1,124 @@
+//! The schema words every engine and workload shares: the objects a load creates beside its tables
+//! ([`Object`], read from the very statements the load runs by [`created_objects`], so that `drop`
+//! removes what a load made), the one refusal to drop tables others depend on
+//! ([`dependents_refusal`]), and `CREATE TABLE` from datagen's table definitions in an engine's own
+//! words ([`create_table_as`]).
+
+use oltpgen_datagen::schema::{ColumnType, TableDef};
+
+use super::target::Target;
+use crate::error::Error;
+
+/// What kind of object a workload creates beside its tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// A function (PostgreSQL's PL/pgSQL and SQL functions, a trigger's function).
+    Function,
+    /// A stored procedure.
+    Procedure,
+    /// A sequence.
+    Sequence,
+    /// A full-text catalog (SQL Server's, which outlives the full-text index it holds).
+    FullTextCatalog,
+}
+
+/// An object a workload creates beside its tables, which `drop` removes with them. Triggers, indexes
+/// and sequences owned by a column go with their table and are not listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Object {
+    /// Its kind.
+    pub kind: ObjectKind,
+    /// Its name, unqualified (the connection's schema).
+    pub name: String,
+    /// A function's or procedure's argument list as created (`(a int4, b text)`), so that an engine
+    /// with overloads (PostgreSQL) drops that one and not a user's own function of the same name.
+    pub args: Option<String>,
+}
+
+/// The refusal to drop a workload's tables while other objects depend on them (a user's view over
+/// one, a user table's foreign key to one): one line and one exit code for every engine, naming the
+/// dependents as the server gave them and what to do, with nothing dropped ("delete only what oltpgen
+/// created": a `CASCADE` would take the user's objects along).
+pub fn dependents_refusal(target: &Target, dependents: &[&str]) -> Error {
+    Error::failed(format!(
+        "{}: dropping tables: other objects depend on oltpgen's tables ({}): drop them first; nothing was dropped",
+        target.label(),
+        dependents.join("; ")
+    ))
+}
+
+/// The objects `statements` create (`CREATE [OR REPLACE] FUNCTION|PROCEDURE|SEQUENCE [IF NOT EXISTS]
+/// name`, `CREATE FULLTEXT CATALOG name`, also inside dynamic SQL), each once, in order, and the
+/// signatures of an earlier oltpgen they drop (`DROP FUNCTION IF EXISTS name(args)`), which `drop`
+/// removes too: read from the very statements a load runs, so that what `drop` removes cannot drift from
+/// what a load creates.
+pub fn created_objects(statements: &[String]) -> Vec<Object> {
+    const KINDS: [(&str, ObjectKind); 4] = [
+        ("FUNCTION ", ObjectKind::Function),
+        ("PROCEDURE ", ObjectKind::Procedure),
+        ("SEQUENCE ", ObjectKind::Sequence),
+        ("FULLTEXT CATALOG ", ObjectKind::FullTextCatalog),
+    ];
+    // (verb, the words that may follow it, whether only a signature with its arguments counts)
+    const VERBS: [(&str, &str, &str, bool); 2] =
+        [("CREATE ", "OR REPLACE ", "IF NOT EXISTS ", false), ("DROP ", "", "IF EXISTS ", true)];
+    let mut found: Vec<Object> = Vec::new();
+    for sql in statements {
+        for (verb, before_kind, after_kind, signature_only) in VERBS {
+            let mut rest = sql.as_str();
+            while let Some(at) = rest.find(verb) {
+                rest = &rest[at + verb.len()..];
+                let after = rest.strip_prefix(before_kind).unwrap_or(rest);
+                for (word, kind) in KINDS {
+                    let Some(tail) = after.strip_prefix(word) else { continue };
+                    let tail = tail.strip_prefix(after_kind).unwrap_or(tail);
+                    let name: String =
+                        tail.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                    let args = matches!(kind, ObjectKind::Function | ObjectKind::Procedure)
+                        .then(|| argument_list(tail[name.len()..].trim_start()))
+                        .flatten();
+                    let object = Object { kind, name, args };
+                    let counts = !object.name.is_empty() && (object.args.is_some() || !signature_only);
+                    if counts && !found.contains(&object) {
+                        found.push(object);
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The parenthesized text `text` starts with (nested parentheses included, as in `numeric(12,2)`), or
+/// `None` when it starts otherwise (T-SQL procedures may list parameters without them).
+fn argument_list(text: &str) -> Option<String> {
+    if !text.starts_with('(') {
+        return None;
+    }
+    let mut depth = 0;
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 1 => return Some(text[..=at].to_string()),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `CREATE TABLE` for `table`, columns in generation order and no keys, in an engine's words: `type_name`
+/// names each column type, `not_null` and `null` follow a column that may not or may be NULL.
+pub fn create_table_as(
+    table: &TableDef,
+    type_name: impl Fn(ColumnType) -> String,
+    not_null: &str,
+    null: &str,
+) -> String {
+    let cols: Vec<String> = table
+        .columns
+        .iter()
+        .map(|c| format!("{} {}{}", c.name, type_name(c.ty), if c.nullable { null } else { not_null }))
+        .collect();
+    format!("CREATE TABLE {} ({})", table.name, cols.join(", "))
+}

@@ -1,0 +1,118 @@
+//! The database a command drives: its engine ([`Engine`], a closed set chosen once from the URL's
+//! scheme) and a [`Target`], parsed once from `--url` into that engine's own settings and secret-safe.
+//! Each engine's module parses its URLs and builds its targets (PostgreSQL's `pg::target`); the seam
+//! (`engine::target`) picks the engine from the scheme.
+
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::Error;
+
+/// The database engines oltpgen speaks; each has its own module (`pg` for PostgreSQL, `mssql` for SQL
+/// Server), reached only through the seam (`crate::engine`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// PostgreSQL, through tokio-postgres.
+    Postgres,
+    /// Microsoft SQL Server (and servers speaking its TDS and T-SQL, such as Babelfish), through tiberius.
+    SqlServer,
+}
+
+impl Engine {
+    /// Every engine: what must hold on each (every check has a query on every engine), and the URL
+    /// forms a message about a URL written wrong offers.
+    pub const ALL: [Engine; 2] = [Engine::Postgres, Engine::SqlServer];
+
+    /// The engine a URL's scheme names.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a scheme oltpgen does not speak (yet).
+    pub fn of_scheme(scheme: &str) -> Result<Engine, Error> {
+        match scheme.to_ascii_lowercase().as_str() {
+            "postgres" | "postgresql" => Ok(Engine::Postgres),
+            "sqlserver" | "mssql" => Ok(Engine::SqlServer),
+            other => Err(Error::usage(format!(
+                "--url has an unknown scheme '{other}://': use {}",
+                Engine::any_url_form()
+            ))),
+        }
+    }
+
+    /// How a URL for this engine is written, for messages about a URL written wrong.
+    pub fn url_form(self) -> &'static str {
+        match self {
+            Engine::Postgres => "postgres://user:password@host:port/dbname",
+            Engine::SqlServer => "sqlserver://user:password@host:port/database",
+        }
+    }
+
+    /// Every engine's URL form, as a message offers them (`a or b`).
+    pub fn any_url_form() -> String {
+        Engine::ALL.map(Engine::url_form).join(" or ")
+    }
+
+    /// The engine's name as results record it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Postgres => "postgres",
+            Engine::SqlServer => "sqlserver",
+        }
+    }
+}
+
+/// One database to drive: its engine, that engine's connection settings, and what output calls it.
+///
+/// The settings are the engine's own type (PostgreSQL's `pg::target::Settings`), kept opaque here so
+/// that the bottom of the crate names no engine: the engine that built a target reads them back with
+/// [`Target::settings`]. The password lives only inside them; [`Target`]'s `Display` and
+/// [`Target::label`] never show it, so a target can be printed, logged and written into result files
+/// as it is.
+#[derive(Clone)]
+pub struct Target {
+    engine: Engine,
+    settings: Arc<dyn Any + Send + Sync>,
+    label: String,
+    dbname: String,
+}
+
+impl Target {
+    /// A target of `engine` from that engine's `settings`, its label (`engine://user@host:port/dbname`,
+    /// no password) and its database name; each engine builds its own.
+    pub fn new<S: Any + Send + Sync>(engine: Engine, settings: S, label: String, dbname: String) -> Self {
+        Target { engine, settings: Arc::new(settings), label, dbname }
+    }
+
+    /// The engine this target runs.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// The engine's connection settings (password included: never print them), `None` when they are
+    /// not an `S` (another engine's target).
+    pub fn settings<S: Any>(&self) -> Option<&S> {
+        self.settings.downcast_ref()
+    }
+
+    /// `engine://user@host:port/dbname`, without the password: what output and results call this target.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The database name (for PostgreSQL, the user name when the URL names none).
+    pub fn dbname(&self) -> &str {
+        &self.dbname
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label)
+    }
+}
+
+impl fmt::Debug for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Target({})", self.label)
+    }
+}

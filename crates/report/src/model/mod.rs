@@ -1,0 +1,432 @@
+//! The result document (`result.json`): [`RunResult`] and what it holds, here and in its modules:
+//! the exact-merge latency histograms ([`histogram::LatencyHistogram`]), how every figure of a step
+//! is derived from them ([`step`]), a step's audit ([`audit::Audit`]) and counters ([`counters`]);
+//! beside it, the plain figures the driver hands the renderers as a run goes ([`ds2_progress`]) and
+//! the user counts of a schedule ([`users::UserLoad`]).
+//!
+//! Names carry their units (`_s`, `_ms`, `_us`, `_w`, `_usd`); maps whose order shows in
+//! the output are `BTreeMap`s so the JSON and the renderers are stable.
+
+pub mod audit;
+pub mod checks;
+pub mod counters;
+pub mod ds2_progress;
+pub mod histogram;
+pub mod step;
+pub mod users;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use self::audit::Audit;
+use self::histogram::LatencyHistogram;
+
+/// Version of the `result.json` layout; bumped when a field changes meaning or is removed.
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// One run of oltpgen: everything the text, CSV and HTML reports are rendered from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Layout version ([`SCHEMA_VERSION`]), so readers can refuse documents they do not know.
+    pub schema_version: u32,
+    /// The oltpgen that produced the result.
+    pub tool: Tool,
+    /// Which benchmark ran.
+    pub workload: Workload,
+    /// When the run started, RFC 3339 (passed in by the driver; this crate reads no clock).
+    pub started_at: String,
+    /// The exact configuration, secrets removed, as the driver resolved it.
+    pub config: serde_json::Value,
+    /// The database server that was driven.
+    pub server: Server,
+    /// Labels of the targets driven (URLs without passwords).
+    pub targets: Vec<String>,
+    /// Every measured step, in the order run.
+    pub steps: Vec<Step>,
+    /// One row per report interval and transaction type.
+    pub timeseries: Vec<IntervalRow>,
+    /// The load generator's own CPU use, to show it was not the bottleneck.
+    pub client: ClientCpu,
+    /// Errors by kind (e.g. `serialization_failure`, `connection_lost`) over the whole run.
+    pub errors_by_kind: BTreeMap<String, u64>,
+    /// Whether the run was stopped early (Ctrl-C, fatal error): the steps hold what ran.
+    pub interrupted: bool,
+    /// The headline: the highest-throughput step that kept within the cap, or `null`.
+    pub max_within_cap: Option<Headline>,
+    /// Idle and active power and throughput per watt, when power was measured.
+    #[serde(default)]
+    pub power: Option<Power>,
+    /// System cost and cost per unit of throughput, when `--system-cost` was given.
+    #[serde(default)]
+    pub cost: Option<Cost>,
+    /// Host and database counters sampled every report interval, on the run's clock (what the studies
+    /// put beside throughput: CPU %, disk transfers/s, buffer hit %, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterSeries>,
+}
+
+/// One counter sampled through a run: where it was read, what it measures, and its values over time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterSeries {
+    /// Where it was read: `client` (oltpgen's host), `db:<target label>`, `node:<exporter URL>`.
+    pub source: String,
+    /// What it measures, with its unit in the name as elsewhere (`cpu_pct`, `disk_vda_ms_per_transfer`).
+    pub name: String,
+    /// `[elapsed_s, value]` per interval; a missing sample is left out, never written as zero.
+    pub points: Vec<[f64; 2]>,
+}
+
+/// The tool that wrote a result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tool {
+    /// Always `oltpgen` for results we write.
+    pub name: String,
+    /// The crate version of the binary (`CARGO_PKG_VERSION`).
+    pub version: String,
+}
+
+/// The benchmark a result comes from; decides which throughput figure is the headline unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Workload {
+    /// TPC-C style: throughput in New-Orders per minute (NOPM).
+    Tpcc,
+    /// DVD Store 2: throughput in orders per minute (OPM).
+    Ds2,
+}
+
+impl Workload {
+    /// The workload's one name: its command, its built-in database, its load record's key, its result
+    /// directories and its name in result.json (serde's lowercase spelling of the variant, asserted in a test).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Workload::Tpcc => "tpcc",
+            Workload::Ds2 => "ds2",
+        }
+    }
+
+    /// Transaction names, in report order.
+    pub fn transactions(self) -> &'static [&'static str] {
+        match self {
+            Workload::Tpcc => &TPCC_TRANSACTIONS,
+            Workload::Ds2 => &DS2_TRANSACTIONS,
+        }
+    }
+
+    /// The per-minute throughput unit: `NOPM` or `OPM`.
+    pub fn per_minute_unit(self) -> &'static str {
+        match self {
+            Workload::Tpcc => "NOPM",
+            Workload::Ds2 => "OPM",
+        }
+    }
+
+    /// The transaction type counted per minute: TPC-C's New-Order, DS2's whole order.
+    pub fn per_minute_txn(self) -> &'static str {
+        match self {
+            Workload::Tpcc => NEW_ORDER,
+            Workload::Ds2 => ORDER,
+        }
+    }
+
+    /// How many of `count` completed transactions of the per-minute type (of which `rollbacks` rolled
+    /// back) the per-minute figure counts: all of them. NOPM counts the New-Orders that rolled back by
+    /// design (5.4.2 counts them in the throughput, as go-tpc does; HammerDB's NOPM, read from
+    /// `d_next_o_id`, leaves them out, so it reads about 1% lower). OPM counts every order, as DS2's
+    /// driver does: a purchase rolled back for want of stock was still a customer's whole visit.
+    pub fn per_minute_count(self, count: u64, rollbacks: u64) -> u64 {
+        debug_assert!(rollbacks <= count, "rollbacks are completed transactions");
+        count
+    }
+}
+
+/// TPC-C's five transactions, in the spec's order.
+pub const TPCC_TRANSACTIONS: [&str; 5] = ["new_order", "payment", "order_status", "delivery", "stock_level"];
+
+/// DVD Store 2's operations, then its two views of one whole customer order (login … purchase):
+/// [`ORDER`] and [`RT_TOT`].
+pub const DS2_TRANSACTIONS: [&str; 8] =
+    ["login", "new_customer", "browse_category", "browse_actor", "browse_title", "purchase", ORDER, RT_TOT];
+
+/// DS2's composite entry: one customer's whole order, timed from its intended start to its end, so
+/// that the time the user waited for a connection or the server stalled it counts (oltpgen's honest
+/// figure, judged by DS2's default cap). It is made of the other operations, so it is left out of TPS
+/// and overall response times to avoid counting them twice.
+pub const ORDER: &str = "order";
+
+/// The same orders as DS2's driver times them (ds2xdriver.cs, `rt_tot`): the sum of the order's
+/// operations' response times, a registration counting only its last attempt. Its mean is DS2's
+/// `rt_tot_avg`. A composite entry like [`ORDER`], left out of the sums.
+pub const RT_TOT: &str = "rt_tot";
+
+/// Whether `name` is a composite entry ([`ORDER`], [`RT_TOT`]): made of other transactions, so
+/// left out of TPS, overall response times and error sums, which count every operation once.
+pub fn is_composite(name: &str) -> bool {
+    name == ORDER || name == RT_TOT
+}
+
+/// The TPC-C transaction whose completions are counted in NOPM.
+pub const NEW_ORDER: &str = "new_order";
+
+/// The database server that was driven.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Server {
+    /// Engine name, e.g. `postgresql`.
+    pub engine: String,
+    /// The server's own version string.
+    pub version: String,
+    /// Settings that shape performance (e.g. `shared_buffers`), as the server reports them.
+    pub settings: BTreeMap<String, String>,
+}
+
+/// One step of a schedule: a user load held for a measured window, and what it achieved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// Position in the schedule, from 0; equal across repetitions and machines of one plan.
+    pub index: u32,
+    /// Repetition number (from 1) when `--runs` repeats the schedule.
+    pub run: u32,
+    /// Virtual users running during the measured window.
+    pub users: u64,
+    /// Database connections they shared (equal to `users` unless pooled).
+    pub connections: u64,
+    /// Time spent starting users before measuring, in seconds.
+    pub ramp_up_s: f64,
+    /// Length of the measured window, in seconds.
+    pub duration_s: f64,
+    /// Where the measured window lies, relative to the run's start.
+    pub window: Window,
+    /// Throughput, response times and per-transaction statistics of the whole step.
+    #[serde(flatten)]
+    pub figures: Figures,
+    /// The same figures per target, when several targets were driven.
+    pub targets: BTreeMap<String, Figures>,
+    /// The cap verdict, when a cap was set.
+    pub cap: Option<CapVerdict>,
+    /// The workload's audit figures (TPC-C's shares against the spec's bounds), when it has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<Audit>,
+    /// Each counter's average over the step's window, keyed `<source>/<name>` (see [`CounterSeries`]):
+    /// the figures the studies' tables quote per step.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters: BTreeMap<String, f64>,
+}
+
+/// The measured window of a step, in seconds since the run started.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Window {
+    /// Start of measurement.
+    pub start_s: f64,
+    /// End of measurement.
+    pub end_s: f64,
+}
+
+/// What a step (or one target within it) achieved. Built by [`Figures::from_transactions`],
+/// so every figure is derived the same way from the histograms and counters.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Figures {
+    /// Business transactions completed (committed or rolled back) per second.
+    pub tps: f64,
+    /// TPC-C: completed New-Orders per minute, the 1% rolled back included (5.4.2).
+    pub nopm: Option<f64>,
+    /// DS2: orders per minute (every completed order, as DS2 counts them).
+    pub opm: Option<f64>,
+    /// Mean response time over all transactions, in milliseconds.
+    pub rt_avg_ms: f64,
+    /// 95th-percentile response time over all transactions, in milliseconds.
+    pub rt_p95_ms: f64,
+    /// DS2: mean response time of an order as DS2's driver computes it, `rt_tot_avg`: the mean of
+    /// [`RT_TOT`], the sum of each order's operations' response times (schema 2; in schema 1 this was
+    /// the whole order's mean, now [`order_rt_avg_ms`](Self::order_rt_avg_ms)).
+    pub rt_tot_avg_ms: Option<f64>,
+    /// DS2: mean response time of a whole order from its intended start to its end ([`ORDER`]), which
+    /// also counts the waits between operations (for a connection, for the client): what the default
+    /// cap judges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_rt_avg_ms: Option<f64>,
+    /// Transactions that failed (after retries).
+    pub errors: u64,
+    /// Expected rollbacks (TPC-C's 1% New-Order, DS2's out-of-stock purchase).
+    pub rollbacks: u64,
+    /// Retries after serialization failures or deadlocks.
+    pub retries: u64,
+    /// Per-transaction statistics, by transaction name.
+    pub transactions: BTreeMap<String, TxnStats>,
+}
+
+/// Statistics of one transaction type in one step, with its full histogram.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TxnStats {
+    /// Completed transactions (committed and rolled back): the histogram's count.
+    pub count: u64,
+    /// Of `count`, how many rolled back as an expected outcome.
+    pub rollbacks: u64,
+    /// Failed transactions (not in `count`, not in the histogram).
+    pub errors: u64,
+    /// Retries after serialization failures or deadlocks.
+    pub retries: u64,
+    /// Mean response time, ms.
+    pub avg_ms: f64,
+    /// Median response time, ms.
+    pub p50_ms: f64,
+    /// 90th-percentile response time, ms.
+    pub p90_ms: f64,
+    /// 95th-percentile response time, ms.
+    pub p95_ms: f64,
+    /// 99th-percentile response time, ms.
+    pub p99_ms: f64,
+    /// Largest response time, ms.
+    pub max_ms: f64,
+    /// The response times themselves, for exact merging and percentile curves.
+    pub histogram: LatencyHistogram,
+}
+
+/// Counters kept beside a transaction's histogram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TxnCounters {
+    /// Expected rollbacks among the recorded transactions.
+    pub rollbacks: u64,
+    /// Failed transactions (not recorded in the histogram).
+    pub errors: u64,
+    /// Retries.
+    pub retries: u64,
+}
+
+/// One report interval of one transaction type: a row of `timeseries.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalRow {
+    /// End of the interval, seconds since the run started.
+    pub elapsed_s: f64,
+    /// Users running during the interval.
+    pub users: u64,
+    /// Transaction name.
+    pub txn: String,
+    /// Completed transactions in the interval.
+    pub count: u64,
+    /// Completed transactions per second in the interval.
+    pub tps: f64,
+    /// Mean response time in the interval, ms.
+    pub avg_ms: f64,
+    /// 95th-percentile response time in the interval, ms.
+    pub p95_ms: f64,
+    /// Failed transactions in the interval.
+    pub errors: u64,
+}
+
+/// The load generator's own CPU time, so a reader can see the client was not the bottleneck.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct ClientCpu {
+    /// User-mode CPU seconds of the oltpgen process.
+    pub cpu_user_s: f64,
+    /// Kernel-mode CPU seconds of the oltpgen process.
+    pub cpu_sys_s: f64,
+    /// `cpu_user_s + cpu_sys_s`.
+    pub cpu_s: f64,
+    /// Transactions completed over the same time.
+    pub transactions: u64,
+    /// Client CPU microseconds per transaction; `null` when no transaction completed.
+    pub client_cpu_us_per_txn: Option<f64>,
+    /// DS2: client CPU microseconds per whole order (login, browses, purchase); absent for TPC-C.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu_us_per_order: Option<f64>,
+    /// Peak resident memory of the oltpgen process, bytes (0 when unknown).
+    #[serde(default)]
+    pub peak_rss_bytes: u64,
+    /// How late users woke from keying and think times in the measured window: 99th percentile, ms
+    /// (`null` without waits). Large values mean the client, not the server, set the pace.
+    #[serde(default)]
+    pub wake_late_p99_ms: Option<f64>,
+    /// The same, the worst case, ms.
+    #[serde(default)]
+    pub wake_late_max_ms: Option<f64>,
+}
+
+impl ClientCpu {
+    /// Derives the total and per-transaction figures from the process's CPU times.
+    pub fn new(cpu_user_s: f64, cpu_sys_s: f64, transactions: u64) -> Self {
+        let cpu_s = cpu_user_s + cpu_sys_s;
+        let client_cpu_us_per_txn = (transactions > 0).then(|| cpu_s * 1e6 / transactions as f64);
+        Self { cpu_user_s, cpu_sys_s, cpu_s, transactions, client_cpu_us_per_txn, ..Self::default() }
+    }
+}
+
+/// Whether one step kept within the response-time cap, rule by rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapVerdict {
+    /// True when every rule passed.
+    pub passed: bool,
+    /// One entry per rule, in the order given.
+    pub rules: Vec<RuleVerdict>,
+    /// Why the step does not count, when it was not measured as it should have been (the server was
+    /// unreachable for part of its window, or too many of its transactions failed): then `passed` is
+    /// false whatever the rules say, and the step is never the headline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
+}
+
+/// The outcome of one cap rule on one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleVerdict {
+    /// The rule in `--rt-cap` syntax, e.g. `avg=1s` or `new_order.p90=5s`.
+    pub rule: String,
+    /// The limit, ms.
+    pub limit_ms: f64,
+    /// What the step measured, ms; `null` when the step completed no such transaction.
+    pub observed_ms: Option<f64>,
+    /// Observed at or under the limit (a step with nothing measured fails).
+    pub passed: bool,
+}
+
+/// The study's headline: the highest-throughput step that kept within the cap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Headline {
+    /// The step's `index`.
+    pub step_index: u32,
+    /// Its user load.
+    pub users: u64,
+    /// Its throughput.
+    pub tps: f64,
+    /// Its mean response time, ms.
+    pub rt_avg_ms: f64,
+    /// DS2: its orders per minute (DS2's headline is the highest OPM within the cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opm: Option<f64>,
+    /// DS2: its `rt_tot_avg`, ms ([`Figures::rt_tot_avg_ms`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rt_tot_avg_ms: Option<f64>,
+}
+
+/// Power drawn by the system under test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Power {
+    /// Mean watts before the run (`--idle-sample`).
+    pub idle_w: Option<f64>,
+    /// Mean watts over the measured window.
+    pub active_w: f64,
+    /// Throughput per active watt: NOPM/W or OPM/W (TPS/W when neither applies).
+    pub per_watt: f64,
+}
+
+/// What the system under test cost, and per unit of throughput.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    /// `--system-cost`, US dollars.
+    pub system_cost_usd: f64,
+    /// Dollars per TPS of the headline (or best) step.
+    pub per_tps_usd: Option<f64>,
+    /// Dollars per NOPM or OPM of the same step.
+    pub per_minute_unit_usd: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workload_s_name_is_its_name_in_results() {
+        for w in [Workload::Tpcc, Workload::Ds2] {
+            assert_eq!(serde_json::to_value(w).unwrap(), w.name());
+        }
+    }
+}

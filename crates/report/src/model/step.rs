@@ -1,0 +1,282 @@
+//! Turning histograms and counters into figures: [`TxnStats::new`], [`Figures::from_transactions`],
+//! [`Step::new`]. Every figure in a result is derived here, once, the same way.
+//!
+//! Choices, so that readers of a result know what a number means:
+//! - **TPS** counts completed business transactions, committed or rolled back (a rollback is
+//!   an expected outcome that did the work), over the measured window. DS2's composite
+//!   entries ([`ORDER`], [`RT_TOT`]) are left out: their operations are already counted.
+//! - **NOPM** counts completed New-Orders per minute, the 1% that roll back by design (2.4.1.4)
+//!   included, as 5.4.2 counts them (HammerDB's NOPM, from `d_next_o_id`, leaves them out). **OPM** counts every
+//!   completed DS2 order, as DS2's driver does, including those whose purchase rolled back for
+//!   want of stock ([`Workload::per_minute_count`]).
+//! - **Errors** are failed business transactions; for DS2, failed orders (each counts once, whether
+//!   an operation of it failed or it failed before any ran, e.g. on a connection that would not open).
+//! - Overall response times (`rt_avg_ms`, `rt_p95_ms`) come from the exact merge of every
+//!   transaction's histogram (again without the composites), so they weigh each transaction once.
+//! - DS2's **`rt_tot_avg`** is DS2's own figure, the mean of [`RT_TOT`] (the sum of an order's
+//!   operations' times); the whole order's time from its intended start is `order_rt_avg_ms`.
+
+use std::collections::BTreeMap;
+
+use crate::model::histogram::LatencyHistogram;
+use crate::model::{Figures, ORDER, RT_TOT, Step, TxnCounters, TxnStats, Window, Workload, is_composite};
+
+fn us_to_ms(us: f64) -> f64 {
+    us / 1000.0
+}
+
+impl TxnStats {
+    /// Statistics of one transaction type from its histogram (every completed transaction,
+    /// committed or rolled back) and its counters.
+    pub fn new(histogram: LatencyHistogram, counters: TxnCounters) -> Self {
+        let h = &histogram;
+        Self {
+            count: h.count(),
+            rollbacks: counters.rollbacks,
+            errors: counters.errors,
+            retries: counters.retries,
+            avg_ms: us_to_ms(h.mean_us()),
+            p50_ms: us_to_ms(h.percentile_us(50.0) as f64),
+            p90_ms: us_to_ms(h.percentile_us(90.0) as f64),
+            p95_ms: us_to_ms(h.percentile_us(95.0) as f64),
+            p99_ms: us_to_ms(h.percentile_us(99.0) as f64),
+            max_ms: us_to_ms(h.max_us() as f64),
+            histogram,
+        }
+    }
+
+    /// The counters this entry was built from.
+    pub fn counters(&self) -> TxnCounters {
+        TxnCounters { rollbacks: self.rollbacks, errors: self.errors, retries: self.retries }
+    }
+
+    /// Adds `other` exactly: histograms merged, counters summed, statistics recomputed.
+    pub fn merge(&mut self, other: &TxnStats) {
+        let mut histogram = std::mem::take(&mut self.histogram);
+        histogram.add(&other.histogram);
+        let c = self.counters();
+        *self = TxnStats::new(
+            histogram,
+            TxnCounters {
+                rollbacks: c.rollbacks + other.rollbacks,
+                errors: c.errors + other.errors,
+                retries: c.retries + other.retries,
+            },
+        );
+    }
+
+    /// Completed minus rolled back.
+    pub fn committed(&self) -> u64 {
+        self.count.saturating_sub(self.rollbacks)
+    }
+}
+
+/// Per-transaction statistics by name, as a step or target holds them.
+pub type Transactions = BTreeMap<String, TxnStats>;
+
+/// Merges `from` into `into`, transaction by transaction.
+pub fn merge_transactions(into: &mut Transactions, from: &Transactions) {
+    for (name, stats) in from {
+        match into.get_mut(name) {
+            Some(existing) => existing.merge(stats),
+            None => {
+                into.insert(name.clone(), stats.clone());
+            }
+        }
+    }
+}
+
+fn per_s(count: u64, duration_s: f64) -> f64 {
+    if duration_s > 0.0 { count as f64 / duration_s } else { 0.0 }
+}
+
+impl Figures {
+    /// Derives throughput and response-time figures from per-transaction statistics measured
+    /// over `duration_s` seconds (a zero duration gives zero rates, never NaN).
+    pub fn from_transactions(workload: Workload, transactions: Transactions, duration_s: f64) -> Self {
+        let business = || transactions.iter().filter(|(name, _)| !is_composite(name));
+        let mut all = LatencyHistogram::new();
+        let (mut count, mut errors, mut rollbacks, mut retries) = (0, 0, 0, 0);
+        for (_, t) in business() {
+            all.add(&t.histogram);
+            count += t.count;
+            errors += t.errors;
+            rollbacks += t.rollbacks;
+            retries += t.retries;
+        }
+        let per_minute = transactions
+            .get(workload.per_minute_txn())
+            .map_or(0.0, |t| 60.0 * per_s(workload.per_minute_count(t.count, t.rollbacks), duration_s));
+        let mean = |name| Some(transactions.get(name).map_or(0.0, |t: &TxnStats| t.avg_ms));
+        let (nopm, opm, rt_tot_avg_ms, order_rt_avg_ms) = match workload {
+            Workload::Tpcc => (Some(per_minute), None, None, None),
+            Workload::Ds2 => (None, Some(per_minute), mean(RT_TOT), mean(ORDER)),
+        };
+        // A composite transaction's failures are the errors: a failed DS2 order counts once, whether an
+        // operation of it failed or it failed before any ran.
+        let errors = transactions.get(ORDER).map_or(errors, |o| o.errors);
+        Self {
+            tps: per_s(count, duration_s),
+            nopm,
+            opm,
+            rt_avg_ms: us_to_ms(all.mean_us()),
+            rt_p95_ms: us_to_ms(all.percentile_us(95.0) as f64),
+            rt_tot_avg_ms,
+            order_rt_avg_ms,
+            errors,
+            rollbacks,
+            retries,
+            transactions,
+        }
+    }
+
+    /// The per-minute throughput (NOPM or OPM), whichever the workload has.
+    pub fn per_minute(&self) -> Option<f64> {
+        self.nopm.or(self.opm)
+    }
+
+    /// One histogram of every business transaction (without DS2's composite `order`).
+    pub fn overall_histogram(&self) -> LatencyHistogram {
+        let mut all = LatencyHistogram::new();
+        for (_, t) in self.transactions.iter().filter(|(n, _)| !is_composite(n)) {
+            all.add(&t.histogram);
+        }
+        all
+    }
+}
+
+/// What a step was meant to be: everything about it except what it measured.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StepPlan {
+    /// Position in the schedule, from 0.
+    pub index: u32,
+    /// Repetition number, from 1.
+    pub run: u32,
+    /// Users running in the measured window.
+    pub users: u64,
+    /// Connections they shared.
+    pub connections: u64,
+    /// Ramp-up before measuring, seconds.
+    pub ramp_up_s: f64,
+    /// Measured seconds (the divisor of every rate).
+    pub duration_s: f64,
+    /// The measured window relative to the run's start.
+    pub window: Window,
+}
+
+impl Step {
+    /// A step from its plan and its transactions, per target. With one target the totals are
+    /// that target's and `targets` stays empty; with several, the totals are the exact merge
+    /// and each target keeps its own figures. The cap verdict is left to [`crate::stats::cap`].
+    pub fn new(workload: Workload, plan: StepPlan, per_target: BTreeMap<String, Transactions>) -> Self {
+        let mut total = Transactions::new();
+        for transactions in per_target.values() {
+            merge_transactions(&mut total, transactions);
+        }
+        let targets = if per_target.len() > 1 {
+            per_target
+                .into_iter()
+                .map(|(label, t)| (label, Figures::from_transactions(workload, t, plan.duration_s)))
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
+        Self {
+            index: plan.index,
+            run: plan.run,
+            users: plan.users,
+            connections: plan.connections,
+            ramp_up_s: plan.ramp_up_s,
+            duration_s: plan.duration_s,
+            window: plan.window,
+            figures: Figures::from_transactions(workload, total, plan.duration_s),
+            targets,
+            cap: None,
+            audit: None,
+            counters: BTreeMap::new(),
+        }
+    }
+
+    /// The plan this step was run from.
+    pub fn plan(&self) -> StepPlan {
+        StepPlan {
+            index: self.index,
+            run: self.run,
+            users: self.users,
+            connections: self.connections,
+            ramp_up_s: self.ramp_up_s,
+            duration_s: self.duration_s,
+            window: self.window,
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// `n` transactions of `latency_us` each, with `rollbacks` of them rolled back.
+    pub(crate) fn txn(n: u64, latency_us: u64, rollbacks: u64) -> TxnStats {
+        let mut h = LatencyHistogram::new();
+        h.record_n_us(latency_us, n);
+        TxnStats::new(h, TxnCounters { rollbacks, errors: 0, retries: 0 })
+    }
+
+    fn plan(duration_s: f64) -> StepPlan {
+        StepPlan { index: 0, run: 1, users: 10, connections: 10, duration_s, ..StepPlan::default() }
+    }
+
+    #[test]
+    fn tpcc_tps_and_nopm_count_rollbacks() {
+        let t = Transactions::from([
+            ("new_order".into(), txn(450, 10_000, 5)),
+            ("payment".into(), txn(430, 5_000, 0)),
+            ("order_status".into(), txn(40, 2_000, 0)),
+            ("delivery".into(), txn(40, 50_000, 0)),
+            ("stock_level".into(), txn(40, 20_000, 0)),
+        ]);
+        let step = Step::new(Workload::Tpcc, plan(60.0), BTreeMap::from([("db".into(), t)]));
+        let f = &step.figures;
+        assert!((f.tps - 1000.0 / 60.0).abs() < 1e-9);
+        assert_eq!(f.nopm, Some(450.0), "5.4.2: the 5 rolled-back New-Orders count");
+        assert_eq!(f.opm, None);
+        assert_eq!(f.rollbacks, 5);
+        assert!(step.targets.is_empty());
+        // 3 significant digits: within 0.1% of the exact mean.
+        let exact_ms = (450.0 * 10.0 + 430.0 * 5.0 + 40.0 * 2.0 + 40.0 * 50.0 + 40.0 * 20.0) / 1000.0;
+        assert!((f.rt_avg_ms - exact_ms).abs() / exact_ms < 1e-3, "{} vs {exact_ms}", f.rt_avg_ms);
+    }
+
+    #[test]
+    fn ds2_order_is_opm_and_rt_tot_but_not_tps() {
+        let t = Transactions::from([
+            ("login".into(), txn(100, 1_000, 0)),
+            ("purchase".into(), txn(100, 3_000, 2)),
+            ("order".into(), txn(100, 9_000, 2)),
+            ("rt_tot".into(), txn(100, 4_000, 2)),
+        ]);
+        let a = Step::new(Workload::Ds2, plan(30.0), BTreeMap::from([("a".into(), t.clone())]));
+        assert!((a.figures.tps - 200.0 / 30.0).abs() < 1e-9, "neither composite is a transaction");
+        assert_eq!(a.figures.opm, Some(200.0), "rolled-back orders count, as DS2 counts them");
+        assert_eq!(a.figures.nopm, None);
+        assert_eq!(a.figures.rollbacks, 2, "the purchase's rollbacks, counted once");
+        let tot = a.figures.rt_tot_avg_ms.unwrap();
+        assert!((tot - 4.0).abs() < 0.01, "DS2's rt_tot_avg is the operations' sum: {tot}");
+        let order = a.figures.order_rt_avg_ms.unwrap();
+        assert!((order - 9.0).abs() < 0.01, "the whole order, from its intended start: {order}");
+        assert!((a.figures.rt_avg_ms - 2.0).abs() < 0.01, "{}", a.figures.rt_avg_ms);
+
+        let two =
+            Step::new(Workload::Ds2, plan(30.0), BTreeMap::from([("a".into(), t.clone()), ("b".into(), t)]));
+        assert_eq!(two.targets.len(), 2);
+        assert_eq!(two.figures.opm, Some(400.0));
+        assert_eq!(two.targets["b"].opm, Some(200.0));
+    }
+
+    #[test]
+    fn zero_duration_gives_zero_rates() {
+        let t = Transactions::from([("new_order".into(), txn(5, 1_000, 0))]);
+        let step = Step::new(Workload::Tpcc, plan(0.0), BTreeMap::from([("db".into(), t)]));
+        assert_eq!((step.figures.tps, step.figures.nopm), (0.0, Some(0.0)));
+    }
+}

@@ -1,0 +1,210 @@
+//! [`UserLoad`]: the user counts of a schedule, parsed from `--users`.
+//!
+//! A study steps the user load up and watches response times, so `--users` takes one count (`4000`),
+//! a list (`4000,8000,14000`), an inclusive range with a step (`1000..14000:1000`), or a list mixing
+//! both (`1000..5000:1000,8000`). A range whose step does not divide it evenly stops at the last
+//! count not beyond its end (`1000..2500:1000` is 1000, 2000), and [`UserLoad::notes`] says so, for
+//! the command to tell the user.
+//!
+//! ```
+//! use oltpgen_report::model::users::UserLoad;
+//! let load: UserLoad = "1000..3000:1000,8000".parse().unwrap();
+//! assert_eq!(load.counts(), [1000, 2000, 3000, 8000]);
+//! ```
+
+use std::str::FromStr;
+
+/// The most steps one `--users` value may expand to: far beyond any real study, and small enough
+/// that a typo such as `1..100000000:1` is refused instead of allocating gigabytes.
+pub const MAX_STEPS: u64 = 1_000;
+
+/// Why a `--users` value was refused; each names the part at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UserLoadError {
+    /// Nothing was given.
+    #[error("no user load given: expected a count (4000), a list (4000,8000) or a range (1000..14000:1000)")]
+    Empty,
+    /// A comma with nothing on one side of it.
+    #[error("empty entry in `{0}`: separate user counts with single commas")]
+    EmptyEntry(String),
+    /// A count that is not a whole, non-negative number.
+    #[error("`{0}` is not a whole number of users")]
+    NotANumber(String),
+    /// A step of zero users would measure nothing.
+    #[error("`{0}` asks for 0 users; every step needs at least 1")]
+    ZeroUsers(String),
+    /// A range without `:STEP`.
+    #[error("range `{0}` needs a step, e.g. `{0}:1000`")]
+    MissingStep(String),
+    /// A range whose step is zero would never end.
+    #[error("range `{0}` has a step of 0; give a step of at least 1")]
+    ZeroStep(String),
+    /// A range whose end is below its start.
+    #[error("range `{range}` runs backwards: {start} is more than {end}")]
+    Reversed {
+        /// The range as given.
+        range: String,
+        /// Its first count.
+        start: u64,
+        /// Its last count.
+        end: u64,
+    },
+    /// More steps than [`MAX_STEPS`].
+    #[error("`{0}` expands to more than {MAX_STEPS} steps; use a larger step")]
+    TooManySteps(String),
+}
+
+/// The user count of every step of a schedule, in the order they run; never empty, never zero.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserLoad(Vec<u64>, Vec<String>);
+
+impl UserLoad {
+    /// The user counts, one per step, in order.
+    pub fn counts(&self) -> &[u64] {
+        &self.0
+    }
+
+    /// What the user may not expect of the value: each range that stops short of its end, and where.
+    pub fn notes(&self) -> &[String] {
+        &self.1
+    }
+}
+
+impl FromStr for UserLoad {
+    type Err = UserLoadError;
+
+    /// # Errors
+    /// A [`UserLoadError`] naming the first entry at fault.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(UserLoadError::Empty);
+        }
+        let (mut counts, mut notes) = (Vec::new(), Vec::new());
+        for entry in text.split(',').map(str::trim) {
+            if entry.is_empty() {
+                return Err(UserLoadError::EmptyEntry(text.to_string()));
+            }
+            match entry.split_once("..") {
+                Some((start, rest)) => notes.extend(push_range(&mut counts, entry, start, rest)?),
+                None => counts.push(users(entry, entry)?),
+            }
+            if counts.len() as u64 > MAX_STEPS {
+                return Err(UserLoadError::TooManySteps(text.to_string()));
+            }
+        }
+        Ok(UserLoad(counts, notes))
+    }
+}
+
+/// Appends the counts of `range` (`start..end:step`, split at `..` into `start` and `rest`); returns a
+/// note when the range stops short of its end.
+fn push_range(
+    counts: &mut Vec<u64>,
+    range: &str,
+    start: &str,
+    rest: &str,
+) -> Result<Option<String>, UserLoadError> {
+    let (end, step) = rest.split_once(':').ok_or_else(|| UserLoadError::MissingStep(range.to_string()))?;
+    let (start, end) = (users(start, range)?, users(end, range)?);
+    let step = number(step)?;
+    if step == 0 {
+        return Err(UserLoadError::ZeroStep(range.to_string()));
+    }
+    if start > end {
+        return Err(UserLoadError::Reversed { range: range.to_string(), start, end });
+    }
+    if (end - start) / step + 1 > MAX_STEPS - counts.len() as u64 {
+        return Err(UserLoadError::TooManySteps(range.to_string()));
+    }
+    counts.extend((start..=end).step_by(usize::try_from(step).unwrap_or(usize::MAX)));
+    let last = end - (end - start) % step;
+    Ok((last != end)
+        .then(|| format!("{range} ends at {last}: {end} is not on a step of {step} from {start}")))
+}
+
+/// A user count: a number above zero (`entry` is what an error names).
+fn users(text: &str, entry: &str) -> Result<u64, UserLoadError> {
+    match number(text)? {
+        0 => Err(UserLoadError::ZeroUsers(entry.to_string())),
+        n => Ok(n),
+    }
+}
+
+fn number(text: &str) -> Result<u64, UserLoadError> {
+    let text = text.trim();
+    // `u64::from_str` accepts a leading `+`; a user count is digits only.
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        text.parse().map_err(|_| UserLoadError::NotANumber(text.to_string()))
+    } else {
+        Err(UserLoadError::NotANumber(text.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Vec<u64>, UserLoadError> {
+        text.parse::<UserLoad>().map(|l| l.counts().to_vec())
+    }
+
+    #[test]
+    fn one_count() {
+        assert_eq!(parse("4000"), Ok(vec![4000]));
+        assert_eq!(parse(" 8 "), Ok(vec![8]));
+    }
+
+    #[test]
+    fn a_list_keeps_its_order() {
+        assert_eq!(parse("4000,8000,14000"), Ok(vec![4000, 8000, 14000]));
+        assert_eq!(parse("300, 100"), Ok(vec![300, 100]));
+    }
+
+    #[test]
+    fn a_range_is_inclusive() {
+        let counts = parse("1000..14000:1000").unwrap();
+        assert_eq!(counts.len(), 14);
+        assert_eq!((counts[0], counts[13]), (1000, 14000));
+        assert_eq!(parse("5..5:3"), Ok(vec![5]));
+    }
+
+    #[test]
+    fn an_uneven_step_stops_at_or_before_the_end() {
+        assert_eq!(parse("1000..2500:1000"), Ok(vec![1000, 2000]));
+        let load: UserLoad = "5..10:2,12..14:2".parse().unwrap();
+        assert_eq!(load.notes(), ["5..10:2 ends at 9: 10 is not on a step of 2 from 5"]);
+    }
+
+    #[test]
+    fn ranges_and_counts_mix() {
+        assert_eq!(parse("1..3:1,10"), Ok(vec![1, 2, 3, 10]));
+    }
+
+    #[test]
+    fn typed_errors_name_the_part_at_fault() {
+        use UserLoadError::*;
+        assert_eq!(parse(""), Err(Empty));
+        assert_eq!(parse("  "), Err(Empty));
+        assert_eq!(parse("4000,,8000"), Err(EmptyEntry("4000,,8000".into())));
+        assert_eq!(parse("0"), Err(ZeroUsers("0".into())));
+        assert_eq!(parse("0..10:1"), Err(ZeroUsers("0..10:1".into())));
+        assert_eq!(parse("1..10:0"), Err(ZeroStep("1..10:0".into())));
+        assert_eq!(parse("10..1:1"), Err(Reversed { range: "10..1:1".into(), start: 10, end: 1 }));
+        assert_eq!(parse("1..10"), Err(MissingStep("1..10".into())));
+        assert_eq!(parse("many"), Err(NotANumber("many".into())));
+        assert_eq!(parse("-5"), Err(NotANumber("-5".into())));
+        assert_eq!(parse("+5"), Err(NotANumber("+5".into())));
+        assert_eq!(parse("1.5"), Err(NotANumber("1.5".into())));
+        assert_eq!(parse("1..x:1"), Err(NotANumber("x".into())));
+        assert_eq!(parse("99999999999999999999"), Err(NotANumber("99999999999999999999".into())));
+    }
+
+    #[test]
+    fn runaway_ranges_are_refused_before_allocating() {
+        assert_eq!(parse("1..100000000:1"), Err(UserLoadError::TooManySteps("1..100000000:1".into())));
+        assert_eq!(parse("1..1000:1"), Ok((1..=1000).collect()));
+        assert_eq!(parse("1..1000:1,5"), Err(UserLoadError::TooManySteps("1..1000:1,5".into())));
+        assert_eq!(parse("1..600:1,1..600:1"), Err(UserLoadError::TooManySteps("1..600:1".into())));
+    }
+}

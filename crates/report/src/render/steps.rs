@@ -1,0 +1,131 @@
+//! A step table's words, shared by the text table (`report show`, summary.txt) and report.html's: the
+//! column titles and widths ([`step_columns`]), a step's cells ([`step_cells`]), its verdict in one word
+//! ([`verdict`]), the per-target line of a step driven against several targets ([`per_target`]), and the
+//! headline line under the table ([`headline`]).
+
+use crate::model::{Figures, ORDER, RunResult, Step, Workload};
+use crate::numfmt::thousands;
+use crate::stats::variability;
+
+/// A step driven against several targets (or from several machines): each one's throughput (TPS, or
+/// OPM for DS2, whose studies compare databases by OPM), and the variability across them,
+/// (max - min) / max, as the studies report it.
+pub fn per_target(s: &Step, workload: Workload) -> String {
+    let (unit, of, digits): (&str, fn(&Figures) -> f64, usize) = match workload {
+        Workload::Tpcc => ("TPS", |f| f.tps, 1),
+        Workload::Ds2 => ("OPM", |f| f.opm.unwrap_or(0.0), 0),
+    };
+    let values: Vec<f64> = s.targets.values().map(of).collect();
+    let each: Vec<String> =
+        s.targets.iter().map(|(t, f)| format!("{t} {}", thousands(of(f), digits))).collect();
+    let spread = variability(&values).map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
+    format!("step {} run {} per target {unit}: {}; variability {spread}", s.index + 1, s.run, each.join(", "))
+}
+
+/// The step table's column titles and widths (the text table right-aligns each cell in its width;
+/// the last, the cap verdict, follows two spaces). TPC-C's speaks TPS and NOPM with the mean and p95 of
+/// every transaction; DS2's speaks as DS2 does, OPM and `rt_tot_avg`, beside the whole order's mean and
+/// p95 from its intended start (what the default cap judges).
+pub fn step_columns(workload: Workload) -> [(&'static str, usize); 9] {
+    match workload {
+        Workload::Tpcc => [
+            ("step", 4),
+            ("run", 5),
+            ("users", 9),
+            ("TPS", 10),
+            ("NOPM", 10),
+            ("avg ms", 10),
+            ("p95 ms", 10),
+            ("errors", 8),
+            ("cap", 0),
+        ],
+        Workload::Ds2 => [
+            ("step", 4),
+            ("run", 5),
+            ("users", 9),
+            ("OPM", 10),
+            ("rt_tot_avg ms", 15),
+            ("order avg ms", 14),
+            ("order p95 ms", 14),
+            ("errors", 8),
+            ("cap", 0),
+        ],
+    }
+}
+
+/// A step's row of the step table, formatted, in [`step_columns`]' order. The text table and the
+/// HTML table both show these cells.
+pub fn step_cells(s: &Step, workload: Workload) -> [String; 9] {
+    let f = &s.figures;
+    let ms = |v: f64| thousands(v, 1);
+    let (a, b, c, d) = match workload {
+        Workload::Tpcc => (
+            thousands(f.tps, 1),
+            f.per_minute().map_or("-".to_string(), |pm| thousands(pm, 0)),
+            ms(f.rt_avg_ms),
+            ms(f.rt_p95_ms),
+        ),
+        Workload::Ds2 => {
+            let order = f.transactions.get(ORDER);
+            (
+                thousands(f.opm.unwrap_or(0.0), 0),
+                f.rt_tot_avg_ms.map_or("-".to_string(), ms),
+                order.map_or("-".to_string(), |o| ms(o.avg_ms)),
+                order.map_or("-".to_string(), |o| ms(o.p95_ms)),
+            )
+        }
+    };
+    [
+        (s.index + 1).to_string(),
+        s.run.to_string(),
+        thousands(s.users as f64, 0),
+        a,
+        b,
+        c,
+        d,
+        f.errors.to_string(),
+        verdict(s).to_string(),
+    ]
+}
+
+/// A step's verdict in one word: PASS, FAIL, INVALID (not measured: it neither passes nor fails the
+/// cap), or `-` without a cap.
+pub fn verdict(s: &Step) -> &'static str {
+    match &s.cap {
+        None => "-",
+        Some(v) if v.invalid.is_some() => "INVALID",
+        Some(v) if v.passed => "PASS",
+        Some(_) => "FAIL",
+    }
+}
+
+/// The headline line: the highest throughput within the cap (TPS, or DS2's OPM), where it was
+/// reached, and its mean response time (DS2's `rt_tot_avg`) — or why there is none.
+pub fn headline(r: &RunResult) -> String {
+    let unit = match r.workload {
+        Workload::Tpcc => "TPS",
+        Workload::Ds2 => "OPM",
+    };
+    match &r.max_within_cap {
+        Some(h) => {
+            let (value, mean) = match (h.opm, h.rt_tot_avg_ms) {
+                (Some(opm), rt_tot) => {
+                    (thousands(opm, 0), format!("rt_tot_avg {} ms", thousands(rt_tot.unwrap_or(0.0), 1)))
+                }
+                (None, _) => (thousands(h.tps, 1), format!("avg {} ms", thousands(h.rt_avg_ms, 1))),
+            };
+            format!(
+                "max {unit} within cap: {value} at {} users (step {}), {mean}",
+                thousands(h.users as f64, 0),
+                h.step_index + 1,
+            )
+        }
+        None if r.steps.is_empty() => {
+            format!("max {unit} within cap: none, the run stopped before a step was measured")
+        }
+        None if r.steps.iter().any(|s| s.cap.is_some()) => {
+            format!("max {unit} within cap: none, no step kept within the cap")
+        }
+        None => format!("max {unit} within cap: n/a, no response-time cap was set"),
+    }
+}

@@ -1,0 +1,214 @@
+//! The lines a run prints while it goes, as renderers of plain figures so that they are tested here
+//! and the CLI only prints them: TPC-C's header ([`TpccHeader`]), the line per interval
+//! ([`interval_line`]), the line per judged step ([`step_line`]), the client's cost at the end
+//! ([`client_line`]) and a finished load's line ([`load_line`]). DS2's own lines are in [`crate::render::text::ds2`].
+
+use std::fmt::Display;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::model::{ClientCpu, Step};
+
+/// The line printed every report interval (TPC-C's: the per-minute figure is NOPM): seconds since the
+/// run began, users running, transactions per second, the per-minute figure, average and 95th
+/// percentile response times (ms), failed transactions.
+pub fn interval_line(
+    elapsed_s: f64,
+    users: u64,
+    tps: f64,
+    per_minute: f64,
+    avg_ms: f64,
+    p95_ms: f64,
+    errors: u64,
+) -> String {
+    format!(
+        "{elapsed_s:>7.0}s  users {users:>5}  TPS {tps:>8.1}  NOPM {per_minute:>8.0}  avg {avg_ms:>7.1} ms  \
+         p95 {p95_ms:>7.1} ms  errors {errors}"
+    )
+}
+
+/// The line printed when a step's window closes and it is judged (`unit`: the per-minute figure's name).
+pub fn step_line(s: &Step, unit: &str) -> String {
+    format!(
+        "step {} (run {}): {} users  TPS {:.1}  {unit} {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
+        s.index + 1,
+        s.run,
+        s.users,
+        s.figures.tps,
+        s.figures.per_minute().unwrap_or(0.0),
+        s.figures.rt_avg_ms,
+        s.figures.rt_p95_ms,
+        s.figures.errors,
+        cap_verdict(s)
+    )
+}
+
+/// A judged step's verdict as the live lines of both workloads print it: `pass`, `FAIL`, or `INVALID`
+/// with the reason it was not measured.
+pub fn cap_verdict(s: &Step) -> String {
+    let word = match crate::render::steps::verdict(s) {
+        "PASS" => "pass",
+        other => other,
+    };
+    match s.cap.as_ref().and_then(|c| c.invalid.as_ref()) {
+        Some(why) => format!("{word} (not measured: {why})"),
+        None => word.to_string(),
+    }
+}
+
+/// What a TPC-C run's first line says it will do.
+pub struct TpccHeader<'a> {
+    /// The database, as its label (no password).
+    pub target: &'a dyn Display,
+    /// The users of each step of the sweep.
+    pub users: &'a [u64],
+    /// Steps, `--runs` included.
+    pub steps: usize,
+    /// Connections opened at most.
+    pub connections: u32,
+    /// Unmeasured seconds per step.
+    pub warmup_s: f64,
+    /// Measured seconds per step.
+    pub duration_s: f64,
+    /// `--window`, seconds from each step's start: measured instead of `warmup_s` and `duration_s`.
+    pub window_s: Option<(f64, f64)>,
+    /// Keying time, as `--keying-time` writes it.
+    pub keying: &'a dyn Display,
+    /// Think time, as `--think-time` writes it.
+    pub think: &'a dyn Display,
+    /// The cap, as `--rt-cap` writes it.
+    pub cap: &'a dyn Display,
+}
+
+/// The line a TPC-C run starts with.
+pub fn tpcc_header(h: &TpccHeader<'_>) -> String {
+    let users: Vec<String> = h.users.iter().map(u64::to_string).collect();
+    let measured = match h.window_s {
+        Some((a, b)) => format!("measuring {a:.0} s..{b:.0} s of each step"),
+        None => format!("warmup {:.0} s, measuring {:.0} s per step", h.warmup_s, h.duration_s),
+    };
+    format!(
+        "running tpcc on {}: {} users in {} step(s), up to {} connections, {measured} (keying {}, think {}, \
+         cap {})",
+        h.target,
+        users.join(","),
+        h.steps,
+        h.connections,
+        h.keying,
+        h.think,
+        h.cap
+    )
+}
+
+/// The line a run ends with: the client's own CPU per transaction (and per order, where the workload
+/// has orders), so a reader knows the driver was not the bottleneck, and where the result went.
+pub fn client_line(c: &ClientCpu, out: &Path) -> String {
+    let per_txn = c.client_cpu_us_per_txn.map_or("n/a".into(), |us| format!("{us:.0} µs"));
+    let per_order = c.client_cpu_us_per_order.map_or(String::new(), |us| format!(", {us:.0} µs per order"));
+    format!("client CPU {per_txn} per transaction{per_order}; result in {}", out.display())
+}
+
+/// The line a finished load prints: `what` (e.g. "tpcc scale 10") into `target`, its `rows`, the whole
+/// load's time, and its two phases: generating and copying the rows, then keys and ANALYZE.
+pub fn load_line(
+    what: &str,
+    target: &dyn Display,
+    rows: u64,
+    total: Duration,
+    copy: Duration,
+    indexes: Duration,
+) -> String {
+    format!(
+        "loaded {what} into {target}: {} rows in {:.1} s ({:.0} rows/s; copy {:.1} s, keys and ANALYZE {:.1} s)",
+        rows,
+        total.as_secs_f64(),
+        rows as f64 / copy.as_secs_f64().max(1e-9),
+        copy.as_secs_f64(),
+        indexes.as_secs_f64()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::tpcc_step;
+    use crate::stats::cap::Cap;
+
+    #[test]
+    fn the_interval_line() {
+        insta::assert_snapshot!(interval_line(10.0, 8, 123.45, 3210.4, 12.34, 40.0, 2), @"     10s  users     8  TPS    123.5  NOPM     3210  avg    12.3 ms  p95    40.0 ms  errors 2");
+    }
+
+    #[test]
+    fn the_step_line_with_its_verdict() {
+        let cap = Cap::default();
+        let s = tpcc_step(1, 20, (600, 600), 300_000, Some(&cap));
+        let line = step_line(&s, "NOPM");
+        assert!(line.starts_with("step 2 (run 1): 20 users  TPS "), "{line}");
+        assert!(line.ends_with("  cap pass"), "{line}");
+        insta::assert_snapshot!(line, @"step 2 (run 1): 20 users  TPS 20.0  NOPM 600  avg 299.9 ms  p95 300.0 ms  errors 0  cap pass");
+        let over = tpcc_step(2, 40, (600, 600), 3_000_000, Some(&cap));
+        assert!(step_line(&over, "NOPM").ends_with("  cap FAIL"), "{}", step_line(&over, "NOPM"));
+        insta::assert_snapshot!(step_line(&over, "NOPM"), @"step 3 (run 1): 40 users  TPS 20.0  NOPM 600  avg 2999.3 ms  p95 3000.3 ms  errors 0  cap FAIL");
+        let mut lost = tpcc_step(3, 80, (600, 600), 300_000, Some(&cap));
+        lost.cap = Some(cap.judge(&lost.figures, 4));
+        insta::assert_snapshot!(step_line(&lost, "NOPM"), @"step 4 (run 1): 80 users  TPS 20.0  NOPM 600  avg 299.9 ms  p95 300.0 ms  errors 0  cap INVALID (not measured: the server was unreachable for part of the window (4 transactions lost their connection))");
+        insta::assert_snapshot!(step_line(&tpcc_step(0, 8, (60, 60), 2_000, None), "NOPM"), @"step 1 (run 1): 8 users  TPS 2.0  NOPM 60  avg 2.0 ms  p95 2.0 ms  errors 0  cap -");
+    }
+
+    #[test]
+    fn the_cap_verdict_of_each_kind_of_step() {
+        let cap = Cap::default();
+        let mut lost = tpcc_step(0, 8, (60, 60), 2_000, Some(&cap));
+        lost.cap = Some(cap.judge(&lost.figures, 4));
+        let verdicts = [
+            cap_verdict(&tpcc_step(0, 8, (60, 60), 2_000, Some(&cap))),
+            cap_verdict(&tpcc_step(0, 8, (60, 60), 2_000_000, Some(&cap))),
+            cap_verdict(&lost),
+            cap_verdict(&tpcc_step(0, 8, (60, 60), 2_000, None)),
+        ];
+        insta::assert_snapshot!(verdicts.join("\n"), @r"
+            pass
+            FAIL
+            INVALID (not measured: the server was unreachable for part of the window (4 transactions lost their connection))
+            -
+            ");
+    }
+
+    #[test]
+    fn the_tpcc_header() {
+        let mut h = TpccHeader {
+            target: &"postgres://u@h:5432/tpcc",
+            users: &[4, 8],
+            steps: 2,
+            connections: 8,
+            warmup_s: 10.0,
+            duration_s: 60.0,
+            window_s: None,
+            keying: &"spec",
+            think: &"0",
+            cap: &"avg=1s",
+        };
+        insta::assert_snapshot!(tpcc_header(&h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, warmup 10 s, measuring 60 s per step (keying spec, think 0, cap avg=1s)");
+        h.window_s = Some((100.0, 120.0));
+        insta::assert_snapshot!(tpcc_header(&h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, measuring 100 s..120 s of each step (keying spec, think 0, cap avg=1s)");
+    }
+
+    #[test]
+    fn the_load_line() {
+        let s = Duration::from_secs_f64;
+        insta::assert_snapshot!(
+            load_line("tpcc scale 1", &"postgres://u@h/db", 500_000, s(12.34), s(8.0), s(4.0)),
+            @"loaded tpcc scale 1 into postgres://u@h/db: 500000 rows in 12.3 s (62500 rows/s; copy 8.0 s, keys and ANALYZE 4.0 s)"
+        );
+    }
+
+    #[test]
+    fn the_client_line() {
+        let mut c = ClientCpu { client_cpu_us_per_txn: Some(41.6), ..ClientCpu::default() };
+        insta::assert_snapshot!(client_line(&c, Path::new("results/x")), @"client CPU 42 µs per transaction; result in results/x");
+        c.client_cpu_us_per_order = Some(200.2);
+        c.client_cpu_us_per_txn = None;
+        insta::assert_snapshot!(client_line(&c, Path::new("r")), @"client CPU n/a per transaction, 200 µs per order; result in r");
+    }
+}
