@@ -131,7 +131,7 @@ fn show_ends_with_the_answer_and_prints_the_whole_audit_when_asked() {
     assert!(audit_line.starts_with("step 3 run 1 audit: FLAG "), "{shown}");
     assert!(
         audit_line.contains(
-            "FLAG keying and think times, users per warehouse (expected of a run without the spec's keying and \
+            "FLAG keying and think times, users per warehouse (expected of a run without keying and \
              think times)"
         ),
         "{audit_line}"

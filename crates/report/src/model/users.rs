@@ -135,7 +135,7 @@ fn push_range(
 const SUGGESTED_STEPS: u64 = 20;
 
 /// A step for the range `start..end` (either order) that lands on its end: the start itself when it
-/// divides the span in at most [`SUGGESTED_STEPS`] steps (`2..8` → 2, `1000..14000` → 1000, a sweep in
+/// divides the span in at most 20 steps (`2..8` → 2, `1000..14000` → 1000, a sweep in
 /// multiples of its first load), else the smallest divisor of the span that does, else the span.
 pub fn suggest_step(start: u64, end: u64) -> u64 {
     let span = start.abs_diff(end);

@@ -1,4 +1,4 @@
-//! A step's audit as text, in two lengths: [`line`], the one line per step that ends a run and `report
+//! A step's audit as text, in two lengths: [`line()`], the one line per step that ends a run and `report
 //! show` (its FLAGs named, or `all pass`; the FLAGs a run without the spec's pacing is expected to raise
 //! said to be expected), and [`render_text`], the full audit of `report show --audit` and summary.txt: a
 //! line per check with its clause, figure, observed value, the spec's bound, the allowance for chance
@@ -45,10 +45,8 @@ pub fn line(step: &Step, audit: &Audit) -> String {
         parts.push(format!("FLAG {}", flags.join(", ")));
     }
     if !expected.is_empty() {
-        parts.push(format!(
-            "FLAG {} (expected of a run without the spec's keying and think times)",
-            expected.join(", ")
-        ));
+        parts
+            .push(format!("FLAG {} (expected of a run without keying and think times)", expected.join(", ")));
     }
     if parts.is_empty() {
         parts.push("all pass".into());
@@ -143,7 +141,7 @@ mod tests {
         assert_eq!(
             line(&step, &unpaced),
             "step 1 run 1 audit: FLAG keying and think times, users per warehouse (expected of a run without \
-             the spec's keying and think times)"
+             keying and think times)"
         );
         let (step, one) = spec_mix(10, true, 1);
         assert_eq!(line(&step, &one), "step 1 run 1 audit: all pass; 2 not applicable at one warehouse");
@@ -155,8 +153,8 @@ mod tests {
         assert_eq!(
             line(&r.steps[1], &bent),
             "step 2 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, remote Payments, \
-             Payments by last name; FLAG keying and think times (expected of a run without the spec's keying \
-             and think times); 4 too few to judge"
+             Payments by last name; FLAG keying and think times (expected of a run without keying and \
+             think times); 4 too few to judge"
         );
     }
 

@@ -12,12 +12,12 @@
 
 use std::fmt::Write as _;
 
+use crate::model::RunResult;
 use crate::model::counters::{split_key, step_keys};
-use crate::model::{RuleVerdict, RunResult, Step};
 use crate::numfmt::thousands;
 use crate::render::counters::{label, value};
 use crate::render::describe;
-use crate::render::steps::{headline, per_target, step_cells, step_columns, verdict};
+use crate::render::steps::{failure, headline, per_target, step_cells, step_columns, verdict};
 use crate::render::text::audit::{self, FULL_AUDIT};
 use crate::render::text::transactions::transaction_table;
 
@@ -178,27 +178,12 @@ pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
     out
 }
 
-/// Why step `s` failed its cap: each failed rule with what was observed.
-fn failure(s: &Step) -> String {
-    let rules: Vec<String> = s
-        .cap
-        .iter()
-        .flat_map(|v| &v.rules)
-        .filter(|r| !r.passed)
-        .map(|RuleVerdict { rule, observed_ms, .. }| match observed_ms {
-            Some(ms) => format!("{rule} (observed {} ms)", thousands(*ms, 1)),
-            None => format!("{rule} (nothing measured)"),
-        })
-        .collect();
-    format!("step {} run {} over the cap: {}", s.index + 1, s.run, rules.join(", "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fixtures::{ds2_step, result, sweep, tpcc_step, whole_lines};
-    use crate::model::Workload;
     use crate::model::step::Transactions;
+    use crate::model::{Step, Workload};
     use crate::stats::audit::{TpccAuditPlan, tpcc};
     use crate::stats::cap::Cap;
     use std::collections::BTreeMap;
@@ -239,9 +224,9 @@ mod tests {
                2    1       20      40.0     1,200     599.8     600.1       0  PASS
                3    1       30      80.0     2,400   1,199.6   1,200.1       0  FAIL
             step 3 run 1 over the cap: avg=1s (observed 1,199.6 ms)
-            step 1 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times (expected of a run without the spec's keying and think times); 3 too few to judge, 2 not applicable at one warehouse
-            step 2 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without the spec's keying and think times); 3 too few to judge, 2 not applicable at one warehouse
-            step 3 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without the spec's keying and think times); 3 too few to judge, 2 not applicable at one warehouse
+            step 1 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times (expected of a run without keying and think times); 3 too few to judge, 2 not applicable at one warehouse
+            step 2 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without keying and think times); 3 too few to judge, 2 not applicable at one warehouse
+            step 3 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without keying and think times); 3 too few to judge, 2 not applicable at one warehouse
             every check of the audit: oltpgen report show --audit RESULT
             max TPS within cap: 40.0 at 20 users (step 2), avg 599.8 ms
         ");
