@@ -283,8 +283,10 @@ fn audit_section(r: &RunResult) -> String {
         let _ = write!(
             h,
             "<details><summary>{}</summary><div class=\"scroll\"><table class=\"kv\">\
-             <tr><th>clause</th><th>check</th><th>observed</th><th>spec&#39;s bound</th><th>± chance</th><th>verdict</th></tr>",
-            esc(&line(s, a))
+             <caption>audit of step {} run {}</caption><tr><th>clause</th><th>check</th><th>observed</th><th>spec&#39;s bound</th><th>± chance</th><th>verdict</th></tr>",
+            esc(&line(s, a)),
+            s.index + 1,
+            s.run
         );
         for c in &a.checks {
             let class = match c.verdict {

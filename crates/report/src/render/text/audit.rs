@@ -1,6 +1,6 @@
 //! A step's audit as text, in two lengths: [`line()`], the one line per step that ends a run and `report
 //! show` (its FLAGs named, or `all pass`; the FLAGs a run without the spec's pacing is expected to raise
-//! said to be expected), and [`render_text`], the full audit of `report show --audit` and summary.txt: a
+//! said to be expected; the checks that gave no verdict named), and [`render_text`], the full audit of `report show --audit` and summary.txt: a
 //! line per check with its clause, figure, observed value, the spec's bound, the allowance for chance
 //! the verdict made, and the verdict. The notes every audited step shares are said once ([`notes`]).
 
@@ -34,7 +34,7 @@ pub fn render_text(step: &Step, audit: &Audit) -> String {
 }
 
 /// Step `step`'s audit in one line: the FLAGs named (those a run without the spec's pacing is expected
-/// to raise said to be expected), or `all pass`; then how many checks gave no verdict.
+/// to raise said to be expected), or `all pass`; then the checks that gave no verdict, named.
 pub fn line(step: &Step, audit: &Audit) -> String {
     let names = |expected: bool| -> Vec<&str> {
         audit.flagged().filter(|c| audit.expected_unpaced(c) == expected).map(|c| c.name.as_str()).collect()
@@ -51,15 +51,15 @@ pub fn line(step: &Step, audit: &Audit) -> String {
     if parts.is_empty() {
         parts.push("all pass".into());
     }
-    let count = |v: Verdict| audit.checks.iter().filter(|c| c.verdict == v).count();
-    let unjudged: Vec<String> =
+    // The checks that gave no verdict, named: a reader wants to know which.
+    for (v, what) in
         [(Verdict::TooFew, "too few to judge"), (Verdict::NotApplicable, "not applicable at one warehouse")]
-            .into_iter()
-            .filter(|(v, _)| count(*v) > 0)
-            .map(|(v, what)| format!("{} {what}", count(v)))
-            .collect();
-    if !unjudged.is_empty() {
-        parts.push(unjudged.join(", "));
+    {
+        let names: Vec<&str> =
+            audit.checks.iter().filter(|c| c.verdict == v).map(|c| c.name.as_str()).collect();
+        if !names.is_empty() {
+            parts.push(format!("{what}: {}", names.join(", ")));
+        }
     }
     format!("step {} run {} audit: {}", step.index + 1, step.run, parts.join("; "))
 }
@@ -144,7 +144,10 @@ mod tests {
              keying and think times)"
         );
         let (step, one) = spec_mix(10, true, 1);
-        assert_eq!(line(&step, &one), "step 1 run 1 audit: all pass; 2 not applicable at one warehouse");
+        assert_eq!(
+            line(&step, &one),
+            "step 1 run 1 audit: all pass; not applicable at one warehouse: remote order lines, remote Payments"
+        );
         // Paced, the users per warehouse are not explained by the pacing: a plain FLAG.
         let (step, few) = spec_mix(32, true, 10);
         assert_eq!(line(&step, &few), "step 1 run 1 audit: FLAG users per warehouse");
@@ -154,7 +157,8 @@ mod tests {
             line(&r.steps[1], &bent),
             "step 2 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, remote Payments, \
              Payments by last name; FLAG keying and think times (expected of a run without keying and \
-             think times); 4 too few to judge"
+             think times); too few to judge: New-Order rollbacks, remote order lines, Order-Status by last name, \
+             skipped Delivery districts"
         );
     }
 

@@ -224,9 +224,9 @@ mod tests {
                2    1       20      40.0     1,200     599.8     600.1       0  PASS
                3    1       30      80.0     2,400   1,199.6   1,200.1       0  FAIL
             step 3 run 1 over the cap: avg=1s (observed 1,199.6 ms)
-            step 1 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times (expected of a run without keying and think times); 3 too few to judge, 2 not applicable at one warehouse
-            step 2 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without keying and think times); 3 too few to judge, 2 not applicable at one warehouse
-            step 3 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without keying and think times); 3 too few to judge, 2 not applicable at one warehouse
+            step 1 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times (expected of a run without keying and think times); too few to judge: New-Order rollbacks, Order-Status by last name, skipped Delivery districts; not applicable at one warehouse: remote order lines, remote Payments
+            step 2 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without keying and think times); too few to judge: New-Order rollbacks, Order-Status by last name, skipped Delivery districts; not applicable at one warehouse: remote order lines, remote Payments
+            step 3 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without keying and think times); too few to judge: New-Order rollbacks, Order-Status by last name, skipped Delivery districts; not applicable at one warehouse: remote order lines, remote Payments
             every check of the audit: oltpgen report show --audit RESULT
             max TPS within cap: 40.0 at 20 users (step 2), avg 599.8 ms
         ");
