@@ -396,10 +396,13 @@ pub struct WorkersArg {
 /// `oltpgen report …`
 #[derive(Debug, Subcommand)]
 pub enum ReportAction {
-    /// The step table and the headline of a result
+    /// What a result ran, each step's transactions, then its step table, audit lines and headline
     Show {
         /// A result.json (or the directory holding it)
         result: PathBuf,
+        /// Print every check of every step's audit (TPC-C), not a line per step
+        #[arg(long)]
+        audit: bool,
     },
     /// Per step and for the headlines, B against A: ratios, changes in percent and, with --runs, whether
     /// the change is more than the runs' noise (Welch's t-test)

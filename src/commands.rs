@@ -55,7 +55,7 @@ async fn ds2(cmd: Ds2Cmd, db: &Databases, console: &mut dyn Console) -> Result<E
 
 fn report(action: ReportAction, console: &mut dyn Console) -> Result<Exit, Error> {
     match action {
-        ReportAction::Show { result } => run::report::show(&result, console),
+        ReportAction::Show { result, audit } => run::report::show(&result, audit, console),
         ReportAction::Compare { a, b, fail_if_slower, json } => {
             run::report::compare(&a, &b, fail_if_slower, json, console)
         }

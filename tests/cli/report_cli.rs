@@ -1,15 +1,21 @@
 //! `report show`, `compare` and `merge` through the built binary, on results written to files: each
 //! prints exactly what the library renders from the results read back, merge writes a result that
-//! matches the schema, and bad files and mismatched plans are refused in one line.
+//! matches the schema, and bad files, mismatched plans and results of different workloads are refused in
+//! one line.
 
 use std::path::{Path, PathBuf};
 
-use oltpgen_report::model::RunResult;
-use oltpgen_report::render::text::{compare as compare_text, show};
+use std::collections::BTreeMap;
+
+use oltpgen_report::model::{RunResult, Workload};
+use oltpgen_report::render::text::compare as compare_text;
+use oltpgen_report::render::text::show::{self, AuditView};
+use oltpgen_report::stats::audit::{TpccAuditPlan, tpcc};
+use oltpgen_report::stats::cap::Cap;
 use oltpgen_report::stats::{compare, merge};
 
 use crate::common::{Outcome, assert_matches_schema, assert_refused, oltpgen, result_json};
-use crate::report_html::sweep;
+use crate::report_html::{run_of, sweep};
 
 /// Writes `result` as `dir/name/result.json` and returns that directory.
 fn write(dir: &Path, name: &str, result: &RunResult) -> PathBuf {
@@ -38,16 +44,17 @@ fn show_compare_and_merge_print_what_the_results_hold() {
     for path in [&a_dir, &a_file] {
         let out = oltpgen(&["report", "show", path.to_str().unwrap()]);
         assert_eq!(out.code, 0, "{}", out.all());
-        assert_eq!(out.stdout, show::report(&a), "show prints what ran, the steps and the headline");
+        let given = AuditView::Lines { result: path.to_str().unwrap() };
+        assert_eq!(out.stdout, show::report(&a, given), "show prints what ran, the steps and the headline");
     }
     assert!(
-        show::report(&a).contains("max NOPM within the cap: 40,500 at 16 users"),
+        out_of_show(&a_dir).contains("max NOPM within the cap: 40,500 at 16 users"),
         "the headline is shown"
     );
 
     let out = oltpgen(&["report", "compare", a_file.to_str().unwrap(), b_dir.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.all());
-    assert_eq!(out.stdout, compare_text::render(&compare::compare(&a, &b)));
+    assert_eq!(out.stdout, compare_text::render(&compare::compare(&a, &b).unwrap()));
     assert!(
         out.stdout.starts_with("max NOPM within cap 40,500 → 40,500, 1.00× (+0.0%); at 16 → 16 users\n"),
         "{}",
@@ -86,6 +93,97 @@ fn show_compare_and_merge_print_what_the_results_hold() {
     let out = merge_into(&a_dir, &short_dir, &dir.path().join("refused"));
     assert_refused(&out, "cannot merge these results: result 2 has 2 steps, result 1 has 3");
     assert!(!dir.path().join("refused").exists(), "nothing is written for a refused merge");
+}
+
+/// `oltpgen report show DIR`'s output.
+fn out_of_show(dir: &Path) -> String {
+    let out = oltpgen(&["report", "show", dir.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    out.stdout
+}
+
+/// `report show` ends with the step table, an audit line per step and the headline, naming the command
+/// that prints the whole audit; `report show --audit` prints every check of every step, the notes once.
+#[test]
+fn show_ends_with_the_answer_and_prints_the_whole_audit_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = sweep();
+    for s in &mut a.steps {
+        // Flat out, as the README's first command runs: keying and think times off.
+        s.audit = Some(tpcc(s, BTreeMap::new(), TpccAuditPlan { paced: false, warehouses: 10 }));
+    }
+    let a_dir = write(dir.path(), "a", &a);
+    let mut one = a.clone();
+    for s in &mut one.steps {
+        s.audit = Some(tpcc(s, BTreeMap::new(), TpccAuditPlan { paced: true, warehouses: 1 }));
+    }
+    // Each check's allowance for chance, and a remote share not applicable at one warehouse, are the schema's.
+    assert_matches_schema(&serde_json::to_value(&one).unwrap());
+    let shown = out_of_show(&a_dir);
+    let mut last = shown.lines().rev();
+    assert!(last.next().unwrap().starts_with("max TPS within cap: "), "the headline last:\n{shown}");
+    assert_eq!(
+        last.next(),
+        Some(format!("every check of the audit: oltpgen report show --audit {}", a_dir.display()).as_str()),
+        "{shown}"
+    );
+    let audit_line = last.next().unwrap();
+    assert!(audit_line.starts_with("step 3 run 1 audit: FLAG "), "{shown}");
+    assert!(
+        audit_line.contains(
+            "FLAG keying and think times, users per warehouse (expected of a run without keying and \
+             think times)"
+        ),
+        "{audit_line}"
+    );
+    assert!(!shown.contains("audit of step"), "no check by check audit without --audit:\n{shown}");
+
+    let out = oltpgen(&["report", "show", "--audit", a_dir.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_eq!(out.stdout, show::report(&a, AuditView::Full));
+    assert_eq!(out.stdout.matches("\naudit of step ").count(), 3, "every step's checks:\n{}", out.stdout);
+    assert_eq!(out.stdout.matches("Delivery runs inline").count(), 1, "the note once");
+    assert!(out.stdout.contains("  5.2.5     keying and think times      off"), "{}", out.stdout);
+}
+
+/// Comparing a TPC-C result with a DS2 one is refused (exit 2), as a table, as JSON and as a page;
+/// results judged by different caps are compared, the caps said in one line above the table and in the
+/// JSON.
+#[test]
+fn compare_refuses_another_workload_and_says_different_caps() {
+    let dir = tempfile::tempdir().unwrap();
+    let tpcc_dir = write(dir.path(), "tpcc", &sweep());
+    let ds2 =
+        run_of(Workload::Ds2, &[(8, 30.0, 1.0), (16, 45.0, 1.5)], &["db"], &Cap::default_for(Workload::Ds2));
+    let ds2_dir = write(dir.path(), "ds2", &ds2);
+    let (a, b) = (tpcc_dir.to_str().unwrap(), ds2_dir.to_str().unwrap());
+    let why = "cannot compare these results: A ran tpcc and B ran ds2: their throughputs (NOPM and OPM) count \
+               different work";
+    assert_refused(&oltpgen(&["report", "compare", a, b]), why);
+    assert_refused(&oltpgen(&["report", "compare", a, b, "--json", "--fail-if-slower", "5"]), why);
+    let page = dir.path().join("both.html");
+    assert_refused(&oltpgen(&["report", "html", a, b, "--out", page.to_str().unwrap()]), why);
+    assert!(!page.exists(), "no page for a refused comparison");
+
+    let mut strict = sweep();
+    let cap: Cap = "p90=40ms".parse().unwrap();
+    for s in &mut strict.steps {
+        s.cap = Some(cap.evaluate(&s.figures));
+    }
+    strict.max_within_cap = oltpgen_report::stats::cap::max_within_cap(&strict.steps);
+    let strict_dir = write(dir.path(), "strict", &strict);
+    let out = oltpgen(&["report", "compare", a, strict_dir.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(
+        out.stdout.starts_with(
+            "the caps differ: A avg=20ms, B p90=40ms: each headline is the best step within its own cap\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    let out = oltpgen(&["report", "compare", a, strict_dir.to_str().unwrap(), "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).expect("--json prints JSON");
+    assert_eq!(json["caps"], serde_json::json!({"a": "avg=20ms", "b": "p90=40ms"}));
 }
 
 #[test]

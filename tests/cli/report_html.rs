@@ -155,6 +155,12 @@ pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], c
 
 /// Pixels of an RGBA or RGB screenshot within a small distance of colour `hex` (`#rrggbb`).
 pub(crate) fn pixels_like(png_path: &Path, hex: &str) -> usize {
+    pixels_like_in_rows(png_path, hex, 0..usize::MAX)
+}
+
+/// [`pixels_like`] in the screenshot's `rows` only (from the top, in pixels): what shows on the first
+/// screen of a page, say.
+pub(crate) fn pixels_like_in_rows(png_path: &Path, hex: &str, rows: std::ops::Range<usize>) -> usize {
     let rgb: Vec<u8> = (1..7)
         .step_by(2)
         .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("a #rrggbb colour"))
@@ -163,8 +169,12 @@ pub(crate) fn pixels_like(png_path: &Path, hex: &str) -> usize {
     let mut reader = decoder.read_info().expect("a PNG");
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).expect("a frame");
+    let row_bytes = info.line_size;
     buf[..info.buffer_size()]
-        .chunks(info.color_type.samples())
+        .chunks(row_bytes)
+        .enumerate()
+        .filter(|(row, _)| rows.contains(row))
+        .flat_map(|(_, line)| line.chunks(info.color_type.samples()))
         .filter(|px| px.iter().zip(&rgb).all(|(&a, &b)| a.abs_diff(b) <= 24))
         .count()
 }

@@ -3,17 +3,22 @@
 //! Each page is written by the binary, parsed and laid out by the browser (`--dump-dom`), which must
 //! hold the title, the headline, the table rows and the series' legends, and screenshotted, where each
 //! series' colour must show. The results carry host and database counters, as the counters issue
-//! fills them. No database is needed.
+//! fills them. No database is needed. A sweep's page also shows its answer first: the sections in
+//! their order, and throughput against users on the first screen.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use oltpgen_report::model::{CounterSeries, RunResult, Workload};
 use oltpgen_report::render::html::charts::{THROUGHPUT_COLOUR, TRANSACTION_COLOURS};
+use oltpgen_report::render::html::result::SECTIONS;
+use oltpgen_report::stats::audit::{TpccAuditPlan, tpcc};
 use oltpgen_report::stats::cap::{Cap, max_within_cap};
 
 use crate::common::oltpgen;
-use crate::report_html::{browser_available, dom, pixels_like, run_of, screenshot, sweep};
+use crate::report_html::{
+    browser_available, dom, pixels_like, pixels_like_in_rows, run_of, screenshot, sweep,
+};
 
 /// Where the counters of [`with_counters`] come from.
 const NODE: &str = "node:http://10.0.0.5:9100/metrics";
@@ -231,4 +236,47 @@ fn every_kind_of_run_reads_in_a_browser() {
             );
         }
     }
+}
+
+/// A flat-out sweep's page, as a browser lays it out, puts the answer first (issue 24): its sections in
+/// [`SECTIONS`]' order, the settings last, throughput against users on the first screen (before, the
+/// settings took it), the audit folded with its note once, and the counters that read zero named,
+/// not drawn.
+#[test]
+fn a_sweep_s_page_puts_the_answer_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = with_counters(sweep());
+    for s in &mut r.steps {
+        s.audit = Some(tpcc(s, BTreeMap::new(), TpccAuditPlan { paced: false, warehouses: 10 }));
+    }
+    let db = format!("db:{}", r.targets[0]);
+    let flat =
+        CounterSeries { source: db, name: "deadlocks_per_s".into(), points: vec![[10.0, 0.0], [20.0, 0.0]] };
+    r.counters.push(flat);
+    r.errors_by_kind = BTreeMap::from([("serialization_failure".into(), 2)]);
+    let page = page(dir.path(), "sweep.html", &[&write(dir.path(), "sweep", &r)]);
+    if !browser_available() {
+        return;
+    }
+    let parsed = dom(&page, &dir.path().join("profile"));
+    let at: Vec<usize> = SECTIONS
+        .iter()
+        .map(|(id, _)| parsed.find(&format!("<h2 id=\"{id}\">")).unwrap_or_else(|| panic!("section {id}")))
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "the sections in their order: {SECTIONS:?} at {at:?}");
+    assert!(parsed.find("class=\"headline\"").unwrap() < at[0], "the headline first");
+    assert_eq!(parsed.matches("<details>").count(), 3, "each step's audit folded");
+    assert_eq!(parsed.matches("Delivery runs inline").count(), 1, "its note once");
+    assert!(
+        parsed.contains("Zero throughout, not drawn: db:127.0.0.1/&lt;tpcc&gt; deadlocks/s."),
+        "{parsed}"
+    );
+
+    let shot = page.with_extension("png");
+    screenshot(&page, &shot, &dir.path().join("profile"));
+    // Observed: about 750 pixels of throughput line in the first 1,200 rows (throughput against users),
+    // none before the page put the settings there.
+    let first_screen = pixels_like_in_rows(&shot, THROUGHPUT_COLOUR, 0..1_200);
+    eprintln!("throughput pixels on the first screen: {first_screen}");
+    assert!(first_screen >= 300, "throughput against users on the first screen: {first_screen} pixels");
 }

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use oltpgen_report::model::RunResult;
 use oltpgen_report::render::html::{compare as html_compare, result as html};
-use oltpgen_report::render::text::{compare as compare_text, show};
+use oltpgen_report::render::text::compare as compare_text;
+use oltpgen_report::render::text::show::{self, AuditView};
 use oltpgen_report::stats::{compare, merge};
 
 use super::{Console, Exit};
@@ -13,12 +14,16 @@ use crate::Error;
 use crate::files::claim::{self, FileClaim};
 use crate::files::result_dir::{self, ResultDir, read_result};
 
-/// `report show`: the step table and the headline of the result at `path`.
+/// `report show`: what the result at `path` ran, its steps' details, and last its step table, audit
+/// lines and headline; with `full_audit`, every check of every step's audit before the table.
 ///
 /// # Errors
 /// A result that cannot be read.
-pub fn show(path: &Path, console: &mut dyn Console) -> Result<Exit, Error> {
-    console.out(&show::report(&read_result(path)?));
+pub fn show(path: &Path, full_audit: bool, console: &mut dyn Console) -> Result<Exit, Error> {
+    let result = read_result(path)?;
+    let shown = path.display().to_string();
+    let audit = if full_audit { AuditView::Full } else { AuditView::Lines { result: &shown } };
+    console.out(&show::report(&result, audit));
     Ok(Exit::Success)
 }
 
@@ -26,7 +31,7 @@ pub fn show(path: &Path, console: &mut dyn Console) -> Result<Exit, Error> {
 /// failure when B's headline is below A's by more than it.
 ///
 /// # Errors
-/// A result that cannot be read.
+/// A result that cannot be read; results of different workloads (a usage error: nothing compares).
 pub fn compare(
     a: &Path,
     b: &Path,
@@ -35,7 +40,7 @@ pub fn compare(
     console: &mut dyn Console,
 ) -> Result<Exit, Error> {
     let (a, b) = (read_result(a)?, read_result(b)?);
-    let c = compare::compare(&a, &b);
+    let c = compare::compare(&a, &b).map_err(compare_error)?;
     if json {
         console.line(&serde_json::to_string_pretty(&c).expect("a comparison serializes"));
     } else {
@@ -57,7 +62,8 @@ pub fn compare(
 /// file, except a result's own `report.html`, rendered again.
 ///
 /// # Errors
-/// A bad `--out`, a result that cannot be read, a page that cannot be written.
+/// A bad `--out`, a result that cannot be read, results of different workloads, a page that cannot be
+/// written.
 pub fn html(results: &[PathBuf], out: Option<&Path>, console: &mut dyn Console) -> Result<Exit, Error> {
     let (file, make_dir) = match (out, results) {
         // A directory (or a name ending in `/`, made when missing): report.html in it.
@@ -91,7 +97,7 @@ pub fn html(results: &[PathBuf], out: Option<&Path>, console: &mut dyn Console) 
                 .iter()
                 .map(|p| Ok((result_dir::result_name(p), read_result(p)?)))
                 .collect::<Result<Vec<_>, Error>>()?;
-            html_compare::render(&named)
+            html_compare::render(&named).map_err(compare_error)?
         }
     };
     if let Some(dir) = make_dir {
@@ -124,6 +130,11 @@ pub fn merge(
     console.line(&format!("merged {} results into {}", all.len(), out.display()));
     console.out(&show::render(&merged));
     Ok(Exit::Success)
+}
+
+/// Results that cannot be compared: a usage error, as nothing was wrong but the choice of results.
+fn compare_error(e: compare::CompareError) -> Error {
+    Error::usage(format!("cannot compare these results: {e}"))
 }
 
 /// A bad `--out`: a usage error.

@@ -33,9 +33,14 @@ pub enum UserLoadError {
     /// A step of zero users would measure nothing.
     #[error("`{0}` asks for 0 users; every step needs at least 1")]
     ZeroUsers(String),
-    /// A range without `:STEP`.
-    #[error("range `{0}` needs a step, e.g. `{0}:1000`")]
-    MissingStep(String),
+    /// A range without `:STEP`; `suggested` is a step that fits it ([`suggest_step`]).
+    #[error("range `{range}` needs a step, e.g. `{range}:{suggested}`")]
+    MissingStep {
+        /// The range as given.
+        range: String,
+        /// A step that lands on the range's end in a few steps.
+        suggested: u64,
+    },
     /// A range whose step is zero would never end.
     #[error("range `{0}` has a step of 0; give a step of at least 1")]
     ZeroStep(String),
@@ -105,7 +110,10 @@ fn push_range(
     start: &str,
     rest: &str,
 ) -> Result<Option<String>, UserLoadError> {
-    let (end, step) = rest.split_once(':').ok_or_else(|| UserLoadError::MissingStep(range.to_string()))?;
+    let Some((end, step)) = rest.split_once(':') else {
+        let suggested = suggest_step(users(start, range)?, users(rest, range)?);
+        return Err(UserLoadError::MissingStep { range: range.to_string(), suggested });
+    };
     let (start, end) = (users(start, range)?, users(end, range)?);
     let step = number(step)?;
     if step == 0 {
@@ -121,6 +129,38 @@ fn push_range(
     let last = end - (end - start) % step;
     Ok((last != end)
         .then(|| format!("{range} ends at {last}: {end} is not on a step of {step} from {start}")))
+}
+
+/// The most steps a suggested step makes of a range: a sweep a person reads at a glance.
+const SUGGESTED_STEPS: u64 = 20;
+
+/// A step for the range `start..end` (either order) that lands on its end: the start itself when it
+/// divides the span in at most 20 steps (`2..8` → 2, `1000..14000` → 1000, a sweep in
+/// multiples of its first load), else the smallest divisor of the span that does, else the span.
+pub fn suggest_step(start: u64, end: u64) -> u64 {
+    let span = start.abs_diff(end);
+    if span == 0 {
+        return 1;
+    }
+    let first = start.min(end);
+    if span.is_multiple_of(first) && span / first <= SUGGESTED_STEPS {
+        return first;
+    }
+    let least = span.div_ceil(SUGGESTED_STEPS);
+    // Divisors come in pairs around the square root: scan below it, take the partner above it.
+    let mut best = span;
+    let mut d = 1;
+    while d * d <= span {
+        if span.is_multiple_of(d) {
+            for divisor in [d, span / d] {
+                if divisor >= least && divisor < best {
+                    best = divisor;
+                }
+            }
+        }
+        d += 1;
+    }
+    best
 }
 
 /// A user count: a number above zero (`entry` is what an error names).
@@ -191,13 +231,39 @@ mod tests {
         assert_eq!(parse("0..10:1"), Err(ZeroUsers("0..10:1".into())));
         assert_eq!(parse("1..10:0"), Err(ZeroStep("1..10:0".into())));
         assert_eq!(parse("10..1:1"), Err(Reversed { range: "10..1:1".into(), start: 10, end: 1 }));
-        assert_eq!(parse("1..10"), Err(MissingStep("1..10".into())));
+        assert_eq!(parse("1..10"), Err(MissingStep { range: "1..10".into(), suggested: 1 }));
         assert_eq!(parse("many"), Err(NotANumber("many".into())));
         assert_eq!(parse("-5"), Err(NotANumber("-5".into())));
         assert_eq!(parse("+5"), Err(NotANumber("+5".into())));
         assert_eq!(parse("1.5"), Err(NotANumber("1.5".into())));
         assert_eq!(parse("1..x:1"), Err(NotANumber("x".into())));
         assert_eq!(parse("99999999999999999999"), Err(NotANumber("99999999999999999999".into())));
+    }
+
+    #[test]
+    fn a_range_without_a_step_is_offered_one_that_fits_it() {
+        let message = |text: &str| parse(text).unwrap_err().to_string();
+        assert_eq!(message("2..8"), "range `2..8` needs a step, e.g. `2..8:2`");
+        assert_eq!(message("1000..14000"), "range `1000..14000` needs a step, e.g. `1000..14000:1000`");
+        assert_eq!(message("8..64"), "range `8..64` needs a step, e.g. `8..64:8`");
+        assert_eq!(message("x..8"), "`x` is not a whole number of users", "a bad count is named first");
+        for (start, end) in
+            [(2, 8), (3, 10), (1, 1000), (100, 14_000), (7, 7), (1, 2), (5, 3), (13, 1_000_003)]
+        {
+            let step = suggest_step(start, end);
+            let counts = parse(&format!("{start}..{end}:{step}"));
+            let counts = if start <= end {
+                counts.unwrap()
+            } else {
+                parse(&format!("{end}..{start}:{step}")).unwrap()
+            };
+            assert_eq!(counts.last(), Some(&start.max(end)), "{start}..{end}:{step} lands on its end");
+            assert!(
+                counts.len() as u64 <= SUGGESTED_STEPS + 1,
+                "{start}..{end}:{step}: {} steps",
+                counts.len()
+            );
+        }
     }
 
     #[test]

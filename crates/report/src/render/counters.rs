@@ -101,6 +101,18 @@ fn unit_of(name: &str) -> &'static str {
     }
 }
 
+/// The unit a chart of `unit` values up to `max` reads best in, and the divisor that takes the values
+/// there: bytes (and bytes/s) in KB, MB or GB (decimal, as the report's other memory figures), so a
+/// tick reads `2.5`, not `2,500,000,000`; any other unit unchanged.
+pub fn readable_unit(unit: &str, max: f64) -> (f64, String) {
+    let Some(rest) = unit.strip_prefix("bytes") else { return (1.0, unit.to_string()) };
+    let (divisor, prefix) = [(1e9, "GB"), (1e6, "MB"), (1e3, "KB")]
+        .into_iter()
+        .find(|(d, _)| max >= *d)
+        .unwrap_or((1.0, "bytes"));
+    (divisor, format!("{prefix}{rest}"))
+}
+
 /// One chart's worth of counter series: its title, unit, and `(line label, series)` per line.
 pub struct CounterChart<'a> {
     /// What the chart shows (`CPU`, `Disk transfers`, `buffer hit %`).
@@ -111,11 +123,27 @@ pub struct CounterChart<'a> {
     pub lines: Vec<(String, &'a CounterSeries)>,
 }
 
+/// Whether series `s` read zero at every sample: a flat line that says nothing a line of text cannot.
+fn zero_throughout(s: &CounterSeries) -> bool {
+    s.points.iter().all(|p| p[1] == 0.0)
+}
+
+/// The labels of `r`'s counter series that read zero throughout (deadlocks, temporary bytes…), which
+/// [`charts`] leaves out so a page names them in a line instead of drawing flat charts.
+pub fn zero_series(r: &RunResult) -> Vec<String> {
+    r.counters
+        .iter()
+        .filter(|s| !s.points.is_empty() && zero_throughout(s))
+        .map(|s| label(&format!("{}/{}", s.source, s.name)))
+        .collect()
+}
+
 /// `r`'s counter series grouped into charts: CPU first, then disks, network, memory, then the
-/// database's own counters by name.
+/// database's own counters by name; the series that read zero throughout are left out
+/// ([`zero_series`] names them).
 pub fn charts(r: &RunResult) -> Vec<CounterChart<'_>> {
     let mut by_title: BTreeMap<(u8, String), CounterChart> = BTreeMap::new();
-    for s in r.counters.iter().filter(|s| !s.points.is_empty()) {
+    for s in r.counters.iter().filter(|s| !zero_throughout(s)) {
         let (title, unit) = chart_of(&s.name);
         let rank = match title.as_str() {
             "CPU" => 0,
@@ -170,6 +198,10 @@ mod tests {
         assert_eq!(chart_of("disk_vda_writes_per_s"), ("Disk transfers".to_string(), "per s"));
         assert_eq!(chart_of("cpu_iowait_pct"), ("CPU".to_string(), "%"));
         assert_eq!(chart_of("wal_bytes_per_s"), ("wal bytes/s".to_string(), "bytes/s"));
+        assert_eq!(readable_unit("bytes", 2.4e9), (1e9, "GB".to_string()), "not '00,000,000");
+        assert_eq!(readable_unit("bytes/s", 15e6), (1e6, "MB/s".to_string()));
+        assert_eq!(readable_unit("bytes/s", 800.0), (1.0, "bytes/s".to_string()));
+        assert_eq!(readable_unit("%", 2.4e9), (1.0, "%".to_string()));
 
         let mut r = crate::fixtures::result(Workload::Tpcc, Vec::new());
         let series = |source: &str, name: &str| CounterSeries {
@@ -177,16 +209,24 @@ mod tests {
             name: name.into(),
             points: vec![[10.0, 1.0]],
         };
+        let zero = |source: &str, name: &str| CounterSeries {
+            points: vec![[10.0, 0.0], [20.0, 0.0]],
+            ..series(source, name)
+        };
         r.counters = vec![
             series("db:pg", "buffer_hit_pct"),
             series("node:http://h:9100/metrics", "disk_vda_transfers_per_s"),
             series("client", "cpu_pct"),
             series("db:pg", "cpu_pct"),
+            zero("db:pg", "deadlocks_per_s"),
+            zero("client", "cpu_steal_pct"),
         ];
         let titles: Vec<(String, usize)> = charts(&r).into_iter().map(|c| (c.title, c.lines.len())).collect();
         assert_eq!(
             titles,
-            [("CPU".to_string(), 2), ("Disk transfers".into(), 1), ("buffer hit %".into(), 1)]
+            [("CPU".to_string(), 2), ("Disk transfers".into(), 1), ("buffer hit %".into(), 1)],
+            "no chart of deadlocks, no flat steal line among the CPU's"
         );
+        assert_eq!(zero_series(&r), ["db:pg deadlocks/s", "client CPU steal %"]);
     }
 }

@@ -1,9 +1,9 @@
 //! A step table's words, shared by the text table (`report show`, summary.txt) and report.html's: the
 //! column titles and widths ([`step_columns`]), a step's cells ([`step_cells`]), its verdict in one word
-//! ([`verdict`]), the per-target line of a step driven against several targets ([`per_target`]), and the
-//! headline line under the table ([`headline`]).
+//! ([`verdict`]), why it failed its cap ([`failure`]), the per-target line of a step driven against several
+//! targets ([`per_target`]), and the headline line under the table ([`headline`]).
 
-use crate::model::{Figures, ORDER, RunResult, Step, Workload};
+use crate::model::{Figures, ORDER, RuleVerdict, RunResult, Step, Workload};
 use crate::numfmt::thousands;
 use crate::stats::variability;
 
@@ -128,4 +128,20 @@ pub fn headline(r: &RunResult) -> String {
         }
         None => format!("max {unit} within cap: n/a, no response-time cap was set"),
     }
+}
+
+/// Why step `s` failed its cap: each failed rule with what was observed (the text's and the page's
+/// line under the step table).
+pub fn failure(s: &Step) -> String {
+    let rules: Vec<String> = s
+        .cap
+        .iter()
+        .flat_map(|v| &v.rules)
+        .filter(|r| !r.passed)
+        .map(|RuleVerdict { rule, observed_ms, .. }| match observed_ms {
+            Some(ms) => format!("{rule} (observed {} ms)", thousands(*ms, 1)),
+            None => format!("{rule} (nothing measured)"),
+        })
+        .collect();
+    format!("step {} run {} over the cap: {}", s.index + 1, s.run, rules.join(", "))
 }

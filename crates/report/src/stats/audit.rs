@@ -6,21 +6,28 @@
 //! The driver counts what it needs per step (workload-neutral counters named by the workload); the
 //! shares, bounds and verdicts are computed here, from the counters and the step's transactions.
 //!
+//! A share is a count of random draws, so a verdict allows for chance ([`chance_pct`], 3 σ) beyond the
+//! spec's bound, and each check records that allowance for the reports to show. A share is too few to
+//! judge only when chance would hide a rule kept half as often as the spec says.
+//!
 //! ```
 //! use std::collections::BTreeMap;
 //! use oltpgen_report::model::audit::Verdict;
-//! use oltpgen_report::stats::audit::judge_range;
+//! use oltpgen_report::stats::audit::{chance_pct, judge_range};
 //! // 1,000 rollbacks in 100,000 New-Orders: within 2.4.1.4's audited 0.90–1.10%.
 //! assert_eq!(judge_range(1_000, 100_000, (0.90, 1.10)), Verdict::Pass);
-//! // 10 in 1,000 cannot tell 1% from 0.8%: too few to judge.
+//! // 734 in 74,419 (0.99%) is judged: chance spreads 1% by ±0.11 points there.
+//! assert_eq!(judge_range(734, 74_419, (0.90, 1.10)), Verdict::Pass);
+//! assert_eq!(format!("{:.2}", chance_pct(1.0, 74_419)), "0.11");
+//! // 10 in 1,000 cannot tell 1% from 0.5%: too few to judge.
 //! assert_eq!(judge_range(10, 1_000, (0.90, 1.10)), Verdict::TooFew);
 //! ```
 
 use std::collections::BTreeMap;
 
 use crate::model::audit::{
-    Audit, AuditCheck, BY_NAME_ORDER_STATUS, BY_NAME_PAYMENTS, ORDER_LINES, REMOTE_ORDER_LINES,
-    REMOTE_PAYMENTS, SKIPPED_DISTRICTS, Verdict,
+    Audit, AuditCheck, BY_NAME_ORDER_STATUS, BY_NAME_PAYMENTS, ORDER_LINES, PACING_CHECK, REMOTE_ORDER_LINES,
+    REMOTE_PAYMENTS, SKIPPED_DISTRICTS, USERS_PER_WAREHOUSE_CHECK, Verdict,
 };
 use crate::model::{Step, TPCC_TRANSACTIONS, TxnStats};
 
@@ -33,39 +40,63 @@ pub struct TpccAuditPlan {
     pub warehouses: u32,
 }
 
-/// How many standard deviations of chance a share's audited range must hold before it is judged.
+/// How many standard deviations of chance a verdict allows for: a share this far from its bound could
+/// be chance only about once in 700 steps.
 const SIGMAS: f64 = 3.0;
 
-/// Judges `hits` of `n` (a binomial share) against the audited range `(lo, hi)` in percent: too few
-/// when chance alone (3 σ at the range's middle) would spread wider than the range, else pass or flag.
+/// The smallest departure from the spec's share, as a fraction of it, that a judged share must be able
+/// to tell from chance: a step whose chance spreads wider than half the share could not tell a rule kept
+/// from the rule kept half as often, so it is too few to judge.
+const TELL_APART: f64 = 0.5;
+
+/// Transactions under which a mix share (5.2.3) is too few to judge.
+const MIX_ENOUGH: u64 = 1_000;
+
+/// What chance alone spreads a share of `n` transactions by, in percentage points, when its true value
+/// is `p_pct` percent: 3 σ of the binomial share. The audit allows this beyond each share's bound and
+/// shows it beside the verdict.
+pub fn chance_pct(p_pct: f64, n: u64) -> f64 {
+    let p = (p_pct / 100.0).clamp(0.0, 1.0);
+    if n == 0 { f64::INFINITY } else { 100.0 * SIGMAS * (p * (1.0 - p) / n as f64).sqrt() }
+}
+
+/// Judges `hits` of `n` (a binomial share) against the audited range `(lo, hi)` in percent, allowing
+/// for chance ([`chance_pct`] at the range's middle) on either side: too few when chance spreads over
+/// half the middle share (the step could not tell the rule kept from the rule kept half as often),
+/// else pass within the widened range, flag outside it.
 pub fn judge_range(hits: u64, n: u64, (lo, hi): (f64, f64)) -> Verdict {
-    let p = (lo + hi) / 200.0;
-    let half = (hi - lo) / 200.0;
-    if n == 0 || (n as f64) < SIGMAS * SIGMAS * p * (1.0 - p) / (half * half) {
+    let mid = (lo + hi) / 2.0;
+    let slack = chance_pct(mid, n);
+    if slack >= TELL_APART * mid {
         return Verdict::TooFew;
     }
     let share = percent(hits, n);
-    if (lo..=hi).contains(&share) { Verdict::Pass } else { Verdict::Flag }
+    if (lo - slack..=hi + slack).contains(&share) { Verdict::Pass } else { Verdict::Flag }
 }
 
 /// Judges the share `hits` of `n` against a minimum percentage (5.2.3's mix): too few under 1,000
-/// transactions; a flag only when the shortfall is beyond chance (3 σ), as a mix dealt from exact decks
-/// over a window that cuts decks part-way sits on either side of its minimum by a little.
+/// transactions; a flag only when the shortfall is beyond chance ([`chance_pct`]), as a mix dealt from
+/// exact decks over a window that cuts decks part-way sits on either side of its minimum by a little.
 pub fn judge_minimum(hits: u64, n: u64, min: f64) -> Verdict {
-    const ENOUGH: u64 = 1_000;
-    if n < ENOUGH {
+    if n < MIX_ENOUGH {
         return Verdict::TooFew;
     }
-    let p = min / 100.0;
-    let slack = 100.0 * SIGMAS * (p * (1.0 - p) / n as f64).sqrt();
-    if percent(hits, n) >= min - slack { Verdict::Pass } else { Verdict::Flag }
+    if percent(hits, n) >= min - chance_pct(min, n) { Verdict::Pass } else { Verdict::Flag }
 }
 
 fn percent(hits: u64, n: u64) -> f64 {
     if n == 0 { 0.0 } else { 100.0 * hits as f64 / n as f64 }
 }
 
-fn share_check(clause: &str, name: &str, hits: u64, n: u64, bound: &str, verdict: Verdict) -> AuditCheck {
+/// A share's check: `hits` of `n` against `bound`, with the `verdict` and the allowance for chance it
+/// made (`tolerance`, percentage points).
+fn share_check(
+    (clause, name): (&str, &str),
+    (hits, n): (u64, u64),
+    bound: &str,
+    verdict: Verdict,
+    tolerance: Option<f64>,
+) -> AuditCheck {
     let value = percent(hits, n);
     AuditCheck {
         clause: clause.into(),
@@ -73,6 +104,7 @@ fn share_check(clause: &str, name: &str, hits: u64, n: u64, bound: &str, verdict
         value,
         shown: format!("{value:.2}% ({hits}/{n})"),
         bound: bound.into(),
+        tolerance: tolerance.filter(|t| t.is_finite()),
         verdict,
     }
 }
@@ -93,7 +125,7 @@ pub fn tpcc(step: &Step, counters: BTreeMap<String, u64>, plan: TpccAuditPlan) -
     let count = |name: &str| step.figures.transactions.get(name).map_or(0, |t: &TxnStats| t.count);
     let counter = |name: &str| counters.get(name).copied().unwrap_or(0);
     let mut checks = mix_checks(&count);
-    checks.extend(range_checks(step, &count, &counter));
+    checks.extend(range_checks(step, &count, &counter, plan.warehouses));
     checks.push(delivery_check(count("delivery"), counter(SKIPPED_DISTRICTS)));
     checks.extend(load_checks(step.users, plan));
     let notes = vec![DELIVERY_INLINE.to_string()];
@@ -106,38 +138,67 @@ fn mix_checks(count: &dyn Fn(&str) -> u64) -> Vec<AuditCheck> {
     let mut checks = Vec::new();
     for (txn, (title, min)) in TPCC_TRANSACTIONS.into_iter().zip(MIX_MINIMUMS) {
         let (hits, verdict) = (count(txn), judge_minimum(count(txn), total, min));
-        let bound = if min > 0.0 { format!(">= {min:.1}%") } else { "the rest (45%)".into() };
-        checks.push(share_check("5.2.3", title, hits, total, &bound, verdict));
+        // New-Order takes the rest: no minimum, so nothing is allowed for chance.
+        let (bound, tolerance) = match min > 0.0 {
+            true => (format!(">= {min:.1}%"), Some(chance_pct(min, total))),
+            false => ("the rest (45%)".into(), None),
+        };
+        checks.push(share_check(("5.2.3", title), (hits, total), &bound, verdict, tolerance));
     }
     checks
 }
 
 /// The audited ranges of the spec's result summary (rollbacks, remote lines and Payments, by-name
-/// selections), from the step's transactions and the workload's counters (`counter`).
-fn range_checks(step: &Step, count: &dyn Fn(&str) -> u64, counter: &dyn Fn(&str) -> u64) -> Vec<AuditCheck> {
+/// selections), from the step's transactions and the workload's counters (`counter`). At one warehouse
+/// the remote shares are not applicable: there is no other warehouse to be remote.
+fn range_checks(
+    step: &Step,
+    count: &dyn Fn(&str) -> u64,
+    counter: &dyn Fn(&str) -> u64,
+    warehouses: u32,
+) -> Vec<AuditCheck> {
     let txns = &step.figures.transactions;
     let new_orders = txns.get(TPCC_TRANSACTIONS[0]).map_or((0, 0), |t| (t.count, t.rollbacks));
     // The audited ranges of the spec's result summary; the clause is the rule each follows from.
-    // (clause, name, hits, of, audited range %)
-    type Range<'a> = (&'a str, &'a str, u64, u64, (f64, f64));
+    // (clause, name, hits, of, audited range %, remote)
+    type Range<'a> = (&'a str, &'a str, u64, u64, (f64, f64), bool);
     let ranges: [Range; 5] = [
-        ("2.4.1.4", "New-Order rollbacks", new_orders.1, new_orders.0, (0.90, 1.10)),
-        ("2.4.1.5.2", "remote order lines", counter(REMOTE_ORDER_LINES), counter(ORDER_LINES), (0.95, 1.05)),
-        ("2.5.1.2", "remote Payments", counter(REMOTE_PAYMENTS), count("payment"), (14.25, 15.75)),
-        ("2.5.1.2", "Payments by last name", counter(BY_NAME_PAYMENTS), count("payment"), (57.0, 63.0)),
+        ("2.4.1.4", "New-Order rollbacks", new_orders.1, new_orders.0, (0.90, 1.10), false),
+        (
+            "2.4.1.5.2",
+            "remote order lines",
+            counter(REMOTE_ORDER_LINES),
+            counter(ORDER_LINES),
+            (0.95, 1.05),
+            true,
+        ),
+        ("2.5.1.2", "remote Payments", counter(REMOTE_PAYMENTS), count("payment"), (14.25, 15.75), true),
+        (
+            "2.5.1.2",
+            "Payments by last name",
+            counter(BY_NAME_PAYMENTS),
+            count("payment"),
+            (57.0, 63.0),
+            false,
+        ),
         (
             "2.6.1.2",
             "Order-Status by last name",
             counter(BY_NAME_ORDER_STATUS),
             count("order_status"),
             (57.0, 63.0),
+            false,
         ),
     ];
     ranges
         .into_iter()
-        .map(|(clause, name, hits, n, range)| {
+        .map(|(clause, name, hits, n, range, remote)| {
             let bound = format!("{:.2}–{:.2}%", range.0, range.1);
-            share_check(clause, name, hits, n, &bound, judge_range(hits, n, range))
+            if remote && warehouses == 1 {
+                return share_check((clause, name), (hits, n), &bound, Verdict::NotApplicable, None);
+            }
+            let tolerance = Some(chance_pct((range.0 + range.1) / 2.0, n));
+            share_check((clause, name), (hits, n), &bound, judge_range(hits, n, range), tolerance)
         })
         .collect()
 }
@@ -150,7 +211,7 @@ fn delivery_check(deliveries: u64, skipped: u64) -> AuditCheck {
         _ if percent(skipped, districts) <= 1.0 => Verdict::Pass,
         _ => Verdict::Flag,
     };
-    share_check("5.4.5", "skipped Delivery districts", skipped, districts, "<= 1%", verdict)
+    share_check(("5.4.5", "skipped Delivery districts"), (skipped, districts), "<= 1%", verdict, None)
 }
 
 /// The load as the spec sets it: keying and think times on (5.2.5), ten users per warehouse and
@@ -158,28 +219,28 @@ fn delivery_check(deliveries: u64, skipped: u64) -> AuditCheck {
 fn load_checks(users: u64, plan: TpccAuditPlan) -> [AuditCheck; 3] {
     let pacing = AuditCheck {
         clause: "5.2.5".into(),
-        name: "keying and think times".into(),
+        name: PACING_CHECK.into(),
         value: f64::from(u8::from(plan.paced)),
         shown: if plan.paced { "on" } else { "off" }.into(),
         bound: "on (spec's)".into(),
+        tolerance: None,
         verdict: if plan.paced { Verdict::Pass } else { Verdict::Flag },
     };
     let warehouses = u64::from(plan.warehouses.max(1));
     let per_warehouse = users as f64 / warehouses as f64;
     let per = AuditCheck {
         clause: "4.2.2".into(),
-        name: "users per warehouse".into(),
+        name: USERS_PER_WAREHOUSE_CHECK.into(),
         value: per_warehouse,
         shown: format!("{per_warehouse:.2}"),
         bound: "10".into(),
+        tolerance: None,
         verdict: if users == 10 * warehouses { Verdict::Pass } else { Verdict::Flag },
     };
     // User i's home is warehouse i mod W + 1: the first min(users, W) warehouses have a user.
     let touched = users.min(warehouses);
-    let mut used = share_check("4.2.2", "warehouses with a user", touched, warehouses, "100%", Verdict::Pass);
-    if touched < warehouses {
-        used.verdict = Verdict::Flag;
-    }
+    let verdict = if touched < warehouses { Verdict::Flag } else { Verdict::Pass };
+    let used = share_check(("4.2.2", "warehouses with a user"), (touched, warehouses), "100%", verdict, None);
     [pacing, per, used]
 }
 
@@ -197,13 +258,62 @@ mod tests {
     use crate::render::text::audit::render_text;
 
     #[test]
-    fn a_share_is_judged_only_when_chance_cannot_cover_its_range() {
+    fn a_share_is_judged_unless_chance_could_hide_half_of_it() {
         assert_eq!(judge_range(0, 0, (57.0, 63.0)), Verdict::TooFew);
-        assert_eq!(judge_range(60, 100, (57.0, 63.0)), Verdict::TooFew, "±15 points at 3 σ");
+        // Changed with the rule: ±14.7 points at 3 σ still tell 60% from 30%, so 100 are judged.
+        assert_eq!(judge_range(60, 100, (57.0, 63.0)), Verdict::Pass, "±14.7 points at 3 σ");
+        assert_eq!(judge_range(20, 100, (57.0, 63.0)), Verdict::Flag, "20% is no chance miss of 57–63%");
+        assert_eq!(judge_range(3, 100, (0.90, 1.10)), Verdict::TooFew, "±3 points cannot tell 1% from 0.5%");
         assert_eq!(judge_range(1_500, 2_500, (57.0, 63.0)), Verdict::Pass);
         assert_eq!(judge_range(1_250, 2_500, (57.0, 63.0)), Verdict::Flag);
         assert_eq!(judge_range(2_000, 100_000, (0.90, 1.10)), Verdict::Flag);
         assert_eq!(judge_range(999, 100_000, (0.90, 1.10)), Verdict::Pass);
+        // Issue 24's step: 734 rollbacks in 74,419 New-Orders (0.99%) are judged, and pass.
+        assert_eq!(judge_range(734, 74_419, (0.90, 1.10)), Verdict::Pass);
+        assert_eq!(judge_range(550, 74_419, (0.90, 1.10)), Verdict::Flag, "0.74% is below 0.90 − 0.11");
+    }
+
+    #[test]
+    fn the_allowance_for_chance_is_what_a_binomial_share_spreads_by() {
+        assert_eq!(format!("{:.2}", chance_pct(4.0, 74_419)), "0.22");
+        assert_eq!(format!("{:.2}", chance_pct(1.0, 74_419)), "0.11");
+        assert_eq!(chance_pct(4.0, 0), f64::INFINITY);
+        // Issue 24's Order-Status share: 3.93% of 74,419 passes `>= 4.0%` within that allowance, and
+        // its check says so.
+        let s = step(100, (33_490, 335), [32_000, 2_925, 3_002, 3_002]);
+        let audit = tpcc(&s, BTreeMap::new(), TpccAuditPlan { paced: true, warehouses: 10 });
+        let os = audit.checks.iter().find(|c| c.name == "Order-Status share").unwrap();
+        assert_eq!(os.shown, "3.93% (2925/74419)");
+        assert_eq!(
+            (os.verdict, os.tolerance.map(|t| format!("{t:.2}"))),
+            (Verdict::Pass, Some("0.22".into()))
+        );
+        let rollbacks = audit.checks.iter().find(|c| c.name == "New-Order rollbacks").unwrap();
+        assert_eq!(rollbacks.verdict, Verdict::Pass, "{rollbacks:?}");
+        let pacing = audit.checks.iter().find(|c| c.name == PACING_CHECK).unwrap();
+        assert_eq!(pacing.tolerance, None, "on or off allows nothing for chance");
+    }
+
+    #[test]
+    fn remote_shares_do_not_apply_at_one_warehouse() {
+        // Issue 24's step at scale 1: 1,138 Payments, none remote, as none can be.
+        let s = step(10, (1_200, 12), [1_138, 100, 100, 100]);
+        let c = counters([12_000, 0, 0, 683, 60, 0]);
+        let one = tpcc(&s, c.clone(), TpccAuditPlan { paced: true, warehouses: 1 });
+        for name in ["remote order lines", "remote Payments"] {
+            assert_eq!(verdict(&one, name), Verdict::NotApplicable, "{name}");
+        }
+        let text = render_text(&s, &one);
+        assert!(
+            text.contains("remote Payments             0.00% (0/1138)            14.25–15.75%             not applicable at one warehouse\n"),
+            "{text}"
+        );
+        let two = tpcc(&s, c, TpccAuditPlan { paced: true, warehouses: 2 });
+        assert_eq!(
+            verdict(&two, "remote Payments"),
+            Verdict::Flag,
+            "at two warehouses none remote is a flag"
+        );
     }
 
     #[test]
@@ -245,14 +355,18 @@ mod tests {
         let skipped = audit.checks.iter().find(|c| c.name == "skipped Delivery districts").unwrap();
         assert_eq!(skipped.shown, "0.00% (0/400000)");
         let text = render_text(&s, &audit);
-        assert!(text.starts_with("audit of step 1 run 1 (FLAG: outside the spec's bound)\n"), "{text}");
+        assert!(text.starts_with("audit of step 1 run 1 (±: what chance alone spreads a share by"), "{text}");
         assert!(
             text.contains(
-                "  5.4.5     skipped Delivery districts  0.00% (0/400000)            <= 1%           pass\n"
+                "  5.4.5     skipped Delivery districts  0.00% (0/400000)          <= 1%                    pass\n"
             ),
             "{text}"
         );
-        assert!(text.contains("Delivery runs inline, not deferred"), "{text}");
+        assert!(
+            text.contains("  2.4.1.4   New-Order rollbacks         1.00% (4500/450000)       0.90–1.10%      ±0.04    pass\n"),
+            "{text}"
+        );
+        assert_eq!(audit.notes, [DELIVERY_INLINE], "the note is the audit's; the reports say it once");
     }
 
     #[test]
@@ -280,9 +394,13 @@ mod tests {
     fn a_paced_step_with_few_transactions_gives_no_verdict_on_shares() {
         let s = step(10, (45, 0), [43, 4, 4, 4]);
         let audit = tpcc(&s, counters([450, 5, 6, 26, 2, 0]), TpccAuditPlan { paced: true, warehouses: 1 });
-        for name in ["Payment share", "New-Order rollbacks", "remote Payments", "Payments by last name"] {
+        for name in ["Payment share", "New-Order rollbacks", "Order-Status by last name"] {
             assert_eq!(verdict(&audit, name), Verdict::TooFew, "{name}");
         }
+        // Changed with the rules: remote Payments cannot exist at one warehouse, and 43 Payments
+        // (±22 points at 3 σ) tell 60% by last name from 30%, so that share is judged.
+        assert_eq!(verdict(&audit, "remote Payments"), Verdict::NotApplicable);
+        assert_eq!(verdict(&audit, "Payments by last name"), Verdict::Pass);
         assert_eq!(verdict(&audit, "users per warehouse"), Verdict::Pass);
         assert_eq!(verdict(&audit, "skipped Delivery districts"), Verdict::Pass);
     }

@@ -12,6 +12,10 @@
 //! workload's own unit: NOPM for TPC-C, OPM (and `rt_tot_avg`) for DS2. [`Comparison::gate`] is
 //! `--fail-if-slower`'s verdict, and the whole comparison serializes for `--json`.
 //!
+//! Results of different workloads are refused ([`CompareError::Workloads`]): NOPM and OPM count
+//! different work, and no ratio between them means anything. Results judged by different caps are
+//! compared, and [`Comparison::caps`] says so: each headline is the best step within its own cap.
+//!
 //! ```
 //! use oltpgen_report::stats::compare::Change;
 //! let c = Change::new(205.0, 689.0);
@@ -23,11 +27,40 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::model::counters::{quoted, split_key};
-use crate::model::{Figures, RunResult, Step};
+use crate::model::{Figures, RunResult, Step, Workload};
 use crate::numfmt::{figure, percent};
 use crate::stats::cap::best_step_within_cap;
 use crate::stats::significance::{Significance, welch};
 use crate::stats::{median_run, percent_change, ratio};
+
+/// Why two results cannot be compared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompareError {
+    /// A and B ran different workloads: their throughputs count different work.
+    #[error(
+        "A ran {} and B ran {}: their throughputs ({} and {}) count different work, so no change \
+         between them means anything; compare results of one workload",
+        .a.name(),
+        .b.name(),
+        .a.per_minute_unit(),
+        .b.per_minute_unit()
+    )]
+    Workloads {
+        /// A's workload.
+        a: Workload,
+        /// B's workload.
+        b: Workload,
+    },
+}
+
+/// The caps of two results judged by different ones, each in `--rt-cap` syntax (`None`: no cap).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Caps {
+    /// A's cap.
+    pub a: Option<String>,
+    /// B's cap.
+    pub b: Option<String>,
+}
 
 /// One figure in both results, and how it changed from `a` (`before`) to `b` (`after`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -65,7 +98,7 @@ pub struct StepComparison {
     pub users: Change,
     /// Business transactions per second.
     pub tps: Change,
-    /// NOPM or OPM; `None` when the workloads differ.
+    /// NOPM or OPM, when both steps have it.
     pub per_minute: Option<Change>,
     /// Mean response time, ms.
     pub rt_avg_ms: Change,
@@ -87,7 +120,7 @@ pub struct StepComparison {
 /// The two headlines (max throughput within the cap) side by side.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HeadlineComparison {
-    /// The unit of [`throughput`](Self::throughput): `NOPM`, `OPM`, or `TPS` when the workloads differ.
+    /// The unit of [`throughput`](Self::throughput): `NOPM` or `OPM`.
     pub unit: &'static str,
     /// The headline figure in `unit`: what a study quotes and `--fail-if-slower` judges.
     pub throughput: Change,
@@ -108,24 +141,26 @@ pub struct HeadlineComparison {
 /// Everything that can be compared between two results.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
-    /// `NOPM` or `OPM` when both ran the same workload; `None` when they differ, and then
-    /// per-minute and per-watt figures are not compared (they are in different units).
-    pub per_minute_unit: Option<&'static str>,
+    /// `NOPM` or `OPM`: the workload's per-minute unit (both ran the same workload).
+    pub per_minute_unit: &'static str,
     /// The headlines; `None` unless both results have one.
     pub headline: Option<HeadlineComparison>,
-    /// Throughput per watt, when both measured power and ran the same workload.
+    /// Throughput per watt, when both measured power.
     pub per_watt: Option<Change>,
     /// Dollars per TPS, when both have it.
     pub cost_per_tps_usd: Option<Change>,
-    /// Dollars per NOPM or OPM, when both have it and ran the same workload.
+    /// Dollars per NOPM or OPM, when both have it.
     pub cost_per_minute_unit_usd: Option<Change>,
     /// The steps found in both, matched by user load, in `a`'s order.
     pub steps: Vec<StepComparison>,
     /// Steps found in only one of the two (`a` or `b`, step index), so none goes missing silently.
     pub unmatched_steps: Vec<(char, u32)>,
-    /// What differs between the two runs besides the system under test (scale or size, pacing,
-    /// workload), which a reader must weigh before reading the changes as the system's.
+    /// What differs between the two runs besides the system under test (engine, scale or size,
+    /// pacing), which a reader must weigh before reading the changes as the system's.
     pub warnings: Vec<String>,
+    /// Both caps, when the results were judged by different ones (`null` when by the same): each
+    /// headline is then the best step within its own cap, which a reader must know before comparing them.
+    pub caps: Option<Caps>,
 }
 
 /// The configuration settings that shape a run's load: two results that differ in one compare more
@@ -146,13 +181,6 @@ const LOAD_SHAPING: [&str; 10] = [
 /// What differs between `a` and `b` besides the system under test.
 fn warnings(a: &RunResult, b: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
-    if a.workload != b.workload {
-        out.push(format!(
-            "the workloads differ ({} against {})",
-            a.workload.per_minute_unit(),
-            b.workload.per_minute_unit()
-        ));
-    }
     if a.server.engine != b.server.engine {
         out.push(format!("the engines differ ({} against {})", a.server.engine, b.server.engine));
     }
@@ -171,17 +199,27 @@ fn warnings(a: &RunResult, b: &RunResult) -> Vec<String> {
     out
 }
 
+/// A result's cap in `--rt-cap` syntax, as its steps were judged (the first judged step's rules).
+fn cap_of(r: &RunResult) -> Option<String> {
+    let verdict = r.steps.iter().find_map(|s| s.cap.as_ref())?;
+    Some(verdict.rules.iter().map(|rule| rule.rule.as_str()).collect::<Vec<_>>().join(","))
+}
+
 /// Compares `b` against `a`.
-pub fn compare(a: &RunResult, b: &RunResult) -> Comparison {
-    let same_workload = a.workload == b.workload;
-    let per_minute_unit = same_workload.then(|| a.workload.per_minute_unit());
+///
+/// # Errors
+/// [`CompareError::Workloads`] when they ran different workloads.
+pub fn compare(a: &RunResult, b: &RunResult) -> Result<Comparison, CompareError> {
+    if a.workload != b.workload {
+        return Err(CompareError::Workloads { a: a.workload, b: b.workload });
+    }
     let (a_steps, b_steps) = (median_steps(a), median_steps(b));
     let mut steps = Vec::new();
     let mut unmatched_steps = Vec::new();
     for (x, key) in a_steps.iter().zip(load_keys(&a_steps)) {
         match load_keys(&b_steps).iter().position(|k| *k == key) {
             Some(j) => {
-                let mut step = compare_steps(x, b_steps[j], same_workload);
+                let mut step = compare_steps(x, b_steps[j]);
                 step.significance = welch(&runs_at(a, x.users, key.1), &runs_at(b, x.users, key.1));
                 steps.push(step);
             }
@@ -194,34 +232,34 @@ pub fn compare(a: &RunResult, b: &RunResult) -> Comparison {
             unmatched_steps.push(('b', y.index));
         }
     }
-    let headline = headline(a, b, same_workload);
     let (ap, bp) = (a.power.as_ref(), b.power.as_ref());
     let (ac, bc) = (a.cost.as_ref(), b.cost.as_ref());
-    Comparison {
-        per_minute_unit,
-        headline,
-        per_watt: Change::both(ap.map(|p| p.per_watt), bp.map(|p| p.per_watt)).filter(|_| same_workload),
+    let (a_cap, b_cap) = (cap_of(a), cap_of(b));
+    Ok(Comparison {
+        per_minute_unit: a.workload.per_minute_unit(),
+        headline: headline(a, b),
+        per_watt: Change::both(ap.map(|p| p.per_watt), bp.map(|p| p.per_watt)),
         cost_per_tps_usd: Change::both(ac.and_then(|c| c.per_tps_usd), bc.and_then(|c| c.per_tps_usd)),
         cost_per_minute_unit_usd: Change::both(
             ac.and_then(|c| c.per_minute_unit_usd),
             bc.and_then(|c| c.per_minute_unit_usd),
-        )
-        .filter(|_| same_workload),
+        ),
         steps,
         unmatched_steps,
         warnings: warnings(a, b),
-    }
+        caps: (a_cap != b_cap).then_some(Caps { a: a_cap, b: b_cap }),
+    })
 }
 
-/// The headline figure of `r`'s best step within the cap: NOPM or OPM, or TPS across workloads.
-fn headline_figure(f: &Figures, same_workload: bool) -> f64 {
-    if same_workload { f.per_minute().unwrap_or(f.tps) } else { f.tps }
+/// The headline figure of a step: NOPM or OPM (TPS for a step without either).
+fn headline_figure(f: &Figures) -> f64 {
+    f.per_minute().unwrap_or(f.tps)
 }
 
 /// The two headlines compared, in the workload's unit: each result's best step within the cap in its
 /// median run (its `max_within_cap` when it ran once), with Welch's test over every run's figure at
 /// that user load when both repeated the plan.
-fn headline(a: &RunResult, b: &RunResult, same_workload: bool) -> Option<HeadlineComparison> {
+fn headline(a: &RunResult, b: &RunResult) -> Option<HeadlineComparison> {
     let best = |r: &RunResult| -> Option<Step> {
         let median: Vec<Step> = median_steps(r).into_iter().cloned().collect();
         best_step_within_cap(&median).cloned()
@@ -229,17 +267,17 @@ fn headline(a: &RunResult, b: &RunResult, same_workload: bool) -> Option<Headlin
     // A result without a headline of its own (no cap, or none kept) has none here either.
     a.max_within_cap.as_ref().zip(b.max_within_cap.as_ref())?;
     let (x, y) = (best(a)?, best(b)?);
-    let figure = |s: &Step| headline_figure(&s.figures, same_workload);
+    let figure = |s: &Step| headline_figure(&s.figures);
     let per_run = |r: &RunResult, s: &Step| -> Vec<f64> {
         runs_of(r)
             .into_iter()
             .filter_map(|run| r.steps.iter().find(|t| t.run == run && t.users == s.users))
-            .map(|t| headline_figure(&t.figures, same_workload))
+            .map(|t| headline_figure(&t.figures))
             .collect()
     };
     let change = |of: fn(&Figures) -> f64| Change::new(of(&x.figures), of(&y.figures));
     Some(HeadlineComparison {
-        unit: if same_workload { a.workload.per_minute_unit() } else { "TPS" },
+        unit: a.workload.per_minute_unit(),
         throughput: Change::new(figure(&x), figure(&y)),
         users: Change::new(x.users as f64, y.users as f64),
         tps: change(|f| f.tps),
@@ -284,14 +322,14 @@ fn load_keys(steps: &[&Step]) -> Vec<(u64, usize)> {
         .collect()
 }
 
-fn compare_steps(a: &Step, b: &Step, same_workload: bool) -> StepComparison {
+fn compare_steps(a: &Step, b: &Step) -> StepComparison {
     let change = |figure: fn(&Figures) -> f64| Change::new(figure(&a.figures), figure(&b.figures));
     StepComparison {
         index: a.index,
         b_index: b.index,
         users: Change::new(a.users as f64, b.users as f64),
         tps: change(|f| f.tps),
-        per_minute: Change::both(a.figures.per_minute(), b.figures.per_minute()).filter(|_| same_workload),
+        per_minute: Change::both(a.figures.per_minute(), b.figures.per_minute()),
         rt_avg_ms: change(|f| f.rt_avg_ms),
         rt_p95_ms: change(|f| f.rt_p95_ms),
         rt_tot_avg_ms: Change::both(a.figures.rt_tot_avg_ms, b.figures.rt_tot_avg_ms),
@@ -350,7 +388,7 @@ mod tests {
 
     #[test]
     fn study4_headline_is_3_36_times_at_14000_users() {
-        let c = compare(&baseline(), &accelerated());
+        let c = compare(&baseline(), &accelerated()).unwrap();
         let h = c.headline.as_ref().unwrap();
         assert_eq!((h.tps.before, h.tps.after), (205.0, 689.0));
         assert_eq!((h.users.before, h.users.after), (4_000.0, 14_000.0));
@@ -359,7 +397,7 @@ mod tests {
         assert_eq!(c.steps.len(), 1);
         assert_eq!((c.steps[0].index, c.steps[0].b_index), (1, 0));
         assert_eq!(c.unmatched_steps, [('a', 0), ('a', 2), ('b', 1), ('b', 2), ('b', 3)]);
-        assert_eq!(c.per_minute_unit, Some("NOPM"));
+        assert_eq!(c.per_minute_unit, "NOPM");
         assert_eq!(c.steps[0].per_minute, Some(Change::new(6_150.0, 6_150.0)));
         assert_eq!(c.steps[0].rt_avg_ms.ratio.map(|r| format!("{r:.2}")).as_deref(), Some("0.11"));
     }
@@ -378,7 +416,7 @@ mod tests {
         let a = result(Workload::Tpcc, runs.clone());
         runs.truncate(1);
         let b = result(Workload::Tpcc, runs);
-        let c = compare(&a, &b);
+        let c = compare(&a, &b).unwrap();
         assert_eq!(c.steps.len(), 1);
         assert_eq!(c.steps[0].tps, Change::new(120.0, 100.0));
     }
@@ -392,18 +430,18 @@ mod tests {
     fn the_gate_fails_a_drop_beyond_the_allowance_only() {
         let a = repeated(16, &[6_000]);
         let pass = |c: &Comparison, pct| matches!(c.gate(pct, true), Gate::Pass(_));
-        let slower = compare(&a, &repeated(16, &[5_400]));
+        let slower = compare(&a, &repeated(16, &[5_400])).unwrap();
         assert!(!pass(&slower, 5.0), "10% slower fails a 5% gate");
         assert!(pass(&slower, 10.0), "10% slower passes a 10% gate");
         assert_eq!(
             slower.gate(5.0, true),
             Gate::Fail("B is slower than A by more than 5%: NOPM 6,000 → 5,400 (-10.0%)".into())
         );
-        assert!(pass(&compare(&a, &repeated(16, &[7_000])), 0.0), "faster passes");
+        assert!(pass(&compare(&a, &repeated(16, &[7_000])).unwrap(), 0.0), "faster passes");
         let mut none = repeated(16, &[9_000]);
         none.max_within_cap = None;
         assert!(
-            matches!(compare(&a, &none).gate(5.0, true), Gate::Fail(why) if why.contains("B has no step"))
+            matches!(compare(&a, &none).unwrap().gate(5.0, true), Gate::Fail(why) if why.contains("B has no step"))
         );
     }
 
@@ -416,7 +454,7 @@ mod tests {
         a.config = serde_json::json!({"transactions": "client", "scale": 10, "keying_time": "spec"});
         b.config = serde_json::json!({"transactions": "server", "scale": 10, "keying_time": "off"});
         assert_eq!(
-            compare(&a, &b).warnings,
+            compare(&a, &b).unwrap().warnings,
             [
                 "the engines differ (postgres against sqlserver)",
                 "transactions differs: \"client\" against \"server\"",
@@ -425,7 +463,7 @@ mod tests {
         );
         b.interrupted = true;
         assert_eq!(
-            compare(&a, &b).warnings.last().map(String::as_str),
+            compare(&a, &b).unwrap().warnings.last().map(String::as_str),
             Some("B was stopped early: its steps hold only what ran")
         );
     }

@@ -1,12 +1,13 @@
 //! The charts of one result's page, each drawn with [`crate::render::html::svg`]: throughput over time
-//! with the warm-up and each step's window shaded, the host and database counters on the same clock,
-//! each transaction's mean response time over time, throughput and response time against users (with
-//! the cap), and each step's response-time percentile curves on a "nines" axis. The colours are public
-//! so that a test can find the lines in a screenshot of the page.
+//! with the warm-up and each step's window shaded and labelled with its users, the host and database
+//! counters on the same clock (bytes in KB, MB or GB), each transaction's mean response time over time,
+//! throughput and response time against users (with every rule of the cap: the figure it judges and
+//! its limit), and each step's response-time percentile curves on a "nines" axis. The colours are
+//! public so that a test can find the lines in a screenshot of the page.
 
-use crate::model::{ORDER, RunResult, Step, Workload};
+use crate::model::{ORDER, RuleVerdict, RunResult, Step, Workload};
 use crate::numfmt::thousands;
-use crate::render::counters::CounterChart;
+use crate::render::counters::{CounterChart, readable_unit};
 use crate::render::html::intervals::intervals_of;
 use crate::render::html::svg::{Band, Chart, Series, line_chart};
 use crate::stats::cap::best_step_within_cap;
@@ -22,6 +23,9 @@ pub const P95_COLOUR: &str = "#ff7f0e";
 /// none is used by another chart, so each curve can be told apart from the lines above.
 pub const TRANSACTION_COLOURS: [&str; 8] =
     ["#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939"];
+/// Colour of a cap rule's figure over all transactions (`p90=40ms`) against users: a rule on one
+/// transaction (`new_order.p90=5s`) takes that transaction's colour.
+pub const RULE_COLOUR: &str = "#8c6d31";
 
 /// The percentiles of the latency curves; the labelled ones are ticks of the "nines" axis.
 const PERCENTILES: [(f64, Option<&str>); 7] = [
@@ -34,26 +38,42 @@ const PERCENTILES: [(f64, Option<&str>); 7] = [
     (99.99, Some("99.99")),
 ];
 
-/// The warm-up and each step's measured window, to shade under a chart over time.
+/// The warm-up and each step's measured window, to shade under a chart over time, each labelled with
+/// its users (the count alone where the words do not fit).
 fn step_bands(r: &RunResult) -> Vec<Band> {
     let mut bands = Vec::new();
     if let Some(first) = r.steps.iter().map(|s| s.window.start_s).reduce(f64::min).filter(|s| *s > 0.0) {
-        bands.push(Band { from: 0.0, to: first, label: "warm-up".into(), fill: "#eeeeee" });
+        let label = "warm-up".to_string();
+        bands.push(Band { from: 0.0, to: first, short: label.clone(), label, fill: "#eeeeee" });
     }
     for (i, s) in r.steps.iter().enumerate().filter(|(_, s)| s.window.end_s > s.window.start_s) {
         let fill = if i % 2 == 0 { "#e8f0fa" } else { "#f3f7fc" };
+        let users = thousands(s.users as f64, 0);
         bands.push(Band {
             from: s.window.start_s,
             to: s.window.end_s,
-            label: format!("{} users", thousands(s.users as f64, 0)),
+            label: format!("{users} users"),
+            short: users,
             fill,
         });
     }
     bands
 }
 
-/// One chart of counter series on the run's clock, its steps shaded like the throughput's above.
+/// The x axis' label of a chart over time: what its shaded bands are, when it has a step's.
+fn time_label(r: &RunResult) -> &'static str {
+    if r.steps.iter().any(|s| s.window.end_s > s.window.start_s) {
+        "seconds (each step's window shaded, labelled with its users)"
+    } else {
+        "seconds"
+    }
+}
+
+/// One chart of counter series on the run's clock, its steps shaded like the throughput's above;
+/// bytes in the unit that reads best (KB, MB, GB).
 pub(crate) fn counter_chart(r: &RunResult, c: &CounterChart) -> String {
+    let max = c.lines.iter().flat_map(|(_, s)| &s.points).map(|p| p[1]).fold(0.0, f64::max);
+    let (divisor, unit) = readable_unit(c.unit, max);
     let series: Vec<Series> = c
         .lines
         .iter()
@@ -61,16 +81,16 @@ pub(crate) fn counter_chart(r: &RunResult, c: &CounterChart) -> String {
         .map(|((label, s), colour)| Series {
             name: label,
             colour,
-            points: s.points.iter().map(|p| (p[0], p[1])).collect(),
+            points: s.points.iter().map(|p| (p[0], p[1] / divisor)).collect(),
         })
         .collect();
     line_chart(
         &Chart {
             title: &c.title,
-            x_label: "seconds",
-            y_label: c.unit,
+            x_label: time_label(r),
+            y_label: &unit,
             x_ticks: None,
-            limit: None,
+            limits: Vec::new(),
             bands: step_bands(r),
         },
         &series,
@@ -98,10 +118,10 @@ pub(crate) fn throughput_over_time(r: &RunResult) -> String {
     line_chart(
         &Chart {
             title: "Throughput over time",
-            x_label: "seconds",
+            x_label: time_label(r),
             y_label: unit,
             x_ticks: None,
-            limit: None,
+            limits: Vec::new(),
             bands: step_bands(r),
         },
         &[Series { name: unit, colour: THROUGHPUT_COLOUR, points }],
@@ -128,10 +148,10 @@ pub(crate) fn response_time_over_time(r: &RunResult) -> String {
     line_chart(
         &Chart {
             title: "Mean response time over time, per transaction",
-            x_label: "seconds",
+            x_label: time_label(r),
             y_label: "ms",
             x_ticks: None,
-            limit: None,
+            limits: Vec::new(),
             bands: step_bands(r),
         },
         &series,
@@ -158,56 +178,79 @@ pub(crate) fn throughput_against_users(r: &RunResult) -> String {
             x_label: "users",
             y_label: unit,
             x_ticks: None,
-            limit: None,
+            limits: Vec::new(),
             bands: Vec::new(),
         },
         &[Series { name: unit, colour: THROUGHPUT_COLOUR, points: per_step(r, figure) }],
     )
 }
 
-/// Step mean response time against users, with the cap's mean limit as a dashed line: the overall
-/// `avg`; for DS2 its `rt_tot_avg` and the whole order's mean, and the limit on either.
+/// Step response times against users, with every rule of the cap: the mean and p95 the step table
+/// shows (DS2: `rt_tot_avg` and the whole order's mean), a line per other rule (`p90=40ms`,
+/// `new_order.p90=5s`: the figure it judged, step by step), and each rule's limit dashed.
 pub(crate) fn response_time_against_users(r: &RunResult) -> String {
-    let means = match r.workload {
-        Workload::Tpcc => ["avg="].as_slice(),
-        Workload::Ds2 => ["order.avg=", "rt_tot.avg="].as_slice(),
+    let (shown, mut series): (&[&str], Vec<Series>) = match r.workload {
+        Workload::Tpcc => (
+            &["avg", "p95"],
+            vec![
+                Series { name: "average", colour: AVG_COLOUR, points: per_step(r, |s| s.figures.rt_avg_ms) },
+                Series { name: "p95", colour: P95_COLOUR, points: per_step(r, |s| s.figures.rt_p95_ms) },
+            ],
+        ),
+        Workload::Ds2 => (
+            &["rt_tot.avg", "order.avg"],
+            vec![
+                Series {
+                    name: "rt_tot_avg",
+                    colour: AVG_COLOUR,
+                    points: per_step(r, |s| s.figures.rt_tot_avg_ms.unwrap_or(0.0)),
+                },
+                Series {
+                    name: "order average (from its intended start)",
+                    colour: P95_COLOUR,
+                    points: per_step(r, |s| s.figures.order_rt_avg_ms.unwrap_or(0.0)),
+                },
+            ],
+        ),
     };
-    let limit = r
-        .steps
+    let rules: Vec<&RuleVerdict> =
+        r.steps.iter().find_map(|s| s.cap.as_ref()).map_or(Vec::new(), |c| c.rules.iter().collect());
+    // Each rule by what it judges (`new_order.p90` of `new_order.p90=5s`).
+    let judged: Vec<(&str, &RuleVerdict)> = rules
         .iter()
-        .filter_map(|s| s.cap.as_ref())
-        .flat_map(|c| &c.rules)
-        .find(|rule| means.iter().any(|m| rule.rule.starts_with(m)))
-        .map(|rule| (rule.limit_ms, format!("cap {}", rule.rule)));
-    let series = match r.workload {
-        Workload::Tpcc => vec![
-            Series { name: "average", colour: AVG_COLOUR, points: per_step(r, |s| s.figures.rt_avg_ms) },
-            Series { name: "p95", colour: P95_COLOUR, points: per_step(r, |s| s.figures.rt_p95_ms) },
-        ],
-        Workload::Ds2 => vec![
-            Series {
-                name: "rt_tot_avg",
-                colour: AVG_COLOUR,
-                points: per_step(r, |s| s.figures.rt_tot_avg_ms.unwrap_or(0.0)),
-            },
-            Series {
-                name: "order average (from its intended start)",
-                colour: P95_COLOUR,
-                points: per_step(r, |s| s.figures.order_rt_avg_ms.unwrap_or(0.0)),
-            },
-        ],
-    };
+        .map(|rule| (rule.rule.split_once('=').map_or(rule.rule.as_str(), |(f, _)| f), *rule))
+        .collect();
+    for (figure, rule) in judged.iter().filter(|(figure, _)| !shown.contains(figure)) {
+        let colour = match figure.split_once('.') {
+            Some((txn, _)) if r.workload.transactions().contains(&txn) => txn_colour(r.workload, txn),
+            _ => RULE_COLOUR,
+        };
+        series.push(Series { name: figure, colour, points: observed(r, &rule.rule) });
+    }
     line_chart(
         &Chart {
             title: "Response time against users",
             x_label: "users",
             y_label: "ms",
             x_ticks: None,
-            limit,
+            limits: rules.iter().map(|rule| (rule.limit_ms, rule.rule.clone())).collect(),
             bands: Vec::new(),
         },
         &series,
     )
+}
+
+/// What cap rule `rule` observed in each step that measured it, at the step's users.
+fn observed(r: &RunResult, rule: &str) -> Vec<(f64, f64)> {
+    let mut steps: Vec<&Step> = r.steps.iter().collect();
+    steps.sort_by_key(|s| (s.users, s.run));
+    steps
+        .into_iter()
+        .filter_map(|s| {
+            let verdict = s.cap.as_ref()?.rules.iter().find(|v| v.rule == rule)?;
+            Some((s.users as f64, verdict.observed_ms?))
+        })
+        .collect()
 }
 
 /// Where percentile `p` lies on the "nines" axis: 90 → 1, 99 → 2, 99.9 → 3.
@@ -251,7 +294,7 @@ fn percentiles(workload: Workload, step: &Step) -> String {
             x_label: "percentile",
             y_label: "ms",
             x_ticks: Some(ticks),
-            limit: None,
+            limits: Vec::new(),
             bands: Vec::new(),
         },
         &series,
@@ -263,6 +306,50 @@ mod tests {
     use super::*;
     use crate::fixtures::sweep;
     use crate::render::html::result::render;
+
+    #[test]
+    fn every_rule_of_the_cap_is_drawn_against_users() {
+        let mut r = sweep();
+        let cap: crate::stats::cap::Cap = "avg=1s,p90=1s,new_order.p90=20s,payment.p90=20s".parse().unwrap();
+        for s in &mut r.steps {
+            s.cap = Some(cap.evaluate(&s.figures));
+        }
+        let svg = response_time_against_users(&r);
+        for legend in
+            [">average</text>", ">p95</text>", ">p90</text>", ">new_order.p90</text>", ">payment.p90</text>"]
+        {
+            assert!(svg.contains(legend), "{legend}: {svg}");
+        }
+        assert!(!svg.contains(">avg</text>"), "the mean is drawn once, as the average");
+        // avg=1s and p90=1s share one line within reach; the p90s at 20 s are named above the data.
+        assert_eq!(svg.matches("stroke-dasharray").count(), 1, "{svg}");
+        assert!(svg.contains("<title>cap avg=1s, p90=1s</title></line>"), "{svg}");
+        assert!(svg.contains(">cap avg=1s, p90=1s</text>"), "{svg}");
+        assert!(svg.contains(">cap p90=20s ×2 (above)</text>"), "{svg}");
+        // The p90 line is the figure the cap judged, step by step.
+        let judged = r.steps[2].cap.as_ref().unwrap().rules[1].observed_ms.unwrap();
+        assert!(svg.contains(&format!("<title>p90: {} at 30</title>", thousands(judged, 1))), "{svg}");
+    }
+
+    #[test]
+    fn bands_name_their_users_and_bytes_read_in_gb() {
+        let mut r = sweep();
+        for (i, s) in r.steps.iter_mut().enumerate() {
+            let start = 10.0 + 20.0 * i as f64;
+            s.window = crate::model::Window { start_s: start, end_s: start + 15.0 };
+        }
+        r.counters = vec![crate::model::CounterSeries {
+            source: "client".into(),
+            name: "mem_used_bytes".into(),
+            points: vec![[10.0, 2.1e9], [30.0, 2.4e9], [50.0, 2.2e9]],
+        }];
+        let chart = &crate::render::counters::charts(&r)[0];
+        let svg = counter_chart(&r, chart);
+        assert!(svg.contains(">GB</text>"), "the axis' unit: {svg}");
+        assert!(svg.contains(">2.0</text>") && !svg.contains("000,000"), "ticks in GB: {svg}");
+        assert!(svg.contains(">20 users</text>"), "a band labelled with its users: {svg}");
+        assert!(svg.contains("labelled with its users)</text>"), "the x axis says what the bands are");
+    }
 
     #[test]
     fn percentiles_lie_on_a_nines_axis() {

@@ -1,7 +1,9 @@
 //! `report html A B …`: one self-contained page comparing several results, the studies' "before and
 //! after" view: each result's headline in a table with its change against the first (the baseline),
-//! the warnings [`crate::stats::compare`] raises, throughput and response time against users with a line per
-//! result, and each result's throughput over its own clock.
+//! the warnings [`crate::stats::compare`] raises (and the caps, when they differ), throughput and
+//! response time against users with a line per result, and each result's throughput over its own
+//! clock. Results of another workload than the baseline's are refused, as `report compare` refuses
+//! them.
 
 use std::fmt::Write as _;
 
@@ -11,20 +13,25 @@ use crate::render::describe;
 use crate::render::html::frame::{esc, open_page};
 use crate::render::html::intervals::intervals_of;
 use crate::render::html::svg::{Line, overlay_chart};
+use crate::render::text::compare::caps_line;
 use crate::stats::cap::best_step_within_cap;
-use crate::stats::compare::{Comparison, compare};
+use crate::stats::compare::{CompareError, Comparison, compare};
 
 /// Colours of the results, the baseline first.
 const RESULT_COLOURS: [&str; 6] = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2"];
 
 /// The comparison page of `results`, each named (its directory's name), the first the baseline.
-pub fn render(results: &[(String, RunResult)]) -> String {
+///
+/// # Errors
+/// [`CompareError::Workloads`] when a result ran another workload than the baseline.
+pub fn render(results: &[(String, RunResult)]) -> Result<String, CompareError> {
     let Some((base_name, base)) = results.first() else {
-        return open_page("no results") + "</body></html>\n";
+        return Ok(open_page("no results") + "</body></html>\n");
     };
     let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
     // Each result against the baseline, once: its headline's row and its notes both read it.
-    let comparisons: Vec<Comparison> = results.iter().map(|(_, r)| compare(base, r)).collect();
+    let comparisons: Vec<Comparison> =
+        results.iter().map(|(_, r)| compare(base, r)).collect::<Result<_, _>>()?;
     let mut h = open_page(&format!("Comparison: {}", names.join(" vs ")));
     h.push_str(&headline_table(results, &comparisons));
     for ((name, _), c) in results.iter().zip(&comparisons).skip(1) {
@@ -32,7 +39,7 @@ pub fn render(results: &[(String, RunResult)]) -> String {
     }
     h.push_str(&charts(results, &names));
     h.push_str("</body></html>\n");
-    h
+    Ok(h)
 }
 
 /// A row per result (the baseline first): what ran, its headline within the cap and where it was
@@ -76,6 +83,9 @@ fn against_baseline(base_name: &str, name: &str, c: &Comparison) -> String {
             esc(name),
             esc(w)
         );
+    }
+    if let Some(caps) = &c.caps {
+        let _ = write!(h, "<p class=\"fail\">{}: {}</p>", esc(name), esc(&caps_line(caps)));
     }
     if let Some(sig) = c.headline.as_ref().and_then(|x| x.significance) {
         let _ = write!(h, "<p>{}: {}</p>", esc(name), esc(&sig.statement("faster", "slower")));
@@ -123,7 +133,7 @@ fn step_table(a: &str, b: &str, c: &Comparison) -> String {
     if c.steps.is_empty() {
         return String::new();
     }
-    let unit = c.per_minute_unit.unwrap_or("TPS");
+    let unit = c.per_minute_unit;
     let mut h = format!(
         "<div class=\"scroll\"><table><caption>{b} against {a}, step by step</caption><tr><th>users</th>\
          <th>{unit} {a}</th><th>{unit} {b}</th><th>change</th><th>avg ms {a}</th><th>avg ms {b}</th><th>change</th></tr>",
@@ -158,7 +168,7 @@ mod tests {
         let mut a = baseline();
         a.timeseries = sweep().timeseries;
         a.interrupted = true;
-        let page = render(&[("hdd".to_string(), a), ("nvme".to_string(), accelerated())]);
+        let page = render(&[("hdd".to_string(), a), ("nvme".to_string(), accelerated())]).unwrap();
         assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
         assert!(page.contains("<td>nvme</td>") || page.contains(">nvme</td>"), "each result named");
         assert!(
@@ -175,13 +185,31 @@ mod tests {
             ("before".to_string(), repeated(16, &[6_000, 6_120, 5_940])),
             ("after".to_string(), repeated(16, &[6_720, 6_700, 6_760])),
         ];
-        let page = render(&results);
+        let page = render(&results).unwrap();
         assert!(page.contains("<p>after: B is 11.7% faster, p &lt; 0.01</p>"), "{page}");
         insta::assert_snapshot!("comparison_of_repeated_runs", tag_lines(&page));
     }
 
     #[test]
+    fn another_workload_is_refused_and_other_caps_are_said() {
+        let mut ds2 = accelerated();
+        ds2.workload = crate::model::Workload::Ds2;
+        let refused = render(&[("tpcc".to_string(), baseline()), ("ds2".to_string(), ds2)]);
+        assert!(matches!(refused, Err(CompareError::Workloads { .. })), "{refused:?}");
+        let mut strict = accelerated();
+        let cap: crate::stats::cap::Cap = "p90=6ms".parse().unwrap();
+        for s in &mut strict.steps {
+            s.cap = Some(cap.evaluate(&s.figures));
+        }
+        let page = render(&[("hdd".to_string(), baseline()), ("nvme".to_string(), strict)]).unwrap();
+        assert!(
+            page.contains("<p class=\"fail\">nvme: the caps differ: A avg=1s, B p90=6ms: each headline"),
+            "{page}"
+        );
+    }
+
+    #[test]
     fn no_results_still_make_a_page() {
-        insta::assert_snapshot!("comparison_of_no_results", tag_lines(&render(&[])));
+        insta::assert_snapshot!("comparison_of_no_results", tag_lines(&render(&[]).unwrap()));
     }
 }

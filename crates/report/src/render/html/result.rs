@@ -1,28 +1,44 @@
 //! `report.html`: one self-contained page (no scripts, no network: styles inline, charts as inline SVG)
-//! that reads top down as a study does: a title saying what ran, the headline (max NOPM or OPM within
-//! the cap, with the cap), the settings, server and client, the step table, each step's transactions,
-//! errors, audit and counters; then the charts — throughput over time with warm-up and each step's
-//! window marked, the host and database counters on the same clock beneath it, response time over time
-//! per transaction, throughput and response time against users (when there are several loads, with
-//! the cap), and each step's percentile curves. Every point names its value on hover (SVG `<title>`),
-//! the charts shrink to a phone's width, and the page prints. Every number comes from the [`RunResult`].
+//! that puts the answer first: a title saying what ran and the headline (max NOPM or OPM within the
+//! cap, with the cap); the steps (their table, why a step failed its cap, each step's audit in a line);
+//! throughput and response time against users (when there are several loads, with every rule of the
+//! cap); the response time per transaction (over time, each step's table, each step's percentile
+//! curves); throughput over time with the host and database counters on the same clock beneath it
+//! (the counters that read zero throughout named in a line, not drawn); each step's full audit,
+//! folded, its notes said once; the errors; and last the settings, server and client. Every point
+//! names its value on hover (SVG `<title>`), the charts shrink to a phone's width, and the page
+//! prints. Every number comes from the [`RunResult`].
 //!
+//! Each section's heading carries an id ([`SECTIONS`], in page order), so a test can check the order.
 //! The page's charts are [`crate::render::html::charts`]', drawn with [`crate::render::html::svg`].
 
 use std::fmt::Write as _;
 
 use crate::model::RunResult;
-use crate::model::audit::Verdict;
+use crate::model::audit::{Audit, Verdict};
 use crate::model::counters::{split_key, step_keys};
 use crate::numfmt::thousands;
-use crate::render::counters::{charts, label, value};
+use crate::render::counters::{charts, label, value, zero_series};
 use crate::render::describe;
 use crate::render::html::charts::{
     counter_chart, percentile_charts, response_time_against_users, response_time_over_time,
     throughput_against_users, throughput_over_time,
 };
 use crate::render::html::frame::{esc, open_page};
-use crate::render::steps::{headline, per_target, step_cells, step_columns, verdict};
+use crate::render::steps::{failure, headline, per_target, step_cells, step_columns, verdict};
+use crate::render::text::audit::{self, line};
+
+/// The page's sections, in the order it shows them: each heading's id and its words. A section with
+/// nothing to show (one user load, no audit, no errors) is left out.
+pub const SECTIONS: [(&str, &str); 7] = [
+    ("steps", "Steps"),
+    ("against-users", "Throughput and response time against users"),
+    ("per-transaction", "Response time per transaction"),
+    ("over-time", "Throughput and counters over time"),
+    ("audit", "Audit"),
+    ("errors", "Errors"),
+    ("settings", "Settings, server and client"),
+];
 
 /// Renders the whole page. It exists so that a run can be read — and its curves seen — in any
 /// browser, offline, from one file that can be mailed or archived beside `result.json`.
@@ -32,32 +48,89 @@ pub fn render(r: &RunResult) -> String {
     if r.interrupted {
         h.push_str("<p class=\"fail\">Interrupted: the run was stopped early; the figures cover the steps that ran.</p>");
     }
-    h.push_str(&about(r));
-    h.push_str("<h2>Steps</h2>");
-    h.push_str(&step_table(r));
-    for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
-        let _ = write!(h, "<p>{}</p>", esc(&per_target(s, r.workload)));
+    for (id, title) in SECTIONS {
+        let body = match id {
+            "steps" => steps(r),
+            // The answer's charts, full width.
+            "against-users" if several_loads(r) => {
+                format!("{}{}", throughput_against_users(r), response_time_against_users(r))
+            }
+            "per-transaction" => per_transaction(r),
+            "over-time" => over_time(r),
+            "audit" => audit_section(r),
+            "errors" => errors(r),
+            "settings" => about(r),
+            _ => String::new(),
+        };
+        if !body.is_empty() {
+            let _ = write!(h, "<h2 id=\"{id}\">{}</h2>{body}", esc(title));
+        }
     }
-    h.push_str(&counter_table(r));
-    // Throughput and the counters side by side on one clock: a disk that saturates shows beside the
-    // throughput that flattened.
+    h.push_str("</body></html>\n");
+    h
+}
+
+/// The steps: their table and the headline under it, why a step failed its cap or was not measured,
+/// each target's share, and each step's audit in a line.
+fn steps(r: &RunResult) -> String {
+    let mut h = step_table(r);
+    let mut line_of = |text: String, class: &str| {
+        let _ = write!(h, "<p{class}>{}</p>", esc(&text));
+    };
+    for s in r.steps.iter().filter(|s| s.cap.as_ref().is_some_and(|v| v.rules.iter().any(|r| !r.passed))) {
+        line_of(failure(s), " class=\"fail\"");
+    }
+    for (s, why) in r.steps.iter().filter_map(|s| Some((s, s.cap.as_ref()?.invalid.as_ref()?))) {
+        line_of(format!("step {} run {} not measured: {why}", s.index + 1, s.run), " class=\"fail\"");
+    }
+    for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
+        line_of(per_target(s, r.workload), "");
+    }
+    // The audit's lines, one a step, close together: a FLAG the pacing does not explain marked.
+    let audits: Vec<String> = r
+        .steps
+        .iter()
+        .filter_map(|s| {
+            let a = s.audit.as_ref()?;
+            let text = esc(&line(s, a));
+            Some(if unexpected_flags(a) { format!("<span class=\"fail\">{text}</span>") } else { text })
+        })
+        .collect();
+    if !audits.is_empty() {
+        let _ = write!(h, "<p>{}</p>", audits.join("<br>"));
+    }
+    h
+}
+
+/// Whether audit `a` flagged something a run without the spec's pacing does not explain.
+fn unexpected_flags(a: &Audit) -> bool {
+    a.flagged().any(|c| !a.expected_unpaced(c))
+}
+
+/// The response time per transaction: each one's mean over time, each step's table, and each step's
+/// percentile curves.
+fn per_transaction(r: &RunResult) -> String {
+    let mut h = response_time_over_time(r);
+    h.push_str(&transaction_tables(r));
+    let _ = write!(h, "<div class=\"grid\">{}</div>", percentile_charts(r));
+    h
+}
+
+/// Throughput over time and the counters on the same clock, so that a disk that saturates shows
+/// beside the throughput that flattened: the counters' step averages, then their charts; the counters
+/// that read zero throughout named in a line instead of drawn flat.
+fn over_time(r: &RunResult) -> String {
+    let mut h = counter_table(r);
     h.push_str("<div class=\"grid\">");
     h.push_str(&throughput_over_time(r));
     for chart in charts(r) {
         h.push_str(&counter_chart(r, &chart));
     }
     h.push_str("</div>");
-    h.push_str(&response_time_over_time(r));
-    if several_loads(r) {
-        h.push_str(&throughput_against_users(r));
-        h.push_str(&response_time_against_users(r));
+    let zero = zero_series(r);
+    if !zero.is_empty() {
+        let _ = write!(h, "<p class=\"note\">Zero throughout, not drawn: {}.</p>", esc(&zero.join(", ")));
     }
-    h.push_str("<h2>Transactions</h2>");
-    h.push_str(&transaction_tables(r));
-    h.push_str(&errors(r));
-    h.push_str(&audit_tables(r));
-    h.push_str(&percentile_charts(r));
-    h.push_str("</body></html>\n");
     h
 }
 
@@ -201,23 +274,29 @@ fn step_table(r: &RunResult) -> String {
     h
 }
 
-/// Each audited step's checks, as `report show` lists them, flags marked.
-fn audit_tables(r: &RunResult) -> String {
+/// Each audited step's checks, as `report show --audit` lists them, flags marked, folded under the
+/// step's audit line; then the notes they share, once.
+fn audit_section(r: &RunResult) -> String {
     let mut h = String::new();
     for s in &r.steps {
-        let Some(audit) = &s.audit else { continue };
+        let Some(a) = &s.audit else { continue };
         let _ = write!(
             h,
-            "<div class=\"scroll\"><table class=\"kv\"><tr><th colspan=\"5\">audit of step {} run {}</th></tr>\
-             <tr><th>clause</th><th>figure</th><th>observed</th><th>spec</th><th>verdict</th></tr>",
+            "<details><summary>{}</summary><div class=\"scroll\"><table class=\"kv\">\
+             <caption>audit of step {} run {}</caption><tr><th>clause</th><th>check</th><th>observed</th><th>spec&#39;s bound</th><th>± chance</th><th>verdict</th></tr>",
+            esc(&line(s, a)),
             s.index + 1,
             s.run
         );
-        for c in &audit.checks {
-            let class = if c.verdict == Verdict::Flag { " class=\"fail\"" } else { "" };
+        for c in &a.checks {
+            let class = match c.verdict {
+                Verdict::Flag if !a.expected_unpaced(c) => " class=\"fail\"",
+                _ => "",
+            };
+            let chance = c.tolerance.map_or(String::new(), |t| format!("±{t:.2}"));
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td{class}>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{chance}</td><td{class}>{}</td></tr>",
                 esc(&c.clause),
                 esc(&c.name),
                 esc(&c.shown),
@@ -225,10 +304,15 @@ fn audit_tables(r: &RunResult) -> String {
                 esc(c.verdict.mark())
             );
         }
-        h.push_str("</table></div>");
-        for note in &audit.notes {
-            let _ = write!(h, "<p>{}</p>", esc(note));
-        }
+        h.push_str("</table></div></details>");
+    }
+    if !h.is_empty() {
+        let _ = write!(
+            h,
+            "<p class=\"note\">± chance: what chance alone spreads a share by (3 σ); a FLAG is outside the \
+             spec&#39;s bound by more than that. {}</p>",
+            esc(audit::notes(r).trim_end()).replace('\n', "<br>")
+        );
     }
     h
 }
@@ -274,13 +358,78 @@ mod tests {
         let plan = TpccAuditPlan { paced: false, warehouses: 1 };
         r.steps[1].audit = Some(tpcc(&r.steps[1], BTreeMap::new(), plan));
         let html = render(&r);
-        assert_eq!(html.matches("audit of step").count(), 1, "only the audited step");
-        assert!(html.contains("audit of step 2 run 1"));
+        // Changed with the page's order: the audit's line under the step table, the checks folded
+        // under the same line in the audit section.
+        assert_eq!(html.matches("step 2 run 1 audit: FLAG").count(), 2, "only the audited step, twice");
+        assert!(html.contains("<details><summary>step 2 run 1 audit: FLAG Order-Status share"), "{html}");
         assert!(
-            html.contains("<td>keying and think times</td><td>off</td><td>on (spec&#39;s)</td><td class=\"fail\">FLAG</td>"),
+            html.contains(
+                "<td>keying and think times</td><td>off</td><td>on (spec&#39;s)</td><td></td><td>FLAG</td>"
+            ),
+            "a FLAG the pacing explains is not marked as a failure: {html}"
+        );
+        assert!(
+            html.contains("<td>Order-Status share</td><td>0.00% (0/2400)</td><td>&gt;= 4.0%</td><td>±1.20</td><td class=\"fail\">FLAG</td>"),
             "{html}"
         );
-        assert!(html.contains("<p>Delivery runs inline, not deferred"));
+        assert!(html.contains("<td>remote Payments</td><td>0.00% (0/1200)</td><td>14.25–15.75%</td><td></td><td>not applicable at one warehouse</td>"));
+        assert_eq!(html.matches("Delivery runs inline, not deferred").count(), 1);
+    }
+
+    #[test]
+    fn the_answer_comes_first_and_the_settings_last() {
+        let mut r = sweep();
+        r.config = serde_json::json!({"scale": 1, "keying_time": "0", "think_time": "0"});
+        for s in &mut r.steps {
+            s.audit = Some(tpcc(s, BTreeMap::new(), TpccAuditPlan { paced: false, warehouses: 1 }));
+        }
+        r.errors_by_kind = BTreeMap::from([("deadlock".into(), 1)]);
+        let series = |name: &str, at: f64| CounterSeries {
+            source: "db:pg".into(),
+            name: name.into(),
+            points: (1..=6).map(|i| [f64::from(i) * 10.0, at]).collect(),
+        };
+        r.counters = vec![
+            series("commits_per_s", 900.0),
+            series("deadlocks_per_s", 0.0),
+            series("temp_bytes_per_s", 0.0),
+        ];
+        let html = render(&r);
+        let order = [
+            "<p class=\"headline\">",
+            "<h2 id=\"steps\">",
+            ">max TPS within cap: 40.0 at 20 users (step 2), avg 599.8 ms<",
+            "<h2 id=\"against-users\">",
+            "<title>Throughput against users</title>",
+            "<title>Response time against users</title>",
+            "<h2 id=\"per-transaction\">",
+            "<title>Mean response time over time, per transaction</title>",
+            "<caption>step 1 run 1: 10 users</caption>",
+            "<title>Response-time percentiles, step 1 run 1 (10 users)</title>",
+            "<h2 id=\"over-time\">",
+            "<title>Throughput over time</title>",
+            "<title>commits/s</title>",
+            "<h2 id=\"audit\">",
+            "<h2 id=\"errors\">",
+            "<h2 id=\"settings\">",
+            "<td>started</td>",
+        ];
+        let at: Vec<usize> = order
+            .iter()
+            .map(|needle| html.find(needle).unwrap_or_else(|| panic!("{needle} in {html}")))
+            .collect();
+        for (pair, places) in order.windows(2).zip(at.windows(2)) {
+            assert!(places[0] < places[1], "{} before {}", pair[0], pair[1]);
+        }
+        assert_eq!(html.matches("<h2").count(), SECTIONS.len(), "every section once");
+        assert!(
+            html.contains(
+                "<p class=\"note\">Zero throughout, not drawn: db:pg deadlocks/s, db:pg temp bytes/s.</p>"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("<title>deadlocks/s</title>"), "no flat chart");
+        assert_eq!(html.matches("Delivery runs inline").count(), 1, "said once, not per step");
     }
 
     #[test]

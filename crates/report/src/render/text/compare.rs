@@ -1,6 +1,6 @@
-//! `report compare`'s text ([`render`]): the warnings, the headline with its change (and Welch's test
-//! over the runs, when both repeated the plan), the per-watt and cost lines, then one table per step
-//! both results ran, a row per figure and per quoted counter. The figures are
+//! `report compare`'s text ([`render`]): the warnings, the caps when they differ, the headline with its
+//! change (and Welch's test over the runs, when both repeated the plan), the per-watt and cost lines,
+//! then one table per step both results ran, a row per figure and per quoted counter. The figures are
 //! [`crate::stats::compare`]'s.
 
 use std::fmt::Write as _;
@@ -8,20 +8,20 @@ use std::fmt::Write as _;
 use crate::model::counters::split_key;
 use crate::numfmt::{factor, figure, percent, thousands};
 use crate::render::counters::{label, value};
-use crate::stats::compare::{Change, Comparison, StepComparison};
+use crate::stats::compare::{Caps, Change, Comparison, StepComparison};
 
 /// The comparison as text: the headline, per-watt and cost lines, then one table per step.
 pub fn render(c: &Comparison) -> String {
     let mut out = String::new();
     let w = &mut out;
-    let unit = c.per_minute_unit.unwrap_or("TPS");
+    let unit = c.per_minute_unit;
     for warning in &c.warnings {
         let _ = writeln!(w, "warning: {warning}: the changes are not the systems' alone");
     }
-    headline(w, c, unit);
-    if c.per_minute_unit.is_none() {
-        let _ = writeln!(w, "the workloads differ: NOPM/OPM and per-watt figures are not compared");
+    if let Some(caps) = &c.caps {
+        let _ = writeln!(w, "{}", caps_line(caps));
     }
+    headline(w, c, unit);
     for (label, change, currency) in [
         (format!("{unit} per watt"), c.per_watt, ""),
         ("cost per TPS".to_string(), c.cost_per_tps_usd, "$"),
@@ -47,6 +47,16 @@ pub fn render(c: &Comparison) -> String {
         let _ = writeln!(w, "\nuser loads in only one result, not compared: {}", steps.join(", "));
     }
     out
+}
+
+/// The line saying that A and B were judged by different caps, each named.
+pub fn caps_line(caps: &Caps) -> String {
+    let cap = |c: &Option<String>| c.clone().unwrap_or_else(|| "none".into());
+    format!(
+        "the caps differ: A {}, B {}: each headline is the best step within its own cap",
+        cap(&caps.a),
+        cap(&caps.b)
+    )
 }
 
 /// The headline's line: both results' highest throughput within the cap, the change, the user loads
@@ -124,7 +134,7 @@ mod tests {
     use crate::fixtures::{accelerated, baseline, repeated, result, tpcc_step, whole_lines};
     use crate::model::{Cost, Power, Workload};
     use crate::stats::cap::Cap;
-    use crate::stats::compare::compare;
+    use crate::stats::compare::{CompareError, compare};
 
     #[test]
     fn repeated_user_loads_match_in_order_and_differences_in_the_load_are_warned() {
@@ -134,7 +144,7 @@ mod tests {
         let mut b = result(Workload::Tpcc, vec![step(0, 8, 700), step(1, 16, 1_200), step(2, 16, 1_300)]);
         a.config = serde_json::json!({"scale": 1, "think_time": "spec", "seed": 1});
         b.config = serde_json::json!({"scale": 2, "think_time": "0", "seed": 2});
-        let c = compare(&a, &b);
+        let c = compare(&a, &b).unwrap();
         let pairs: Vec<(u32, u32)> = c.steps.iter().map(|s| (s.index, s.b_index)).collect();
         assert_eq!(pairs, [(0, 0), (2, 1)]);
         assert_eq!(c.unmatched_steps, [('a', 1), ('b', 2)]);
@@ -166,7 +176,7 @@ mod tests {
         b.power = Power::new(None, 500.0, &b.steps[1].figures);
         a.cost = Some(Cost::new(10_250.0, Some(&a.steps[1].figures)));
         b.cost = Some(Cost::new(20_700.0, Some(&b.steps[1].figures)));
-        insta::assert_snapshot!(whole_lines(render(&compare(&a, &b))), @r"
+        insta::assert_snapshot!(whole_lines(render(&compare(&a, &b).unwrap())), @r"
             max NOPM within cap 6,150 → 13,800, 2.24× (+124.4%); at 4,000 → 9,000 users
             NOPM per watt 15.4 → 27.6, 1.80× (+79.5%)
             cost per TPS $50.0 → $45.0, 0.90× (-10.0%)
@@ -184,28 +194,49 @@ mod tests {
     }
 
     #[test]
-    fn different_workloads_compare_only_shared_units() {
+    fn different_workloads_are_refused() {
         let a = baseline();
         let mut b = accelerated();
         b.workload = Workload::Ds2;
-        b.max_within_cap = None;
-        let c = compare(&a, &b);
-        assert_eq!((c.per_minute_unit, c.headline.as_ref()), (None, None));
-        assert!(c.steps.iter().all(|s| s.per_minute.is_none()));
+        let refused = compare(&a, &b).expect_err("TPC-C against DS2 has no meaning");
+        assert_eq!(refused, CompareError::Workloads { a: Workload::Tpcc, b: Workload::Ds2 });
+        assert_eq!(
+            refused.to_string(),
+            "A ran tpcc and B ran ds2: their throughputs (NOPM and OPM) count different work, so no change \
+             between them means anything; compare results of one workload"
+        );
+    }
+
+    #[test]
+    fn different_caps_are_said_above_the_table() {
+        let a = baseline();
+        let mut b = accelerated();
+        let cap: Cap = "p90=6ms".parse().unwrap();
+        for s in &mut b.steps {
+            s.cap = Some(cap.evaluate(&s.figures));
+        }
+        let c = compare(&a, &b).unwrap();
+        assert_eq!(c.caps, Some(Caps { a: Some("avg=1s".into()), b: Some("p90=6ms".into()) }));
         let text = render(&c);
-        assert!(text.contains(
-            "max TPS within cap: n/a (not both results have a step within a cap)\n\
-             the workloads differ: NOPM/OPM and per-watt figures are not compared\n"
-        ));
-        assert!(text.contains("warning: the workloads differ (NOPM against OPM)"), "{text}");
-        assert!(text.ends_with("a step 1, a step 3, b step 2, b step 3, b step 4\n"), "{text}");
+        assert!(
+            text.starts_with(
+                "the caps differ: A avg=1s, B p90=6ms: each headline is the best step within its own cap\n\
+                 max NOPM within cap"
+            ),
+            "{text}"
+        );
+        assert_eq!(serde_json::to_value(&c).unwrap()["caps"]["b"], "p90=6ms", "and in --json");
+        let same = compare(&a, &accelerated()).unwrap();
+        assert_eq!(same.caps, None, "the same cap says nothing");
+        assert!(!render(&same).contains("caps differ"));
+        assert_eq!(serde_json::to_value(&same).unwrap()["caps"], serde_json::Value::Null);
     }
 
     #[test]
     fn repeated_runs_say_whether_the_change_is_more_than_noise() {
         let a = repeated(16, &[6_000, 6_120, 5_940]);
         let faster = repeated(16, &[6_720, 6_700, 6_760]);
-        let c = compare(&a, &faster);
+        let c = compare(&a, &faster).unwrap();
         let sig = c.headline.as_ref().and_then(|h| h.significance).expect("three runs each");
         assert!(sig.significant && sig.p_value < 0.01, "{sig:?}");
         assert_eq!(c.steps[0].significance, Some(sig), "the one step is the headline");
@@ -221,7 +252,7 @@ mod tests {
           p95 ms               5.00        5.00    1.00×     +0.0%
           over the runs: B is 11.7% faster, p < 0.01
         ");
-        let noisy = compare(&a, &repeated(16, &[5_400, 6_900, 6_200]));
+        let noisy = compare(&a, &repeated(16, &[5_400, 6_900, 6_200])).unwrap();
         let text = render(&noisy);
         assert!(text.contains("over the runs: no significant difference (p = "), "{text}");
     }
@@ -240,7 +271,7 @@ mod tests {
         };
         let a = result(Workload::Ds2, vec![step(30_000, 60.0)]);
         let b = result(Workload::Ds2, vec![step(36_000, 75.0)]);
-        let c = compare(&a, &b);
+        let c = compare(&a, &b).unwrap();
         assert_eq!(c.headline.as_ref().map(|h| (h.unit, h.throughput.after)), Some(("OPM", 36_000.0)));
         assert_eq!(c.steps[0].counters.len(), 2, "the studies' counters only, not commits/s");
         insta::assert_snapshot!(render(&c), @r"

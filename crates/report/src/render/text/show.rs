@@ -1,34 +1,47 @@
 //! `oltpgen report show`: what ran (title, target, date, scale or size, pacing, transaction mode, the
-//! NOPM/OPM headline with its cap, the client's cost), then the steps as one table — users, TPS and NOPM
-//! (DS2: OPM and `rt_tot_avg`), mean and p95 response time, errors, cap verdict — why any step failed
-//! its cap or was not measured, each step's per-transaction table, and the counters the studies quote
-//! per step (CPU %, disk transfers/s, ms per transfer, queue length, buffer hit %).
+//! NOPM/OPM headline with its cap, the client's cost), each step's per-transaction table, the counters
+//! the studies quote per step (CPU %, disk transfers/s, ms per transfer, queue length, buffer hit %),
+//! with `--audit` every audit check of every step; and last, where a terminal leaves it in sight, the
+//! steps as one table — users, TPS and NOPM (DS2: OPM and `rt_tot_avg`), mean and p95 response time,
+//! errors, cap verdict — why any step failed its cap or was not measured, each step's audit in one
+//! line, and the headline.
 //!
 //! [`report`] is all of it; [`render`] the one-screen view of a user-load sweep — how throughput and
-//! response time moved as users grew, and where the cap cut in — that ends a run and opens
-//! [`crate::render::text::summary`]. The table's cells are [`crate::render::steps`]'.
+//! response time moved as users grew, where the cap cut in, what the audit flagged — that ends a run
+//! and opens [`crate::render::text::summary`]. The table's cells are [`crate::render::steps`]'.
 
 use std::fmt::Write as _;
 
+use crate::model::RunResult;
 use crate::model::counters::{split_key, step_keys};
-use crate::model::{RuleVerdict, RunResult, Step};
 use crate::numfmt::thousands;
 use crate::render::counters::{label, value};
 use crate::render::describe;
-use crate::render::steps::{headline, per_target, step_cells, step_columns, verdict};
-use crate::render::text::audit::render_text;
+use crate::render::steps::{failure, headline, per_target, step_cells, step_columns, verdict};
+use crate::render::text::audit::{self, FULL_AUDIT};
 use crate::render::text::transactions::transaction_table;
 
-/// What ran (title, target, date, scale or size, pacing, mode, client threads), the step table with
-/// its failures and the headline, each step's per-transaction table, and the counters the studies
-/// quote per step.
-pub fn report(r: &RunResult) -> String {
+/// How much of each step's audit `report show` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuditView<'a> {
+    /// A line per step, and the command that prints the rest for the result at `result`.
+    Lines {
+        /// The result's path as the user gave it, for the command to name.
+        result: &'a str,
+    },
+    /// Every check of every step (`--audit`), before the step table.
+    Full,
+}
+
+/// What ran (title, target, date, scale or size, pacing, mode, client threads), each step's
+/// per-transaction table, the counters the studies quote per step, the audit as `audit` asks, and
+/// last the step table with its failures, each step's audit line and the headline.
+pub fn report(r: &RunResult, audit: AuditView) -> String {
     let mut out = header(r);
-    out.push_str(&render(r));
     for s in &r.steps {
         let _ = writeln!(
             out,
-            "\nstep {} run {} ({} users){}",
+            "step {} run {} ({} users){}",
             s.index + 1,
             s.run,
             thousands(s.users as f64, 0),
@@ -39,8 +52,34 @@ pub fn report(r: &RunResult) -> String {
             }
         );
         transaction_table(&mut out, r.workload, &s.figures, "  ");
+        out.push('\n');
     }
     out.push_str(&counters(r));
+    let full_audit_at = match audit {
+        AuditView::Lines { result } => Some(result),
+        AuditView::Full => {
+            out.push_str(&full_audit(r));
+            None
+        }
+    };
+    out.push_str(&steps_view(r, full_audit_at));
+    out
+}
+
+/// Every audited step's checks, then the notes they share, once; nothing when no step has an audit.
+pub(crate) fn full_audit(r: &RunResult) -> String {
+    let mut out = String::new();
+    for s in &r.steps {
+        if let Some(a) = &s.audit {
+            out.push_str(&audit::render_text(s, a));
+            out.push('\n');
+        }
+    }
+    let notes = audit::notes(r);
+    if !notes.is_empty() {
+        out.push_str(&notes);
+        out.push('\n');
+    }
     out
 }
 
@@ -76,7 +115,7 @@ pub(crate) fn counters(r: &RunResult) -> String {
     }
     let labels: Vec<String> = keys.iter().map(|k| label(k)).collect();
     let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(22);
-    let mut out = format!("\n{:<width$}", "counters, step average");
+    let mut out = format!("{:<width$}", "counters, step average");
     for s in &r.steps {
         let _ = write!(out, "{:>12}", format!("step {}", s.index + 1));
     }
@@ -90,12 +129,20 @@ pub(crate) fn counters(r: &RunResult) -> String {
         }
         out.push('\n');
     }
+    out.push('\n');
     out
 }
 
-/// The step table, a line per step that failed its cap, then the headline line: the one-screen view
-/// that ends a run and opens summary.txt.
+/// The step table, a line per step that failed its cap or was not measured, each step's audit in one
+/// line (with the command that prints it whole, for the result called `RESULT`), then the headline:
+/// the one-screen view that ends a run and opens summary.txt.
 pub fn render(r: &RunResult) -> String {
+    steps_view(r, Some("RESULT"))
+}
+
+/// [`render`]'s lines, the full audit's command naming `full_audit_at` (none when the full audit is
+/// printed already).
+pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
     let mut out = String::new();
     let w = &mut out;
     let columns = step_columns(r.workload);
@@ -120,36 +167,24 @@ pub fn render(r: &RunResult) -> String {
     for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
         let _ = writeln!(w, "{}", per_target(s, r.workload));
     }
-    for s in &r.steps {
-        if let Some(audit) = &s.audit {
-            w.push_str(&render_text(s, audit));
-        }
+    let lines: Vec<String> = r.steps.iter().filter_map(|s| Some(audit::line(s, s.audit.as_ref()?))).collect();
+    for line in &lines {
+        let _ = writeln!(w, "{line}");
+    }
+    if let Some(result) = full_audit_at.filter(|_| !lines.is_empty()) {
+        let _ = writeln!(w, "every check of the audit: {FULL_AUDIT} {result}");
     }
     let _ = writeln!(w, "{}", headline(r));
     out
 }
 
-/// Why step `s` failed its cap: each failed rule with what was observed.
-fn failure(s: &Step) -> String {
-    let rules: Vec<String> = s
-        .cap
-        .iter()
-        .flat_map(|v| &v.rules)
-        .filter(|r| !r.passed)
-        .map(|RuleVerdict { rule, observed_ms, .. }| match observed_ms {
-            Some(ms) => format!("{rule} (observed {} ms)", thousands(*ms, 1)),
-            None => format!("{rule} (nothing measured)"),
-        })
-        .collect();
-    format!("step {} run {} over the cap: {}", s.index + 1, s.run, rules.join(", "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{ds2_step, result, tpcc_step, whole_lines};
-    use crate::model::Workload;
+    use crate::fixtures::{ds2_step, result, sweep, tpcc_step, whole_lines};
     use crate::model::step::Transactions;
+    use crate::model::{Step, Workload};
+    use crate::stats::audit::{TpccAuditPlan, tpcc};
     use crate::stats::cap::Cap;
     use std::collections::BTreeMap;
 
@@ -174,6 +209,27 @@ mod tests {
             step 3 run 1 over the cap: avg=1s (observed 1,499.6 ms), new_order.p90=1s (observed 1,500.2 ms), delivery.p90=5s (nothing measured)
             max TPS within cap: none, no step kept within the cap
             ");
+    }
+
+    #[test]
+    fn the_end_of_a_run_has_an_audit_line_per_step_and_ends_with_the_headline() {
+        let mut r = sweep();
+        for s in &mut r.steps {
+            // A flat-out run, as the README's first command: no pacing, 10 users per warehouse or not.
+            s.audit = Some(tpcc(s, BTreeMap::new(), TpccAuditPlan { paced: false, warehouses: 1 }));
+        }
+        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+            step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
+               1    1       10      20.0       600     299.9     300.0       0  PASS
+               2    1       20      40.0     1,200     599.8     600.1       0  PASS
+               3    1       30      80.0     2,400   1,199.6   1,200.1       0  FAIL
+            step 3 run 1 over the cap: avg=1s (observed 1,199.6 ms)
+            step 1 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times (expected of a run without keying and think times); too few to judge: New-Order rollbacks, Order-Status by last name, skipped Delivery districts; not applicable at one warehouse: remote order lines, remote Payments
+            step 2 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without keying and think times); too few to judge: New-Order rollbacks, Order-Status by last name, skipped Delivery districts; not applicable at one warehouse: remote order lines, remote Payments
+            step 3 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without keying and think times); too few to judge: New-Order rollbacks, Order-Status by last name, skipped Delivery districts; not applicable at one warehouse: remote order lines, remote Payments
+            every check of the audit: oltpgen report show --audit RESULT
+            max TPS within cap: 40.0 at 20 users (step 2), avg 599.8 ms
+        ");
     }
 
     #[test]
@@ -277,7 +333,7 @@ mod tests {
     }
 
     #[test]
-    fn show_says_what_ran_then_steps_transactions_and_counters() {
+    fn show_says_what_ran_then_the_details_and_ends_with_the_steps_and_the_headline() {
         let cap = Cap::default();
         let mut r = result(
             Workload::Tpcc,
@@ -299,8 +355,19 @@ mod tests {
         };
         for s in &mut r.steps {
             s.counters = counters(s.index);
+            s.audit = Some(tpcc(s, BTreeMap::new(), TpccAuditPlan { paced: true, warehouses: 10 }));
         }
-        insta::assert_snapshot!(whole_lines(report(&r)));
+        let text = report(&r, AuditView::Lines { result: "results/sweep" });
+        assert!(text.ends_with(&render(&r).replace("RESULT", "results/sweep")), "{text}");
+        insta::assert_snapshot!(whole_lines(text));
+        let full = report(&r, AuditView::Full);
+        assert!(full.contains(&crate::render::text::audit::render_text(
+            &r.steps[1],
+            r.steps[1].audit.as_ref().unwrap()
+        )));
+        assert_eq!(full.matches("Delivery runs inline").count(), 1, "the note once, not per step");
+        assert!(!full.contains("every check of the audit"), "the audit is printed: no command to print it");
+        assert!(full.ends_with(&format!("\n{}\n", headline(&r))), "the headline last: {full}");
     }
 
     #[test]
@@ -326,6 +393,6 @@ mod tests {
         r.server.engine = "sqlserver".into();
         r.server.version = "16.0".into();
         r.targets = vec!["sqlserver://sa@ds2a:1433/ds2".into(), "sqlserver://sa@ds2b:1433/ds2".into()];
-        insta::assert_snapshot!(whole_lines(report(&r)));
+        insta::assert_snapshot!(whole_lines(report(&r, AuditView::Lines { result: "ds2" })));
     }
 }

@@ -1,4 +1,7 @@
-//! `summary.txt`: a run's result as a person reads it at the end of a run.
+//! `summary.txt`: a run's result as a person reads it at the end of a run: what ran, the step table
+//! with each step's audit in a line and the headline, each step's figures and transactions, then the
+//! whole audit of every step (a file to read, so it keeps every check), the client's cost and the
+//! errors by kind.
 
 use std::fmt::Write as _;
 
@@ -6,8 +9,8 @@ use crate::model::{Figures, ORDER, RunResult, Step, Workload};
 use crate::render::text::show;
 use crate::render::text::transactions::transaction_table;
 
-/// Renders the whole result: what ran, then every step's figures and per-transaction table, then the
-/// client's own cost and the errors by kind.
+/// Renders the whole result: what ran, the step table, every step's figures and per-transaction
+/// table, every step's full audit, then the client's own cost and the errors by kind.
 pub fn render(r: &RunResult) -> String {
     let mut out = String::new();
     let w = &mut out;
@@ -29,9 +32,14 @@ pub fn render(r: &RunResult) -> String {
     if r.interrupted {
         let _ = writeln!(w, "INTERRUPTED: the figures cover the part of the run that happened");
     }
-    let _ = write!(w, "\n{}", show::render(r));
+    let _ = write!(w, "\n{}", show::steps_view(r, None));
     for step in &r.steps {
         render_step(w, r, step);
+    }
+    let audit = show::full_audit(r);
+    if !audit.is_empty() {
+        let _ = write!(w, "\n{}", audit.trim_end_matches('\n'));
+        w.push('\n');
     }
     let c = &r.client;
     let per_txn = c.client_cpu_us_per_txn.map_or("n/a".to_string(), |us| format!("{us:.1} µs"));
