@@ -50,7 +50,8 @@ pub struct DbArgs {
     // OLTPGEN_URL is read in `urls`, not by clap, so that --data-dir and --temp-db win over it.
     #[arg(long, global = true, value_name = "URL")]
     pub url: Vec<String>,
-    /// The built-in PostgreSQL's directory [default: $OLTPGEN_DATA_DIR, else ~/.local/share/oltpgen/postgres]
+    /// The built-in PostgreSQL's directory [default: $OLTPGEN_DATA_DIR, else ~/.local/share/oltpgen/postgres;
+    /// as root /var/lib/oltpgen/postgres]
     #[arg(long, global = true, value_name = "DIR", conflicts_with = "url")]
     pub data_dir: Option<PathBuf>,
     /// Use a throwaway built-in PostgreSQL, removed when the command ends
@@ -113,11 +114,29 @@ pub enum TpccAction {
     /// Create the tables and load them (binary COPY over several connections), then build keys and ANALYZE
     Load(LoadArgs),
     /// Drive the loaded database with virtual users and write the result
-    Run(Box<RunArgs>),
+    Run(Box<RunCmd>),
     /// Check the 12 consistency conditions of TPC-C clause 3.3.2; exit 1 when one fails
     Check(WorkersArg),
     /// Drop the TPC-C tables
     Drop,
+}
+
+/// `tpcc run`: a run of the database as loaded.
+#[derive(Debug, Args)]
+pub struct RunCmd {
+    /// How to run.
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Not a flag of `run`, which drives the scale loaded: here only to say where it belongs.
+    #[arg(long, hide = true, value_name = "WAREHOUSES", value_parser = scale_belongs_to_load)]
+    pub scale: Option<u32>,
+}
+
+/// `tpcc run --scale`: refused, saying which commands take it.
+fn scale_belongs_to_load(_: &str) -> Result<u32, String> {
+    Err("`tpcc run` drives the scale that is loaded: --scale belongs to `tpcc load --scale N`, or to \
+         bare `tpcc --scale N`, which loads an empty database and runs"
+        .into())
 }
 
 /// Users, connections, timing and pacing of a TPC-C run.
@@ -212,7 +231,7 @@ pub struct StudyArgs {
     pub node_exporter: Vec<String>,
     /// Serve the live figures for Prometheus at http://ADDR/metrics while the run goes on, e.g.
     /// 127.0.0.1:9187
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
     pub metrics_listen: Option<std::net::SocketAddr>,
     /// Sample no host or database counters [default: this machine's CPU, memory, network and disks,
     /// and each database's own statistics, every report interval]
@@ -532,7 +551,7 @@ mod tests {
         let cli = Cli::try_parse_from(["oltpgen", "tpcc", "run", "--transactions", "server"]).unwrap();
         let Command::Tpcc(t) = cli.command else { panic!("tpcc") };
         let Some(TpccAction::Run(run)) = t.action else { panic!("run") };
-        assert_eq!(run.transactions, Some(Transactions::Server));
+        assert_eq!(run.run.transactions, Some(Transactions::Server));
         assert!(parse_transactions("procedures").unwrap_err().contains("neither server nor client"));
     }
 

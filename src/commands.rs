@@ -29,7 +29,9 @@ async fn tpcc(cmd: TpccCmd, db: &Databases, console: &mut dyn Console) -> Result
     let quiet = cmd.common.quiet;
     match cmd.action {
         None => run::tpcc::run(&cmd.run.request(cmd.scale, true, quiet), db, console).await,
-        Some(TpccAction::Run(args)) => run::tpcc::run(&args.request(None, false, quiet), db, console).await,
+        Some(TpccAction::Run(args)) => {
+            run::tpcc::run(&args.run.request(None, false, quiet), db, console).await
+        }
         Some(TpccAction::Load(args)) => {
             run::tpcc::load(args.scale, &args.load.request(quiet), db, console).await
         }

@@ -6,22 +6,33 @@
 mod cli;
 mod commands;
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser;
 use clap::error::ErrorKind;
 use oltpgen_driver::command::{Console, Exit};
 
-/// The terminal: what a command says goes to standard output, warnings to standard error.
-struct Stdio;
+/// The terminal: what a command says goes to standard output, warnings to standard error. Output into
+/// a closed pipe (`oltpgen … | head -2`) stops quietly, as other command-line tools do, and the command
+/// goes on to its end (its result written, its exit code its own) instead of panicking.
+#[derive(Default)]
+struct Stdio {
+    /// Standard output was closed by its reader: nothing more is written to it.
+    stdout_closed: bool,
+}
 
 impl Console for Stdio {
     fn out(&mut self, text: &str) {
-        print!("{text}");
+        let mut stdout = std::io::stdout().lock();
+        if !self.stdout_closed && stdout.write_all(text.as_bytes()).is_err() {
+            self.stdout_closed = true;
+        }
     }
 
     fn err_line(&mut self, line: &str) {
-        eprintln!("{line}");
+        // Standard error closed too: nothing is left to tell.
+        let _ = writeln!(std::io::stderr(), "{line}");
     }
 }
 
@@ -48,7 +59,7 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let outcome = runtime.block_on(commands::dispatch(cli.command, &mut Stdio));
+    let outcome = runtime.block_on(commands::dispatch(cli.command, &mut Stdio::default()));
     // Blocking tasks (generators) may still be parked on a channel whose other end is gone.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     match outcome {
@@ -66,7 +77,8 @@ fn main() -> ExitCode {
 fn one_line(clap_message: &str) -> String {
     let mut out = String::new();
     for line in clap_message.lines().map(str::trim).take_while(|l| !l.starts_with("Usage:")) {
-        if line.is_empty() {
+        // Said once, by the caller's "(see --help)".
+        if line.is_empty() || line.starts_with("For more information, try") {
             continue;
         }
         let line = line.strip_prefix("error: ").unwrap_or(line);
@@ -95,5 +107,7 @@ mod tests {
         let m = message(&["oltpgen", "report", "merge"]);
         assert!(m.contains("not provided: --out <DIR>; <RESULTS>"), "{m}");
         assert!(!m.contains('\n') && !m.contains("Usage"), "{m}");
+        let m = message(&["oltpgen", "tpcc", "run", "--users", "2..8"]);
+        assert!(!m.contains("For more information"), "the hint is said once, by main: {m}");
     }
 }

@@ -260,7 +260,7 @@ fn outputs_never_write_over_a_file_or_into_someone_s_directory() {
     let copy = copy.to_str().unwrap();
     let url = nowhere();
     let log = at("load1.log");
-    let refusals: [(Vec<String>, String); 9] = [
+    let refusals: [(Vec<String>, String); 11] = [
         (
             vec!["ds2".into(), "run".into(), "--csv-output".into(), at("result.json")],
             format!("--csv-output: {} already exists: name a new file", at("result.json")),
@@ -287,6 +287,19 @@ fn outputs_never_write_over_a_file_or_into_someone_s_directory() {
         (
             vec!["tpcc".into(), "run".into(), "--out".into(), format!("{log}/sub")],
             format!("--out: {log} is a file, not a directory, so {log}/sub cannot be made"),
+        ),
+        // A mistyped --out makes nothing: only the last directory of a path is made.
+        (
+            vec!["tpcc".into(), "run".into(), "--out".into(), at("nonexistent/parent/x")],
+            format!(
+                "--out: {} does not exist, so {} cannot be made (oltpgen makes only the last directory)",
+                at("nonexistent/parent"),
+                at("nonexistent/parent/x")
+            ),
+        ),
+        (
+            vec!["report".into(), "html".into(), result.into(), "--out".into(), at("nonexistent/dir/")],
+            format!("--out: {} does not exist", at("nonexistent")),
         ),
         (
             vec!["ds2".into(), "run".into(), "--csv-output".into(), format!("{log}/x.csv")],
@@ -324,7 +337,7 @@ fn outputs_never_write_over_a_file_or_into_someone_s_directory() {
     // it did not make stays; one it made for a result it never wrote goes, so a retry is not refused.
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    for out in [empty.clone(), dir.path().join("new/run")] {
+    for out in [empty.clone(), dir.path().join("new")] {
         for workload in ["tpcc", "ds2"] {
             let args = [workload, "run", "--url", &url, "--out", out.to_str().unwrap()];
             assert_refused(&oltpgen(&args), "cannot connect");
@@ -332,6 +345,7 @@ fn outputs_never_write_over_a_file_or_into_someone_s_directory() {
     }
     assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0, "no marker is left behind");
     assert!(!dir.path().join("new").exists(), "a failed run leaves no directory it made");
+    assert!(!dir.path().join("nonexistent").exists(), "a mistyped --out makes nothing");
     let csv = dir.path().join("x.csv");
     let args = ["ds2", "run", "--url", &url, "--csv-output", csv.to_str().unwrap()];
     assert_refused(&oltpgen(&args), "cannot connect");

@@ -195,7 +195,7 @@ fn host_and_database_counters_move_with_the_load_and_the_endpoint_serves_them_mi
     let r = result_json(&out_dir);
     assert_matches_schema(&r);
     assert_eq!(r["schema_version"], 3);
-    let db = format!("db:{}", r["config"]["target"].as_str().unwrap());
+    let db = format!("db:{}", r["targets"][0].as_str().unwrap());
     let node = format!("node:{}", exporter.url);
     let window = &r["steps"][0]["window"];
     let (start, end) = (window["start_s"].as_f64().unwrap(), window["end_s"].as_f64().unwrap());
@@ -320,7 +320,7 @@ async fn a_login_without_monitoring_rights_still_completes_its_run() {
     }
     let r = result_json(&keep.path().join("result"));
     assert_matches_schema(&r);
-    let db = format!("db:{}", r["config"]["target"].as_str().unwrap());
+    let db = format!("db:{}", r["targets"][0].as_str().unwrap());
     assert!(!db.contains(SECRET));
     let commits = series(&r, &db, "commits_per_s");
     assert!(commits.iter().any(|p| p[1].as_f64().unwrap() > 0.0), "what it may read is read: {commits:?}");
@@ -356,5 +356,47 @@ fn bad_counter_flags_are_refused_before_anything_starts() {
     assert_refused(
         &oltpgen(&["tpcc", "--temp-db", "--no-counters", "--node-exporter", "http://db1"]),
         "--no-counters",
+    );
+}
+
+#[test]
+fn two_runs_on_the_built_in_server_compare_their_database_counters() {
+    // The built-in server takes a new port at every start: its counters are keyed by built-in/<db>.
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str| {
+        let out_dir = dir.path().join(name);
+        let out = oltpgen(&[
+            "tpcc",
+            "--temp-db",
+            "--scale",
+            "1",
+            "--users",
+            "2",
+            "--think-time",
+            "0",
+            "--keying-time",
+            "0",
+            "--warmup",
+            "1s",
+            "--duration",
+            "3s",
+            "--report-interval",
+            "1s",
+            "-q",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        assert_eq!(out.code, 0, "{}", out.all());
+        assert_eq!(result_json(&out_dir)["targets"][0], "built-in/tpcc");
+        out_dir
+    };
+    let (a, b) = (run("a"), run("b"));
+    let out = oltpgen(&["report", "compare", a.to_str().unwrap(), b.to_str().unwrap(), "--json"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let c: Value = serde_json::from_str(&out.stdout).unwrap();
+    let counters = c["steps"][0]["counters"].as_object().expect("the step's counters are compared");
+    assert!(
+        counters.keys().any(|k| k.starts_with("db:built-in/tpcc/")),
+        "the database's counters match across the two runs: {counters:?}"
     );
 }

@@ -67,7 +67,11 @@ fn show_compare_and_merge_print_what_the_results_hold() {
     let expected = merge::merge(&[a.clone(), b.clone()]).unwrap();
     assert_eq!(
         out.stdout,
-        format!("merged 2 results into {}\n{}", merged_dir.display(), show::render(&expected))
+        format!(
+            "merged 2 results into {}\n{}",
+            merged_dir.display(),
+            show::render(&expected, &merged_dir.display().to_string())
+        )
     );
     let written = result_json(&merged_dir);
     assert_matches_schema(&written);

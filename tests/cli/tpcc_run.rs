@@ -7,8 +7,8 @@ use std::process::{Child, Command};
 use oltpgen_driver::local::LocalPg;
 
 use crate::common::{
-    assert_matches_schema, assert_refused, assert_survives_kills_and_a_restart, attach, data_dir, finish,
-    oltpgen, result_json, spawn, sql, wait_for_load,
+    assert_matches_schema, assert_no_secret, assert_refused, assert_survives_kills_and_a_restart, attach,
+    data_dir, finish, oltpgen, result_json, spawn, sql, wait_for_load,
 };
 use crate::figures::{assert_client_cpu, assert_figures_from_counts};
 
@@ -466,4 +466,43 @@ fn a_second_run_into_the_same_out_is_refused_at_its_start() {
     assert_eq!(first.code, 0, "{}", first.all());
     assert_eq!(result_json(&out_dir)["steps"][0]["users"], 2, "the first run's result is whole");
     assert!(!marker.exists(), "the marker goes when the run ends");
+}
+
+#[test]
+fn a_run_into_a_closed_pipe_goes_on_to_its_end_and_keeps_its_result() {
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("result");
+    // `oltpgen tpcc … | head -2`: the reader takes two lines and goes away.
+    let mut child = spawn(&[
+        "tpcc",
+        "--temp-db",
+        "--scale",
+        "1",
+        "--users",
+        "2",
+        "--duration",
+        "3s",
+        "--warmup",
+        "0s",
+        "--report-interval",
+        "1s",
+        "--think-time",
+        "0",
+        "--keying-time",
+        "0",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout is piped"));
+    for _ in 0..2 {
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "a line before the pipe closes");
+    }
+    drop(stdout);
+    let out = finish(child);
+    assert_eq!(out.code, 0, "the run's own exit code, not a panic's: {}", out.stderr);
+    assert_no_secret(&out);
+    assert!(!out.stderr.contains("Broken pipe"), "{}", out.stderr);
+    assert_eq!(result_json(&out_dir)["steps"][0]["users"], 2, "the result is whole");
 }

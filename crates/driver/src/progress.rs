@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use oltpgen_report::numfmt::thousands;
 
 /// How often a progress line is printed when stderr is not a terminal (the run's live lines' default period).
@@ -36,10 +36,18 @@ impl Progress {
         let bar = ProgressBar::with_draw_target(Some(total), target);
         let template = format!(
             "{{msg:12}} [{{bar:30}}] {{percent:>3}}% {{human_pos}}/{{human_len}} {unit} \
-             {{per_sec}} ETA {{eta}}"
+             {{rate}} {unit}/s ETA {{eta}}"
         );
+        // A whole number of units a second, grouped as the counts are (indicatif's own {per_sec}
+        // prints four decimals: 796,906.0662/s).
+        let rate = |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+            let _ = out.write_str(&thousands(state.per_sec(), 0));
+        };
         bar.set_style(
-            ProgressStyle::with_template(&template).expect("the template is valid").progress_chars("=> "),
+            ProgressStyle::with_template(&template)
+                .expect("the template is valid")
+                .with_key("rate", rate)
+                .progress_chars("=> "),
         );
         bar.set_message(what.to_string());
         bar.enable_steady_tick(Duration::from_millis(250));

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use oltpgen_report::model::RunResult;
+use oltpgen_report::render::text::show;
 
 use super::{Console, Exit};
 use crate::engine::Conn;
@@ -33,7 +34,7 @@ pub(super) async fn finish(
     let out = study.result_dir().path(result);
     result_dir::write_dir(&out, result)
         .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
-    console.out(&format!("{}{extra}", oltpgen_report::render::text::show::render(result)));
+    console.out(&format!("{}{extra}", show::render(result, &out.display().to_string())));
     console.line(&oltpgen_report::render::text::live::client_line(&result.client, &out));
     if result.interrupted {
         return Err(Error::Interrupted(format!(

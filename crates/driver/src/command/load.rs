@@ -121,7 +121,12 @@ pub async fn load(
         let summary = size.load(&database.target, req.seed, &opts).await?;
         Ok((database.target.clone(), summary))
     };
+    let throwaway = db.temp_db;
     let (target, summary) = interruptible("the load", loading).await.map_err(|e| match e {
+        // A throwaway database went with its server: there is nothing to replace.
+        Error::Interrupted(why) if throwaway => {
+            Error::Interrupted(format!("{why}; the throwaway database went with it"))
+        }
         Error::Interrupted(why) => Error::Interrupted(format!(
             "{why}; the database is marked half-loaded: run the load again with --replace"
         )),

@@ -128,7 +128,7 @@ pub fn merge(
     result_dir::write_dir(out, &merged)
         .map_err(|e| Error::failed(format!("cannot write {}: {e}", out.display())))?;
     console.line(&format!("merged {} results into {}", all.len(), out.display()));
-    console.out(&show::render(&merged));
+    console.out(&show::render(&merged, &out.display().to_string()));
     Ok(Exit::Success)
 }
 

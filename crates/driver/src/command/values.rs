@@ -148,6 +148,13 @@ pub fn parse_keying(s: &str) -> Result<KeyingTime, String> {
     }
 }
 
+/// `--metrics-listen`: an address and port to listen on.
+pub fn parse_listen(s: &str) -> Result<std::net::SocketAddr, String> {
+    s.trim().parse().map_err(|_| {
+        format!("'{s}' is not an address and port: write e.g. 127.0.0.1:9187, 0.0.0.0:9187 or [::1]:9187")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +188,7 @@ mod tests {
         assert!(parse_report_rate("0.01").unwrap_err().contains("must be at least 100ms"));
         assert_eq!(parse_window("10s..1m"), Ok((Duration::from_secs(10), Duration::from_secs(60))));
         assert!(parse_window("1m..10s").unwrap_err().contains("ends before it starts"));
+        assert_eq!(parse_listen("127.0.0.1:9187").unwrap().port(), 9187);
+        assert!(parse_listen("localhost").unwrap_err().contains("e.g. 127.0.0.1:9187"));
     }
 }

@@ -173,7 +173,7 @@ impl Sampler {
             .targets
             .iter()
             .map(|target| DbSource {
-                source: format!("db:{}", target.label()),
+                source: format!("db:{}", target.key()),
                 target: target.clone(),
                 conn: None,
                 state: DbState::default(),

@@ -115,7 +115,7 @@ impl Ds2 {
         think_mean: Duration,
         seed: u64,
     ) -> Self {
-        let labels = targets.iter().map(|t| t.label().to_string()).collect();
+        let labels = targets.iter().map(Target::key).collect();
         let orders = OrderGen::new(loaded.customers, loaded.products, params);
         Ds2 { targets, functions, labels, orders, think_mean, seed }
     }

@@ -60,6 +60,18 @@ mod tests {
     }
 
     #[test]
+    fn a_database_s_key_is_its_host_port_and_name_or_built_in() {
+        let key = |url: &str| url.parse::<Target>().unwrap().key();
+        assert_eq!(key("postgres://bench:s3cret@db1:6543/tpcc"), "db1:6543/tpcc");
+        assert_eq!(key("postgres://other@db1:6543/tpcc"), "db1:6543/tpcc", "whoever drives it");
+        assert_eq!(key("postgres://bench@db1/tpcc"), "db1:5432/tpcc");
+        assert_eq!(key("sqlserver://sa:pw@sql1:1444/ds2"), "sql1:1444/ds2");
+        let built_in = |port| crate::pg::target::local(port, "oltpgen", "pw", "tpcc").built_in().key();
+        assert_eq!(built_in(46357), "built-in/tpcc");
+        assert_eq!(built_in(46357), built_in(44539), "whatever port it started on");
+    }
+
+    #[test]
     fn bad_urls_name_their_fault_without_echoing_secrets() {
         for (url, needle) in [
             ("mysql://u:s3cret@h/db", "unknown scheme 'mysql://'"),

@@ -67,9 +67,29 @@ pub fn check_room(dir: &Path) -> Result<(), String> {
     if let Some(file) = file_in_the_way(dir) {
         return Err(in_the_way(file, dir));
     }
+    if let Some(parent) = missing_parent(dir) {
+        return Err(no_parent(parent, dir));
+    }
     let existing = dir.ancestors().find(|a| a.is_dir() || a.as_os_str().is_empty()).unwrap_or(dir);
     let existing = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
     probe_write(existing).map_err(|e| format!("cannot write into {}: {e}", existing.display()))
+}
+
+/// The parent of `dir` when `dir` does not exist and neither does its parent: oltpgen makes only the
+/// last directory of a path, so that a mistyped `--out /nonexistent/parent/x` makes nothing at all.
+fn missing_parent(dir: &Path) -> Option<&Path> {
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty())?;
+    (!dir.exists() && !parent.exists()).then_some(parent)
+}
+
+/// One line saying that `dir` cannot be made because its parent is missing.
+fn no_parent(parent: &Path, dir: &Path) -> String {
+    format!(
+        "{} does not exist, so {} cannot be made (oltpgen makes only the last directory): create it first, \
+         or name a directory whose parent exists",
+        parent.display(),
+        dir.display()
+    )
 }
 
 /// One line saying that another command (`pid`) is writing into `dir`.
@@ -153,8 +173,8 @@ impl DirClaim {
         DirClaim { dir: PathBuf::new(), made: Vec::new(), marker: None }
     }
 
-    /// Claims `dir` for a command's result: makes it (and the directories missing above it), flocks its
-    /// marker, then judges what it holds as [`check_dir`] does. Two commands claiming one directory at
+    /// Claims `dir` for a command's result: makes it (only it: a missing parent is refused, so that a
+    /// mistyped path makes nothing), flocks its marker, then judges what it holds as [`check_dir`] does. Two commands claiming one directory at
     /// once: one of them is refused.
     ///
     /// # Errors
@@ -163,16 +183,15 @@ impl DirClaim {
         if let Some(file) = file_in_the_way(dir) {
             return Err(in_the_way(file, dir));
         }
+        if let Some(parent) = missing_parent(dir) {
+            return Err(no_parent(parent, dir));
+        }
         let mut claim = DirClaim { dir: dir.to_path_buf(), made: Vec::new(), marker: None };
-        let missing: Vec<&Path> =
-            dir.ancestors().take_while(|a| !a.as_os_str().is_empty() && !a.exists()).collect();
-        for d in missing.into_iter().rev() {
-            match std::fs::create_dir(d) {
-                Ok(()) => claim.made.push(d.to_path_buf()),
-                // Made by someone else meanwhile: theirs, not ours to remove.
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(format!("cannot create {}: {e}", d.display())),
-            }
+        match std::fs::create_dir(dir) {
+            Ok(()) => claim.made.push(dir.to_path_buf()),
+            // There already, or made by someone else meanwhile: not ours to remove.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(format!("cannot create {}: {e}", dir.display())),
         }
         claim.marker = Some(lock_marker(dir)?);
         judge_contents(dir, replace)?;
@@ -346,7 +365,7 @@ mod tests {
     #[test]
     fn a_directory_claim_refuses_a_second_and_leaves_nothing_it_made_empty() {
         let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("a/b");
+        let out = dir.path().join("a");
         let claim = DirClaim::take(&out, false).unwrap();
         assert!(out.is_dir());
         let e = DirClaim::take(&out, false).unwrap_err();
@@ -354,7 +373,7 @@ mod tests {
         let e = check_dir(&out, false).unwrap_err();
         assert!(e.contains("is being written by another oltpgen command"), "{e}");
         drop(claim);
-        assert!(!dir.path().join("a").exists(), "what the claim made goes with it when it holds no result");
+        assert!(!out.exists(), "what the claim made goes with it when it holds no result");
         let claim = DirClaim::take(&out, false).unwrap();
         std::fs::write(out.join(RESULT_FILE), "{}").unwrap();
         drop(claim);
@@ -381,6 +400,19 @@ mod tests {
         let e = check_new_file(&dir.path().join("notes.txt")).unwrap_err();
         assert!(e.contains("already exists"), "{e}");
         assert_eq!(std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(), "mine");
+    }
+
+    #[test]
+    fn only_the_last_directory_of_a_path_is_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("nonexistent/parent/x");
+        for e in [check_dir(&out, false).unwrap_err(), DirClaim::take(&out, false).unwrap_err()] {
+            assert!(e.contains("parent does not exist, so") && e.contains("create it first"), "{e}");
+        }
+        assert!(!dir.path().join("nonexistent").exists(), "a refused claim makes nothing");
+        std::fs::create_dir_all(dir.path().join("nonexistent/parent")).unwrap();
+        check_dir(&out, false).unwrap();
+        drop(DirClaim::take(&out, false).unwrap());
     }
 
     #[test]

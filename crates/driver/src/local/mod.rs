@@ -178,7 +178,7 @@ impl LocalPg {
 
     /// A target for one database of this server (which may not exist yet: see [`LocalPg::ensure_database`]).
     pub fn target(&self, dbname: &str) -> Target {
-        crate::pg::target::local(self.port, SUPERUSER, &self.password, dbname)
+        crate::pg::target::local(self.port, SUPERUSER, &self.password, dbname).built_in()
     }
 
     /// Creates database `dbname` unless it exists, and returns its target.

@@ -233,9 +233,10 @@ fn decode(s: &str) -> Option<String> {
 fn from_config(config: Config) -> Target {
     let at = if config.user.is_empty() { String::new() } else { format!("{}@", config.user) };
     let db = if config.database.is_empty() { DEFAULT_DATABASE } else { &config.database };
-    let label = format!("sqlserver://{at}{}:{}/{db}", config.host, config.port);
+    let address = format!("{}:{}", config.host, config.port);
+    let label = format!("sqlserver://{at}{address}/{db}");
     let dbname = db.to_string();
-    Target::new(Engine::SqlServer, config, label, dbname)
+    Target::new(Engine::SqlServer, config, label, dbname).at(address)
 }
 
 /// `target`'s server, database `dbname` on it.

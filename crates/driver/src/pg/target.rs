@@ -55,10 +55,10 @@ pub fn from_config(config: Config) -> Target {
 
 fn from_settings(settings: Settings) -> Target {
     let config = &settings.config;
-    let label = label_of(config);
+    let (label, address) = (label_of(config), address_of(config));
     // PostgreSQL's default database is the user's name.
     let dbname = config.get_dbname().or(config.get_user()).unwrap_or("postgres").to_string();
-    Target::new(Engine::Postgres, settings, label, dbname)
+    Target::new(Engine::Postgres, settings, label, dbname).at(address)
 }
 
 /// `target`'s server, database `dbname` on it.
@@ -90,6 +90,14 @@ impl Target {
 }
 
 fn label_of(config: &Config) -> String {
+    let user = config.get_user().unwrap_or("");
+    let db = config.get_dbname().unwrap_or(user);
+    let at = if user.is_empty() { String::new() } else { format!("{user}@") };
+    format!("postgres://{at}{}/{db}", address_of(config))
+}
+
+/// The first server's `host:port` (5432 when the URL gives no port).
+fn address_of(config: &Config) -> String {
     let host = match config.get_hosts().first() {
         Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
         #[cfg(unix)]
@@ -97,8 +105,5 @@ fn label_of(config: &Config) -> String {
         None => "localhost".to_string(),
     };
     let port = config.get_ports().first().copied().unwrap_or(5432);
-    let user = config.get_user().unwrap_or("");
-    let db = config.get_dbname().unwrap_or(user);
-    let at = if user.is_empty() { String::new() } else { format!("{user}@") };
-    format!("postgres://{at}{host}:{port}/{db}")
+    format!("{host}:{port}")
 }

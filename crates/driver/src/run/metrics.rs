@@ -71,7 +71,7 @@ pub fn render(live: &Live, counters: &[(String, String, f64)]) -> String {
         |name: &str, kind: &str, help: &str, samples: &mut dyn Iterator<Item = (String, f64)>| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
             for (labels, value) in samples {
-                let _ = writeln!(out, "{name}{labels} {value}");
+                let _ = writeln!(out, "{name}{labels} {}", sample_value(value));
             }
         };
     family(
@@ -131,7 +131,8 @@ pub fn render(live: &Live, counters: &[(String, String, f64)]) -> String {
     );
     let step = |f: fn(&(u32, u32, u64, f64, bool)) -> f64| {
         live.steps.iter().map(move |s| {
-            let (index, run, users) = (s.0.to_string(), s.1.to_string(), s.2.to_string());
+            // Steps counted from 1, as the live lines and the step table count them.
+            let (index, run, users) = ((s.0 + 1).to_string(), s.1.to_string(), s.2.to_string());
             (labels(&[("step", &index), ("run", &run), ("users", &users)]), f(s))
         })
     };
@@ -154,6 +155,17 @@ pub fn render(live: &Live, counters: &[(String, String, f64)]) -> String {
         &mut counters.iter().map(|(source, name, v)| (labels(&[("source", source), ("name", name)]), *v)),
     );
     out
+}
+
+/// A sample's value as people read it: to the microsecond or millionth at most, without the binary
+/// noise of a computed float (`1204.4`, not `1204.3999999999999`).
+fn sample_value(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let fixed = format!("{v:.6}");
+    let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
+    if trimmed == "-0" { "0".into() } else { trimmed.into() }
 }
 
 /// `{k="v",…}` with the values escaped as the text format wants.
@@ -245,6 +257,15 @@ mod tests {
     use crate::counters::node_exporter;
 
     #[test]
+    fn values_print_without_float_noise() {
+        assert_eq!(sample_value(1204.3999999999999), "1204.4");
+        assert_eq!(sample_value(40.0), "40");
+        assert_eq!(sample_value(0.0125), "0.0125");
+        assert_eq!(sample_value(-0.0000001), "0");
+        assert_eq!(sample_value(f64::NAN), "NaN");
+    }
+
+    #[test]
     fn the_page_reads_back_in_the_text_format() {
         let mut live = Live { users: 8, ..Live::default() };
         live.txns
@@ -262,6 +283,8 @@ mod tests {
         assert_eq!(get("oltpgen_errors_total").label("kind"), Some("connection_lost"));
         assert_eq!(get("oltpgen_step_cap_passed").value, 1.0);
         assert_eq!(get("oltpgen_step_throughput").label("users"), Some("8"));
+        assert_eq!(get("oltpgen_step_throughput").label("step"), Some("1"), "steps count from 1");
+        assert!(page.contains("oltpgen_step_throughput{step=\"1\",run=\"1\",users=\"8\"} 42.5\n"), "{page}");
         assert_eq!(get("oltpgen_sampled").label("source"), Some("db:postgres://u@h/\"q\""));
         let families = page.lines().filter(|l| l.starts_with("# TYPE")).count();
         assert_eq!(page.lines().filter(|l| l.starts_with("# HELP")).count(), families);

@@ -59,7 +59,7 @@ impl Tpcc {
         transactions: Transactions,
     ) -> Self {
         let c = CConstants::for_run(&loaded.c(), &mut Rng::derive(seed, &[RUN_STREAM]));
-        let labels = [target.label().to_string()];
+        let labels = [target.key()];
         let inputs = InputGen::new(loaded.scale, c);
         let connector = TpccConnector::new(target, transactions);
         Tpcc { connector, labels, scale: loaded.scale, seed, inputs, pacing }

@@ -74,13 +74,50 @@ pub struct Target {
     settings: Arc<dyn Any + Send + Sync>,
     label: String,
     dbname: String,
+    /// The server's `host:port` as the URL gave them (the port the engine's default when it gave none).
+    address: String,
+    /// oltpgen's built-in PostgreSQL, whose port changes at every start.
+    built_in: bool,
 }
 
 impl Target {
     /// A target of `engine` from that engine's `settings`, its label (`engine://user@host:port/dbname`,
     /// no password) and its database name; each engine builds its own.
     pub fn new<S: Any + Send + Sync>(engine: Engine, settings: S, label: String, dbname: String) -> Self {
-        Target { engine, settings: Arc::new(settings), label, dbname }
+        Target {
+            engine,
+            settings: Arc::new(settings),
+            address: label.clone(),
+            label,
+            dbname,
+            built_in: false,
+        }
+    }
+
+    /// This target with its server's `host:port` as the URL gave them, for its [`key`](Target::key);
+    /// each engine says it when it builds a target.
+    pub fn at(mut self, address: String) -> Self {
+        self.address = address;
+        self
+    }
+
+    /// This target as oltpgen's built-in PostgreSQL, whose port changes at every start: its
+    /// [`key`](Target::key) names it without the port.
+    pub fn built_in(mut self) -> Self {
+        self.built_in = true;
+        self
+    }
+
+    /// The database's one stable name, used wherever results name a database (per-database figures,
+    /// counters, compare, merge): `host:port/dbname` as the URL gave them, or `built-in/dbname` for the
+    /// built-in server, so two runs of one database match whatever port it was started on and
+    /// whichever user drove it.
+    pub fn key(&self) -> String {
+        if self.built_in {
+            format!("built-in/{}", self.dbname)
+        } else {
+            format!("{}/{}", self.address, self.dbname)
+        }
     }
 
     /// The engine this target runs.

@@ -19,14 +19,15 @@ use crate::model::{CounterSeries, RunResult};
 use crate::numfmt::thousands;
 
 /// A source as short as it stays clear: an exporter's URL without its scheme and path, a database
-/// target without its scheme, user and port (`db:postgres://u@h:5432/ds2` → `db:h/ds2`).
+/// without its port (`db:h:5432/ds2` → `db:h/ds2`; an older result's `db:postgres://u@h:5432/ds2`
+/// without its scheme and user too).
 fn short_source(source: &str) -> String {
     match (source.strip_prefix("node:"), source.strip_prefix("db:")) {
         (Some(url), _) => {
             let rest = url.split_once("://").map_or(url, |(_, r)| r);
             format!("node:{}", rest.split('/').next().unwrap_or(rest))
         }
-        (_, Some(target)) if target.contains("://") => {
+        (_, Some(target)) => {
             let rest = target.split_once("://").map_or(target, |(_, r)| r);
             let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
             let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
@@ -185,6 +186,8 @@ mod tests {
         assert_eq!(label("client/cpu_pct"), "client CPU %");
         assert_eq!(label("db:pg/commits_per_s"), "db:pg commits/s");
         assert_eq!(label("db:postgres://ds2@ds2a:5432/ds2/buffer_hit_pct"), "db:ds2a/ds2 buffer hit %");
+        assert_eq!(label("db:ds2a:5432/ds2/buffer_hit_pct"), "db:ds2a/ds2 buffer hit %");
+        assert_eq!(label("db:built-in/tpcc/commits_per_s"), "db:built-in/tpcc commits/s");
         assert_eq!(
             label("node:http://10.0.0.5:9100/metrics/net_rx_bytes_per_s"),
             "node:10.0.0.5:9100 net rx bytes/s"

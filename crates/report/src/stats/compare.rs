@@ -155,6 +155,10 @@ pub struct Comparison {
     pub steps: Vec<StepComparison>,
     /// Steps found in only one of the two (`a` or `b`, step index), so none goes missing silently.
     pub unmatched_steps: Vec<(char, u32)>,
+    /// The studies' counters (by key, `source/name`) that steps of one result hold and the other's never
+    /// do (`a` or `b`, key), so that none goes missing silently: a database's counters match only
+    /// when both results name it by the same key.
+    pub unmatched_counters: Vec<(char, String)>,
     /// What differs between the two runs besides the system under test (engine, scale or size,
     /// pacing), which a reader must weigh before reading the changes as the system's.
     pub warnings: Vec<String>,
@@ -244,6 +248,7 @@ pub fn compare(a: &RunResult, b: &RunResult) -> Result<Comparison, CompareError>
             ac.and_then(|c| c.per_minute_unit_usd),
             bc.and_then(|c| c.per_minute_unit_usd),
         ),
+        unmatched_counters: unmatched_counters(&a_steps, &b_steps),
         steps,
         unmatched_steps,
         warnings: warnings(a, b),
@@ -285,6 +290,18 @@ fn headline(a: &RunResult, b: &RunResult) -> Option<HeadlineComparison> {
         significance: welch(&per_run(a, &x), &per_run(b, &y)),
         rt_avg_ms: change(|f| f.rt_avg_ms),
     })
+}
+
+/// The quoted counters that `a`'s steps hold and `b`'s never do (`'a'`, key), then the other way.
+fn unmatched_counters(a: &[&Step], b: &[&Step]) -> Vec<(char, String)> {
+    let keys = |steps: &[&Step]| -> BTreeSet<String> {
+        steps.iter().flat_map(|s| s.counters.keys()).filter(|k| quoted(split_key(k).1)).cloned().collect()
+    };
+    let (a, b) = (keys(a), keys(b));
+    let only = |side: char, x: &BTreeSet<String>, y: &BTreeSet<String>| {
+        x.difference(y).map(|k| (side, k.clone())).collect::<Vec<_>>()
+    };
+    [only('a', &a, &b), only('b', &b, &a)].concat()
 }
 
 /// The repetitions `r` holds, in order.

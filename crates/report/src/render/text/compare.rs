@@ -46,6 +46,10 @@ pub fn render(c: &Comparison) -> String {
             c.unmatched_steps.iter().map(|(r, i)| format!("{r} step {}", i + 1)).collect();
         let _ = writeln!(w, "\nuser loads in only one result, not compared: {}", steps.join(", "));
     }
+    if !c.unmatched_counters.is_empty() {
+        let keys: Vec<String> = c.unmatched_counters.iter().map(|(r, k)| format!("{r} {k}")).collect();
+        let _ = writeln!(w, "\ncounters in only one result, not compared: {}", keys.join(", "));
+    }
     out
 }
 
@@ -290,5 +294,36 @@ mod tests {
         let json = serde_json::to_value(&c).unwrap();
         assert_eq!(json["headline"]["unit"], "OPM");
         assert_eq!(json["steps"][0]["counters"]["db:pg/cpu_pct"]["after"], 75.0);
+        assert!(c.unmatched_counters.is_empty(), "{:?}", c.unmatched_counters);
+    }
+
+    #[test]
+    fn counters_in_only_one_result_are_named() {
+        let cap = Cap::default_for(Workload::Ds2);
+        let step = |db: &str| {
+            let mut s = crate::fixtures::ds2_step(0, 32, 30_000, (400_000, 300_000), Some(&cap));
+            s.counters =
+                BTreeMap::from([(format!("db:{db}/cpu_pct"), 60.0), ("client/cpu_pct".to_string(), 20.0)]);
+            s
+        };
+        let a = result(Workload::Ds2, vec![step("127.0.0.1:46357/ds2")]);
+        let b = result(Workload::Ds2, vec![step("127.0.0.1:44539/ds2")]);
+        let c = compare(&a, &b).unwrap();
+        assert_eq!(
+            c.unmatched_counters,
+            [
+                ('a', "db:127.0.0.1:46357/ds2/cpu_pct".to_string()),
+                ('b', "db:127.0.0.1:44539/ds2/cpu_pct".to_string())
+            ]
+        );
+        assert_eq!(c.steps[0].counters.len(), 1, "the client's CPU matches");
+        assert!(
+            render(&c).ends_with(
+                "\ncounters in only one result, not compared: a db:127.0.0.1:46357/ds2/cpu_pct, \
+                 b db:127.0.0.1:44539/ds2/cpu_pct\n"
+            ),
+            "{}",
+            render(&c)
+        );
     }
 }

@@ -134,10 +134,10 @@ pub(crate) fn counters(r: &RunResult) -> String {
 }
 
 /// The step table, a line per step that failed its cap or was not measured, each step's audit in one
-/// line (with the command that prints it whole, for the result called `RESULT`), then the headline:
-/// the one-screen view that ends a run and opens summary.txt.
-pub fn render(r: &RunResult) -> String {
-    steps_view(r, Some("RESULT"))
+/// line (with the command that prints it whole, for the result at `result`), then the headline: the
+/// one-screen view that ends a run and a merge.
+pub fn render(r: &RunResult, result: &str) -> String {
+    steps_view(r, Some(result))
 }
 
 /// [`render`]'s lines, the full audit's command naming `full_audit_at` (none when the full audit is
@@ -199,7 +199,7 @@ mod tests {
                 .collect();
         steps[2].figures.errors = 12;
         let r = result(Workload::Tpcc, steps);
-        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+        insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
                1    1    2,000     120.0     3,600     500.1     500.2       0  FAIL
                2    1    4,000     205.0     6,150     899.8     900.1       0  FAIL
@@ -218,7 +218,7 @@ mod tests {
             // A flat-out run, as the README's first command: no pacing, 10 users per warehouse or not.
             s.audit = Some(tpcc(s, BTreeMap::new(), TpccAuditPlan { paced: false, warehouses: 1 }));
         }
-        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+        insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
                1    1       10      20.0       600     299.9     300.0       0  PASS
                2    1       20      40.0     1,200     599.8     600.1       0  PASS
@@ -245,7 +245,7 @@ mod tests {
                 ("ds2_2".to_string(), per_target(4_200)),
             ]),
         );
-        let text = render(&result(Workload::Tpcc, vec![step]));
+        let text = render(&result(Workload::Tpcc, vec![step]), "RESULT");
         assert!(
             text.contains("step 1 run 1 per target TPS: ds2_1 100.0, ds2_2 70.0; variability 30.0%"),
             "{text}"
@@ -258,7 +258,7 @@ mod tests {
         let mut lost = tpcc_step(1, 6_000, (6_600, 6_600), 500_000, Some(&cap));
         lost.cap = Some(cap.judge(&lost.figures, 4));
         let r = result(Workload::Tpcc, vec![tpcc_step(0, 4_000, (6_150, 6_150), 900_000, Some(&cap)), lost]);
-        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+        insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
                1    1    4,000     205.0     6,150     899.8     900.1       0  PASS
                2    1    6,000     220.0     6,600     500.1     500.2       0  INVALID
@@ -277,7 +277,7 @@ mod tests {
                 tpcc_step(1, 6_000, (6_600, 6_600), 1_500_000, Some(&cap)),
             ],
         );
-        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+        insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
                1    1    4,000     205.0     6,150     899.8     900.1       0  PASS
                2    1    6,000     220.0     6,600   1,499.6   1,500.2       0  FAIL
@@ -298,7 +298,7 @@ mod tests {
                 ds2_step(1, 200, 36_000, (1_200_000, 800_000), Some(&cap)),
             ],
         );
-        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+        insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       OPM  rt_tot_avg ms  order avg ms  order p95 ms  errors  cap
                1    1      100    30,000          299.9         400.0         400.1       0  PASS
                2    1      200    36,000          800.0       1,199.6       1,200.1       0  FAIL
@@ -311,7 +311,7 @@ mod tests {
     #[test]
     fn without_a_cap_there_is_no_verdict_and_no_headline() {
         let r = result(Workload::Tpcc, vec![tpcc_step(0, 8, (60, 0), 2_000, None)]);
-        insta::assert_snapshot!(whole_lines(render(&r)), @r"
+        insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
                1    1        8       1.0        60       2.0       2.0       0  -
             max TPS within cap: n/a, no response-time cap was set
@@ -358,7 +358,7 @@ mod tests {
             s.audit = Some(tpcc(s, BTreeMap::new(), TpccAuditPlan { paced: true, warehouses: 10 }));
         }
         let text = report(&r, AuditView::Lines { result: "results/sweep" });
-        assert!(text.ends_with(&render(&r).replace("RESULT", "results/sweep")), "{text}");
+        assert!(text.ends_with(&render(&r, "results/sweep")), "{text}");
         insta::assert_snapshot!(whole_lines(text));
         let full = report(&r, AuditView::Full);
         assert!(full.contains(&crate::render::text::audit::render_text(
