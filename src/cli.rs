@@ -283,6 +283,10 @@ pub struct LoadCommon {
     /// Write the rows as CSV files into DIR (one per table) instead of loading a database
     #[arg(long, value_name = "DIR", conflicts_with_all = ["url", "temp_db", "data_dir"])]
     pub csv: Option<PathBuf>,
+    /// Create the database --url names when it does not exist (from the server's postgres or master
+    /// database, with the same login), then load it; without this flag a missing database is an error
+    #[arg(long, conflicts_with_all = ["csv", "temp_db", "data_dir"])]
+    pub create_database: bool,
     /// Connections and generator threads
     #[command(flatten)]
     pub workers: WorkersArg,
@@ -517,6 +521,7 @@ impl LoadCommon {
             csv: self.csv.clone(),
             workers: self.workers.workers,
             quiet,
+            create_database: self.create_database,
         }
     }
 }

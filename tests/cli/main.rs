@@ -1,7 +1,9 @@
 //! End-to-end tests of the `oltpgen` binary against real PostgreSQL servers that the tests start
 //! themselves (the built-in PostgreSQL, through `--temp-db` or a throwaway `--data-dir`), and against
 //! a SQL Server–compatible server (Babelfish) whose URL CI exports as `OLTPGEN_TEST_MSSQL_URL`
-//! (`mssql_tpcc`, and SQL Server cases in `bad_input`; each creates and drops its own database).
+//! (`mssql_*`, and SQL Server cases in `bad_input`; each creates and drops its own database). Without
+//! that variable when the tests are built, those are listed as ignored with the reason (`build.rs`,
+//! `mssql_common`).
 //!
 //! One test binary, so the binary and its dependencies link once.
 

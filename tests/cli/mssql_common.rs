@@ -1,8 +1,14 @@
 //! SQL Server for the SQL Server tests, on the shared helpers of [`crate::common`]: the server CI exports
 //! in `OLTPGEN_TEST_MSSQL_URL` (Babelfish, started by `.ci/run`), held for one test at a time, a database
 //! per test, and T-SQL run on it; and what TPC-C's and DS2's fault tests share: a run's sessions found and
-//! killed, waiting for it to commit, and a Babelfish of a test's own to restart. Without that variable a
-//! test says it was skipped and why, and passes (in CI it fails): a user's `cargo test` needs no SQL Server.
+//! killed, waiting for it to commit, and a Babelfish of a test's own to restart.
+//!
+//! A user's `cargo test` needs no SQL Server: every test that needs one carries
+//! `#[cfg_attr(not(oltpgen_test_mssql), ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)")]`,
+//! and `build.rs` sets `oltpgen_test_mssql` when the variable is set at build time (cargo rebuilds when
+//! it changes), so without it `cargo test` lists those tests as `ignored, needs a SQL Server: …` rather
+//! than passing them. CI must run them: `.ci/run` refuses to go on without the URL, and
+//! [`ci_runs_the_sql_server_tests`] fails a CI build that would ignore them.
 
 use std::time::Duration;
 
@@ -19,10 +25,20 @@ pub struct Server {
     _turn: tokio::sync::MutexGuard<'static, ()>,
 }
 
-/// The server, once it is this test's turn, or `None` after saying on stderr that the test is skipped.
-pub async fn server() -> Option<Server> {
-    let url = crate::common::mssql_url()?;
-    Some(Server { url, _turn: crate::common::mssql_turn().await })
+/// The server, once it is this test's turn.
+pub async fn server() -> Server {
+    Server { url: crate::common::mssql_url(), _turn: crate::common::mssql_turn().await }
+}
+
+/// Under CI (`CI` set, as `.ci/run` sets it) the SQL Server tests run rather than being ignored: a CI
+/// build without `OLTPGEN_TEST_MSSQL_URL` fails here, as a missing URL failed them when they skipped
+/// at run time.
+#[test]
+fn ci_runs_the_sql_server_tests() {
+    assert!(
+        cfg!(oltpgen_test_mssql) || std::env::var_os("CI").is_none(),
+        "CI must run the SQL Server tests: set OLTPGEN_TEST_MSSQL_URL before building them"
+    );
 }
 
 /// The first column of the first row `sql` returns (a query or an `EXEC`), as an `i32`.
@@ -86,8 +102,16 @@ impl OwnBabelfish {
     /// The start script beside the repository (`../shared/babelfish/start`).
     const START: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/babelfish/start");
 
-    /// Starts one; returns it and its URL.
+    /// Starts one; returns it and its URL. Without the start script the test fails naming the path it
+    /// looked for.
     pub fn start() -> (OwnBabelfish, String) {
+        let script = std::path::Path::new(Self::START);
+        assert!(
+            script.is_file(),
+            "this test restarts a Babelfish of its own, started by {}, which is not there: it needs \
+             shared/babelfish/ beside the oltpgen clone",
+            script.display()
+        );
         let data = tempfile::tempdir().unwrap();
         let free =
             || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
@@ -120,7 +144,7 @@ impl OwnBabelfish {
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output()
-            .expect("the Babelfish start script runs");
+            .unwrap_or_else(|e| panic!("the Babelfish start script {} does not run: {e}", Self::START));
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(out.status.success(), "{args:?}: {text}{}", String::from_utf8_lossy(&out.stderr));
         text

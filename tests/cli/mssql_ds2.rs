@@ -8,7 +8,7 @@
 use oltpgen_driver::mssql::Client;
 
 use crate::common::{
-    SECRET, assert_matches_schema, assert_refused, finish, mssql_int, mssql_url, oltpgen, result_json, spawn,
+    SECRET, assert_matches_schema, assert_refused, finish, mssql_int, oltpgen, result_json, spawn,
 };
 use crate::ds2::assert_intact;
 use crate::mssql_common::{
@@ -71,9 +71,13 @@ fn assert_ran(r: &serde_json::Value, implementation: &str) {
 
 /// README: `oltpgen ds2 load --url sqlserver://…`, `oltpgen ds2 run --n-threads 4 --url sqlserver://…`,
 /// `oltpgen ds2 check --url sqlserver://…`, `oltpgen ds2 drop --url sqlserver://…`.
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
 #[tokio::test(flavor = "multi_thread")]
 async fn ds2_loads_runs_checks_clean_and_drops_on_sql_server() {
-    let Some(server) = server().await else { return };
+    let server = server().await;
     let server = server.url.as_str();
     let db = loaded(server, "ds2_run").await;
     let url = db.url.as_str();
@@ -115,11 +119,13 @@ async fn ds2_loads_runs_checks_clean_and_drops_on_sql_server() {
 /// DS2's SQL Server driver (`ds2sqlserverfns.cs`) calls the procedures by name with its parameters and
 /// reads their results so: LOGIN's id then history, browses' `GetByte` category and special,
 /// NEW_CUSTOMER's id or 0, PURCHASE's order id or 0 (a rollback); the restock trigger writes a reorder.
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
 #[tokio::test(flavor = "multi_thread")]
 async fn ds2s_own_sql_server_driver_finds_its_procedures_and_shapes_in_an_oltpgen_database() {
-    let Some(server) = server().await else {
-        return;
-    };
+    let server = server().await;
     let server = server.url.as_str();
     let db = loaded(server, "ds2_shapes").await;
     let url = db.url.as_str();
@@ -224,11 +230,13 @@ async fn ds2s_own_sql_server_driver_finds_its_procedures_and_shapes_in_an_oltpge
 
 /// README: `oltpgen ds2 --n-threads 4 --url sqlserver://…/A --url sqlserver://…/B` loads each empty
 /// database, then drives both side by side.
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
 #[tokio::test(flavor = "multi_thread")]
 async fn two_sql_server_databases_are_loaded_and_driven_side_by_side() {
-    let Some(server) = server().await else {
-        return;
-    };
+    let server = server().await;
     let server = server.url.as_str();
     let (a, b) = (Database::create(server, "ds2_side_a").await, Database::create(server, "ds2_side_b").await);
     let dir = tempfile::tempdir().unwrap();
@@ -519,9 +527,13 @@ CREATE PROCEDURE PURCHASE
 GO
 "#;
 
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
 #[tokio::test(flavor = "multi_thread")]
 async fn a_database_ds2s_own_sql_server_scripts_built_is_driven_through_its_procedures_and_left_unrecorded() {
-    let Some(server) = server().await else { return };
+    let server = server().await;
     let server = server.url.as_str();
     let db = Database::create(server, "ds2_reference").await;
     let url = db.url.as_str();
@@ -553,11 +565,13 @@ async fn a_database_ds2s_own_sql_server_scripts_built_is_driven_through_its_proc
     drop(db);
 }
 
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
 #[tokio::test(flavor = "multi_thread")]
 async fn ds2_on_sql_server_refuses_a_wrong_password_and_an_unknown_database_in_one_line() {
-    let Some(server) = server().await else {
-        return;
-    };
+    let server = server().await;
     let server = server.url.as_str();
     let wrong = server.replacen(&format!(":{}@", password(server)), &format!(":{SECRET}@"), 1);
     assert_ne!(wrong, server, "the test URL carries a password");
@@ -609,9 +623,13 @@ async fn interrupted(run: std::process::Child, out: &std::path::Path) -> serde_j
 /// `KILL <spid>` of every session of a DS2 run: its users reconnect and go on, the lost connections are
 /// counted, the run ends at its set time (exit 0) with its result written, and `ds2 check` is clean.
 /// Then a second run cut short by Ctrl-C exits 130 with what ran written, and the data stays intact.
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
 #[tokio::test(flavor = "multi_thread")]
 async fn killed_sessions_reconnect_and_ctrl_c_writes_what_ran_on_sql_server() {
-    let Some(server) = server().await else { return };
+    let server = server().await;
     let db = loaded(&server.url, "ds2_kill").await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("killed");
@@ -639,11 +657,12 @@ async fn killed_sessions_reconnect_and_ctrl_c_writes_what_ran_on_sql_server() {
 /// A restart of the server (a Babelfish of the test's own) under a DS2 run: the users reconnect and go
 /// on, the lost connections are counted, Ctrl-C then ends the run with its result written, and
 /// `ds2 check` is clean.
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
 #[tokio::test(flavor = "multi_thread")]
 async fn users_reconnect_after_a_sql_server_restart_under_ds2() {
-    if mssql_url().is_none() {
-        return;
-    }
     let (own, url) = tokio::task::spawn_blocking(OwnBabelfish::start).await.unwrap();
     let db = loaded(&url, "ds2_restart").await;
     let dir = tempfile::tempdir().unwrap();

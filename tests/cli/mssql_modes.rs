@@ -27,9 +27,13 @@ fn assert_consistent(url: &str) {
 /// The oltpgen procedures the database holds.
 const PROCEDURES: &str = "SELECT COUNT(*) FROM sys.procedures WHERE name LIKE 'oltpgen[_]%'";
 
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
 #[tokio::test(flavor = "multi_thread")]
 async fn a_client_side_run_on_sql_server_needs_no_procedure_and_stays_consistent() {
-    let Some(url) = mssql_url() else { return };
+    let url = mssql_url();
     let _turn = mssql_turn().await;
     let db = MssqlDb::create(&url, "client_side").await;
     load(&db.url);
@@ -108,9 +112,13 @@ async fn tables(url: &str) -> Vec<(String, String)> {
 
 /// The procedures' bodies, sent as batches, do what the procedures do: the same inputs through each
 /// mode, on two copies of one load, leave the same rows in every table.
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
 #[tokio::test(flavor = "multi_thread")]
 async fn one_input_stream_through_each_mode_leaves_identical_tables_on_sql_server() {
-    let Some(url) = mssql_url() else { return };
+    let url = mssql_url();
     let _turn = mssql_turn().await;
     let (client_side, server_side) =
         (MssqlDb::create(&url, "stream_client").await, MssqlDb::create(&url, "stream_server").await);

@@ -8,7 +8,7 @@ use oltpgen_datagen::ds2::size::DbSize;
 
 use super::{Console, Databases, Exit, interruptible, workers_or_cores};
 use crate::database::Database;
-use crate::engine::Conn;
+use crate::engine::{self, Conn};
 use crate::inventory::{self, Holding};
 use crate::load::{LoadOptions, LoadSummary};
 use crate::local::{Placement, room};
@@ -80,13 +80,18 @@ pub struct LoadRequest {
     pub workers: Option<u32>,
     /// `--quiet`: no progress bar.
     pub quiet: bool,
+    /// `--create-database`: create the database `--url` names when it does not exist. Explicit only,
+    /// so that a mistyped name never becomes a new database; the built-in server makes its own.
+    pub create_database: bool,
 }
 
 /// `tpcc load` and `ds2 load`: loads the database `db` names at `size` (or writes the rows as CSV
-/// files), and says how it went. An interrupted load says how to recover.
+/// files), and says how it went; with `--create-database`, creates that database first when it does
+/// not exist, and says so. An interrupted load says how to recover.
 ///
 /// # Errors
-/// A bad URL, a disk too small for the built-in server, the load's own error, or the interruption.
+/// A bad URL, `--create-database` without a URL or refused by the server, a disk too small for the
+/// built-in server, the load's own error, or the interruption.
 pub async fn load(
     size: Size,
     req: &LoadRequest,
@@ -112,6 +117,16 @@ pub async fn load(
         return Ok(Exit::Success);
     }
     let target = db.target()?;
+    let created = match (&target, req.create_database) {
+        (_, false) => false,
+        (None, true) => {
+            return Err(Error::usage(
+                "--create-database is for a server named by --url (or OLTPGEN_URL): the built-in \
+                 PostgreSQL creates its databases itself",
+            ));
+        }
+        (Some(target), true) => engine::create_database(target).await?,
+    };
     if target.is_none() {
         room::check(&db.placement(), size.bytes())?;
     }
@@ -132,7 +147,10 @@ pub async fn load(
         )),
         other => other,
     })?;
-    console.line(&line(&what, &target, &summary));
+    // The database is oltpgen's doing: said where the load is, since `drop` empties it but leaves it.
+    let into =
+        if created { format!("{target} (a database --create-database created)") } else { target.to_string() };
+    console.line(&line(&what, &into, &summary));
     Ok(Exit::Success)
 }
 

@@ -1,6 +1,7 @@
 //! The connection outside the measured run ([`Conn`]: loads, checks, inventory, preparing a run, the
 //! sampler's), an enum over the engines: connecting, the catalog, the load record, server info and
-//! room, the server's counters and the check runner, each one arm per engine.
+//! room, the server's counters and the check runner, each one arm per engine; and creating the database
+//! a load was told to create ([`create_database`]).
 
 use crate::vocab::counters::{DbState, DbTotals};
 use crate::vocab::meta::MetaRow;
@@ -8,6 +9,21 @@ use crate::vocab::schema::Object;
 use crate::vocab::server::{ConnectionRoom, ServerInfo};
 use crate::vocab::target::Engine;
 use crate::{Error, Target, mssql, pg};
+
+/// Creates the database `target` names when it does not exist, from the server's own administrative
+/// database with the same login (PostgreSQL's `postgres`, SQL Server's `master`): `load
+/// --create-database`, the only way oltpgen makes a database on a server it was pointed at, so that a
+/// mistyped name never becomes a new database unasked. Whether it created it.
+///
+/// # Errors
+/// A name oltpgen does not create (only letters, digits, `_` and `-`), a login that may not create
+/// databases, or the connect errors of [`Conn::open`].
+pub async fn create_database(target: &Target) -> Result<bool, Error> {
+    match target.engine() {
+        Engine::Postgres => pg::create_database(target).await,
+        Engine::SqlServer => mssql::create_database(target).await,
+    }
+}
 
 /// One connection to a target, outside the measured run (loads, checks, inventory, preparing a run).
 pub enum Conn {

@@ -10,7 +10,7 @@
 //!
 //! | file | what the workloads reach through it |
 //! |---|---|
-//! | `conn.rs` | [`Conn`]: one connection outside the measured run (catalog, load record, server info, counters, checks) |
+//! | `conn.rs` | [`Conn`]: one connection outside the measured run (catalog, load record, server info, counters, checks); [`create_database`] |
 //! | `target.rs` | a URL parsed into a [`Target`](crate::Target) by its engine, and another database on the same server |
 //! | `schema.rs` | DDL in the engine's words ([`create_table`], [`primary_key`], [`create_index`], [`statistics`]) |
 //! | `bulk.rs` | a load's rows over many connections ([`bulk_load`]) and its statements side by side ([`run_statements`]) |
@@ -31,5 +31,5 @@ mod target;
 pub mod tpcc;
 
 pub use bulk::{bulk_load, run_statements};
-pub use conn::Conn;
+pub use conn::{Conn, create_database};
 pub use schema::{create_index, create_table, primary_key, statistics};

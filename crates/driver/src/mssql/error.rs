@@ -51,7 +51,8 @@ pub fn connect_error(label: &str, err: &TdsError) -> Error {
         // 4060: cannot open the database (SQL Server); Babelfish says it in its own words.
         TdsError::Server(e) if e.code() == 4060 || e.message().contains("does not exist") => {
             Error::usage(format!(
-                "{label}: {}; create the database first (CREATE DATABASE) or name another one in --url",
+                "{label}: {}; create the database first (load with --create-database, or CREATE DATABASE) \
+                 or name another one in --url",
                 e.message()
             ))
         }

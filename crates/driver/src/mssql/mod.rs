@@ -5,7 +5,7 @@
 //!
 //! | module | what the engine supplies |
 //! |---|---|
-//! | `mod.rs` (here) | connect, a timeout on every query, batches of statements, server info and settings, room for connections, the check runner |
+//! | `mod.rs` (here) | connect, creating the database (`load --create-database`), a timeout on every query, batches of statements, server info and settings, room for connections, the check runner |
 //! | [`error`] | connect errors as one line, and every error sorted into a [`Fault`](crate::error::Fault) |
 //! | [`target`] | `sqlserver://` URLs and ADO.NET strings parsed into this engine's settings |
 //! | [`meta`] | the load record (`oltpgen_meta`) |
@@ -40,7 +40,7 @@ use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
 use self::error::connect_error;
 use crate::vocab::server::{ConnectionRoom, ServerInfo};
-use crate::vocab::target::Engine;
+use crate::vocab::target::{Engine, creatable_database_name};
 use crate::{Error, Target};
 
 /// A tiberius client on a tokio TCP stream.
@@ -141,6 +141,50 @@ pub async fn connect(target: &Target) -> Result<Client, Error> {
 /// See [`connect`].
 pub async fn open(target: &Target) -> Result<Conn, Error> {
     Ok(Conn { client: Mutex::new(Box::new(connect(target).await?)) })
+}
+
+/// The longest database name SQL Server takes (a `sysname`, in characters; the names created are ASCII).
+const MAX_NAME_CHARS: usize = 128;
+
+/// Creates the database `target` names when it does not exist (`load --create-database`); whether it
+/// created it. A database it can connect to exists, and needs nothing more; else it connects to the
+/// server's `master` database with the same login and creates it there unless `DB_ID` already knows it
+/// (then the load's own connect says what is wrong). Only names that quote safely are created
+/// ([`creatable_database_name`]).
+///
+/// # Errors
+/// A name oltpgen does not create, a login that may not create databases (262), or the connect errors
+/// of [`connect`] for `master`.
+pub async fn create_database(target: &Target) -> Result<bool, Error> {
+    if connect(target).await.is_ok() {
+        return Ok(false);
+    }
+    let name = target.dbname();
+    creatable_database_name(name, MAX_NAME_CHARS)?;
+    let admin_target = target::with_dbname(target, "master");
+    let mut admin = connect(&admin_target).await?;
+    let literal = name.replace('\'', "''");
+    let known = format!("SELECT CAST(CASE WHEN DB_ID(N'{literal}') IS NULL THEN 0 ELSE 1 END AS int)");
+    let row = timed(ADMIN_TIMEOUT, async { admin.simple_query(known).await?.into_row().await })
+        .await
+        .map_err(|e| failed("--create-database: looking for the database", &admin_target, &e))?;
+    if row.and_then(|r| r.get::<i32, _>(0)) == Some(1) {
+        return Ok(false);
+    }
+    let create = format!("CREATE DATABASE [{}]", name.replace(']', "]]"));
+    match timed(ADMIN_TIMEOUT, async { admin.simple_query(create).await?.into_results().await }).await {
+        Ok(_) => Ok(true),
+        // 1801: created meanwhile by someone else; it exists, as asked.
+        Err(tiberius::error::Error::Server(e)) if e.code() == 1801 => Ok(false),
+        // 262: CREATE DATABASE permission denied.
+        Err(tiberius::error::Error::Server(e)) if e.code() == 262 => Err(Error::usage(format!(
+            "{}: --create-database: {}: log in as one who may create databases (dbcreator), or have the \
+             database created",
+            target.label(),
+            e.message()
+        ))),
+        Err(e) => Err(failed("--create-database", target, &e)),
+    }
 }
 
 /// Wraps an error met outside the measured run (load, check, drop) as a failure of the work.

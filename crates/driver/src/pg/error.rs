@@ -47,7 +47,8 @@ pub fn connect_error(label: &str, err: &tokio_postgres::Error, password_from: &P
             ))
         } else if *code == SqlState::INVALID_CATALOG_NAME {
             Error::usage(format!(
-                "{label}: {}; create it first (createdb) or name another database in --url",
+                "{label}: {}; create it first (load with --create-database, or createdb) or name another \
+                 database in --url",
                 db.message()
             ))
         } else if *code == SqlState::TOO_MANY_CONNECTIONS {

@@ -9,7 +9,7 @@
 //!
 //! | module | what the engine supplies |
 //! |---|---|
-//! | `mod.rs` (here) | connect, batches of statements, server info and settings, room for connections, the check runner |
+//! | `mod.rs` (here) | connect, creating the database (`load --create-database`), batches of statements, server info and settings, room for connections, the check runner |
 //! | [`error`] | connect errors as one line, and every error sorted into a [`Fault`](crate::error::Fault) |
 //! | [`target`] | the URL parsed into this engine's settings |
 //! | [`meta`] | the load record (`oltpgen_meta`) |
@@ -38,7 +38,7 @@ use tokio_postgres::NoTls;
 
 use self::error::connect_error;
 use crate::vocab::server::{ConnectionRoom, ServerInfo};
-use crate::vocab::target::Engine;
+use crate::vocab::target::{Engine, creatable_database_name};
 use crate::{Error, Target};
 
 /// How long the whole handshake may take once the TCP connection is open: a port that accepts it but
@@ -73,6 +73,50 @@ pub async fn connect(target: &Target) -> Result<Client, Error> {
         let _ = connection.await;
     });
     Ok(client)
+}
+
+/// The longest database name PostgreSQL keeps (`NAMEDATALEN` - 1 bytes); it cuts a longer one short.
+const MAX_NAME_BYTES: usize = 63;
+
+/// Creates the database `target` names when it does not exist (`load --create-database`); whether it
+/// created it. A database it can connect to exists, and needs nothing more; else it connects to the
+/// server's `postgres` database with the same login, and creates it there unless the catalog already
+/// has it (then the load's own connect says what is wrong). Only names that quote safely are created
+/// ([`creatable_database_name`]).
+///
+/// # Errors
+/// A name oltpgen does not create, a login that may not create databases, or the connect errors of
+/// [`connect`] for the `postgres` database.
+pub async fn create_database(target: &Target) -> Result<bool, Error> {
+    if connect(target).await.is_ok() {
+        return Ok(false);
+    }
+    let name = target.dbname();
+    creatable_database_name(name, MAX_NAME_BYTES)?;
+    let admin_target = target::with_dbname(target, "postgres");
+    let admin = connect(&admin_target).await?;
+    let exists = admin
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+        .await
+        .map_err(|e| failed("--create-database: looking for the database", &admin_target, &e))?
+        .is_some();
+    if exists {
+        return Ok(false);
+    }
+    let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+    match admin.batch_execute(&format!("CREATE DATABASE {quoted}")).await {
+        Ok(()) => Ok(true),
+        // Created meanwhile by someone else: it exists, as asked.
+        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::DUPLICATE_DATABASE) => Ok(false),
+        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
+            Err(Error::usage(format!(
+                "{}: --create-database: {}: log in as a role with CREATEDB, or have the database created",
+                target.label(),
+                e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string())
+            )))
+        }
+        Err(e) => Err(failed("--create-database", target, &e)),
+    }
 }
 
 /// Wraps a database error met outside the measured run (load, check, drop) as a failure of the work.

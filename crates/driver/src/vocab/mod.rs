@@ -10,7 +10,7 @@
 //!
 //! | module | the words |
 //! |---|---|
-//! | [`target`] | the engines ([`Engine`](target::Engine)) and the database a command drives ([`Target`](target::Target)) |
+//! | [`target`] | the engines ([`Engine`](target::Engine)), the database a command drives ([`Target`](target::Target)), and the names `load --create-database` creates |
 //! | [`server`] | the server's identity and settings, and its room for connections |
 //! | [`schema`] | the objects a load creates beside its tables, the dependents refusal, `CREATE TABLE` in an engine's words |
 //! | [`meta`] | the load record (`oltpgen_meta`) |

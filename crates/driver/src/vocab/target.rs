@@ -1,7 +1,8 @@
 //! The database a command drives: its engine ([`Engine`], a closed set chosen once from the URL's
 //! scheme) and a [`Target`], parsed once from `--url` into that engine's own settings and secret-safe.
 //! Each engine's module parses its URLs and builds its targets (PostgreSQL's `pg::target`); the seam
-//! (`engine::target`) picks the engine from the scheme.
+//! (`engine::target`) picks the engine from the scheme. Beside them, the rule every engine applies to a
+//! name it is told to create ([`creatable_database_name`]).
 
 use std::any::Any;
 use std::fmt;
@@ -59,6 +60,25 @@ impl Engine {
             Engine::SqlServer => "sqlserver",
         }
     }
+}
+
+/// Checks that `name` is a database name `load --create-database` will create on an engine whose
+/// names hold at most `max_len` bytes: 1 to `max_len` ASCII letters, digits, `_` and `-`. A name of
+/// these quotes safely in every engine's identifier quoting (`"…"`, `[…]`) and string literals, is never
+/// cut short by the server (PostgreSQL truncates a longer name with only a notice), and cannot be a
+/// URL's stray text (a `?` or `/` left in by mistake) turned into a database.
+///
+/// # Errors
+/// [`Error::Usage`] naming the name and the rule, and saying to create it by hand otherwise.
+pub fn creatable_database_name(name: &str, max_len: usize) -> Result<(), Error> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if name.is_empty() || name.len() > max_len || !name.chars().all(allowed) {
+        return Err(Error::usage(format!(
+            "--create-database creates databases named with 1 to {max_len} letters, digits, '_' and '-', \
+             not {name:?}: create it yourself, or name another one in --url"
+        )));
+    }
+    Ok(())
 }
 
 /// One database to drive: its engine, that engine's connection settings, and what output calls it.
@@ -151,5 +171,34 @@ impl fmt::Display for Target {
 impl fmt::Debug for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Target({})", self.label)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_names_that_quote_safely_everywhere_are_created() {
+        for ok in ["tpcc", "TPCC_2", "ds2-small", "a", &"x".repeat(63)] {
+            assert!(creatable_database_name(ok, 63).is_ok(), "{ok}");
+        }
+        for (bad, shown) in [
+            ("", ""),
+            ("tpcc\"; DROP DATABASE x; --", "tpcc\\\"; DROP DATABASE x; --"),
+            ("a]b", "a]b"),
+            ("it's", "it's"),
+            ("two words", "two words"),
+            ("tpcc?sslmode=disable", "tpcc?sslmode=disable"),
+            ("naïve", "naïve"),
+            ("line\nbreak", "line\\nbreak"),
+        ] {
+            let err = creatable_database_name(bad, 63).unwrap_err().to_string();
+            assert!(err.contains(&format!("not \"{shown}\"")), "{bad:?}: {err}");
+            assert!(err.contains("1 to 63 letters, digits, '_' and '-'"), "{err}");
+        }
+        let long = "x".repeat(64);
+        assert!(creatable_database_name(&long, 63).is_err(), "longer than the engine keeps");
+        assert!(creatable_database_name(&long, 128).is_ok());
     }
 }
