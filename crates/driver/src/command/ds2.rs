@@ -156,7 +156,7 @@ impl Ds2Plan {
     /// written, a server that went away for good, the interruption.
     pub async fn run(mut self, console: &mut dyn Console) -> Result<Exit, Error> {
         let req = &self.req;
-        let labels: Vec<String> = self.targets.iter().map(Target::key).collect();
+        let labels: Vec<String> = self.targets.iter().map(|t| t.label().to_string()).collect();
         let mut csv = match (&mut self.csv_claim, &req.csv_output) {
             (Some(claim), Some(path)) => Some(csv_output_file(claim, path, &labels)?),
             _ => None,
