@@ -549,6 +549,20 @@ mod tests {
     }
 
     #[test]
+    fn flags_given_in_the_wrong_place_say_where_they_belong() {
+        let e = Cli::try_parse_from(["oltpgen", "tpcc", "run", "--scale", "20"]).unwrap_err().to_string();
+        assert!(e.contains("--scale belongs to `tpcc load --scale N`, or to bare `tpcc --scale N`"), "{e}");
+        let e = Cli::try_parse_from(["oltpgen", "tpcc", "run", "--metrics-listen", "localhost"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("e.g. 127.0.0.1:9187"), "{e}");
+        let help = Cli::command().find_subcommand_mut("tpcc").unwrap().render_long_help().to_string();
+        assert!(help.contains("as root /var/lib/oltpgen/postgres"), "{help}");
+        let e = Cli::try_parse_from(["oltpgen", "report", "merge", "a", "b", "--out", "m", "--url", "x"]);
+        assert!(e.unwrap_err().to_string().contains("unexpected argument '--url'"), "report takes no --url");
+    }
+
+    #[test]
     fn transactions_run_server_or_client_side_on_run_and_bare_tpcc() {
         let cli = Cli::try_parse_from(["oltpgen", "tpcc", "--transactions", "client"]).unwrap();
         let Command::Tpcc(t) = cli.command else { panic!("tpcc") };

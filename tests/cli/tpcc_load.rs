@@ -233,3 +233,16 @@ async fn load_creates_a_missing_database_only_when_told() {
     );
     assert_refused(&oltpgen(&["ds2", "load", "--create-database", "--temp-db"]), "cannot be used with");
 }
+
+#[test]
+fn an_interrupted_throwaway_load_does_not_advise_replace() {
+    // A --temp-db load stopped by Ctrl-C: its database went with its server, nothing is left to replace.
+    let load = crate::common::spawn(&["tpcc", "load", "--scale", "3", "--temp-db", "-q"]);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let pid = load.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let out = crate::common::finish(load);
+    assert_eq!(out.code, 130, "{}", out.all());
+    assert!(out.stderr.contains("did not finish; the throwaway database went with it"), "{}", out.stderr);
+    assert!(!out.stderr.contains("--replace"), "{}", out.stderr);
+}
