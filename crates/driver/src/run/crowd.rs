@@ -20,7 +20,7 @@ use super::collector::Collector;
 use super::pool::{Connections, Pool};
 use super::schedule::{self, Scheduled, Timing};
 use super::user::{Job, User, nanos};
-use super::workload::{Ops, Workload};
+use super::workload::Workload;
 
 /// The most users [`Crowd::due`] begins, and the most it wakes, at once: when the shard's loop falls
 /// behind (a stall, a burst), it takes back the turns that ended before it starts many more, so the
@@ -44,10 +44,10 @@ pub struct Crowd<W: Workload> {
     /// Users keying or thinking: (intended start, place), the soonest on top.
     deadlines: BinaryHeap<Reverse<(u64, u32)>>,
     connections: Connections<W::Session>,
-    /// Operations' buffers of finished turns, for the next ones.
-    spare_ops: Vec<Ops>,
+    /// Ended turns' boxes, for the next turns.
+    spare: Vec<Box<Job<W>>>,
     /// Turns to run, for the shard's loop to take.
-    ready: Vec<Job<W>>,
+    ready: Vec<Box<Job<W>>>,
     stopping: bool,
 }
 
@@ -81,7 +81,7 @@ impl<W: Workload> Crowd<W> {
             schedule,
             deadlines: BinaryHeap::new(),
             connections,
-            spare_ops: Vec::new(),
+            spare: Vec::new(),
             ready: Vec::new(),
             stopping: false,
         }
@@ -144,7 +144,9 @@ impl<W: Workload> Crowd<W> {
         match &mut self.connections {
             Connections::Own(sessions) => {
                 sessions.push(None);
-                self.ready.push(Job::connect(place, index as usize % self.targets));
+                let mut job = self.spare.pop().unwrap_or_else(Job::new);
+                job.connect(place, index as usize % self.targets);
+                self.ready.push(job);
             }
             Connections::Shared(_) => self.deal(place, at_ns, now_ns),
         }
@@ -173,19 +175,20 @@ impl<W: Workload> Crowd<W> {
                 None => return,
             },
         };
-        let ops = self.spare_ops.pop().unwrap_or_default();
-        self.ready.push(Job::run(place, user, target, session, ops));
+        let mut job = self.spare.pop().unwrap_or_else(Job::new);
+        job.run(place, user, target, session);
+        self.ready.push(job);
     }
 
     /// Takes back a turn that ran: records it into `collector`, hands its session back (to the user's
     /// own slot, or to the first user in line for it), and deals the user its next transaction, unless
     /// the run is stopping.
-    pub fn finish(&mut self, mut job: Job<W>, collector: &mut Collector) {
+    pub fn finish(&mut self, mut job: Box<Job<W>>, collector: &mut Collector) {
         let place = job.place;
         let user = &mut self.users[place as usize];
         let done_ns = nanos(job.done().saturating_duration_since(self.start));
         let from_ns = if job.ran() {
-            self.spare_ops.push(job.record(user, self.start, collector));
+            job.record(user, self.start, collector);
             user.rested_ns(&job, done_ns)
         } else {
             // Its own connection opened (or failed to: its first transaction meets that again, and counts
@@ -196,19 +199,22 @@ impl<W: Workload> Crowd<W> {
             Connections::Own(sessions) => sessions[place as usize] = job.session.take(),
             Connections::Shared(pools) => {
                 if let Some((next, session)) = pools[job.target].give_back(job.session.take()) {
-                    let ops = self.spare_ops.pop().unwrap_or_default();
-                    self.ready.push(Job::run(next, &mut self.users[next as usize], job.target, session, ops));
+                    let mut next_job = self.spare.pop().unwrap_or_else(Job::new);
+                    next_job.run(next, &mut self.users[next as usize], job.target, session);
+                    self.ready.push(next_job);
                 }
             }
         }
+        self.spare.push(job);
         if !self.stopping {
-            let now_ns = self.ns(Instant::now());
-            self.deal(place, from_ns, now_ns);
+            // The turn's end stands for now: a next transaction intended before it goes at once, a later
+            // one waits (and, if its time passed meanwhile, wakes on the loop's next round, late).
+            self.deal(place, from_ns, done_ns);
         }
     }
 
     /// The turns to run now.
-    pub fn ready(&mut self) -> std::vec::Drain<'_, Job<W>> {
+    pub fn ready(&mut self) -> std::vec::Drain<'_, Box<Job<W>>> {
         self.ready.drain(..)
     }
 

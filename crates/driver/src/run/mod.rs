@@ -148,9 +148,8 @@ pub async fn drive<W: Workload>(
     let mut collector = Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows)
         .with_audit(W::AUDIT)
         .with_composite(W::COMPOSITE_KIND);
-    let (stop, stopped) = tokio::sync::watch::channel(false);
     let running = Arc::new(AtomicU64::new(0));
-    let shards = Shards::spawn(&workload, plan, &schedule, (start, stopped, running.clone()), &collector);
+    let shards = Shards::spawn(&workload, plan, &schedule, (start, running.clone()), &collector);
     let mut judge =
         Judge { workload: &*workload, plan, schedule: &schedule, targets: &targets, steps: Vec::new() };
 
@@ -199,8 +198,8 @@ pub async fn drive<W: Workload>(
     let stopped_at = start.elapsed();
     // A run that goes on until it is stopped ends as it should when it is.
     let interrupted = interrupted && !plan.timing.until_stopped();
-    // Users finish the transaction in flight (it completes after the window and is not measured).
-    let _ = stop.send(true);
+    // Users stop; they finish the transaction in flight (it completes after the window and is not
+    // measured).
     shards.drain(&mut collector).await;
     // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short), over the
     // part of their window that ran; one cut short was not measured as asked, and does not pass.

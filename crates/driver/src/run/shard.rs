@@ -16,9 +16,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use tokio::sync::{mpsc, oneshot, watch};
+use futures_util::{FutureExt, StreamExt};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::collector::Collector;
@@ -48,7 +48,7 @@ pub fn connections_of(connections: u32, shard: usize, shards: usize) -> u32 {
 enum Request {
     /// Hand over what the shard's collector took in since the last request.
     Share(oneshot::Sender<Collector>),
-    /// Wait for the users (already told to stop) to finish, then hand over the rest, and end.
+    /// Stop the users, wait for the transactions in flight to finish, then hand over the rest, and end.
     Drain(oneshot::Sender<Collector>),
 }
 
@@ -58,11 +58,9 @@ pub struct Shards {
     threads: Vec<std::thread::JoinHandle<()>>,
 }
 
-/// What one shard runs: its users, what it hears and tells, and its collector.
+/// What one shard runs: its users, what it tells, and its collector.
 struct Shard<W: Workload> {
     crowd: Crowd<W>,
-    /// Flips to true when users must stop.
-    stop: watch::Receiver<bool>,
     /// Users running now, over every shard (changed when users begin or stop, never per transaction).
     running: Arc<AtomicU64>,
     collector: Collector,
@@ -70,13 +68,13 @@ struct Shard<W: Workload> {
 
 impl Shards {
     /// Starts `plan`'s users in [`RunPlan::client_threads_used`] shards, each waiting for its start in
-    /// `schedule` after `start`, telling `running` when one starts or ends and stopping when `stop` flips;
-    /// each shard's collector is shaped like `collector`.
+    /// `schedule` after `start`, telling `running` when users start or end, until [`drain`](Self::drain)
+    /// stops them; each shard's collector is shaped like `collector`.
     pub fn spawn<W: Workload>(
         workload: &Arc<W>,
         plan: &RunPlan,
         schedule: &[Scheduled],
-        (start, stop, running): (Instant, watch::Receiver<bool>, Arc<AtomicU64>),
+        (start, running): (Instant, Arc<AtomicU64>),
         collector: &Collector,
     ) -> Shards {
         let n = plan.client_threads_used() as usize;
@@ -91,7 +89,6 @@ impl Shards {
             let clock = (plan.timing, schedule.to_vec());
             let shard = Shard {
                 crowd: Crowd::new(workload.clone(), start, users, clock, pooled),
-                stop: stop.clone(),
                 running: running.clone(),
                 collector: collector.fresh(),
             };
@@ -137,8 +134,8 @@ impl Shards {
         self.ask(collector, Request::Share).await;
     }
 
-    /// Lets every shard's users (told to stop through the crew's switch) finish, adds what they still
-    /// recorded into `collector`, and waits for the shards' threads to end.
+    /// Stops every shard's users, lets the transactions in flight finish, adds what they still recorded
+    /// into `collector`, and waits for the shards' threads to end.
     pub async fn drain(self, collector: &mut Collector) {
         self.ask(collector, Request::Drain).await;
         for thread in self.threads {
@@ -171,16 +168,12 @@ impl<W: Workload> Shard<W> {
     /// answers the run's requests until it asks the shard to drain (or is gone: then the turns in
     /// flight are dropped).
     async fn run(self, mut requests: mpsc::UnboundedReceiver<Request>) {
-        let Shard { mut crowd, mut stop, running, mut collector } = self;
+        let Shard { mut crowd, running, mut collector } = self;
         let workload = crowd.workload().clone();
         let mut in_flight = FuturesUnordered::new();
         let alarm = tokio::time::sleep(Duration::ZERO);
         tokio::pin!(alarm);
         let mut armed = None;
-        let mut stopped = *stop.borrow();
-        if stopped {
-            crowd.stop();
-        }
         loop {
             let begun = crowd.due(Instant::now(), &mut collector);
             if begun > 0 {
@@ -203,20 +196,20 @@ impl<W: Workload> Shard<W> {
                         let _ = reply.send(collector.take());
                     }
                     Some(Request::Drain(reply)) => {
-                        if !stopped {
-                            running.fetch_sub(crowd.stop(), Ordering::Relaxed);
-                        }
+                        running.fetch_sub(crowd.stop(), Ordering::Relaxed);
                         drain(&mut crowd, &mut in_flight, &mut collector).await;
                         let _ = reply.send(collector.take());
                         return;
                     }
                     None => return,
                 },
-                _ = stop.changed(), if !stopped => {
-                    stopped = true;
-                    running.fetch_sub(crowd.stop(), Ordering::Relaxed);
+                Some(job) = in_flight.next(), if !in_flight.is_empty() => {
+                    crowd.finish(job, &mut collector);
+                    // And every other turn that has ended by now, before the loop comes round again.
+                    while let Some(Some(job)) = in_flight.next().now_or_never() {
+                        crowd.finish(job, &mut collector);
+                    }
                 }
-                Some(job) = in_flight.next(), if !in_flight.is_empty() => crowd.finish(job, &mut collector),
                 () = &mut alarm, if armed.is_some() => armed = None,
             }
         }
@@ -225,7 +218,7 @@ impl<W: Workload> Shard<W> {
 
 /// Lets the turns in flight end and records them (each transaction completes after the window and is
 /// not measured); those not done within [`DRAIN_TIMEOUT`] are dropped.
-async fn drain<W: Workload, F: Future<Output = user::Job<W>>>(
+async fn drain<W: Workload, F: Future<Output = Box<user::Job<W>>>>(
     crowd: &mut Crowd<W>,
     in_flight: &mut FuturesUnordered<F>,
     collector: &mut Collector,

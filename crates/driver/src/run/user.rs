@@ -72,7 +72,8 @@ impl<W: Workload> User<W> {
 }
 
 /// A turn: the user at place `place` of its shard running its card on `session`, and, once [`turn`]
-/// ran it, how it went.
+/// ran it, how it went. A shard keeps the boxes of ended turns for the next ones (with their operations'
+/// buffers), so a turn moves a pointer, allocates nothing, and copies only the card it runs.
 pub struct Job<W: Workload> {
     /// The user's place in its shard.
     pub place: u32,
@@ -92,14 +93,29 @@ pub struct Job<W: Workload> {
 }
 
 impl<W: Workload> Job<W> {
-    /// The turn of `user` (at place `place`, its card dealt) on `session`, recording into `ops`.
-    pub fn run(place: u32, user: &mut User<W>, target: usize, session: Option<W::Session>, ops: Ops) -> Self {
-        Job { place, target, session, card: user.card.take(), ops, outcome: None, done: None }
+    /// A turn of nobody yet, to be filled by [`run`](Self::run) or [`connect`](Self::connect).
+    pub fn new() -> Box<Self> {
+        Box::new(Job {
+            place: 0,
+            target: 0,
+            session: None,
+            card: None,
+            ops: Ops::default(),
+            outcome: None,
+            done: None,
+        })
     }
 
-    /// The turn that only opens the own connection of the user at place `place`.
-    pub fn connect(place: u32, target: usize) -> Self {
-        Job { place, target, session: None, card: None, ops: Ops::default(), outcome: None, done: None }
+    /// Makes this the turn of `user` (at place `place`, its card dealt) on `session`.
+    pub fn run(&mut self, place: u32, user: &mut User<W>, target: usize, session: Option<W::Session>) {
+        (self.place, self.target, self.session, self.card) = (place, target, session, user.card.take());
+        (self.outcome, self.done) = (None, None);
+    }
+
+    /// Makes this the turn that only opens the own connection of the user at place `place`.
+    pub fn connect(&mut self, place: u32, target: usize) {
+        (self.place, self.target, self.session, self.card) = (place, target, None, None);
+        (self.outcome, self.done) = (None, None);
     }
 
     /// Whether the turn ran a transaction (not only opened a connection).
@@ -113,12 +129,11 @@ impl<W: Workload> Job<W> {
     }
 
     /// Records the turn of `user` into `collector` (`start` the run's time zero): its composite sum (when
-    /// the workload has one), the operations it ran, its audit counts, and the transaction itself; gives
-    /// back its operations' buffer for the next turn.
-    pub fn record(&mut self, user: &User<W>, start: Instant, collector: &mut Collector) -> Ops {
+    /// the workload has one), the operations it ran, its audit counts, and the transaction itself.
+    pub fn record(&mut self, user: &User<W>, start: Instant, collector: &mut Collector) {
         let (Some(card), Some((outcome, retries)), Some(done)) = (&self.card, &self.outcome, self.done)
         else {
-            return std::mem::take(&mut self.ops);
+            return;
         };
         let status = match outcome {
             Ok(Done { rolled_back: false }) => Status::Committed,
@@ -162,7 +177,6 @@ impl<W: Workload> Job<W> {
             latency_us: micros(done.saturating_duration_since(intended)),
             done_ms: done_ms(done),
         });
-        std::mem::take(&mut self.ops)
     }
 }
 
@@ -170,12 +184,11 @@ impl<W: Workload> Job<W> {
 /// (connecting first when it has none), retrying conflicts; a composite transaction that recorded
 /// operations retried each itself and is not run again whole (DS2 would register a customer twice). A
 /// lost connection empties the session, so the next turn on it reconnects.
-pub async fn turn<W: Workload>(w: &W, mut job: Job<W>) -> Job<W> {
-    match &job.card {
-        None => job.session = w.connect(job.target).await.ok(),
-        Some(card) => {
-            job.outcome = Some(attempt(w, job.target, &mut job.session, &card.input, &mut job.ops).await);
-        }
+pub async fn turn<W: Workload>(w: &W, mut job: Box<Job<W>>) -> Box<Job<W>> {
+    let Job { target, session, card, ops, outcome, .. } = &mut *job;
+    match card {
+        None => *session = w.connect(*target).await.ok(),
+        Some(card) => *outcome = Some(attempt(w, *target, session, &card.input, ops).await),
     }
     job.done = Some(Instant::now());
     job
