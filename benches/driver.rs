@@ -1,6 +1,6 @@
 //! The driver's own cost per transaction, without a database: dealing the next card, making the
-//! transaction's input, drawing its think time, and recording its sample (buffer, batch hand-over and
-//! the collector's histogram). Issue #3's budget for all of it is 1 µs. For DS2, the same per whole
+//! transaction's input, drawing its think time, and recording its sample (into the shard's collector's
+//! histograms, as a turn ends). Issue #3's budget for all of it is 1 µs. For DS2, the same per whole
 //! order: drawing it (login or registration, browses, purchase) and recording its operations' samples
 //! and its own.
 //!
@@ -20,7 +20,7 @@ use oltpgen_datagen::tpcc::input::{InputGen, Terminal, TxnInput};
 use oltpgen_datagen::tpcc::mix::{Deck, Pacing};
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_driver::run::collector::Collector;
-use oltpgen_driver::run::sample::{Recorder, Sample, Status};
+use oltpgen_driver::run::sample::{Sample, Status};
 use oltpgen_driver::run::{self, Next, Ops, Ramp, RunPlan, StepSpec, Timing};
 use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::model::{DS2_TRANSACTIONS, TPCC_TRANSACTIONS, Workload};
@@ -34,7 +34,6 @@ fn sample(kind: u8, i: u64) -> Sample {
         retries: 0,
         status: Status::Committed,
         latency_us: 1000 + (i as u32 % 5000),
-        late_us: 0,
         done_ms: i as u32,
     }
 }
@@ -49,8 +48,6 @@ fn per_transaction(c: &mut Criterion) {
     let pacing = Pacing::spec();
     let mut deck = Deck::new();
     group.bench_function("deck+input+think+record", |b| {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let mut recorder = Recorder::new(tx, 10_000);
         let mut collector =
             Collector::new(Workload::Tpcc, &TPCC_TRANSACTIONS, 0, 1, &[0..5_000, 5_000..u32::MAX]);
         b.iter(|| {
@@ -59,11 +56,7 @@ fn per_transaction(c: &mut Criterion) {
                 let input = generator.next(kind, &mut rng, &terminal);
                 let think = pacing.think(kind, &mut rng);
                 std::hint::black_box((&input, think));
-                recorder.record(sample(kind.index() as u8, i));
-            }
-            recorder.flush();
-            while let Ok(batch) = rx.try_recv() {
-                collector.absorb(&batch.samples);
+                collector.record(&sample(kind.index() as u8, i));
             }
         });
     });
@@ -78,25 +71,19 @@ fn per_ds2_order(c: &mut Criterion) {
     let size = DbSize::M;
     let orders = OrderGen::new(size.customers(), size.products(), OrderParams::default());
     group.bench_function("order+record", |b| {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let mut recorder = Recorder::new(tx, 10_000);
         let mut collector =
             Collector::new(Workload::Ds2, &DS2_TRANSACTIONS, 6, 1, std::slice::from_ref(&(0..u32::MAX)))
                 .with_composite(Some(6));
         b.iter(|| {
             for i in 0..ORDERS {
                 let order = orders.next(&mut rng);
-                recorder.record(sample(0, i));
+                collector.record(&sample(0, i));
                 for _ in &order.browses {
-                    recorder.record(sample(2, i));
+                    collector.record(&sample(2, i));
                 }
-                recorder.record(sample(5, i));
-                recorder.record(sample(6, i));
+                collector.record(&sample(5, i));
+                collector.record(&sample(6, i));
                 std::hint::black_box(&order);
-            }
-            recorder.flush();
-            while let Ok(batch) = rx.try_recv() {
-                collector.absorb(&batch.samples);
             }
         });
     });

@@ -301,31 +301,47 @@ impl Collector {
 
     /// Takes in a batch of samples.
     pub fn absorb(&mut self, batch: &[Sample]) {
-        let cells = self.cells();
         for s in batch {
-            let cell = usize::from(s.target) * self.kinds.len() + usize::from(s.kind);
-            made(&mut self.interval, cells)[cell].add(s);
-            self.totals.add(s);
-            let whole = self.composite.is_none_or(|c| c == usize::from(s.kind));
-            match s.status {
-                Status::Failed(fault) if whole => {
-                    *self.errors_by_kind.entry(fault.name().to_string()).or_default() += 1;
-                }
-                Status::Failed(_) => {}
-                _ if self.composite == Some(usize::from(s.kind)) => self.orders += 1,
-                // DS2's rt_tot is the same order again, timed as DS2 times it.
-                _ if is_composite(self.kinds[usize::from(s.kind)]) => {}
-                _ => self.completed += 1,
+            self.record(s);
+        }
+    }
+
+    /// Takes in one transaction's sample, as a user's turn ends on its shard.
+    #[inline]
+    pub fn record(&mut self, s: &Sample) {
+        let cells = self.cells();
+        let cell = usize::from(s.target) * self.kinds.len() + usize::from(s.kind);
+        made(&mut self.interval, cells)[cell].add(s);
+        self.totals.add(s);
+        let whole = self.composite.is_none_or(|c| c == usize::from(s.kind));
+        match s.status {
+            Status::Failed(fault) if whole => {
+                *self.errors_by_kind.entry(fault.name().to_string()).or_default() += 1;
             }
-            if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
-                made(&mut w.tallies, cells)[cell].add(s);
-                if s.status == Status::Failed(Fault::ConnectionLost) {
-                    w.connections_lost += 1;
-                }
-                if s.late_us > 0 {
-                    w.lateness.get_or_insert_with(LatencyHistogram::new).record_us(u64::from(s.late_us));
-                }
+            Status::Failed(_) => {}
+            _ if self.composite == Some(usize::from(s.kind)) => self.orders += 1,
+            // DS2's rt_tot is the same order again, timed as DS2 times it.
+            _ if is_composite(self.kinds[usize::from(s.kind)]) => {}
+            _ => self.completed += 1,
+        }
+        if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
+            made(&mut w.tallies, cells)[cell].add(s);
+            if s.status == Status::Failed(Fault::ConnectionLost) {
+                w.connections_lost += 1;
             }
+        }
+    }
+
+    /// Takes in how late a user woke (µs) from a keying or think time that ended at `at_ms` (ms since
+    /// the run began): measured when the user wakes, whether or not its transaction then completes (a
+    /// user waiting for a busy pool's connection may not), in the window it woke in. An on-time wake
+    /// (0) is not a late one.
+    pub fn record_late(&mut self, at_ms: u32, late_us: u32) {
+        if late_us == 0 {
+            return;
+        }
+        if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&at_ms)) {
+            w.lateness.get_or_insert_with(LatencyHistogram::new).record_us(u64::from(late_us));
         }
     }
 
@@ -458,7 +474,7 @@ mod tests {
     }
 
     fn on(target: u8, kind: u8, status: Status, latency_us: u32, done_ms: u32) -> Sample {
-        Sample { kind, target, retries: 1, status, latency_us, late_us: 0, done_ms }
+        Sample { kind, target, retries: 1, status, latency_us, done_ms }
     }
 
     #[test]
@@ -539,9 +555,9 @@ mod tests {
         assert_eq!(c.tick(2.0, 2).errors, 2);
     }
 
-    /// Samples of every sort: two targets, each type, every status, late wakes, in and out of both
-    /// windows, with audit increments.
-    fn assorted() -> (Vec<Sample>, Vec<AuditSample>) {
+    /// Samples of every sort: two targets, each type, every status, in and out of both windows, with
+    /// audit increments, and late wakes (ms, µs), one beside every fifth sample.
+    fn assorted() -> (Vec<Sample>, Vec<AuditSample>, Vec<(u32, u32)>) {
         let statuses = [Status::Committed, Status::RolledBack, Status::Failed(Fault::ConnectionLost)];
         let samples = (0..600u32)
             .map(|i| Sample {
@@ -550,16 +566,16 @@ mod tests {
                 retries: (i % 4 == 0) as u8,
                 status: statuses[(i / 7 % 3) as usize],
                 latency_us: 100 + i * 37 % 9_000,
-                late_us: if i % 5 == 0 { i * 11 } else { 0 },
                 done_ms: i * 10,
             })
             .collect();
+        let late = (0..600u32).map(|i| (i * 10, if i % 5 == 0 { i * 11 } else { 0 })).collect();
         let audit = (0..60u32).map(|i| AuditSample {
             target: 0,
             done_ms: i * 100,
             counts: [1, (i % 3) as u8, 0, 0, 0, 0, 0, 0],
         });
-        (samples, audit.collect())
+        (samples, audit.collect(), late)
     }
 
     fn ds2_collector() -> Collector {
@@ -571,18 +587,24 @@ mod tests {
 
     #[test]
     fn shards_shares_merge_into_exactly_what_one_collector_measures() {
-        let (samples, audit) = assorted();
+        let (samples, audit, late) = assorted();
         let mut one = ds2_collector();
         let mut run = ds2_collector();
         let mut shards = [ds2_collector(), ds2_collector(), ds2_collector()];
         let mut ticks = Vec::new();
         // Three intervals; in each, the samples go to the shards in turn, in batches of uneven sizes,
         // and the run takes each shard's share at the tick.
-        for (n, (interval, counted)) in samples.chunks(200).zip(audit.chunks(20)).enumerate() {
+        for (n, ((interval, counted), woke)) in
+            samples.chunks(200).zip(audit.chunks(20)).zip(late.chunks(200)).enumerate()
+        {
             one.absorb(interval);
             one.absorb_audit(counted);
             for (i, batch) in interval.chunks(13).enumerate() {
                 shards[i % 3].absorb(batch);
+            }
+            for (i, &(at_ms, late_us)) in woke.iter().enumerate() {
+                one.record_late(at_ms, late_us);
+                shards[i % 3].record_late(at_ms, late_us);
             }
             for (i, batch) in counted.chunks(3).enumerate() {
                 shards[i % 3].absorb_audit(batch);

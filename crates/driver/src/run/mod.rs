@@ -1,9 +1,12 @@
-//! Driving load: virtual users on tokio tasks, in shards over the client threads ([`shard`]), a
-//! collector that turns their samples into figures, live lines every interval, and the measured window's
-//! statistics at the end. Workload-neutral: a workload plugs in through [`Workload`].
+//! Driving load: virtual users in shards over the client threads ([`shard`]), each user plain data in
+//! its shard's [`crowd`] (its state, a deadline, a place in a connection's line) and a future only
+//! while its transaction runs ([`user`]); a collector that turns their samples into figures, live lines
+//! every interval, and the measured window's statistics at the end. Workload-neutral: a workload plugs
+//! in through [`Workload`].
 
 pub mod collector;
 pub mod cpu;
+pub mod crowd;
 pub mod metrics;
 pub mod plan;
 pub mod pool;
@@ -124,7 +127,8 @@ pub enum Progress<'a> {
     Step(&'a Step),
 }
 
-/// Late samples of a closed window arrive within this (users hand over batches at least every second).
+/// Late samples of a closed window arrive within this: a turn that ended in the window is recorded when
+/// its shard's loop next runs, which a busy or stalled client thread delays.
 const GRACE: Duration = Duration::from_secs(2);
 
 /// Runs `plan` against `workload`, telling `progress` about every interval and every finished step.
@@ -144,9 +148,8 @@ pub async fn drive<W: Workload>(
     let mut collector = Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows)
         .with_audit(W::AUDIT)
         .with_composite(W::COMPOSITE_KIND);
-    let (stop, stopped) = tokio::sync::watch::channel(false);
     let running = Arc::new(AtomicU64::new(0));
-    let shards = Shards::spawn(&workload, plan, &schedule, (start, stopped, running.clone()), &collector);
+    let shards = Shards::spawn(&workload, plan, &schedule, (start, running.clone()), &collector);
     let mut judge =
         Judge { workload: &*workload, plan, schedule: &schedule, targets: &targets, steps: Vec::new() };
 
@@ -195,8 +198,8 @@ pub async fn drive<W: Workload>(
     let stopped_at = start.elapsed();
     // A run that goes on until it is stopped ends as it should when it is.
     let interrupted = interrupted && !plan.timing.until_stopped();
-    // Users finish the transaction in flight (it completes after the window and is not measured).
-    let _ = stop.send(true);
+    // Users stop; they finish the transaction in flight (it completes after the window and is not
+    // measured).
     shards.drain(&mut collector).await;
     // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short), over the
     // part of their window that ran; one cut short was not measured as asked, and does not pass.
@@ -279,12 +282,6 @@ fn client_cpu(collector: &Collector, cpu_before: (f64, f64)) -> ClientCpu {
         client.wake_late_max_ms = Some(late.max_us() as f64 / 1e3);
     }
     client
-}
-
-/// Hands a user's batch to the collector.
-pub(crate) fn absorb(collector: &mut Collector, batch: &sample::Batch) {
-    collector.absorb(&batch.samples);
-    collector.absorb_audit(&batch.audit);
 }
 
 /// A step's result: figures from its transactions per target (labelled by `targets`) and the

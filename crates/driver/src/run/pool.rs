@@ -1,64 +1,91 @@
 //! Where a user gets its connection: its own (the default), or a shared pool when `--connections` is
-//! below `--users`. Waiting for a pooled connection happens after the transaction's intended start, so
-//! the wait is part of its response time.
+//! below `--users`. Each shard keeps its share of every target's pool as plain data on its own thread:
+//! the slots free, the sessions idle in them, and the users waiting in line for one, first come first
+//! served. A waiting user is a number in that line, whatever the line's length. Waiting happens after
+//! the transaction's intended start, so the wait is part of its response time.
 
-use std::sync::Mutex;
+use std::collections::VecDeque;
 
-use tokio::sync::{Semaphore, SemaphorePermit};
-
-/// A fixed number of sessions shared by many users; sessions are opened on first need and reopened
-/// after a connection is lost.
+/// A fixed number of sessions shared by a shard's users of one target; sessions are opened on first
+/// need and reopened after a connection is lost.
 pub struct Pool<S> {
-    idle: Mutex<Vec<S>>,
-    permits: Semaphore,
+    /// Sessions open and not lent.
+    idle: Vec<S>,
+    /// Slots not lent (some with an idle session, the others not connected yet, or any more).
+    free: u32,
+    /// Users waiting for a slot (their places in the shard), first come first served.
+    line: VecDeque<u32>,
 }
 
-/// A session slot borrowed from a [`Pool`]: empty when the slot's connection is not open (yet, or any
-/// more); what it holds goes back to the pool when the lease drops.
-pub struct Lease<'a, S> {
-    pool: &'a Pool<S>,
-    /// The borrowed session; set it after connecting, clear it when the connection is lost.
-    pub session: Option<S>,
-    _permit: SemaphorePermit<'a>,
-}
+/// What a user waiting for a connection was lent: a slot, with its session when the slot's connection
+/// is open (`None` when the user must connect first).
+pub type Slot<S> = Option<S>;
 
 impl<S> Pool<S> {
     /// A pool of `size` slots.
     pub fn new(size: u32) -> Self {
-        Pool { idle: Mutex::new(Vec::new()), permits: Semaphore::new(size as usize) }
+        Pool { idle: Vec::new(), free: size, line: VecDeque::new() }
     }
 
-    /// Waits for a free slot.
-    pub async fn acquire(&self) -> Lease<'_, S> {
-        let permit = self.permits.acquire().await.expect("the pool's semaphore is never closed");
-        let session = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        Lease { pool: self, session, _permit: permit }
+    /// Lends user `user` a free slot, or, when every slot is lent, puts it at the end of the line
+    /// (`None`): it gets a slot from [`give_back`](Self::give_back) when its turn comes.
+    pub fn lend(&mut self, user: u32) -> Option<Slot<S>> {
+        if self.free == 0 {
+            self.line.push_back(user);
+            return None;
+        }
+        self.free -= 1;
+        Some(self.idle.pop())
+    }
+
+    /// Takes back a lent slot with what it holds (its session, unless the connection was lost), and
+    /// lends it at once to the first user in line, if any: that user and its slot.
+    pub fn give_back(&mut self, slot: Slot<S>) -> Option<(u32, Slot<S>)> {
+        if let Some(user) = self.line.pop_front() {
+            return Some((user, slot));
+        }
+        self.idle.extend(slot);
+        self.free += 1;
+        None
+    }
+
+    /// Sends every waiting user away (the run is stopping: a user in line has no transaction in flight).
+    pub fn close_line(&mut self) {
+        self.line = VecDeque::new();
     }
 }
 
-impl<S> Drop for Lease<'_, S> {
-    fn drop(&mut self) {
-        if let Some(s) = self.session.take() {
-            self.pool.idle.lock().unwrap_or_else(|p| p.into_inner()).push(s);
-        }
-    }
+/// Where a shard's users get connections, by their places in the shard.
+pub enum Connections<S> {
+    /// Each user opens and keeps its own: its place's session, when open.
+    Own(Vec<Option<S>>),
+    /// Users borrow from their target's pool (one per target) for each transaction.
+    Shared(Vec<Pool<S>>),
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn sessions_are_reused_and_slots_bounded() {
-        let pool = Pool::<u32>::new(2);
-        let mut a = pool.acquire().await;
-        assert!(a.session.is_none(), "opened on first need");
-        a.session = Some(7);
-        let b = pool.acquire().await;
-        let third = tokio::time::timeout(std::time::Duration::from_millis(20), pool.acquire()).await;
-        assert!(third.is_err(), "two slots, two leases");
-        drop(a);
-        drop(b);
-        assert_eq!(pool.acquire().await.session, Some(7));
+    #[test]
+    fn sessions_are_reused_slots_bounded_and_the_line_served_in_order() {
+        let mut pool = Pool::<u32>::new(2);
+        let a = pool.lend(0).expect("a free slot");
+        assert!(a.is_none(), "opened on first need");
+        assert_eq!(pool.lend(1), Some(None));
+        assert_eq!(pool.lend(2), None, "two slots, two lent: user 2 waits");
+        assert_eq!(pool.lend(3), None, "and user 3 behind it");
+        assert_eq!(
+            pool.give_back(Some(7)),
+            Some((2, Some(7))),
+            "the first in line gets the slot, session and all"
+        );
+        assert_eq!(pool.give_back(None), Some((3, None)), "a lost connection's slot, to reconnect");
+        assert_eq!(pool.give_back(Some(7)), None, "nobody waits: the session idles");
+        assert_eq!(pool.lend(4), Some(Some(7)), "and is lent again");
+        assert_eq!(pool.lend(5), None, "user 3 and 4 hold both slots");
+        pool.close_line();
+        assert_eq!(pool.give_back(None), None, "a closed line: nobody gets user 3's slot");
+        assert_eq!(pool.lend(6), Some(None), "it is free again, not connected");
     }
 }

@@ -1,27 +1,31 @@
 //! Client threads: a run's users split into shards, one per thread, each on a current-thread tokio
-//! runtime of its own, as one thread ran them all before. A shard owns its users, their connections
-//! (a connection's I/O task runs on the runtime that opened it) and, with `--connections`, its share
-//! of each target's pool, so a user never crosses threads and no transaction is handed between
-//! threads. Each shard has its own [`Collector`]; the run's collector takes each shard's share once per
-//! reporting interval and before judging a step ([`Shards::gather`]), off the users' hot path.
+//! runtime of its own, as one thread ran them all before. A shard owns its users (a [`Crowd`]), their
+//! connections (a connection's I/O task runs on the runtime that opened it) and, with `--connections`,
+//! its share of each target's pool, so a user never crosses threads and no transaction is handed between
+//! threads. Each shard has its own [`Collector`], into which its users' turns are recorded as they end;
+//! the run's collector takes each shard's share once per reporting interval and before judging a step
+//! ([`Shards::gather`]), off the users' hot path.
+//!
+//! A shard is one task: its loop sleeps until the next user begins or wakes, runs the users' turns side
+//! by side (only those in flight hold a future), and answers the run's requests.
 //!
 //! The first shard runs on the caller's runtime (so one client thread is the one-thread client of
 //! before, and tests on tokio's paused clock still drive it); the others on threads of their own.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot, watch};
-use tokio::task::JoinSet;
+use futures_util::stream::FuturesUnordered;
+use futures_util::{FutureExt, StreamExt};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::collector::Collector;
-use super::pool::Pool;
-use super::sample::{Batch, Recorder};
-use super::schedule::{self, Scheduled};
-use super::user::{self, Connections, Crew};
-use super::{RunPlan, Workload, absorb, ms};
+use super::crowd::Crowd;
+use super::schedule::Scheduled;
+use super::user;
+use super::{RunPlan, Workload};
 
 /// Users still running this long after being told to stop are aborted.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -44,7 +48,7 @@ pub fn connections_of(connections: u32, shard: usize, shards: usize) -> u32 {
 enum Request {
     /// Hand over what the shard's collector took in since the last request.
     Share(oneshot::Sender<Collector>),
-    /// Wait for the users (already told to stop) to finish, then hand over the rest, and end.
+    /// Stop the users, wait for the transactions in flight to finish, then hand over the rest, and end.
     Drain(oneshot::Sender<Collector>),
 }
 
@@ -54,51 +58,38 @@ pub struct Shards {
     threads: Vec<std::thread::JoinHandle<()>>,
 }
 
-/// What one shard runs: its crew, its users (index, start after the run's start), and its collector.
+/// What one shard runs: its users, what it tells, and its collector.
 struct Shard<W: Workload> {
-    crew: Crew<W>,
-    users: Vec<(u32, Duration)>,
-    interval_ms: u32,
+    crowd: Crowd<W>,
+    /// Users running now, over every shard (changed when users begin or stop, never per transaction).
+    running: Arc<AtomicU64>,
     collector: Collector,
 }
 
 impl Shards {
     /// Starts `plan`'s users in [`RunPlan::client_threads_used`] shards, each waiting for its start in
-    /// `schedule` after `start`, telling `running` when one starts or ends and stopping when `stop` flips;
-    /// each shard's collector is shaped like `collector`.
+    /// `schedule` after `start`, telling `running` when users start or end, until [`drain`](Self::drain)
+    /// stops them; each shard's collector is shaped like `collector`.
     pub fn spawn<W: Workload>(
         workload: &Arc<W>,
         plan: &RunPlan,
         schedule: &[Scheduled],
-        (start, stop, running): (Instant, watch::Receiver<bool>, Arc<AtomicU64>),
+        (start, running): (Instant, Arc<AtomicU64>),
         collector: &Collector,
     ) -> Shards {
         let n = plan.client_threads_used() as usize;
         let targets = workload.targets().len();
         let mut users = vec![Vec::new(); n];
         for i in 0..plan.max_users() {
-            let begin = schedule::user_start(&plan.timing, schedule, i).expect("every user has a step");
-            users[shard_of(i, targets, n)].push((i, begin));
+            users[shard_of(i, targets, n)].push(i);
         }
         let mut shards = Shards { requests: Vec::with_capacity(n), threads: Vec::new() };
         for (s, users) in users.into_iter().enumerate() {
-            let connections = match plan.pooled() {
-                Some(c) => Connections::Shared(Arc::new(
-                    (0..targets).map(|_| Pool::new(connections_of(c, s, n))).collect(),
-                )),
-                None => Connections::Own,
-            };
-            let crew = Crew {
-                workload: workload.clone(),
-                connections,
-                start,
-                stop: stop.clone(),
-                running: running.clone(),
-            };
+            let pooled = plan.pooled().map(|c| vec![connections_of(c, s, n); targets]);
+            let clock = (plan.timing, schedule.to_vec());
             let shard = Shard {
-                crew,
-                users,
-                interval_ms: ms(plan.report_interval).max(1),
+                crowd: Crowd::new(workload.clone(), start, users, clock, pooled),
+                running: running.clone(),
                 collector: collector.fresh(),
             };
             let (tx, rx) = mpsc::unbounded_channel();
@@ -143,8 +134,8 @@ impl Shards {
         self.ask(collector, Request::Share).await;
     }
 
-    /// Lets every shard's users (told to stop through the crew's switch) finish, adds what they still
-    /// recorded into `collector`, and waits for the shards' threads to end.
+    /// Stops every shard's users, lets the transactions in flight finish, adds what they still recorded
+    /// into `collector`, and waits for the shards' threads to end.
     pub async fn drain(self, collector: &mut Collector) {
         self.ask(collector, Request::Drain).await;
         for thread in self.threads {
@@ -173,59 +164,71 @@ impl Shards {
 }
 
 impl<W: Workload> Shard<W> {
-    /// Spawns the shard's users and collects their batches until the run asks it to drain (or is
-    /// gone, when the users are aborted).
+    /// Begins and wakes the shard's users as their times come, runs their turns, records them, and
+    /// answers the run's requests until it asks the shard to drain (or is gone: then the turns in
+    /// flight are dropped).
     async fn run(self, mut requests: mpsc::UnboundedReceiver<Request>) {
-        let Shard { crew, users, interval_ms, mut collector } = self;
-        let (to_collector, mut samples) = mpsc::unbounded_channel();
-        let mut tasks = JoinSet::new();
-        for (i, begin) in users {
-            tasks.spawn(user::run(crew.clone(), i, begin, Recorder::new(to_collector.clone(), interval_ms)));
-        }
-        drop(to_collector);
+        let Shard { mut crowd, running, mut collector } = self;
+        let workload = crowd.workload().clone();
+        let mut in_flight = FuturesUnordered::new();
+        let alarm = tokio::time::sleep(Duration::ZERO);
+        tokio::pin!(alarm);
+        let mut armed = None;
         loop {
+            let begun = crowd.due(Instant::now(), &mut collector);
+            if begun > 0 {
+                running.fetch_add(begun, Ordering::Relaxed);
+            }
+            in_flight.extend(crowd.ready().map(|job| user::turn(&*workload, job)));
+            let next = crowd.next_due();
+            if next != armed {
+                if let Some(at) = next {
+                    alarm.as_mut().reset(at);
+                }
+                armed = next;
+            }
+            // In this order: the run's rare requests are never kept waiting by a stream of turns ending, and
+            // turns that ended are taken back before more users begin or wake.
             tokio::select! {
-                Some(batch) = samples.recv() => absorb(&mut collector, &batch),
+                biased;
                 request = requests.recv() => match request {
                     Some(Request::Share(reply)) => {
                         let _ = reply.send(collector.take());
                     }
                     Some(Request::Drain(reply)) => {
-                        drain(&mut tasks, &mut samples, &mut collector).await;
+                        running.fetch_sub(crowd.stop(), Ordering::Relaxed);
+                        drain(&mut crowd, &mut in_flight, &mut collector).await;
                         let _ = reply.send(collector.take());
                         return;
                     }
-                    None => {
-                        tasks.abort_all();
-                        return;
-                    }
+                    None => return,
                 },
+                Some(job) = in_flight.next(), if !in_flight.is_empty() => {
+                    crowd.finish(job, &mut collector);
+                    // And every other turn that has ended by now, before the loop comes round again.
+                    while let Some(Some(job)) = in_flight.next().now_or_never() {
+                        crowd.finish(job, &mut collector);
+                    }
+                }
+                () = &mut alarm, if armed.is_some() => armed = None,
             }
         }
     }
 }
 
-/// Takes in what the users still hand over while they finish the transaction in flight (it completes
-/// after the window and is not measured); those not done within [`DRAIN_TIMEOUT`] are aborted.
-async fn drain(
-    tasks: &mut JoinSet<()>,
-    samples: &mut mpsc::UnboundedReceiver<Batch>,
+/// Lets the turns in flight end and records them (each transaction completes after the window and is
+/// not measured); those not done within [`DRAIN_TIMEOUT`] are dropped.
+async fn drain<W: Workload, F: Future<Output = Box<user::Job<W>>>>(
+    crowd: &mut Crowd<W>,
+    in_flight: &mut FuturesUnordered<F>,
     collector: &mut Collector,
 ) {
     let drain = async {
-        loop {
-            tokio::select! {
-                Some(batch) = samples.recv() => absorb(collector, &batch),
-                joined = tasks.join_next() => if joined.is_none() { break },
-            }
-        }
-        while let Ok(batch) = samples.try_recv() {
-            absorb(collector, &batch);
+        while let Some(job) = in_flight.next().await {
+            crowd.finish(job, collector);
         }
     };
-    if tokio::time::timeout(DRAIN_TIMEOUT, drain).await.is_err() {
-        tasks.abort_all();
-    }
+    let _ = tokio::time::timeout(DRAIN_TIMEOUT, drain).await;
 }
 
 #[cfg(test)]

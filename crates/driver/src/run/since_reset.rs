@@ -5,8 +5,8 @@
 //!
 //! oltpgen resets where its measured windows begin and end, so a line during a step's window covers
 //! that window so far, and a line during a ramp or warmup covers that stretch alone. Each sample is
-//! filed by its completion time, so samples that arrive late (users hand them over in batches) still
-//! count where they belong.
+//! filed by its completion time, so samples that arrive late (a shard hands its share over once an
+//! interval) still count where they belong.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -186,7 +186,7 @@ mod tests {
     use crate::error::Fault;
 
     fn s(target: u8, status: Status, latency_us: u32, done_ms: u32) -> Sample {
-        Sample { kind: 0, target, retries: 0, status, latency_us, late_us: 0, done_ms }
+        Sample { kind: 0, target, retries: 0, status, latency_us, done_ms }
     }
 
     #[test]

@@ -1,217 +1,201 @@
-//! One virtual user: a tokio task bound to one target that deals its next transaction, waits its keying
-//! time, runs it on its connection, records completion − intended start (and, for a composite
-//! transaction, each of its operations), and waits its think time, until told to stop.
+//! One virtual user: its state between transactions ([`User`]: the workload's state for it, the
+//! transaction it was dealt, its intended start), and a turn ([`turn`]): the dealt transaction run on a
+//! session (connecting first when it has none), conflicts retried, then recorded as completion −
+//! intended start (and, for a composite transaction, each of its operations). When and on which session
+//! a user takes its turns is its shard's ([`crowd`](super::crowd)): a user holds no future, no timer and
+//! no buffer of its own, only the bytes of its state.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::pool::Pool;
-use super::sample::{AuditSample, Recorder, Sample, Status};
-use super::workload::{MAX_RETRIES, Ops, Workload};
+use super::collector::Collector;
+use super::sample::{AuditCounts, AuditSample, Sample, Status};
+use super::workload::{MAX_RETRIES, Next, Ops, Workload};
 use crate::error::Fault;
 use crate::vocab::outcome::{Done, TxnError};
 
-/// Waits at least this long hand the user's samples to the collector first, so live figures stay fresh.
-const FLUSH_BEFORE_WAIT: Duration = Duration::from_millis(50);
-/// The first and the longest wait before reconnecting after a lost connection.
-const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
+/// The first and the longest wait before reconnecting after a lost connection, ms.
+const BACKOFF_MS: (u32, u32) = (100, 5_000);
 
-/// Where users get connections.
-pub enum Connections<S> {
-    /// Each user opens and keeps its own.
-    Own,
-    /// Users borrow from their target's pool (one per target) for each transaction.
-    Shared(Arc<Vec<Pool<S>>>),
+/// A user between its turns: what it must remember, and nothing more.
+pub struct User<W: Workload> {
+    /// The workload's state for the user: its random stream, its deck, its home.
+    state: W::User,
+    /// The transaction dealt for its next turn, with its keying and think times; taken while it runs.
+    card: Option<Next<W::Input>>,
+    /// The user's index in the run (it drives target `index % targets`).
+    index: u32,
+    /// The intended start of its next (or running) transaction, ns after the run's start.
+    intended_ns: u64,
+    /// The wait before reconnecting after a turn that found no connection, ms (0 while connected).
+    backoff_ms: u32,
 }
 
-impl<S> Clone for Connections<S> {
-    fn clone(&self) -> Self {
-        match self {
-            Connections::Own => Connections::Own,
-            Connections::Shared(p) => Connections::Shared(p.clone()),
+impl<W: Workload> User<W> {
+    /// User `index` of `w`, beginning `begin_ns` after the run's start, no transaction dealt yet.
+    pub fn new(w: &W, index: u32, begin_ns: u64) -> Self {
+        User { state: w.user(index), card: None, index, intended_ns: begin_ns, backoff_ms: 0 }
+    }
+
+    /// The user's index in the run.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The intended start of its next (or running) transaction, ns after the run's start.
+    pub fn intended_ns(&self) -> u64 {
+        self.intended_ns
+    }
+
+    /// Deals the next transaction, intended its keying time after `from_ns`; returns that intended start.
+    pub fn deal(&mut self, w: &W, from_ns: u64) -> u64 {
+        let card = w.next(&mut self.state);
+        self.intended_ns = from_ns.saturating_add(nanos(card.keying));
+        self.card = Some(card);
+        self.intended_ns
+    }
+
+    /// Where the user's next keying time starts, once the turn `job` (that ran the user's card) ended
+    /// at `done_ns`: after its think time, or, when it found no connection (the server is away, or a new
+    /// one failed to open or prepare), after a wait a little longer each time.
+    pub fn rested_ns(&mut self, job: &Job<W>, done_ns: u64) -> u64 {
+        let think = job.card.as_ref().map_or(Duration::ZERO, |c| c.think);
+        if job.session.is_some() {
+            self.backoff_ms = 0;
+            done_ns.saturating_add(nanos(think))
+        } else {
+            self.backoff_ms = self.backoff_ms.saturating_mul(2).clamp(BACKOFF_MS.0, BACKOFF_MS.1);
+            done_ns.saturating_add(u64::from(self.backoff_ms) * 1_000_000)
         }
     }
 }
 
-/// What every user shares.
-pub struct Crew<W: Workload> {
-    /// The workload.
-    pub workload: Arc<W>,
-    /// The connection mode.
-    pub connections: Connections<W::Session>,
-    /// The run's time zero.
-    pub start: Instant,
-    /// Flips to true when users must stop.
-    pub stop: watch::Receiver<bool>,
-    /// Users running now (changed when a user starts or stops, never per transaction).
-    pub running: Arc<AtomicU64>,
+/// A turn: the user at place `place` of its shard running its card on `session`, and, once [`turn`]
+/// ran it, how it went. A shard keeps the boxes of ended turns for the next ones (with their operations'
+/// buffers), so a turn moves a pointer, allocates nothing, and copies only the card it runs.
+pub struct Job<W: Workload> {
+    /// The user's place in its shard.
+    pub place: u32,
+    /// The target it runs against.
+    pub target: usize,
+    /// The session it runs on; `None` to connect first (and after the turn, when the connection was
+    /// lost or would not open).
+    pub session: Option<W::Session>,
+    /// The transaction; `None` for the turn that opens a user's own connection before its first.
+    card: Option<Next<W::Input>>,
+    /// The composite transaction's operations and the audit increments it recorded.
+    ops: Ops,
+    /// How the transaction ended, and its retries (set by [`turn`]).
+    outcome: Option<(Result<Done, TxnError>, u8)>,
+    /// When the turn ended (set by [`turn`]).
+    done: Option<Instant>,
 }
 
-impl<W: Workload> Clone for Crew<W> {
-    fn clone(&self) -> Self {
-        Crew {
-            workload: self.workload.clone(),
-            connections: self.connections.clone(),
-            start: self.start,
-            stop: self.stop.clone(),
-            running: self.running.clone(),
-        }
+impl<W: Workload> Job<W> {
+    /// A turn of nobody yet, to be filled by [`run`](Self::run) or [`connect`](Self::connect).
+    pub fn new() -> Box<Self> {
+        Box::new(Job {
+            place: 0,
+            target: 0,
+            session: None,
+            card: None,
+            ops: Ops::default(),
+            outcome: None,
+            done: None,
+        })
     }
-}
 
-/// Runs user `index`, starting `begin_after` into the run, until the crew is told to stop. Each turn:
-/// deal the next transaction, wait its keying time, run it, record it, wait its think time.
-pub async fn run<W: Workload>(mut crew: Crew<W>, index: u32, begin_after: Duration, mut recorder: Recorder) {
-    let mut intended = crew.start + begin_after;
-    if !wait_until(&mut crew.stop, intended).await {
-        return;
+    /// Makes this the turn of `user` (at place `place`, its card dealt) on `session`.
+    pub fn run(&mut self, place: u32, user: &mut User<W>, target: usize, session: Option<W::Session>) {
+        (self.place, self.target, self.session, self.card) = (place, target, session, user.card.take());
+        (self.outcome, self.done) = (None, None);
     }
-    crew.running.fetch_add(1, Ordering::Relaxed);
-    let w = crew.workload.clone();
-    let target = index as usize % w.targets().len();
-    let mut me = w.user(index);
-    let mut own: Option<W::Session> = None;
-    if matches!(crew.connections, Connections::Own) {
-        // A user's own connection opens before its first transaction's clock starts, as DS2's driver
-        // connects every user before it starts: connecting is not part of a response time (reconnecting
-        // after a lost connection is, as the user waits for it). A failure here is met again, and
-        // counted, by the first transaction.
-        own = w.connect(target).await.ok();
-        intended = intended.max(Instant::now());
+
+    /// Makes this the turn that only opens the own connection of the user at place `place`.
+    pub fn connect(&mut self, place: u32, target: usize) {
+        (self.place, self.target, self.session, self.card) = (place, target, None, None);
+        (self.outcome, self.done) = (None, None);
     }
-    let mut ops = Ops::default();
-    let mut backoff = Duration::ZERO;
-    loop {
-        let next = w.next(&mut me);
-        intended += next.keying;
-        let Some(late_us) = wait_turn(&mut crew.stop, &mut recorder, intended).await else { break };
-        let (outcome, retries, connected) = match &crew.connections {
-            Connections::Own => {
-                let (outcome, retries) = attempt(&*w, target, &mut own, &next.input, &mut ops).await;
-                (outcome, retries, own.is_some())
-            }
-            Connections::Shared(pools) => {
-                let mut lease = pools[target].acquire().await;
-                let (outcome, retries) =
-                    attempt(&*w, target, &mut lease.session, &next.input, &mut ops).await;
-                (outcome, retries, lease.session.is_some())
-            }
+
+    /// Whether the turn ran a transaction (not only opened a connection).
+    pub fn ran(&self) -> bool {
+        self.card.is_some()
+    }
+
+    /// When the turn ended.
+    pub fn done(&self) -> Instant {
+        self.done.expect("a turn ends before it is finished")
+    }
+
+    /// Records the turn of `user` into `collector` (`start` the run's time zero): its composite sum (when
+    /// the workload has one), the operations it ran, its audit counts, and the transaction itself.
+    pub fn record(&mut self, user: &User<W>, start: Instant, collector: &mut Collector) {
+        let (Some(card), Some((outcome, retries)), Some(done)) = (&self.card, &self.outcome, self.done)
+        else {
+            return;
         };
-        let done = Instant::now();
         let status = match outcome {
             Ok(Done { rolled_back: false }) => Status::Committed,
             Ok(Done { rolled_back: true }) => Status::RolledBack,
             Err(e) => Status::Failed(e.fault),
         };
-        let turn =
-            Turn { kind: next.kind as u8, target: target as u8, retries, status, intended, late_us, done };
-        record::<W>(&mut recorder, crew.start, &mut ops, &turn);
-        intended = if !connected {
-            // No connection (the server is away, or a new one failed to open or prepare): try again
-            // later, a little later each time.
-            backoff = (backoff * 2).clamp(BACKOFF.0, BACKOFF.1);
-            done + backoff
-        } else {
-            backoff = Duration::ZERO;
-            done + next.think
-        };
-        if *crew.stop.borrow() {
-            break;
+        let target = self.target as u8;
+        let ops = &mut self.ops;
+        let done_ms = |at: Instant| (at - start).as_millis().min(u128::from(u32::MAX)) as u32;
+        // The order again as DS2's driver times it, when it completed (DS2 counts no failed order).
+        if let Some(kind) = W::SUM_KIND.filter(|_| !ops.is_empty() && !matches!(status, Status::Failed(_))) {
+            collector.record(&Sample {
+                kind: kind as u8,
+                target,
+                retries: 0,
+                status,
+                latency_us: micros(ops.counted_sum()),
+                done_ms: done_ms(done),
+            });
         }
-    }
-    recorder.flush();
-    crew.running.fetch_sub(1, Ordering::Relaxed);
-}
-
-/// Waits for a transaction's intended start (handing the samples over first when the wait is long);
-/// returns how late the user woke (µs, 0 when it did not wait), or `None` when told to stop first.
-async fn wait_turn(
-    stop: &mut watch::Receiver<bool>,
-    recorder: &mut Recorder,
-    intended: Instant,
-) -> Option<u32> {
-    if intended <= Instant::now() {
-        return Some(0);
-    }
-    if intended - Instant::now() >= FLUSH_BEFORE_WAIT {
-        recorder.flush();
-    }
-    if !wait_until(stop, intended).await {
-        return None;
-    }
-    Some(micros(Instant::now().saturating_duration_since(intended)))
-}
-
-/// One transaction a user ran, as it is recorded.
-#[derive(Clone, Copy)]
-struct Turn {
-    /// Index into the workload's kinds.
-    kind: u8,
-    /// Index into the workload's targets.
-    target: u8,
-    /// Retries of the whole transaction.
-    retries: u8,
-    /// How it ended.
-    status: Status,
-    /// Its intended start.
-    intended: Instant,
-    /// How late the user woke for it, µs.
-    late_us: u32,
-    /// When it completed.
-    done: Instant,
-}
-
-/// Records `turn`: its composite sum (when the workload has one), the operations it ran, its audit
-/// counts, and the transaction itself.
-fn record<W: Workload>(recorder: &mut Recorder, start: Instant, ops: &mut Ops, turn: &Turn) {
-    let Turn { kind, target: target_id, retries, status, intended, late_us, done } = *turn;
-    let done_ms = |at: Instant| (at - start).as_millis().min(u128::from(u32::MAX)) as u32;
-    // The order again as DS2's driver times it, when it completed (DS2 counts no failed order).
-    if let Some(kind) = W::SUM_KIND.filter(|_| !ops.is_empty() && !matches!(status, Status::Failed(_))) {
-        recorder.record(Sample {
-            kind: kind as u8,
-            target: target_id,
-            retries: 0,
+        for op in ops.drain() {
+            collector.record(&Sample {
+                kind: op.kind as u8,
+                target,
+                retries: op.retries,
+                status: op.status,
+                latency_us: micros(op.ended - op.started),
+                done_ms: done_ms(op.ended),
+            });
+        }
+        let counts = ops.take_audit();
+        if !matches!(status, Status::Failed(_)) && counts != AuditCounts::default() {
+            collector.absorb_audit(&[AuditSample { target, done_ms: done_ms(done), counts }]);
+        }
+        let intended = start + Duration::from_nanos(user.intended_ns);
+        collector.record(&Sample {
+            kind: card.kind as u8,
+            target,
+            retries: *retries,
             status,
-            latency_us: micros(ops.counted_sum()),
-            late_us: 0,
+            latency_us: micros(done.saturating_duration_since(intended)),
             done_ms: done_ms(done),
         });
     }
-    for op in ops.drain() {
-        recorder.record(Sample {
-            kind: op.kind as u8,
-            target: target_id,
-            retries: op.retries,
-            status: op.status,
-            latency_us: micros(op.ended - op.started),
-            late_us: 0,
-            done_ms: done_ms(op.ended),
-        });
+}
+
+/// Runs `job` on `w`: opens the user's own connection, or runs its transaction on the job's session
+/// (connecting first when it has none), retrying conflicts; a composite transaction that recorded
+/// operations retried each itself and is not run again whole (DS2 would register a customer twice). A
+/// lost connection empties the session, so the next turn on it reconnects.
+pub async fn turn<W: Workload>(w: &W, mut job: Box<Job<W>>) -> Box<Job<W>> {
+    let Job { target, session, card, ops, outcome, .. } = &mut *job;
+    match card {
+        None => *session = w.connect(*target).await.ok(),
+        Some(card) => *outcome = Some(attempt(w, *target, session, &card.input, ops).await),
     }
-    let counts = ops.take_audit();
-    if !matches!(status, Status::Failed(_)) {
-        recorder.record_audit(AuditSample { target: target_id, done_ms: done_ms(done), counts });
-    }
-    recorder.record(Sample {
-        kind,
-        target: target_id,
-        retries,
-        status,
-        latency_us: micros(done - intended),
-        late_us,
-        done_ms: done_ms(done),
-    });
+    job.done = Some(Instant::now());
+    job
 }
 
 /// Runs one transaction on `slot`'s session to `target` (connecting first when it has none), retrying
-/// conflicts; a composite transaction that recorded operations retried each itself and is not run again
-/// whole (DS2 would register a customer twice). A lost connection empties the slot, so the next
-/// transaction reconnects.
+/// conflicts.
 async fn attempt<W: Workload>(
     w: &W,
     target: usize,
@@ -241,17 +225,12 @@ async fn attempt<W: Workload>(
     }
 }
 
-/// Sleeps until `at`; false when told to stop first.
-async fn wait_until(stop: &mut watch::Receiver<bool>, at: Instant) -> bool {
-    if *stop.borrow() {
-        return false;
-    }
-    tokio::select! {
-        _ = tokio::time::sleep_until(at) => true,
-        _ = stop.changed() => false,
-    }
-}
-
+/// `d` in whole µs, saturating at `u32::MAX` (about 71 minutes).
 fn micros(d: Duration) -> u32 {
     d.as_micros().min(u128::from(u32::MAX)) as u32
+}
+
+/// `d` in ns, saturating (at 584 years).
+pub(crate) fn nanos(d: Duration) -> u64 {
+    d.as_nanos().min(u128::from(u64::MAX)) as u64
 }

@@ -22,7 +22,7 @@ pub fn interval_line(
     errors: u64,
 ) -> String {
     format!(
-        "{elapsed_s:>7.0}s  users {users:>5}  TPS {tps:>8.1}  NOPM {per_minute:>8.0}  avg {avg_ms:>7.1} ms  \
+        "{elapsed_s:>7.0}s  users {users:>7}  TPS {tps:>8.1}  NOPM {per_minute:>8.0}  avg {avg_ms:>7.1} ms  \
          p95 {p95_ms:>7.1} ms  errors {errors}"
     )
 }
@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn the_interval_line() {
-        insta::assert_snapshot!(interval_line(10.0, 8, 123.45, 3210.4, 12.34, 40.0, 2), @"     10s  users     8  TPS    123.5  NOPM     3210  avg    12.3 ms  p95    40.0 ms  errors 2");
+        insta::assert_snapshot!(interval_line(10.0, 8, 123.45, 3210.4, 12.34, 40.0, 2), @"     10s  users       8  TPS    123.5  NOPM     3210  avg    12.3 ms  p95    40.0 ms  errors 2");
     }
 
     #[test]

@@ -146,16 +146,19 @@ pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
     let mut out = String::new();
     let w = &mut out;
     let columns = step_columns(r.workload);
+    let rows: Vec<[String; 9]> = r.steps.iter().map(|s| step_cells(s, r.workload)).collect();
+    // A column widens to keep two spaces before its widest cell (a million users, "1,000,000").
+    let widths: [usize; 9] =
+        std::array::from_fn(|i| rows.iter().map(|c| c[i].chars().count() + 2).fold(columns[i].1, usize::max));
     let row = |cells: [&str; 9]| {
         let mut line = String::new();
-        for ((_, width), cell) in columns.iter().zip(&cells).take(8) {
+        for (width, cell) in widths.iter().zip(&cells).take(8) {
             let _ = write!(line, "{cell:>width$}");
         }
         format!("{line}  {}", cells[8])
     };
     let _ = writeln!(w, "{}", row(columns.map(|(title, _)| title)));
-    for s in &r.steps {
-        let cells = step_cells(s, r.workload);
+    for cells in &rows {
         let _ = writeln!(w, "{}", row(std::array::from_fn(|i| cells[i].as_str())));
     }
     for s in r.steps.iter().filter(|s| s.cap.as_ref().is_some_and(|v| v.rules.iter().any(|r| !r.passed))) {
@@ -314,6 +317,20 @@ mod tests {
         insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
                1    1        8       1.0        60       2.0       2.0       0  -
+            max TPS within cap: n/a, no response-time cap was set
+            ");
+    }
+
+    #[test]
+    fn a_million_users_keep_to_their_column() {
+        let steps = vec![
+            tpcc_step(0, 100_000, (60, 60), 2_000, None),
+            tpcc_step(1, 1_000_000, (60, 60), 2_000, None),
+        ];
+        insta::assert_snapshot!(whole_lines(render(&result(Workload::Tpcc, steps))), @r"
+            step  run      users       TPS      NOPM    avg ms    p95 ms  errors  cap
+               1    1    100,000       2.0        60       2.0       2.0       0  -
+               2    1  1,000,000       2.0        60       2.0       2.0       0  -
             max TPS within cap: n/a, no response-time cap was set
             ");
     }
