@@ -24,6 +24,7 @@ mod mssql_tpcc;
 mod report_cli;
 mod report_html;
 mod report_pages;
+mod tpcc_databases;
 mod tpcc_load;
 mod tpcc_run;
 mod tpcc_server_side;

@@ -15,7 +15,7 @@ use oltpgen_report::render::csv::ds2::CsvOutput;
 use oltpgen_report::render::text::ds2 as ds2_report;
 
 use super::load::{self, Size};
-use super::{Console, Databases, Exit, finish, interruptible, maintain, workers_or_cores};
+use super::{Console, Databases, Exit, finish, interruptible, maintain};
 use crate::database::Database;
 use crate::ds2::{self, RunOptions};
 use crate::files::claim::{DirClaim, FileClaim};
@@ -267,24 +267,7 @@ pub async fn load(
 /// # Errors
 /// An unloaded database, a query that fails, a check that fails, the interruption.
 pub async fn check(workers: Option<u32>, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    interruptible("the check", async {
-        db.refuse_empty_instance("ds2", "check")?;
-        let workers = workers_or_cores(workers);
-        let (_database, targets) = db.open_all(workers as u32, ds2::WORKLOAD).await?;
-        let mut outcome = Ok(Exit::Success);
-        for target in &targets {
-            let clauses = ds2::check(target, workers).await?;
-            if targets.len() > 1 {
-                console.line(&format!("{target}:"));
-            }
-            let verdict = maintain::verdict(target, &clauses, console);
-            if outcome.is_ok() {
-                outcome = verdict;
-            }
-        }
-        outcome
-    })
-    .await
+    maintain::check::<ds2::Ds2, _>(workers, db, console, |t, w| async move { ds2::check(&t, w).await }).await
 }
 
 /// `ds2 drop`: drops what a DS2 load created.

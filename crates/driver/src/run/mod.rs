@@ -35,7 +35,7 @@ pub use plan::{Pace, StudyFlags};
 pub use sample::{AuditCounts, MAX_AUDIT};
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 use shard::Shards;
-pub use study::{StudyOptions, study};
+pub use study::{StudyOptions, one_or_each, study};
 pub use workload::{Next, Op, Ops, Workload};
 
 /// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
@@ -255,10 +255,11 @@ impl<W: Workload> Judge<'_, W> {
         let measured = (collector.window_transactions(i), collector.window_connections_lost(i));
         let mut step = step_result(W::REPORT, self.plan, s, i, self.targets, measured, window_s);
         step.audit = self.workload.audit(&step, collector.window_audit(i));
-        if stopped.is_some_and(|(at, early)| early && at < s.window.1)
-            && let Some(cap) = step.cap.as_mut().filter(|c| c.invalid.is_none())
-        {
-            cap.invalidate("the run was stopped during the step".into());
+        if stopped.is_some_and(|(at, early)| early && at < s.window.1) {
+            let verdicts = step.cap.iter_mut().chain(step.target_caps.values_mut());
+            for cap in verdicts.filter(|c| c.invalid.is_none()) {
+                cap.invalidate("the run was stopped during the step".into());
+            }
         }
         progress(Progress::Step(&step));
         let passed = step.cap.as_ref().is_some_and(|c| c.passed);
@@ -312,7 +313,7 @@ pub fn step_result(
     // With one target, Step::new keeps only the totals.
     let per_target = targets.iter().cloned().zip(transactions).collect();
     let mut step = Step::new(kind, step_plan, per_target);
-    step.cap = Some(plan.cap.judge(&step.figures, connections_lost));
+    plan.cap.judge_step(&mut step, connections_lost);
     step
 }
 

@@ -63,6 +63,18 @@ impl RunPlan {
     }
 }
 
+/// A setting the result's configuration records once when every target has the same value, else
+/// per target, keyed by `labels` (the targets' keys, in the order of `values`).
+pub fn one_or_each<T: Into<serde_json::Value> + PartialEq + Copy>(
+    labels: &[String],
+    values: &[T],
+) -> serde_json::Value {
+    match values {
+        [first, rest @ ..] if rest.iter().all(|v| v == first) => (*first).into(),
+        _ => labels.iter().zip(values).map(|(l, v)| (l.clone(), (*v).into())).collect(),
+    }
+}
+
 /// Runs `plan` with `workload` as a study and returns the result document (also when Ctrl-C cut the
 /// run short: then `interrupted` is set). `config` holds the workload's own settings; the plan's are
 /// added to it. A power log that cannot be read at the end is warned about, and the result has no

@@ -236,12 +236,13 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
     if let Some(rules) = cap_rules(first) {
         let cap: Cap =
             rules.parse().map_err(|source| MergeError::CapRule { step: StepKey::from(first), source })?;
-        let mut verdict = cap.judge(&step.figures, 0);
+        cap.judge_step(&mut step, 0);
         // A part that was not measured leaves the whole step unmeasured.
-        if let Some(why) = steps.iter().find_map(|s| s.cap.as_ref().and_then(|v| v.invalid.clone())) {
+        if let Some(why) = steps.iter().find_map(|s| s.cap.as_ref().and_then(|v| v.invalid.clone()))
+            && let Some(verdict) = step.cap.as_mut()
+        {
             verdict.invalidate(why);
         }
-        step.cap = Some(verdict);
     }
     Ok(step)
 }
@@ -372,7 +373,7 @@ mod tests {
                     })
                     .collect();
                 let mut s = Step::new(Workload::Tpcc, plan, per_target);
-                s.cap = Some(cap.evaluate(&s.figures));
+                cap.judge_step(&mut s, 0);
                 s
             })
             .collect();
@@ -423,10 +424,13 @@ mod tests {
         let c = run(5, &["c"], |i| (i / 7) % 3 == 2);
         let merged = merge(&[ab.clone(), c.clone()]).unwrap();
         assert_eq!(merged.targets, ["a", "b", "c"]);
-        for (m, w) in merged.steps.iter().zip(&whole.steps) {
+        for (i, (m, w)) in merged.steps.iter().zip(&whole.steps).enumerate() {
             assert_eq!(m.figures, w.figures);
             assert_eq!(m.cap, w.cap);
             assert_eq!(m.targets.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
+            // Each database judged again on its merged figures: as its own part judged it.
+            assert_eq!(m.target_caps["a"], ab.steps[i].target_caps["a"]);
+            assert_eq!(Some(&m.target_caps["c"]), c.steps[i].cap.as_ref());
         }
         assert_eq!(merged.steps[1].targets["a"], ab.steps[1].targets["a"]);
         assert_eq!(merged.steps[1].targets["c"], c.steps[1].figures);
