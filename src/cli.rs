@@ -238,6 +238,17 @@ pub struct StudyArgs {
     /// and each database's own statistics, every report interval]
     #[arg(long, conflicts_with = "node_exporter")]
     pub no_counters: bool,
+    /// Run agent I's share of a plan N agents run together on N client machines: the users whose index
+    /// modulo N is I, and its share of each database's connections; `auto` takes I and N from
+    /// JOB_COMPLETION_INDEX with OLTPGEN_AGENTS (Kubernetes) or SLURM_PROCID and SLURM_NTASKS (srun)
+    /// [env: OLTPGEN_AGENT]; `report merge` makes one result of the agents'
+    #[arg(long, value_name = "I/N|auto")]
+    pub agent: Option<String>,
+    /// The instant the run starts on every agent, RFC 3339 (e.g. 2026-11-26T23:00:00Z): each connects and
+    /// prepares, then lays ramp, warmup and steps on this clock; needed with several agents [env:
+    /// OLTPGEN_START_AT]
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
 }
 
 impl StudyArgs {
@@ -257,6 +268,8 @@ impl StudyArgs {
             no_counters: self.no_counters,
             node_exporters: self.node_exporter.clone(),
             metrics_listen: self.metrics_listen,
+            agent: self.agent.clone(),
+            start_at: self.start_at.clone(),
         }
     }
 }

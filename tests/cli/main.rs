@@ -7,6 +7,7 @@
 //!
 //! One test binary, so the binary and its dependencies link once.
 
+mod agents;
 mod bad_input;
 mod checks;
 mod common;

@@ -8,7 +8,7 @@ use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::text::live;
 
 use super::load::{self, Size};
-use super::{Console, Databases, Exit, finish, interruptible, maintain};
+use super::{Console, Databases, Exit, agent, finish, interruptible, maintain};
 use crate::database::Database;
 use crate::engine::Conn;
 use crate::files::claim::DirClaim;
@@ -93,6 +93,7 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
             console.notes("--users", plan::terminals_note(counts, scale).as_slice());
         }
     }
+    agent::refuse_unshared(study, db, tpcc::WORKLOAD, req.load_if_empty)?;
     if !req.load_if_empty {
         db.refuse_empty_instance("tpcc", "run")?;
     }
@@ -117,10 +118,11 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
         console.notes("--users", plan::terminals_note(&counts, loaded_scale).as_slice());
     }
     let counts = times(&counts, n);
+    let plan = study.plan(cap, &counts, "--users", req.connections, req.pace)?;
     let options = RunOptions {
-        plan: study.plan(cap, &counts, "--users", req.connections, req.pace)?,
+        seed: plan.run_seed(req.seed),
+        plan,
         pacing: req.pacing,
-        seed: req.seed,
         scale: req.scale,
         transactions: req.transactions,
         study: study.options(),

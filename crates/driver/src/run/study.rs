@@ -105,7 +105,20 @@ pub async fn study<W: Workload>(
         }
         None => None,
     };
-    let started_at = SystemTime::now();
+    // On one clock with other agents: the common start, how late this one reached it (refused past
+    // the warmup, before any user starts).
+    let started_at = match plan.start_at {
+        Some(at) => {
+            let late = super::agent::lateness(at, plan.timing.warmup)?;
+            config.insert("start_at".into(), humantime::format_rfc3339_millis(at).to_string().into());
+            config.insert("start_late_ms".into(), (late.as_secs_f64() * 1e3).into());
+            at
+        }
+        None => SystemTime::now(),
+    };
+    if plan.agent.is_part() {
+        config.insert("agent".into(), plan.agent.name().into());
+    }
     config.extend(plan.config());
     let mut context = result::Context {
         workload: W::REPORT,
