@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, SystemTime};
 
-use crate::common::{assert_matches_schema, assert_refused, finish, oltpgen, oltpgen_env, result_json};
+use crate::common::{
+    Outcome, assert_matches_schema, assert_refused, finish, oltpgen, oltpgen_env, result_json,
+};
 use crate::ds2::server_with;
 
 /// The orchestrators' variables, cleared for every agent so that only what a test gives counts.
@@ -46,11 +48,22 @@ fn from_now(secs: u64) -> String {
 }
 
 /// Loads TPC-C at scale 1 into a new database on a throwaway server; returns the server and the URL.
-async fn loaded() -> (oltpgen_driver::local::LocalPg, String) {
+pub(crate) async fn loaded() -> (oltpgen_driver::local::LocalPg, String) {
     let (pg, urls) = server_with(&["tpcc"]).await;
-    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--load-workers", "2", "-q", "--url", &urls[0]]);
-    assert_eq!(out.code, 0, "{}", out.all());
+    crate::tpcc_databases::load_all(&urls);
     (pg, urls[0].clone())
+}
+
+/// `report merge` of `parts` into `out`, which must succeed: its output and the merged result.
+fn merge_parts(parts: &[&Path], out: &Path) -> (Outcome, serde_json::Value) {
+    let mut args = vec!["report", "merge"];
+    args.extend(parts.iter().map(|p| path(p)));
+    args.extend(["--out", path(out)]);
+    let merged = oltpgen(&args);
+    assert_eq!(merged.code, 0, "{}", merged.all());
+    let result = result_json(out);
+    assert_matches_schema(&result);
+    (merged, result)
 }
 
 /// `tpcc run` of `users` on `url` into `out`, at `start_at`, with `extra` flags.
@@ -115,19 +128,7 @@ async fn three_agents_in_each_flavour_merge_into_the_run_one_process_would_make(
     }
     assert!(seeds.iter().all(|s| *s == seeds[0]), "one run seed for every agent: {seeds:?}");
 
-    let merged_dir = dir.path().join("merged");
-    let out = oltpgen(&[
-        "report",
-        "merge",
-        path(&parts[2]),
-        path(&parts[0]),
-        path(&parts[1]),
-        "--out",
-        path(&merged_dir),
-    ]);
-    assert_eq!(out.code, 0, "{}", out.all());
-    let m = result_json(&merged_dir);
-    assert_matches_schema(&m);
+    let (_, m) = merge_parts(&[&parts[2], &parts[0], &parts[1]], &dir.path().join("merged"));
     let step = &m["steps"][0];
     assert_eq!(step["users"], 6, "the agents' users together");
     assert_eq!(step["transactions"]["new_order"]["count"], counts, "every part's New-Orders, once");
@@ -175,10 +176,7 @@ async fn an_agent_killed_mid_run_leaves_its_steps_invalid_in_the_merge() {
     assert_eq!(whole.code, 0, "{}", whole.all());
     assert_eq!(result_json(&parts[1])["interrupted"], true);
 
-    let merged_dir = dir.path().join("merged");
-    let out = oltpgen(&["report", "merge", path(&parts[0]), path(&parts[1]), "--out", path(&merged_dir)]);
-    assert_eq!(out.code, 0, "{}", out.all());
-    let m = result_json(&merged_dir);
+    let (out, m) = merge_parts(&[&parts[0], &parts[1]], &dir.path().join("merged"));
     assert_eq!(m["steps"][0]["cap"]["passed"], true, "both agents measured step 1");
     assert!(
         m["steps"][1]["cap"]["invalid"].is_string(),
@@ -232,4 +230,79 @@ async fn what_agents_cannot_share_is_refused_in_one_line() {
     // Ready after the common start by more than the warmup: refused before any user starts.
     let past = humantime::format_rfc3339(SystemTime::now() - Duration::from_secs(60)).to_string();
     refused(&run_args(&url, "6", &past, &out, &["--agent", "0/3"]), &[], "later than the 1.0 s warmup");
+}
+
+/// The `args` and `env` values of `deploy/kubernetes/agents.yaml`'s container, read line by line (the
+/// manifest is validated offline with kubernetes-validate; its command is what runs here).
+fn manifest_command() -> (Vec<String>, Vec<(String, String)>) {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes/agents.yaml"))
+            .unwrap();
+    let (mut args, mut env, mut section) = (Vec::new(), Vec::new(), "");
+    let mut name = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        match trimmed {
+            "args:" => section = "args",
+            "env:" => section = "env",
+            _ if !trimmed.starts_with('-')
+                && !trimmed.starts_with("value")
+                && !trimmed.starts_with("name") =>
+            {
+                section = ""
+            }
+            _ => {}
+        }
+        match (section, trimmed) {
+            ("args", t) if t.starts_with("- ") => args.push(t[2..].to_string()),
+            ("env", t) if t.starts_with("- name: ") => name = t["- name: ".len()..].to_string(),
+            ("env", t) if t.starts_with("value: ") => {
+                env.push((name.clone(), t["value: ".len()..].trim_matches('"').to_string()))
+            }
+            _ => {}
+        }
+    }
+    (args, env)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_kubernetes_jobs_command_runs_as_its_indexed_pods_would() {
+    let (_pg, url, dir, parts) = agents_of(3).await;
+    let (args, env) = manifest_command();
+    assert_eq!(&args[..4], ["tpcc", "run", "--agent", "auto"], "{args:?}");
+    let agents: usize = env.iter().find(|(k, _)| k == "OLTPGEN_AGENTS").unwrap().1.parse().unwrap();
+    assert_eq!(agents, 3);
+    let start_at = from_now(6);
+    let children: Vec<Child> = (0..agents)
+        .map(|i| {
+            // The manifest's command, its cluster's names made local, its measured time cut short.
+            let local: Vec<String> = args
+                .iter()
+                .map(|a| match a.as_str() {
+                    "postgres://bench@db1:5432/tpcc" => url.clone(),
+                    "100..400:100" => "3,6".into(),
+                    "5m" => "2s".into(),
+                    "0.0.0.0:9187" => format!("127.0.0.1:{}", 19_187 + i),
+                    out if out.starts_with("/results/") => path(&parts[i]).to_string(),
+                    other => other.to_string(),
+                })
+                .chain(PACE[..6].iter().map(|s| s.to_string()))
+                .collect();
+            let local: Vec<&str> = local.iter().map(String::as_str).collect();
+            let index = i.to_string();
+            let env = [
+                ("JOB_COMPLETION_INDEX", index.as_str()),
+                ("OLTPGEN_AGENTS", "3"),
+                ("OLTPGEN_START_AT", &start_at),
+            ];
+            spawn_env(&local, &env)
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let out = finish(child);
+        assert_eq!(out.code, 0, "pod {i}: {}", out.all());
+        assert_eq!(result_json(&parts[i])["config"]["agent"], format!("{i}/3"));
+    }
+    let (_, m) = merge_parts(&[&parts[0], &parts[1], &parts[2]], &dir.path().join("merged"));
+    assert_eq!((m["steps"][0]["users"].clone(), m["steps"][1]["users"].clone()), (3.into(), 6.into()));
 }

@@ -25,6 +25,7 @@ mod mssql_tpcc;
 mod report_cli;
 mod report_html;
 mod report_pages;
+mod slurm;
 mod tpcc_databases;
 mod tpcc_load;
 mod tpcc_run;

@@ -21,7 +21,7 @@ const QUICK: [&str; 11] = [
 
 /// Loads TPC-C at scale 1 into every database of `urls` in one command, and says so once for each.
 #[track_caller]
-fn load_all(urls: &[String]) {
+pub(crate) fn load_all(urls: &[String]) {
     let mut args = vec!["tpcc", "load", "--scale", "1", "--load-workers", "2", "--quiet"];
     args.extend(urls.iter().flat_map(|u| ["--url", u.as_str()]));
     let out = oltpgen(&args);

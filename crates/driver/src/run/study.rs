@@ -188,7 +188,7 @@ impl Watch {
         };
         let sampler =
             if sources.is_empty() { None } else { Some(Sampler::start(sources, plan.report_interval).await) };
-        let live = Arc::new(Mutex::new(Live::default()));
+        let live = Arc::new(Mutex::new(Live::of(plan.agent)));
         let endpoint = match opts.metrics_listen {
             Some(addr) => {
                 Some(Endpoint::listen(addr, live.clone(), sampler.as_ref().map(Sampler::reader)).await?)
