@@ -123,6 +123,8 @@ async fn three_agents_in_each_flavour_merge_into_the_run_one_process_would_make(
         assert_eq!(r["steps"][0]["users"], 2, "agent {i} runs its share of the 6 users");
         let late = r["config"]["start_late_ms"].as_f64().unwrap();
         assert!(late < 50.0, "agent {i} was ready before the common start: {late} ms late");
+        let offset = r["config"]["clock_offset_ms"].as_f64().unwrap();
+        assert!(offset.abs() < 1_000.0, "the server's clock, on this machine, is this machine's: {offset}");
         counts += r["steps"][0]["transactions"]["new_order"]["count"].as_u64().unwrap();
         seeds.push(r["config"]["seed"].clone());
     }

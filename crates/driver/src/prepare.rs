@@ -50,6 +50,19 @@ pub struct Prepared<W: Drivable> {
     pub server: ServerInfo,
     /// Per target, who built it.
     pub origins: Vec<W::Origin>,
+    /// Per target, how far its server's clock is ahead of this machine's (ms), read when the run is
+    /// laid on a common clock (`--start-at`), so that a machine whose clock is off shows; else empty.
+    pub clock_offsets_ms: Vec<f64>,
+}
+
+impl<W: Drivable> Prepared<W> {
+    /// Records the servers' clock offsets in `config` (`clock_offset_ms`: one value, or one per target
+    /// key in `labels`), when they were read.
+    pub fn record_clock(&self, labels: &[String], config: &mut serde_json::Map<String, serde_json::Value>) {
+        if !self.clock_offsets_ms.is_empty() {
+            config.insert("clock_offset_ms".into(), crate::run::one_or_each(labels, &self.clock_offsets_ms));
+        }
+    }
 }
 
 /// Checks that every target holds a finished load of `W`, all of one size (`asked`, when given), with
@@ -68,6 +81,7 @@ pub async fn prepare<W: Drivable>(
     let mut conns = Vec::with_capacity(targets.len());
     let mut origins = Vec::with_capacity(targets.len());
     let mut each: Vec<W::Params> = Vec::with_capacity(targets.len());
+    let mut clock_offsets_ms = Vec::new();
     for target in targets {
         let conn = Conn::open(target).await?;
         let (loaded, origin) = W::identify(&conn, target).await?;
@@ -86,6 +100,9 @@ pub async fn prepare<W: Drivable>(
         }
         let room = conn.connection_room(target).await?;
         room.require(target, needed, &format!("share fewer with --connections {}", room.available.max(1)))?;
+        if plan.start_at.is_some() {
+            clock_offsets_ms.push(conn.clock_offset_ms(target).await?);
+        }
         each.push(loaded);
         origins.push(origin);
         conns.push(conn);
@@ -96,5 +113,5 @@ pub async fn prepare<W: Drivable>(
         }
     }
     let server = conns[0].server_info(first).await?;
-    Ok(Prepared { loaded: each[0].clone(), each, server, origins })
+    Ok(Prepared { loaded: each[0].clone(), each, server, origins, clock_offsets_ms })
 }

@@ -333,6 +333,7 @@ pub async fn run(
     if let Some(search) = seam::browse_search(&targets[0]).await? {
         config.insert("browse_search".into(), search.into());
     }
+    prepared.record_clock(workload.targets(), &mut config);
     let server = prepared.server.into_result();
     study(workload, targets, &opts.plan, &opts.study, server, config, progress).await
 }

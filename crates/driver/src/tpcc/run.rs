@@ -232,6 +232,7 @@ pub async fn run(
     }) else {
         unreachable!("an object literal")
     };
+    prepared.record_clock(labels, &mut config);
     match targets {
         [one] => config.insert("target".into(), one.label().into()),
         _ => config.insert("targets".into(), labels.into()),

@@ -8,8 +8,8 @@
 use crate::model::RunResult;
 
 /// Settings that differ between the agents of one plan by design: the agent itself, how late it
-/// started, and each machine's client threads.
-const PER_AGENT: [&str; 3] = ["agent", "start_late_ms", "client_threads"];
+/// started, its clock's offset from the servers', and each machine's client threads.
+const PER_AGENT: [&str; 4] = ["agent", "start_late_ms", "clock_offset_ms", "client_threads"];
 
 /// Why the results are not the parts of one plan. Results are numbered from 1, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -135,21 +135,27 @@ pub fn missing_from(results: &[RunResult], index: usize) -> Option<String> {
 }
 
 /// The merged configuration of the agents' parts: the plan's settings, without one agent's own, and
-/// how late each agent started (`start_late_ms_by_agent`, by index: the skew between them).
+/// by agent index how late each started (`start_late_ms_by_agent`: the skew between them) and its
+/// clock's offset from the servers' (`clock_offset_ms_by_agent`).
 pub fn merged_config(results: &[RunResult], count: u32) -> serde_json::Value {
     let mut config = results[0].config.clone();
-    let mut late = vec![serde_json::Value::Null; count as usize];
-    for r in results {
-        if let Some((i, _)) = agent_of(r).and_then(parse) {
-            late[i as usize] = r.config.get("start_late_ms").cloned().unwrap_or_default();
+    let by_agent = |key: &str| {
+        let mut values = vec![serde_json::Value::Null; count as usize];
+        for r in results {
+            if let Some((i, _)) = agent_of(r).and_then(parse) {
+                values[i as usize] = r.config.get(key).cloned().unwrap_or_default();
+            }
         }
-    }
+        serde_json::Value::from(values)
+    };
+    let (late, offsets) = (by_agent("start_late_ms"), by_agent("clock_offset_ms"));
     if let Some(map) = config.as_object_mut() {
         for key in PER_AGENT {
             map.remove(key);
         }
         map.insert("agents".into(), count.into());
-        map.insert("start_late_ms_by_agent".into(), late.into());
+        map.insert("start_late_ms_by_agent".into(), late);
+        map.insert("clock_offset_ms_by_agent".into(), offsets);
     }
     config
 }
