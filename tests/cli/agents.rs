@@ -308,3 +308,32 @@ async fn the_kubernetes_jobs_command_runs_as_its_indexed_pods_would() {
     let (_, m) = merge_parts(&[&parts[0], &parts[1], &parts[2]], &dir.path().join("merged"));
     assert_eq!((m["steps"][0]["users"].clone(), m["steps"][1]["users"].clone()), (3.into(), 6.into()));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_ds2_agents_merge_into_one_run() {
+    let (_pg, urls) = server_with(&["ds2"]).await;
+    let out = oltpgen(&["ds2", "load", "--db-size", "10mb", "--url", &urls[0], "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let dir = tempfile::tempdir().unwrap();
+    let parts: Vec<PathBuf> = (0..2).map(|i| dir.path().join(format!("agent{i}"))).collect();
+    let start_at = from_now(5);
+    let agent = |i: usize| {
+        let name = format!("{i}/2");
+        let mut args =
+            vec!["ds2", "run", "--url", &urls[0], "--run-time", "3s", "-q", "--out", path(&parts[i])];
+        args.extend(crate::ds2::QUICK);
+        args.extend(["--agent", &name, "--start-at", &start_at]);
+        spawn_env(&args, &[])
+    };
+    let children = [agent(0), agent(1)];
+    for (i, child) in children.into_iter().enumerate() {
+        let out = finish(child);
+        assert_eq!(out.code, 0, "agent {i}: {}", out.all());
+        assert_eq!(result_json(&parts[i])["steps"][0]["users"], 2, "its 2 of the 4 users");
+    }
+    let (_, m) = merge_parts(&[&parts[0], &parts[1]], &dir.path().join("merged"));
+    assert_eq!(m["workload"], "ds2");
+    assert_eq!(m["steps"][0]["users"], 4);
+    let orders = |r: &serde_json::Value| r["steps"][0]["transactions"]["order"]["count"].as_u64().unwrap();
+    assert_eq!(orders(&m), parts.iter().map(|p| orders(&result_json(p))).sum::<u64>());
+}
