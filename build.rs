@@ -3,10 +3,15 @@
 //! SQL Server tests run; without it those tests are built `#[ignore]`d with the reason, so that
 //! `cargo test` lists them as `ignored, needs a SQL Server: …` rather than as passed. Cargo's test
 //! harness cannot skip a test at run time, hence the decision here, where cargo reruns it whenever the
-//! variable changes. The binary itself never looks at the flag.
+//! variable changes. The binary itself never looks at the flag. Likewise `SLURM_CONF` (a running Slurm)
+//! for the agents' tests under Slurm, `cfg(oltpgen_test_slurm)`.
 
 /// The variable that names the SQL Server the tests may use (`.ci/run` exports it before building).
 const URL_VAR: &str = "OLTPGEN_TEST_MSSQL_URL";
+
+/// The variable that names a running Slurm's configuration (`../shared/slurm/start` prints it, `.ci/run`
+/// exports it): with it, the agents' tests under real Slurm (`cfg(oltpgen_test_slurm)`) run.
+const SLURM_VAR: &str = "SLURM_CONF";
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -14,5 +19,10 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(oltpgen_test_mssql)");
     if std::env::var_os(URL_VAR).is_some_and(|url| !url.is_empty()) {
         println!("cargo:rustc-cfg=oltpgen_test_mssql");
+    }
+    println!("cargo:rerun-if-env-changed={SLURM_VAR}");
+    println!("cargo:rustc-check-cfg=cfg(oltpgen_test_slurm)");
+    if std::env::var_os(SLURM_VAR).is_some_and(|conf| !conf.is_empty()) {
+        println!("cargo:rustc-cfg=oltpgen_test_slurm");
     }
 }

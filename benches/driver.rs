@@ -21,7 +21,7 @@ use oltpgen_datagen::tpcc::mix::{Deck, Pacing};
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_driver::run::collector::Collector;
 use oltpgen_driver::run::sample::{Sample, Status};
-use oltpgen_driver::run::{self, Next, Ops, Ramp, RunPlan, StepSpec, Timing};
+use oltpgen_driver::run::{self, Agent, Next, Ops, Ramp, RunPlan, StepSpec, Timing};
 use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::model::{DS2_TRANSACTIONS, TPCC_TRANSACTIONS, Workload};
 use oltpgen_report::stats::cap::Cap;
@@ -153,6 +153,8 @@ fn drive_once(threads: u32) -> run::Measured {
         cap: Cap::default(),
         stop_after_breach: None,
         client_threads: threads,
+        agent: Agent::WHOLE,
+        start_at: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     runtime.block_on(run::drive(workload, &plan, |_| {}))

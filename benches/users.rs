@@ -20,7 +20,7 @@ use oltpgen_datagen::Rng;
 use oltpgen_datagen::tpcc::input::{InputGen, Terminal, TxnInput};
 use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime};
 use oltpgen_datagen::tpcc::random::CConstants;
-use oltpgen_driver::run::{self, Next, Ops, Progress, Ramp, RunPlan, StepSpec, Timing, cpu};
+use oltpgen_driver::run::{self, Agent, Next, Ops, Progress, Ramp, RunPlan, StepSpec, Timing, cpu};
 use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::model::{TPCC_TRANSACTIONS, Workload};
 use oltpgen_report::stats::cap::Cap;
@@ -132,6 +132,8 @@ fn measure(users: u32, warmup: Duration, duration: Duration) -> Figures {
         cap: Cap::default(),
         stop_after_breach: None,
         client_threads: 2,
+        agent: Agent::WHOLE,
+        start_at: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let before = rss_bytes();

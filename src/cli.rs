@@ -43,8 +43,8 @@ pub struct Common {
 #[derive(Debug, Args)]
 pub struct DbArgs {
     /// The database to drive, e.g. postgres://user@host:5432/tpcc, sqlserver://user@host:1433/tpcc or an
-    /// ADO.NET string [env: OLTPGEN_URL; default: the built-in PostgreSQL]; ds2 takes it several times to
-    /// drive several databases side by side. The password comes from PGPASSWORD or ~/.pgpass as for psql,
+    /// ADO.NET string [env: OLTPGEN_URL; default: the built-in PostgreSQL]; give it several times to load,
+    /// drive, check or drop several databases side by side (any mix of engines, all at one size). The password comes from PGPASSWORD or ~/.pgpass as for psql,
     /// SQLCMDPASSWORD as for sqlcmd (a password in --url shows in `ps`)
     // Kept as text here and parsed by the driver: clap's own errors would echo the value, password and all.
     // OLTPGEN_URL is read in `urls`, not by clap, so that --data-dir and --temp-db win over it.
@@ -142,11 +142,12 @@ fn scale_belongs_to_load(_: &str) -> Result<u32, String> {
 /// Users, connections, timing and pacing of a TPC-C run.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Virtual users: a number, a list (4000,8000,14000) or a range (1000..14000:1000), one step each;
-    /// users carry over from step to step [default: 10 per warehouse, as the spec has it]
+    /// Virtual users per database: a number, a list (4000,8000,14000) or a range (1000..14000:1000), one
+    /// step each; users carry over from step to step [default: 10 per warehouse, as the spec has it]
     #[arg(long, short, value_name = "N|LIST|A..B:STEP")]
     pub users: Option<UserLoad>,
-    /// Connections shared by the users [default: one per user]; waits for one count in response times
+    /// Connections per database shared by its users [default: one per user]; waits for one count in
+    /// response times
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub connections: Option<u32>,
     /// Users started per second
@@ -237,6 +238,17 @@ pub struct StudyArgs {
     /// and each database's own statistics, every report interval]
     #[arg(long, conflicts_with = "node_exporter")]
     pub no_counters: bool,
+    /// Run agent I's share of a plan N agents run together on N client machines: the users whose index
+    /// modulo N is I, and its share of each database's connections; `auto` takes I and N from
+    /// JOB_COMPLETION_INDEX with OLTPGEN_AGENTS (Kubernetes) or SLURM_PROCID and SLURM_NTASKS (srun)
+    /// [env: OLTPGEN_AGENT]; `report merge` makes one result of the agents'
+    #[arg(long, value_name = "I/N|auto")]
+    pub agent: Option<String>,
+    /// The instant the run starts on every agent, RFC 3339 (e.g. 2026-11-26T23:00:00Z): each connects and
+    /// prepares, then lays ramp, warmup and steps on this clock; needed with several agents [env:
+    /// OLTPGEN_START_AT]
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
 }
 
 impl StudyArgs {
@@ -256,6 +268,8 @@ impl StudyArgs {
             no_counters: self.no_counters,
             node_exporters: self.node_exporter.clone(),
             metrics_listen: self.metrics_listen,
+            agent: self.agent.clone(),
+            start_at: self.start_at.clone(),
         }
     }
 }

@@ -440,16 +440,16 @@ fn run_and_check_on_a_data_dir_without_an_instance_are_refused_and_make_nothing(
     }
 }
 
-/// tpcc drives one database: a second --url (the same one or not) is refused in tpcc's words, not
-/// with ds2's --n-threads.
+/// Every tpcc command takes several --url, but one database named twice is refused before anything
+/// starts, in words that fit tpcc (not ds2's --n-threads).
 #[test]
-fn tpcc_takes_one_url() {
+fn tpcc_refuses_a_database_named_twice() {
     let url = nowhere();
-    let other = url.replace("/tpcc", "/other");
-    for second in [&url, &other] {
+    let other_user = url.replace("bench:", "other:");
+    for second in [&url, &other_user] {
         for command in ["run", "check", "load", "drop"] {
             let out = oltpgen(&["tpcc", command, "--url", &url, "--url", second]);
-            assert_refused(&out, "this command works on one database: give one --url");
+            assert_refused(&out, "twice: give each database once");
             assert!(!out.stderr.contains("--n-threads"), "{}", out.stderr);
         }
     }

@@ -7,6 +7,7 @@
 //!
 //! One test binary, so the binary and its dependencies link once.
 
+mod agents;
 mod bad_input;
 mod checks;
 mod common;
@@ -24,6 +25,8 @@ mod mssql_tpcc;
 mod report_cli;
 mod report_html;
 mod report_pages;
+mod slurm;
+mod tpcc_databases;
 mod tpcc_load;
 mod tpcc_run;
 mod tpcc_server_side;

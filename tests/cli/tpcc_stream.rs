@@ -28,7 +28,7 @@ async fn drive(target: &Target, transactions: Transactions) -> Vec<(usize, Outco
     let conn = Conn::open(target).await.unwrap();
     let loaded = inventory::loaded::<Tpcc>(&conn, target).await.unwrap();
     let pacing = Pacing { keying: KeyingTime::Off, think: ThinkTime::Off };
-    let tpcc = Tpcc::new(target.clone(), &loaded, pacing, SEED, transactions);
+    let tpcc = Tpcc::new(vec![(target.clone(), transactions)], &[loaded], pacing, SEED);
     let session = tpcc.connect(0).await.unwrap_or_else(|e| panic!("connecting: {e:?}"));
     let mut user = tpcc.user(0);
     let mut outcomes = Vec::with_capacity(N);

@@ -24,7 +24,7 @@ pub trait Definition {
     /// The workload's name: its load record's key, its built-in database, its command.
     const NAME: &'static str;
     /// What a load records about itself, for later commands.
-    type Params: Serialize + DeserializeOwned;
+    type Params: Clone + Serialize + DeserializeOwned;
 
     /// The workload's tables.
     fn table_names() -> Vec<&'static str>;

@@ -42,12 +42,27 @@ pub trait Drivable: Definition {
 
 /// What a run needs to know before it starts, checked once on every target.
 pub struct Prepared<W: Drivable> {
-    /// The load's parameters (the same size on every target).
+    /// The load's parameters (the same size on every target): the first target's.
     pub loaded: W::Params,
+    /// Each target's load parameters, in the targets' order (their seeds and constants may differ).
+    pub each: Vec<W::Params>,
     /// The first target's server version and key settings, for the result.
     pub server: ServerInfo,
     /// Per target, who built it.
     pub origins: Vec<W::Origin>,
+    /// Per target, how far its server's clock is ahead of this machine's (ms), read when the run is
+    /// laid on a common clock (`--start-at`), so that a machine whose clock is off shows; else empty.
+    pub clock_offsets_ms: Vec<f64>,
+}
+
+impl<W: Drivable> Prepared<W> {
+    /// Records the servers' clock offsets in `config` (`clock_offset_ms`: one value, or one per target
+    /// key in `labels`), when they were read.
+    pub fn record_clock(&self, labels: &[String], config: &mut serde_json::Map<String, serde_json::Value>) {
+        if !self.clock_offsets_ms.is_empty() {
+            config.insert("clock_offset_ms".into(), crate::run::one_or_each(labels, &self.clock_offsets_ms));
+        }
+    }
 }
 
 /// Checks that every target holds a finished load of `W`, all of one size (`asked`, when given), with
@@ -65,14 +80,15 @@ pub async fn prepare<W: Drivable>(
     let needed = plan.connections_for(plan.max_users().div_ceil(targets.len() as u32));
     let mut conns = Vec::with_capacity(targets.len());
     let mut origins = Vec::with_capacity(targets.len());
-    let mut expected: Option<W::Params> = None;
+    let mut each: Vec<W::Params> = Vec::with_capacity(targets.len());
+    let mut clock_offsets_ms = Vec::new();
     for target in targets {
         let conn = Conn::open(target).await?;
         let (loaded, origin) = W::identify(&conn, target).await?;
         if let Some(refusal) = asked.and_then(|a| W::mismatch(target, &loaded, a)) {
             return Err(refusal);
         }
-        if let Some(e) = &expected
+        if let Some(e) = each.first()
             && !W::same_size(e, &loaded)
         {
             return Err(Error::usage(format!(
@@ -84,7 +100,10 @@ pub async fn prepare<W: Drivable>(
         }
         let room = conn.connection_room(target).await?;
         room.require(target, needed, &format!("share fewer with --connections {}", room.available.max(1)))?;
-        expected.get_or_insert(loaded);
+        if plan.start_at.is_some() {
+            clock_offsets_ms.push(conn.clock_offset_ms(target).await?);
+        }
+        each.push(loaded);
         origins.push(origin);
         conns.push(conn);
     }
@@ -94,5 +113,5 @@ pub async fn prepare<W: Drivable>(
         }
     }
     let server = conns[0].server_info(first).await?;
-    Ok(Prepared { loaded: expected.expect("at least one target was checked"), server, origins })
+    Ok(Prepared { loaded: each[0].clone(), each, server, origins, clock_offsets_ms })
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use std::time::Duration;
 
-use oltpgen_driver::run::{self, Measured, Next, Ops, Ramp, RunPlan, StepSpec, Timing, Workload};
+use oltpgen_driver::run::{self, Agent, Measured, Next, Ops, Ramp, RunPlan, StepSpec, Timing, Workload};
 use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::stats::cap::Cap;
 
@@ -76,6 +76,8 @@ fn plan(client_threads: u32, connections: Option<u32>) -> RunPlan {
         cap: Cap::default(),
         stop_after_breach: None,
         client_threads,
+        agent: Agent::WHOLE,
+        start_at: None,
     }
 }
 
@@ -146,4 +148,31 @@ async fn shared_connections_split_over_the_threads_and_stay_on_theirs() {
     assert_eq!(*w.crossed.lock().unwrap(), 0, "a pooled connection stays on its thread");
     let threads = w.threads.lock().unwrap();
     assert_eq!(threads.values().flatten().collect::<HashSet<_>>().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_agents_run_exactly_the_users_one_process_would_on_one_clock() {
+    let start_at = std::time::SystemTime::now() + Duration::from_millis(300);
+    let agent = |index| async move {
+        let w = Arc::new(Logged {
+            targets: vec!["a".into()],
+            threads: Mutex::default(),
+            crossed: Mutex::default(),
+        });
+        let plan = RunPlan { agent: Agent { index, count: 3 }, start_at: Some(start_at), ..plan(2, Some(6)) };
+        let measured = run::drive(w.clone(), &plan, |_| {}).await;
+        (measured, w)
+    };
+    let (a, b, c) = tokio::join!(agent(0), agent(1), agent(2));
+    let mut all = Vec::new();
+    for (index, (m, w)) in [a, b, c].iter().enumerate() {
+        let users: Vec<u32> = w.threads.lock().unwrap().keys().copied().collect();
+        assert_eq!(users, (0..8).filter(|u| u % 3 == index as u32).collect::<Vec<_>>(), "agent {index}");
+        assert_eq!(m.steps[0].users, [3, 3, 2][index], "a step counts the agent's own users");
+        assert_eq!(m.steps[0].connections, 2, "its share of the 6 shared connections");
+        assert!(m.steps[0].figures.transactions["x"].count > 0);
+        all.extend(users);
+    }
+    all.sort_unstable();
+    assert_eq!(all, (0..8).collect::<Vec<_>>(), "together, every user of the plan, each once");
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use oltpgen_driver::error::Fault;
 use oltpgen_driver::run::sample::Status;
 use oltpgen_driver::run::workload::MAX_RETRIES;
-use oltpgen_driver::run::{self, Next, Op, Ops, Ramp, RunPlan, StepSpec, Timing, Workload};
+use oltpgen_driver::run::{self, Agent, Next, Op, Ops, Ramp, RunPlan, StepSpec, Timing, Workload};
 use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::model::TxnStats;
 use oltpgen_report::stats::cap::Cap;
@@ -129,6 +129,8 @@ fn plan(users: u32, connections: Option<u32>, ramp_rate: f64, window: Duration) 
         stop_after_breach: None,
         // The paused clock is the caller's runtime's: one client thread runs on it.
         client_threads: 1,
+        agent: Agent::WHOLE,
+        start_at: None,
     }
 }
 

@@ -27,6 +27,21 @@ pub(crate) fn tpcc_step(
     step
 }
 
+/// One minute of TPC-C on several databases side by side: per database key, its New-Orders, all at
+/// `latency_us`; the step and each database judged by `cap`.
+pub(crate) fn tpcc_databases_step(index: u32, users: u64, dbs: &[(&str, u64, u64)], cap: &Cap) -> Step {
+    let plan = StepPlan { index, run: 1, users, connections: users, duration_s: 60.0, ..StepPlan::default() };
+    let per_db = dbs
+        .iter()
+        .map(|&(key, n, latency_us)| {
+            (key.to_string(), Transactions::from([("new_order".to_string(), txn(n, latency_us, 0))]))
+        })
+        .collect();
+    let mut step = Step::new(Workload::Tpcc, plan, per_db);
+    cap.judge_step(&mut step, 0);
+    step
+}
+
 /// One minute of DS2 on target `db`: `orders` orders (so OPM = `orders`), each `order_us` from its
 /// intended start and `rt_tot_us` by DS2's sum of its operations (a login and a purchase), judged by
 /// `cap` when given.

@@ -50,6 +50,18 @@ impl Databases {
         Ok(targets)
     }
 
+    /// The databases one at a time, for commands that work on each in turn (load, drop): one
+    /// [`Databases`] per `--url`, or these as given when they name one database (or the built-in one).
+    ///
+    /// # Errors
+    /// One line naming a URL's fault, without the URL; a usage error when one database is named twice.
+    pub fn each(&self) -> Result<Vec<Databases>, Error> {
+        if self.targets()?.len() <= 1 {
+            return Ok(vec![self.clone()]);
+        }
+        Ok(self.urls.iter().map(|u| Databases { urls: vec![u.clone()], ..Databases::default() }).collect())
+    }
+
     /// `OLTPGEN_URL`, else every `--url`, parsed.
     fn parsed(&self) -> Result<Vec<Target>, Error> {
         match self.env_url() {

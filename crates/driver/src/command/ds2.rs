@@ -15,7 +15,7 @@ use oltpgen_report::render::csv::ds2::CsvOutput;
 use oltpgen_report::render::text::ds2 as ds2_report;
 
 use super::load::{self, Size};
-use super::{Console, Databases, Exit, finish, interruptible, maintain, workers_or_cores};
+use super::{Console, Databases, Exit, agent, finish, interruptible, maintain};
 use crate::database::Database;
 use crate::ds2::{self, RunOptions};
 use crate::files::claim::{DirClaim, FileClaim};
@@ -116,14 +116,16 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
     let counts: Vec<u64> = req.n_threads.counts().iter().map(|c| c * n).collect();
+    let plan = study.plan(cap, &counts, "--n-threads", req.connections, req.pace())?;
     let options = RunOptions {
-        plan: study.plan(cap, &counts, "--n-threads", req.connections, req.pace())?,
+        seed: plan.run_seed(req.seed),
+        plan,
         orders: req.orders,
         think_mean: req.think_time,
         db_size: req.db_size.map(|s| s.to_string()),
-        seed: req.seed,
         study: study.options(),
     };
+    agent::refuse_unshared(study, db, ds2::WORKLOAD, req.load_if_empty)?;
     if !req.load_if_empty {
         db.refuse_empty_instance("ds2", "run")?;
     }
@@ -267,24 +269,7 @@ pub async fn load(
 /// # Errors
 /// An unloaded database, a query that fails, a check that fails, the interruption.
 pub async fn check(workers: Option<u32>, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    interruptible("the check", async {
-        db.refuse_empty_instance("ds2", "check")?;
-        let workers = workers_or_cores(workers);
-        let (_database, targets) = db.open_all(workers as u32, ds2::WORKLOAD).await?;
-        let mut outcome = Ok(Exit::Success);
-        for target in &targets {
-            let clauses = ds2::check(target, workers).await?;
-            if targets.len() > 1 {
-                console.line(&format!("{target}:"));
-            }
-            let verdict = maintain::verdict(target, &clauses, console);
-            if outcome.is_ok() {
-                outcome = verdict;
-            }
-        }
-        outcome
-    })
-    .await
+    maintain::check::<ds2::Ds2, _>(workers, db, console, |t, w| async move { ds2::check(&t, w).await }).await
 }
 
 /// `ds2 drop`: drops what a DS2 load created.

@@ -85,9 +85,9 @@ pub struct LoadRequest {
     pub create_database: bool,
 }
 
-/// `tpcc load` and `ds2 load`: loads the database `db` names at `size` (or writes the rows as CSV
-/// files), and says how it went; with `--create-database`, creates that database first when it does
-/// not exist, and says so. An interrupted load says how to recover.
+/// `tpcc load` and `ds2 load`: loads every database `db` names at `size`, one after another (or
+/// writes the rows as CSV files), and says how each went; with `--create-database`, creates each
+/// database first when it does not exist, and says so. An interrupted load says how to recover.
 ///
 /// # Errors
 /// A bad URL, `--create-database` without a URL or refused by the server, a disk too small for the
@@ -116,6 +116,21 @@ pub async fn load(
         ));
         return Ok(Exit::Success);
     }
+    for one in db.each()? {
+        load_into(size, req, &opts, &one, console).await?;
+    }
+    Ok(Exit::Success)
+}
+
+/// Loads the one database `db` names (see [`load`]).
+async fn load_into(
+    size: Size,
+    req: &LoadRequest,
+    opts: &LoadOptions,
+    db: &Databases,
+    console: &mut dyn Console,
+) -> Result<(), Error> {
+    let what = size.what();
     let target = db.target()?;
     let created = match (&target, req.create_database) {
         (_, false) => false,
@@ -133,7 +148,7 @@ pub async fn load(
     let loading = async {
         let database =
             Database::open(target, &db.placement(), opts.workers as u32 + 2, size.workload()).await?;
-        let summary = size.load(&database.target, req.seed, &opts).await?;
+        let summary = size.load(&database.target, req.seed, opts).await?;
         Ok((database.target.clone(), summary))
     };
     let throwaway = db.temp_db;
@@ -151,7 +166,7 @@ pub async fn load(
     let into =
         if created { format!("{target} (a database --create-database created)") } else { target.to_string() };
     console.line(&line(&what, &into, &summary));
-    Ok(Exit::Success)
+    Ok(())
 }
 
 /// Loads `target` at `size` when it holds none of the workload's tables (the bare `tpcc` and `ds2`

@@ -4,7 +4,9 @@
 use oltpgen_report::model::checks::{self as clauses, Clause};
 use oltpgen_report::render::text::checks;
 
-use super::{Console, Databases, Exit, interruptible};
+use std::future::Future;
+
+use super::{Console, Databases, Exit, interruptible, workers_or_cores};
 use crate::inventory::Definition;
 use crate::{Error, Target};
 
@@ -25,18 +27,57 @@ pub(super) fn verdict(target: &Target, clauses: &[Clause], console: &mut dyn Con
     }
 }
 
-/// `W drop`: drops what `W`'s load created from the database `db` names, and says what it did.
+/// `W check`: `check` (the workload's checks of one target over `workers` connections) on every
+/// database `db` names, or the built-in one, a line per check (under the database's name when there are
+/// several); every database is checked, and the first that fails fails the command.
+///
+/// # Errors
+/// An unloaded database, a query that fails, a check that fails, the interruption.
+pub(super) async fn check<W, F>(
+    workers: Option<u32>,
+    db: &Databases,
+    console: &mut dyn Console,
+    check: impl Fn(Target, usize) -> F,
+) -> Result<Exit, Error>
+where
+    W: Definition,
+    F: Future<Output = Result<Vec<Clause>, Error>>,
+{
+    interruptible("the check", async {
+        db.refuse_empty_instance(W::NAME, "check")?;
+        let workers = workers_or_cores(workers);
+        let (_database, targets) = db.open_all(workers as u32, W::NAME).await?;
+        let mut outcome = Ok(Exit::Success);
+        for target in &targets {
+            let clauses = check(target.clone(), workers).await?;
+            if targets.len() > 1 {
+                console.line(&format!("{target}:"));
+            }
+            let verdict = verdict(target, &clauses, console);
+            if outcome.is_ok() {
+                outcome = verdict;
+            }
+        }
+        outcome
+    })
+    .await
+}
+
+/// `W drop`: drops what `W`'s load created from every database `db` names, one after another, and says
+/// what it did in each.
 ///
 /// # Errors
 /// A bad URL, a server that cannot start, a drop refused or failed, the interruption.
 pub(super) async fn drop<W: Definition>(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
     interruptible("the drop", async {
-        let database = db.open_one(2, W::NAME).await?;
-        let target = &database.target;
-        if crate::load::drop_all::<W>(target).await? {
-            console.line(&format!("dropped the {} tables from {target}", W::NAME));
-        } else {
-            console.line(&format!("{target} holds no {} tables: nothing to drop", W::NAME));
+        for one in db.each()? {
+            let database = one.open_one(2, W::NAME).await?;
+            let target = &database.target;
+            if crate::load::drop_all::<W>(target).await? {
+                console.line(&format!("dropped the {} tables from {target}", W::NAME));
+            } else {
+                console.line(&format!("{target} holds no {} tables: nothing to drop", W::NAME));
+            }
         }
         Ok(Exit::Success)
     })

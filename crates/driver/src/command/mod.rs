@@ -6,6 +6,7 @@
 //! command says goes to a [`Console`], in lines the report crate renders, so the binary only parses,
 //! calls and prints.
 
+mod agent;
 pub mod databases;
 pub mod ds2;
 mod finish;

@@ -1,6 +1,6 @@
 //! `oltpgen tpcc [load|run|check|drop]` as the driver runs them: the run's request checked into a
-//! plan, the database opened (and loaded when empty, for bare `tpcc`), the run with its live lines,
-//! the result written.
+//! plan, the databases opened (and loaded when empty, for bare `tpcc`), the run with its live lines,
+//! the result written. Several `--url`s drive several databases side by side, as `ds2` does.
 
 use oltpgen_datagen::tpcc::mix::Pacing;
 use oltpgen_report::model::Workload;
@@ -8,8 +8,7 @@ use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::text::live;
 
 use super::load::{self, Size};
-use super::{Console, Databases, Exit, finish, interruptible, maintain, workers_or_cores};
-use crate::Error;
+use super::{Console, Databases, Exit, agent, finish, interruptible, maintain};
 use crate::database::Database;
 use crate::engine::Conn;
 use crate::files::claim::DirClaim;
@@ -17,6 +16,7 @@ use crate::inventory;
 use crate::run::{Pace, Progress, StudyFlags, plan};
 use crate::tpcc::{self, RunOptions};
 use crate::vocab::tpcc::Transactions;
+use crate::{Error, Target};
 
 /// A TPC-C run as the flags ask for it.
 #[derive(Clone, Debug)]
@@ -25,7 +25,7 @@ pub struct TpccRun {
     pub load_if_empty: bool,
     /// `--scale`: the warehouses to load, and to expect.
     pub scale: Option<u32>,
-    /// `--users`, or `None` for the spec's 10 per warehouse loaded.
+    /// `--users` per database, or `None` for the spec's 10 per warehouse loaded.
     pub users: Option<UserLoad>,
     /// `--connections`, or `None` for one per user.
     pub connections: Option<u32>,
@@ -43,14 +43,16 @@ pub struct TpccRun {
     pub quiet: bool,
 }
 
-/// A TPC-C run checked, its database open (and loaded, for bare `tpcc`), its users sized: what
+/// A TPC-C run checked, its databases open (and loaded, for bare `tpcc`), its users sized: what
 /// [`plan()`] returns and [`TpccPlan::run`] runs.
 pub struct TpccPlan {
-    /// The database, and the built-in server behind it while the plan lives.
-    database: Database,
+    /// The built-in server, while the plan lives, when it is the database.
+    _database: Option<Database>,
+    /// The databases driven side by side.
+    targets: Vec<Target>,
     /// The run's plan and options.
     options: RunOptions,
-    /// Users per step.
+    /// Users per step, every database's together.
     counts: Vec<u64>,
     /// Where the result goes.
     study: StudyFlags,
@@ -69,8 +71,9 @@ pub async fn run(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> Re
     plan(req, db, console).await?.run(console).await
 }
 
-/// Checks every flag and path of `req` before anything starts, opens the database `db` names (loading
-/// it when empty, for bare `tpcc`), and sizes the users by what it holds.
+/// Checks every flag and path of `req` before anything starts, opens every database `db` names (or the
+/// built-in PostgreSQL; loading each empty one, for bare `tpcc`), and sizes the users by what they
+/// hold: `--users` (or its default) for each database.
 ///
 /// # Errors
 /// Bad flags or paths, an unloaded or wrongly loaded database, a server that cannot be reached, the
@@ -79,47 +82,65 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
     let study = &req.study;
     let cap = study.cap(Workload::Tpcc)?;
     study.check_paths(&[])?;
+    // Every database gets the same users; the built-in PostgreSQL is one.
+    let n = db.targets()?.len().max(1) as u64;
     let users = req.users.as_ref().map(UserLoad::counts);
     if let Some(counts) = users {
         // The plan is checked before anything starts when the users are known without the database.
-        study.plan(cap.clone(), counts, "--users", req.connections, req.pace)?;
+        study.plan(cap.clone(), &times(counts, n), "--users", req.connections, req.pace)?;
         console.notes("--users", req.users.as_ref().map_or(&[], |u| u.notes()));
         if let Some(scale) = req.scale {
             console.notes("--users", plan::terminals_note(counts, scale).as_slice());
         }
     }
+    agent::refuse_unshared(study, db, tpcc::WORKLOAD, req.load_if_empty)?;
     if !req.load_if_empty {
         db.refuse_empty_instance("tpcc", "run")?;
     }
-    let target = db.target()?;
     let out = study.claim_out()?;
     // The built-in server is sized for the run's connections.
     let most_users = users.and_then(|u| u.iter().max().copied());
     let connections = plan::connections_to_open(most_users, req.connections);
-    let database =
-        interruptible("starting", Database::open(target, &db.placement(), connections, tpcc::WORKLOAD))
-            .await?;
-    let target = &database.target;
+    let (database, targets) = interruptible("starting", db.open_all(connections, tpcc::WORKLOAD)).await?;
     if req.load_if_empty {
         let placement = db.placement();
-        let room = database.is_builtin().then_some(&placement);
+        let room = database.is_some().then_some(&placement);
         let size = Size::TpccScale(req.scale.unwrap_or(1));
-        load::load_when_empty(size, target, room, req.quiet, console).await?;
+        for target in &targets {
+            load::load_when_empty(size, target, room, req.quiet, console).await?;
+        }
     }
-    let loaded_scale = inventory::loaded::<tpcc::Tpcc>(&Conn::open(target).await?, target).await?.scale;
+    // Every database holds one scale (the run's checks refuse it otherwise): the first's sizes the users.
+    let first = &targets[0];
+    let loaded_scale = inventory::loaded::<tpcc::Tpcc>(&Conn::open(first).await?, first).await?.scale;
     let counts = plan::tpcc_users(users, loaded_scale);
     if req.scale.is_none() {
         console.notes("--users", plan::terminals_note(&counts, loaded_scale).as_slice());
     }
+    let counts = times(&counts, n);
+    let plan = study.plan(cap, &counts, "--users", req.connections, req.pace)?;
     let options = RunOptions {
-        plan: study.plan(cap, &counts, "--users", req.connections, req.pace)?,
+        seed: plan.run_seed(req.seed),
+        plan,
         pacing: req.pacing,
-        seed: req.seed,
         scale: req.scale,
         transactions: req.transactions,
         study: study.options(),
     };
-    Ok(TpccPlan { database, options, counts, study: study.clone(), quiet: req.quiet, _out: out })
+    Ok(TpccPlan {
+        _database: database,
+        targets,
+        options,
+        counts,
+        study: study.clone(),
+        quiet: req.quiet,
+        _out: out,
+    })
+}
+
+/// Each database's user counts, `n` databases together.
+fn times(counts: &[u64], n: u64) -> Vec<u64> {
+    counts.iter().map(|c| c * n).collect()
 }
 
 impl TpccPlan {
@@ -130,12 +151,15 @@ impl TpccPlan {
     /// A database not ready for the run, a result that cannot be written, a server that went away for
     /// good, the interruption.
     pub async fn run(self, console: &mut dyn Console) -> Result<Exit, Error> {
-        let (target, plan) = (&self.database.target, &self.options.plan);
+        let plan = &self.options.plan;
+        let n = self.targets.len() as u32;
+        let names = self.targets.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
         let header = live::TpccHeader {
-            target,
+            target: &names,
             users: &self.counts,
             steps: plan.steps.len(),
-            connections: plan.connections_needed(),
+            // Each database has its own users and connections.
+            connections: plan.connections_for(plan.max_users() / n) * n,
             warmup_s: plan.timing.warmup.as_secs_f64(),
             duration_s: plan.timing.duration.as_secs_f64(),
             window_s: plan.timing.window.map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())),
@@ -144,7 +168,7 @@ impl TpccPlan {
             cap: &plan.cap,
         };
         let quiet = self.quiet;
-        let result = tpcc::run(target, &self.options, |p| match p {
+        let result = tpcc::run(&self.targets, &self.options, |p| match p {
             Progress::Started if !quiet => console.line(&live::tpcc_header(&header)),
             Progress::Interval(f) if !quiet => console.line(&live::interval_line(
                 f.elapsed_s,
@@ -159,7 +183,7 @@ impl TpccPlan {
             Progress::Started | Progress::Interval(_) => {}
         })
         .await?;
-        finish::finish(&result, &self.study, "", std::slice::from_ref(target), console).await
+        finish::finish(&result, &self.study, "", &self.targets, console).await
     }
 }
 
@@ -176,20 +200,14 @@ pub async fn load(
     load::load(Size::TpccScale(scale), req, db, console).await
 }
 
-/// `tpcc check`: TPC-C's consistency conditions over `workers` connections (or one per core), a line
-/// each; a failed condition fails the command.
+/// `tpcc check`: TPC-C's consistency conditions on every database over `workers` connections (or one
+/// per core), a line each; a failed condition fails the command.
 ///
 /// # Errors
 /// An unloaded database, a query that fails, a condition that fails, the interruption.
 pub async fn check(workers: Option<u32>, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    interruptible("the check", async {
-        db.refuse_empty_instance("tpcc", "check")?;
-        let workers = workers_or_cores(workers);
-        let database = db.open_one(workers as u32, tpcc::WORKLOAD).await?;
-        let clauses = tpcc::check(&database.target, workers).await?;
-        maintain::verdict(&database.target, &clauses, console)
-    })
-    .await
+    maintain::check::<tpcc::Tpcc, _>(workers, db, console, |t, w| async move { tpcc::check(&t, w).await })
+        .await
 }
 
 /// `tpcc drop`: drops what a TPC-C load created.

@@ -17,7 +17,7 @@ use crate::inventory::Definition;
 use crate::prepare::prepare;
 use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
-use crate::run::{Next, Ops, RunPlan, StudyOptions, Workload, study};
+use crate::run::{Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
 use crate::vocab::ds2::{Functions, Purchase};
 use crate::vocab::outcome::{Done, TxnError};
 use crate::{Error, Target};
@@ -276,19 +276,6 @@ fn op_counts(count: impl Fn(usize) -> u64) -> OpCounts {
     }
 }
 
-/// Which functions served the run, as the result records it: one name when every target had the same,
-/// else each target's.
-fn implementation(functions: &[Functions], labels: &[String]) -> serde_json::Value {
-    match functions {
-        [first, rest @ ..] if rest.iter().all(|f| f == first) => first.name().into(),
-        _ => labels
-            .iter()
-            .zip(functions)
-            .map(|(l, f)| (l.clone(), serde_json::Value::from(f.name())))
-            .collect(),
-    }
-}
-
 /// A DS2 run as asked for.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -334,7 +321,7 @@ pub async fn run(
         "n_line_items": o.n_line_items,
         "seed": seed,
         "load_seed": loaded.seed,
-        "implementation": implementation(&functions, workload.targets()),
+        "implementation": one_or_each(workload.targets(), &functions.iter().map(|f| f.name()).collect::<Vec<_>>()),
     }) else {
         unreachable!("an object literal")
     };
@@ -346,6 +333,7 @@ pub async fn run(
     if let Some(search) = seam::browse_search(&targets[0]).await? {
         config.insert("browse_search".into(), search.into());
     }
+    prepared.record_clock(workload.targets(), &mut config);
     let server = prepared.server.into_result();
     study(workload, targets, &opts.plan, &opts.study, server, config, progress).await
 }

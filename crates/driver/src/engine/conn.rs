@@ -131,6 +131,25 @@ impl Conn {
         }
     }
 
+    /// How far the server's clock is ahead of this machine's, in milliseconds: read between two of
+    /// this machine's readings, against their midpoint.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the server's clock cannot be read.
+    pub async fn clock_offset_ms(&self, target: &Target) -> Result<f64, Error> {
+        let now_ms = || {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64() * 1e3)
+        };
+        let before = now_ms();
+        let server = match self {
+            Conn::Postgres(c) => pg::clock_ms(c, target).await?,
+            Conn::SqlServer(c) => mssql::clock_ms(c, target).await?,
+        };
+        Ok(server - (before + now_ms()) / 2.0)
+    }
+
     /// The server's connection limit and use.
     ///
     /// # Errors

@@ -44,7 +44,8 @@ pub fn write_result(dir: &Path, result: &RunResult) -> std::io::Result<()> {
 pub enum ResultDir {
     /// The directory the user named (`--out`).
     Given(PathBuf),
-    /// `results/<start time in UTC>-<workload>` in the current directory, named when the run starts.
+    /// `results/<start time in UTC>-<workload>` in the current directory, named when the run starts
+    /// (`…-<workload>-agent<I>` for agent I of several, whose common start would name them alike).
     Dated,
 }
 
@@ -56,7 +57,12 @@ impl ResultDir {
             ResultDir::Given(dir) => dir.clone(),
             ResultDir::Dated => {
                 let workload = result.workload.name();
-                Path::new(DATED_PARENT).join(format!("{}-{workload}", result.started_at.replace(':', "")))
+                let agent = match result.config.get("agent").and_then(|a| a.as_str()?.split_once('/')) {
+                    Some((index, _)) => format!("-agent{index}"),
+                    None => String::new(),
+                };
+                let name = format!("{}-{workload}{agent}", result.started_at.replace(':', ""));
+                Path::new(DATED_PARENT).join(name)
             }
         }
     }

@@ -275,6 +275,18 @@ pub async fn server_info(conn: &Conn, target: &Target) -> Result<ServerInfo, Err
     Ok(ServerInfo { engine: Engine::SqlServer, version, settings })
 }
 
+/// The server's clock now (`SYSUTCDATETIME`), in milliseconds since the Unix epoch.
+///
+/// # Errors
+/// [`Error::Failed`] when the query fails.
+pub async fn clock_ms(conn: &Conn, target: &Target) -> Result<f64, Error> {
+    let sql = "DECLARE @t datetime2 = SYSUTCDATETIME(); \
+         SELECT CAST(DATEDIFF(second, '19700101', @t) AS bigint) * 1000 + DATEPART(millisecond, @t)";
+    let rows = conn.batch(target, "reading the server's clock", sql).await?;
+    let row = rows.first().and_then(|r| r.first()).ok_or_else(|| Error::failed("no server clock"))?;
+    Ok(row.get::<i64, _>(0).unwrap_or(0) as f64)
+}
+
 /// Reads the server's connection limit (`@@MAX_CONNECTIONS`) and the user sessions open now.
 ///
 /// # Errors

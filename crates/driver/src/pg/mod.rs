@@ -195,6 +195,18 @@ pub async fn server_info(client: &Client, target: &Target) -> Result<ServerInfo,
     Ok(ServerInfo { engine: Engine::Postgres, version, settings })
 }
 
+/// The server's clock now, in milliseconds since the Unix epoch.
+///
+/// # Errors
+/// [`Error::Failed`] when the query fails.
+pub async fn clock_ms(client: &Client, target: &Target) -> Result<f64, Error> {
+    let row = client
+        .query_one("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8", &[])
+        .await
+        .map_err(|e| failed("reading the server's clock", target, &e))?;
+    Ok(row.get(0))
+}
+
 /// Reads the server's connection limit and use.
 ///
 /// # Errors

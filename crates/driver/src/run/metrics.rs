@@ -37,9 +37,17 @@ pub struct Live {
     txns: BTreeMap<String, Txn>,
     errors_by_kind: BTreeMap<String, u64>,
     steps: Vec<(u32, u32, u64, f64, bool)>,
+    /// The agent's index when this process is one agent of several: every series is labelled
+    /// `agent="I"`, so Prometheus sums throughput across agents.
+    agent: Option<String>,
 }
 
 impl Live {
+    /// The live figures of `agent`'s share of a run (labelled when it is one part of several).
+    pub fn of(agent: super::Agent) -> Live {
+        Live { agent: agent.is_part().then(|| agent.index.to_string()), ..Live::default() }
+    }
+
     /// Takes in an interval's figures: totals grow, the last interval's rates and latencies replace
     /// the previous ones.
     pub fn interval(&mut self, f: &IntervalFigures) {
@@ -67,10 +75,12 @@ impl Live {
 /// latest values).
 pub fn render(live: &Live, counters: &[(String, String, f64)]) -> String {
     let mut out = String::new();
+    let agent = live.agent.as_deref().map(|i| labels(&[("agent", i)]));
     let mut family =
         |name: &str, kind: &str, help: &str, samples: &mut dyn Iterator<Item = (String, f64)>| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
             for (labels, value) in samples {
+                let labels = with_agent(labels, agent.as_deref());
                 let _ = writeln!(out, "{name}{labels} {}", sample_value(value));
             }
         };
@@ -168,6 +178,15 @@ fn sample_value(v: f64) -> String {
     if trimmed == "-0" { "0".into() } else { trimmed.into() }
 }
 
+/// `labels` with the agent's label (`{agent="I"}`) first, when there is one.
+fn with_agent(labels: String, agent: Option<&str>) -> String {
+    match (agent, labels.strip_prefix('{')) {
+        (None, _) => labels,
+        (Some(agent), None) => agent.to_string(),
+        (Some(agent), Some(rest)) => format!("{},{rest}", agent.trim_end_matches('}')),
+    }
+}
+
 /// `{k="v",…}` with the values escaped as the text format wants.
 fn labels(pairs: &[(&str, &str)]) -> String {
     let inner: Vec<String> = pairs
@@ -263,6 +282,17 @@ mod tests {
         assert_eq!(sample_value(0.0125), "0.0125");
         assert_eq!(sample_value(-0.0000001), "0");
         assert_eq!(sample_value(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn an_agents_series_are_labelled_with_its_index() {
+        let mut live = Live { users: 8, ..Live::of(super::super::Agent { index: 1, count: 3 }) };
+        live.txns.insert("payment".into(), Txn { count: 4, ..Txn::default() });
+        let page = render(&live, &[]);
+        assert!(page.contains("\noltpgen_users{agent=\"1\"} 8\n"), "{page}");
+        assert!(page.contains("\noltpgen_transactions_total{agent=\"1\",txn=\"payment\"} 4\n"), "{page}");
+        let whole = render(&Live { users: 8, ..Live::of(super::super::Agent::WHOLE) }, &[]);
+        assert!(whole.contains("\noltpgen_users 8\n"), "one process's series carry no agent: {whole}");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! every interval, and the measured window's statistics at the end. Workload-neutral: a workload plugs
 //! in through [`Workload`].
 
+pub mod agent;
 pub mod collector;
 pub mod cpu;
 pub mod crowd;
@@ -22,20 +23,21 @@ pub mod workload;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use oltpgen_report::model::step::{StepPlan, Transactions};
 use oltpgen_report::model::{ClientCpu, IntervalRow, Step, Window};
 use oltpgen_report::stats::cap::Cap;
 use tokio::time::Instant;
 
+pub use agent::Agent;
 use collector::Collector;
 pub use collector::IntervalFigures;
 pub use plan::{Pace, StudyFlags};
 pub use sample::{AuditCounts, MAX_AUDIT};
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 use shard::Shards;
-pub use study::{StudyOptions, study};
+pub use study::{StudyOptions, one_or_each, study};
 pub use workload::{Next, Op, Ops, Workload};
 
 /// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
@@ -56,6 +58,11 @@ pub struct RunPlan {
     pub stop_after_breach: Option<u32>,
     /// Client threads to spread the users over (`--client-threads`), each with its own runtime.
     pub client_threads: u32,
+    /// The share of the plan this process runs (`--agent`): its users and connections.
+    pub agent: Agent,
+    /// The instant the run's clock starts from (`--start-at`), the same on every agent; `None` starts
+    /// it when the users are about to.
+    pub start_at: Option<SystemTime>,
 }
 
 impl RunPlan {
@@ -74,15 +81,16 @@ impl RunPlan {
         self.connections.map_or(users, |c| c.min(users))
     }
 
-    /// The connections per target shared by the users, when `--connections` is fewer than the users.
+    /// The connections per target shared by this agent's users, when `--connections` is fewer than the
+    /// users: its share of them.
     pub fn pooled(&self) -> Option<u32> {
-        self.connections.filter(|&c| c < self.max_users())
+        self.connections.filter(|&c| c < self.max_users()).map(|c| self.agent.connections_of(c))
     }
 
-    /// The client threads the run uses: `client_threads`, but no more than the users, nor than the
-    /// shared connections per target (each thread gets at least one of each target's).
+    /// The client threads the run uses: `client_threads`, but no more than this agent's users, nor than
+    /// the shared connections per target (each thread gets at least one of each target's).
     pub fn client_threads_used(&self) -> u32 {
-        let most = self.client_threads.clamp(1, self.max_users().max(1));
+        let most = self.client_threads.clamp(1, self.agent.users_of(self.max_users()).max(1));
         self.pooled().map_or(most, |c| most.min(c.max(1)))
     }
 }
@@ -140,7 +148,7 @@ pub async fn drive<W: Workload>(
     mut progress: impl FnMut(Progress<'_>),
 ) -> Measured {
     progress(Progress::Started);
-    let start = Instant::now();
+    let start = clock_start(plan.start_at);
     let targets = workload.targets().to_vec();
     let cpu_before = cpu::process_cpu_s();
     let schedule = plan.timing.schedule(&plan.steps);
@@ -218,6 +226,17 @@ pub async fn drive<W: Workload>(
     }
 }
 
+/// The instant the run's clock starts from: `start_at` (ahead, or already past: every agent lays its
+/// steps on the one clock), or now.
+fn clock_start(start_at: Option<SystemTime>) -> Instant {
+    let now = Instant::now();
+    match start_at.map(|at| at.duration_since(SystemTime::now())) {
+        Some(Ok(ahead)) => now + ahead,
+        Some(Err(late)) => now.checked_sub(late.duration()).unwrap_or(now),
+        None => now,
+    }
+}
+
 /// Milliseconds from the run's start, as samples and windows count them.
 pub(crate) fn ms(d: Duration) -> u32 {
     d.as_millis().min(u128::from(u32::MAX)) as u32
@@ -255,10 +274,11 @@ impl<W: Workload> Judge<'_, W> {
         let measured = (collector.window_transactions(i), collector.window_connections_lost(i));
         let mut step = step_result(W::REPORT, self.plan, s, i, self.targets, measured, window_s);
         step.audit = self.workload.audit(&step, collector.window_audit(i));
-        if stopped.is_some_and(|(at, early)| early && at < s.window.1)
-            && let Some(cap) = step.cap.as_mut().filter(|c| c.invalid.is_none())
-        {
-            cap.invalidate("the run was stopped during the step".into());
+        if stopped.is_some_and(|(at, early)| early && at < s.window.1) {
+            let verdicts = step.cap.iter_mut().chain(step.target_caps.values_mut());
+            for cap in verdicts.filter(|c| c.invalid.is_none()) {
+                cap.invalidate("the run was stopped during the step".into());
+            }
         }
         progress(Progress::Step(&step));
         let passed = step.cap.as_ref().is_some_and(|c| c.passed);
@@ -298,13 +318,14 @@ pub fn step_result(
 ) -> Step {
     let (transactions, connections_lost) = measured;
     let (start_s, end_s) = window_s;
+    // This agent's users; each target has its own users and its share of the shared connections.
+    let users = plan.agent.users_of(scheduled.spec.users);
+    let connections = plan.pooled().map_or(users, |c| (c * targets.len().max(1) as u32).min(users));
     let step_plan = StepPlan {
         index: index as u32,
         run: scheduled.spec.run,
-        users: u64::from(scheduled.spec.users),
-        // Each target has its own users and connections.
-        connections: u64::from(plan.connections_for(scheduled.spec.users / targets.len().max(1) as u32))
-            * targets.len().max(1) as u64,
+        users: u64::from(users),
+        connections: u64::from(connections),
         ramp_up_s: scheduled.ramp.as_secs_f64(),
         duration_s: end_s - start_s,
         window: Window { start_s, end_s },
@@ -312,7 +333,7 @@ pub fn step_result(
     // With one target, Step::new keeps only the totals.
     let per_target = targets.iter().cloned().zip(transactions).collect();
     let mut step = Step::new(kind, step_plan, per_target);
-    step.cap = Some(plan.cap.judge(&step.figures, connections_lost));
+    plan.cap.judge_step(&mut step, connections_lost);
     step
 }
 
@@ -334,6 +355,8 @@ mod tests {
             cap: Cap::default(),
             stop_after_breach: None,
             client_threads: 2,
+            agent: Agent::WHOLE,
+            start_at: None,
         }
     }
 

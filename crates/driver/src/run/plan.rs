@@ -13,6 +13,7 @@ use oltpgen_report::stats::cap::Cap;
 use crate::files::claim::{self, DirClaim};
 use crate::files::result_dir::ResultDir;
 
+use super::agent::{self, Agent};
 use super::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
 use crate::{Error, Target};
 
@@ -69,6 +70,10 @@ pub struct StudyFlags {
     pub node_exporters: Vec<String>,
     /// `--metrics-listen`.
     pub metrics_listen: Option<std::net::SocketAddr>,
+    /// `--agent`, as given (`I/N` or `auto`; else `OLTPGEN_AGENT` is read).
+    pub agent: Option<String>,
+    /// `--start-at`, as given (else `OLTPGEN_START_AT` is read).
+    pub start_at: Option<String>,
 }
 
 impl StudyFlags {
@@ -82,12 +87,34 @@ impl StudyFlags {
         Ok(cap)
     }
 
+    /// The share of the plan this process runs: `--agent`, else `OLTPGEN_AGENT`, else the whole.
+    ///
+    /// # Errors
+    /// A usage error naming the flag or variable and the value at fault.
+    pub fn agent(&self) -> Result<Agent, Error> {
+        agent::resolve(self.agent.as_deref(), |name| std::env::var(name).ok())
+    }
+
+    /// The common clock's start: `--start-at`, else `OLTPGEN_START_AT`.
+    ///
+    /// # Errors
+    /// A usage error naming the flag or variable for a time that is not RFC 3339.
+    pub fn start_at(&self) -> Result<Option<std::time::SystemTime>, Error> {
+        let env = || std::env::var(agent::START_AT_VAR).ok().filter(|v| !v.trim().is_empty());
+        match (&self.start_at, env()) {
+            (Some(text), _) => agent::parse_start_at("--start-at", text).map(Some),
+            (None, Some(text)) => agent::parse_start_at(agent::START_AT_VAR, &text).map(Some),
+            (None, None) => Ok(None),
+        }
+    }
+
     /// The run plan: every user count of the sweep (`counts`, from the flag named `flag`), `--runs`
-    /// times each, judged by `cap`.
+    /// times each, judged by `cap`; this agent's share of it, on the common clock.
     ///
     /// # Errors
     /// A usage error naming `flag` for a sweep that decreases or a count too large, or `--window` for a
-    /// window that starts before a step's users all started.
+    /// window that starts before a step's users all started; for an agent without `--start-at`, with
+    /// no user, or with no connection of its own to share.
     pub fn plan(
         &self,
         cap: Cap,
@@ -100,6 +127,9 @@ impl StudyFlags {
         let timing =
             Timing { ramp: pace.ramp, warmup: pace.warmup, duration: pace.duration, window: self.window };
         check_window(&timing, &steps)?;
+        let (agent, start_at) = (self.agent()?, self.start_at()?);
+        let most = steps.iter().map(|s| s.users).max().unwrap_or(0);
+        agent::check_share(agent, start_at, most, connections)?;
         Ok(RunPlan {
             steps,
             connections,
@@ -108,6 +138,8 @@ impl StudyFlags {
             cap,
             stop_after_breach: self.stop_after_breach,
             client_threads: self.client_threads.unwrap_or_else(cores),
+            agent,
+            start_at,
         })
     }
 
@@ -266,9 +298,10 @@ pub fn check_targets(targets: &[Target]) -> Result<(), Error> {
         )));
     }
     for (i, t) in targets.iter().enumerate() {
-        if targets[..i].iter().any(|o| o.label() == t.label()) {
+        // One database under two spellings (another user, say) has one key: results could not tell them apart.
+        if targets[..i].iter().any(|o| o.key() == t.key()) {
             return Err(Error::usage(format!(
-                "--url names {t} twice: give each database once (--n-threads sets the users per database)"
+                "--url names {t} twice: give each database once (the users asked for are each database's)"
             )));
         }
     }

@@ -80,8 +80,9 @@ impl Shards {
         let n = plan.client_threads_used() as usize;
         let targets = workload.targets().len();
         let mut users = vec![Vec::new(); n];
-        for i in 0..plan.max_users() {
-            users[shard_of(i, targets, n)].push(i);
+        // This agent's users, each with the index (and so the identity) it has in one process.
+        for i in (0..plan.max_users()).filter(|&i| plan.agent.runs(i)) {
+            users[shard_of(i / plan.agent.count, targets, n)].push(i);
         }
         let mut shards = Shards { requests: Vec::with_capacity(n), threads: Vec::new() };
         for (s, users) in users.into_iter().enumerate() {

@@ -63,6 +63,18 @@ impl RunPlan {
     }
 }
 
+/// A setting the result's configuration records once when every target has the same value, else
+/// per target, keyed by `labels` (the targets' keys, in the order of `values`).
+pub fn one_or_each<T: Into<serde_json::Value> + PartialEq + Copy>(
+    labels: &[String],
+    values: &[T],
+) -> serde_json::Value {
+    match values {
+        [first, rest @ ..] if rest.iter().all(|v| v == first) => (*first).into(),
+        _ => labels.iter().zip(values).map(|(l, v)| (l.clone(), (*v).into())).collect(),
+    }
+}
+
 /// Runs `plan` with `workload` as a study and returns the result document (also when Ctrl-C cut the
 /// run short: then `interrupted` is set). `config` holds the workload's own settings; the plan's are
 /// added to it. A power log that cannot be read at the end is warned about, and the result has no
@@ -93,7 +105,20 @@ pub async fn study<W: Workload>(
         }
         None => None,
     };
-    let started_at = SystemTime::now();
+    // On one clock with other agents: the common start, how late this one reached it (refused past
+    // the warmup, before any user starts).
+    let started_at = match plan.start_at {
+        Some(at) => {
+            let late = super::agent::lateness(at, plan.timing.warmup)?;
+            config.insert("start_at".into(), humantime::format_rfc3339_millis(at).to_string().into());
+            config.insert("start_late_ms".into(), (late.as_secs_f64() * 1e3).into());
+            at
+        }
+        None => SystemTime::now(),
+    };
+    if plan.agent.is_part() {
+        config.insert("agent".into(), plan.agent.name().into());
+    }
     config.extend(plan.config());
     let mut context = result::Context {
         workload: W::REPORT,
@@ -163,7 +188,7 @@ impl Watch {
         };
         let sampler =
             if sources.is_empty() { None } else { Some(Sampler::start(sources, plan.report_interval).await) };
-        let live = Arc::new(Mutex::new(Live::default()));
+        let live = Arc::new(Mutex::new(Live::of(plan.agent)));
         let endpoint = match opts.metrics_listen {
             Some(addr) => {
                 Some(Endpoint::listen(addr, live.clone(), sampler.as_ref().map(Sampler::reader)).await?)

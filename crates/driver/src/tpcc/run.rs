@@ -1,6 +1,6 @@
 //! Running TPC-C: the workload as the run machinery sees it (users bound to home warehouses, the exact
-//! deck, keying and think times, the five transactions on the target's engine through the seam's
-//! session), and the checks before a run.
+//! deck, keying and think times, the five transactions on each target's engine through the seam's
+//! session; several databases side by side, as DS2 drives them), and the checks before a run.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use super::LoadedParams;
 use crate::engine::tpcc::{self as seam, TpccConnector, TpccSession};
 use crate::inventory::Definition;
 use crate::prepare::{Prepared, prepare};
-use crate::run::{AuditCounts, Next, Ops, RunPlan, StudyOptions, Workload, study};
+use crate::run::{AuditCounts, Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
 use crate::vocab::outcome::{Done, TxnError};
 use crate::vocab::tpcc::{Outcome, Transactions};
 use crate::{Error, Target};
@@ -31,38 +31,48 @@ const RUN_STREAM: u64 = 0x0052_554e;
 
 /// TPC-C as the run machinery drives it.
 pub struct Tpcc {
-    /// Opens the run's sessions on its one target.
-    connector: TpccConnector,
-    labels: [String; 1],
+    /// Per target: opens the run's sessions.
+    connectors: Vec<TpccConnector>,
+    /// Per target: its stable key.
+    labels: Vec<String>,
+    /// Warehouses, the same in every target.
     scale: u32,
     seed: u64,
-    inputs: InputGen,
+    /// Per target: its inputs, with run constants that obey the C-delta rule against its own load's.
+    inputs: Vec<InputGen>,
     pacing: Pacing,
 }
 
-/// One TPC-C user: its home (terminal), its deck and its random stream.
+/// One TPC-C user: its target, its home (terminal) there, its deck and its random stream.
 pub struct TpccUser {
+    target: usize,
     terminal: Terminal,
     deck: Deck,
     rng: Rng,
 }
 
 impl Tpcc {
-    /// The workload for a database loaded with `loaded`, paced by `pacing`, its transactions run as
-    /// `transactions` says; `seed` picks the run's random streams and its NURand constants (which obey
-    /// the C-delta rule against the load's).
+    /// The workload over `targets` (each with how its transactions run), loaded with `loaded` (in the
+    /// same order, all at one scale), paced by `pacing`; `seed` picks the run's random streams and its
+    /// NURand constants (which obey the C-delta rule against each target's load).
+    ///
+    /// # Panics
+    /// When `targets` is empty or `loaded` does not hold one entry per target.
     pub fn new(
-        target: Target,
-        loaded: &LoadedParams,
+        targets: Vec<(Target, Transactions)>,
+        loaded: &[LoadedParams],
         pacing: Pacing,
         seed: u64,
-        transactions: Transactions,
     ) -> Self {
-        let c = CConstants::for_run(&loaded.c(), &mut Rng::derive(seed, &[RUN_STREAM]));
-        let labels = [target.key()];
-        let inputs = InputGen::new(loaded.scale, c);
-        let connector = TpccConnector::new(target, transactions);
-        Tpcc { connector, labels, scale: loaded.scale, seed, inputs, pacing }
+        assert!(!targets.is_empty() && targets.len() == loaded.len(), "one load per target");
+        let scale = loaded[0].scale;
+        let inputs = loaded
+            .iter()
+            .map(|l| InputGen::new(scale, CConstants::for_run(&l.c(), &mut Rng::derive(seed, &[RUN_STREAM]))))
+            .collect();
+        let labels = targets.iter().map(|(t, _)| t.key()).collect();
+        let connectors = targets.into_iter().map(|(t, how)| TpccConnector::new(t, how)).collect();
+        Tpcc { connectors, labels, scale, seed, inputs, pacing }
     }
 }
 
@@ -108,9 +118,13 @@ impl Workload for Tpcc {
         &self.labels
     }
 
+    /// User `index` drives target `index % n` as that target's user `index / n`: each database's
+    /// users cover its warehouses as one database's would.
     fn user(&self, index: u32) -> TpccUser {
+        let n = self.labels.len() as u32;
         TpccUser {
-            terminal: Terminal::for_user(self.scale, index),
+            target: (index % n) as usize,
+            terminal: Terminal::for_user(self.scale, index / n),
             deck: Deck::new(),
             rng: Rng::derive(self.seed, &[RUN_STREAM, u64::from(index)]),
         }
@@ -118,7 +132,7 @@ impl Workload for Tpcc {
 
     fn next(&self, u: &mut TpccUser) -> Next<TxnInput> {
         let kind = u.deck.next(&mut u.rng);
-        let input = self.inputs.next(kind, &mut u.rng, &u.terminal);
+        let input = self.inputs[u.target].next(kind, &mut u.rng, &u.terminal);
         Next {
             kind: kind.index(),
             input,
@@ -127,8 +141,8 @@ impl Workload for Tpcc {
         }
     }
 
-    async fn connect(&self, _target: usize) -> Result<TpccSession, TxnError> {
-        self.connector.open().await
+    async fn connect(&self, target: usize) -> Result<TpccSession, TxnError> {
+        self.connectors[target].open().await
     }
 
     async fn execute(&self, s: &TpccSession, input: &TxnInput, ops: &mut Ops) -> Result<Done, TxnError> {
@@ -139,20 +153,29 @@ impl Workload for Tpcc {
 
     fn audit(&self, step: &Step, counters: BTreeMap<String, u64>) -> Option<Audit> {
         let paced = self.pacing.keying == KeyingTime::Spec && self.pacing.think == ThinkTime::Spec;
-        Some(audit::tpcc(step, counters, TpccAuditPlan { paced, warehouses: self.scale }))
+        // The step's figures are every target's together: so are the warehouses they are judged by.
+        let warehouses = self.scale * self.labels.len() as u32;
+        Some(audit::tpcc(step, counters, TpccAuditPlan { paced, warehouses }))
     }
 }
 
-/// The workload for `target`, ready to drive.
+/// The workload for `targets` (each with how its transactions run), ready to drive.
 pub fn workload(
-    target: &Target,
+    targets: &[(Target, Transactions)],
     prepared: &Prepared<Tpcc>,
     pacing: Pacing,
     seed: Option<u64>,
-    transactions: Transactions,
 ) -> Arc<Tpcc> {
     let seed = Tpcc::run_seed(&prepared.loaded, seed);
-    Arc::new(Tpcc::new(target.clone(), &prepared.loaded, pacing, seed, transactions))
+    Arc::new(Tpcc::new(targets.to_vec(), &prepared.each, pacing, seed))
+}
+
+/// How each run on `targets` runs its transactions: `asked`, or each engine's default.
+fn transactions_of(targets: &[Target], asked: Option<Transactions>) -> Vec<(Target, Transactions)> {
+    targets
+        .iter()
+        .map(|t| (t.clone(), asked.unwrap_or_else(|| seam::default_transactions(t.engine()))))
+        .collect()
 }
 
 /// A TPC-C run as asked for.
@@ -173,38 +196,49 @@ pub struct RunOptions {
     pub study: StudyOptions,
 }
 
-/// Runs TPC-C against `target` and returns the result document (also when Ctrl-C cut the run short:
-/// then `interrupted` is set). `progress` hears every reporting interval and every finished step.
+/// Runs TPC-C against `targets` side by side and returns the result document (also when Ctrl-C cut
+/// the run short: then `interrupted` is set). `progress` hears every reporting interval and every
+/// finished step.
 ///
 /// # Errors
-/// [`Error::Usage`] when the database is not ready for the run (see [`prepare`](crate::prepare::prepare)).
+/// [`Error::Usage`] when a database is not ready for the run (see [`prepare`](crate::prepare::prepare)).
 pub async fn run(
-    target: &Target,
+    targets: &[Target],
     opts: &RunOptions,
     progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<oltpgen_report::model::RunResult, Error> {
-    let prepared = prepare::<Tpcc>(std::slice::from_ref(target), opts.scale.as_ref(), &opts.plan).await?;
-    let transactions = opts.transactions.unwrap_or_else(|| seam::default_transactions(target.engine()));
-    seam::ready(target, transactions).await?;
-    let workload = workload(target, &prepared, opts.pacing, opts.seed, transactions);
-    let serde_json::Value::Object(config) = serde_json::json!({
-        "target": target.label(),
+    let prepared = prepare::<Tpcc>(targets, opts.scale.as_ref(), &opts.plan).await?;
+    let each = transactions_of(targets, opts.transactions);
+    for (target, transactions) in &each {
+        seam::ready(target, *transactions).await?;
+    }
+    let workload = workload(&each, &prepared, opts.pacing, opts.seed);
+    let labels = workload.targets();
+    let names: Vec<&str> = each.iter().map(|(_, t)| t.name()).collect();
+    let isolation: Vec<&str> = targets.iter().map(|t| seam::isolation(t.engine())).collect();
+    let n = targets.len() as u32;
+    let serde_json::Value::Object(mut config) = serde_json::json!({
         "scale": prepared.loaded.scale,
         "keying_time": opts.pacing.keying.to_string(),
         "think_time": opts.pacing.think.to_string(),
         "seed": workload.seed,
         "load_seed": prepared.loaded.seed,
-        "terminals_per_warehouse": f64::from(opts.plan.max_users()) / f64::from(prepared.loaded.scale),
-        "isolation": seam::isolation(target.engine()),
-        "transactions": transactions.name(),
+        "terminals_per_warehouse": f64::from(opts.plan.max_users() / n) / f64::from(prepared.loaded.scale),
+        "isolation": one_or_each(labels, &isolation),
+        "transactions": one_or_each(labels, &names),
         // 2.7.2 lets Delivery be queued and run deferred; it runs inline, as HammerDB, BenchBase and
         // go-tpc run it, and its response time is the whole transaction's.
         "delivery": "inline",
     }) else {
         unreachable!("an object literal")
     };
+    prepared.record_clock(labels, &mut config);
+    match targets {
+        [one] => config.insert("target".into(), one.label().into()),
+        _ => config.insert("targets".into(), labels.into()),
+    };
     let server = prepared.server.into_result();
-    study(workload, std::slice::from_ref(target), &opts.plan, &opts.study, server, config, progress).await
+    study(workload, targets, &opts.plan, &opts.study, server, config, progress).await
 }
 
 #[cfg(test)]

@@ -204,6 +204,11 @@ pub struct Step {
     pub targets: BTreeMap<String, Figures>,
     /// The cap verdict, when a cap was set.
     pub cap: Option<CapVerdict>,
+    /// Each target's own verdict under the same cap, when several targets were driven: shown beside
+    /// the step's, which judges all of them together and decides the headline (Benchmark Factory's
+    /// rule for several databases).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub target_caps: BTreeMap<String, CapVerdict>,
     /// The workload's audit figures (TPC-C's shares against the spec's bounds), when it has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit: Option<Audit>,

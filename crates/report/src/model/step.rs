@@ -192,6 +192,7 @@ impl Step {
             figures: Figures::from_transactions(workload, total, plan.duration_s),
             targets,
             cap: None,
+            target_caps: BTreeMap::new(),
             audit: None,
             counters: BTreeMap::new(),
         }

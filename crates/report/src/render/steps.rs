@@ -88,6 +88,40 @@ pub fn step_cells(s: &Step, workload: Workload) -> [String; 9] {
     ]
 }
 
+/// A step's rows of the step table: its own (every target's transactions together), then, when it drove
+/// several targets, a row per target in the same columns — that target's users, figures and own
+/// verdict under the step's cap, its step and run cells blank, its key after the verdict — so each
+/// database and the total read side by side, as Benchmark Factory's reports of several databases do.
+/// The total's row then says `total` after its verdict; the cap judged on it decides the headline.
+pub fn step_rows(s: &Step, workload: Workload) -> Vec<[String; 9]> {
+    let mut total = step_cells(s, workload);
+    if s.targets.len() < 2 {
+        return vec![total];
+    }
+    total[8] = format!("{}  total", total[8]);
+    let mut rows = vec![total];
+    let n = s.targets.len() as u64;
+    for (key, figures) in &s.targets {
+        // The step as this target alone ran it: its share of the users (user i drives target i % n).
+        let mut one = Step {
+            figures: figures.clone(),
+            targets: Default::default(),
+            cap: s.target_caps.get(key).cloned(),
+            target_caps: Default::default(),
+            audit: None,
+            counters: Default::default(),
+            ..s.clone()
+        };
+        (one.users, one.connections) = (s.users / n, s.connections / n);
+        let mut cells = step_cells(&one, workload);
+        cells[0].clear();
+        cells[1].clear();
+        cells[8] = format!("{}  {key}", cells[8]);
+        rows.push(cells);
+    }
+    rows
+}
+
 /// A step's verdict in one word: PASS, FAIL, INVALID (not measured: it neither passes nor fails the
 /// cap), or `-` without a cap.
 pub fn verdict(s: &Step) -> &'static str {

@@ -297,6 +297,15 @@ impl Cap {
         verdict
     }
 
+    /// Judges `step` ([`judge`](Self::judge)) and, when it drove several targets, each target's figures
+    /// alone: the step's verdict (all targets' transactions together) decides the headline, each
+    /// target's is shown beside it. The transactions that lost their connection are counted for the
+    /// step, not per target, so only the step's verdict weighs them.
+    pub fn judge_step(&self, step: &mut Step, connections_lost: u64) {
+        step.cap = Some(self.judge(&step.figures, connections_lost));
+        step.target_caps = step.targets.iter().map(|(key, f)| (key.clone(), self.judge(f, 0))).collect();
+    }
+
     /// Checks that every per-transaction rule names a transaction `workload` runs, so a misspelt
     /// name is refused before a run instead of failing every step after it.
     ///

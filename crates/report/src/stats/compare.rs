@@ -115,6 +115,38 @@ pub struct StepComparison {
     /// user load, when both repeated it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub significance: Option<Significance>,
+    /// Each database both steps drove side by side, matched by its stable key: its own figures compared.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub targets: BTreeMap<String, TargetComparison>,
+    /// The databases only one of the two steps drove (`a` or `b`, key): not compared.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmatched_targets: Vec<(char, String)>,
+}
+
+/// One database's figures in a step both results drove it in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetComparison {
+    /// Business transactions per second.
+    pub tps: Change,
+    /// NOPM or OPM, when both have it.
+    pub per_minute: Option<Change>,
+    /// Mean response time, ms.
+    pub rt_avg_ms: Change,
+    /// 95th-percentile response time, ms.
+    pub rt_p95_ms: Change,
+}
+
+impl TargetComparison {
+    /// `a`'s figures against `b`'s.
+    fn new(a: &Figures, b: &Figures) -> Self {
+        let change = |figure: fn(&Figures) -> f64| Change::new(figure(a), figure(b));
+        TargetComparison {
+            tps: change(|f| f.tps),
+            per_minute: Change::both(a.per_minute(), b.per_minute()),
+            rt_avg_ms: change(|f| f.rt_avg_ms),
+            rt_p95_ms: change(|f| f.rt_p95_ms),
+        }
+    }
 }
 
 /// The two headlines (max throughput within the cap) side by side.
@@ -340,15 +372,24 @@ fn load_keys(steps: &[&Step]) -> Vec<(u64, usize)> {
 }
 
 fn compare_steps(a: &Step, b: &Step) -> StepComparison {
-    let change = |figure: fn(&Figures) -> f64| Change::new(figure(&a.figures), figure(&b.figures));
+    let whole = TargetComparison::new(&a.figures, &b.figures);
+    let only = |side: char, x: &Step, y: &Step| -> Vec<(char, String)> {
+        x.targets.keys().filter(|k| !y.targets.contains_key(*k)).map(|k| (side, k.clone())).collect()
+    };
     StepComparison {
         index: a.index,
         b_index: b.index,
         users: Change::new(a.users as f64, b.users as f64),
-        tps: change(|f| f.tps),
-        per_minute: Change::both(a.figures.per_minute(), b.figures.per_minute()),
-        rt_avg_ms: change(|f| f.rt_avg_ms),
-        rt_p95_ms: change(|f| f.rt_p95_ms),
+        tps: whole.tps,
+        per_minute: whole.per_minute,
+        rt_avg_ms: whole.rt_avg_ms,
+        rt_p95_ms: whole.rt_p95_ms,
+        targets: a
+            .targets
+            .iter()
+            .filter_map(|(key, x)| Some((key.clone(), TargetComparison::new(x, b.targets.get(key)?))))
+            .collect(),
+        unmatched_targets: [only('a', a, b), only('b', b, a)].concat(),
         rt_tot_avg_ms: Change::both(a.figures.rt_tot_avg_ms, b.figures.rt_tot_avg_ms),
         counters: a
             .counters

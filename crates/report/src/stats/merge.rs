@@ -23,12 +23,17 @@
 //! - **Power and cost**, when every result has them, are taken as separate systems under test: watts
 //!   and costs summed, throughput per watt over the summed watts, cost per unit of the merged headline.
 //! - The tool, server and configuration are the first result's; the start time is the earliest.
+//! - **Agents' parts** (`--agent I/N`) are checked to be every agent's part of one plan and one start
+//!   ([`crate::stats::agents`]); their steps match by index and run (each agent ran its share of the
+//!   users, summed here), a part that stopped early leaves the steps it did not reach INVALID, and the
+//!   configuration drops each agent's own settings for the agents' count and start lateness.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use crate::model::step::{Transactions, merge_transactions};
 use crate::model::{ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Step, Window, Workload};
+use crate::stats::agents::{self, PartsError};
 use crate::stats::cap::{Cap, CapError, best_step_within_cap, max_within_cap};
 use crate::stats::ratio;
 
@@ -112,6 +117,9 @@ pub enum MergeError {
         /// The one it repeats.
         first: usize,
     },
+    /// The results are agents' parts, but not every agent's of one plan, once.
+    #[error(transparent)]
+    Parts(#[from] PartsError),
     /// A recorded cap rule does not parse, so the cap cannot be judged again.
     #[error("{step} of result 1 records a cap that does not parse: {source}")]
     CapRule {
@@ -129,13 +137,16 @@ pub enum MergeError {
 /// rule cannot be read back.
 pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
     let first = results.first().ok_or(MergeError::Empty)?;
-    check_plans(results)?;
+    let agents = agents::check(results)?;
+    check_plans(results, agents.is_some())?;
     for (j, r) in results.iter().enumerate() {
         if let Some(i) = results[..j].iter().position(|earlier| earlier == r) {
             return Err(MergeError::Duplicate { result: j + 1, first: i + 1 });
         }
     }
-    let steps = (0..first.steps.len()).map(|i| merge_step(results, i)).collect::<Result<Vec<_>, _>>()?;
+    // Agents' parts that stopped early hold fewer steps: the merge has every step any part holds.
+    let count = results.iter().map(|r| r.steps.len()).max().unwrap_or(0);
+    let steps = (0..count).map(|i| merge_step(results, i)).collect::<Result<Vec<_>, _>>()?;
     let mut targets: Vec<String> = Vec::new();
     for label in results.iter().flat_map(|r| &r.targets) {
         if !targets.contains(label) {
@@ -156,7 +167,7 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         tool: first.tool.clone(),
         workload: first.workload,
         started_at: results.iter().map(|r| &r.started_at).min().unwrap_or(&first.started_at).clone(),
-        config: first.config.clone(),
+        config: agents.map_or_else(|| first.config.clone(), |n| agents::merged_config(results, n)),
         server: first.server.clone(),
         targets,
         max_within_cap: max_within_cap(&steps),
@@ -177,19 +188,23 @@ fn cap_rules(s: &Step) -> Option<String> {
     s.cap.as_ref().map(|v| v.rules.iter().map(|r| r.rule.as_str()).collect::<Vec<_>>().join(","))
 }
 
-fn check_plans(results: &[RunResult]) -> Result<(), MergeError> {
+/// Checks that `results` share a plan; agents' `parts` each ran their share of the users (so steps
+/// match by index and run), and one interrupted may hold fewer steps.
+fn check_plans(results: &[RunResult], parts: bool) -> Result<(), MergeError> {
     let Some((first, rest)) = results.split_first() else { return Ok(()) };
     for (r, result) in rest.iter().zip(2..) {
         if r.workload != first.workload {
             return Err(MergeError::Workload { result, expected: first.workload, found: r.workload });
         }
-        if r.steps.len() != first.steps.len() {
+        let cut_short = parts && (r.interrupted || first.interrupted);
+        if r.steps.len() != first.steps.len() && !cut_short {
             let (expected, found) = (first.steps.len(), r.steps.len());
             return Err(MergeError::StepCount { result, expected, found });
         }
         for (a, b) in first.steps.iter().zip(&r.steps) {
             let (expected, found) = (StepKey::from(a), StepKey::from(b));
-            if expected != found {
+            let users = if parts { found.users } else { expected.users };
+            if (StepKey { users, ..expected }) != found {
                 return Err(MergeError::Step { result, expected, found });
             }
             let (expected, found) = (cap_rules(a), cap_rules(b));
@@ -213,9 +228,11 @@ fn target_transactions<'r>(r: &'r RunResult, s: &'r Step) -> Vec<(String, &'r Tr
     }
 }
 
-/// Step `i` of every result, merged (the plans were checked to agree).
+/// Step `i` of every result that holds it, merged (the plans were checked to agree); not measured when
+/// an agent's part stopped before it.
 fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
-    let steps: Vec<&Step> = results.iter().map(|r| &r.steps[i]).collect();
+    let (holding, steps): (Vec<&RunResult>, Vec<&Step>) =
+        results.iter().filter_map(|r| Some((r, r.steps.get(i)?))).unzip();
     let first = steps[0];
     let mut plan = first.plan();
     plan.users = steps.iter().map(|s| s.users).sum();
@@ -227,7 +244,7 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
         end_s: steps.iter().map(|s| s.window.end_s).fold(f64::NEG_INFINITY, f64::max),
     };
     let mut per_target: BTreeMap<String, Transactions> = BTreeMap::new();
-    for (r, s) in results.iter().zip(&steps) {
+    for (r, s) in holding.iter().zip(&steps) {
         for (label, transactions) in target_transactions(r, s) {
             merge_transactions(per_target.entry(label).or_default(), transactions);
         }
@@ -236,12 +253,14 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
     if let Some(rules) = cap_rules(first) {
         let cap: Cap =
             rules.parse().map_err(|source| MergeError::CapRule { step: StepKey::from(first), source })?;
-        let mut verdict = cap.judge(&step.figures, 0);
-        // A part that was not measured leaves the whole step unmeasured.
-        if let Some(why) = steps.iter().find_map(|s| s.cap.as_ref().and_then(|v| v.invalid.clone())) {
+        cap.judge_step(&mut step, 0);
+        // A part that was not measured, or missing, leaves the whole step unmeasured.
+        let invalid = steps.iter().find_map(|s| s.cap.as_ref().and_then(|v| v.invalid.clone()));
+        if let Some(why) = invalid.or_else(|| agents::missing_from(results, i))
+            && let Some(verdict) = step.cap.as_mut()
+        {
             verdict.invalidate(why);
         }
-        step.cap = Some(verdict);
     }
     Ok(step)
 }
@@ -372,7 +391,7 @@ mod tests {
                     })
                     .collect();
                 let mut s = Step::new(Workload::Tpcc, plan, per_target);
-                s.cap = Some(cap.evaluate(&s.figures));
+                cap.judge_step(&mut s, 0);
                 s
             })
             .collect();
@@ -423,10 +442,13 @@ mod tests {
         let c = run(5, &["c"], |i| (i / 7) % 3 == 2);
         let merged = merge(&[ab.clone(), c.clone()]).unwrap();
         assert_eq!(merged.targets, ["a", "b", "c"]);
-        for (m, w) in merged.steps.iter().zip(&whole.steps) {
+        for (i, (m, w)) in merged.steps.iter().zip(&whole.steps).enumerate() {
             assert_eq!(m.figures, w.figures);
             assert_eq!(m.cap, w.cap);
             assert_eq!(m.targets.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
+            // Each database judged again on its merged figures: as its own part judged it.
+            assert_eq!(m.target_caps["a"], ab.steps[i].target_caps["a"]);
+            assert_eq!(Some(&m.target_caps["c"]), c.steps[i].cap.as_ref());
         }
         assert_eq!(merged.steps[1].targets["a"], ab.steps[1].targets["a"]);
         assert_eq!(merged.steps[1].targets["c"], c.steps[1].figures);

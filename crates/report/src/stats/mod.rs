@@ -17,6 +17,7 @@
 //! assert_eq!(percent_change(146_931.0, 281_741.0).map(|p| format!("{p:.1}")), Some("91.8".into()));
 //! ```
 
+pub mod agents;
 pub mod audit;
 pub mod cap;
 pub mod compare;

@@ -25,7 +25,7 @@ use crate::render::html::charts::{
     throughput_against_users, throughput_over_time,
 };
 use crate::render::html::frame::{esc, open_page};
-use crate::render::steps::{failure, headline, per_target, step_cells, step_columns, verdict};
+use crate::render::steps::{failure, headline, per_target, step_columns, step_rows, verdict};
 use crate::render::text::audit::{self, line};
 
 /// The page's sections, in the order it shows them: each heading's id and its words. A section with
@@ -262,10 +262,11 @@ fn step_table(r: &RunResult) -> String {
         let _ = write!(h, "<th>{}</th>", esc(title));
     }
     h.push_str("</tr>");
-    for s in &r.steps {
+    for cells in r.steps.iter().flat_map(|s| step_rows(s, r.workload)) {
         h.push_str("<tr>");
-        for cell in step_cells(s, r.workload) {
-            let class = if cell == "FAIL" || cell == "INVALID" { " class=\"fail\"" } else { "" };
+        for cell in cells {
+            let verdict = cell.split_whitespace().next().unwrap_or("");
+            let class = if verdict == "FAIL" || verdict == "INVALID" { " class=\"fail\"" } else { "" };
             let _ = write!(h, "<td{class}>{}</td>", esc(&cell));
         }
         h.push_str("</tr>");
@@ -572,7 +573,7 @@ mod tests {
                 ("pg2".to_string(), first.figures.transactions.clone()),
             ]),
         );
-        first.cap = Some(cap.evaluate(&first.figures));
+        cap.judge_step(&mut first, 0);
         let mut r = result(
             Workload::Ds2,
             vec![first, crate::fixtures::ds2_step(1, 200, 20_000, (1_900_000, 800_000), Some(&cap))],

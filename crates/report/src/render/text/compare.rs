@@ -111,6 +111,17 @@ fn step_table(w: &mut String, s: &StepComparison, unit: &str) {
             rows.push((label.into(), figure(ch.before), figure(ch.after), Some(ch)));
         }
     }
+    for (key, t) in &s.targets {
+        let each = [
+            ("TPS", Some(t.tps)),
+            (unit, t.per_minute),
+            ("avg ms", Some(t.rt_avg_ms)),
+            ("p95 ms", Some(t.rt_p95_ms)),
+        ];
+        for (label, ch) in each.into_iter().filter_map(|(l, ch)| Some((l, ch?))) {
+            rows.push((format!("{key} {label}"), figure(ch.before), figure(ch.after), Some(ch)));
+        }
+    }
     for (key, ch) in &s.counters {
         let name = split_key(key).1;
         let value = |v| value(name, v);
@@ -128,6 +139,10 @@ fn step_table(w: &mut String, s: &StepComparison, unit: &str) {
     if let Some(sig) = &s.significance {
         let _ = writeln!(w, "  over the runs: {}", sig.statement("faster", "slower"));
     }
+    if !s.unmatched_targets.is_empty() {
+        let keys: Vec<String> = s.unmatched_targets.iter().map(|(r, k)| format!("{r} {k}")).collect();
+        let _ = writeln!(w, "  databases in only one result, not compared: {}", keys.join(", "));
+    }
 }
 
 #[cfg(test)]
@@ -135,10 +150,36 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::fixtures::{accelerated, baseline, repeated, result, tpcc_step, whole_lines};
+    use crate::fixtures::{
+        accelerated, baseline, repeated, result, tpcc_databases_step, tpcc_step, whole_lines,
+    };
     use crate::model::{Cost, Power, Workload};
     use crate::stats::cap::Cap;
     use crate::stats::compare::{CompareError, compare};
+
+    #[test]
+    fn databases_match_by_key_and_one_in_only_one_result_is_named() {
+        let cap = Cap::default();
+        let a = result(
+            Workload::Tpcc,
+            vec![tpcc_databases_step(0, 20, &[("h1:5432/a", 600, 1_000), ("h2:5432/b", 300, 1_000)], &cap)],
+        );
+        let b = result(
+            Workload::Tpcc,
+            vec![tpcc_databases_step(0, 20, &[("h1:5432/a", 900, 1_000), ("h3:5432/c", 300, 1_000)], &cap)],
+        );
+        let c = compare(&a, &b).unwrap();
+        let step = &c.steps[0];
+        assert_eq!(step.targets.keys().collect::<Vec<_>>(), ["h1:5432/a"]);
+        assert_eq!(step.targets["h1:5432/a"].per_minute.unwrap().ratio, Some(1.5));
+        assert_eq!(step.unmatched_targets, [('a', "h2:5432/b".to_string()), ('b', "h3:5432/c".to_string())]);
+        let text = render(&c);
+        assert!(text.contains("\n  h1:5432/a NOPM           600         900    1.50×"), "{text}");
+        assert!(
+            text.contains("databases in only one result, not compared: a h2:5432/b, b h3:5432/c"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn repeated_user_loads_match_in_order_and_differences_in_the_load_are_warned() {

@@ -17,7 +17,7 @@ use crate::model::counters::{split_key, step_keys};
 use crate::numfmt::thousands;
 use crate::render::counters::{label, value};
 use crate::render::describe;
-use crate::render::steps::{failure, headline, per_target, step_cells, step_columns, verdict};
+use crate::render::steps::{failure, headline, per_target, step_columns, step_rows, verdict};
 use crate::render::text::audit::{self, FULL_AUDIT};
 use crate::render::text::transactions::transaction_table;
 
@@ -146,7 +146,7 @@ pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
     let mut out = String::new();
     let w = &mut out;
     let columns = step_columns(r.workload);
-    let rows: Vec<[String; 9]> = r.steps.iter().map(|s| step_cells(s, r.workload)).collect();
+    let rows: Vec<[String; 9]> = r.steps.iter().flat_map(|s| step_rows(s, r.workload)).collect();
     // A column widens to keep two spaces before its widest cell (a million users, "1,000,000").
     let widths: [usize; 9] =
         std::array::from_fn(|i| rows.iter().map(|c| c[i].chars().count() + 2).fold(columns[i].1, usize::max));
@@ -184,7 +184,7 @@ pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{ds2_step, result, sweep, tpcc_step, whole_lines};
+    use crate::fixtures::{ds2_step, result, sweep, tpcc_databases_step, tpcc_step, whole_lines};
     use crate::model::step::Transactions;
     use crate::model::{Step, Workload};
     use crate::stats::audit::{TpccAuditPlan, tpcc};
@@ -253,6 +253,22 @@ mod tests {
             text.contains("step 1 run 1 per target TPS: ds2_1 100.0, ds2_2 70.0; variability 30.0%"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn several_databases_show_each_ones_row_and_verdict_under_the_total() {
+        let dbs = [("h1:5432/fast", 3_000, 100_000), ("h2:1433/slow", 1_000, 1_500_000)];
+        let step = tpcc_databases_step(0, 20, &dbs, &Cap::default());
+        let r = result(Workload::Tpcc, vec![step]);
+        assert!(r.max_within_cap.is_some(), "the total decides the headline");
+        insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
+            step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
+               1    1       20      66.7     4,000     449.9   1,500.2       0  PASS  total
+                            10      50.0     3,000     100.0     100.0       0  PASS  h1:5432/fast
+                            10      16.7     1,000   1,499.6   1,500.2       0  FAIL  h2:1433/slow
+            step 1 run 1 per target TPS: h1:5432/fast 50.0, h2:1433/slow 16.7; variability 66.7%
+            max TPS within cap: 66.7 at 20 users (step 1), avg 449.9 ms
+            ");
     }
 
     #[test]
@@ -400,7 +416,7 @@ mod tests {
             steps[0].plan(),
             BTreeMap::from([("ds2a".to_string(), second.clone()), ("ds2b".to_string(), second)]),
         );
-        steps[0].cap = Some(cap.evaluate(&steps[0].figures));
+        cap.judge_step(&mut steps[0], 0);
         if let Some(v) = steps[1].cap.as_mut() {
             v.invalidate("the run was stopped during the step".into());
         }
