@@ -9,6 +9,7 @@
 pub mod databases;
 pub mod ds2;
 mod finish;
+pub mod io;
 pub mod load;
 pub mod local;
 mod maintain;

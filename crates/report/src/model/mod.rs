@@ -94,6 +94,9 @@ pub enum Workload {
     Tpcc,
     /// DVD Store 2: throughput in orders per minute (OPM).
     Ds2,
+    /// `oltpgen io`: a storage model (Iometer's access specification) on a file, no database; its
+    /// transactions are the reads and writes, its throughput I/Os per second (IOPS).
+    Io,
 }
 
 impl Workload {
@@ -103,6 +106,7 @@ impl Workload {
         match self {
             Workload::Tpcc => "tpcc",
             Workload::Ds2 => "ds2",
+            Workload::Io => "io",
         }
     }
 
@@ -111,22 +115,26 @@ impl Workload {
         match self {
             Workload::Tpcc => &TPCC_TRANSACTIONS,
             Workload::Ds2 => &DS2_TRANSACTIONS,
+            Workload::Io => &IO_TRANSACTIONS,
         }
     }
 
-    /// The per-minute throughput unit: `NOPM` or `OPM`.
+    /// The per-minute throughput unit: `NOPM` or `OPM` (`io` has none: its rate is IOPS, per second).
     pub fn per_minute_unit(self) -> &'static str {
         match self {
             Workload::Tpcc => "NOPM",
             Workload::Ds2 => "OPM",
+            Workload::Io => "IOPM",
         }
     }
 
-    /// The transaction type counted per minute: TPC-C's New-Order, DS2's whole order.
+    /// The transaction type counted per minute: TPC-C's New-Order, DS2's whole order (`io`: its reads,
+    /// counted by the live line only; its results have no per-minute figure).
     pub fn per_minute_txn(self) -> &'static str {
         match self {
             Workload::Tpcc => NEW_ORDER,
             Workload::Ds2 => ORDER,
+            Workload::Io => IO_READ,
         }
     }
 
@@ -143,6 +151,15 @@ impl Workload {
 
 /// TPC-C's five transactions, in the spec's order.
 pub const TPCC_TRANSACTIONS: [&str; 5] = ["new_order", "payment", "order_status", "delivery", "stock_level"];
+
+/// `oltpgen io`'s two kinds of I/O, as its results name them.
+pub const IO_TRANSACTIONS: [&str; 2] = [IO_READ, IO_WRITE];
+
+/// A read of one block (`io`).
+pub const IO_READ: &str = "read";
+
+/// A write of one block (`io`).
+pub const IO_WRITE: &str = "write";
 
 /// DVD Store 2's operations, then its two views of one whole customer order (login … purchase):
 /// [`ORDER`] and [`RT_TOT`].
@@ -425,7 +442,7 @@ mod tests {
 
     #[test]
     fn a_workload_s_name_is_its_name_in_results() {
-        for w in [Workload::Tpcc, Workload::Ds2] {
+        for w in [Workload::Tpcc, Workload::Ds2, Workload::Io] {
             assert_eq!(serde_json::to_value(w).unwrap(), w.name());
         }
     }

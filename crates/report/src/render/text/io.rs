@@ -1,0 +1,105 @@
+//! The lines `oltpgen io run` prints while it goes, in storage's words: its header ([`header`]), the
+//! line per interval ([`interval_line`]) and per judged step ([`step_line`]): I/Os per second, MB/s,
+//! and the average and worst latency of reads and of writes apart, as Iometer's study tabled them.
+
+use crate::model::{IO_READ, IO_WRITE, Step, TxnStats};
+
+/// Latency of one kind of I/O in one interval: average and worst, ms (`None` when none completed).
+pub type Latency = Option<(f64, f64)>;
+
+/// MB/s (10^6 bytes, as storage's data sheets count them) of `iops` transfers of `block_bytes`.
+pub fn mb_per_s(iops: f64, block_bytes: u64) -> f64 {
+    iops * block_bytes as f64 / 1e6
+}
+
+/// The first line of a run: the access specification, the file, the I/Os in flight per step, the timing.
+pub fn header(
+    access: &str,
+    file: &str,
+    workers: u32,
+    outstanding: &[u64],
+    warmup_s: f64,
+    duration_s: f64,
+) -> String {
+    let each: Vec<String> = outstanding.iter().map(u64::to_string).collect();
+    format!(
+        "io: {access} on {file}; {workers} worker(s) × {} outstanding; ramp {warmup_s:.0} s, measuring {duration_s:.0} s \
+         per step",
+        each.join(",")
+    )
+}
+
+fn latency(name: &str, l: Latency) -> String {
+    l.map_or(format!("{name} -"), |(avg, max)| format!("{name} avg {avg:.2} max {max:.1} ms"))
+}
+
+/// The line printed every report interval: seconds since the start, I/Os in flight, IOPS, MB/s, reads'
+/// and writes' latency, failed I/Os.
+pub fn interval_line(
+    elapsed_s: f64,
+    in_flight: u64,
+    (iops, mb_s): (f64, f64),
+    (read, write): (Latency, Latency),
+    errors: u64,
+) -> String {
+    format!(
+        "{elapsed_s:>7.0}s  in flight {in_flight:>4}  IOPS {iops:>9.0}  MB/s {mb_s:>7.1}  {}  {}  errors {errors}",
+        latency("read", read),
+        latency("write", write)
+    )
+}
+
+fn kind(name: &str, t: Option<&TxnStats>) -> String {
+    t.map_or(format!("{name} -"), |t| {
+        format!("{name} avg {:.2} p99 {:.2} max {:.1} ms", t.avg_ms, t.p99_ms, t.max_ms)
+    })
+}
+
+/// The line printed when a step is judged: its I/Os in flight, IOPS, MB/s, each kind's average, 99th
+/// percentile and worst latency, the cap's verdict.
+pub fn step_line(s: &Step, block_bytes: u64) -> String {
+    let f = &s.figures;
+    format!(
+        "step {} (run {}): {} in flight  IOPS {:.0}  MB/s {:.1}  {}  {}  errors {}  cap {}",
+        s.index + 1,
+        s.run,
+        s.users,
+        f.tps,
+        mb_per_s(f.tps, block_bytes),
+        kind("read", f.transactions.get(IO_READ)),
+        kind("write", f.transactions.get(IO_WRITE)),
+        f.errors,
+        super::live::cap_verdict(s)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::model::Workload;
+    use crate::model::step::tests::txn;
+    use crate::model::step::{StepPlan, Transactions};
+
+    #[test]
+    fn lines_speak_iops_mb_s_and_each_kind_s_latency() {
+        assert_eq!(
+            header("16 KiB, 30% read, 100% random", "/d/io.dat", 4, &[1, 4], 120.0, 600.0),
+            "io: 16 KiB, 30% read, 100% random on /d/io.dat; 4 worker(s) × 1,4 outstanding; ramp 120 s, \
+             measuring 600 s per step"
+        );
+        assert_eq!(
+            interval_line(10.0, 16, (1850.0, mb_per_s(1850.0, 16_384)), (Some((6.0, 40.0)), None), 0),
+            "     10s  in flight   16  IOPS      1850  MB/s    30.3  read avg 6.00 max 40.0 ms  write -  errors 0"
+        );
+        let t = Transactions::from([("read".into(), txn(300, 2_000, 0)), ("write".into(), txn(700, 500, 0))]);
+        let plan = StepPlan { run: 1, users: 16, duration_s: 10.0, ..StepPlan::default() };
+        let step = Step::new(Workload::Io, plan, BTreeMap::from([("f".into(), t)]));
+        assert_eq!(
+            step_line(&step, 4096),
+            "step 1 (run 1): 16 in flight  IOPS 100  MB/s 0.4  read avg 2.00 p99 2.00 max 2.0 ms  write avg 0.50 \
+             p99 0.50 max 0.5 ms  errors 0  cap -"
+        );
+    }
+}

@@ -1,0 +1,101 @@
+//! `oltpgen io run` on a real file with direct I/O (this machine's /tmp, ext4, takes O_DIRECT): the
+//! result a database run writes, read and write latencies apart, a sweep judged by a latency cap; and
+//! nothing destroyed: other files, devices and directories refused, the file removed unless kept.
+
+use std::path::Path;
+
+use crate::common::{assert_matches_schema, assert_refused, oltpgen, result_json};
+
+/// A short run of `extra` on `file` writing into `out` (of 32 MiB unless `extra` gives a `--size`).
+fn io_run(file: &Path, out: &Path, extra: &[&str]) -> crate::common::Outcome {
+    let (file, out) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let mut args = vec!["io", "run", "--file", file, "--ramp", "0s", "--report-interval", "1s"];
+    if !extra.contains(&"--size") {
+        args.extend(["--size", "32m"]);
+    }
+    args.extend(["--out", out]);
+    args.extend(extra);
+    oltpgen(&args)
+}
+
+#[test]
+fn a_sweep_on_a_direct_io_file_writes_a_result_and_leaves_no_file() {
+    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let (file, out) = (dir.path().join("io.dat"), dir.path().join("r"));
+    let run = io_run(
+        &file,
+        &out,
+        &["--workers", "2", "--outstanding", "1,2", "--duration", "2s", "--rt-cap", "avg=1s"],
+    );
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.contains("io: 16 KiB, 30% read, 100% random on"), "{}", run.stdout);
+    assert!(run.stdout.contains("step 2 (run 1): 4 in flight  IOPS"), "{}", run.stdout);
+    assert!(run.stdout.contains("max IOPS within cap:"), "{}", run.stdout);
+    assert!(!file.exists(), "the file is removed at the end");
+
+    let r = result_json(&out);
+    assert_matches_schema(&r);
+    assert_eq!(r["workload"], "io");
+    assert_eq!(r["server"]["settings"]["direct_io"], "true");
+    assert_eq!(r["config"]["access"], "16 KiB, 30% read, 100% random");
+    let steps = r["steps"].as_array().unwrap();
+    assert_eq!(steps.iter().map(|s| s["users"].as_u64().unwrap()).collect::<Vec<_>>(), [2, 4]);
+    for s in steps {
+        let (reads, writes) = (&s["transactions"]["read"], &s["transactions"]["write"]);
+        let (r, w) = (reads["count"].as_u64().unwrap(), writes["count"].as_u64().unwrap());
+        assert!(r > 0 && w > 0, "reads and writes timed apart: {r} {w}");
+        let share = r as f64 / (r + w) as f64;
+        assert!((share - 0.30).abs() < 0.05, "30% reads: {share}");
+        assert!(reads["max_ms"].as_f64().unwrap() >= reads["p99_ms"].as_f64().unwrap());
+        let iops = s["tps"].as_f64().unwrap();
+        assert!((iops - (r + w) as f64 / s["duration_s"].as_f64().unwrap()).abs() < 1.0, "IOPS {iops}");
+        assert_eq!(s["cap"]["rules"][0]["rule"], "avg=1s");
+    }
+    assert_eq!(r["max_within_cap"]["users"], 4, "the most IOPS within the cap: {}", r["max_within_cap"]);
+
+    let show = oltpgen(&["report", "show", out.to_str().unwrap()]);
+    assert_eq!(show.code, 0, "{}", show.all());
+    assert!(show.stdout.contains("in flight      IOPS read avg ms write avg ms"), "{}", show.stdout);
+}
+
+#[test]
+fn a_kept_file_is_reused_with_its_preconditioning() {
+    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let file = dir.path().join("io.dat");
+    let first = io_run(
+        &file,
+        &dir.path().join("a"),
+        &["--precondition", "1", "--keep-file", "--duration", "1s", "--outstanding", "1"],
+    );
+    assert_eq!(first.code, 0, "{}", first.all());
+    assert!(first.stdout.contains("is kept for the next run"), "{}", first.stdout);
+    assert!(file.exists());
+    let second = io_run(
+        &file,
+        &dir.path().join("b"),
+        &["--precondition", "1", "--duration", "1s", "--outstanding", "1"],
+    );
+    assert_eq!(second.code, 0, "{}", second.all());
+    assert_eq!(result_json(&dir.path().join("b"))["server"]["settings"]["whole_writes"], "2");
+    assert!(!file.exists(), "removed by the run that did not keep it");
+}
+
+#[test]
+fn other_files_devices_and_bad_specs_are_refused_untouched() {
+    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let foreign = dir.path().join("data.db");
+    std::fs::write(&foreign, b"a database's data").unwrap();
+    let out = dir.path().join("r");
+    assert_refused(&io_run(&foreign, &out, &[]), "is not a file oltpgen io made");
+    assert_eq!(std::fs::read(&foreign).unwrap(), b"a database's data");
+    assert_refused(&io_run(Path::new("/dev/null"), &out, &[]), "is a device");
+    assert_refused(&io_run(dir.path(), &out, &[]), "is not a plain file");
+    let file = dir.path().join("io.dat");
+    assert_refused(&io_run(&file, &out, &["--block", "1000"]), "--block 1000 bytes: give a multiple of 512");
+    assert_refused(&io_run(&file, &out, &["--read", "130%"]), "not a percentage");
+    assert_refused(&io_run(&file, &out, &["--outstanding", "8,4"]), "--outstanding steps must not decrease");
+    assert_refused(&io_run(&file, &out, &["--workers", "64", "--outstanding", "32"]), "keeps at most 1024");
+    assert_refused(&io_run(&file, &out, &["--size", "1P"]), "not a size");
+    assert_refused(&io_run(&file, &out, &["--size", "1000T"]), "more and its disk has");
+    assert!(!file.exists() && !out.exists(), "nothing made by a refused command");
+}
