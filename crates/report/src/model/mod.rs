@@ -119,12 +119,13 @@ impl Workload {
         }
     }
 
-    /// The per-minute throughput unit: `NOPM` or `OPM` (`io` has none: its rate is IOPS, per second).
+    /// The headline's unit: the per-minute throughput, `NOPM` or `OPM`; `IOPS` for `io`, which has no
+    /// per-minute figure (storage is measured per second, and its headline is its TPS).
     pub fn per_minute_unit(self) -> &'static str {
         match self {
             Workload::Tpcc => "NOPM",
             Workload::Ds2 => "OPM",
-            Workload::Io => "IOPM",
+            Workload::Io => "IOPS",
         }
     }
 

@@ -118,6 +118,12 @@ pub fn verdict(s: &Step) -> &'static str {
     }
 }
 
+/// The mean TPS (IOPS) over every run of the steps at `users`, and how many runs; `None` for one run.
+pub fn runs_mean(r: &RunResult, users: u64) -> Option<(f64, usize)> {
+    let rates: Vec<f64> = r.steps.iter().filter(|s| s.users == users).map(|s| s.figures.tps).collect();
+    (rates.len() > 1).then(|| (rates.iter().sum::<f64>() / rates.len() as f64, rates.len()))
+}
+
 /// The headline line: the highest throughput within the cap (TPS, or DS2's OPM), where it was
 /// reached, and its mean response time (DS2's `rt_tot_avg`) — or why there is none.
 pub fn headline(r: &RunResult) -> String {
@@ -132,9 +138,13 @@ pub fn headline(r: &RunResult) -> String {
                 (Some(opm), rt_tot) => {
                     (thousands(opm, 0), format!("rt_tot_avg {} ms", thousands(rt_tot.unwrap_or(0.0), 1)))
                 }
-                // Storage's latencies are fractions of a millisecond: two decimals.
+                // Storage's latencies are fractions of a millisecond: two decimals; with --runs, the runs'
+                // mean beside the median run's figure, as Iometer's study averaged its runs.
                 (None, _) if r.workload == Workload::Io => {
-                    (thousands(h.tps, 0), format!("avg {} ms", thousands(h.rt_avg_ms, 2)))
+                    let runs = runs_mean(r, h.users).map_or(String::new(), |(m, n)| {
+                        format!("; mean of {n} runs {} {unit}", thousands(m, 0))
+                    });
+                    (thousands(h.tps, 0), format!("avg {} ms{runs}", thousands(h.rt_avg_ms, 2)))
                 }
                 (None, _) => (thousands(h.tps, 1), format!("avg {} ms", thousands(h.rt_avg_ms, 1))),
             };

@@ -83,6 +83,27 @@ mod tests {
     use crate::model::step::{StepPlan, Transactions};
 
     #[test]
+    fn with_runs_the_headline_gives_the_runs_mean_beside_the_median_run_s() {
+        let cap: crate::stats::cap::Cap = "avg=10ms".parse().unwrap();
+        let step = |index, run, reads| {
+            let t = Transactions::from([("read".into(), txn(reads, 2_000, 0))]);
+            let plan = StepPlan { index, run, users: 16, duration_s: 1.0, ..StepPlan::default() };
+            let mut s = Step::new(Workload::Io, plan, BTreeMap::from([("f".into(), t)]));
+            s.cap = Some(cap.evaluate(&s.figures));
+            s
+        };
+        // Iometer's study: three runs of 16 I/Os in flight, averaged.
+        let r = crate::fixtures::result(
+            Workload::Io,
+            vec![step(0, 1, 1_840), step(1, 2, 1_855), step(2, 3, 1_858)],
+        );
+        assert_eq!(
+            crate::render::steps::headline(&r),
+            "max IOPS within cap: 1,858 at 16 I/Os in flight (step 3), avg 2.00 ms; mean of 3 runs 1,851 IOPS"
+        );
+    }
+
+    #[test]
     fn lines_speak_iops_mb_s_and_each_kind_s_latency() {
         assert_eq!(
             header("16 KiB, 30% read, 100% random", "/d/io.dat", 4, &[1, 4], 120.0, 600.0),
