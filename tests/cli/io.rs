@@ -52,6 +52,14 @@ fn a_sweep_on_a_direct_io_file_writes_a_result_and_leaves_no_file() {
         assert_eq!(s["cap"]["rules"][0]["rule"], "avg=1s");
     }
     assert_eq!(r["max_within_cap"]["users"], 4, "the most IOPS within the cap: {}", r["max_within_cap"]);
+    // The disk under the file, as the database runs sample it: busy, idle and bytes written per second.
+    let counters = steps[1]["counters"].as_object().unwrap();
+    let of = |suffix: &'static str| -> Vec<f64> {
+        counters.iter().filter(|(k, _)| k.ends_with(suffix)).map(|(_, v)| v.as_f64().unwrap()).collect()
+    };
+    assert!(of("_write_bytes_per_s").into_iter().any(|b| b > 0.0), "{counters:?}");
+    assert!(of("_busy_pct").into_iter().any(|b| b > 0.0 && b <= 100.0), "{counters:?}");
+    assert!(of("_idle_pct").into_iter().all(|b| (0.0..=100.0).contains(&b)), "{counters:?}");
 
     let show = oltpgen(&["report", "show", out.to_str().unwrap()]);
     assert_eq!(show.code, 0, "{}", show.all());
