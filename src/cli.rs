@@ -13,7 +13,7 @@ use oltpgen_driver::command::io::IoRun;
 use oltpgen_driver::command::load::LoadRequest;
 use oltpgen_driver::command::tpcc::TpccRun;
 use oltpgen_driver::command::values::*;
-use oltpgen_driver::io::spec::{parse_bytes, parse_pct};
+use oltpgen_driver::io::spec::{parse_bytes, parse_pct, parse_rating};
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
 use oltpgen_driver::vocab::tpcc::Transactions;
 use oltpgen_report::model::users::UserLoad;
@@ -460,6 +460,14 @@ pub struct IoRunArgs {
     /// Leave the file when the run ends, for the next run to reuse (with its preconditioning)
     #[arg(long)]
     pub keep_file: bool,
+    /// The drive's rated endurance (its data sheet's TBW or PBW, e.g. 600TB or 1PB): the result projects
+    /// its life in years at the headline's write rate
+    #[arg(long, value_name = "TB|PB", value_parser = parse_rating)]
+    pub rated_endurance: Option<f64>,
+    /// Bytes the flash writes per byte the host writes (measured by the drive's SMART counters), for
+    /// --rated-endurance
+    #[arg(long, value_name = "WA", default_value = "1", requires = "rated_endurance", value_parser = parse_write_amplification)]
+    pub write_amplification: f64,
     /// No progress bar or live lines; only results and errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -486,10 +494,19 @@ impl IoRunArgs {
             precondition: self.precondition,
             keep_file: self.keep_file,
             seed: self.study.seed,
+            endurance: self.rated_endurance.map(|rated| (rated, self.write_amplification)),
             study: self.study.flags(),
             quiet: self.quiet,
         }
     }
+}
+
+/// A write amplification: 1 or more (the flash writes at least what the host writes).
+fn parse_write_amplification(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|wa| *wa >= 1.0 && wa.is_finite())
+        .ok_or_else(|| format!("{s:?}: give a write amplification of 1 or more, e.g. 3"))
 }
 
 /// `oltpgen report …`

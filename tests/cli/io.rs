@@ -25,7 +25,20 @@ fn a_sweep_on_a_direct_io_file_writes_a_result_and_leaves_no_file() {
     let run = io_run(
         &file,
         &out,
-        &["--workers", "2", "--outstanding", "1,2", "--duration", "2s", "--rt-cap", "avg=1s"],
+        &[
+            "--workers",
+            "2",
+            "--outstanding",
+            "1,2",
+            "--duration",
+            "2s",
+            "--rt-cap",
+            "avg=1s",
+            "--rated-endurance",
+            "1PB",
+            "--write-amplification",
+            "3",
+        ],
     );
     assert_eq!(run.code, 0, "{}", run.all());
     assert!(run.stdout.contains("io: 16 KiB, 30% read, 100% random on"), "{}", run.stdout);
@@ -61,9 +74,22 @@ fn a_sweep_on_a_direct_io_file_writes_a_result_and_leaves_no_file() {
     assert!(of("_busy_pct").into_iter().any(|b| b > 0.0 && b <= 100.0), "{counters:?}");
     assert!(of("_idle_pct").into_iter().all(|b| (0.0..=100.0).contains(&b)), "{counters:?}");
 
+    // The study's arithmetic at the headline step's write rate.
+    let best = &steps[1];
+    let per_day = best["transactions"]["write"]["count"].as_f64().unwrap()
+        / best["duration_s"].as_f64().unwrap()
+        * 16_384.0
+        * 86_400.0;
+    let e = &r["endurance"];
+    assert!((e["host_write_bytes_per_day"].as_f64().unwrap() - per_day).abs() < 1.0, "{e}");
+    let years = 1e15 / (per_day * 3.0) / 365.0;
+    assert!((e["years"].as_f64().unwrap() - years).abs() < 1e-9, "{e}");
+    assert!(run.stdout.contains("endurance: "), "{}", run.stdout);
+
     let show = oltpgen(&["report", "show", out.to_str().unwrap()]);
     assert_eq!(show.code, 0, "{}", show.all());
     assert!(show.stdout.contains("in flight      IOPS read avg ms write avg ms"), "{}", show.stdout);
+    assert!(show.stdout.contains("× write amplification 3 against 1,000 TB rated: about"), "{}", show.stdout);
 }
 
 #[test]
@@ -104,6 +130,11 @@ fn other_files_devices_and_bad_specs_are_refused_untouched() {
     assert_refused(&io_run(&file, &out, &["--outstanding", "8,4"]), "--outstanding steps must not decrease");
     assert_refused(&io_run(&file, &out, &["--workers", "64", "--outstanding", "32"]), "keeps at most 1024");
     assert_refused(&io_run(&file, &out, &["--size", "1P"]), "not a size");
+    assert_refused(&io_run(&file, &out, &["--rated-endurance", "1P"]), "not a rated endurance");
+    assert_refused(
+        &io_run(&file, &out, &["--rated-endurance", "1PB", "--write-amplification", "0.5"]),
+        "1 or more",
+    );
     assert_refused(&io_run(&file, &out, &["--size", "1000T"]), "more and its disk has");
     assert!(!file.exists() && !out.exists(), "nothing made by a refused command");
 }

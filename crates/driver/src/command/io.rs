@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use oltpgen_report::model::{Server, Workload as Kind};
+use oltpgen_report::model::endurance::Endurance;
+use oltpgen_report::model::{IO_WRITE, RunResult, Server, Workload as Kind};
 use oltpgen_report::render::text::io as lines;
 
 use super::{Console, Exit, finish};
@@ -51,6 +52,8 @@ pub struct IoRun {
     pub keep_file: bool,
     /// `--run-seed`.
     pub seed: Option<u64>,
+    /// `--rated-endurance` (bytes) and `--write-amplification`: project the drive's life.
+    pub endurance: Option<(f64, f64)>,
     /// The cap, repetitions, counters and where the result goes.
     pub study: StudyFlags,
     /// `--quiet`.
@@ -164,12 +167,26 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
             Progress::Started | Progress::Interval(_) => {}
         })
         .await?;
-    let kept = if req.keep_file {
-        format!("the file {} is kept for the next run (--keep-file)\n", file.path().display())
-    } else {
-        String::new()
-    };
-    finish::finish(&result, &req.study, &kept, &[], console).await
+    let mut result = result;
+    result.endurance = req.endurance.and_then(|(rated, wa)| project(&result, block, rated, wa));
+    let mut extra =
+        result.endurance.as_ref().map_or(String::new(), |e| format!("{}\n", lines::endurance_line(e)));
+    if req.keep_file {
+        extra.push_str(&format!(
+            "the file {} is kept for the next run (--keep-file)\n",
+            file.path().display()
+        ));
+    }
+    finish::finish(&result, &req.study, &extra, &[], console).await
+}
+
+/// The drive's life at the headline step's write rate (`block_bytes` a write), rated `rated` bytes with
+/// write amplification `wa`; `None` without a headline or without writes.
+fn project(result: &RunResult, block_bytes: u64, rated: f64, wa: f64) -> Option<Endurance> {
+    let h = result.max_within_cap.as_ref()?;
+    let step = result.steps.iter().find(|s| s.index == h.step_index)?;
+    let writes = step.figures.transactions.get(IO_WRITE).map_or(0, |t| t.count);
+    Endurance::project(rated, wa, writes as f64 / step.duration_s * block_bytes as f64)
 }
 
 /// Makes (or reuses) and fills the file on a thread of its own, stopped by Ctrl-C or SIGTERM.

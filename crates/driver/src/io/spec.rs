@@ -89,6 +89,31 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     n.checked_mul(1 << shift).filter(|&b| b > 0).ok_or_else(|| format!("{s:?}: give a size above 0"))
 }
 
+/// A drive's rated endurance as data sheets give it, in decimal units: `1PB`, `600TB`, `1.2PB` (bytes).
+///
+/// # Errors
+/// One line saying what a rating looks like.
+pub fn parse_rating(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let scale = match unit.trim().to_ascii_uppercase().as_str() {
+        "TB" | "TBW" => 1e12,
+        "PB" | "PBW" => 1e15,
+        _ => {
+            return Err(format!(
+                "{s:?} is not a rated endurance: give it as the data sheet does, e.g. 600TB or 1PB"
+            ));
+        }
+    };
+    number
+        .parse::<f64>()
+        .ok()
+        .filter(|n| *n > 0.0 && n.is_finite())
+        .map(|n| n * scale)
+        .ok_or_else(|| format!("{s:?} is not a rated endurance: give e.g. 600TB or 1PB"))
+}
+
 /// A percentage as the flags give it: `30%` or `30`.
 ///
 /// # Errors
@@ -152,6 +177,10 @@ mod tests {
         for bad in ["", "k", "16q", "0", "-1k", "99999999999T"] {
             assert!(parse_bytes(bad).is_err(), "{bad}");
         }
+        assert_eq!(parse_rating("1PB"), Ok(1e15));
+        assert_eq!(parse_rating("600 TBW"), Ok(6e14));
+        assert_eq!(parse_rating("1.2pb"), Ok(1.2e15));
+        assert!(parse_rating("1P").unwrap_err().contains("e.g. 600TB or 1PB"));
         assert_eq!(parse_pct("30%"), Ok(30));
         assert_eq!(parse_pct("100"), Ok(100));
         assert!(parse_pct("101%").unwrap_err().contains("0% to 100%"));

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod checks;
 pub mod counters;
 pub mod ds2_progress;
+pub mod endurance;
 pub mod histogram;
 pub mod step;
 pub mod users;
@@ -64,6 +65,9 @@ pub struct RunResult {
     /// put beside throughput: CPU %, disk transfers/s, buffer hit %, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<CounterSeries>,
+    /// `io`: the flash's projected life at the headline's write rate, when `--rated-endurance` was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endurance: Option<endurance::Endurance>,
 }
 
 /// One counter sampled through a run: where it was read, what it measures, and its values over time.

@@ -2,7 +2,9 @@
 //! line per interval ([`interval_line`]) and per judged step ([`step_line`]): I/Os per second, MB/s,
 //! and the average and worst latency of reads and of writes apart, as Iometer's study tabled them.
 
+use crate::model::endurance::Endurance;
 use crate::model::{IO_READ, IO_WRITE, Step, TxnStats};
+use crate::numfmt::thousands;
 
 /// Latency of one kind of I/O in one interval: average and worst, ms (`None` when none completed).
 pub type Latency = Option<(f64, f64)>;
@@ -73,6 +75,19 @@ pub fn step_line(s: &Step, block_bytes: u64) -> String {
     )
 }
 
+/// The endurance projection in one line: the host's writes a day, the write amplification, the rating
+/// and the years it lasts.
+pub fn endurance_line(e: &Endurance) -> String {
+    format!(
+        "endurance: {} GB written a day at the headline's rate, × write amplification {} against {} TB rated: \
+         about {:.1} years",
+        thousands(e.host_write_bytes_per_day / 1e9, 0),
+        e.write_amplification,
+        thousands(e.rated_bytes / 1e12, 0),
+        e.years
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -100,6 +115,16 @@ mod tests {
         assert_eq!(
             crate::render::steps::headline(&r),
             "max IOPS within cap: 1,858 at 16 I/Os in flight (step 3), avg 2.00 ms; mean of 3 runs 1,851 IOPS"
+        );
+    }
+
+    #[test]
+    fn the_endurance_line_reads_as_the_study_s_arithmetic() {
+        let e = Endurance::project(1e15, 3.0, 151e9 / 86_400.0).unwrap();
+        assert_eq!(
+            endurance_line(&e),
+            "endurance: 151 GB written a day at the headline's rate, × write amplification 3 against 1,000 TB \
+             rated: about 6.0 years"
         );
     }
 
