@@ -411,6 +411,19 @@ pub enum IoAction {
     /// Drive a file with Iometer's access specification: workers with outstanding I/Os, direct I/O,
     /// reads and writes timed apart; a step per --outstanding value, judged by the latency cap
     Run(Box<IoRunArgs>),
+    /// The storage model of a TPC-C or DS2 result's disk (block, read share, queue length, rate), and the
+    /// `io run` command that replays it
+    Model {
+        /// The result.json (or its directory) whose disk counters are modelled
+        result: PathBuf,
+        /// The disk or partition to model, by its name in the counters (e.g. nvme0n1p2) [default: the
+        /// biggest writer]
+        #[arg(long, value_name = "NAME")]
+        disk: Option<String>,
+        /// The file the printed `io run` command drives
+        #[arg(long, value_name = "PATH", default_value = "io.dat")]
+        file: PathBuf,
+    },
 }
 
 /// `io run`: Iometer's access specification in its own words.

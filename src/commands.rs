@@ -22,6 +22,9 @@ pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exi
         }
         Command::Local { db, action } => local(action, &db.databases(), console).await,
         Command::Io { action: IoAction::Run(args) } => run::io::run(&args.request(), console).await,
+        Command::Io { action: IoAction::Model { result, disk, file } } => {
+            run::io::model(&result, disk.as_deref(), &file, console)
+        }
         Command::Report { action } => report(action, console),
     }
 }

@@ -93,6 +93,29 @@ fn a_sweep_on_a_direct_io_file_writes_a_result_and_leaves_no_file() {
 }
 
 #[test]
+fn a_result_s_disk_counters_model_as_an_io_run_command_that_runs() {
+    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let (file, captured) = (dir.path().join("io.dat"), dir.path().join("captured"));
+    let run = io_run(&file, &captured, &["--duration", "2s", "--outstanding", "2"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let model = oltpgen(&["io", "model", captured.to_str().unwrap(), "--file", file.to_str().unwrap()]);
+    assert_eq!(model.code, 0, "{}", model.all());
+    assert!(model.stdout.starts_with("model of "), "{}", model.stdout);
+    assert!(model.stdout.contains("assumed 100% random"), "{}", model.stdout);
+    // The command it prints replays the model (here briefly, on a small file).
+    let command = model.stdout.lines().find(|l| l.starts_with("oltpgen io run ")).expect("the command");
+    let mut args: Vec<&str> = command.split(' ').skip(1).collect();
+    let replay = dir.path().join("replay");
+    args.extend(["--size", "32m", "--ramp", "0s", "--duration", "1s", "--out", replay.to_str().unwrap()]);
+    let replayed = oltpgen(&args);
+    assert_eq!(replayed.code, 0, "{command}: {}", replayed.all());
+    assert!(!file.exists());
+
+    let e = oltpgen(&["io", "model", captured.to_str().unwrap(), "--disk", "nosuchdisk"]);
+    assert_refused(&e, "--disk nosuchdisk: the result has no counters of it");
+}
+
+#[test]
 fn a_kept_file_is_reused_with_its_preconditioning() {
     let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
     let file = dir.path().join("io.dat");

@@ -2,7 +2,7 @@
 //! file made (or reused), filled and preconditioned, the run with its live lines, the result written,
 //! and the file removed unless kept.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -13,7 +13,9 @@ use oltpgen_report::render::text::io as lines;
 
 use super::{Console, Exit, finish};
 use crate::Error;
+use crate::files::result_dir::read_result;
 use crate::io::file::{self, FileOptions, TestFile};
+use crate::io::model::Model;
 use crate::io::spec::{AccessSpec, bytes_phrase};
 use crate::io::workload::IoWorkload;
 use crate::run::{Pace, Progress, Ramp, RunPlan, StudyFlags, study};
@@ -187,6 +189,32 @@ fn project(result: &RunResult, block_bytes: u64, rated: f64, wa: f64) -> Option<
     let step = result.steps.iter().find(|s| s.index == h.step_index)?;
     let writes = step.figures.transactions.get(IO_WRITE).map_or(0, |t| t.count);
     Endurance::project(rated, wa, writes as f64 / step.duration_s * block_bytes as f64)
+}
+
+/// `io model`: the storage model of `disk` (by default the biggest writer) in the result at `result`,
+/// and the `io run` command that replays it on `file`.
+///
+/// # Errors
+/// A result that cannot be read, or that lacks what a model needs (a usage error saying what).
+pub fn model(
+    result: &Path,
+    disk: Option<&str>,
+    file: &Path,
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
+    let r = read_result(result)?;
+    let m = Model::of(&r, disk).map_err(|e| Error::usage(format!("{}: {e}", result.display())))?;
+    let captured = lines::Captured {
+        device: (&m.device, &m.source),
+        step: m.step,
+        iops: m.iops,
+        bytes_per_transfer: m.bytes_per_transfer,
+        read_pct: m.read_pct,
+        queue_length: m.queue_length,
+        ms_per_transfer: m.ms_per_transfer,
+    };
+    console.out(&lines::model_lines(&captured, &m.command(&file.display().to_string())));
+    Ok(Exit::Success)
 }
 
 /// Makes (or reuses) and fills the file on a thread of its own, stopped by Ctrl-C or SIGTERM.

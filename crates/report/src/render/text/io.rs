@@ -88,6 +88,42 @@ pub fn endurance_line(e: &Endurance) -> String {
     )
 }
 
+/// What `io model` captured from a disk's counters, as [`model_lines`] says it.
+pub struct Captured<'a> {
+    /// The disk or partition, and where its counters were read.
+    pub device: (&'a str, &'a str),
+    /// The step (from 1) averaged.
+    pub step: u32,
+    /// Transfers per second.
+    pub iops: f64,
+    /// Bytes per transfer.
+    pub bytes_per_transfer: f64,
+    /// Percent reads.
+    pub read_pct: f64,
+    /// Average queue length.
+    pub queue_length: f64,
+    /// Average ms per transfer, when counted.
+    pub ms_per_transfer: Option<f64>,
+}
+
+/// `io model`'s lines: what was captured, the assumption the counters cannot settle, and the command
+/// that replays the model.
+pub fn model_lines(c: &Captured<'_>, command: &str) -> String {
+    let ms = c.ms_per_transfer.map_or(String::new(), |ms| format!(", {ms:.2} ms per transfer"));
+    format!(
+        "model of {} ({}) over step {}: {} transfers/s of {} bytes, {:.0}% reads, queue length {:.1}{ms}\n\
+         randomness is not in the kernel's counters: assumed 100% random, as Iometer's study did\n\
+         {command}\n",
+        c.device.0,
+        c.device.1,
+        c.step,
+        thousands(c.iops, 0),
+        thousands(c.bytes_per_transfer, 0),
+        c.read_pct,
+        c.queue_length
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -125,6 +161,25 @@ mod tests {
             endurance_line(&e),
             "endurance: 151 GB written a day at the headline's rate, × write amplification 3 against 1,000 TB \
              rated: about 6.0 years"
+        );
+    }
+
+    #[test]
+    fn the_model_says_what_was_captured_what_is_assumed_and_the_command() {
+        let c = Captured {
+            device: ("sdb", "client"),
+            step: 2,
+            iops: 1_855.0,
+            bytes_per_transfer: 16_325.0,
+            read_pct: 30.0,
+            queue_length: 15.6,
+            ms_per_transfer: Some(8.1),
+        };
+        assert_eq!(
+            model_lines(&c, "oltpgen io run …"),
+            "model of sdb (client) over step 2: 1,855 transfers/s of 16,325 bytes, 30% reads, queue length 15.6, \
+             8.10 ms per transfer\nrandomness is not in the kernel's counters: assumed 100% random, as Iometer's \
+             study did\noltpgen io run …\n"
         );
     }
 
