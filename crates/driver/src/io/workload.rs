@@ -6,8 +6,8 @@
 //!
 //! The I/O is positional and synchronous (`pread`/`pwrite`, fio's `psync`): each user has a client
 //! thread of its own ([`IoWorkload::threads`]), so a transfer that waits on the disk holds only its own
-//! thread; after each transfer the user yields, so the thread's runtime (the first one's is the run's
-//! own) keeps its timers and the run's requests going.
+//! thread; every so many transfers the user yields (tokio's cooperative budget), so the thread's runtime
+//! (the first one's is the run's own) keeps its timers and the run's requests going.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt as _;
@@ -118,8 +118,9 @@ impl Workload for IoWorkload {
         _ops: &'a mut Ops,
     ) -> Result<Done, TxnError> {
         let done = session.transfer(input);
-        // The transfer held the thread; its runtime gets a turn before the next.
-        tokio::task::yield_now().await;
+        // The transfer held the thread: once the task's cooperative budget is spent (every 128 or so
+        // transfers), its runtime gets a turn, for its timers and the run's requests.
+        tokio::task::coop::consume_budget().await;
         done.map(|()| Done::default()).map_err(|_| TxnError { fault: Fault::Fatal })
     }
 }

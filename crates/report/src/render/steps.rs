@@ -89,7 +89,12 @@ pub fn step_cells(s: &Step, workload: Workload) -> [String; 9] {
         }
         Workload::Io => {
             // Storage's latencies are fractions of a millisecond: two decimals.
-            let avg = |name| f.transactions.get(name).map_or("-".to_string(), |t| thousands(t.avg_ms, 2));
+            let avg = |name| {
+                f.transactions
+                    .get(name)
+                    .filter(|t| t.count > 0)
+                    .map_or("-".to_string(), |t| thousands(t.avg_ms, 2))
+            };
             let max = f.transactions.values().map(|t| t.max_ms).fold(0.0, f64::max);
             (thousands(f.tps, 0), avg(IO_READ), avg(IO_WRITE), ms(max))
         }

@@ -52,7 +52,7 @@ pub fn interval_line(
 }
 
 fn kind(name: &str, t: Option<&TxnStats>) -> String {
-    t.map_or(format!("{name} -"), |t| {
+    t.filter(|t| t.count > 0).map_or(format!("{name} -"), |t| {
         format!("{name} avg {:.2} p99 {:.2} max {:.1} ms", t.avg_ms, t.p99_ms, t.max_ms)
     })
 }
