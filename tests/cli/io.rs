@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{assert_matches_schema, assert_refused, oltpgen, result_json};
+use crate::common::{assert_matches_schema, assert_refused, finish, oltpgen, result_json, spawn};
 
 /// A short run of `extra` on `file` writing into `out` (of 32 MiB unless `extra` gives a `--size`).
 fn io_run(file: &Path, out: &Path, extra: &[&str]) -> crate::common::Outcome {
@@ -160,4 +160,31 @@ fn other_files_devices_and_bad_specs_are_refused_untouched() {
     );
     assert_refused(&io_run(&file, &out, &["--size", "1000T"]), "more and its disk has");
     assert!(!file.exists() && !out.exists(), "nothing made by a refused command");
+}
+
+#[test]
+fn sigterm_keeps_the_result_of_what_ran_and_removes_the_file() {
+    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let (file, out) = (dir.path().join("io.dat"), dir.path().join("r"));
+    let (f, o) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let run =
+        spawn(&["io", "run", "--file", f, "--size", "16m", "--ramp", "0s", "--duration", "10m", "--out", o]);
+    // Filled (the mark, then 16 MiB after it), then two seconds of I/O.
+    let filled = std::time::Instant::now();
+    while std::fs::metadata(&file).map_or(0, |m| m.len()) < (17 << 20) {
+        assert!(filled.elapsed().as_secs() < 60, "the file was not filled within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(
+        std::process::Command::new("kill").args(["-TERM", &run.id().to_string()]).status().unwrap().success()
+    );
+    let done = finish(run);
+    assert_eq!(done.code, 143, "{}", done.all());
+    let r = result_json(&out);
+    assert_matches_schema(&r);
+    assert_eq!(r["interrupted"], true);
+    assert!(r["steps"][0]["transactions"]["write"]["count"].as_u64().unwrap() > 0, "{}", r["steps"][0]);
+    assert_eq!(r["steps"][0]["cap"]["invalid"], "the run was stopped during the step");
+    assert!(!file.exists(), "the file is removed after a signal too");
 }
