@@ -481,6 +481,17 @@ pub struct IoRunArgs {
     /// --rated-endurance
     #[arg(long, value_name = "WA", default_value = "1", requires = "rated_endurance", value_parser = parse_write_amplification)]
     pub write_amplification: f64,
+    /// Pace the I/Os at this many per second in all, each from its intended start (a slow device shows
+    /// as latency, not as a lower rate); one --outstanding value only
+    #[arg(long, value_name = "N", value_parser = parse_rate)]
+    pub iops: Option<f64>,
+    /// Replay a TPC-C or DS2 result's disk model (see `io model`) at its captured rate, and compare the
+    /// latency per transfer and the queue length with the captured ones
+    #[arg(long, value_name = "RESULT", conflicts_with_all = ["block", "read", "random", "workers", "outstanding", "iops"])]
+    pub validate: Option<PathBuf>,
+    /// With --validate: the disk or partition to model [default: the biggest writer]
+    #[arg(long, value_name = "NAME", requires = "validate")]
+    pub disk: Option<String>,
     /// No progress bar or live lines; only results and errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -508,6 +519,8 @@ impl IoRunArgs {
             keep_file: self.keep_file,
             seed: self.study.seed,
             endurance: self.rated_endurance.map(|rated| (rated, self.write_amplification)),
+            iops: self.iops,
+            validate: self.validate.clone().map(|r| (r, self.disk.clone())),
             study: self.study.flags(),
             quiet: self.quiet,
         }

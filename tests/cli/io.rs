@@ -113,6 +113,28 @@ fn a_result_s_disk_counters_model_as_an_io_run_command_that_runs() {
 
     let e = oltpgen(&["io", "model", captured.to_str().unwrap(), "--disk", "nosuchdisk"]);
     assert_refused(&e, "--disk nosuchdisk: the result has no counters of it");
+
+    // --validate replays the model paced at the captured rate and puts the replay beside the capture.
+    let validated = dir.path().join("validated");
+    let v = io_run(&file, &validated, &["--validate", captured.to_str().unwrap(), "--duration", "1s"]);
+    assert_eq!(v.code, 0, "{}", v.all());
+    assert!(v.stdout.contains("validate, captured → replayed: IOPS "), "{}", v.stdout);
+    let r = result_json(&validated);
+    assert!(r["config"]["iops"].as_f64().unwrap() > 0.0, "paced at the captured rate: {}", r["config"]);
+    assert_eq!(r["config"]["random_pct"], 100, "randomness assumed");
+}
+
+#[test]
+fn iops_paces_the_i_os_from_their_intended_starts() {
+    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let (file, out) = (dir.path().join("io.dat"), dir.path().join("paced"));
+    let run =
+        io_run(&file, &out, &["--iops", "400", "--workers", "1", "--outstanding", "2", "--duration", "3s"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let iops = result_json(&out)["steps"][0]["tps"].as_f64().unwrap();
+    assert!((iops - 400.0).abs() < 40.0, "paced at 400 IOPS: {iops}");
+    let sweep = io_run(&file, &out, &["--iops", "400", "--outstanding", "1,2"]);
+    assert_refused(&sweep, "--iops paces one step");
 }
 
 #[test]

@@ -56,6 +56,10 @@ pub struct IoRun {
     pub seed: Option<u64>,
     /// `--rated-endurance` (bytes) and `--write-amplification`: project the drive's life.
     pub endurance: Option<(f64, f64)>,
+    /// `--iops`: I/Os paced at this total rate from their intended starts (one step only).
+    pub iops: Option<f64>,
+    /// `--validate RESULT` and `--disk`: replay that result's disk model and compare.
+    pub validate: Option<(PathBuf, Option<String>)>,
     /// The cap, repetitions, counters and where the result goes.
     pub study: StudyFlags,
     /// `--quiet`.
@@ -92,16 +96,47 @@ impl IoRun {
                 most / u64::from(self.workers.max(1))
             )));
         }
+        if self.iops.is_some() && counts.len() > 1 {
+            return Err(Error::usage("--iops paces one step: give one --outstanding value, not a sweep"));
+        }
         let threads = IoWorkload::threads(most as u32);
         let flags = StudyFlags { client_threads: Some(threads), ..self.study.clone() };
         let cap = flags.cap(Kind::Io)?;
+        // Paced users start spread over one interval, so that their I/Os arrive evenly.
         let pace = Pace {
-            ramp: Ramp::Over(Duration::ZERO),
+            ramp: Ramp::Over(self.interval(most).unwrap_or(Duration::ZERO)),
             warmup: self.ramp,
             duration: self.duration,
             report_interval: self.report_interval,
         };
         flags.plan(cap, &counts, "--outstanding", None, pace)
+    }
+
+    /// Each user's interval between intended starts at `--iops` with `users` users.
+    fn interval(&self, users: u64) -> Option<Duration> {
+        self.iops.map(|iops| Duration::from_secs_f64(users as f64 / iops))
+    }
+
+    /// The request with `--validate`'s model in place of the spec's flags: its block, read share,
+    /// outstanding I/Os on one worker, 100% random, paced at its captured rate; and the model.
+    ///
+    /// # Errors
+    /// A result that cannot be read or modelled.
+    pub fn validated(&self) -> Result<(IoRun, Option<Model>), Error> {
+        let Some((result, disk)) = &self.validate else { return Ok((self.clone(), None)) };
+        let r = read_result(result)?;
+        let m = Model::of(&r, disk.as_deref())
+            .map_err(|e| Error::usage(format!("--validate {}: {e}", result.display())))?;
+        let run = IoRun {
+            block_bytes: m.block_bytes(),
+            read_pct: m.read_pct.round() as u32,
+            random_pct: 100,
+            workers: 1,
+            outstanding: vec![m.outstanding()],
+            iops: Some(m.iops),
+            ..self.clone()
+        };
+        Ok((run, Some(m)))
     }
 
     /// The run's own settings, as the result records them.
@@ -118,6 +153,7 @@ impl IoRun {
             "direct_io": !self.buffered,
             "precondition": self.precondition,
             "seed": seed,
+            "iops": self.iops,
         }) else {
             unreachable!("an object literal")
         };
@@ -133,6 +169,8 @@ impl IoRun {
 /// Bad flags or paths, a file that cannot be made or written, a result that cannot be written, the
 /// interruption.
 pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> {
+    let (req, model) = req.validated()?;
+    let req = &req;
     let spec = req.spec()?;
     let plan = req.plan()?;
     req.study.check_paths(&[])?;
@@ -141,7 +179,8 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
     let seed = req.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
     });
-    let workload = Arc::new(IoWorkload::new(spec, &file, !req.buffered, seed));
+    let pace = req.interval(plan.max_users().into());
+    let workload = Arc::new(IoWorkload::new(spec, &file, !req.buffered, seed, pace));
     let server = server(req, &file);
     let quiet = req.quiet;
     let block = spec.block_bytes;
@@ -173,6 +212,13 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
     result.endurance = req.endurance.and_then(|(rated, wa)| project(&result, block, rated, wa));
     let mut extra =
         result.endurance.as_ref().map_or(String::new(), |e| format!("{}\n", lines::endurance_line(e)));
+    if let (Some(m), Some(step)) = (&model, result.steps.last()) {
+        extra.push_str(&lines::validate_line(
+            (m.iops, step.figures.tps),
+            (m.ms_per_transfer, step.figures.rt_avg_ms),
+            (m.queue_length, step.figures.tps * step.figures.rt_avg_ms / 1e3),
+        ));
+    }
     if req.keep_file {
         extra.push_str(&format!(
             "the file {} is kept for the next run (--keep-file)\n",

@@ -33,6 +33,8 @@ pub struct IoWorkload {
     path: std::path::PathBuf,
     /// Sessions opened so far: each one's writes are stamped with its number.
     sessions: AtomicU64,
+    /// `--iops`: each user's interval between intended starts.
+    pace: Option<Duration>,
 }
 
 /// One user's handle on the file and its buffer.
@@ -46,7 +48,7 @@ pub struct Session {
 
 impl IoWorkload {
     /// The workload of `spec` on `file` (direct I/O unless `direct` is false), its users' streams from `seed`.
-    pub fn new(spec: AccessSpec, file: &TestFile, direct: bool, seed: u64) -> Self {
+    pub fn new(spec: AccessSpec, file: &TestFile, direct: bool, seed: u64, pace: Option<Duration>) -> Self {
         IoWorkload {
             spec,
             direct,
@@ -54,6 +56,7 @@ impl IoWorkload {
             targets: vec![file.path().display().to_string()],
             path: file.path().to_path_buf(),
             sessions: AtomicU64::new(0),
+            pace,
         }
     }
 
@@ -87,6 +90,10 @@ impl Workload for IoWorkload {
     type User = Picker;
     type Session = Session;
     type Input = Transfer;
+
+    fn pace(&self) -> Option<Duration> {
+        self.pace
+    }
 
     fn targets(&self) -> &[String] {
         &self.targets

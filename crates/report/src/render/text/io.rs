@@ -124,6 +124,21 @@ pub fn model_lines(c: &Captured<'_>, command: &str) -> String {
     )
 }
 
+/// `io run --validate`'s verdict: what pacing cannot force, captured beside replayed: the rate, the
+/// latency per transfer and the queue length (the replay's from Little's law: IOPS × mean latency).
+pub fn validate_line(iops: (f64, f64), ms: (Option<f64>, f64), queue: (f64, f64)) -> String {
+    let captured_ms = ms.0.map_or("-".to_string(), |m| format!("{m:.2}"));
+    format!(
+        "validate, captured → replayed: IOPS {} → {}; ms per transfer {captured_ms} → {:.2}; queue length {:.1} → \
+         {:.1}\n",
+        thousands(iops.0, 0),
+        thousands(iops.1, 0),
+        ms.1,
+        queue.0,
+        queue.1
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -180,6 +195,16 @@ mod tests {
             "model of sdb (client) over step 2: 1,855 transfers/s of 16,325 bytes, 30% reads, queue length 15.6, \
              8.10 ms per transfer\nrandomness is not in the kernel's counters: assumed 100% random, as Iometer's \
              study did\noltpgen io run …\n"
+        );
+    }
+
+    #[test]
+    fn validation_puts_the_replay_beside_the_capture() {
+        // The study's validation: 1,850 IOPS replayed against 1,855 in production.
+        assert_eq!(
+            validate_line((1_855.0, 1_850.0), (Some(8.1), 7.95), (15.6, 14.7)),
+            "validate, captured → replayed: IOPS 1,855 → 1,850; ms per transfer 8.10 → 7.95; queue length 15.6 → \
+             14.7\n"
         );
     }
 
