@@ -10,12 +10,12 @@ use std::time::Duration;
 use oltpgen_report::model::endurance::Endurance;
 use oltpgen_report::model::{IO_WRITE, RunResult, Server, Workload as Kind};
 use oltpgen_report::render::text::io as lines;
+use oltpgen_report::stats::io_model::Model;
 
 use super::{Console, Exit, finish};
 use crate::Error;
 use crate::files::result_dir::read_result;
 use crate::io::file::{self, FileOptions, TestFile};
-use crate::io::model::Model;
 use crate::io::spec::{AccessSpec, bytes_phrase};
 use crate::io::workload::IoWorkload;
 use crate::run::{Pace, Progress, Ramp, RunPlan, StudyFlags, study};
@@ -250,16 +250,7 @@ pub fn model(
 ) -> Result<Exit, Error> {
     let r = read_result(result)?;
     let m = Model::of(&r, disk).map_err(|e| Error::usage(format!("{}: {e}", result.display())))?;
-    let captured = lines::Captured {
-        device: (&m.device, &m.source),
-        step: m.step,
-        iops: m.iops,
-        bytes_per_transfer: m.bytes_per_transfer,
-        read_pct: m.read_pct,
-        queue_length: m.queue_length,
-        ms_per_transfer: m.ms_per_transfer,
-    };
-    console.out(&lines::model_lines(&captured, &m.command(&file.display().to_string())));
+    console.out(&lines::model_lines(&m, &m.command(&file.display().to_string())));
     Ok(Exit::Success)
 }
 

@@ -6,6 +6,5 @@
 //! those (the workload named `io`).
 
 pub mod file;
-pub mod model;
 pub mod spec;
 pub mod workload;

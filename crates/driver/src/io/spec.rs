@@ -5,8 +5,7 @@
 
 use oltpgen_datagen::Rng;
 
-/// Direct I/O moves whole sectors from sector-aligned memory: transfers and offsets are multiples of this.
-pub const SECTOR_BYTES: u64 = 512;
+pub use oltpgen_report::stats::io_model::SECTOR_BYTES;
 
 /// What every I/O of a run looks like (Iometer's access specification).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,6 +5,7 @@
 use crate::model::endurance::Endurance;
 use crate::model::{IO_READ, IO_WRITE, Step, TxnStats};
 use crate::numfmt::thousands;
+use crate::stats::io_model::Model;
 
 /// Latency of one kind of I/O in one interval: average and worst, ms (`None` when none completed).
 pub type Latency = Option<(f64, f64)>;
@@ -88,34 +89,16 @@ pub fn endurance_line(e: &Endurance) -> String {
     )
 }
 
-/// What `io model` captured from a disk's counters, as [`model_lines`] says it.
-pub struct Captured<'a> {
-    /// The disk or partition, and where its counters were read.
-    pub device: (&'a str, &'a str),
-    /// The step (from 1) averaged.
-    pub step: u32,
-    /// Transfers per second.
-    pub iops: f64,
-    /// Bytes per transfer.
-    pub bytes_per_transfer: f64,
-    /// Percent reads.
-    pub read_pct: f64,
-    /// Average queue length.
-    pub queue_length: f64,
-    /// Average ms per transfer, when counted.
-    pub ms_per_transfer: Option<f64>,
-}
-
 /// `io model`'s lines: what was captured, the assumption the counters cannot settle, and the command
 /// that replays the model.
-pub fn model_lines(c: &Captured<'_>, command: &str) -> String {
+pub fn model_lines(c: &Model, command: &str) -> String {
     let ms = c.ms_per_transfer.map_or(String::new(), |ms| format!(", {ms:.2} ms per transfer"));
     format!(
         "model of {} ({}) over step {}: {} transfers/s of {} bytes, {:.0}% reads, queue length {:.1}{ms}\n\
          randomness is not in the kernel's counters: assumed 100% random, as Iometer's study did\n\
          {command}\n",
-        c.device.0,
-        c.device.1,
+        c.device,
+        c.source,
         c.step,
         thousands(c.iops, 0),
         thousands(c.bytes_per_transfer, 0),
@@ -181,8 +164,9 @@ mod tests {
 
     #[test]
     fn the_model_says_what_was_captured_what_is_assumed_and_the_command() {
-        let c = Captured {
-            device: ("sdb", "client"),
+        let c = Model {
+            device: "sdb".into(),
+            source: "client".into(),
             step: 2,
             iops: 1_855.0,
             bytes_per_transfer: 16_325.0,

@@ -5,10 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use oltpgen_report::model::counters::split_key;
-use oltpgen_report::model::{RunResult, Step};
+use crate::model::counters::split_key;
+use crate::model::{RunResult, Step};
 
-use super::spec::SECTOR_BYTES;
+/// Direct I/O moves whole sectors from sector-aligned memory: transfers and offsets are multiples of this.
+pub const SECTOR_BYTES: u64 = 512;
 
 /// A disk's storage model.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,11 +136,8 @@ mod tests {
 
     /// A result whose one step has `counters`.
     fn result(counters: &[(&str, f64)]) -> RunResult {
-        let mut step = oltpgen_report::model::Step::new(
-            oltpgen_report::model::Workload::Tpcc,
-            oltpgen_report::model::step::StepPlan::default(),
-            BTreeMap::new(),
-        );
+        let mut step =
+            Step::new(crate::model::Workload::Tpcc, crate::model::step::StepPlan::default(), BTreeMap::new());
         step.counters = counters.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let mut r: RunResult = serde_json::from_value(serde_json::json!({
             "schema_version": 3, "tool": {"name": "oltpgen", "version": "0"}, "workload": "tpcc",
