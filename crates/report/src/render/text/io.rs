@@ -79,13 +79,18 @@ pub fn step_line(s: &Step, block_bytes: u64) -> String {
 /// The endurance projection in one line: the host's writes a day, the write amplification, the rating
 /// and the years it lasts.
 pub fn endurance_line(e: &Endurance) -> String {
+    // A life under a year reads in days: "0.0 years" would say nothing.
+    let life = if e.years < 1.0 {
+        format!("about {} days", thousands(e.years * 365.0, 0))
+    } else {
+        format!("about {:.1} years", e.years)
+    };
     format!(
         "endurance: {} GB written a day at the headline's rate, × write amplification {} against {} TB rated: \
-         about {:.1} years",
+         {life}",
         thousands(e.host_write_bytes_per_day / 1e9, 0),
         e.write_amplification,
         thousands(e.rated_bytes / 1e12, 0),
-        e.years
     )
 }
 
@@ -160,6 +165,8 @@ mod tests {
             "endurance: 151 GB written a day at the headline's rate, × write amplification 3 against 1,000 TB \
              rated: about 6.0 years"
         );
+        let worn = Endurance::project(1e15, 3.0, 37_797e9 / 86_400.0).unwrap();
+        assert!(endurance_line(&worn).ends_with("rated: about 9 days"), "{}", endurance_line(&worn));
     }
 
     #[test]
