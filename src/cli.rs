@@ -9,9 +9,11 @@ use oltpgen_datagen::ds2::size::DbSize;
 use oltpgen_datagen::tpcc::mix::{KeyingTime, Pacing, ThinkTime};
 use oltpgen_driver::command::Databases;
 use oltpgen_driver::command::ds2::Ds2Run;
+use oltpgen_driver::command::io::IoRun;
 use oltpgen_driver::command::load::LoadRequest;
 use oltpgen_driver::command::tpcc::TpccRun;
 use oltpgen_driver::command::values::*;
+use oltpgen_driver::io::spec::{parse_bytes, parse_pct, parse_rating};
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
 use oltpgen_driver::vocab::tpcc::Transactions;
 use oltpgen_report::model::users::UserLoad;
@@ -73,6 +75,12 @@ pub enum Command {
     Tpcc(Box<TpccCmd>),
     /// DVD Store 2: orders per minute from customers who log in, browse and buy
     Ds2(Box<Ds2Cmd>),
+    /// The storage model of a database (Iometer's study): an access specification replayed on a file
+    Io {
+        /// What to do.
+        #[command(subcommand)]
+        action: IoAction,
+    },
     /// Read results: show one, compare two, merge several (no database needed)
     Report {
         /// What to do.
@@ -409,6 +417,136 @@ pub struct WorkersArg {
     /// Connections working at once [default: the number of cores]
     #[arg(long = "load-workers", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub workers: Option<u32>,
+}
+
+/// `oltpgen io …`
+#[derive(Debug, Subcommand)]
+pub enum IoAction {
+    /// Drive a file with Iometer's access specification: workers with outstanding I/Os, direct I/O,
+    /// reads and writes timed apart; a step per --outstanding value, judged by the latency cap
+    Run(Box<IoRunArgs>),
+    /// The storage model of a TPC-C or DS2 result's disk (block, read share, queue length, rate), and the
+    /// `io run` command that replays it
+    Model {
+        /// The result.json (or its directory) whose disk counters are modelled
+        result: PathBuf,
+        /// The disk or partition to model, by its name in the counters (e.g. nvme0n1p2) [default: the
+        /// biggest writer]
+        #[arg(long, value_name = "NAME")]
+        disk: Option<String>,
+        /// The file the printed `io run` command drives
+        #[arg(long, value_name = "PATH", default_value = "io.dat")]
+        file: PathBuf,
+    },
+}
+
+/// `io run`: Iometer's access specification in its own words.
+#[derive(Debug, Args)]
+pub struct IoRunArgs {
+    /// The file to drive: a new path (made, filled with incompressible data, removed at the end), or a
+    /// file an earlier `io run --keep-file` left; any other file and block devices are refused
+    #[arg(long, value_name = "PATH")]
+    pub file: PathBuf,
+    /// The file's I/O region (binary units: 320G, 512m)
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_bytes)]
+    pub size: u64,
+    /// Bytes per transfer (Iometer's transfer request size; whole sectors: 4k, 8k, 16k)
+    #[arg(long, value_name = "SIZE", default_value = "16k", value_parser = parse_bytes)]
+    pub block: u64,
+    /// Share of transfers that read (the rest write)
+    #[arg(long, value_name = "PCT", default_value = "30%", value_parser = parse_pct)]
+    pub read: u32,
+    /// Share of transfers at a random block (the rest sequential)
+    #[arg(long, value_name = "PCT", default_value = "100%", value_parser = parse_pct)]
+    pub random: u32,
+    /// I/O workers (Iometer's workers)
+    #[arg(long, value_name = "N", default_value = "4", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub workers: u32,
+    /// Outstanding I/Os per worker (Iometer's "# of outstanding I/Os"): a number, a list (1,2,4,8,16,32)
+    /// or a range (4..32:4), one step each
+    #[arg(long, value_name = "N|LIST|A..B:STEP", default_value = "4")]
+    pub outstanding: UserLoad,
+    /// Iometer's ramp-up time: I/O runs unmeasured this long at the start of each step
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration,
+          conflicts_with = "window")]
+    pub ramp: Duration,
+    /// The measured time of each step
+    #[arg(long, short, value_name = "DURATION", default_value = "1m", value_parser = parse_positive_duration,
+          conflicts_with = "window")]
+    pub duration: Duration,
+    /// Period of the live line and of the result's time series
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_report_interval)]
+    pub report_interval: Duration,
+    /// Go through the page cache instead of direct I/O (for a filesystem that refuses O_DIRECT)
+    #[arg(long)]
+    pub buffered: bool,
+    /// Write the whole file this many times over after filling it, before measuring (flash storage's
+    /// steady state); a kept file remembers its passes
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub precondition: u32,
+    /// Leave the file when the run ends, for the next run to reuse (with its preconditioning)
+    #[arg(long)]
+    pub keep_file: bool,
+    /// The drive's rated endurance (its data sheet's TBW or PBW, e.g. 600TB or 1PB): the result projects
+    /// its life in years at the headline's write rate
+    #[arg(long, value_name = "TB|PB", value_parser = parse_rating)]
+    pub rated_endurance: Option<f64>,
+    /// Bytes the flash writes per byte the host writes (measured by the drive's SMART counters), for
+    /// --rated-endurance
+    #[arg(long, value_name = "WA", default_value = "1", requires = "rated_endurance", value_parser = parse_write_amplification)]
+    pub write_amplification: f64,
+    /// Pace the I/Os at this many per second in all, each from its intended start (a slow device shows
+    /// as latency, not as a lower rate); one --outstanding value only
+    #[arg(long, value_name = "N", value_parser = parse_rate)]
+    pub iops: Option<f64>,
+    /// Replay a TPC-C or DS2 result's disk model (see `io model`) at its captured rate, and compare the
+    /// latency per transfer and the queue length with the captured ones
+    #[arg(long, value_name = "RESULT", conflicts_with_all = ["block", "read", "random", "workers", "outstanding", "iops"])]
+    pub validate: Option<PathBuf>,
+    /// With --validate: the disk or partition to model [default: the biggest writer]
+    #[arg(long, value_name = "NAME", requires = "validate")]
+    pub disk: Option<String>,
+    /// No progress bar or live lines; only results and errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// The cap, repetitions, counters and where the result goes [--rt-cap default: avg=10ms].
+    #[command(flatten)]
+    pub study: StudyArgs,
+}
+
+impl IoRunArgs {
+    /// The run these flags ask for.
+    pub fn request(&self) -> IoRun {
+        IoRun {
+            file: self.file.clone(),
+            size_bytes: self.size,
+            block_bytes: self.block,
+            read_pct: self.read,
+            random_pct: self.random,
+            workers: self.workers,
+            outstanding: self.outstanding.counts().to_vec(),
+            ramp: self.ramp,
+            duration: self.duration,
+            report_interval: self.report_interval,
+            buffered: self.buffered,
+            precondition: self.precondition,
+            keep_file: self.keep_file,
+            seed: self.study.seed,
+            endurance: self.rated_endurance.map(|rated| (rated, self.write_amplification)),
+            iops: self.iops,
+            validate: self.validate.clone().map(|r| (r, self.disk.clone())),
+            study: self.study.flags(),
+            quiet: self.quiet,
+        }
+    }
+}
+
+/// A write amplification: 1 or more (the flash writes at least what the host writes).
+fn parse_write_amplification(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|wa| *wa >= 1.0 && wa.is_finite())
+        .ok_or_else(|| format!("{s:?}: give a write amplification of 1 or more, e.g. 3"))
 }
 
 /// `oltpgen report …`

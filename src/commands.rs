@@ -3,7 +3,7 @@
 use oltpgen_driver::Error;
 use oltpgen_driver::command::{self as run, Console, Databases, Exit};
 
-use crate::cli::{Command, Ds2Action, Ds2Cmd, LocalAction, ReportAction, TpccAction, TpccCmd};
+use crate::cli::{Command, Ds2Action, Ds2Cmd, IoAction, LocalAction, ReportAction, TpccAction, TpccCmd};
 
 /// Runs the command `command` names, saying what it does to `console`.
 pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exit, Error> {
@@ -21,6 +21,10 @@ pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exi
             db.name_env_url(ds2(*cmd, &db, console).await)
         }
         Command::Local { db, action } => local(action, &db.databases(), console).await,
+        Command::Io { action: IoAction::Run(args) } => run::io::run(&args.request(), console).await,
+        Command::Io { action: IoAction::Model { result, disk, file } } => {
+            run::io::model(&result, disk.as_deref(), &file, console)
+        }
         Command::Report { action } => report(action, console),
     }
 }

@@ -5,6 +5,8 @@
 //! that variable when the tests are built, those are listed as ignored with the reason (`build.rs`,
 //! `mssql_common`).
 //!
+//! `io` drives a file of its own with direct I/O.
+//!
 //! One test binary, so the binary and its dependencies link once.
 
 mod agents;
@@ -17,6 +19,7 @@ mod drop_dependents;
 mod ds2;
 mod ds2_dropin;
 mod figures;
+mod io;
 mod local;
 mod mssql_common;
 mod mssql_ds2;

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use oltpgen_report::model::histogram::LatencyHistogram;
 use oltpgen_report::model::step::{StepPlan, Transactions};
 use oltpgen_report::model::{
-    ClientCpu, DS2_TRANSACTIONS, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, TPCC_TRANSACTIONS,
-    Tool, TxnCounters, TxnStats, Window, Workload,
+    ClientCpu, DS2_TRANSACTIONS, IO_TRANSACTIONS, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step,
+    TPCC_TRANSACTIONS, Tool, TxnCounters, TxnStats, Window, Workload,
 };
 use oltpgen_report::render::html::charts::{AVG_COLOUR, P95_COLOUR, THROUGHPUT_COLOUR, TRANSACTION_COLOURS};
 use oltpgen_report::render::html::result as html;
@@ -33,6 +33,9 @@ const BASE_MS: [f64; 5] = [8.0, 4.0, 2.0, 40.0, 15.0];
 /// each order once), and their typical mean response times, ms.
 const DS2_MIX: [u64; 8] = [80, 20, 100, 100, 100, 100, 100, 100];
 const DS2_BASE_MS: [f64; 8] = [1.0, 1.5, 0.6, 0.6, 0.6, 2.5, 9.0, 7.0];
+/// `io`'s reads and writes: Iometer's study's 30% reads, and a disk's fractions of a millisecond.
+const IO_MIX: [u64; 2] = [30, 70];
+const IO_BASE_MS: [f64; 2] = [0.5, 0.3];
 
 /// `n` response times around `mean_ms`, skewed like real ones: most near the mean, a long tail.
 fn latencies(n: u64, mean_ms: f64, seed: u64) -> LatencyHistogram {
@@ -63,6 +66,7 @@ pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], c
     let (names, mix, base_ms): (&[&str], &[u64], &[f64]) = match workload {
         Workload::Tpcc => (&TPCC_TRANSACTIONS, &MIX, &BASE_MS),
         Workload::Ds2 => (&DS2_TRANSACTIONS, &DS2_MIX, &DS2_BASE_MS),
+        Workload::Io => (&IO_TRANSACTIONS, &IO_MIX, &IO_BASE_MS),
     };
     let (mut steps, mut timeseries) = (Vec::new(), Vec::new());
     for (i, &(users, rate, slowdown)) in loads.iter().enumerate() {
@@ -128,9 +132,13 @@ pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], c
         Workload::Ds2 => {
             (serde_json::json!({"db_size": "10GB", "n_threads": 32, "think_time_s": 0}), String::new())
         }
+        Workload::Io => (
+            serde_json::json!({"access": "16 KiB, 30% read, 100% random", "block_bytes": 16384}),
+            "/d/io.dat".into(),
+        ),
     };
     let targets = match workload {
-        Workload::Tpcc => vec![label],
+        Workload::Tpcc | Workload::Io => vec![label],
         Workload::Ds2 => targets.iter().map(|t| format!("postgres://ds2@{t}:5432/ds2")).collect(),
     };
     RunResult {
@@ -150,6 +158,7 @@ pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], c
         power: None,
         cost: None,
         counters: Vec::new(),
+        endurance: None,
     }
 }
 

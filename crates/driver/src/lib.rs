@@ -9,7 +9,7 @@
 //! the result and the exit verdict; it writes and reads the result files through [`files`]. Below it,
 //! four floors:
 //!
-//! 1. **Workloads** — each workload ([`tpcc`], [`ds2`]) and the machinery written once for all of them:
+//! 1. **Workloads** — each workload ([`tpcc`], [`ds2`], and [`io`], which drives a file, no database) and the machinery written once for all of them:
 //!    loading ([`load`]), what a database holds ([`inventory`]), checks ([`consistency`]), the checks
 //!    before a run ([`prepare`]), the users, collector and study ([`run`], with its live endpoint
 //!    [`run::metrics`]), the sampler ([`counters`]), and the database a command drives ([`database`], with the built-in PostgreSQL,
@@ -49,6 +49,7 @@ pub mod engine;
 pub mod error;
 pub mod files;
 pub mod inventory;
+pub mod io;
 pub mod load;
 pub mod local;
 pub mod mssql;

@@ -10,6 +10,7 @@ mod agent;
 pub mod databases;
 pub mod ds2;
 mod finish;
+pub mod io;
 pub mod load;
 pub mod local;
 mod maintain;

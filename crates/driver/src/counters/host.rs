@@ -1,9 +1,11 @@
 //! A host's counters: the raw totals a host keeps (CPU time per mode, memory, network bytes, per block
 //! device I/O), read from this machine's `/proc` or from a node_exporter's scrape, and the figures the
-//! studies quote computed from two readings: CPU %, memory used, network bytes/s, and per device
-//! reads/s, writes/s, transfers/s, average ms per transfer and queue length (perfmon's `% Processor
-//! Time`, `Disk Transfers/sec`, `Avg. Disk sec/Transfer`, `Avg. Disk Queue Length`; iostat's
-//! `r/s`, `w/s`, `await`, `aqu-sz`).
+//! studies quote computed from two readings: CPU %, memory used, network bytes/s, and per disk and
+//! partition reads/s, writes/s, transfers/s, average ms per transfer, queue length, % busy and % idle,
+//! and bytes read and written per second (perfmon's `% Processor Time`, `Disk Transfers/sec`, `Avg.
+//! Disk sec/Transfer`, `Avg. Disk Queue Length`, `% Idle Time`, `Disk Read Bytes/sec`; iostat's `r/s`,
+//! `w/s`, `await`, `aqu-sz`, `%util`, `rkB/s`, `wkB/s`): what `oltpgen io model` derives a storage
+//! model from.
 //!
 //! Both sources fill one [`HostTotals`], so that the figures are computed by one piece of code.
 
@@ -41,7 +43,16 @@ pub struct DiskTotals {
     pub io_ms: f64,
     /// Milliseconds spent doing I/O, weighted by the requests in flight (the queue's area).
     pub weighted_ms: f64,
+    /// Milliseconds the device had I/O in flight (the kernel's io time: its busy time).
+    pub busy_ms: f64,
+    /// Bytes read.
+    pub read_bytes: f64,
+    /// Bytes written.
+    pub written_bytes: f64,
 }
+
+/// The kernel counts sectors of 512 bytes in `/proc/diskstats`, whatever the device's own.
+const DISKSTATS_SECTOR_BYTES: f64 = 512.0;
 
 /// A host's totals at one moment.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -52,7 +63,7 @@ pub struct HostTotals {
     pub mem_used_bytes: Option<f64>,
     /// Bytes received and sent over every interface but loopback.
     pub net_bytes: Option<(f64, f64)>,
-    /// Per block device (partitions, loop and RAM devices left out, as node_exporter leaves them out).
+    /// Per block device, disks and partitions (loop, RAM and floppy devices left out).
     pub disks: BTreeMap<String, DiskTotals>,
 }
 
@@ -95,6 +106,15 @@ pub fn figures(before: &HostTotals, after: &HostTotals, dt_s: f64) -> Vec<(Strin
         }
         // iostat's aqu-sz: the queue's area over the interval, divided by the interval.
         push_rate(&mut out, format!("disk_{dev}_queue_length"), (b.weighted_ms - a.weighted_ms) / 1e3, dt_s);
+        // iostat's %util, perfmon's 100 - % Idle Time: the share of the interval with I/O in flight.
+        let busy_ms = b.busy_ms - a.busy_ms;
+        if busy_ms >= 0.0 {
+            let busy = (busy_ms / (dt_s * 1e3) * 100.0).min(100.0);
+            out.push((format!("disk_{dev}_busy_pct"), busy));
+            out.push((format!("disk_{dev}_idle_pct"), 100.0 - busy));
+        }
+        push_rate(&mut out, format!("disk_{dev}_read_bytes_per_s"), b.read_bytes - a.read_bytes, dt_s);
+        push_rate(&mut out, format!("disk_{dev}_write_bytes_per_s"), b.written_bytes - a.written_bytes, dt_s);
     }
     out
 }
@@ -106,37 +126,14 @@ fn push_rate(out: &mut Vec<(String, f64)>, name: String, delta: f64, dt_s: f64) 
     }
 }
 
-/// Whether node_exporter leaves block device `name` out by default (its `--collector.diskstats.
-/// device-exclude`: `^(ram|loop|fd|(h|s|v|xv)d[a-z]|nvme\d+n\d+p)\d+$`): RAM disks, loop devices,
-/// floppies and partitions, whose I/O their whole disk counts already.
+/// Whether block device `name` is left out: RAM disks, loop devices and floppies (`ram0`, `loop7`,
+/// `fd0`), which hold no database. Disks and their partitions are kept, so that a database on a partition
+/// of a shared disk can be told apart (node_exporter leaves partitions out unless told otherwise).
 pub fn device_excluded(name: &str) -> bool {
-    let digits_after = |prefix_len: usize| {
-        let rest = &name[prefix_len..];
-        !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit())
-    };
-    for prefix in ["ram", "loop", "fd"] {
-        if name.starts_with(prefix) && digits_after(prefix.len()) {
-            return true;
-        }
-    }
-    for prefix in ["hd", "sd", "vd", "xvd"] {
-        if let Some(rest) = name.strip_prefix(prefix) {
-            let letters = rest.bytes().take_while(u8::is_ascii_lowercase).count();
-            if letters == 1 && digits_after(prefix.len() + 1) {
-                return true;
-            }
-        }
-    }
-    // nvme<N>n<N>p<N>
-    if let Some(rest) = name.strip_prefix("nvme") {
-        let mut parts = rest.splitn(2, 'n');
-        let (ctrl, tail) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        let mut tail = tail.splitn(2, 'p');
-        let (ns, part) = (tail.next().unwrap_or(""), tail.next().unwrap_or(""));
-        let num = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        return num(ctrl) && num(ns) && num(part);
-    }
-    false
+    ["ram", "loop", "fd"].iter().any(|prefix| {
+        name.strip_prefix(prefix)
+            .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
+    })
 }
 
 /// This machine's totals now, from `/proc`; what cannot be read is left out.
@@ -195,8 +192,8 @@ pub fn parse_net_dev(text: &str) -> Option<(f64, f64)> {
 
 /// Per block device from `/proc/diskstats` (fields after major, minor and name: reads, reads merged,
 /// sectors read, ms reading, writes, writes merged, sectors written, ms writing, in flight, ms doing
-/// I/O, weighted ms), devices node_exporter leaves out ([`device_excluded`]) and devices that never
-/// did any I/O left out.
+/// I/O, weighted ms), RAM, loop and floppy devices ([`device_excluded`]) and devices that never did any
+/// I/O left out.
 pub fn parse_diskstats(text: &str) -> BTreeMap<String, DiskTotals> {
     let mut disks = BTreeMap::new();
     for line in text.lines() {
@@ -205,7 +202,15 @@ pub fn parse_diskstats(text: &str) -> BTreeMap<String, DiskTotals> {
             continue;
         }
         let n = |i: usize| f[i].parse::<f64>().unwrap_or(0.0);
-        let d = DiskTotals { reads: n(3), writes: n(7), io_ms: n(6) + n(10), weighted_ms: n(13) };
+        let d = DiskTotals {
+            reads: n(3),
+            writes: n(7),
+            io_ms: n(6) + n(10),
+            weighted_ms: n(13),
+            busy_ms: n(12),
+            read_bytes: n(5) * DISKSTATS_SECTOR_BYTES,
+            written_bytes: n(9) * DISKSTATS_SECTOR_BYTES,
+        };
         if d.reads + d.writes > 0.0 {
             disks.insert(f[2].to_string(), d);
         }
@@ -233,16 +238,20 @@ mod tests {
         let vda = disks["vda"];
         assert_eq!((vda.reads, vda.writes), (2694142.0, 6954743.0));
         assert_eq!((vda.io_ms, vda.weighted_ms), (3835804.0 + 8510975.0, 13475472.0));
+        assert_eq!(vda.busy_ms, 1167496.0);
+        assert_eq!((vda.read_bytes, vda.written_bytes), (104372610.0 * 512.0, 837959232.0 * 512.0));
     }
 
     #[test]
-    fn partitions_and_loop_devices_are_left_out_as_node_exporter_does() {
-        for out in ["sda1", "vda2", "xvdb3", "nvme0n1p1", "loop7", "ram0", "fd0"] {
+    fn loop_ram_and_floppy_devices_are_left_out_and_partitions_kept() {
+        for out in ["loop7", "ram0", "fd0"] {
             assert!(device_excluded(out), "{out}");
         }
-        for kept in ["sda", "vda", "nvme0n1", "dm-0", "md0", "zram0", "sdaa", "loop"] {
+        for kept in ["sda", "sda1", "vda2", "nvme0n1", "nvme0n1p1", "dm-0", "md0", "zram0", "sdaa", "loop"] {
             assert!(!device_excluded(kept), "{kept}");
         }
+        let line = " 259       1 nvme0n1p1 10 0 80 5 20 0 160 7 0 9 12 0 0 0 0 0 0\n";
+        assert_eq!(parse_diskstats(line).keys().collect::<Vec<_>>(), ["nvme0n1p1"]);
     }
 
     fn totals(cpu: [f64; 5], disk: [f64; 4], net: (f64, f64)) -> HostTotals {
@@ -252,7 +261,20 @@ mod tests {
             cpu: Some(CpuTimes { user, system, idle, iowait, steal }),
             mem_used_bytes: Some(1e9),
             net_bytes: Some(net),
-            disks: [("vda".to_string(), DiskTotals { reads, writes, io_ms, weighted_ms })].into(),
+            // A tenth of the I/O time busy, 8 KiB per read and 16 KiB per write.
+            disks: [(
+                "vda".to_string(),
+                DiskTotals {
+                    reads,
+                    writes,
+                    io_ms,
+                    weighted_ms,
+                    busy_ms: io_ms / 10.0,
+                    read_bytes: reads * 8192.0,
+                    written_bytes: writes * 16384.0,
+                },
+            )]
+            .into(),
         }
     }
 
@@ -274,6 +296,10 @@ mod tests {
         assert_eq!(f["disk_vda_transfers_per_s"], 50.0);
         assert_eq!(f["disk_vda_ms_per_transfer"], 4.0);
         assert_eq!(f["disk_vda_queue_length"], 1.5);
+        // 40 ms busy in 2 s; 30 reads of 8 KiB and 70 writes of 16 KiB.
+        assert_eq!((f["disk_vda_busy_pct"], f["disk_vda_idle_pct"]), (2.0, 98.0));
+        assert_eq!(f["disk_vda_read_bytes_per_s"], 30.0 * 8192.0 / 2.0);
+        assert_eq!(f["disk_vda_write_bytes_per_s"], 70.0 * 16384.0 / 2.0);
     }
 
     #[test]

@@ -121,6 +121,9 @@ pub fn totals(text: &str) -> HostTotals {
                         disk.io_ms += s.value * 1e3;
                     }
                     "node_disk_io_time_weighted_seconds_total" => disk.weighted_ms = s.value * 1e3,
+                    "node_disk_io_time_seconds_total" => disk.busy_ms = s.value * 1e3,
+                    "node_disk_read_bytes_total" => disk.read_bytes = s.value,
+                    "node_disk_written_bytes_total" => disk.written_bytes = s.value,
                     _ => {}
                 }
             }
@@ -171,6 +174,16 @@ mod tests {
         assert_eq!(samples[1].label("b"), Some("q\"uo\\te\n"));
         assert_eq!(samples[2].value, f64::INFINITY);
         assert_eq!(samples[2].label("le"), Some("+Inf"));
+    }
+
+    #[test]
+    fn busy_time_and_bytes_read_as_proc_s() {
+        let page = "node_disk_reads_completed_total{device=\"sda1\"} 10\n\
+                    node_disk_io_time_seconds_total{device=\"sda1\"} 1.5\n\
+                    node_disk_read_bytes_total{device=\"sda1\"} 81920\n\
+                    node_disk_written_bytes_total{device=\"sda1\"} 163840\n";
+        let d = totals(page).disks["sda1"];
+        assert_eq!((d.busy_ms, d.read_bytes, d.written_bytes), (1500.0, 81920.0, 163840.0));
     }
 
     #[test]

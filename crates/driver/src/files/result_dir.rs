@@ -149,6 +149,7 @@ mod tests {
             power: None,
             cost: None,
             counters: Vec::new(),
+            endurance: None,
         }
     }
 

@@ -55,7 +55,7 @@ pub fn check(placement: &Placement, data_bytes: u64) -> Result<(), Error> {
 
 /// The bytes an unprivileged user may still write on the file system holding `dir` (or the nearest
 /// directory above it that exists); `None` when that cannot be told.
-fn free_bytes(dir: &Path) -> Option<u64> {
+pub fn free_bytes(dir: &Path) -> Option<u64> {
     let existing: PathBuf = dir.ancestors().find(|a| a.is_dir())?.to_path_buf();
     let s = rustix::fs::statvfs(&existing).ok()?;
     Some(s.f_bavail.saturating_mul(s.f_frsize))

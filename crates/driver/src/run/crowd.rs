@@ -189,7 +189,7 @@ impl<W: Workload> Crowd<W> {
         let done_ns = nanos(job.done().saturating_duration_since(self.start));
         let from_ns = if job.ran() {
             job.record(user, self.start, collector);
-            user.rested_ns(&job, done_ns)
+            user.rested_ns(&job, done_ns, self.workload.pace())
         } else {
             // Its own connection opened (or failed to: its first transaction meets that again, and counts
             // it); its first transaction's clock starts now.

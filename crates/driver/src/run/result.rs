@@ -85,5 +85,6 @@ pub fn document(
         power,
         cost,
         counters: Vec::new(),
+        endurance: None,
     }
 }

@@ -57,13 +57,18 @@ impl<W: Workload> User<W> {
     }
 
     /// Where the user's next keying time starts, once the turn `job` (that ran the user's card) ended
-    /// at `done_ns`: after its think time, or, when it found no connection (the server is away, or a new
-    /// one failed to open or prepare), after a wait a little longer each time.
-    pub fn rested_ns(&mut self, job: &Job<W>, done_ns: u64) -> u64 {
+    /// at `done_ns`: after its think time, or, for a paced workload ([`Workload::pace`]), one interval
+    /// after the turn's intended start however long it took (so a slow server shows as latency, not as a
+    /// lower rate); or, when it found no connection (the server is away, or a new one failed to open or
+    /// prepare), after a wait a little longer each time.
+    pub fn rested_ns(&mut self, job: &Job<W>, done_ns: u64, pace: Option<Duration>) -> u64 {
         let think = job.card.as_ref().map_or(Duration::ZERO, |c| c.think);
         if job.session.is_some() {
             self.backoff_ms = 0;
-            done_ns.saturating_add(nanos(think))
+            match pace {
+                Some(interval) => self.intended_ns.saturating_add(nanos(interval)),
+                None => done_ns.saturating_add(nanos(think)),
+            }
         } else {
             self.backoff_ms = self.backoff_ms.saturating_mul(2).clamp(BACKOFF_MS.0, BACKOFF_MS.1);
             done_ns.saturating_add(u64::from(self.backoff_ms) * 1_000_000)

@@ -187,6 +187,13 @@ pub trait Workload: Send + Sync + 'static {
         ops: &'a mut Ops,
     ) -> impl Future<Output = Result<Done, TxnError>> + Send + 'a;
 
+    /// The interval between a user's intended starts when its transactions arrive at a fixed rate
+    /// (`io run --iops`), whatever their response times; `None` (the default): each follows the last's
+    /// end and think time.
+    fn pace(&self) -> Option<Duration> {
+        None
+    }
+
     /// The audit of `step` (its figures built, its cap judged) from its audit counters summed over its
     /// window, by name; `None` for a workload without an audit.
     fn audit(&self, step: &Step, counters: BTreeMap<String, u64>) -> Option<Audit> {

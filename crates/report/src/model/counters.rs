@@ -1,5 +1,5 @@
 //! The keys of a step's counters ([`Step::counters`]: `<source>/<name>`) and which of them the studies
-//! quote per step (CPU %, disk transfers/s, ms per transfer, queue length, buffer hit %, watts): the
+//! quote per step (CPU %, disk transfers/s, ms per transfer, queue length, % busy, buffer hit %, watts): the
 //! counters `report show`, report.html and `report compare` put beside each step's figures.
 //!
 //! ```
@@ -11,12 +11,13 @@
 use crate::model::Step;
 
 /// Whether the studies' per-step tables quote counter `name`: CPU %, each disk's transfers/s, ms per
-/// transfer and queue length, the buffer hit %, and watts.
+/// transfer, queue length and % busy, the buffer hit %, and watts.
 pub fn quoted(name: &str) -> bool {
     let disk = name.starts_with("disk_")
         && (name.ends_with("_transfers_per_s")
             || name.ends_with("_ms_per_transfer")
-            || name.ends_with("_queue_length"));
+            || name.ends_with("_queue_length")
+            || name.ends_with("_busy_pct"));
     disk || matches!(name, "cpu_pct" | "buffer_hit_pct") || name.ends_with("watts") || name.ends_with("_w")
 }
 
@@ -45,12 +46,15 @@ mod tests {
             "disk_nvme0n1_transfers_per_s",
             "disk_vda_ms_per_transfer",
             "disk_vda_queue_length",
+            "disk_sda1_busy_pct",
             "buffer_hit_pct",
             "watts",
         ] {
             assert!(quoted(name), "{name}");
         }
-        for name in ["cpu_user_pct", "mem_used_bytes", "disk_vda_reads_per_s", "commits_per_s"] {
+        for name in
+            ["cpu_user_pct", "mem_used_bytes", "disk_vda_reads_per_s", "disk_vda_idle_pct", "commits_per_s"]
+        {
             assert!(!quoted(name), "{name}");
         }
     }

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod checks;
 pub mod counters;
 pub mod ds2_progress;
+pub mod endurance;
 pub mod histogram;
 pub mod step;
 pub mod users;
@@ -64,6 +65,9 @@ pub struct RunResult {
     /// put beside throughput: CPU %, disk transfers/s, buffer hit %, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<CounterSeries>,
+    /// `io`: the flash's projected life at the headline's write rate, when `--rated-endurance` was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endurance: Option<endurance::Endurance>,
 }
 
 /// One counter sampled through a run: where it was read, what it measures, and its values over time.
@@ -94,6 +98,9 @@ pub enum Workload {
     Tpcc,
     /// DVD Store 2: throughput in orders per minute (OPM).
     Ds2,
+    /// `oltpgen io`: a storage model (Iometer's access specification) on a file, no database; its
+    /// transactions are the reads and writes, its throughput I/Os per second (IOPS).
+    Io,
 }
 
 impl Workload {
@@ -103,6 +110,7 @@ impl Workload {
         match self {
             Workload::Tpcc => "tpcc",
             Workload::Ds2 => "ds2",
+            Workload::Io => "io",
         }
     }
 
@@ -111,22 +119,27 @@ impl Workload {
         match self {
             Workload::Tpcc => &TPCC_TRANSACTIONS,
             Workload::Ds2 => &DS2_TRANSACTIONS,
+            Workload::Io => &IO_TRANSACTIONS,
         }
     }
 
-    /// The per-minute throughput unit: `NOPM` or `OPM`.
+    /// The headline's unit: the per-minute throughput, `NOPM` or `OPM`; `IOPS` for `io`, which has no
+    /// per-minute figure (storage is measured per second, and its headline is its TPS).
     pub fn per_minute_unit(self) -> &'static str {
         match self {
             Workload::Tpcc => "NOPM",
             Workload::Ds2 => "OPM",
+            Workload::Io => "IOPS",
         }
     }
 
-    /// The transaction type counted per minute: TPC-C's New-Order, DS2's whole order.
+    /// The transaction type counted per minute: TPC-C's New-Order, DS2's whole order (`io`: its reads,
+    /// counted by the live line only; its results have no per-minute figure).
     pub fn per_minute_txn(self) -> &'static str {
         match self {
             Workload::Tpcc => NEW_ORDER,
             Workload::Ds2 => ORDER,
+            Workload::Io => IO_READ,
         }
     }
 
@@ -143,6 +156,15 @@ impl Workload {
 
 /// TPC-C's five transactions, in the spec's order.
 pub const TPCC_TRANSACTIONS: [&str; 5] = ["new_order", "payment", "order_status", "delivery", "stock_level"];
+
+/// `oltpgen io`'s two kinds of I/O, as its results name them.
+pub const IO_TRANSACTIONS: [&str; 2] = [IO_READ, IO_WRITE];
+
+/// A read of one block (`io`).
+pub const IO_READ: &str = "read";
+
+/// A write of one block (`io`).
+pub const IO_WRITE: &str = "write";
 
 /// DVD Store 2's operations, then its two views of one whole customer order (login … purchase):
 /// [`ORDER`] and [`RT_TOT`].
@@ -430,7 +452,7 @@ mod tests {
 
     #[test]
     fn a_workload_s_name_is_its_name_in_results() {
-        for w in [Workload::Tpcc, Workload::Ds2] {
+        for w in [Workload::Tpcc, Workload::Ds2, Workload::Io] {
             assert_eq!(serde_json::to_value(w).unwrap(), w.name());
         }
     }

@@ -110,6 +110,8 @@ impl Figures {
         let mean = |name| Some(transactions.get(name).map_or(0.0, |t: &TxnStats| t.avg_ms));
         let (nopm, opm, rt_tot_avg_ms, order_rt_avg_ms) = match workload {
             Workload::Tpcc => (Some(per_minute), None, None, None),
+            // I/Os are counted per second (IOPS: `tps`), as storage is measured.
+            Workload::Io => (None, None, None, None),
             Workload::Ds2 => (None, Some(per_minute), mean(RT_TOT), mean(ORDER)),
         };
         // A composite transaction's failures are the errors: a failed DS2 order counts once, whether an

@@ -80,6 +80,8 @@ pub fn chart_of(name: &str) -> (String, &'static str) {
         (_, Some("reads_per_s" | "writes_per_s" | "transfers_per_s")) => ("Disk transfers".into(), "per s"),
         (_, Some("ms_per_transfer")) => ("Disk time per transfer".into(), "ms"),
         (_, Some("queue_length")) => ("Disk queue length".into(), "requests"),
+        (_, Some("busy_pct" | "idle_pct")) => ("Disk busy and idle".into(), "%"),
+        (_, Some("read_bytes_per_s" | "write_bytes_per_s")) => ("Disk bytes".into(), "bytes/s"),
         (n, _) if n.starts_with("net_") => ("Network".into(), "bytes/s"),
         (n, _) if n.starts_with("mem_") => ("Memory".into(), "bytes"),
         (n, _) => (name_words(n), unit_of(n)),
@@ -197,6 +199,9 @@ mod tests {
         assert_eq!(value("disk_vda_transfers_per_s", 4_512.4), "4,512");
         assert_eq!(chart_of("disk_vda_writes_per_s"), ("Disk transfers".to_string(), "per s"));
         assert_eq!(chart_of("cpu_iowait_pct"), ("CPU".to_string(), "%"));
+        assert_eq!(chart_of("disk_sda1_idle_pct"), ("Disk busy and idle".to_string(), "%"));
+        assert_eq!(chart_of("disk_vda_write_bytes_per_s"), ("Disk bytes".to_string(), "bytes/s"));
+        assert_eq!(label("client/disk_vda_busy_pct"), "client vda busy %");
         assert_eq!(chart_of("wal_bytes_per_s"), ("wal bytes/s".to_string(), "bytes/s"));
         assert_eq!(readable_unit("bytes", 2.4e9), (1e9, "GB".to_string()), "not '00,000,000");
         assert_eq!(readable_unit("bytes/s", 15e6), (1e6, "MB/s".to_string()));

@@ -78,6 +78,7 @@ pub fn size(r: &RunResult) -> Option<String> {
     match r.workload {
         Workload::Tpcc => r.config.get("scale").map(|s| format!("scale {}", plain(s))),
         Workload::Ds2 => r.config.get("db_size").map(|s| format!("size {}", plain(s))),
+        Workload::Io => r.config.get("access").map(|s| format!("{} file", plain(s))),
     }
 }
 
@@ -86,6 +87,7 @@ pub fn title(r: &RunResult) -> String {
     let workload = match r.workload {
         Workload::Tpcc => "TPC-C",
         Workload::Ds2 => "DVD Store 2",
+        Workload::Io => "I/O model",
     };
     let mut hosts: Vec<String> = r.targets.iter().map(|t| host(t)).collect();
     hosts.dedup();

@@ -3,7 +3,7 @@
 //! ([`verdict`]), why it failed its cap ([`failure`]), the per-target line of a step driven against several
 //! targets ([`per_target`]), and the headline line under the table ([`headline`]).
 
-use crate::model::{Figures, ORDER, RuleVerdict, RunResult, Step, Workload};
+use crate::model::{Figures, IO_READ, IO_WRITE, ORDER, RuleVerdict, RunResult, Step, Workload};
 use crate::numfmt::thousands;
 use crate::stats::variability;
 
@@ -14,6 +14,7 @@ pub fn per_target(s: &Step, workload: Workload) -> String {
     let (unit, of, digits): (&str, fn(&Figures) -> f64, usize) = match workload {
         Workload::Tpcc => ("TPS", |f| f.tps, 1),
         Workload::Ds2 => ("OPM", |f| f.opm.unwrap_or(0.0), 0),
+        Workload::Io => ("IOPS", |f| f.tps, 0),
     };
     let values: Vec<f64> = s.targets.values().map(of).collect();
     let each: Vec<String> =
@@ -50,6 +51,18 @@ pub fn step_columns(workload: Workload) -> [(&'static str, usize); 9] {
             ("errors", 8),
             ("cap", 0),
         ],
+        // `io`: a step's users are its I/Os in flight (workers × outstanding).
+        Workload::Io => [
+            ("step", 4),
+            ("run", 5),
+            ("in flight", 10),
+            ("IOPS", 10),
+            ("read avg ms", 12),
+            ("write avg ms", 13),
+            ("max ms", 10),
+            ("errors", 8),
+            ("cap", 0),
+        ],
     }
 }
 
@@ -73,6 +86,17 @@ pub fn step_cells(s: &Step, workload: Workload) -> [String; 9] {
                 order.map_or("-".to_string(), |o| ms(o.avg_ms)),
                 order.map_or("-".to_string(), |o| ms(o.p95_ms)),
             )
+        }
+        Workload::Io => {
+            // Storage's latencies are fractions of a millisecond: two decimals.
+            let avg = |name| {
+                f.transactions
+                    .get(name)
+                    .filter(|t| t.count > 0)
+                    .map_or("-".to_string(), |t| thousands(t.avg_ms, 2))
+            };
+            let max = f.transactions.values().map(|t| t.max_ms).fold(0.0, f64::max);
+            (thousands(f.tps, 0), avg(IO_READ), avg(IO_WRITE), ms(max))
         }
     };
     [
@@ -133,12 +157,19 @@ pub fn verdict(s: &Step) -> &'static str {
     }
 }
 
+/// The mean TPS (IOPS) over every run of the steps at `users`, and how many runs; `None` for one run.
+pub fn runs_mean(r: &RunResult, users: u64) -> Option<(f64, usize)> {
+    let rates: Vec<f64> = r.steps.iter().filter(|s| s.users == users).map(|s| s.figures.tps).collect();
+    (rates.len() > 1).then(|| (rates.iter().sum::<f64>() / rates.len() as f64, rates.len()))
+}
+
 /// The headline line: the highest throughput within the cap (TPS, or DS2's OPM), where it was
 /// reached, and its mean response time (DS2's `rt_tot_avg`) — or why there is none.
 pub fn headline(r: &RunResult) -> String {
-    let unit = match r.workload {
-        Workload::Tpcc => "TPS",
-        Workload::Ds2 => "OPM",
+    let (unit, load) = match r.workload {
+        Workload::Tpcc => ("TPS", "users"),
+        Workload::Ds2 => ("OPM", "users"),
+        Workload::Io => ("IOPS", "I/Os in flight"),
     };
     match &r.max_within_cap {
         Some(h) => {
@@ -146,10 +177,18 @@ pub fn headline(r: &RunResult) -> String {
                 (Some(opm), rt_tot) => {
                     (thousands(opm, 0), format!("rt_tot_avg {} ms", thousands(rt_tot.unwrap_or(0.0), 1)))
                 }
+                // Storage's latencies are fractions of a millisecond: two decimals; with --runs, the runs'
+                // mean beside the median run's figure, as Iometer's study averaged its runs.
+                (None, _) if r.workload == Workload::Io => {
+                    let runs = runs_mean(r, h.users).map_or(String::new(), |(m, n)| {
+                        format!("; mean of {n} runs {} {unit}", thousands(m, 0))
+                    });
+                    (thousands(h.tps, 0), format!("avg {} ms{runs}", thousands(h.rt_avg_ms, 2)))
+                }
                 (None, _) => (thousands(h.tps, 1), format!("avg {} ms", thousands(h.rt_avg_ms, 1))),
             };
             format!(
-                "max {unit} within cap: {value} at {} users (step {}), {mean}",
+                "max {unit} within cap: {value} at {} {load} (step {}), {mean}",
                 thousands(h.users as f64, 0),
                 h.step_index + 1,
             )

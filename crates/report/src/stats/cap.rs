@@ -42,6 +42,10 @@ pub const DEFAULT_CAP: &str = "avg=1s";
 /// transaction `rt_tot`), which leaves out the waits between them; `--rt-cap rt_tot.avg=1s` judges that.
 pub const DS2_DEFAULT_CAP: &str = "order.avg=1s";
 
+/// The cap `oltpgen io`'s steps are judged by unless told: an average I/O latency of 10 ms, the
+/// figure storage studies judge a disk by (a database's I/O waits add to every transaction's time).
+pub const IO_DEFAULT_CAP: &str = "avg=10ms";
+
 /// The right-hand side that stands for TPC-C's five limits, as in `p90=tpcc`.
 pub const TPCC_PRESET: &str = "tpcc";
 
@@ -327,10 +331,11 @@ impl Cap {
 }
 
 impl Cap {
-    /// The cap `workload` is judged by unless told otherwise ([`DEFAULT_CAP`], [`DS2_DEFAULT_CAP`]).
+    /// The cap `workload` is judged by unless told otherwise ([`DEFAULT_CAP`], [`DS2_DEFAULT_CAP`], [`IO_DEFAULT_CAP`]).
     pub fn default_for(workload: Workload) -> Cap {
         match workload {
             Workload::Tpcc => Cap::default(),
+            Workload::Io => IO_DEFAULT_CAP.parse().expect("the io default cap parses"),
             Workload::Ds2 => DS2_DEFAULT_CAP.parse().expect("the DS2 default cap parses"),
         }
     }

@@ -180,6 +180,8 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         cost,
         // Each agent's host counters, side by side (their sources name their hosts).
         counters: results.iter().flat_map(|r| r.counters.iter().cloned()).collect(),
+        // A projection is of one drive's rate; the merged rate is several drives'.
+        endurance: None,
     })
 }
 

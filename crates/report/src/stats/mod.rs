@@ -9,7 +9,8 @@
 //! Its modules judge and combine results: the response-time cap and the headline
 //! ([`cap::max_within_cap`]), TPC-C's audit ([`audit::tpcc`]), Welch's t-test over repeated runs
 //! ([`significance::welch`]), two results compared ([`compare::compare`]), several merged into one
-//! ([`merge::merge`]), and the power meter's log ([`power`]).
+//! ([`merge::merge`]), a disk's storage model from its counters ([`io_model::Model`]), and the power
+//! meter's log ([`power`]).
 //!
 //! ```
 //! use oltpgen_report::stats::{percent_change, ratio};
@@ -21,6 +22,7 @@ pub mod agents;
 pub mod audit;
 pub mod cap;
 pub mod compare;
+pub mod io_model;
 pub mod merge;
 pub mod power;
 pub mod significance;

@@ -171,6 +171,7 @@ pub(crate) fn throughput_against_users(r: &RunResult) -> String {
     let (unit, figure): (&str, fn(&Step) -> f64) = match r.workload {
         Workload::Tpcc => ("TPS", |s| s.figures.tps),
         Workload::Ds2 => ("OPM", |s| s.figures.opm.unwrap_or(0.0)),
+        Workload::Io => ("IOPS", |s| s.figures.tps),
     };
     line_chart(
         &Chart {
@@ -190,7 +191,7 @@ pub(crate) fn throughput_against_users(r: &RunResult) -> String {
 /// `new_order.p90=5s`: the figure it judged, step by step), and each rule's limit dashed.
 pub(crate) fn response_time_against_users(r: &RunResult) -> String {
     let (shown, mut series): (&[&str], Vec<Series>) = match r.workload {
-        Workload::Tpcc => (
+        Workload::Tpcc | Workload::Io => (
             &["avg", "p95"],
             vec![
                 Series { name: "average", colour: AVG_COLOUR, points: per_step(r, |s| s.figures.rt_avg_ms) },

@@ -98,6 +98,9 @@ fn header(r: &RunResult) -> String {
         let _ = writeln!(out, "{}", facts.join("; "));
     }
     let _ = writeln!(out, "{}", describe::headline(r));
+    if let Some(e) = &r.endurance {
+        let _ = writeln!(out, "{}", crate::render::text::io::endurance_line(e));
+    }
     let _ = writeln!(out, "client: {}", describe::client(r));
     if r.interrupted {
         let _ = writeln!(out, "INTERRUPTED: the figures cover the part of the run that happened");

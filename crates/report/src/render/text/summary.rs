@@ -96,6 +96,9 @@ fn figures_line(workload: Workload, f: &Figures) -> String {
             f.rt_avg_ms,
             f.rt_p95_ms
         ),
+        Workload::Io => {
+            format!("IOPS {:.0}   avg {:.2} ms   p95 {:.2} ms   {tail}", f.tps, f.rt_avg_ms, f.rt_p95_ms)
+        }
         Workload::Ds2 => {
             let order = f.transactions.get(ORDER);
             format!(
