@@ -7,7 +7,7 @@ use oltpgen_datagen::tpcc::input::TxnInput;
 use crate::vocab::outcome::TxnError;
 use crate::vocab::target::Engine;
 use crate::vocab::tpcc::{Outcome, Transactions};
-use crate::{Error, Target, mssql, pg};
+use crate::{Error, Target, mssql, mysql, pg};
 
 /// A connection with the five transactions prepared, in its engine's terms: an enum, so that running a
 /// transaction is a `match` the compiler sees through, with no boxing or dynamic dispatch.
@@ -19,6 +19,8 @@ pub enum TpccSession {
     Postgres(pg::tpcc::Session),
     /// On SQL Server.
     SqlServer(mssql::tpcc::Session),
+    /// On MySQL or MariaDB.
+    MySql(mysql::tpcc::Session),
 }
 
 impl TpccSession {
@@ -30,6 +32,7 @@ impl TpccSession {
         match self {
             TpccSession::Postgres(s) => s.execute(input).await,
             TpccSession::SqlServer(s) => s.execute(input).await,
+            TpccSession::MySql(s) => s.execute(input).await,
         }
     }
 }
@@ -42,6 +45,8 @@ pub enum TpccConnector {
     Postgres(pg::tpcc::Connector),
     /// On SQL Server.
     SqlServer(mssql::tpcc::Connector),
+    /// On MySQL or MariaDB.
+    MySql(mysql::tpcc::Connector),
 }
 
 impl TpccConnector {
@@ -50,6 +55,7 @@ impl TpccConnector {
         match target.engine() {
             Engine::Postgres => TpccConnector::Postgres(pg::tpcc::Connector::new(target, transactions)),
             Engine::SqlServer => TpccConnector::SqlServer(mssql::tpcc::Connector::new(target, transactions)),
+            Engine::MySql => TpccConnector::MySql(mysql::tpcc::Connector::new(target, transactions)),
         }
     }
 
@@ -61,6 +67,7 @@ impl TpccConnector {
         match self {
             TpccConnector::Postgres(c) => Ok(TpccSession::Postgres(c.open().await?)),
             TpccConnector::SqlServer(c) => Ok(TpccSession::SqlServer(c.open().await?)),
+            TpccConnector::MySql(c) => Ok(TpccSession::MySql(c.open().await?)),
         }
     }
 }
@@ -76,6 +83,7 @@ pub async fn ready(target: &Target, transactions: Transactions) -> Result<(), Er
         Engine::Postgres => pg::tpcc::ready(target, transactions).await,
         // The run's first server-side session creates the procedures a database lacks.
         Engine::SqlServer => Ok(()),
+        Engine::MySql => mysql::tpcc::ready(target, transactions).await,
     }
 }
 
@@ -84,6 +92,7 @@ pub fn default_transactions(engine: Engine) -> Transactions {
     match engine {
         Engine::Postgres => pg::tpcc::DEFAULT_TRANSACTIONS,
         Engine::SqlServer => mssql::tpcc::DEFAULT_TRANSACTIONS,
+        Engine::MySql => mysql::tpcc::DEFAULT_TRANSACTIONS,
     }
 }
 
@@ -93,6 +102,7 @@ pub fn finish(engine: Engine) -> Vec<String> {
     match engine {
         Engine::Postgres => pg::tpcc::procs::install_statements(),
         Engine::SqlServer => mssql::tpcc::procs::statements(),
+        Engine::MySql => mysql::tpcc::procs::statements(),
     }
 }
 
@@ -102,6 +112,7 @@ pub fn check_queries(engine: Engine) -> &'static [&'static str] {
     match engine {
         Engine::Postgres => &pg::tpcc::check::QUERIES,
         Engine::SqlServer => &mssql::tpcc::check::QUERIES,
+        Engine::MySql => &mysql::tpcc::check::QUERIES,
     }
 }
 
@@ -110,5 +121,6 @@ pub fn isolation(engine: Engine) -> &'static str {
     match engine {
         Engine::Postgres => pg::tpcc::txn::ISOLATION,
         Engine::SqlServer => mssql::tpcc::txn::ISOLATION,
+        Engine::MySql => mysql::tpcc::ISOLATION,
     }
 }
