@@ -72,10 +72,16 @@ pub fn connect_error(target: &Target, err: &MyError) -> Error {
         }
         // No greeting within the time limit, a stream closed in the handshake, or bytes that are not
         // MySQL's protocol.
-        other => Error::environment(format!(
-            "cannot connect to {label}: {other}; is it a MySQL or MariaDB port? A PostgreSQL server takes a \
-             postgres:// URL, a SQL Server a sqlserver:// one"
-        )),
+        other => {
+            let why = match other {
+                MyError::Io(mysql_async::IoError::Io(e)) => e.to_string(),
+                other => other.to_string(),
+            };
+            Error::environment(format!(
+                "cannot connect to {label}: {why}; is it a MySQL or MariaDB port? A PostgreSQL server takes a \
+                 postgres:// URL, a SQL Server a sqlserver:// one"
+            ))
+        }
     }
 }
 

@@ -106,7 +106,7 @@ pub async fn drop_tables(conn: &Conn, target: &Target, names: &[&str]) -> Result
     }
     let ours = literals(names);
     let dependents = format!(
-        "SELECT CAST(CONCAT('constraint ', constraint_name, ' on table ', table_schema, '.', table_name, \
+        "SELECT CAST(CONCAT('constraint ', constraint_name, ' on table ', constraint_schema, '.', table_name, \
            ' depends on table ', referenced_table_name) AS CHAR) \
          FROM information_schema.referential_constraints \
          WHERE unique_constraint_schema = DATABASE() AND referenced_table_name IN ({ours}) \
