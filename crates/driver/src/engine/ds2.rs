@@ -1,6 +1,7 @@
 //! DVD Store 2 on the target's engine: the sessions a run's users drive ([`Ds2Session`]), what a load
 //! creates beside the tables, the checks' queries, databases DS2's own installer built, and the engine's
-//! facts a run records. One arm per engine; the SQL is the engine's (`pg::ds2`, `mssql::ds2`).
+//! facts a run records. One arm per engine; the SQL is the engine's (`pg::ds2`, `mssql::ds2`; on
+//! MySQL, a refusal: [`available`]).
 
 use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
 

@@ -1,6 +1,7 @@
 //! TPC-C on the target's engine: the sessions a run's users drive ([`TpccSession`], opened by a run's
 //! [`TpccConnector`]), what a load creates beside the tables, the checks' queries, and the engine's
-//! facts a run records. One arm per engine; the SQL is the engine's (`pg::tpcc`, `mssql::tpcc`).
+//! facts a run records. One arm per engine; the SQL is the engine's (`pg::tpcc`, `mssql::tpcc`,
+//! `mysql::tpcc`).
 
 use oltpgen_datagen::tpcc::input::TxnInput;
 
