@@ -216,7 +216,7 @@ const RECORDED_SETTINGS: &[&str] = &[
     "default_storage_engine",
 ];
 
-/// Reads the server's version and the settings of [`RECORDED_SETTINGS`] it has (MariaDB and MySQL
+/// Reads the server's version and the settings of `RECORDED_SETTINGS` it has (MariaDB and MySQL
 /// each lack one of `transaction_isolation` and `tx_isolation`).
 ///
 /// # Errors
