@@ -26,8 +26,8 @@ fn scale_must_be_a_number_of_warehouses() {
 
 #[test]
 fn urls_with_unknown_schemes_are_refused() {
-    let url = format!("mysql://bench:{SECRET}@db1/tpcc");
-    assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "unknown scheme 'mysql://'");
+    let url = format!("oracle://bench:{SECRET}@db1/tpcc");
+    assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "unknown scheme 'oracle://'");
     let url = format!("bench:{SECRET}@db1/tpcc");
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "no scheme");
     // A URL without a host is shown its own engine's form.
@@ -38,6 +38,10 @@ fn urls_with_unknown_schemes_are_refused() {
     assert_refused(
         &oltpgen(&["tpcc", "check", "--url", "postgres://"]),
         "--url names no host: write it as postgres://user:password@host:port/dbname",
+    );
+    assert_refused(
+        &oltpgen(&["tpcc", "check", "--url", "mariadb://"]),
+        "--url names no host: write it as mysql://user:password@host:port/database",
     );
 }
 
@@ -476,7 +480,7 @@ fn argument_errors_keep_clap_s_names_and_tips() {
 #[test]
 fn oltpgen_url_from_the_environment_is_named_and_yields_to_explicit_flags() {
     let env_url = |url: &str, args: &[&str]| oltpgen_env(args, &[("OLTPGEN_URL", url)]);
-    assert_refused(&env_url("mysql://x/y", &["tpcc", "check"]), "OLTPGEN_URL has an unknown scheme");
+    assert_refused(&env_url("oracle://x/y", &["tpcc", "check"]), "OLTPGEN_URL has an unknown scheme");
     let out = env_url(&nowhere(), &["tpcc", "check"]);
     assert_refused(&out, "the host and port in OLTPGEN_URL right?");
     // Empty counts as unset; --temp-db and --data-dir win over the variable.

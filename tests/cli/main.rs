@@ -3,7 +3,8 @@
 //! a SQL Server–compatible server (Babelfish) whose URL CI exports as `OLTPGEN_TEST_MSSQL_URL`
 //! (`mssql_*`, and SQL Server cases in `bad_input`; each creates and drops its own database). Without
 //! that variable when the tests are built, those are listed as ignored with the reason (`build.rs`,
-//! `mssql_common`).
+//! `mssql_common`); and against MariaDB servers the tests start themselves (`mariadb_*`, the MySQL
+//! engine), listed as ignored where the package is not installed (`mariadb_common`).
 //!
 //! `io` drives a file of its own with direct I/O.
 //!
@@ -21,6 +22,8 @@ mod ds2_dropin;
 mod figures;
 mod io;
 mod local;
+mod mariadb_common;
+mod mariadb_tpcc;
 mod mssql_common;
 mod mssql_ds2;
 mod mssql_modes;

@@ -6,7 +6,6 @@
 use oltpgen_datagen::tpcc::mix::{KeyingTime, Pacing, ThinkTime, TxnKind};
 use oltpgen_driver::Target;
 use oltpgen_driver::engine::Conn;
-use oltpgen_driver::engine::tpcc::TpccSession;
 use oltpgen_driver::inventory;
 use oltpgen_driver::run::Workload;
 use oltpgen_driver::tpcc::Tpcc;
@@ -34,11 +33,8 @@ async fn drive(target: &Target, transactions: Transactions) -> Vec<(usize, Outco
     let mut outcomes = Vec::with_capacity(N);
     for _ in 0..N {
         let next = tpcc.next(&mut user);
-        let outcome = match &session {
-            TpccSession::Postgres(s) => s.execute(&next.input).await,
-            TpccSession::SqlServer(s) => s.execute(&next.input).await,
-        };
-        let outcome = outcome.unwrap_or_else(|e| panic!("{:?}: {e:?}", next.input));
+        let outcome =
+            session.execute(&next.input).await.unwrap_or_else(|e| panic!("{:?}: {e:?}", next.input));
         outcomes.push((next.kind, outcome));
     }
     outcomes

@@ -19,7 +19,8 @@
 //!    engines) to call an engine's code: the connection outside the run, DDL, bulk load, URL parsing,
 //!    and each workload's sessions, finishing DDL and check queries. Its sessions are enums, so the
 //!    per-transaction path is a `match` with no boxing or dynamic dispatch.
-//! 3. **The engines** — [`pg`] (PostgreSQL) and [`mssql`] (SQL Server), laid out alike; each imports
+//! 3. **The engines** — [`pg`] (PostgreSQL), [`mssql`] (SQL Server) and [`mysql`] (MySQL and
+//!    MariaDB), laid out alike; each imports
 //!    only the floor below, never the seam, a workload or the other engine.
 //! 4. **The vocabulary** — [`vocab`]: the words the floors above share (targets and engines, server
 //!    info, schema objects, the load record, counter readings, transaction outcomes, TPC-C's and DS2's
@@ -53,6 +54,7 @@ pub mod io;
 pub mod load;
 pub mod local;
 pub mod mssql;
+pub mod mysql;
 pub mod pg;
 pub mod prepare;
 pub mod progress;

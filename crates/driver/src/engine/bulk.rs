@@ -10,7 +10,7 @@ use oltpgen_datagen::schema::Dataset;
 use super::Conn;
 use crate::chunks::first_error;
 use crate::vocab::target::Engine;
-use crate::{Error, Target, mssql, pg};
+use crate::{Error, Target, mssql, mysql, pg};
 
 /// Generates `chunks` of `data` on `workers` threads and bulk-loads them over `workers` connections,
 /// calling `progress` with the rows of each chunk the server accepted.
@@ -27,6 +27,7 @@ pub async fn bulk_load<D: Dataset>(
     match target.engine() {
         Engine::Postgres => pg::bulk::load_chunks(target, workers, data, chunks, progress).await,
         Engine::SqlServer => mssql::bulk::load_chunks(target, workers, data, chunks, progress).await,
+        Engine::MySql => mysql::bulk::load_chunks(target, workers, data, chunks, progress).await,
     }
 }
 

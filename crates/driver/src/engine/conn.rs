@@ -8,7 +8,7 @@ use crate::vocab::meta::MetaRow;
 use crate::vocab::schema::Object;
 use crate::vocab::server::{ConnectionRoom, ServerInfo};
 use crate::vocab::target::Engine;
-use crate::{Error, Target, mssql, pg};
+use crate::{Error, Target, mssql, mysql, pg};
 
 /// Creates the database `target` names when it does not exist, from the server's own administrative
 /// database with the same login (PostgreSQL's `postgres`, SQL Server's `master`): `load
@@ -22,6 +22,7 @@ pub async fn create_database(target: &Target) -> Result<bool, Error> {
     match target.engine() {
         Engine::Postgres => pg::create_database(target).await,
         Engine::SqlServer => mssql::create_database(target).await,
+        Engine::MySql => mysql::create_database(target).await,
     }
 }
 
@@ -31,6 +32,8 @@ pub enum Conn {
     Postgres(pg::Client),
     /// A SQL Server connection.
     SqlServer(mssql::Conn),
+    /// A MySQL or MariaDB connection.
+    MySql(mysql::Conn),
 }
 
 impl Conn {
@@ -43,6 +46,7 @@ impl Conn {
         match target.engine() {
             Engine::Postgres => Ok(Conn::Postgres(pg::connect(target).await?)),
             Engine::SqlServer => Ok(Conn::SqlServer(mssql::open(target).await?)),
+            Engine::MySql => Ok(Conn::MySql(mysql::open(target).await?)),
         }
     }
 
@@ -54,6 +58,7 @@ impl Conn {
         match self {
             Conn::Postgres(c) => pg::schema::existing_tables(c, target, names).await,
             Conn::SqlServer(c) => mssql::schema::existing_tables(c, target, names).await,
+            Conn::MySql(c) => mysql::schema::existing_tables(c, target, names).await,
         }
     }
 
@@ -73,6 +78,7 @@ impl Conn {
         match self {
             Conn::Postgres(c) => pg::schema::drop_workload(c, target, tables, objects).await,
             Conn::SqlServer(c) => mssql::schema::drop_workload(c, target, tables, objects).await,
+            Conn::MySql(c) => mysql::schema::drop_workload(c, target, tables, objects).await,
         }
     }
 
@@ -84,6 +90,7 @@ impl Conn {
         match self {
             Conn::Postgres(c) => pg::execute_batch(c, target, what, statements).await,
             Conn::SqlServer(c) => mssql::execute_batch(c, target, what, statements).await,
+            Conn::MySql(c) => mysql::execute_batch(c, target, what, statements).await,
         }
     }
 
@@ -95,6 +102,7 @@ impl Conn {
         match self {
             Conn::Postgres(c) => pg::meta::read(c, target, workload).await,
             Conn::SqlServer(c) => mssql::meta::read(c, target, workload).await,
+            Conn::MySql(c) => mysql::meta::read(c, target, workload).await,
         }
     }
 
@@ -106,6 +114,7 @@ impl Conn {
         match self {
             Conn::Postgres(c) => pg::meta::write(c, target, workload, row).await,
             Conn::SqlServer(c) => mssql::meta::write(c, target, workload, row).await,
+            Conn::MySql(c) => mysql::meta::write(c, target, workload, row).await,
         }
     }
 
@@ -117,6 +126,7 @@ impl Conn {
         match self {
             Conn::Postgres(c) => pg::meta::remove(c, target, workload).await,
             Conn::SqlServer(c) => mssql::meta::remove(c, target, workload).await,
+            Conn::MySql(c) => mysql::meta::remove(c, target, workload).await,
         }
     }
 
@@ -128,6 +138,7 @@ impl Conn {
         match self {
             Conn::Postgres(c) => pg::server_info(c, target).await,
             Conn::SqlServer(c) => mssql::server_info(c, target).await,
+            Conn::MySql(c) => mysql::server_info(c, target).await,
         }
     }
 
@@ -158,6 +169,7 @@ impl Conn {
         match self {
             Conn::Postgres(c) => pg::connection_room(c, target).await,
             Conn::SqlServer(c) => mssql::connection_room(c, target).await,
+            Conn::MySql(c) => mysql::connection_room(c, target).await,
         }
     }
 
@@ -168,6 +180,7 @@ impl Conn {
         match self {
             Conn::Postgres(c) => pg::counters::read(c, state).await,
             Conn::SqlServer(c) => mssql::counters::read(c, state).await,
+            Conn::MySql(c) => mysql::counters::read(c, state).await,
         }
     }
 
@@ -186,6 +199,7 @@ impl Conn {
         match self {
             Conn::Postgres(c) => pg::offending(c, target, what, query, examples).await,
             Conn::SqlServer(c) => mssql::offending(c, target, what, query, examples).await,
+            Conn::MySql(c) => mysql::offending(c, target, what, query, examples).await,
         }
     }
 }

@@ -1,14 +1,16 @@
 //! DVD Store 2 on the target's engine: the sessions a run's users drive ([`Ds2Session`]), what a load
 //! creates beside the tables, the checks' queries, databases DS2's own installer built, and the engine's
-//! facts a run records. One arm per engine; the SQL is the engine's (`pg::ds2`, `mssql::ds2`).
+//! facts a run records. One arm per engine; the SQL is the engine's (`pg::ds2`, `mssql::ds2`; on
+//! MySQL, a refusal: [`available`]).
 
 use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
 
 use super::Conn;
+use crate::error::Fault;
 use crate::vocab::ds2::{Functions, Purchase, ReferenceDatabase};
 use crate::vocab::outcome::TxnError;
 use crate::vocab::target::Engine;
-use crate::{Error, Target, mssql, pg};
+use crate::{Error, Target, mssql, mysql, pg};
 
 /// A connection with the five operations prepared, in its engine's terms: an enum, so that every
 /// operation is a `match` the compiler sees through, with no boxing or dynamic dispatch.
@@ -30,6 +32,8 @@ impl Ds2Session {
             Engine::SqlServer => {
                 Ok(Ds2Session::SqlServer(mssql::ds2::Session::open(target, functions).await?))
             }
+            // Refused before any session opens ([`available`]).
+            Engine::MySql => Err(TxnError { fault: Fault::Fatal }),
         }
     }
 
@@ -84,6 +88,7 @@ pub fn finish(engine: Engine) -> Vec<String> {
     match engine {
         Engine::Postgres => pg::ds2::sql::finish(),
         Engine::SqlServer => mssql::ds2::sql::finish(),
+        Engine::MySql => Vec::new(),
     }
 }
 
@@ -92,6 +97,7 @@ pub fn extra_indexes(engine: Engine) -> Vec<(&'static str, String)> {
     match engine {
         Engine::Postgres => pg::ds2::sql::extra_indexes(),
         Engine::SqlServer => mssql::ds2::sql::extra_indexes(),
+        Engine::MySql => Vec::new(),
     }
 }
 
@@ -101,6 +107,7 @@ pub fn check_queries(engine: Engine) -> &'static [&'static str] {
     match engine {
         Engine::Postgres => &pg::ds2::check::QUERIES,
         Engine::SqlServer => &mssql::ds2::check::QUERIES,
+        Engine::MySql => &mysql::ds2::check::QUERIES,
     }
 }
 
@@ -113,6 +120,7 @@ pub async fn reference(conn: &Conn, target: &Target) -> Result<Option<ReferenceD
     match conn {
         Conn::Postgres(c) => pg::ds2::reference::find(c, target).await,
         Conn::SqlServer(c) => mssql::ds2::reference::find(c, target).await,
+        Conn::MySql(_) => Err(mysql::ds2::unsupported(target)),
     }
 }
 
@@ -121,6 +129,7 @@ pub fn reference_defects(engine: Engine) -> &'static str {
     match engine {
         Engine::Postgres => pg::ds2::ops::REFERENCE_DEFECTS,
         Engine::SqlServer => mssql::ds2::ops::REFERENCE_DEFECTS,
+        Engine::MySql => "",
     }
 }
 
@@ -137,5 +146,18 @@ pub async fn browse_search(target: &Target) -> Result<Option<&'static str>, Erro
             let conn = mssql::open(target).await?;
             Ok(Some(mssql::ds2::browse_search(&conn, target).await?))
         }
+        Engine::MySql => Err(mysql::ds2::unsupported(target)),
+    }
+}
+
+/// Whether DS2 runs on `target`'s engine: every DS2 command asks first, before it loads or reads
+/// anything.
+///
+/// # Errors
+/// [`Error::Usage`] on MySQL and MariaDB, where DS2 is not built yet.
+pub fn available(target: &Target) -> Result<(), Error> {
+    match target.engine() {
+        Engine::Postgres | Engine::SqlServer => Ok(()),
+        Engine::MySql => Err(mysql::ds2::unsupported(target)),
     }
 }

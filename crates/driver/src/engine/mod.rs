@@ -1,7 +1,7 @@
 //! The seam between the workloads and the database engines: the one place that chooses an engine's code
 //! by a `match` on the engine ([`Engine`](crate::vocab::target::Engine), chosen once from the URL's
 //! scheme) or on an enum over the engines. Every engine supplies, in its own module (`pg/` for
-//! PostgreSQL, `mssql/` for SQL Server, laid out alike): connecting and sorting its errors
+//! PostgreSQL, `mssql/` for SQL Server, `mysql/` for MySQL and MariaDB, laid out alike): connecting and sorting its errors
 //! ([`Fault`](crate::error::Fault)), the catalog (which tables exist, drop), the load record
 //! (`oltpgen_meta`), DDL from datagen's table definitions, bulk load and statistics after it, server
 //! info and settings for the result, room for connections, the server's counters, and each workload's

@@ -4,13 +4,14 @@
 use oltpgen_datagen::schema::{Index, TableDef};
 
 use crate::vocab::target::Engine;
-use crate::{mssql, pg};
+use crate::{mssql, mysql, pg};
 
 /// The engine's `CREATE TABLE` for `table`.
 pub fn create_table(engine: Engine, table: &TableDef) -> String {
     match engine {
         Engine::Postgres => pg::schema::create_table(table),
         Engine::SqlServer => mssql::schema::create_table(table),
+        Engine::MySql => mysql::schema::create_table(table),
     }
 }
 
@@ -19,6 +20,7 @@ pub fn primary_key(engine: Engine, table: &TableDef) -> Option<String> {
     match engine {
         Engine::Postgres => pg::schema::primary_key(table),
         Engine::SqlServer => mssql::schema::primary_key(table),
+        Engine::MySql => mysql::schema::primary_key(table),
     }
 }
 
@@ -27,6 +29,7 @@ pub fn create_index(engine: Engine, index: &Index) -> String {
     match engine {
         Engine::Postgres => pg::schema::create_index(index),
         Engine::SqlServer => mssql::schema::create_index(index),
+        Engine::MySql => mysql::schema::create_index(index),
     }
 }
 
@@ -35,5 +38,6 @@ pub fn statistics(engine: Engine, table: &str) -> String {
     match engine {
         Engine::Postgres => pg::schema::statistics(table),
         Engine::SqlServer => mssql::schema::statistics(table),
+        Engine::MySql => mysql::schema::statistics(table),
     }
 }

@@ -4,7 +4,7 @@
 use std::str::FromStr;
 
 use crate::vocab::target::Engine;
-use crate::{Error, Target, mssql, pg};
+use crate::{Error, Target, mssql, mysql, pg};
 
 impl Target {
     /// The same server, another database on it (the built-in instance holds one database per workload).
@@ -12,6 +12,7 @@ impl Target {
         match self.engine() {
             Engine::Postgres => pg::target::with_dbname(self, dbname),
             Engine::SqlServer => mssql::target::with_dbname(self, dbname),
+            Engine::MySql => mysql::target::with_dbname(self, dbname),
         }
     }
 }
@@ -20,8 +21,9 @@ impl FromStr for Target {
     type Err = Error;
 
     /// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`),
-    /// `sqlserver://user:password@host:port/database?options` (also `mssql://`) or an ADO.NET connection
-    /// string (`Server=tcp:host,1433;Database=…;User Id=…;Password=…`, SQL Server's); the scheme
+    /// `sqlserver://user:password@host:port/database?options` (also `mssql://`), an ADO.NET connection
+    /// string (`Server=tcp:host,1433;Database=…;User Id=…;Password=…`, SQL Server's) or
+    /// `mysql://user:password@host:port/database?options` (also `mariadb://`); the scheme
     /// chooses the engine ([`Engine::of_scheme`]), which parses the rest.
     ///
     /// # Errors
@@ -42,6 +44,7 @@ impl FromStr for Target {
         match engine {
             Engine::Postgres => pg::target::parse(url),
             Engine::SqlServer => mssql::target::parse(url),
+            Engine::MySql => mysql::target::parse(url),
         }
     }
 }
@@ -74,7 +77,8 @@ mod tests {
     #[test]
     fn bad_urls_name_their_fault_without_echoing_secrets() {
         for (url, needle) in [
-            ("mysql://u:s3cret@h/db", "unknown scheme 'mysql://'"),
+            ("oracle://u:s3cret@h/db", "unknown scheme 'oracle://'"),
+            ("mysql://", "no host: write it as mysql://user:password@host:port/database"),
             ("u:s3cret@h/db", "no scheme"),
             ("sqlserver://", "no host: write it as sqlserver://user:password@host:port/database"),
             ("mssql://", "no host: write it as sqlserver://"),

@@ -1,13 +1,14 @@
 //! TPC-C on the target's engine: the sessions a run's users drive ([`TpccSession`], opened by a run's
 //! [`TpccConnector`]), what a load creates beside the tables, the checks' queries, and the engine's
-//! facts a run records. One arm per engine; the SQL is the engine's (`pg::tpcc`, `mssql::tpcc`).
+//! facts a run records. One arm per engine; the SQL is the engine's (`pg::tpcc`, `mssql::tpcc`,
+//! `mysql::tpcc`).
 
 use oltpgen_datagen::tpcc::input::TxnInput;
 
 use crate::vocab::outcome::TxnError;
 use crate::vocab::target::Engine;
 use crate::vocab::tpcc::{Outcome, Transactions};
-use crate::{Error, Target, mssql, pg};
+use crate::{Error, Target, mssql, mysql, pg};
 
 /// A connection with the five transactions prepared, in its engine's terms: an enum, so that running a
 /// transaction is a `match` the compiler sees through, with no boxing or dynamic dispatch.
@@ -19,6 +20,8 @@ pub enum TpccSession {
     Postgres(pg::tpcc::Session),
     /// On SQL Server.
     SqlServer(mssql::tpcc::Session),
+    /// On MySQL or MariaDB.
+    MySql(mysql::tpcc::Session),
 }
 
 impl TpccSession {
@@ -30,6 +33,7 @@ impl TpccSession {
         match self {
             TpccSession::Postgres(s) => s.execute(input).await,
             TpccSession::SqlServer(s) => s.execute(input).await,
+            TpccSession::MySql(s) => s.execute(input).await,
         }
     }
 }
@@ -42,6 +46,8 @@ pub enum TpccConnector {
     Postgres(pg::tpcc::Connector),
     /// On SQL Server.
     SqlServer(mssql::tpcc::Connector),
+    /// On MySQL or MariaDB.
+    MySql(mysql::tpcc::Connector),
 }
 
 impl TpccConnector {
@@ -50,6 +56,7 @@ impl TpccConnector {
         match target.engine() {
             Engine::Postgres => TpccConnector::Postgres(pg::tpcc::Connector::new(target, transactions)),
             Engine::SqlServer => TpccConnector::SqlServer(mssql::tpcc::Connector::new(target, transactions)),
+            Engine::MySql => TpccConnector::MySql(mysql::tpcc::Connector::new(target, transactions)),
         }
     }
 
@@ -61,6 +68,7 @@ impl TpccConnector {
         match self {
             TpccConnector::Postgres(c) => Ok(TpccSession::Postgres(c.open().await?)),
             TpccConnector::SqlServer(c) => Ok(TpccSession::SqlServer(c.open().await?)),
+            TpccConnector::MySql(c) => Ok(TpccSession::MySql(c.open().await?)),
         }
     }
 }
@@ -76,6 +84,7 @@ pub async fn ready(target: &Target, transactions: Transactions) -> Result<(), Er
         Engine::Postgres => pg::tpcc::ready(target, transactions).await,
         // The run's first server-side session creates the procedures a database lacks.
         Engine::SqlServer => Ok(()),
+        Engine::MySql => mysql::tpcc::ready(target, transactions).await,
     }
 }
 
@@ -84,6 +93,7 @@ pub fn default_transactions(engine: Engine) -> Transactions {
     match engine {
         Engine::Postgres => pg::tpcc::DEFAULT_TRANSACTIONS,
         Engine::SqlServer => mssql::tpcc::DEFAULT_TRANSACTIONS,
+        Engine::MySql => mysql::tpcc::DEFAULT_TRANSACTIONS,
     }
 }
 
@@ -93,6 +103,7 @@ pub fn finish(engine: Engine) -> Vec<String> {
     match engine {
         Engine::Postgres => pg::tpcc::procs::install_statements(),
         Engine::SqlServer => mssql::tpcc::procs::statements(),
+        Engine::MySql => mysql::tpcc::procs::statements(),
     }
 }
 
@@ -102,6 +113,7 @@ pub fn check_queries(engine: Engine) -> &'static [&'static str] {
     match engine {
         Engine::Postgres => &pg::tpcc::check::QUERIES,
         Engine::SqlServer => &mssql::tpcc::check::QUERIES,
+        Engine::MySql => &mysql::tpcc::check::QUERIES,
     }
 }
 
@@ -110,5 +122,6 @@ pub fn isolation(engine: Engine) -> &'static str {
     match engine {
         Engine::Postgres => pg::tpcc::txn::ISOLATION,
         Engine::SqlServer => mssql::tpcc::txn::ISOLATION,
+        Engine::MySql => mysql::tpcc::ISOLATION,
     }
 }

@@ -17,6 +17,7 @@
 //! | [`counters`] | a server's own counters at one reading, and what its engine remembers between readings |
 //! | [`outcome`] | how a transaction ended or failed |
 //! | [`tpcc`] | TPC-C's outcome and where its transactions run |
+//! | [`tpcc_checks`] | TPC-C's consistency conditions in the SQL SQL Server and MySQL share |
 //! | [`ds2`] | DS2's purchase, whose functions serve a database, and databases DS2's installer built |
 
 pub mod counters;
@@ -27,3 +28,4 @@ pub mod schema;
 pub mod server;
 pub mod target;
 pub mod tpcc;
+pub mod tpcc_checks;

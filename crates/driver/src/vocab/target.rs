@@ -11,19 +11,21 @@ use std::sync::Arc;
 use crate::error::Error;
 
 /// The database engines oltpgen speaks; each has its own module (`pg` for PostgreSQL, `mssql` for SQL
-/// Server), reached only through the seam (`crate::engine`).
+/// Server, `mysql` for MySQL and MariaDB), reached only through the seam (`crate::engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
     /// PostgreSQL, through tokio-postgres.
     Postgres,
     /// Microsoft SQL Server (and servers speaking its TDS and T-SQL, such as Babelfish), through tiberius.
     SqlServer,
+    /// MySQL and MariaDB (InnoDB), through mysql_async.
+    MySql,
 }
 
 impl Engine {
     /// Every engine: what must hold on each (every check has a query on every engine), and the URL
     /// forms a message about a URL written wrong offers.
-    pub const ALL: [Engine; 2] = [Engine::Postgres, Engine::SqlServer];
+    pub const ALL: [Engine; 3] = [Engine::Postgres, Engine::SqlServer, Engine::MySql];
 
     /// The engine a URL's scheme names.
     ///
@@ -33,6 +35,7 @@ impl Engine {
         match scheme.to_ascii_lowercase().as_str() {
             "postgres" | "postgresql" => Ok(Engine::Postgres),
             "sqlserver" | "mssql" => Ok(Engine::SqlServer),
+            "mysql" | "mariadb" => Ok(Engine::MySql),
             other => Err(Error::usage(format!(
                 "--url has an unknown scheme '{other}://': use {}",
                 Engine::any_url_form()
@@ -45,6 +48,7 @@ impl Engine {
         match self {
             Engine::Postgres => "postgres://user:password@host:port/dbname",
             Engine::SqlServer => "sqlserver://user:password@host:port/database",
+            Engine::MySql => "mysql://user:password@host:port/database",
         }
     }
 
@@ -58,6 +62,7 @@ impl Engine {
         match self {
             Engine::Postgres => "postgres",
             Engine::SqlServer => "sqlserver",
+            Engine::MySql => "mysql",
         }
     }
 }
