@@ -15,7 +15,7 @@ use crate::engine::{self, Conn};
 use crate::inventory::{self, COMPLETE, Definition, Holding, LOADING};
 use crate::progress::Progress;
 use crate::vocab::meta::MetaRow;
-use crate::vocab::schema::created_objects;
+use crate::vocab::schema::{create_index, created_objects};
 use crate::vocab::target::Engine;
 use crate::{Error, Target};
 
@@ -219,7 +219,7 @@ fn index_statements<D: Dataset>(
         .tables()
         .iter()
         .filter_map(|t| engine::primary_key(engine, t).map(|sql| (rows_of(t.name), sql)))
-        .chain(data.indexes().iter().map(|i| (rows_of(i.table), engine::create_index(engine, i))))
+        .chain(data.indexes().iter().map(|i| (rows_of(i.table), create_index(i))))
         .chain(extra.into_iter().map(|(table, sql)| (rows_of(table), sql)))
         .collect();
     by_size.sort_by_key(|(rows, _)| std::cmp::Reverse(*rows));

@@ -12,7 +12,7 @@
 //! |---|---|
 //! | `conn.rs` | [`Conn`]: one connection outside the measured run (catalog, load record, server info, counters, checks); [`create_database`] |
 //! | `target.rs` | a URL parsed into a [`Target`](crate::Target) by its engine, and another database on the same server |
-//! | `schema.rs` | DDL in the engine's words ([`create_table`], [`primary_key`], [`create_index`], [`statistics`]) |
+//! | `schema.rs` | DDL in the engine's words ([`create_table`], [`primary_key`], [`statistics`]; `CREATE INDEX`, alike on every engine, is [`crate::vocab::schema::create_index`]) |
 //! | `bulk.rs` | a load's rows over many connections ([`bulk_load`]) and its statements side by side ([`run_statements`]) |
 //! | [`tpcc`] | TPC-C's sessions, finishing DDL, check queries and the engine's facts a run records |
 //! | [`ds2`] | DS2's sessions, finishing DDL and indexes, check queries, databases DS2's installer built |
@@ -32,4 +32,4 @@ pub mod tpcc;
 
 pub use bulk::{bulk_load, run_statements};
 pub use conn::{Conn, create_database};
-pub use schema::{create_index, create_table, primary_key, statistics};
+pub use schema::{create_table, primary_key, statistics};

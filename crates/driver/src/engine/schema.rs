@@ -1,7 +1,7 @@
 //! DDL in the target's engine's words, from datagen's table definitions: what a load creates, one arm
 //! per engine.
 
-use oltpgen_datagen::schema::{Index, TableDef};
+use oltpgen_datagen::schema::TableDef;
 
 use crate::vocab::target::Engine;
 use crate::{mssql, mysql, pg};
@@ -21,15 +21,6 @@ pub fn primary_key(engine: Engine, table: &TableDef) -> Option<String> {
         Engine::Postgres => pg::schema::primary_key(table),
         Engine::SqlServer => mssql::schema::primary_key(table),
         Engine::MySql => mysql::schema::primary_key(table),
-    }
-}
-
-/// The engine's `CREATE INDEX` for `index`.
-pub fn create_index(engine: Engine, index: &Index) -> String {
-    match engine {
-        Engine::Postgres => pg::schema::create_index(index),
-        Engine::SqlServer => mssql::schema::create_index(index),
-        Engine::MySql => mysql::schema::create_index(index),
     }
 }
 

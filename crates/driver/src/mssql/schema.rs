@@ -1,10 +1,10 @@
 //! T-SQL DDL rendered from a workload's schema (tables as data in `oltpgen_datagen`), and the questions
 //! the loader asks about what a database already holds (in the connection's default schema, `dbo`).
 
-use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
+use oltpgen_datagen::schema::{ColumnType, TableDef};
 
 use super::Conn;
-use crate::vocab::schema::{Object, ObjectKind, create_table_as, dependents_refusal};
+use crate::vocab::schema::{Object, ObjectKind, create_table_as, dependents_refusal, string_literals};
 use crate::{Error, Target};
 
 /// `CREATE TABLE` without keys: keys and indexes are built after the data, which is faster. Exact
@@ -35,22 +35,11 @@ pub fn primary_key(table: &TableDef) -> Option<String> {
     })
 }
 
-/// `CREATE INDEX` for a secondary index.
-pub fn create_index(index: &Index) -> String {
-    let unique = if index.unique { "UNIQUE " } else { "" };
-    format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
-}
-
 /// The statement that refreshes `table`'s statistics after a load. Babelfish lacks `UPDATE STATISTICS`
 /// (its PostgreSQL analyses tables on its own): dynamic SQL is parsed only where it runs, so the same
 /// batch skips it there.
 pub fn statistics(table: &str) -> String {
     format!("IF SERVERPROPERTY('Babelfish') IS NULL EXEC('UPDATE STATISTICS {table}')")
-}
-
-/// `names` as a T-SQL list of string literals (the names are the workloads' own identifiers).
-fn literals(names: &[&str]) -> String {
-    names.iter().map(|n| format!("'{}'", n.replace('\'', "''"))).collect::<Vec<_>>().join(", ")
 }
 
 /// Which of `names` exist as tables in the connection's default schema.
@@ -63,7 +52,7 @@ pub async fn existing_tables(conn: &Conn, target: &Target, names: &[&str]) -> Re
     }
     let sql = format!(
         "SELECT CAST(name AS nvarchar(128)) FROM sys.tables WHERE schema_id = SCHEMA_ID() AND name IN ({}) ORDER BY name",
-        literals(names)
+        string_literals(names)
     );
     let rows = conn.batch(target, "reading the catalog", &sql).await?;
     Ok(rows.into_iter().flatten().filter_map(|r| r.get::<&str, _>(0).map(str::to_string)).collect())
@@ -126,7 +115,7 @@ pub async fn drop_tables(conn: &Conn, target: &Target, names: &[&str]) -> Result
     if names.is_empty() {
         return Ok(());
     }
-    let ours = literals(names);
+    let ours = string_literals(names);
     let dependents = format!(
         "SELECT CAST(CONCAT('constraint ', fk.name, ' on table ', OBJECT_NAME(fk.parent_object_id), \
            ' depends on table ', OBJECT_NAME(fk.referenced_object_id)) AS nvarchar(400)) \

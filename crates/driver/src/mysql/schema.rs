@@ -1,10 +1,10 @@
 //! InnoDB DDL rendered from a workload's schema (tables as data in `oltpgen_datagen`), and the questions
 //! the loader asks about what a database already holds (in the connection's database).
 
-use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
+use oltpgen_datagen::schema::{ColumnType, TableDef};
 
 use super::Conn;
-use crate::vocab::schema::{Object, ObjectKind, create_table_as, dependents_refusal};
+use crate::vocab::schema::{Object, ObjectKind, create_table_as, dependents_refusal, string_literals};
 use crate::{Error, Target};
 
 /// `CREATE TABLE … ENGINE=InnoDB` with its primary key. InnoDB keeps a table's rows in its primary
@@ -33,20 +33,9 @@ pub fn primary_key(_table: &TableDef) -> Option<String> {
     None
 }
 
-/// `CREATE INDEX` for a secondary index.
-pub fn create_index(index: &Index) -> String {
-    let unique = if index.unique { "UNIQUE " } else { "" };
-    format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
-}
-
 /// The statement that refreshes `table`'s index statistics after a load.
 pub fn statistics(table: &str) -> String {
     format!("ANALYZE TABLE {table}")
-}
-
-/// `names` as a list of string literals (the names are the workloads' own identifiers).
-fn literals(names: &[&str]) -> String {
-    names.iter().map(|n| format!("'{}'", n.replace('\'', "''"))).collect::<Vec<_>>().join(", ")
 }
 
 /// Which of `names` exist as tables in the connection's database.
@@ -60,7 +49,7 @@ pub async fn existing_tables(conn: &Conn, target: &Target, names: &[&str]) -> Re
     let sql = format!(
         "SELECT CAST(table_name AS CHAR) FROM information_schema.tables WHERE table_schema = DATABASE() \
          AND table_type = 'BASE TABLE' AND table_name IN ({}) ORDER BY table_name",
-        literals(names)
+        string_literals(names)
     );
     let rows = conn.rows(target, "reading the catalog", &sql).await?;
     Ok(rows.iter().filter_map(|r| r.get::<String, _>(0)).collect())
@@ -104,7 +93,7 @@ pub async fn drop_tables(conn: &Conn, target: &Target, names: &[&str]) -> Result
     if names.is_empty() {
         return Ok(());
     }
-    let ours = literals(names);
+    let ours = string_literals(names);
     let dependents = format!(
         "SELECT CAST(CONCAT('constraint ', constraint_name, ' on table ', constraint_schema, '.', table_name, \
            ' depends on table ', referenced_table_name) AS CHAR) \

@@ -1,7 +1,7 @@
 //! PostgreSQL DDL rendered from a workload's schema (tables as data in `oltpgen_datagen`), and the
 //! questions the loader asks about what a database already holds.
 
-use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
+use oltpgen_datagen::schema::{ColumnType, TableDef};
 use tokio_postgres::Client;
 
 use super::failed;
@@ -28,12 +28,6 @@ pub fn primary_key(table: &TableDef) -> Option<String> {
     (!key.is_empty()).then(|| {
         format!("ALTER TABLE {t} ADD CONSTRAINT {t}_pkey PRIMARY KEY ({})", key.join(", "), t = table.name)
     })
-}
-
-/// `CREATE INDEX` for a secondary index.
-pub fn create_index(index: &Index) -> String {
-    let unique = if index.unique { "UNIQUE " } else { "" };
-    format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
 }
 
 /// The statement that gathers the planner's statistics of `table` after a load.

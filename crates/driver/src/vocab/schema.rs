@@ -4,7 +4,7 @@
 //! ([`dependents_refusal`]), and `CREATE TABLE` from datagen's table definitions in an engine's own
 //! words ([`create_table_as`]).
 
-use oltpgen_datagen::schema::{ColumnType, TableDef};
+use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
 
 use super::target::Target;
 use crate::error::Error;
@@ -105,6 +105,18 @@ fn argument_list(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// `CREATE [UNIQUE] INDEX` for `index`: every engine oltpgen drives writes it alike.
+pub fn create_index(index: &Index) -> String {
+    let unique = if index.unique { "UNIQUE " } else { "" };
+    format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
+}
+
+/// `names` as a list of SQL string literals, for a catalog query's `IN (…)` (the names are the
+/// workloads' own identifiers).
+pub fn string_literals(names: &[&str]) -> String {
+    names.iter().map(|n| format!("'{}'", n.replace('\'', "''"))).collect::<Vec<_>>().join(", ")
 }
 
 /// `CREATE TABLE` for `table`, columns in generation order and no keys, in an engine's words: `type_name`
