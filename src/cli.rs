@@ -12,6 +12,7 @@ use oltpgen_driver::command::ds2::Ds2Run;
 use oltpgen_driver::command::load::LoadRequest;
 use oltpgen_driver::command::tpcc::TpccRun;
 use oltpgen_driver::command::values::*;
+use oltpgen_driver::run::hooks::Hooks;
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
 use oltpgen_driver::vocab::tpcc::Transactions;
 use oltpgen_report::model::users::UserLoad;
@@ -187,9 +188,25 @@ pub struct RunArgs {
 /// the result's directory and the run's seed.
 #[derive(Debug, Args)]
 pub struct StudyArgs {
-    /// Repeat every step this many times; the headline comes from the median run
+    /// Run the whole step sweep this many times; the headline, power and counters come from the run
+    /// with the median NOPM (DS2: OPM)
     #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub runs: u32,
+    /// Put the workload's tables back to their loaded state before every run (their rows generated
+    /// again from the load's seed and size; nothing else of the database is touched)
+    #[arg(long)]
+    pub restore: bool,
+    /// A command (run by sh -c) before every run, after its restore: a cache flush, a server restart.
+    /// It sees OLTPGEN_RUN, OLTPGEN_OUT and OLTPGEN_TARGETS; its output goes to hooks.log in --out; if
+    /// it fails, the study stops (exit 1) keeping what ran
+    #[arg(long, value_name = "CMD")]
+    pub before_run: Option<String>,
+    /// A command (run by sh -c) after every run, as --before-run
+    #[arg(long, value_name = "CMD")]
+    pub after_run: Option<String>,
+    /// How long a --before-run or --after-run hook may take before it and its children are killed
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_positive_duration)]
+    pub hook_timeout: Duration,
     /// The response-time cap each step is judged by: avg=1s, p90=5s, new_order.p90=5s, p90=tpcc,
     /// order.avg=1s, joined by commas [default: avg=1s; ds2: order.avg=1s, a whole order's mean]
     #[arg(long, value_name = "RULES")]
@@ -204,7 +221,8 @@ pub struct StudyArgs {
     /// RAPL energy counters, where it has them]
     #[arg(long, value_name = "FILE")]
     pub power_log: Option<PathBuf>,
-    /// Sit idle this long before the run and average the meter's idle power over it
+    /// Sit idle this long before every run (after its restore and hooks) and average the meter's idle
+    /// power over it
     #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
     pub idle_sample: Option<Duration>,
     /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s), instead of
@@ -256,6 +274,12 @@ impl StudyArgs {
             no_counters: self.no_counters,
             node_exporters: self.node_exporter.clone(),
             metrics_listen: self.metrics_listen,
+            restore: self.restore,
+            hooks: Hooks {
+                before_run: self.before_run.clone(),
+                after_run: self.after_run.clone(),
+                timeout: self.hook_timeout,
+            },
         }
     }
 }

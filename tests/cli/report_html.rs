@@ -150,6 +150,7 @@ pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], c
         power: None,
         cost: None,
         counters: Vec::new(),
+        runs: Vec::new(),
     }
 }
 

@@ -68,6 +68,7 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
         power: None,
         cost: None,
         counters: Vec::new(),
+        runs: Vec::new(),
     }
 }
 

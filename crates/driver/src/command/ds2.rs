@@ -14,6 +14,7 @@ use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::csv::ds2::CsvOutput;
 use oltpgen_report::render::text::ds2 as ds2_report;
 
+use super::cycle::StudyCycle;
 use super::load::{self, Size};
 use super::{Console, Databases, Exit, finish, interruptible, maintain, workers_or_cores};
 use crate::database::Database;
@@ -177,7 +178,8 @@ impl Ds2Plan {
         let mut lines =
             ProgressLines { quiet: req.quiet, detailed: req.detailed_view, labels: &labels, reset_at_s: 0.0 };
         let mut csv_error = None;
-        let result = ds2::run(&self.targets, &self.options, |p| match p {
+        let mut cycle = StudyCycle::<ds2::Ds2>::new(&req.study, &self.targets, req.quiet);
+        let studied = ds2::run(&self.targets, &self.options, &mut cycle, |p| match p {
             Progress::Started if !req.quiet => console.line(&ds2_report::header(&header)),
             Progress::Started => {}
             Progress::Interval(f) => {
@@ -197,8 +199,8 @@ impl Ds2Plan {
         if let Some(e) = csv_error {
             console.err_line(&format!("warning: --csv-output stopped: {e}"));
         }
-        let extra = ds2_report::final_report(&result, req.detailed_view);
-        finish::finish(&result, &req.study, &extra, &self.targets, console).await
+        let extra = ds2_report::final_report(&studied.result, req.detailed_view);
+        finish::finish(studied, &req.study, &extra, &self.targets, console).await
     }
 }
 

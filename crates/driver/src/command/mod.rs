@@ -6,6 +6,7 @@
 //! command says goes to a [`Console`], in lines the report crate renders, so the binary only parses,
 //! calls and prints.
 
+pub mod cycle;
 pub mod databases;
 pub mod ds2;
 mod finish;

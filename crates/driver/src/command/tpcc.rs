@@ -7,6 +7,7 @@ use oltpgen_report::model::Workload;
 use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::text::live;
 
+use super::cycle::StudyCycle;
 use super::load::{self, Size};
 use super::{Console, Databases, Exit, finish, interruptible, maintain, workers_or_cores};
 use crate::Error;
@@ -144,7 +145,8 @@ impl TpccPlan {
             cap: &plan.cap,
         };
         let quiet = self.quiet;
-        let result = tpcc::run(target, &self.options, |p| match p {
+        let mut cycle = StudyCycle::<tpcc::Tpcc>::new(&self.study, std::slice::from_ref(target), quiet);
+        let studied = tpcc::run(target, &self.options, &mut cycle, |p| match p {
             Progress::Started if !quiet => console.line(&live::tpcc_header(&header)),
             Progress::Interval(f) if !quiet => console.line(&live::interval_line(
                 f.elapsed_s,
@@ -159,7 +161,7 @@ impl TpccPlan {
             Progress::Started | Progress::Interval(_) => {}
         })
         .await?;
-        finish::finish(&result, &self.study, "", std::slice::from_ref(target), console).await
+        finish::finish(studied, &self.study, "", std::slice::from_ref(target), console).await
     }
 }
 

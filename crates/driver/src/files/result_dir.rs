@@ -143,6 +143,7 @@ mod tests {
             power: None,
             cost: None,
             counters: Vec::new(),
+            runs: Vec::new(),
         }
     }
 

@@ -13,6 +13,7 @@ use oltpgen_report::stats::cap::Cap;
 use crate::files::claim::{self, DirClaim};
 use crate::files::result_dir::ResultDir;
 
+use super::hooks::Hooks;
 use super::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
 use crate::{Error, Target};
 
@@ -43,7 +44,7 @@ pub struct Pace {
 /// cost, power, the window and the result's directory.
 #[derive(Clone, Debug, Default)]
 pub struct StudyFlags {
-    /// `--runs`: every step this many times.
+    /// `--runs`: the whole sweep this many times.
     pub runs: u32,
     /// `--rt-cap`, or the workload's default.
     pub rt_cap: Option<Cap>,
@@ -69,6 +70,10 @@ pub struct StudyFlags {
     pub node_exporters: Vec<String>,
     /// `--metrics-listen`.
     pub metrics_listen: Option<std::net::SocketAddr>,
+    /// `--restore`: every run from the database as loaded.
+    pub restore: bool,
+    /// `--before-run`, `--after-run` and their time limit.
+    pub hooks: Hooks,
 }
 
 impl StudyFlags {
@@ -82,8 +87,8 @@ impl StudyFlags {
         Ok(cap)
     }
 
-    /// The run plan: every user count of the sweep (`counts`, from the flag named `flag`), `--runs`
-    /// times each, judged by `cap`.
+    /// The run plan: the sweep of every user count (`counts`, from the flag named `flag`), `--runs`
+    /// times over, judged by `cap`.
     ///
     /// # Errors
     /// A usage error naming `flag` for a sweep that decreases or a count too large, or `--window` for a
@@ -131,6 +136,12 @@ impl StudyFlags {
         if let Some(addr) = self.metrics_listen {
             std::net::TcpListener::bind(addr)
                 .map_err(|e| Error::usage(format!("--metrics-listen {addr}: cannot listen there: {e}")))?;
+        }
+        if self.hooks.any() && self.out.is_none() {
+            let flag = if self.hooks.before_run.is_some() { "--before-run" } else { "--after-run" };
+            return Err(Error::usage(format!(
+                "{flag} logs its output into the result's directory: give it with --out DIR"
+            )));
         }
         self.result_dir().check(self.replace).map_err(|e| Error::usage(format!("--out: {e}")))?;
         if let Some(log) = &self.power_log {
@@ -197,7 +208,8 @@ pub fn node_exporter_url(url: &str) -> Result<String, Error> {
     Ok(if path.is_empty() { format!("{}/metrics", url.trim_end_matches('/')) } else { url.to_string() })
 }
 
-/// The steps of a sweep: every user count `runs` times; counts must not decrease, as users carry over.
+/// The steps of a sweep repeated `runs` times: the whole sweep once per run (the studies' "three runs"),
+/// run after run; counts must not decrease, as users carry over within a run.
 fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> {
     if let Some(w) = counts.windows(2).find(|w| w[1] < w[0]) {
         return Err(Error::usage(format!(
@@ -205,13 +217,13 @@ fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> 
             w[1], w[0]
         )));
     }
-    let mut steps = Vec::with_capacity(counts.len() * runs as usize);
-    for &c in counts {
-        let users =
-            u32::try_from(c).map_err(|_| Error::usage(format!("{flag} {c} is more than oltpgen can run")))?;
-        steps.extend((1..=runs).map(|run| StepSpec { users, run }));
-    }
-    Ok(steps)
+    let users = counts
+        .iter()
+        .map(|&c| {
+            u32::try_from(c).map_err(|_| Error::usage(format!("{flag} {c} is more than oltpgen can run")))
+        })
+        .collect::<Result<Vec<u32>, Error>>()?;
+    Ok((1..=runs).flat_map(|run| users.iter().map(move |&users| StepSpec { users, run })).collect())
 }
 
 /// A window measures a step's steady state: it must not start before every user of the step started.
@@ -280,9 +292,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sweeps_only_grow_and_repeat_each_step() {
+    fn sweeps_only_grow_and_runs_repeat_the_whole_sweep() {
         let s = steps(&[4, 8], 2, "--users").unwrap();
-        assert_eq!(s.iter().map(|s| (s.users, s.run)).collect::<Vec<_>>(), [(4, 1), (4, 2), (8, 1), (8, 2)]);
+        assert_eq!(s.iter().map(|s| (s.users, s.run)).collect::<Vec<_>>(), [(4, 1), (8, 1), (4, 2), (8, 2)]);
         let e = steps(&[8, 4], 1, "--n-threads").unwrap_err().to_string();
         assert!(e.contains("--n-threads steps must not decrease"), "{e}");
     }

@@ -2,6 +2,7 @@
 
 use std::time::SystemTime;
 
+use oltpgen_report::model::cycle::RunRecord;
 use oltpgen_report::model::{
     ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind,
 };
@@ -27,8 +28,8 @@ pub struct Context {
     pub system_cost_usd: Option<f64>,
     /// `--power-log`: the meter's readings, averaged over the headline step's window.
     pub power_log: Option<Vec<Reading>>,
-    /// `--idle-sample`: the Unix-seconds span before the run over which idle power is averaged.
-    pub idle_window_s: Option<(f64, f64)>,
+    /// How each run began so far (its idle span, over which idle power is averaged, among them).
+    pub runs: Vec<RunRecord>,
 }
 
 /// The result document: every step with its cap verdict (as the run judged it), the headline taken from the median run when
@@ -51,10 +52,13 @@ pub fn document(
     targets: Vec<String>,
     timeseries: Vec<IntervalRow>,
 ) -> RunResult {
-    let median: Vec<Step> = match median_run(&steps) {
+    let median_run = median_run(&steps);
+    let median: Vec<Step> = match median_run {
         Some(run) => steps.iter().filter(|s| s.run == run).cloned().collect(),
         None => Vec::new(),
     };
+    // Idle power, as active power, from the median run: the idle time before it.
+    let idle_window = ctx.runs.iter().find(|r| Some(r.run) == median_run).and_then(|r| r.idle_window_s);
     let headline = max_within_cap(&median);
     // Power and cost are quoted at the headline step, or at the last step when none kept within the cap.
     let basis = headline.as_ref().and_then(|h| steps.get(h.step_index as usize)).or(steps.last());
@@ -62,7 +66,7 @@ pub fn document(
     let power = match (&ctx.power_log, basis) {
         (Some(log), Some(step)) => mean_watts(log, t0 + step.window.start_s, t0 + step.window.end_s)
             .and_then(|active| {
-                let idle = ctx.idle_window_s.and_then(|(a, b)| mean_watts(log, a, b));
+                let idle = idle_window.and_then(|[a, b]| mean_watts(log, a, b));
                 Power::new(idle, active, &step.figures)
             }),
         _ => None,
@@ -85,5 +89,6 @@ pub fn document(
         power,
         cost,
         counters: Vec::new(),
+        runs: ctx.runs.clone(),
     }
 }

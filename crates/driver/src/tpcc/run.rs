@@ -16,7 +16,8 @@ use oltpgen_report::stats::audit::{self, TpccAuditPlan};
 use super::LoadedParams;
 use crate::engine::tpcc::{self as seam, TpccConnector, TpccSession};
 use crate::inventory::Definition;
-use crate::prepare::{Prepared, prepare};
+use crate::prepare::prepare;
+use crate::run::study::{About, Cycle, Studied, run_seed};
 use crate::run::{AuditCounts, Next, Ops, RunPlan, StudyOptions, Workload, study};
 use crate::vocab::outcome::{Done, TxnError};
 use crate::vocab::tpcc::{Outcome, Transactions};
@@ -143,18 +144,6 @@ impl Workload for Tpcc {
     }
 }
 
-/// The workload for `target`, ready to drive.
-pub fn workload(
-    target: &Target,
-    prepared: &Prepared<Tpcc>,
-    pacing: Pacing,
-    seed: Option<u64>,
-    transactions: Transactions,
-) -> Arc<Tpcc> {
-    let seed = Tpcc::run_seed(&prepared.loaded, seed);
-    Arc::new(Tpcc::new(target.clone(), &prepared.loaded, pacing, seed, transactions))
-}
-
 /// A TPC-C run as asked for.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -173,26 +162,32 @@ pub struct RunOptions {
     pub study: StudyOptions,
 }
 
-/// Runs TPC-C against `target` and returns the result document (also when Ctrl-C cut the run short:
-/// then `interrupted` is set). `progress` hears every reporting interval and every finished step.
+/// Runs TPC-C against `target` as a study (`--runs` times over, each run readied by `cycle`) and returns
+/// the result document (also when Ctrl-C, a restore or a hook cut it short). `progress` hears every
+/// reporting interval and every finished step.
 ///
 /// # Errors
 /// [`Error::Usage`] when the database is not ready for the run (see [`prepare`](crate::prepare::prepare)).
 pub async fn run(
     target: &Target,
     opts: &RunOptions,
+    cycle: &mut impl Cycle,
     progress: impl FnMut(crate::run::Progress<'_>),
-) -> Result<oltpgen_report::model::RunResult, Error> {
+) -> Result<Studied, Error> {
     let prepared = prepare::<Tpcc>(std::slice::from_ref(target), opts.scale.as_ref(), &opts.plan).await?;
     let transactions = opts.transactions.unwrap_or_else(|| seam::default_transactions(target.engine()));
     seam::ready(target, transactions).await?;
-    let workload = workload(target, &prepared, opts.pacing, opts.seed, transactions);
+    let seed = Tpcc::run_seed(&prepared.loaded, opts.seed);
+    let workload = |run| {
+        let seed = run_seed(seed, run);
+        (seed, Arc::new(Tpcc::new(target.clone(), &prepared.loaded, opts.pacing, seed, transactions)))
+    };
     let serde_json::Value::Object(config) = serde_json::json!({
         "target": target.label(),
         "scale": prepared.loaded.scale,
         "keying_time": opts.pacing.keying.to_string(),
         "think_time": opts.pacing.think.to_string(),
-        "seed": workload.seed,
+        "seed": seed,
         "load_seed": prepared.loaded.seed,
         "terminals_per_warehouse": f64::from(opts.plan.max_users()) / f64::from(prepared.loaded.scale),
         "isolation": seam::isolation(target.engine()),
@@ -203,8 +198,8 @@ pub async fn run(
     }) else {
         unreachable!("an object literal")
     };
-    let server = prepared.server.into_result();
-    study(workload, std::slice::from_ref(target), &opts.plan, &opts.study, server, config, progress).await
+    let about = About { server: prepared.server.into_result(), config };
+    study(workload, cycle, std::slice::from_ref(target), &opts.plan, &opts.study, about, progress).await
 }
 
 #[cfg(test)]

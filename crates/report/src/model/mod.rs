@@ -10,6 +10,7 @@
 pub mod audit;
 pub mod checks;
 pub mod counters;
+pub mod cycle;
 pub mod ds2_progress;
 pub mod histogram;
 pub mod step;
@@ -64,6 +65,9 @@ pub struct RunResult {
     /// put beside throughput: CPU %, disk transfers/s, buffer hit %, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<CounterSeries>,
+    /// How each run of the sweep began (`--runs`): its seed, restore, starting size and idle time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<cycle::RunRecord>,
 }
 
 /// One counter sampled through a run: where it was read, what it measures, and its values over time.

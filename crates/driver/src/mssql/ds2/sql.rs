@@ -90,6 +90,19 @@ fn id_sequence(table: &str, column: &str) -> [String; 3] {
     ]
 }
 
+/// The statements that start the id sequences past the loaded ids again once a restore has put the
+/// loaded rows back: each default and sequence dropped and made again as the load made them (the
+/// statements the load ran, which Babelfish runs too).
+pub fn restart_sequences() -> Vec<String> {
+    [("customers", "customerid"), ("orders", "orderid")]
+        .into_iter()
+        .flat_map(|(table, column)| {
+            let again = id_sequence(table, column);
+            std::iter::once(format!("ALTER TABLE {table} DROP CONSTRAINT df_{table}_{column}")).chain(again)
+        })
+        .collect()
+}
+
 /// DS2's full-text catalog and index over `products(actor, title)` (`sqlserverds2_create_ind_*.sql`),
 /// where the server has full-text search; elsewhere (Babelfish) the browses use `LIKE` and nothing is
 /// created. Dynamic SQL is parsed only where it runs, so one statement list serves both.

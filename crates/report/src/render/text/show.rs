@@ -327,7 +327,7 @@ mod tests {
             tpcc_step(0, 100_000, (60, 60), 2_000, None),
             tpcc_step(1, 1_000_000, (60, 60), 2_000, None),
         ];
-        insta::assert_snapshot!(whole_lines(render(&result(Workload::Tpcc, steps))), @r"
+        insta::assert_snapshot!(whole_lines(render(&result(Workload::Tpcc, steps), "RESULT")), @r"
             step  run      users       TPS      NOPM    avg ms    p95 ms  errors  cap
                1    1    100,000       2.0        60       2.0       2.0       0  -
                2    1  1,000,000       2.0        60       2.0       2.0       0  -
