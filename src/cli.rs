@@ -217,10 +217,11 @@ pub struct StudyArgs {
     /// What the system under test cost, in USD: the result gives cost per TPS and per NOPM/OPM
     #[arg(long, value_name = "USD", value_parser = parse_cost)]
     pub system_cost: Option<f64>,
-    /// An external power meter's log (CSV: timestamp,watts) for throughput per watt [default: the host's
+    /// A power meter's log (CSV: timestamp,watts) for throughput per watt; LABEL=FILE names one of
+    /// several meters, whose watts add up (repeatable: server=a.csv, storage=b.csv) [default: the host's
     /// RAPL energy counters, where it has them]
-    #[arg(long, value_name = "FILE")]
-    pub power_log: Option<PathBuf>,
+    #[arg(long, value_name = "[LABEL=]FILE", value_parser = parse_power_log)]
+    pub power_log: Vec<(String, PathBuf)>,
     /// Sit idle this long before every run (after its restore and hooks) and average the meter's idle
     /// power over it
     #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
@@ -265,7 +266,7 @@ impl StudyArgs {
             rt_cap: self.rt_cap.clone(),
             stop_after_breach: self.stop_after_breach,
             system_cost_usd: self.system_cost,
-            power_log: self.power_log.clone(),
+            power_logs: self.power_log.clone(),
             idle_sample: self.idle_sample,
             window: self.window,
             out: self.out.clone(),

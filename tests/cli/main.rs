@@ -5,6 +5,8 @@
 //! that variable when the tests are built, those are listed as ignored with the reason (`build.rs`,
 //! `mssql_common`).
 //!
+//! The study cycle around repeated runs (restore, hooks, idle, meters, the median run) is `study`.
+//!
 //! One test binary, so the binary and its dependencies link once.
 
 mod bad_input;
@@ -24,6 +26,7 @@ mod mssql_tpcc;
 mod report_cli;
 mod report_html;
 mod report_pages;
+mod study;
 mod tpcc_load;
 mod tpcc_run;
 mod tpcc_server_side;

@@ -333,7 +333,7 @@ pub async fn run(
     let serde_json::Value::Object(config) = serde_json::json!({
         "targets": labels,
         "db_size": loaded.db_size,
-        "n_threads_per_target": opts.plan.steps.iter().map(|s| s.users as usize / targets.len().max(1)).collect::<Vec<_>>(),
+        "n_threads_per_target": opts.plan.of_run(1).steps.iter().map(|s| s.users as usize / targets.len().max(1)).collect::<Vec<_>>(),
         "think_time_s": opts.think_mean.as_secs_f64(),
         "pct_newcustomers": o.pct_newcustomers,
         "n_searches": o.n_searches,

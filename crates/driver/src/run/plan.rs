@@ -52,8 +52,8 @@ pub struct StudyFlags {
     pub stop_after_breach: Option<u32>,
     /// `--system-cost`, USD.
     pub system_cost_usd: Option<f64>,
-    /// `--power-log`.
-    pub power_log: Option<PathBuf>,
+    /// `--power-log`, each meter's label and log.
+    pub power_logs: Vec<(String, PathBuf)>,
     /// `--idle-sample`.
     pub idle_sample: Option<Duration>,
     /// `--window`, from each step's start.
@@ -144,7 +144,12 @@ impl StudyFlags {
             )));
         }
         self.result_dir().check(self.replace).map_err(|e| Error::usage(format!("--out: {e}")))?;
-        if let Some(log) = &self.power_log {
+        for (i, (name, log)) in self.power_logs.iter().enumerate() {
+            if self.power_logs[..i].iter().any(|(other, _)| other == name) {
+                return Err(Error::usage(format!(
+                    "--power-log names the meter {name} twice: give each meter its own label (server=FILE, storage=FILE)"
+                )));
+            }
             std::fs::File::open(log)
                 .and_then(|f| f.metadata())
                 .and_then(|m| if m.is_file() { Ok(()) } else { Err(std::io::Error::other("not a file")) })
@@ -169,7 +174,7 @@ impl StudyFlags {
     pub fn options(&self) -> StudyOptions {
         StudyOptions {
             system_cost_usd: self.system_cost_usd,
-            power_log: self.power_log.clone(),
+            power_logs: self.power_logs.clone(),
             idle_sample: self.idle_sample,
             result_dir: Some(self.result_dir()),
             no_counters: self.no_counters,

@@ -4,11 +4,11 @@ use std::time::SystemTime;
 
 use oltpgen_report::model::cycle::RunRecord;
 use oltpgen_report::model::{
-    ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind,
+    ClientCpu, Cost, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind,
 };
 use oltpgen_report::stats::cap::max_within_cap;
 use oltpgen_report::stats::median_run;
-use oltpgen_report::stats::power::{Reading, mean_watts};
+use oltpgen_report::stats::power::{Meter, study_power};
 
 use super::{Measured, RunPlan};
 
@@ -26,8 +26,9 @@ pub struct Context {
     pub plan: RunPlan,
     /// `--system-cost`: what the system under test cost, for cost per TPS and per NOPM/OPM.
     pub system_cost_usd: Option<f64>,
-    /// `--power-log`: the meter's readings, averaged over the headline step's window.
-    pub power_log: Option<Vec<Reading>>,
+    /// `--power-log`: each meter's readings (or the host's energy counters'), averaged over every run's
+    /// idle time and headline step's window.
+    pub meters: Vec<Meter>,
     /// How each run began so far (its idle span, over which idle power is averaged, among them).
     pub runs: Vec<RunRecord>,
 }
@@ -52,25 +53,17 @@ pub fn document(
     targets: Vec<String>,
     timeseries: Vec<IntervalRow>,
 ) -> RunResult {
-    let median_run = median_run(&steps);
-    let median: Vec<Step> = match median_run {
+    let t0 = ctx.started_at.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    let mut runs = ctx.runs.clone();
+    // Power, idle and active, is the median run's.
+    let power = study_power(&mut runs, &steps, &ctx.meters, t0);
+    let median: Vec<Step> = match median_run(&steps) {
         Some(run) => steps.iter().filter(|s| s.run == run).cloned().collect(),
         None => Vec::new(),
     };
-    // Idle power, as active power, from the median run: the idle time before it.
-    let idle_window = ctx.runs.iter().find(|r| Some(r.run) == median_run).and_then(|r| r.idle_window_s);
     let headline = max_within_cap(&median);
-    // Power and cost are quoted at the headline step, or at the last step when none kept within the cap.
+    // Cost is quoted at the headline step, or at the last step when none kept within the cap.
     let basis = headline.as_ref().and_then(|h| steps.get(h.step_index as usize)).or(steps.last());
-    let t0 = ctx.started_at.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
-    let power = match (&ctx.power_log, basis) {
-        (Some(log), Some(step)) => mean_watts(log, t0 + step.window.start_s, t0 + step.window.end_s)
-            .and_then(|active| {
-                let idle = idle_window.and_then(|[a, b]| mean_watts(log, a, b));
-                Power::new(idle, active, &step.figures)
-            }),
-        _ => None,
-    };
     let cost = ctx.system_cost_usd.map(|usd| Cost::new(usd, basis.map(|s| &s.figures)));
     RunResult {
         schema_version: SCHEMA_VERSION,
@@ -89,6 +82,6 @@ pub fn document(
         power,
         cost,
         counters: Vec::new(),
-        runs: ctx.runs.clone(),
+        runs,
     }
 }

@@ -14,6 +14,7 @@ use crate::files::result_dir::{ResultDir, write_result};
 use oltpgen_datagen::Rng;
 use oltpgen_report::model::cycle::{Restored, RunRecord};
 use oltpgen_report::model::{ClientCpu, IntervalRow, RunResult, Server, Step};
+use oltpgen_report::stats::power::Meter;
 
 use super::metrics::{Endpoint, Live};
 use super::{
@@ -27,8 +28,8 @@ use crate::{Error, Target};
 pub struct StudyOptions {
     /// What the system under test cost (USD).
     pub system_cost_usd: Option<f64>,
-    /// An external power meter's log, read when the run ends.
-    pub power_log: Option<PathBuf>,
+    /// External power meters' logs by label (`--power-log [LABEL=]FILE`), read when the study ends.
+    pub power_logs: Vec<(String, PathBuf)>,
     /// Time to sit idle before the run, over which idle power is averaged.
     pub idle_sample: Option<Duration>,
     /// Where `result.json` is written after every judged step, so that a run killed part-way keeps
@@ -50,7 +51,8 @@ impl RunPlan {
             Ramp::Rate(r) => format!("{r}/s"),
             Ramp::Over(d) => humantime::format_duration(d).to_string(),
         };
-        let users: Vec<u32> = self.steps.iter().map(|s| s.users).collect();
+        // The sweep once: every run repeats it.
+        let users: Vec<u32> = self.of_run(1).steps.iter().map(|s| s.users).collect();
         let serde_json::Value::Object(map) = serde_json::json!({
             "users": users,
             "runs": self.runs(),
@@ -157,7 +159,7 @@ pub async fn study<W: Workload>(
             started_at: SystemTime::now(),
             plan: plan.clone(),
             system_cost_usd: opts.system_cost_usd,
-            power_log: None,
+            meters: Vec::new(),
             runs: Vec::new(),
         },
         targets: Vec::new(),
@@ -195,6 +197,9 @@ pub async fn study<W: Workload>(
             restored: start.restored,
             start_rows: start.start_rows,
             idle_window_s,
+            // Worked out with the result, from the meters' logs read at the end.
+            meters: BTreeMap::new(),
+            power: None,
         });
         let shift = Shift { offset_s, first_step: checkpoint.steps.len() as u32 };
         let measured = drive(workload, &plan.of_run(run), |p| {
@@ -217,20 +222,17 @@ pub async fn study<W: Workload>(
         }
     }
     let mut context = checkpoint.context;
-    context.power_log = match &opts.power_log {
-        // A meter's log that cannot be read now costs the power figures, never the run's result.
-        Some(path) => match read_power_log(path) {
-            Ok(readings) => Some(readings),
-            Err(e) => {
-                eprintln!("warning: {e}: the result has no power figures");
-                None
-            }
-        },
+    context.meters = if opts.power_logs.is_empty() {
         // Without a meter's log, the host's own energy counters where it has them.
-        None if total.measured_energy => {
-            Some(oltpgen_report::stats::power::from_energy(&total.energy, &total.energy_max_uj))
-        }
-        None => None,
+        let energy = oltpgen_report::stats::power::from_energy(&total.energy, &total.energy_max_uj);
+        let name = RAPL_METER.to_string();
+        if total.measured_energy { vec![Meter { name, readings: energy }] } else { Vec::new() }
+    } else {
+        // A meter's log that cannot be read now costs the power figures, never the runs' result.
+        read_meters(&opts.power_logs).unwrap_or_else(|e| {
+            eprintln!("warning: {e}: the result has no power figures");
+            Vec::new()
+        })
     };
     let mut result = result::build(context, total.into_measured(checkpoint.targets, stopped.is_some()));
     watch.finish(&mut result, plan.report_interval.as_secs_f64()).await;
@@ -403,11 +405,20 @@ impl Watch {
     }
 }
 
-/// The meter's readings in `path`, or one line saying why there are none.
-fn read_power_log(path: &std::path::Path) -> Result<Vec<oltpgen_report::stats::power::Reading>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("--power-log: cannot read {}: {e}", path.display()))?;
-    oltpgen_report::stats::power::parse(&text).map_err(|e| format!("--power-log {}: {e}", path.display()))
+/// The label of the host's own energy counters (RAPL) as a meter, when no `--power-log` is given.
+const RAPL_METER: &str = "rapl";
+
+/// Every meter's readings, or one line saying which log cannot be read and why.
+fn read_meters(logs: &[(String, PathBuf)]) -> Result<Vec<Meter>, String> {
+    logs.iter()
+        .map(|(name, path)| {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--power-log {name}={}: cannot read it: {e}", path.display()))?;
+            let readings = oltpgen_report::stats::power::parse(&text)
+                .map_err(|e| format!("--power-log {name}={}: {e}", path.display()))?;
+            Ok(Meter { name: name.clone(), readings })
+        })
+        .collect()
 }
 
 /// The result as judged so far, written after every judged step.

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::Power;
+
 /// One run of the sweep as the study cycle began it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
@@ -27,6 +29,22 @@ pub struct RunRecord {
     /// `--idle-sample`: the Unix-seconds span before the run over which it sat idle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_window_s: Option<[f64; 2]>,
+    /// Each power meter's idle and active watts over this run (`--power-log LABEL=FILE`), by its label.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub meters: BTreeMap<String, MeterWatts>,
+    /// The run's power on every meter's total, active over its headline step's window; its throughput
+    /// per watt is that step's. `None` without meters, or when one read nothing over the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<Power>,
+}
+
+/// One meter's mean watts over a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeterWatts {
+    /// Over the idle time before the run (`--idle-sample`); `None` without one, or without readings in it.
+    pub idle_w: Option<f64>,
+    /// Over the run's headline step's window; `None` without readings in it.
+    pub active_w: Option<f64>,
 }
 
 /// How a run's database was put back to its loaded state.

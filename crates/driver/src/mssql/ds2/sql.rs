@@ -91,14 +91,16 @@ fn id_sequence(table: &str, column: &str) -> [String; 3] {
 }
 
 /// The statements that start the id sequences past the loaded ids again once a restore has put the
-/// loaded rows back: each default and sequence dropped and made again as the load made them (the
-/// statements the load ran, which Babelfish runs too).
+/// loaded rows back (the sequences, their grants and the columns' defaults stay as they are). `RESTART
+/// WITH` takes a constant only, hence the dynamic SQL, as at load time.
 pub fn restart_sequences() -> Vec<String> {
     [("customers", "customerid"), ("orders", "orderid")]
         .into_iter()
-        .flat_map(|(table, column)| {
-            let again = id_sequence(table, column);
-            std::iter::once(format!("ALTER TABLE {table} DROP CONSTRAINT df_{table}_{column}")).chain(again)
+        .map(|(table, column)| {
+            format!(
+                "DECLARE @sql NVARCHAR(200) = CONCAT('ALTER SEQUENCE {table}_{column}_seq RESTART WITH ', \
+                 (SELECT COALESCE(MAX({column}), 0) + 1 FROM {table})); EXEC (@sql)"
+            )
         })
         .collect()
 }
