@@ -54,7 +54,7 @@ fn headlines(r: &Value, unit: &str) -> Vec<f64> {
 }
 
 /// What every three-run study must show: three runs, each restored with its own seed, idle for about
-/// `idle_s` before it, starting from the same rows (`start_rows`), metered on both meters; the result's
+/// two seconds before it, starting from the same rows (`start_rows`), metered on both meters; the result's
 /// power the median run's (by `unit`), the lines saying so in summary.txt, `report show` and report.html;
 /// the hooks run before and after each run, in order, told their run, targets and directory.
 #[track_caller]
@@ -73,7 +73,8 @@ fn assert_study(dir: &Path, unit: &str, start_rows: &Value) {
         assert_eq!(run["restored"]["method"], "generator", "{run}");
         assert_eq!(&run["start_rows"], start_rows, "every run from the loaded rows: {run}");
         let [a, b] = [0, 1].map(|k| run["idle_window_s"][k].as_f64().unwrap());
-        assert!((0.9..3.0).contains(&(b - a)), "idle for about a second before every run: {run}");
+        assert!((1.9..4.0).contains(&(b - a)), "idle for two seconds before every run: {run}");
+        assert!(run["idle_counters"]["client/cpu_pct"].is_number(), "the counters at rest: {run}");
         let start = run["start_s"].as_f64().unwrap();
         assert!(start > last_start, "runs one after the other on one clock: {runs:?}");
         last_start = start;
@@ -135,10 +136,10 @@ fn assert_study(dir: &Path, unit: &str, start_rows: &Value) {
     }
 }
 
-/// The common flags of a short study: three runs, restored, idle a second before each, both hooks,
+/// The common flags of a short study: three runs, restored, idle two seconds before each, both hooks,
 /// two meters, a system cost, a loose cap.
 fn study_flags<'a>(meters: &'a [String; 2], out: &'a Path) -> Vec<&'a str> {
-    let mut args = vec!["--runs", "3", "--restore", "--idle-sample", "1s", "--system-cost", "1000"];
+    let mut args = vec!["--runs", "3", "--restore", "--idle-sample", "2s", "--system-cost", "1000"];
     args.extend(HOOKS);
     args.extend(["--power-log", &meters[0], "--power-log", &meters[1], "-q", "--out", out.to_str().unwrap()]);
     args

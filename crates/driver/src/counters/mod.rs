@@ -13,7 +13,7 @@
 pub mod host;
 pub mod node_exporter;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -280,24 +280,34 @@ pub fn attach(result: &mut RunResult, series: Vec<CounterSeries>, notes: Vec<Str
     }
 }
 
-/// Each counter's average over every step's window, keyed `<source>/<name>`: the mean of the points
-/// whose interval's middle lies within the window.
+/// Each counter's average over every step's window, keyed `<source>/<name>` ([`window_averages`]).
 pub fn step_averages(series: &[CounterSeries], steps: &mut [Step], interval_s: f64) {
     for step in steps {
-        let (start, end) = (step.window.start_s, step.window.end_s);
-        for s in series {
-            let inside: Vec<f64> = s
-                .points
-                .iter()
-                .filter(|[t, _]| (start..=end).contains(&(t - interval_s / 2.0)))
-                .map(|[_, v]| *v)
-                .collect();
-            if !inside.is_empty() {
-                let mean = inside.iter().sum::<f64>() / inside.len() as f64;
-                step.counters.insert(format!("{}/{}", s.source, s.name), mean);
-            }
+        step.counters.extend(window_averages(series, (step.window.start_s, step.window.end_s), interval_s));
+    }
+}
+
+/// Each counter's average over `(start, end)` (seconds on the run's clock), keyed `<source>/<name>`:
+/// the mean of the points (`interval_s` apart) whose interval's middle lies within the window. A
+/// counter with no such point is left out.
+pub fn window_averages(
+    series: &[CounterSeries],
+    (start, end): (f64, f64),
+    interval_s: f64,
+) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for s in series {
+        let inside: Vec<f64> = s
+            .points
+            .iter()
+            .filter(|[t, _]| (start..=end).contains(&(t - interval_s / 2.0)))
+            .map(|[_, v]| *v)
+            .collect();
+        if !inside.is_empty() {
+            out.insert(format!("{}/{}", s.source, s.name), inside.iter().sum::<f64>() / inside.len() as f64);
         }
     }
+    out
 }
 
 /// This machine, from `/proc`.

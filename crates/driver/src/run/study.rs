@@ -197,7 +197,8 @@ pub async fn study<W: Workload>(
             restored: start.restored,
             start_rows: start.start_rows,
             idle_window_s,
-            // Worked out with the result, from the meters' logs read at the end.
+            // Worked out with the result, from the counters and the meters' logs read at the end.
+            idle_counters: BTreeMap::new(),
             meters: BTreeMap::new(),
             power: None,
         });
@@ -234,8 +235,16 @@ pub async fn study<W: Workload>(
             Vec::new()
         })
     };
+    let t0 = unix_s(context.started_at);
     let mut result = result::build(context, total.into_measured(checkpoint.targets, stopped.is_some()));
-    watch.finish(&mut result, plan.report_interval.as_secs_f64()).await;
+    let interval_s = plan.report_interval.as_secs_f64();
+    watch.finish(&mut result, interval_s).await;
+    // Each run's counters at rest: over its idle time, on the result's clock.
+    for run in &mut result.runs {
+        if let Some([a, b]) = run.idle_window_s {
+            run.idle_counters = counters::window_averages(&result.counters, (a - t0, b - t0), interval_s);
+        }
+    }
     Ok(Studied { result, stopped })
 }
 

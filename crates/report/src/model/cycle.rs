@@ -29,6 +29,10 @@ pub struct RunRecord {
     /// `--idle-sample`: the Unix-seconds span before the run over which it sat idle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_window_s: Option<[f64; 2]>,
+    /// Each host and database counter's average while the run sat idle, keyed `<source>/<name>` as a
+    /// step's counters are: the system at rest, beside the same counters under load.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub idle_counters: BTreeMap<String, f64>,
     /// Each power meter's idle and active watts over this run (`--power-log LABEL=FILE`), by its label.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub meters: BTreeMap<String, MeterWatts>,

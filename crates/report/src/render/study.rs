@@ -122,6 +122,7 @@ mod tests {
             restored: restored.then(|| Restored { method: "generator".into(), duration_s: 2.0 }),
             start_rows: BTreeMap::from([("orders".to_string(), orders)]),
             idle_window_s: None,
+            idle_counters: BTreeMap::new(),
             meters: BTreeMap::new(),
             power: None,
         }

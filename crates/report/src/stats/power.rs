@@ -168,6 +168,7 @@ mod tests {
                 restored: None,
                 start_rows: Default::default(),
                 idle_window_s: Some([T0 + start(run) - 600.0, T0 + start(run) - 1.0]),
+                idle_counters: Default::default(),
                 meters: Default::default(),
                 power: None,
             })
