@@ -7,8 +7,8 @@ use oltpgen_report::model::{
     ClientCpu, Cost, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind,
 };
 use oltpgen_report::stats::cap::max_within_cap;
-use oltpgen_report::stats::median_run;
 use oltpgen_report::stats::power::{Meter, study_power};
+use oltpgen_report::stats::{median_run, steady};
 
 use super::{Measured, RunPlan};
 
@@ -53,6 +53,11 @@ pub fn document(
     targets: Vec<String>,
     timeseries: Vec<IntervalRow>,
 ) -> RunResult {
+    let mut steps = steps;
+    let interval_s = ctx.plan.report_interval.as_secs_f64();
+    for step in &mut steps {
+        step.trend = steady::trend(&timeseries, step.window, interval_s);
+    }
     let t0 = ctx.started_at.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
     let mut runs = ctx.runs.clone();
     // Power, idle and active, is the median run's.

@@ -194,6 +194,7 @@ impl Step {
             cap: None,
             audit: None,
             counters: BTreeMap::new(),
+            trend: None,
         }
     }
 

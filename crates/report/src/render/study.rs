@@ -1,15 +1,37 @@
 //! The study's lines beside the headline, shared by `report show`, summary.txt and report.html: how the
 //! runs of a repeated sweep began and which one is the median ([`runs`]), power on every meter with the
-//! throughput per watt ([`power`]), and the cost per unit of throughput ([`cost`]).
+//! throughput per watt ([`power`]), the cost per unit of throughput ([`cost`]), and the steps that were not
+//! steady ([`unsteady`]).
 
 use crate::model::RunResult;
 use crate::model::cycle::RunRecord;
 use crate::numfmt::{figure, thousands};
 use crate::stats::{median_run, run_headline};
 
-/// Every study line `r` has, in order: runs, power, cost.
+/// Every study line `r` has, in order: runs, power, cost, then a note per step that was not steady.
 pub fn lines(r: &RunResult) -> Vec<String> {
-    [runs(r), power(r), cost(r)].into_iter().flatten().collect()
+    let mut lines: Vec<String> = [runs(r), power(r), cost(r)].into_iter().flatten().collect();
+    lines.extend(unsteady(r));
+    lines
+}
+
+/// A note for every step whose throughput trended across its window by more than its noise (a note, not
+/// a verdict: the step is judged by its cap as ever).
+pub fn unsteady(r: &RunResult) -> Vec<String> {
+    r.steps
+        .iter()
+        .filter_map(|s| {
+            let t = s.trend.filter(|t| t.significant)?;
+            let p = if t.p_value < 0.001 { "p < 0.001".to_string() } else { format!("p = {:.3}", t.p_value) };
+            Some(format!(
+                "step {} run {} not steady: throughput {:+.1}% per minute across its window ({} intervals, {p})",
+                s.index + 1,
+                s.run,
+                t.pct_per_min,
+                t.intervals
+            ))
+        })
+        .collect()
 }
 
 /// With `--runs`: each run's headline, which one is the median, and how each began (restored, or the
@@ -111,7 +133,7 @@ mod tests {
     use super::*;
     use crate::fixtures::{result, tpcc_step};
     use crate::model::cycle::{MeterWatts, Restored};
-    use crate::model::{Cost, Power, Workload};
+    use crate::model::{Cost, Power, Trend, Workload};
     use crate::stats::cap::Cap;
 
     fn record(run: u32, restored: bool, orders: u64) -> RunRecord {
@@ -178,6 +200,15 @@ mod tests {
         r.cost = Some(Cost::new(10_994.88, Some(&r.steps[1].figures)));
         assert_eq!(cost(&r).unwrap(), "cost: $10,994.88 system, $12.22 per NOPM, $366.50 per TPS");
         assert_eq!(lines(&r).len(), 3);
+        r.steps[2].trend =
+            Some(Trend { pct_per_min: -4.25, p_value: 0.0123, intervals: 18, significant: true });
+        r.steps[1].trend = Some(Trend { pct_per_min: 0.4, p_value: 0.6, intervals: 18, significant: false });
+        assert_eq!(
+            unsteady(&r),
+            [
+                "step 3 run 3 not steady: throughput -4.2% per minute across its window (18 intervals, p = 0.012)"
+            ]
+        );
     }
 
     /// Section 3 of the studies we reproduce: cost per OPM from the configurations' published cost and

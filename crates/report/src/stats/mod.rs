@@ -9,7 +9,7 @@
 //! Its modules judge and combine results: the response-time cap and the headline
 //! ([`cap::max_within_cap`]), TPC-C's audit ([`audit::tpcc`]), Welch's t-test over repeated runs
 //! ([`significance::welch`]), two results compared ([`compare::compare`]), several merged into one
-//! ([`merge::merge`]), and the power meter's log ([`power`]).
+//! ([`merge::merge`]), the power meters' logs ([`power`]), and whether a step was steady ([`steady`]).
 //!
 //! ```
 //! use oltpgen_report::stats::{percent_change, ratio};
@@ -23,6 +23,7 @@ pub mod compare;
 pub mod merge;
 pub mod power;
 pub mod significance;
+pub mod steady;
 
 use std::collections::BTreeMap;
 
