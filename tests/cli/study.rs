@@ -1,6 +1,7 @@
 //! The study cycle (issue 26): `--runs` repeating the whole sweep, each run put back to the loaded
 //! database (`--restore`), hooked (`--before-run`, `--after-run`), idled (`--idle-sample`) and metered
-//! on two power meters, the median run by the headline; a hook that fails; the flags' refusals. On a
+//! on two power meters, the median run by the headline; a hook that fails; the flags' refusals (DS2's
+//! own spellings among them). On a
 //! throwaway PostgreSQL, and on the SQL Server CI exports (Babelfish).
 
 use std::path::Path;
@@ -8,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{
-    MssqlDb, assert_matches_schema, assert_no_secret, assert_refused, mssql, mssql_int, mssql_turn,
+    MssqlDb, SECRET, assert_matches_schema, assert_no_secret, assert_refused, mssql, mssql_int, mssql_turn,
     mssql_url, oltpgen, result_json, sql,
 };
 use crate::ds2::server_with;
@@ -289,6 +290,14 @@ fn hooks_need_an_out_and_meters_their_own_labels() {
     let twice = format!("server={}", log.display());
     let out = oltpgen(&["tpcc", "run", "--temp-db", "--power-log", &twice, "--power-log", &twice]);
     assert_refused(&out, "--power-log names the meter server twice");
+    // DS2's own spelling of a host's counters carries a password: refused without repeating it.
+    let perf = format!("--linux_perf_host=root:{SECRET}:db1");
+    let out = oltpgen(&["ds2", "run", "--temp-db", "--n_threads=2", &perf]);
+    assert_refused(&out, "--linux_perf_host puts a password on the command line");
+    assert!(out.stderr.contains("--node-exporter"), "{}", out.stderr);
+    // DS2's --target edits one URL's host: several are refused.
+    let out = oltpgen(&["ds2", "run", "--target=db1", "--url", "postgres://a/x", "--url", "postgres://b/y"]);
+    assert_refused(&out, "give one --url as the pattern");
 }
 
 #[cfg_attr(

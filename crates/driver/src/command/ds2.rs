@@ -50,6 +50,8 @@ pub struct Ds2Run {
     pub csv_output: Option<PathBuf>,
     /// `--detailed-view`: per-database progress lines and per-operation figures at the end.
     pub detailed_view: bool,
+    /// DS2's `--linux_perf_host` was given: refused, as it carries a password on the command line.
+    pub linux_perf_host: bool,
     /// `--run-seed`.
     pub seed: Option<u64>,
     /// The cap, repetitions, cost, power and where the result goes.
@@ -107,6 +109,13 @@ pub async fn run(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Res
 /// # Errors
 /// Bad flags or paths, a database named twice, a server that cannot be reached, the interruption.
 pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Result<Ds2Plan, Error> {
+    if req.linux_perf_host {
+        // Its value is not repeated: it holds a password.
+        return Err(Error::usage(
+            "--linux_perf_host puts a password on the command line: oltpgen reads a database host's counters \
+             from its node_exporter instead (--node-exporter http://HOST:9100/metrics)",
+        ));
+    }
     let study = &req.study;
     let cap = study.cap(Workload::Ds2)?;
     let csv_output = req.csv_output.as_deref().map(|p| ("--csv-output", p));

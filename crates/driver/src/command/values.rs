@@ -155,6 +155,15 @@ pub fn parse_listen(s: &str) -> Result<std::net::SocketAddr, String> {
     })
 }
 
+/// DS2's yes or no (`--detailed_view=Y`): `Y`, `N`, and the longer spellings, any case.
+pub fn parse_yes_no(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" | "true" | "1" => Ok(true),
+        "n" | "no" | "false" | "0" => Ok(false),
+        _ => Err(format!("'{s}' is neither Y nor N")),
+    }
+}
+
 /// `--power-log`: `LABEL=FILE` (one meter of several: `server=…`, `storage=…`), or a plain `FILE`, the
 /// one meter labelled [`PLAIN_METER`](oltpgen_report::stats::power::PLAIN_METER). A label is letters,
 /// digits, `_` and `-`; anything else before an `=` is part of a file's name.
