@@ -1,6 +1,7 @@
 //! Host and database counters on the run's clock: a [`Sampler`] on its own task reads, every report
 //! interval, this machine's `/proc` ([`host`]), each target's own statistics over a connection of its
-//! own (through [`Conn::counters`], one arm per engine), and each `--node-exporter` ([`node_exporter`]);
+//! own (through [`Conn::counters`], one arm per engine), and each `--node-exporter` ([`node_exporter`], or
+//! a Windows host's [`windows_exporter`]);
 //! it turns two readings into the figures the studies quote and keeps them as series
 //! ([`CounterSeries`]): source `client`, `db:<target label>` or `node:<exporter URL>`, and names with
 //! their unit (`cpu_pct`, `disk_vda_transfers_per_s`, `commits_per_s`, …).
@@ -12,6 +13,7 @@
 
 pub mod host;
 pub mod node_exporter;
+pub mod windows_exporter;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};

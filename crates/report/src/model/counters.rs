@@ -1,5 +1,6 @@
 //! The keys of a step's counters ([`Step::counters`]: `<source>/<name>`) and which of them the studies
-//! quote per step (CPU %, disk transfers/s, ms per transfer, queue length, buffer hit %, watts): the
+//! quote per step (CPU %, disk transfers/s, ms per transfer, queue length, buffer hit %, checkpoint
+//! pages/s, watts): the
 //! counters `report show`, report.html and `report compare` put beside each step's figures.
 //!
 //! ```
@@ -11,13 +12,15 @@
 use crate::model::Step;
 
 /// Whether the studies' per-step tables quote counter `name`: CPU %, each disk's transfers/s, ms per
-/// transfer and queue length, the buffer hit %, and watts.
+/// transfer and queue length, the buffer hit %, checkpoint pages/s, and watts.
 pub fn quoted(name: &str) -> bool {
     let disk = name.starts_with("disk_")
         && (name.ends_with("_transfers_per_s")
             || name.ends_with("_ms_per_transfer")
             || name.ends_with("_queue_length"));
-    disk || matches!(name, "cpu_pct" | "buffer_hit_pct") || name.ends_with("watts") || name.ends_with("_w")
+    disk || matches!(name, "cpu_pct" | "buffer_hit_pct" | "checkpoint_pages_per_s")
+        || name.ends_with("watts")
+        || name.ends_with("_w")
 }
 
 /// `<source>/<name>` split at its last `/` (a source may be a URL, a name never holds one).
@@ -46,6 +49,7 @@ mod tests {
             "disk_vda_ms_per_transfer",
             "disk_vda_queue_length",
             "buffer_hit_pct",
+            "checkpoint_pages_per_s",
             "watts",
         ] {
             assert!(quoted(name), "{name}");
