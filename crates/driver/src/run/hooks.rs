@@ -73,18 +73,37 @@ pub async fn run_hook(
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| failed(format!("could not start: {e}")))?;
-    match tokio::time::timeout(timeout, child.wait()).await {
+    // Until it ends, its whole group is killed with it: past its time limit, or when the study stops
+    // (Ctrl-C drops this future).
+    let mut group = GroupGuard(child.id());
+    let outcome = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(Ok(status)) if status.success() => Ok(()),
         Ok(Ok(status)) => Err(failed(format!("failed ({status}; its output is in {})", log_path.display()))),
         Ok(Err(e)) => Err(failed(format!("could not be waited for: {e}"))),
-        Err(_) => {
-            if let Some(pid) = child.id() {
-                kill_group(pid).await;
-            }
-            Err(failed(format!(
-                "ran past its time limit of {} (--hook-timeout) and was killed",
-                humantime::format_duration(timeout)
-            )))
+        Err(_) => Err(failed(format!(
+            "ran past its time limit of {} (--hook-timeout) and was killed",
+            humantime::format_duration(timeout)
+        ))),
+    };
+    if outcome.is_ok() {
+        // The shell ended well: what it left running in the background is the user's to keep.
+        group.0 = None;
+    }
+    outcome
+}
+
+/// Kills the process group it names (a hook's shell and everything it started) when dropped.
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pid}")])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
         }
     }
 }
@@ -95,17 +114,6 @@ fn open_log(path: &std::path::Path) -> std::io::Result<std::fs::File> {
         std::fs::create_dir_all(dir)?;
     }
     std::fs::OpenOptions::new().create(true).append(true).open(path)
-}
-
-/// Kills the process group led by `pid` (the hook's shell and everything it started).
-async fn kill_group(pid: u32) {
-    let _ = tokio::process::Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .await;
 }
 
 #[cfg(test)]

@@ -172,15 +172,26 @@ pub async fn study<W: Workload>(
     let mut stopped = None;
     let mut first_start: Option<Instant> = None;
     for run in 1..=plan.runs() {
-        let start = match cycle.before_run(run).await {
-            Ok(start) => start,
-            Err(e) => {
+        // Ctrl-C during a restore, a hook or the idle time stops the study there, as during a run.
+        let start = match until_stopped(cycle.before_run(run)).await {
+            Some(Ok(start)) => start,
+            Some(Err(e)) => {
                 stopped = Some(e);
+                break;
+            }
+            None => {
+                total.interrupted = true;
                 break;
             }
         };
         let idle_window_s = match opts.idle_sample {
-            Some(idle) => Some(sit_idle(idle, &mut total.energy).await),
+            Some(idle) => match until_stopped(sit_idle(idle, &mut total.energy)).await {
+                Some(window) => Some(window),
+                None => {
+                    total.interrupted = true;
+                    break;
+                }
+            },
             None => None,
         };
         let (seed, workload) = workload(run);
@@ -217,9 +228,16 @@ pub async fn study<W: Workload>(
         if interrupted {
             break;
         }
-        if let Err(e) = cycle.after_run(run).await {
-            stopped = Some(e);
-            break;
+        match until_stopped(cycle.after_run(run)).await {
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                stopped = Some(e);
+                break;
+            }
+            None => {
+                total.interrupted = true;
+                break;
+            }
         }
     }
     let mut context = checkpoint.context;
@@ -246,6 +264,15 @@ pub async fn study<W: Workload>(
         }
     }
     Ok(Studied { result, stopped })
+}
+
+/// `work`'s outcome, or `None` when a stop signal (Ctrl-C, SIGTERM, SIGHUP) came first: `work` is then
+/// dropped (a hook's shell with it).
+async fn until_stopped<T>(work: impl Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        out = work => Some(out),
+        () = crate::stop::requested() => None,
+    }
 }
 
 /// Sits idle for `idle`, reading the host's energy counters into `energy` at both ends where it has
