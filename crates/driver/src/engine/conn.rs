@@ -157,6 +157,7 @@ impl Conn {
         let server = match self {
             Conn::Postgres(c) => pg::clock_ms(c, target).await?,
             Conn::SqlServer(c) => mssql::clock_ms(c, target).await?,
+            Conn::MySql(c) => mysql::clock_ms(c, target).await?,
         };
         Ok(server - (before + now_ms()) / 2.0)
     }

@@ -33,6 +33,16 @@ pub fn create_index(engine: Engine, index: &Index) -> String {
     }
 }
 
+/// The engine's statements that empty `tables` (and nothing else: a table of the user's that refers to
+/// one of them makes them fail rather than be emptied too), before a restore loads their rows again.
+pub fn truncate(engine: Engine, tables: &[&str]) -> Vec<String> {
+    match engine {
+        Engine::Postgres => pg::schema::truncate(tables),
+        Engine::SqlServer => mssql::schema::truncate(tables),
+        Engine::MySql => mysql::schema::truncate(tables),
+    }
+}
+
 /// The engine's statement that gathers the planner's statistics of `table` after a load.
 pub fn statistics(engine: Engine, table: &str) -> String {
     match engine {

@@ -41,6 +41,12 @@ pub fn create_index(index: &Index) -> String {
     format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
 }
 
+/// The statements that empty `tables` before a restore, one each (the workloads' tables have no foreign
+/// keys among them; one of the user's referring to them makes its `TRUNCATE` fail).
+pub fn truncate(tables: &[&str]) -> Vec<String> {
+    tables.iter().map(|t| format!("TRUNCATE TABLE {t}")).collect()
+}
+
 /// The statement that refreshes `table`'s statistics after a load. Babelfish lacks `UPDATE STATISTICS`
 /// (its PostgreSQL analyses tables on its own): dynamic SQL is parsed only where it runs, so the same
 /// batch skips it there.

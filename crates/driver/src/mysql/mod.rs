@@ -241,6 +241,19 @@ pub async fn server_info(conn: &Conn, target: &Target) -> Result<ServerInfo, Err
     Ok(ServerInfo { engine: Engine::MySql, version, settings })
 }
 
+/// Reads the server's clock, milliseconds since the Unix epoch (for an agent's clock offset).
+///
+/// # Errors
+/// [`Error::Failed`] when the query fails.
+pub async fn clock_ms(conn: &Conn, target: &Target) -> Result<f64, Error> {
+    let ms: Option<String> = conn
+        .with(target, "reading the server's clock", async |c| {
+            c.query_first("SELECT CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000 AS CHAR)").await
+        })
+        .await?;
+    ms.and_then(|m| m.parse().ok()).ok_or_else(|| Error::failed("the server gave no clock"))
+}
+
 /// Reads the server's connection limit (`max_connections`; one more is kept for a `SUPER` login) and
 /// the connections open now.
 ///

@@ -39,6 +39,12 @@ pub fn create_index(index: &Index) -> String {
     format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
 }
 
+/// The statements that empty `tables` before a restore loads their rows again: InnoDB refuses to
+/// truncate a table another table's foreign key refers to, so a user's table stops it.
+pub fn truncate(tables: &[&str]) -> Vec<String> {
+    tables.iter().map(|t| format!("TRUNCATE TABLE {t}")).collect()
+}
+
 /// The statement that refreshes `table`'s index statistics after a load.
 pub fn statistics(table: &str) -> String {
     format!("ANALYZE TABLE {table}")

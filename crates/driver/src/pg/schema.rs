@@ -36,6 +36,12 @@ pub fn create_index(index: &Index) -> String {
     format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
 }
 
+/// The statement that empties `tables` before a restore.
+pub fn truncate(tables: &[&str]) -> Vec<String> {
+    // One statement for all: no CASCADE, so a user's table referring to one of them stops it.
+    vec![format!("TRUNCATE {}", tables.join(", "))]
+}
+
 /// The statement that gathers the planner's statistics of `table` after a load.
 pub fn statistics(table: &str) -> String {
     format!("ANALYZE {table}")
