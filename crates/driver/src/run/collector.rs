@@ -55,9 +55,17 @@ impl Tally {
             avg_ms: h.mean_us() / 1e3,
             p95_ms: h.percentile_us(95.0) as f64 / 1e3,
             max_ms: h.max_us() as f64 / 1e3,
+            at_or_below: h.counts_at_or_below(&LATENCY_BUCKETS_US),
         }
     }
 }
+
+/// The response-time bounds, µs, that each interval counts transactions at or below: the live
+/// metrics' histogram buckets (`le`, in seconds there), 1 ms to 10 s.
+pub const LATENCY_BUCKETS_US: [u64; 13] = [
+    1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000,
+    10_000_000,
+];
 
 /// One transaction type in one reporting interval.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -74,6 +82,8 @@ pub struct KindInterval {
     pub p95_ms: f64,
     /// Largest response time, ms.
     pub max_ms: f64,
+    /// Of `count`, how many took at most each of [`LATENCY_BUCKETS_US`].
+    pub at_or_below: [u64; LATENCY_BUCKETS_US.len()],
 }
 
 /// The figures of one reporting interval, for the live line and the time series.

@@ -16,6 +16,7 @@ use oltpgen_report::model::Step;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::IntervalFigures;
+use super::collector::LATENCY_BUCKETS_US;
 use crate::Error;
 use crate::counters::SamplerReader;
 
@@ -27,6 +28,10 @@ struct Txn {
     tps: f64,
     avg_ms: f64,
     p95_ms: f64,
+    /// Since the run began: transactions at or below each of [`LATENCY_BUCKETS_US`], and the sum
+    /// of their response times, seconds (the histogram's buckets and `_sum`; `count` is its `_count`).
+    at_or_below: [u64; LATENCY_BUCKETS_US.len()],
+    latency_sum_s: f64,
 }
 
 /// What the run has reported so far, as the endpoint serves it.
@@ -53,13 +58,16 @@ impl Live {
     pub fn interval(&mut self, f: &IntervalFigures) {
         self.elapsed_s = f.elapsed_s;
         self.users = f.users;
-        for row in &f.rows {
+        // The rows are the kinds' figures, in the same order.
+        for (row, kind) in f.rows.iter().zip(&f.kinds) {
             let t = self.txns.entry(row.txn.clone()).or_default();
             t.count += row.count;
             t.errors += row.errors;
             t.tps = row.tps;
             t.avg_ms = row.avg_ms;
             t.p95_ms = row.p95_ms;
+            t.at_or_below.iter_mut().zip(&kind.at_or_below).for_each(|(total, n)| *total += n);
+            t.latency_sum_s += kind.avg_ms * kind.count as f64 / 1e3;
         }
         self.errors_by_kind.clone_from(&f.errors_by_kind);
     }
@@ -164,7 +172,29 @@ pub fn render(live: &Live, counters: &[(String, String, f64)]) -> String {
         "Host and database figures over the last interval, named as result.json names them.",
         &mut counters.iter().map(|(source, name, v)| (labels(&[("source", source), ("name", name)]), *v)),
     );
+    latency_histogram(&mut out, live, agent.as_deref());
     out
+}
+
+/// `oltpgen_latency_seconds`, a histogram per transaction type since the run began: Prometheus sums
+/// its buckets across agents (`sum without (agent) (rate(oltpgen_latency_seconds_bucket[1m]))`) and
+/// takes percentiles of the whole with `histogram_quantile`, which the gauges of one process's mean
+/// and p95 cannot give.
+fn latency_histogram(out: &mut String, live: &Live, agent: Option<&str>) {
+    let name = "oltpgen_latency_seconds";
+    let _ =
+        writeln!(out, "# HELP {name} Response times since the run began, by type.\n# TYPE {name} histogram");
+    for (txn, t) in &live.txns {
+        let bounds = LATENCY_BUCKETS_US.iter().map(|us| sample_value(*us as f64 / 1e6));
+        let buckets = bounds.zip(t.at_or_below).chain([("+Inf".to_string(), t.count)]);
+        for (le, n) in buckets {
+            let labels = with_agent(labels(&[("txn", txn), ("le", &le)]), agent);
+            let _ = writeln!(out, "{name}_bucket{labels} {n}");
+        }
+        let labels = with_agent(labels(&[("txn", txn)]), agent);
+        let _ = writeln!(out, "{name}_sum{labels} {}", sample_value(t.latency_sum_s));
+        let _ = writeln!(out, "{name}_count{labels} {}", t.count);
+    }
 }
 
 /// A sample's value as people read it: to the microsecond or millionth at most, without the binary
@@ -291,6 +321,10 @@ mod tests {
         let page = render(&live, &[]);
         assert!(page.contains("\noltpgen_users{agent=\"1\"} 8\n"), "{page}");
         assert!(page.contains("\noltpgen_transactions_total{agent=\"1\",txn=\"payment\"} 4\n"), "{page}");
+        assert!(
+            page.contains("\noltpgen_latency_seconds_bucket{agent=\"1\",txn=\"payment\",le=\"+Inf\"} 4\n"),
+            "{page}"
+        );
         let whole = render(&Live { users: 8, ..Live::of(super::super::Agent::WHOLE) }, &[]);
         assert!(whole.contains("\noltpgen_users 8\n"), "one process's series carry no agent: {whole}");
     }
@@ -298,8 +332,17 @@ mod tests {
     #[test]
     fn the_page_reads_back_in_the_text_format() {
         let mut live = Live { users: 8, ..Live::default() };
-        live.txns
-            .insert("new_order".into(), Txn { count: 40, errors: 1, tps: 20.0, avg_ms: 12.5, p95_ms: 30.0 });
+        let at_or_below = [0, 0, 0, 10, 30, 39, 40, 40, 40, 40, 40, 40, 40];
+        let txn = Txn {
+            count: 40,
+            errors: 1,
+            tps: 20.0,
+            avg_ms: 12.5,
+            p95_ms: 30.0,
+            at_or_below,
+            latency_sum_s: 0.5,
+        };
+        live.txns.insert("new_order".into(), txn);
         live.errors_by_kind.insert("connection_lost".into(), 1);
         live.steps.push((0, 1, 8, 42.5, true));
         let counters = vec![("db:postgres://u@h/\"q\"".to_string(), "commits_per_s".to_string(), 99.0)];
@@ -316,6 +359,16 @@ mod tests {
         assert_eq!(get("oltpgen_step_throughput").label("step"), Some("1"), "steps count from 1");
         assert!(page.contains("oltpgen_step_throughput{step=\"1\",run=\"1\",users=\"8\"} 42.5\n"), "{page}");
         assert_eq!(get("oltpgen_sampled").label("source"), Some("db:postgres://u@h/\"q\""));
+        assert!(
+            page.contains("\noltpgen_latency_seconds_bucket{txn=\"new_order\",le=\"0.01\"} 10\n"),
+            "{page}"
+        );
+        assert!(
+            page.contains("\noltpgen_latency_seconds_bucket{txn=\"new_order\",le=\"+Inf\"} 40\n"),
+            "{page}"
+        );
+        assert!(page.contains("\noltpgen_latency_seconds_sum{txn=\"new_order\"} 0.5\n"), "{page}");
+        assert!(page.contains("\noltpgen_latency_seconds_count{txn=\"new_order\"} 40\n"), "{page}");
         let families = page.lines().filter(|l| l.starts_with("# TYPE")).count();
         assert_eq!(page.lines().filter(|l| l.starts_with("# HELP")).count(), families);
     }

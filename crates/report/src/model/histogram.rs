@@ -129,6 +129,19 @@ impl LatencyHistogram {
         if self.is_empty() { 0 } else { self.inner.max() }
     }
 
+    /// How many values were at or below each of `bounds_us` (ascending), in one pass over what was
+    /// recorded: the cumulative buckets of a Prometheus histogram, which sum across processes where
+    /// percentiles do not.
+    pub fn counts_at_or_below<const N: usize>(&self, bounds_us: &[u64; N]) -> [u64; N] {
+        let mut counts = [0; N];
+        for v in self.inner.iter_recorded() {
+            let value = self.inner.highest_equivalent(v.value_iterated_to());
+            let first = bounds_us.partition_point(|&b| b < value);
+            counts[first..].iter_mut().for_each(|c| *c += v.count_at_value());
+        }
+        counts
+    }
+
     /// How many values were at or beyond the 1-hour ceiling (clamped when recorded).
     ///
     /// Derived from the counts themselves, so it survives serialization and merging.
@@ -239,6 +252,16 @@ mod tests {
         assert_eq!(h.count(), 2);
         assert_eq!(h.saturated(), 1);
         assert!(h.max_us() >= HIGHEST_US);
+    }
+
+    #[test]
+    fn counts_at_or_below_are_cumulative_per_bound() {
+        let mut h = LatencyHistogram::new();
+        for us in [500, 1_000, 1_500, 20_000, 2_000_000] {
+            h.record_us(us);
+        }
+        assert_eq!(h.counts_at_or_below(&[1_000, 10_000, 1_000_000, 5_000_000]), [2, 3, 4, 5]);
+        assert_eq!(LatencyHistogram::new().counts_at_or_below(&[1_000]), [0]);
     }
 
     #[test]
