@@ -602,11 +602,21 @@ fn assert_survived(r: &serde_json::Value) {
     assert!(r["steps"][0]["transactions"]["order"]["count"].as_u64().unwrap_or(0) > 0, "{}", r["steps"][0]);
 }
 
-/// Ends the run with Ctrl-C after two report intervals (so the result's last one lies after whatever
-/// happened before): it exits 130 with its result written in `out`, marked interrupted, the orders
-/// that ran counted; the result is returned.
-async fn interrupted(run: std::process::Child, out: &std::path::Path) -> serde_json::Value {
-    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+/// [`QUICK`]'s warmup: a run's measured step begins this long after it started.
+const WARMUP: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Ends the run started at `started` with Ctrl-C after two report intervals (so the result's last one
+/// lies after whatever happened before), and not before its measured step is under way (a run stopped
+/// in its warmup measured no step): it exits 130 with its result written in `out`, marked interrupted,
+/// the orders that ran counted; the result is returned.
+async fn interrupted(
+    run: std::process::Child,
+    started: std::time::Instant,
+    out: &std::path::Path,
+) -> serde_json::Value {
+    let two_intervals = std::time::Instant::now() + std::time::Duration::from_secs(4);
+    let in_the_step = started + WARMUP + std::time::Duration::from_secs(4);
+    tokio::time::sleep_until(two_intervals.max(in_the_step).into()).await;
     assert!(
         std::process::Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap().success()
     );
@@ -646,9 +656,10 @@ async fn killed_sessions_reconnect_and_ctrl_c_writes_what_ran_on_sql_server() {
     assert_intact(&["--url", &db.url]);
 
     let out = dir.path().join("cut");
-    let run = spawn(&run_args(&[&db.url], out.to_str().unwrap(), "10m"));
+    let (run, started) =
+        (spawn(&run_args(&[&db.url], out.to_str().unwrap(), "10m")), std::time::Instant::now());
     wait_for_more_orders(&mut watch).await;
-    interrupted(run, &out).await;
+    interrupted(run, started, &out).await;
     drop(watch);
     assert_intact(&["--url", &db.url]);
     drop(db);
@@ -666,6 +677,7 @@ async fn users_reconnect_after_a_sql_server_restart_under_ds2() {
     let (own, url) = tokio::task::spawn_blocking(OwnBabelfish::start).await.unwrap();
     let db = loaded(&url, "ds2_restart").await;
     let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
     let run = spawn(&run_args(&[&db.url], dir.path().to_str().unwrap(), "10m"));
     let mut watch = connect(&db.url).await;
     wait_for_more_orders(&mut watch).await;
@@ -674,7 +686,7 @@ async fn users_reconnect_after_a_sql_server_restart_under_ds2() {
     let mut watch = connect(&db.url).await;
     wait_for_more_orders(&mut watch).await;
     drop(watch);
-    assert_survived(&interrupted(run, dir.path()).await);
+    assert_survived(&interrupted(run, started, dir.path()).await);
     assert_intact(&["--url", &db.url]);
     drop(db);
     drop(own);
