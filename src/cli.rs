@@ -14,6 +14,8 @@ use oltpgen_driver::command::load::LoadRequest;
 use oltpgen_driver::command::tpcc::TpccRun;
 use oltpgen_driver::command::values::*;
 use oltpgen_driver::io::spec::{parse_bytes, parse_pct, parse_rating};
+
+use oltpgen_driver::run::hooks::Hooks;
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
 use oltpgen_driver::vocab::tpcc::Transactions;
 use oltpgen_report::model::users::UserLoad;
@@ -196,9 +198,25 @@ pub struct RunArgs {
 /// the result's directory and the run's seed.
 #[derive(Debug, Args)]
 pub struct StudyArgs {
-    /// Repeat every step this many times; the headline comes from the median run
+    /// Run the whole step sweep this many times; the headline, power and counters come from the run
+    /// with the median NOPM (DS2: OPM)
     #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub runs: u32,
+    /// Put the workload's tables back to their loaded state before every run (their rows generated
+    /// again from the load's seed and size; nothing else of the database is touched)
+    #[arg(long)]
+    pub restore: bool,
+    /// A command (run by sh -c) before every run, after its restore: a cache flush, a server restart.
+    /// It sees OLTPGEN_RUN, OLTPGEN_OUT and OLTPGEN_TARGETS; its output goes to hooks.log in --out; if
+    /// it fails, the study stops (exit 1) keeping what ran
+    #[arg(long, value_name = "CMD")]
+    pub before_run: Option<String>,
+    /// A command (run by sh -c) after every run, as --before-run
+    #[arg(long, value_name = "CMD")]
+    pub after_run: Option<String>,
+    /// How long a --before-run or --after-run hook may take before it and its children are killed
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_positive_duration)]
+    pub hook_timeout: Duration,
     /// The response-time cap each step is judged by: avg=1s, p90=5s, new_order.p90=5s, p90=tpcc,
     /// order.avg=1s, joined by commas [default: avg=1s; ds2: order.avg=1s, a whole order's mean]
     #[arg(long, value_name = "RULES")]
@@ -209,11 +227,13 @@ pub struct StudyArgs {
     /// What the system under test cost, in USD: the result gives cost per TPS and per NOPM/OPM
     #[arg(long, value_name = "USD", value_parser = parse_cost)]
     pub system_cost: Option<f64>,
-    /// An external power meter's log (CSV: timestamp,watts) for throughput per watt [default: the host's
+    /// A power meter's log (CSV: timestamp,watts) for throughput per watt; LABEL=FILE names one of
+    /// several meters, whose watts add up (repeatable: server=a.csv, storage=b.csv) [default: the host's
     /// RAPL energy counters, where it has them]
-    #[arg(long, value_name = "FILE")]
-    pub power_log: Option<PathBuf>,
-    /// Sit idle this long before the run and average the meter's idle power over it
+    #[arg(long, value_name = "[LABEL=]FILE", value_parser = parse_power_log)]
+    pub power_log: Vec<(String, PathBuf)>,
+    /// Sit idle this long before every run (after its restore and hooks) and average the meter's idle
+    /// power over it
     #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
     pub idle_sample: Option<Duration>,
     /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s), instead of
@@ -267,7 +287,7 @@ impl StudyArgs {
             rt_cap: self.rt_cap.clone(),
             stop_after_breach: self.stop_after_breach,
             system_cost_usd: self.system_cost,
-            power_log: self.power_log.clone(),
+            power_logs: self.power_log.clone(),
             idle_sample: self.idle_sample,
             window: self.window,
             out: self.out.clone(),
@@ -278,6 +298,13 @@ impl StudyArgs {
             metrics_listen: self.metrics_listen,
             agent: self.agent.clone(),
             start_at: self.start_at.clone(),
+
+            restore: self.restore,
+            hooks: Hooks {
+                before_run: self.before_run.clone(),
+                after_run: self.after_run.clone(),
+                timeout: self.hook_timeout,
+            },
         }
     }
 }
@@ -360,52 +387,65 @@ pub struct Ds2LoadArgs {
 pub struct Ds2RunArgs {
     /// Users per database, each with its own connection: a number, a list (8,16,32) or a range
     /// (8..64:8) for a sweep, users carrying over from step to step
-    #[arg(long, value_name = "N|LIST|A..B:STEP", default_value = "1")]
+    #[arg(long, alias = "n_threads", value_name = "N|LIST|A..B:STEP", default_value = "1")]
     pub n_threads: UserLoad,
     /// Connections per database shared by its users [default: one per user, as DS2 has it]; waits for
     /// one count in response times
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub connections: Option<u32>,
     /// Users started per second
-    #[arg(long, value_name = "USERS_PER_S", default_value = "10", value_parser = parse_rate)]
+    #[arg(long, alias = "ramp_rate", value_name = "USERS_PER_S", default_value = "10", value_parser = parse_rate)]
     pub ramp_rate: f64,
     /// Measured time per step: minutes as in DS2 (30), or a duration (90s); 0 runs until Ctrl-C
     // --window measures its own part of each step and replaces it and --warmup-time (run/schedule.rs).
-    #[arg(long, value_name = "MINUTES", default_value = "0", value_parser = parse_minutes,
+    #[arg(long, alias = "run_time", value_name = "MINUTES", default_value = "0", value_parser = parse_minutes,
           conflicts_with = "window")]
     pub run_time: Duration,
     /// Time before statistics start, after the users started: minutes (1) or a duration (30s)
-    #[arg(long, value_name = "MINUTES", default_value = "1", value_parser = parse_minutes,
+    #[arg(long, alias = "warmup_time", value_name = "MINUTES", default_value = "1", value_parser = parse_minutes,
           conflicts_with = "window")]
     pub warmup_time: Duration,
     /// Mean think time between a user's orders: seconds (0.5) or a duration (500ms); uniform in [0, 2 × mean)
-    #[arg(long, value_name = "SECONDS", default_value = "0", value_parser = parse_seconds)]
+    #[arg(long, alias = "think_time", value_name = "SECONDS", default_value = "0", value_parser = parse_seconds)]
     pub think_time: Duration,
     /// Percent of orders that come from new customers (who register first)
-    #[arg(long, value_name = "PCT", default_value = "20", value_parser = clap::value_parser!(u32).range(0..=100))]
+    #[arg(long, alias = "pct_newcustomers", value_name = "PCT", default_value = "20", value_parser = clap::value_parser!(u32).range(0..=100))]
     pub pct_newcustomers: u32,
     /// Mean browses per order (uniform in 1..2n-1)
-    #[arg(long, value_name = "N", default_value = "3", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, alias = "n_searches", value_name = "N", default_value = "3", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub n_searches: u32,
     /// Mean products each browse returns at most (uniform in 1..2n-1)
-    #[arg(long, value_name = "N", default_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, alias = "search_batch_size", value_name = "N", default_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub search_batch_size: u32,
     /// Mean items per purchase (uniform in 1..2n-1, then at most 10, as DS2 caps a cart)
-    #[arg(long, value_name = "N", default_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, alias = "n_line_items", value_name = "N", default_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub n_line_items: u32,
     /// The size every database must hold (S, M, L, 10GB, …); bare `ds2` loads an empty database at it
     /// [default: what is loaded, S for an empty database]
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, alias = "db_size", value_name = "SIZE")]
     pub db_size: Option<DbSize>,
     /// Seconds between progress lines (and the time series' resolution)
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_report_rate)]
+    #[arg(long, alias = "report_rate", value_name = "SECONDS", default_value = "10", value_parser = parse_report_rate)]
     pub report_rate: Duration,
     /// Also write every progress interval as a CSV row to FILE (per database with several), as it happens
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, alias = "csv_output", value_name = "FILE")]
     pub csv_output: Option<PathBuf>,
     /// Per-operation counts and response times at the end, and per database in progress lines
-    #[arg(long)]
+    /// (DS2's `--detailed_view=Y|N` too)
+    #[arg(long, alias = "detailed_view", value_name = "Y|N", num_args = 0..=1, require_equals = true,
+          default_value = "N", default_missing_value = "Y", value_parser = parse_yes_no)]
     pub detailed_view: bool,
+    /// DS2's way of naming its databases: each host (comma-separated) in place of the host of --url (or
+    /// of postgres://localhost:5432/ds2 without one), one database per host
+    #[arg(long, value_name = "HOST[,HOST…]", value_delimiter = ',')]
+    pub target: Vec<String>,
+    /// The database's name on every server, in place of --url's (DS2's --database_name)
+    #[arg(long, alias = "database_name", value_name = "NAME")]
+    pub database_name: Option<String>,
+    /// DS2's user:password:host for Linux counters: refused (a password on the command line), use
+    /// --node-exporter
+    #[arg(long, alias = "linux_perf_host", value_name = "USER:PASS:HOST", hide = true)]
+    pub linux_perf_host: Option<String>,
     /// The cap, repetitions, cost, power and where the result goes.
     #[command(flatten)]
     pub study: StudyArgs,
@@ -657,6 +697,7 @@ impl Ds2RunArgs {
             db_size: self.db_size,
             csv_output: self.csv_output.clone(),
             detailed_view: self.detailed_view,
+            linux_perf_host: self.linux_perf_host.is_some(),
             seed: self.study.seed,
             study: self.study.flags(),
             quiet,
@@ -724,6 +765,30 @@ mod tests {
         let Some(TpccAction::Run(run)) = t.action else { panic!("run") };
         assert_eq!(run.run.transactions, Some(Transactions::Server));
         assert!(parse_transactions("procedures").unwrap_err().contains("neither server nor client"));
+    }
+
+    #[test]
+    fn a_ds2_command_line_pasted_as_a_study_ran_it_works() {
+        let line = "oltpgen ds2 --target=db1,db2 --n_threads=32 --ramp_rate=10 --run_time=30 --db_size=10GB \
+                    --warmup_time=1 --think_time=0 --pct_newcustomers=20 --detailed_view=Y --report_rate=1 \
+                    --csv_output=FILE --database_name=ds2b";
+        let cli = Cli::try_parse_from(line.split_whitespace()).unwrap();
+        let Command::Ds2(d) = cli.command else { panic!("ds2") };
+        let r = &d.run;
+        assert_eq!((r.n_threads.counts(), r.ramp_rate, r.pct_newcustomers), ([32].as_slice(), 10.0, 20));
+        assert_eq!((r.run_time, r.warmup_time), (Duration::from_secs(1800), Duration::from_secs(60)));
+        assert_eq!((r.think_time, r.report_rate), (Duration::ZERO, Duration::from_secs(1)));
+        assert_eq!(r.db_size.unwrap().to_string(), "10GB");
+        assert!(r.detailed_view && r.csv_output.as_deref() == Some(std::path::Path::new("FILE")));
+        let db = d.common.db.databases().ds2_named(&r.target, r.database_name.as_deref()).unwrap();
+        assert_eq!(db.urls, ["postgres://db1:5432/ds2b", "postgres://db2:5432/ds2b"]);
+        let view = |v: &str| {
+            let Command::Ds2(d) = Cli::try_parse_from(["oltpgen", "ds2", v]).unwrap().command else {
+                panic!()
+            };
+            d.run.detailed_view
+        };
+        assert!(!view("--detailed_view=N") && view("--detailed-view") && view("--detailed-view=yes"));
     }
 
     #[test]

@@ -17,7 +17,12 @@ pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exi
             db.name_env_url(tpcc(*cmd, &db, console).await)
         }
         Command::Ds2(cmd) => {
-            let db = cmd.common.db.databases();
+            let run = match &cmd.action {
+                Some(Ds2Action::Run(args)) => &**args,
+                _ => &cmd.run,
+            };
+            // DS2's --target and --database_name name its databases as DS2's driver does.
+            let db = cmd.common.db.databases().ds2_named(&run.target, run.database_name.as_deref())?;
             db.name_env_url(ds2(*cmd, &db, console).await)
         }
         Command::Local { db, action } => local(action, &db.databases(), console).await,

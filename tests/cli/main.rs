@@ -8,6 +8,8 @@
 //!
 //! `io` drives a file of its own with direct I/O.
 //!
+//! The study cycle around repeated runs (restore, hooks, idle, meters, the median run) is `study`.
+//!
 //! One test binary, so the binary and its dependencies link once.
 
 mod agents;
@@ -33,6 +35,8 @@ mod report_html;
 mod report_pages;
 mod slurm;
 mod tpcc_databases;
+
+mod study;
 mod tpcc_load;
 mod tpcc_run;
 mod tpcc_server_side;

@@ -159,6 +159,8 @@ pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], c
         cost: None,
         counters: Vec::new(),
         endurance: None,
+
+        runs: Vec::new(),
     }
 }
 

@@ -10,7 +10,7 @@
 //! four floors:
 //!
 //! 1. **Workloads** — each workload ([`tpcc`], [`ds2`], and [`io`], which drives a file, no database) and the machinery written once for all of them:
-//!    loading ([`load`]), what a database holds ([`inventory`]), checks ([`consistency`]), the checks
+//!    loading ([`load`]) and restoring ([`restore`]), what a database holds ([`inventory`]), checks ([`consistency`]), the checks
 //!    before a run ([`prepare`]), the users, collector and study ([`run`], with its live endpoint
 //!    [`run::metrics`]), the sampler ([`counters`]), and the database a command drives ([`database`], with the built-in PostgreSQL,
 //!    [`local`], which is PostgreSQL's own server and so talks to [`pg`] itself). None of them names an
@@ -58,6 +58,7 @@ pub mod mysql;
 pub mod pg;
 pub mod prepare;
 pub mod progress;
+pub mod restore;
 pub mod run;
 pub mod stop;
 pub mod tpcc;

@@ -132,7 +132,7 @@ async fn clear_the_way<W: Definition>(
 ///
 /// # Errors
 /// The first error of any connection.
-async fn copy_rows<D: Dataset>(
+pub(crate) async fn copy_rows<D: Dataset>(
     target: &Target,
     data: &Arc<D>,
     opts: &LoadOptions,

@@ -84,6 +84,8 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
         cost: None,
         counters: Vec::new(),
         endurance: None,
+
+        runs: Vec::new(),
     }
 }
 

@@ -12,6 +12,54 @@ use crate::{Error, Target};
 /// The environment variable that stands for `--url`.
 pub const URL_VAR: &str = "OLTPGEN_URL";
 
+/// The database DS2's `--target` names on a host when no `--url` gives the rest: PostgreSQL's port, the
+/// `ds2` database, the user and password from the environment as psql takes them.
+pub const DS2_DEFAULT_URL: &str = "postgres://localhost:5432/ds2";
+
+/// A URL's parts around its host: `scheme://userinfo@`, the host, and `:port/database?options`.
+fn url_parts(url: &str) -> Result<(&str, &str, &str), Error> {
+    let refuse = || {
+        Error::usage(
+            "--target and --database_name edit a URL (postgres://… or sqlserver://…), not a connection string: \
+             give --url as a URL",
+        )
+    };
+    let (_, rest) = url.split_once("://").ok_or_else(refuse)?;
+    let scheme_end = url.len() - rest.len();
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    let host_start = authority.rfind('@').map_or(0, |at| at + 1);
+    let host_port = &authority[host_start..];
+    let host_len = match host_port.rsplit_once(':') {
+        Some((h, port)) if !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()) => h.len(),
+        _ => host_port.len(),
+    };
+    let host_at = scheme_end + host_start;
+    Ok((&url[..host_at], &url[host_at..host_at + host_len], &url[host_at + host_len..]))
+}
+
+/// `url` with `host` in place of its host (its port kept unless `host` names one).
+fn url_at_host(url: &str, host: &str) -> Result<String, Error> {
+    let (before, _, after) = url_parts(url)?;
+    let after = match host.rsplit_once(':') {
+        // The target's own port replaces the URL's.
+        Some((_, port)) if port.chars().all(|c| c.is_ascii_digit()) => {
+            after.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit())
+        }
+        _ => after,
+    };
+    Ok(format!("{before}{host}{after}"))
+}
+
+/// `url` naming database `database` (its options kept).
+fn url_with_database(url: &str, database: &str) -> Result<String, Error> {
+    let (before, host, after) = url_parts(url)?;
+    let port_end = after.find(['/', '?']).unwrap_or(after.len());
+    let (port, rest) = after.split_at(port_end);
+    let options = rest.find('?').map_or("", |q| &rest[q..]);
+    Ok(format!("{before}{host}{port}/{database}{options}"))
+}
+
 /// The databases a command works on, as given: `--url` (as text: parsed here, so that no parser's
 /// error echoes a password), `--data-dir` and `--temp-db`.
 #[derive(Clone, Debug, Default)]
@@ -97,6 +145,50 @@ impl Databases {
         })
     }
 
+    /// The databases DS2's own flags name: `--target=db1,db2` (`hosts`) puts each host in place of the
+    /// host of the one `--url` (or `OLTPGEN_URL`), or of [`DS2_DEFAULT_URL`] (PostgreSQL's defaults, as
+    /// DS2's driver takes them) without one; `--database_name` (`database`) replaces the database of
+    /// every URL. Unchanged without either.
+    ///
+    /// # Errors
+    /// A usage error for several `--url` with `--target`, a connection string (no host to replace), the
+    /// built-in PostgreSQL asked for too, or `--database_name` with nothing to name it on.
+    pub fn ds2_named(&self, hosts: &[String], database: Option<&str>) -> Result<Databases, Error> {
+        if hosts.is_empty() && database.is_none() {
+            return Ok(self.clone());
+        }
+        let flag = if hosts.is_empty() { "--database_name" } else { "--target" };
+        if self.temp_db || self.data_dir.is_some() {
+            return Err(Error::usage(format!(
+                "{flag} names databases on servers, not the built-in PostgreSQL: leave out --temp-db and --data-dir"
+            )));
+        }
+        let given: Vec<String> = match self.env_url() {
+            Some(url) => vec![url],
+            None => self.urls.clone(),
+        };
+        let urls: Vec<String> = match (hosts.is_empty(), given.as_slice()) {
+            (true, []) => {
+                return Err(Error::usage(
+                    "--database_name names the database on the servers --url or --target name: give one of them",
+                ));
+            }
+            (true, _) => given,
+            (false, []) => hosts.iter().map(|h| url_at_host(DS2_DEFAULT_URL, h)).collect::<Result<_, _>>()?,
+            (false, [pattern]) => hosts.iter().map(|h| url_at_host(pattern, h)).collect::<Result<_, _>>()?,
+            (false, _) => {
+                return Err(Error::usage(
+                    "--target puts its hosts in place of one --url's: give one --url as the pattern, or several --url without --target",
+                ));
+            }
+        };
+        let urls = match database {
+            Some(db) => urls.iter().map(|u| url_with_database(u, db)).collect::<Result<_, _>>()?,
+            None => urls,
+        };
+        Ok(Databases { urls, data_dir: None, temp_db: false })
+    }
+
     /// Refuses a built-in PostgreSQL that cannot hold a loaded database for `oltpgen WORKLOAD COMMAND`
     /// (run, check): `--temp-db`, whose throwaway instance starts empty, and a `--data-dir` (or the
     /// default one) where no instance was ever made. Either would create a server only to say "load it
@@ -170,5 +262,42 @@ impl Databases {
         let database = Database::open(None, &self.placement(), connections, dbname).await?;
         let targets = vec![database.target.clone()];
         Ok((Some(database), targets))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn urls(given: &[&str], hosts: &[&str], database: Option<&str>) -> Result<Vec<String>, String> {
+        let db = Databases { urls: given.iter().map(|u| u.to_string()).collect(), ..Databases::default() };
+        let hosts: Vec<String> = hosts.iter().map(|h| h.to_string()).collect();
+        db.ds2_named(&hosts, database).map(|d| d.urls).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn ds2_s_target_replaces_the_host_and_database_name_the_database() {
+        let url = "postgres://bench@db0:6432/ds2?sslmode=disable";
+        assert_eq!(
+            urls(&[url], &["db1", "db2:5433"], None).unwrap(),
+            [
+                "postgres://bench@db1:6432/ds2?sslmode=disable",
+                "postgres://bench@db2:5433/ds2?sslmode=disable"
+            ]
+        );
+        assert_eq!(urls(&[], &["db1"], None).unwrap(), ["postgres://db1:5432/ds2"], "PostgreSQL's defaults");
+        assert_eq!(
+            urls(&[url], &[], Some("ds2b")).unwrap(),
+            ["postgres://bench@db0:6432/ds2b?sslmode=disable"]
+        );
+        assert_eq!(urls(&["sqlserver://sa@h"], &["db1"], Some("x")).unwrap(), ["sqlserver://sa@db1/x"]);
+        assert_eq!(urls(&[url], &[], None).unwrap(), [url], "nothing asked, nothing changed");
+        assert!(urls(&[url, url], &["db1"], None).unwrap_err().contains("give one --url as the pattern"));
+        assert!(
+            urls(&["Server=tcp:h,1433;User Id=sa"], &["db1"], None)
+                .unwrap_err()
+                .contains("not a connection string")
+        );
+        assert!(urls(&[], &[], Some("x")).unwrap_err().contains("give one of them"));
     }
 }

@@ -14,6 +14,7 @@ use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::csv::ds2::CsvOutput;
 use oltpgen_report::render::text::ds2 as ds2_report;
 
+use super::cycle::StudyCycle;
 use super::load::{self, Size};
 use super::{Console, Databases, Exit, agent, finish, interruptible, maintain};
 use crate::database::Database;
@@ -49,6 +50,8 @@ pub struct Ds2Run {
     pub csv_output: Option<PathBuf>,
     /// `--detailed-view`: per-database progress lines and per-operation figures at the end.
     pub detailed_view: bool,
+    /// DS2's `--linux_perf_host` was given: refused, as it carries a password on the command line.
+    pub linux_perf_host: bool,
     /// `--run-seed`.
     pub seed: Option<u64>,
     /// The cap, repetitions, cost, power and where the result goes.
@@ -106,6 +109,13 @@ pub async fn run(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Res
 /// # Errors
 /// Bad flags or paths, a database named twice, a server that cannot be reached, the interruption.
 pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Result<Ds2Plan, Error> {
+    if req.linux_perf_host {
+        // Its value is not repeated: it holds a password.
+        return Err(Error::usage(
+            "--linux_perf_host puts a password on the command line: oltpgen reads a database host's counters \
+             from its node_exporter instead (--node-exporter http://HOST:9100/metrics)",
+        ));
+    }
     let study = &req.study;
     let cap = study.cap(Workload::Ds2)?;
     let csv_output = req.csv_output.as_deref().map(|p| ("--csv-output", p));
@@ -179,7 +189,8 @@ impl Ds2Plan {
         let mut lines =
             ProgressLines { quiet: req.quiet, detailed: req.detailed_view, labels: &labels, reset_at_s: 0.0 };
         let mut csv_error = None;
-        let result = ds2::run(&self.targets, &self.options, |p| match p {
+        let mut cycle = StudyCycle::<ds2::Ds2>::new(&req.study, &self.targets, req.quiet);
+        let studied = ds2::run(&self.targets, &self.options, &mut cycle, |p| match p {
             Progress::Started if !req.quiet => console.line(&ds2_report::header(&header)),
             Progress::Started => {}
             Progress::Interval(f) => {
@@ -199,8 +210,8 @@ impl Ds2Plan {
         if let Some(e) = csv_error {
             console.err_line(&format!("warning: --csv-output stopped: {e}"));
         }
-        let extra = ds2_report::final_report(&result, req.detailed_view);
-        finish::finish(&result, &req.study, &extra, &self.targets, console).await
+        let extra = ds2_report::final_report(&studied.result, req.detailed_view);
+        finish::finish(studied, &req.study, &extra, &self.targets, console).await
     }
 }
 

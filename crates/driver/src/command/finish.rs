@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use oltpgen_report::model::RunResult;
 use oltpgen_report::render::text::show;
 
 use super::{Console, Exit};
@@ -11,13 +10,15 @@ use crate::engine::Conn;
 use crate::error::Fault;
 use crate::files::result_dir;
 use crate::run::StudyFlags;
+use crate::run::study::Studied;
 use crate::{Error, Target};
 
 /// How long a server that went away during the run gets to answer again at its end.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(15);
 
-/// Writes `result` into the study's `--out` (or `results/<UTC start time>-<workload>`), says the step
-/// table and the client's CPU, then `extra` (the workload's own final lines). A run Ctrl-C cut short
+/// Writes `studied`'s result into the study's `--out` (or `results/<UTC start time>-<workload>`), says
+/// the step table and the client's CPU, then `extra` (the workload's own final lines). A study a restore
+/// or a hook stopped ends in that error, naming where the result of what ran is. A run Ctrl-C cut short
 /// ends interrupted (one asked to go on until Ctrl-C is not cut short by it). A run during which
 /// `targets` went away says so: a failure when one still cannot be reached, a warning when they came
 /// back.
@@ -25,17 +26,28 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(15);
 /// # Errors
 /// A result that cannot be written, the interruption, a server still gone.
 pub(super) async fn finish(
-    result: &RunResult,
+    studied: Studied,
     study: &StudyFlags,
     extra: &str,
     targets: &[Target],
     console: &mut dyn Console,
 ) -> Result<Exit, Error> {
+    let Studied { result, stopped } = studied;
+    let result = &result;
     let out = study.result_dir().path(result);
     result_dir::write_dir(&out, result)
         .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
     console.out(&format!("{}{extra}", show::render(result, &out.display().to_string())));
     console.line(&oltpgen_report::render::text::live::client_line(&result.client, &out));
+    if let Some(e) = stopped {
+        let kept = format!("; the result of what ran is in {}", out.display());
+        return Err(match e {
+            Error::Usage(m) => Error::Usage(m + &kept),
+            Error::Environment(m) => Error::Environment(m + &kept),
+            Error::Failed(m) => Error::Failed(m + &kept),
+            Error::Interrupted(m) => Error::Interrupted(m + &kept),
+        });
+    }
     if result.interrupted {
         return Err(Error::Interrupted(format!(
             "the run stopped early; the result of what ran is in {}",

@@ -18,6 +18,7 @@ use crate::files::result_dir::read_result;
 use crate::io::file::{self, FileOptions, TestFile};
 use crate::io::spec::{AccessSpec, bytes_phrase};
 use crate::io::workload::IoWorkload;
+use crate::run::study::{About, Studied, run_seed};
 use crate::run::{Pace, Progress, Ramp, RunPlan, StudyFlags, study};
 
 /// The most I/Os in flight a run keeps (workers × outstanding): each has a client thread of its own.
@@ -180,35 +181,37 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
     });
     let pace = req.interval(plan.max_users().into());
-    let workload = Arc::new(IoWorkload::new(spec, &file, !req.buffered, seed, pace));
-    let server = server(req, &file);
+    let workload = |run| {
+        let seed = run_seed(seed, run);
+        (seed, Arc::new(IoWorkload::new(spec, &file, !req.buffered, seed, pace)))
+    };
+    let about = About { server: server(req, &file), config: req.config(&spec, seed) };
     let quiet = req.quiet;
     let block = spec.block_bytes;
-    let result =
-        study(workload, &[], &plan, &req.study.options(), server, req.config(&spec, seed), |p| match p {
-            Progress::Started if !quiet => console.line(&lines::header(
-                &spec.describe(),
-                &file.path().display().to_string(),
-                req.workers,
-                &req.outstanding,
-                plan.timing.warmup.as_secs_f64(),
-                plan.timing.duration.as_secs_f64(),
-            )),
-            Progress::Interval(f) if !quiet => {
-                let kind = |i: usize| f.kinds.get(i).filter(|k| k.count > 0).map(|k| (k.avg_ms, k.max_ms));
-                console.line(&lines::interval_line(
-                    f.elapsed_s,
-                    f.users,
-                    (f.tps, lines::mb_per_s(f.tps, block)),
-                    (kind(0), kind(1)),
-                    f.errors,
-                ));
-            }
-            Progress::Step(s) => console.line(&lines::step_line(s, block)),
-            Progress::Started | Progress::Interval(_) => {}
-        })
-        .await?;
-    let mut result = result;
+    let studied = study(workload, &mut (), &[], &plan, &req.study.options(), about, |p| match p {
+        Progress::Started if !quiet => console.line(&lines::header(
+            &spec.describe(),
+            &file.path().display().to_string(),
+            req.workers,
+            &req.outstanding,
+            plan.timing.warmup.as_secs_f64(),
+            plan.timing.duration.as_secs_f64(),
+        )),
+        Progress::Interval(f) if !quiet => {
+            let kind = |i: usize| f.kinds.get(i).filter(|k| k.count > 0).map(|k| (k.avg_ms, k.max_ms));
+            console.line(&lines::interval_line(
+                f.elapsed_s,
+                f.users,
+                (f.tps, lines::mb_per_s(f.tps, block)),
+                (kind(0), kind(1)),
+                f.errors,
+            ));
+        }
+        Progress::Step(s) => console.line(&lines::step_line(s, block)),
+        Progress::Started | Progress::Interval(_) => {}
+    })
+    .await?;
+    let mut result = studied.result;
     result.endurance = req.endurance.and_then(|(rated, wa)| project(&result, block, rated, wa));
     let mut extra =
         result.endurance.as_ref().map_or(String::new(), |e| format!("{}\n", lines::endurance_line(e)));
@@ -225,7 +228,7 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
             file.path().display()
         ));
     }
-    finish::finish(&result, &req.study, &extra, &[], console).await
+    finish::finish(Studied { result, stopped: studied.stopped }, &req.study, &extra, &[], console).await
 }
 
 /// The drive's life at the headline step's write rate (`block_bytes` a write), rated `rated` bytes with

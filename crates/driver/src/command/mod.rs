@@ -7,6 +7,8 @@
 //! calls and prints.
 
 mod agent;
+
+pub mod cycle;
 pub mod databases;
 pub mod ds2;
 mod finish;

@@ -7,6 +7,7 @@ use oltpgen_report::model::Workload;
 use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::text::live;
 
+use super::cycle::StudyCycle;
 use super::load::{self, Size};
 use super::{Console, Databases, Exit, agent, finish, interruptible, maintain};
 use crate::database::Database;
@@ -168,7 +169,8 @@ impl TpccPlan {
             cap: &plan.cap,
         };
         let quiet = self.quiet;
-        let result = tpcc::run(&self.targets, &self.options, |p| match p {
+        let mut cycle = StudyCycle::<tpcc::Tpcc>::new(&self.study, &self.targets, quiet);
+        let studied = tpcc::run(&self.targets, &self.options, &mut cycle, |p| match p {
             Progress::Started if !quiet => console.line(&live::tpcc_header(&header)),
             Progress::Interval(f) if !quiet => console.line(&live::interval_line(
                 f.elapsed_s,
@@ -183,7 +185,7 @@ impl TpccPlan {
             Progress::Started | Progress::Interval(_) => {}
         })
         .await?;
-        finish::finish(&result, &self.study, "", &self.targets, console).await
+        finish::finish(studied, &self.study, "", &self.targets, console).await
     }
 }
 

@@ -155,9 +155,43 @@ pub fn parse_listen(s: &str) -> Result<std::net::SocketAddr, String> {
     })
 }
 
+/// DS2's yes or no (`--detailed_view=Y`): `Y`, `N`, and the longer spellings, any case.
+pub fn parse_yes_no(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" | "true" | "1" => Ok(true),
+        "n" | "no" | "false" | "0" => Ok(false),
+        _ => Err(format!("'{s}' is neither Y nor N")),
+    }
+}
+
+/// `--power-log`: `LABEL=FILE` (one meter of several: `server=…`, `storage=…`), or a plain `FILE`, the
+/// one meter labelled [`PLAIN_METER`](oltpgen_report::stats::power::PLAIN_METER). A label is letters,
+/// digits, `_` and `-`; anything else before an `=` is part of a file's name.
+pub fn parse_power_log(s: &str) -> Result<(String, std::path::PathBuf), String> {
+    let labelled = s.split_once('=').filter(|(label, _)| {
+        !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    });
+    match labelled {
+        Some((_, "")) => {
+            Err(format!("'{s}' names a meter but no log: write LABEL=FILE, e.g. server=watts.csv"))
+        }
+        Some((label, file)) => Ok((label.to_string(), file.into())),
+        None if s.is_empty() => Err("give the meter's log: FILE or LABEL=FILE".into()),
+        None => Ok((oltpgen_report::stats::power::PLAIN_METER.to_string(), s.into())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_power_log_is_a_labelled_meter_or_the_one_plain_one() {
+        assert_eq!(parse_power_log("server=/tmp/a.csv"), Ok(("server".into(), "/tmp/a.csv".into())));
+        assert_eq!(parse_power_log("watts.csv"), Ok(("power".into(), "watts.csv".into())));
+        assert_eq!(parse_power_log("./x=y.csv"), Ok(("power".into(), "./x=y.csv".into())), "not a label");
+        assert!(parse_power_log("storage=").unwrap_err().contains("names a meter but no log"));
+    }
 
     #[test]
     fn scale_must_be_a_positive_number() {

@@ -1,6 +1,7 @@
 //! Host and database counters on the run's clock: a [`Sampler`] on its own task reads, every report
 //! interval, this machine's `/proc` ([`host`]), each target's own statistics over a connection of its
-//! own (through [`Conn::counters`], one arm per engine), and each `--node-exporter` ([`node_exporter`]);
+//! own (through [`Conn::counters`], one arm per engine), and each `--node-exporter` ([`node_exporter`], or
+//! a Windows host's [`windows_exporter`]);
 //! it turns two readings into the figures the studies quote and keeps them as series
 //! ([`CounterSeries`]): source `client`, `db:<target label>` or `node:<exporter URL>`, and names with
 //! their unit (`cpu_pct`, `disk_vda_transfers_per_s`, `commits_per_s`, …).
@@ -12,8 +13,9 @@
 
 pub mod host;
 pub mod node_exporter;
+pub mod windows_exporter;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -280,24 +282,34 @@ pub fn attach(result: &mut RunResult, series: Vec<CounterSeries>, notes: Vec<Str
     }
 }
 
-/// Each counter's average over every step's window, keyed `<source>/<name>`: the mean of the points
-/// whose interval's middle lies within the window.
+/// Each counter's average over every step's window, keyed `<source>/<name>` ([`window_averages`]).
 pub fn step_averages(series: &[CounterSeries], steps: &mut [Step], interval_s: f64) {
     for step in steps {
-        let (start, end) = (step.window.start_s, step.window.end_s);
-        for s in series {
-            let inside: Vec<f64> = s
-                .points
-                .iter()
-                .filter(|[t, _]| (start..=end).contains(&(t - interval_s / 2.0)))
-                .map(|[_, v]| *v)
-                .collect();
-            if !inside.is_empty() {
-                let mean = inside.iter().sum::<f64>() / inside.len() as f64;
-                step.counters.insert(format!("{}/{}", s.source, s.name), mean);
-            }
+        step.counters.extend(window_averages(series, (step.window.start_s, step.window.end_s), interval_s));
+    }
+}
+
+/// Each counter's average over `(start, end)` (seconds on the run's clock), keyed `<source>/<name>`:
+/// the mean of the points (`interval_s` apart) whose interval's middle lies within the window. A
+/// counter with no such point is left out.
+pub fn window_averages(
+    series: &[CounterSeries],
+    (start, end): (f64, f64),
+    interval_s: f64,
+) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for s in series {
+        let inside: Vec<f64> = s
+            .points
+            .iter()
+            .filter(|[t, _]| (start..=end).contains(&(t - interval_s / 2.0)))
+            .map(|[_, v]| *v)
+            .collect();
+        if !inside.is_empty() {
+            out.insert(format!("{}/{}", s.source, s.name), inside.iter().sum::<f64>() / inside.len() as f64);
         }
     }
+    out
 }
 
 /// This machine, from `/proc`.

@@ -150,9 +150,14 @@ pub async fn scrape(url: String, timeout: Duration) -> Result<HostTotals, String
         Ok(Err(e)) => return Err(e.to_string()),
         Err(e) => return Err(e.to_string()),
     };
-    let host = totals(&text);
+    // The same flag reads a Windows host's windows_exporter.
+    let windows = text.contains(super::windows_exporter::CPU_METRIC);
+    let host = if windows { super::windows_exporter::totals(&text) } else { totals(&text) };
     if host.cpu.is_none() {
-        return Err("no node_cpu_seconds_total in its answer: is it a node_exporter?".into());
+        return Err(
+            "no node_cpu_seconds_total (nor windows_cpu_time_total) in its answer: is it a node_exporter?"
+                .into(),
+        );
     }
     Ok(host)
 }

@@ -1,5 +1,5 @@
 //! Loading DS2: its data at any size, its full-text indexes, sequences, trigger and functions, handed
-//! to the workload-neutral loader.
+//! to the workload-neutral loader; and restoring it, the same data generated again.
 
 use std::path::Path;
 
@@ -7,8 +7,10 @@ use oltpgen_datagen::ds2::rows::{Ds2Data, Ds2Params};
 use oltpgen_datagen::ds2::size::DbSize;
 
 use super::{Ds2, LoadedParams};
-use crate::engine;
+use crate::engine::{self, Conn};
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
+use crate::restore::{self, Restorable};
+use crate::vocab::ds2::Functions;
 use crate::{Error, Target};
 
 /// Loads DS2 at `size` from `seed` into `target`.
@@ -42,4 +44,28 @@ pub async fn load(
 /// See [`load::write_csv`].
 pub async fn write_csv(dir: &Path, size: DbSize, seed: u64, opts: &LoadOptions) -> Result<u64, Error> {
     load::write_csv(dir, Ds2Data::new(Ds2Params { size, seed }), opts).await
+}
+
+impl Restorable for Ds2 {
+    const GROWING: &'static [&'static str] = &["orders"];
+
+    async fn restore(target: &Target, opts: &LoadOptions) -> Result<(), Error> {
+        let (loaded, functions) = super::identify(&Conn::open(target).await?, target).await?;
+        if functions == Functions::Reference {
+            // DS2's installer built it: oltpgen drives such a database as it is and never writes to it.
+            return Err(Error::usage(format!(
+                "--restore: {target} holds a DS2 database its own installer built, which oltpgen never writes \
+                 to: restore it as you built it (a --before-run hook), or load one with oltpgen ds2 load"
+            )));
+        }
+        let size: DbSize = loaded.db_size.parse().map_err(|e| {
+            Error::usage(format!(
+                "--restore: {target}: the load's recorded size {} is unreadable: {e}",
+                loaded.db_size
+            ))
+        })?;
+        let data = Ds2Data::new(Ds2Params { size, seed: loaded.seed });
+        let after = engine::ds2::restart_sequences(target.engine());
+        restore::restore::<Ds2, _>(target, data, &after, opts).await
+    }
 }

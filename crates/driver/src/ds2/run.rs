@@ -17,6 +17,7 @@ use crate::inventory::Definition;
 use crate::prepare::prepare;
 use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
+use crate::run::study::{About, Cycle, Studied, run_seed};
 use crate::run::{Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
 use crate::vocab::ds2::{Functions, Purchase};
 use crate::vocab::outcome::{Done, TxnError};
@@ -293,27 +294,33 @@ pub struct RunOptions {
     pub study: StudyOptions,
 }
 
-/// Runs DS2 against `targets` side by side and returns the result document (also when Ctrl-C cut the
-/// run short: then `interrupted` is set). `progress` hears every reporting interval and every step.
+/// Runs DS2 against `targets` side by side as a study (`--runs` times over, each run readied by
+/// `cycle`) and returns the result document (also when Ctrl-C, a restore or a hook cut it short).
+/// `progress` hears every reporting interval and every step.
 ///
 /// # Errors
 /// [`Error::Usage`] when a database is not ready for the run (see [`prepare`](crate::prepare::prepare)).
 pub async fn run(
     targets: &[Target],
     opts: &RunOptions,
+    cycle: &mut impl Cycle,
     progress: impl FnMut(crate::run::Progress<'_>),
-) -> Result<oltpgen_report::model::RunResult, Error> {
+) -> Result<Studied, Error> {
     let prepared = prepare::<Ds2>(targets, opts.db_size.as_deref(), &opts.plan).await?;
     let loaded = &prepared.loaded;
     let seed = Ds2::run_seed(loaded, opts.seed);
     let functions = prepared.origins.clone();
-    let workload =
-        Arc::new(Ds2::new(targets.to_vec(), functions.clone(), loaded, opts.orders, opts.think_mean, seed));
+    let workload = |run| {
+        let seed = run_seed(seed, run);
+        let ds2 = Ds2::new(targets.to_vec(), functions.clone(), loaded, opts.orders, opts.think_mean, seed);
+        (seed, Arc::new(ds2))
+    };
+    let labels: Vec<String> = targets.iter().map(Target::key).collect();
     let o = &opts.orders;
     let serde_json::Value::Object(config) = serde_json::json!({
-        "targets": workload.targets(),
+        "targets": labels,
         "db_size": loaded.db_size,
-        "n_threads_per_target": opts.plan.steps.iter().map(|s| s.users as usize / targets.len().max(1)).collect::<Vec<_>>(),
+        "n_threads_per_target": opts.plan.of_run(1).steps.iter().map(|s| s.users as usize / targets.len().max(1)).collect::<Vec<_>>(),
         "think_time_s": opts.think_mean.as_secs_f64(),
         "pct_newcustomers": o.pct_newcustomers,
         "n_searches": o.n_searches,
@@ -321,7 +328,7 @@ pub async fn run(
         "n_line_items": o.n_line_items,
         "seed": seed,
         "load_seed": loaded.seed,
-        "implementation": one_or_each(workload.targets(), &functions.iter().map(|f| f.name()).collect::<Vec<_>>()),
+        "implementation": one_or_each(&labels, &functions.iter().map(|f| f.name()).collect::<Vec<_>>()),
     }) else {
         unreachable!("an object literal")
     };
@@ -333,9 +340,9 @@ pub async fn run(
     if let Some(search) = seam::browse_search(&targets[0]).await? {
         config.insert("browse_search".into(), search.into());
     }
-    prepared.record_clock(workload.targets(), &mut config);
-    let server = prepared.server.into_result();
-    study(workload, targets, &opts.plan, &opts.study, server, config, progress).await
+    prepared.record_clock(&labels, &mut config);
+    let about = About { server: prepared.server.into_result(), config };
+    study(workload, cycle, targets, &opts.plan, &opts.study, about, progress).await
 }
 
 #[cfg(test)]

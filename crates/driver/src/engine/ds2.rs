@@ -92,6 +92,16 @@ pub fn finish(engine: Engine) -> Vec<String> {
     }
 }
 
+/// The statements that set DS2's id sequences on `engine` past the loaded ids after a restore.
+pub fn restart_sequences(engine: Engine) -> Vec<String> {
+    match engine {
+        Engine::Postgres => pg::ds2::sql::restart_sequences(),
+        Engine::SqlServer => mssql::ds2::sql::restart_sequences(),
+        // DS2 is not built on MySQL yet: nothing was loaded to restore.
+        Engine::MySql => Vec::new(),
+    }
+}
+
 /// The indexes a DS2 load builds on `engine` beside the keys (e.g. full-text): (table, statement).
 pub fn extra_indexes(engine: Engine) -> Vec<(&'static str, String)> {
     match engine {

@@ -4,7 +4,7 @@
 use oltpgen_datagen::schema::TableDef;
 
 use crate::vocab::target::Engine;
-use crate::{mssql, mysql, pg};
+use crate::{mssql, mysql, pg, vocab};
 
 /// The engine's `CREATE TABLE` for `table`.
 pub fn create_table(engine: Engine, table: &TableDef) -> String {
@@ -21,6 +21,15 @@ pub fn primary_key(engine: Engine, table: &TableDef) -> Option<String> {
         Engine::Postgres => pg::schema::primary_key(table),
         Engine::SqlServer => mssql::schema::primary_key(table),
         Engine::MySql => mysql::schema::primary_key(table),
+    }
+}
+
+/// The engine's statements that empty `tables` (and nothing else: a table of the user's that refers to
+/// one of them makes them fail rather than be emptied too), before a restore loads their rows again.
+pub fn truncate(engine: Engine, tables: &[&str]) -> Vec<String> {
+    match engine {
+        Engine::Postgres => pg::schema::truncate(tables),
+        Engine::SqlServer | Engine::MySql => vocab::schema::truncate_each(tables),
     }
 }
 

@@ -150,6 +150,8 @@ mod tests {
             cost: None,
             counters: Vec::new(),
             endurance: None,
+
+            runs: Vec::new(),
         }
     }
 

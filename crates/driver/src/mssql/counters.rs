@@ -35,8 +35,8 @@ struct Group {
 const GROUPS: &[Group] = &[
     Group {
         view: "sys.dm_os_performance_counters",
-        counters: "batch requests, transactions, lock waits, deadlocks, buffer cache hit ratio and page life \
-                   expectancy",
+        counters: "batch requests, transactions, lock waits, deadlocks, checkpoint pages, buffer cache hit ratio \
+                   and page life expectancy",
         sql: "SELECT \
              CAST(SUM(CASE WHEN counter_name = 'Batch Requests/sec' THEN cntr_value END) AS float), \
              CAST(SUM(CASE WHEN counter_name = 'Transactions/sec' AND object_name LIKE '%:Databases%' \
@@ -45,13 +45,15 @@ const GROUPS: &[Group] = &[
                   THEN cntr_value END) AS float), \
              CAST(SUM(CASE WHEN counter_name = 'Number of Deadlocks/sec' AND instance_name = '_Total' \
                   THEN cntr_value END) AS float), \
+             CAST(SUM(CASE WHEN counter_name = 'Checkpoint pages/sec' AND object_name LIKE '%Buffer Manager%' \
+                  THEN cntr_value END) AS float), \
              CAST(100.0 * SUM(CASE WHEN counter_name = 'Buffer cache hit ratio' THEN cntr_value END) \
                   / NULLIF(SUM(CASE WHEN counter_name = 'Buffer cache hit ratio base' THEN cntr_value END), 0) \
                   AS float), \
              CAST(SUM(CASE WHEN counter_name = 'Page life expectancy' AND object_name LIKE '%Buffer Manager%' \
                   THEN cntr_value END) AS float) \
              FROM sys.dm_os_performance_counters",
-        totals: &["batch_requests", "transactions", "lock_waits", "deadlocks"],
+        totals: &["batch_requests", "transactions", "lock_waits", "deadlocks", "checkpoint_pages"],
         gauges: &["buffer_hit_pct", "page_life_expectancy_s"],
     },
     Group {
@@ -179,7 +181,7 @@ mod tests {
             line,
             "the server (Babelfish) has no sys.dm_os_performance_counters, sys.dm_io_virtual_file_stats or \
              sys.dm_os_wait_stats, so these SQL Server counters are not sampled: batch requests, transactions, \
-             lock waits, deadlocks, buffer cache hit ratio and page life expectancy; data and log file reads, \
+             lock waits, deadlocks, checkpoint pages, buffer cache hit ratio and page life expectancy; data and log file reads, \
              writes and their stalls; time waited on locks"
         );
         assert_eq!(

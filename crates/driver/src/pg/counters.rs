@@ -1,7 +1,7 @@
 //! PostgreSQL's own counters, read each interval over the sampler's own connection: commits and
 //! rollbacks, blocks hit and read, tuples, deadlocks and temp bytes (`pg_stat_database`, for the
 //! target's database), WAL bytes and syncs (`pg_stat_wal`, and `pg_stat_io` from 18), checkpoints and
-//! buffers written (`pg_stat_bgwriter`, or `pg_stat_checkpointer` from 17), and the backends active
+//! buffers written, those by checkpoints among them (`pg_stat_bgwriter`, or `pg_stat_checkpointer` from 17), and the backends active
 //! and waiting on locks now (`pg_stat_activity`).
 //!
 //! Every view is read by a plain login on a stock server; a managed one may revoke some. Each group is
@@ -62,15 +62,17 @@ const GROUPS: &[Group] = &[
         sql: |version| match version {
             ..170000 => Some(
                 "SELECT (checkpoints_timed + checkpoints_req)::float8, \
-                 (buffers_checkpoint + buffers_clean + buffers_backend)::float8 FROM pg_stat_bgwriter",
+                 (buffers_checkpoint + buffers_clean + buffers_backend)::float8, buffers_checkpoint::float8 \
+                 FROM pg_stat_bgwriter",
             ),
             // 17 moved checkpoints into pg_stat_checkpointer.
             _ => Some(
-                "SELECT (c.num_timed + c.num_requested)::float8, (c.buffers_written + b.buffers_clean)::float8 \
-                 FROM pg_stat_checkpointer c, pg_stat_bgwriter b",
+                "SELECT (c.num_timed + c.num_requested)::float8, (c.buffers_written + b.buffers_clean)::float8, \
+                 c.buffers_written::float8 FROM pg_stat_checkpointer c, pg_stat_bgwriter b",
             ),
         },
-        totals: &["checkpoints", "buffers_written"],
+        // The buffers checkpoints wrote: SQL Server's `Checkpoint pages/sec`, under the same name.
+        totals: &["checkpoints", "buffers_written", "checkpoint_pages"],
         gauges: &[],
     },
     Group {

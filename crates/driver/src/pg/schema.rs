@@ -30,6 +30,12 @@ pub fn primary_key(table: &TableDef) -> Option<String> {
     })
 }
 
+/// The statement that empties `tables` before a restore.
+pub fn truncate(tables: &[&str]) -> Vec<String> {
+    // One statement for all: no CASCADE, so a user's table referring to one of them stops it.
+    vec![format!("TRUNCATE {}", tables.join(", "))]
+}
+
 /// The statement that gathers the planner's statistics of `table` after a load.
 pub fn statistics(table: &str) -> String {
     format!("ANALYZE {table}")

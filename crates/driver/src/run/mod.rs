@@ -8,6 +8,7 @@ pub mod agent;
 pub mod collector;
 pub mod cpu;
 pub mod crowd;
+pub mod hooks;
 pub mod metrics;
 pub mod plan;
 pub mod pool;
@@ -69,6 +70,19 @@ impl RunPlan {
     /// The most users any step runs.
     pub fn max_users(&self) -> u32 {
         self.steps.iter().map(|s| s.users).max().unwrap_or(0)
+    }
+
+    /// How many times the sweep runs (`--runs`): its steps' largest run number.
+    pub fn runs(&self) -> u32 {
+        self.steps.iter().map(|s| s.run).max().unwrap_or(1)
+    }
+
+    /// The plan of run `run` alone: its steps of the sweep, in order.
+    pub fn of_run(&self, run: u32) -> RunPlan {
+        // Only the first run starts on the common clock (`--start-at`): a later one starts when the
+        // run before it ended.
+        let steps = self.steps.iter().filter(|s| s.run == run).copied().collect();
+        RunPlan { steps, start_at: self.start_at.filter(|_| run <= 1), ..self.clone() }
     }
 
     /// Connections the run opens at most.

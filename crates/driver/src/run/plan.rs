@@ -14,6 +14,7 @@ use crate::files::claim::{self, DirClaim};
 use crate::files::result_dir::ResultDir;
 
 use super::agent::{self, Agent};
+use super::hooks::Hooks;
 use super::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
 use crate::{Error, Target};
 
@@ -44,7 +45,7 @@ pub struct Pace {
 /// cost, power, the window and the result's directory.
 #[derive(Clone, Debug, Default)]
 pub struct StudyFlags {
-    /// `--runs`: every step this many times.
+    /// `--runs`: the whole sweep this many times.
     pub runs: u32,
     /// `--rt-cap`, or the workload's default.
     pub rt_cap: Option<Cap>,
@@ -52,8 +53,8 @@ pub struct StudyFlags {
     pub stop_after_breach: Option<u32>,
     /// `--system-cost`, USD.
     pub system_cost_usd: Option<f64>,
-    /// `--power-log`.
-    pub power_log: Option<PathBuf>,
+    /// `--power-log`, each meter's label and log.
+    pub power_logs: Vec<(String, PathBuf)>,
     /// `--idle-sample`.
     pub idle_sample: Option<Duration>,
     /// `--window`, from each step's start.
@@ -74,6 +75,10 @@ pub struct StudyFlags {
     pub agent: Option<String>,
     /// `--start-at`, as given (else `OLTPGEN_START_AT` is read).
     pub start_at: Option<String>,
+    /// `--restore`: every run from the database as loaded.
+    pub restore: bool,
+    /// `--before-run`, `--after-run` and their time limit.
+    pub hooks: Hooks,
 }
 
 impl StudyFlags {
@@ -108,8 +113,8 @@ impl StudyFlags {
         }
     }
 
-    /// The run plan: every user count of the sweep (`counts`, from the flag named `flag`), `--runs`
-    /// times each, judged by `cap`; this agent's share of it, on the common clock.
+    /// The run plan: the sweep of every user count (`counts`, from the flag named `flag`), `--runs`
+    /// times over, judged by `cap`; this agent's share of it, on the common clock.
     ///
     /// # Errors
     /// A usage error naming `flag` for a sweep that decreases or a count too large, or `--window` for a
@@ -130,6 +135,13 @@ impl StudyFlags {
         let (agent, start_at) = (self.agent()?, self.start_at()?);
         let most = steps.iter().map(|s| s.users).max().unwrap_or(0);
         agent::check_share(agent, start_at, most, connections)?;
+        if agent.is_part() && (self.restore || self.hooks.any()) {
+            let flag = if self.restore { "--restore" } else { "--before-run/--after-run" };
+            return Err(Error::usage(format!(
+                "{flag} changes the database or the run for every agent: run it around the agents \
+                 (a job step before `srun`), not with --agent"
+            )));
+        }
         Ok(RunPlan {
             steps,
             connections,
@@ -164,8 +176,19 @@ impl StudyFlags {
             std::net::TcpListener::bind(addr)
                 .map_err(|e| Error::usage(format!("--metrics-listen {addr}: cannot listen there: {e}")))?;
         }
+        if self.hooks.any() && self.out.is_none() {
+            let flag = if self.hooks.before_run.is_some() { "--before-run" } else { "--after-run" };
+            return Err(Error::usage(format!(
+                "{flag} logs its output into the result's directory: give it with --out DIR"
+            )));
+        }
         self.result_dir().check(self.replace).map_err(|e| Error::usage(format!("--out: {e}")))?;
-        if let Some(log) = &self.power_log {
+        for (i, (name, log)) in self.power_logs.iter().enumerate() {
+            if self.power_logs[..i].iter().any(|(other, _)| other == name) {
+                return Err(Error::usage(format!(
+                    "--power-log names the meter {name} twice: give each meter its own label (server=FILE, storage=FILE)"
+                )));
+            }
             std::fs::File::open(log)
                 .and_then(|f| f.metadata())
                 .and_then(|m| if m.is_file() { Ok(()) } else { Err(std::io::Error::other("not a file")) })
@@ -190,7 +213,7 @@ impl StudyFlags {
     pub fn options(&self) -> StudyOptions {
         StudyOptions {
             system_cost_usd: self.system_cost_usd,
-            power_log: self.power_log.clone(),
+            power_logs: self.power_logs.clone(),
             idle_sample: self.idle_sample,
             result_dir: Some(self.result_dir()),
             no_counters: self.no_counters,
@@ -229,7 +252,8 @@ pub fn node_exporter_url(url: &str) -> Result<String, Error> {
     Ok(if path.is_empty() { format!("{}/metrics", url.trim_end_matches('/')) } else { url.to_string() })
 }
 
-/// The steps of a sweep: every user count `runs` times; counts must not decrease, as users carry over.
+/// The steps of a sweep repeated `runs` times: the whole sweep once per run (the studies' "three runs"),
+/// run after run; counts must not decrease, as users carry over within a run.
 fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> {
     if let Some(w) = counts.windows(2).find(|w| w[1] < w[0]) {
         return Err(Error::usage(format!(
@@ -237,13 +261,13 @@ fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> 
             w[1], w[0]
         )));
     }
-    let mut steps = Vec::with_capacity(counts.len() * runs as usize);
-    for &c in counts {
-        let users =
-            u32::try_from(c).map_err(|_| Error::usage(format!("{flag} {c} is more than oltpgen can run")))?;
-        steps.extend((1..=runs).map(|run| StepSpec { users, run }));
-    }
-    Ok(steps)
+    let users = counts
+        .iter()
+        .map(|&c| {
+            u32::try_from(c).map_err(|_| Error::usage(format!("{flag} {c} is more than oltpgen can run")))
+        })
+        .collect::<Result<Vec<u32>, Error>>()?;
+    Ok((1..=runs).flat_map(|run| users.iter().map(move |&users| StepSpec { users, run })).collect())
 }
 
 /// A window measures a step's steady state: it must not start before every user of the step started.
@@ -313,9 +337,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sweeps_only_grow_and_repeat_each_step() {
+    fn sweeps_only_grow_and_runs_repeat_the_whole_sweep() {
         let s = steps(&[4, 8], 2, "--users").unwrap();
-        assert_eq!(s.iter().map(|s| (s.users, s.run)).collect::<Vec<_>>(), [(4, 1), (4, 2), (8, 1), (8, 2)]);
+        assert_eq!(s.iter().map(|s| (s.users, s.run)).collect::<Vec<_>>(), [(4, 1), (8, 1), (4, 2), (8, 2)]);
         let e = steps(&[8, 4], 1, "--n-threads").unwrap_err().to_string();
         assert!(e.contains("--n-threads steps must not decrease"), "{e}");
     }

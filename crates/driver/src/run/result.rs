@@ -2,12 +2,13 @@
 
 use std::time::SystemTime;
 
+use oltpgen_report::model::cycle::RunRecord;
 use oltpgen_report::model::{
-    ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind,
+    ClientCpu, Cost, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind,
 };
 use oltpgen_report::stats::cap::max_within_cap;
-use oltpgen_report::stats::median_run;
-use oltpgen_report::stats::power::{Reading, mean_watts};
+use oltpgen_report::stats::power::{Meter, study_power};
+use oltpgen_report::stats::{median_run, steady};
 
 use super::{Measured, RunPlan};
 
@@ -25,10 +26,11 @@ pub struct Context {
     pub plan: RunPlan,
     /// `--system-cost`: what the system under test cost, for cost per TPS and per NOPM/OPM.
     pub system_cost_usd: Option<f64>,
-    /// `--power-log`: the meter's readings, averaged over the headline step's window.
-    pub power_log: Option<Vec<Reading>>,
-    /// `--idle-sample`: the Unix-seconds span before the run over which idle power is averaged.
-    pub idle_window_s: Option<(f64, f64)>,
+    /// `--power-log`: each meter's readings (or the host's energy counters'), averaged over every run's
+    /// idle time and headline step's window.
+    pub meters: Vec<Meter>,
+    /// How each run began so far (its idle span, over which idle power is averaged, among them).
+    pub runs: Vec<RunRecord>,
 }
 
 /// The result document: every step with its cap verdict (as the run judged it), the headline taken from the median run when
@@ -51,22 +53,22 @@ pub fn document(
     targets: Vec<String>,
     timeseries: Vec<IntervalRow>,
 ) -> RunResult {
+    let mut steps = steps;
+    let interval_s = ctx.plan.report_interval.as_secs_f64();
+    for step in &mut steps {
+        step.trend = steady::trend(&timeseries, step.window, interval_s);
+    }
+    let t0 = ctx.started_at.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    let mut runs = ctx.runs.clone();
+    // Power, idle and active, is the median run's.
+    let power = study_power(&mut runs, &steps, &ctx.meters, t0);
     let median: Vec<Step> = match median_run(&steps) {
         Some(run) => steps.iter().filter(|s| s.run == run).cloned().collect(),
         None => Vec::new(),
     };
     let headline = max_within_cap(&median);
-    // Power and cost are quoted at the headline step, or at the last step when none kept within the cap.
+    // Cost is quoted at the headline step, or at the last step when none kept within the cap.
     let basis = headline.as_ref().and_then(|h| steps.get(h.step_index as usize)).or(steps.last());
-    let t0 = ctx.started_at.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
-    let power = match (&ctx.power_log, basis) {
-        (Some(log), Some(step)) => mean_watts(log, t0 + step.window.start_s, t0 + step.window.end_s)
-            .and_then(|active| {
-                let idle = ctx.idle_window_s.and_then(|(a, b)| mean_watts(log, a, b));
-                Power::new(idle, active, &step.figures)
-            }),
-        _ => None,
-    };
     let cost = ctx.system_cost_usd.map(|usd| Cost::new(usd, basis.map(|s| &s.figures)));
     RunResult {
         schema_version: SCHEMA_VERSION,
@@ -86,5 +88,7 @@ pub fn document(
         cost,
         counters: Vec::new(),
         endurance: None,
+
+        runs,
     }
 }

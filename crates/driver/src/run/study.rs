@@ -1,17 +1,25 @@
-//! A run as a study: idle power before it, the run, then the result document with the plan's
-//! configuration, the server, power and cost. Workload-neutral: each workload adds its own settings to
-//! the configuration and hands over its prepared workload.
+//! A sweep as a study: `--runs` times over, each run readied by the study's [`Cycle`] (the database put
+//! back, hooks), idle power before it, the run, then one result document with the plan's configuration,
+//! the server, how each run began, power and cost. Workload-neutral: each workload adds its own settings
+//! to the configuration and hands over its workload for each run's seed.
 
+use std::collections::BTreeMap;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::files::result_dir::{ResultDir, write_result};
-use oltpgen_report::model::{IntervalRow, RunResult, Server, Step};
+use oltpgen_datagen::Rng;
+use oltpgen_report::model::cycle::{Restored, RunRecord};
+use oltpgen_report::model::{ClientCpu, IntervalRow, RunResult, Server, Step};
+use oltpgen_report::stats::power::Meter;
 
 use super::metrics::{Endpoint, Live};
-use super::{Progress, Ramp, RunPlan, Workload, drive, energy_sample, result};
+use super::{
+    EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, Workload, drive, energy_sample, result,
+};
 use crate::counters::{self, Sampler, Sources};
 use crate::{Error, Target};
 
@@ -20,8 +28,8 @@ use crate::{Error, Target};
 pub struct StudyOptions {
     /// What the system under test cost (USD).
     pub system_cost_usd: Option<f64>,
-    /// An external power meter's log, read when the run ends.
-    pub power_log: Option<PathBuf>,
+    /// External power meters' logs by label (`--power-log [LABEL=]FILE`), read when the study ends.
+    pub power_logs: Vec<(String, PathBuf)>,
     /// Time to sit idle before the run, over which idle power is averaged.
     pub idle_sample: Option<Duration>,
     /// Where `result.json` is written after every judged step, so that a run killed part-way keeps
@@ -43,10 +51,11 @@ impl RunPlan {
             Ramp::Rate(r) => format!("{r}/s"),
             Ramp::Over(d) => humantime::format_duration(d).to_string(),
         };
-        let users: Vec<u32> = self.steps.iter().map(|s| s.users).collect();
+        // The sweep once: every run repeats it.
+        let users: Vec<u32> = self.of_run(1).steps.iter().map(|s| s.users).collect();
         let serde_json::Value::Object(map) = serde_json::json!({
             "users": users,
-            "runs": self.steps.iter().map(|s| s.run).max().unwrap_or(1),
+            "runs": self.runs(),
             "connections": self.connections,
             "ramp": ramp,
             "warmup_s": timing.warmup.as_secs_f64(),
@@ -75,98 +84,355 @@ pub fn one_or_each<T: Into<serde_json::Value> + PartialEq + Copy>(
     }
 }
 
-/// Runs `plan` with `workload` as a study and returns the result document (also when Ctrl-C cut the
-/// run short: then `interrupted` is set). `config` holds the workload's own settings; the plan's are
-/// added to it. A power log that cannot be read at the end is warned about, and the result has no
-/// power figures: the run is never thrown away for it. Host and database counters (of `targets`, over
-/// connections of their own) are sampled from before the idle sample to the run's end, and the live
-/// figures are served while it goes on, as `opts` asks.
+/// What the study does around each run of the sweep, supplied by the command that knows the workload
+/// and the flags: put the database back to its loaded state, run the user's hooks.
+pub trait Cycle {
+    /// Readies the database for run `run` (from 1), before its idle time: what it did and what the
+    /// database held then, for the run's record.
+    ///
+    /// # Errors
+    /// A restore or a hook that failed: the study stops there, keeping the runs before it.
+    fn before_run(&mut self, run: u32) -> impl Future<Output = Result<RunStart, Error>>;
+
+    /// Whatever follows run `run` (the `--after-run` hook).
+    ///
+    /// # Errors
+    /// A hook that failed: the study stops there, keeping the runs so far.
+    fn after_run(&mut self, run: u32) -> impl Future<Output = Result<(), Error>>;
+}
+
+/// Nothing around the runs: a study of a workload with no database to put back (`io`).
+impl Cycle for () {
+    async fn before_run(&mut self, _run: u32) -> Result<RunStart, Error> {
+        Ok(RunStart::default())
+    }
+
+    async fn after_run(&mut self, _run: u32) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+/// How a run began, as [`Cycle::before_run`] left it.
+#[derive(Clone, Debug, Default)]
+pub struct RunStart {
+    /// How the database was put back, when it was.
+    pub restored: Option<Restored>,
+    /// Rows per growing table as the run started.
+    pub start_rows: BTreeMap<String, u64>,
+}
+
+/// What the result says of a study besides its measurements: the server and the configuration (the
+/// workload's settings; the plan's are added).
+pub struct About {
+    /// The server's engine, version and key settings.
+    pub server: Server,
+    /// The workload's own settings.
+    pub config: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A study's result, and what stopped it before its last run when something did (a restore or a hook
+/// that failed): the result then holds the runs before it.
+pub struct Studied {
+    /// The result document.
+    pub result: RunResult,
+    /// Why the study stopped early, when a restore or a hook failed.
+    pub stopped: Option<Error>,
+}
+
+/// Tags the later runs' seeds apart from every other stream derived from the first's.
+const STUDY_RUN: u64 = 0x5255_4e53;
+
+/// The seed of run `run` (from 1) of a study whose first run draws from `first`: the first keeps it (a
+/// single run is what it always was), each later run draws its own, from its number, never from the
+/// database (which a restore puts back).
+pub fn run_seed(first: u64, run: u32) -> u64 {
+    if run <= 1 { first } else { Rng::derive(first, &[STUDY_RUN, u64::from(run)]).next_u64() }
+}
+
+/// Runs `plan` as a study, its sweep `--runs` times over: before each run `cycle` readies the database
+/// and the study sits idle (`--idle-sample`), then the run drives `workload(run)` (its seed and its
+/// workload, drawing its own random streams). Every run's steps and intervals land on one clock, the
+/// first run's start, so power, counters and windows line up; the result's headline comes from the
+/// median run. Returns the result document also when Ctrl-C cut the study short (then `interrupted` is
+/// set) or a restore or hook failed (then [`Studied::stopped`] says why). A power log that cannot be
+/// read at the end is warned about, and the result has no power figures: the runs are never thrown away
+/// for it. Host and database counters (of `targets`, over connections of their own) are sampled from
+/// before the first idle time to the study's end, and the live figures are served while it goes on, as
+/// `opts` asks.
 ///
 /// # Errors
 /// A usage error when `--metrics-listen`'s address cannot be listened on.
 pub async fn study<W: Workload>(
-    workload: Arc<W>,
+    workload: impl Fn(u32) -> (u64, Arc<W>),
+    cycle: &mut impl Cycle,
     targets: &[Target],
     plan: &RunPlan,
     opts: &StudyOptions,
-    server: Server,
-    mut config: serde_json::Map<String, serde_json::Value>,
+    about: About,
     progress: impl FnMut(Progress<'_>),
-) -> Result<RunResult, Error> {
+) -> Result<Studied, Error> {
     let watch = Watch::start(targets, plan, opts).await?;
-    let mut idle_energy = Vec::new();
-    let idle_window_s = match opts.idle_sample {
-        Some(idle) => {
-            let from = unix_s(SystemTime::now());
-            idle_energy.extend(energy_sample().map(|(sample, _)| sample));
-            tokio::time::sleep(idle).await;
-            idle_energy.extend(energy_sample().map(|(sample, _)| sample));
-            Some((from, unix_s(SystemTime::now())))
-        }
-        None => None,
-    };
-    // On one clock with other agents: the common start, how late this one reached it (refused past
-    // the warmup, before any user starts).
-    let started_at = match plan.start_at {
-        Some(at) => {
-            let late = super::agent::lateness(at, plan.timing.warmup)?;
-            config.insert("start_at".into(), humantime::format_rfc3339_millis(at).to_string().into());
-            config.insert("start_late_ms".into(), (late.as_secs_f64() * 1e3).into());
-            at
-        }
-        None => SystemTime::now(),
-    };
+    let mut config = about.config;
     if plan.agent.is_part() {
         config.insert("agent".into(), plan.agent.name().into());
     }
     config.extend(plan.config());
-    let mut context = result::Context {
-        workload: W::REPORT,
-        server,
-        config: serde_json::Value::Object(config),
-        started_at,
-        plan: plan.clone(),
-        system_cost_usd: opts.system_cost_usd,
-        power_log: None,
-        idle_window_s,
-    };
-    let targets = workload.targets().to_vec();
     let mut checkpoint = Checkpoint {
-        context: &context,
-        targets,
+        context: result::Context {
+            workload: W::REPORT,
+            server: about.server,
+            config: serde_json::Value::Object(config),
+            started_at: SystemTime::now(),
+            plan: plan.clone(),
+            system_cost_usd: opts.system_cost_usd,
+            meters: Vec::new(),
+            runs: Vec::new(),
+        },
+        targets: Vec::new(),
         steps: Vec::new(),
         timeseries: Vec::new(),
         sampler: watch.sampler.as_ref(),
     };
     let mut progress = progress;
-    let measured = drive(workload, plan, |p| {
-        watch.hear(&p);
-        if let Some(dir) = &opts.result_dir {
-            checkpoint.record(&p, dir);
-        }
-        progress(p);
-    })
-    .await;
-    let power_log = match &opts.power_log {
-        // A meter's log that cannot be read now costs the power figures, never the run's result.
-        Some(path) => match read_power_log(path) {
-            Ok(readings) => Some(readings),
-            Err(e) => {
-                eprintln!("warning: {e}: the result has no power figures");
-                None
+    let mut total = Total::default();
+    let mut stopped = None;
+    let mut first_start: Option<Instant> = None;
+    for run in 1..=plan.runs() {
+        // Ctrl-C during a restore, a hook or the idle time stops the study there, as during a run.
+        let start = match until_stopped(cycle.before_run(run)).await {
+            Some(Ok(start)) => start,
+            Some(Err(e)) => {
+                stopped = Some(e);
+                break;
             }
-        },
-        // Without a meter's log, the host's own energy counters where it has them.
-        None if !measured.energy.is_empty() => {
-            idle_energy.extend(measured.energy.iter().cloned());
-            Some(oltpgen_report::stats::power::from_energy(&idle_energy, &measured.energy_max_uj))
+            None => {
+                total.interrupted = true;
+                break;
+            }
+        };
+        let idle_window_s = match opts.idle_sample {
+            Some(idle) => match until_stopped(sit_idle(idle, &mut total.energy)).await {
+                Some(window) => Some(window),
+                None => {
+                    total.interrupted = true;
+                    break;
+                }
+            },
+            None => None,
+        };
+        let (seed, workload) = workload(run);
+        checkpoint.targets = workload.targets().to_vec();
+        let now = Instant::now();
+        if first_start.is_none() {
+            let (at, clock) = common_start(plan, &mut checkpoint.context.config)?;
+            checkpoint.context.started_at = at;
+            first_start = Some(clock);
         }
-        None => None,
+        let offset_s = now.saturating_duration_since(first_start.unwrap_or(now)).as_secs_f64();
+        checkpoint.context.runs.push(RunRecord {
+            run,
+            seed,
+            start_s: offset_s,
+            restored: start.restored,
+            start_rows: start.start_rows,
+            idle_window_s,
+            // Worked out with the result, from the counters and the meters' logs read at the end.
+            idle_counters: BTreeMap::new(),
+            meters: BTreeMap::new(),
+            power: None,
+        });
+        let shift = Shift { offset_s, first_step: checkpoint.steps.len() as u32 };
+        let measured = drive(workload, &plan.of_run(run), |p| {
+            let p = shift.progress(p);
+            watch.hear(&p.as_progress(), run == 1);
+            if let Some(dir) = &opts.result_dir {
+                checkpoint.record(&p.as_progress(), dir);
+            }
+            progress(p.as_progress());
+        })
+        .await;
+        let interrupted = measured.interrupted;
+        total.add(shift.measured(measured));
+        if interrupted {
+            break;
+        }
+        match until_stopped(cycle.after_run(run)).await {
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                stopped = Some(e);
+                break;
+            }
+            None => {
+                total.interrupted = true;
+                break;
+            }
+        }
+    }
+    let mut context = checkpoint.context;
+    context.meters = if opts.power_logs.is_empty() {
+        // Without a meter's log, the host's own energy counters where it has them.
+        let energy = oltpgen_report::stats::power::from_energy(&total.energy, &total.energy_max_uj);
+        let name = RAPL_METER.to_string();
+        if total.measured_energy { vec![Meter { name, readings: energy }] } else { Vec::new() }
+    } else {
+        // A meter's log that cannot be read now costs the power figures, never the runs' result.
+        read_meters(&opts.power_logs).unwrap_or_else(|e| {
+            eprintln!("warning: {e}: the result has no power figures");
+            Vec::new()
+        })
     };
-    context.power_log = power_log;
-    let mut result = result::build(context, measured);
-    watch.finish(&mut result, plan.report_interval.as_secs_f64()).await;
-    Ok(result)
+    let t0 = unix_s(context.started_at);
+    let mut result = result::build(context, total.into_measured(checkpoint.targets, stopped.is_some()));
+    let interval_s = plan.report_interval.as_secs_f64();
+    watch.finish(&mut result, interval_s).await;
+    // Each run's counters at rest: over its idle time, on the result's clock.
+    for run in &mut result.runs {
+        if let Some([a, b]) = run.idle_window_s {
+            run.idle_counters = counters::window_averages(&result.counters, (a - t0, b - t0), interval_s);
+        }
+    }
+    Ok(Studied { result, stopped })
+}
+
+/// The study's start: on one clock with other agents, the common start (`--start-at`), with how late
+/// this agent reached it recorded in `config` (refused past the warmup, before any user starts); else
+/// now. Also the instant the first run's clock starts from.
+///
+/// # Errors
+/// A usage error when this agent reached the common start later than the warmup allows.
+fn common_start(plan: &RunPlan, config: &mut serde_json::Value) -> Result<(SystemTime, Instant), Error> {
+    let Some(at) = plan.start_at else { return Ok((SystemTime::now(), Instant::now())) };
+    let late = super::agent::lateness(at, plan.timing.warmup)?;
+    if let Some(config) = config.as_object_mut() {
+        config.insert("start_at".into(), humantime::format_rfc3339_millis(at).to_string().into());
+        config.insert("start_late_ms".into(), (late.as_secs_f64() * 1e3).into());
+    }
+    Ok((at, super::clock_start(Some(at)).into_std()))
+}
+
+/// `work`'s outcome, or `None` when a stop signal (Ctrl-C, SIGTERM, SIGHUP) came first: `work` is then
+/// dropped (a hook's shell with it).
+async fn until_stopped<T>(work: impl Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        out = work => Some(out),
+        () = crate::stop::requested() => None,
+    }
+}
+
+/// Sits idle for `idle`, reading the host's energy counters into `energy` at both ends where it has
+/// them; returns the idle span in Unix seconds.
+async fn sit_idle(idle: Duration, energy: &mut Vec<EnergySample>) -> [f64; 2] {
+    let from = unix_s(SystemTime::now());
+    energy.extend(energy_sample().map(|(sample, _)| sample));
+    tokio::time::sleep(idle).await;
+    energy.extend(energy_sample().map(|(sample, _)| sample));
+    [from, unix_s(SystemTime::now())]
+}
+
+/// Puts one run's figures on the study's clock: its times moved by the run's start, its steps numbered
+/// after the runs before it.
+struct Shift {
+    /// The run's start on the study's clock, seconds.
+    offset_s: f64,
+    /// How many steps the runs before it measured.
+    first_step: u32,
+}
+
+/// A [`Progress`] moved onto the study's clock, owning what it moved.
+enum Shifted {
+    Started,
+    Interval(IntervalFigures),
+    Step(Step),
+}
+
+impl Shifted {
+    fn as_progress(&self) -> Progress<'_> {
+        match self {
+            Shifted::Started => Progress::Started,
+            Shifted::Interval(f) => Progress::Interval(f),
+            Shifted::Step(s) => Progress::Step(s),
+        }
+    }
+}
+
+impl Shift {
+    fn step(&self, mut step: Step) -> Step {
+        step.index += self.first_step;
+        step.window.start_s += self.offset_s;
+        step.window.end_s += self.offset_s;
+        step
+    }
+
+    fn rows(&self, rows: &mut [IntervalRow]) {
+        rows.iter_mut().for_each(|r| r.elapsed_s += self.offset_s);
+    }
+
+    fn progress(&self, p: Progress<'_>) -> Shifted {
+        match p {
+            Progress::Started => Shifted::Started,
+            Progress::Interval(f) => {
+                let mut f = f.clone();
+                f.elapsed_s += self.offset_s;
+                // A new run resets DS2's running statistics: its reset falls at its start.
+                f.since_reset.reset_at_s += self.offset_s;
+                self.rows(&mut f.rows);
+                Shifted::Interval(f)
+            }
+            Progress::Step(s) => Shifted::Step(self.step(s.clone())),
+        }
+    }
+
+    fn measured(&self, mut m: Measured) -> Measured {
+        m.steps = m.steps.into_iter().map(|s| self.step(s)).collect();
+        self.rows(&mut m.timeseries);
+        m
+    }
+}
+
+/// What every run of a study measured, added up.
+#[derive(Default)]
+struct Total {
+    steps: Vec<Step>,
+    timeseries: Vec<IntervalRow>,
+    errors_by_kind: BTreeMap<String, u64>,
+    clients: Vec<ClientCpu>,
+    interrupted: bool,
+    /// The host's energy counters, idle times' and runs' alike.
+    energy: Vec<EnergySample>,
+    energy_max_uj: Vec<u64>,
+    /// Whether any run read the host's energy counters.
+    measured_energy: bool,
+}
+
+impl Total {
+    fn add(&mut self, m: Measured) {
+        self.steps.extend(m.steps);
+        self.timeseries.extend(m.timeseries);
+        for (kind, n) in m.errors_by_kind {
+            *self.errors_by_kind.entry(kind).or_default() += n;
+        }
+        self.clients.push(m.client);
+        self.interrupted |= m.interrupted;
+        self.measured_energy |= !m.energy.is_empty();
+        self.energy.extend(m.energy);
+        if !m.energy_max_uj.is_empty() {
+            self.energy_max_uj = m.energy_max_uj;
+        }
+    }
+
+    /// The study as one measurement of `targets`; `stopped` early by a restore or a hook that failed.
+    fn into_measured(self, targets: Vec<String>, stopped: bool) -> Measured {
+        Measured {
+            steps: self.steps,
+            targets,
+            timeseries: self.timeseries,
+            errors_by_kind: self.errors_by_kind,
+            client: oltpgen_report::stats::merge::merge_clients(&self.clients),
+            interrupted: self.interrupted || stopped,
+            energy: self.energy,
+            energy_max_uj: self.energy_max_uj,
+        }
+    }
 }
 
 /// What watches a study besides its users, each on its own task: the counters' sampler and the live
@@ -198,11 +464,13 @@ impl Watch {
         Ok(Watch { sampler, live, _endpoint: endpoint })
     }
 
-    /// Takes in what the run reports: its start (the counters' clock's zero), intervals and steps.
-    fn hear(&self, p: &Progress<'_>) {
+    /// Takes in what a run reports: its start (the first run's is the counters' clock's zero),
+    /// intervals and steps.
+    fn hear(&self, p: &Progress<'_>, first_run: bool) {
         let mut live = self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match p {
-            Progress::Started => self.sampler.iter().for_each(Sampler::run_started),
+            Progress::Started if first_run => self.sampler.iter().for_each(Sampler::run_started),
+            Progress::Started => {}
             Progress::Interval(f) => live.interval(f),
             Progress::Step(s) => live.step(s),
         }
@@ -217,16 +485,26 @@ impl Watch {
     }
 }
 
-/// The meter's readings in `path`, or one line saying why there are none.
-fn read_power_log(path: &std::path::Path) -> Result<Vec<oltpgen_report::stats::power::Reading>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("--power-log: cannot read {}: {e}", path.display()))?;
-    oltpgen_report::stats::power::parse(&text).map_err(|e| format!("--power-log {}: {e}", path.display()))
+/// The label of the host's own energy counters (RAPL) as a meter, when no `--power-log` is given.
+const RAPL_METER: &str = "rapl";
+
+/// Every meter's readings, or one line saying which log cannot be read and why.
+fn read_meters(logs: &[(String, PathBuf)]) -> Result<Vec<Meter>, String> {
+    logs.iter()
+        .map(|(name, path)| {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--power-log {name}={}: cannot read it: {e}", path.display()))?;
+            let readings = oltpgen_report::stats::power::parse(&text)
+                .map_err(|e| format!("--power-log {name}={}: {e}", path.display()))?;
+            Ok(Meter { name: name.clone(), readings })
+        })
+        .collect()
 }
 
 /// The result as judged so far, written after every judged step.
 struct Checkpoint<'a> {
-    context: &'a result::Context,
+    /// The study's context, its runs' records added as they begin.
+    context: result::Context,
     targets: Vec<String>,
     steps: Vec<Step>,
     timeseries: Vec<IntervalRow>,
@@ -243,7 +521,7 @@ impl Checkpoint<'_> {
             Progress::Step(s) => {
                 self.steps.push((*s).clone());
                 let mut doc = result::document(
-                    self.context,
+                    &self.context,
                     self.steps.clone(),
                     self.targets.clone(),
                     self.timeseries.clone(),

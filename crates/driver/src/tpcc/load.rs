@@ -1,11 +1,15 @@
-//! Loading TPC-C: its data and what the load records, handed to the workload-neutral loader.
+//! Loading TPC-C: its data and what the load records, handed to the workload-neutral loader; and
+//! restoring it, the same data generated again.
 
 use std::path::Path;
 
 use oltpgen_datagen::tpcc::rows::{TpccData, TpccParams};
 
 use super::{LoadedParams, Tpcc};
+use crate::engine::Conn;
+use crate::inventory;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
+use crate::restore::{self, Restorable};
 use crate::{Error, Target};
 
 /// Loads TPC-C at `scale` warehouses from `seed` into `target`.
@@ -26,4 +30,15 @@ pub async fn load(target: &Target, scale: u32, seed: u64, opts: &LoadOptions) ->
 /// See [`load::write_csv`].
 pub async fn write_csv(dir: &Path, scale: u32, seed: u64, opts: &LoadOptions) -> Result<u64, Error> {
     load::write_csv(dir, TpccData::new(TpccParams::new(scale, seed)), opts).await
+}
+
+impl Restorable for Tpcc {
+    const GROWING: &'static [&'static str] = &["orders", "order_line"];
+
+    async fn restore(target: &Target, opts: &LoadOptions) -> Result<(), Error> {
+        let loaded = inventory::loaded::<Tpcc>(&Conn::open(target).await?, target).await?;
+        // The load's own seed and scale: the same rows, and the same NURand constants the run's obey.
+        let data = TpccData::new(TpccParams::new(loaded.scale, loaded.seed));
+        restore::restore::<Tpcc, _>(target, data, &[], opts).await
+    }
 }

@@ -12,7 +12,7 @@ mod run;
 
 pub use check::{CHECKS, check};
 pub use load::{load, write_csv};
-pub use run::{RunOptions, Tpcc, TpccUser, run, workload};
+pub use run::{RunOptions, Tpcc, TpccUser, run};
 
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;

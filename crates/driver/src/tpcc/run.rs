@@ -16,7 +16,8 @@ use oltpgen_report::stats::audit::{self, TpccAuditPlan};
 use super::LoadedParams;
 use crate::engine::tpcc::{self as seam, TpccConnector, TpccSession};
 use crate::inventory::Definition;
-use crate::prepare::{Prepared, prepare};
+use crate::prepare::prepare;
+use crate::run::study::{About, Cycle, Studied, run_seed};
 use crate::run::{AuditCounts, Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
 use crate::vocab::outcome::{Done, TxnError};
 use crate::vocab::tpcc::{Outcome, Transactions};
@@ -159,17 +160,6 @@ impl Workload for Tpcc {
     }
 }
 
-/// The workload for `targets` (each with how its transactions run), ready to drive.
-pub fn workload(
-    targets: &[(Target, Transactions)],
-    prepared: &Prepared<Tpcc>,
-    pacing: Pacing,
-    seed: Option<u64>,
-) -> Arc<Tpcc> {
-    let seed = Tpcc::run_seed(&prepared.loaded, seed);
-    Arc::new(Tpcc::new(targets.to_vec(), &prepared.each, pacing, seed))
-}
-
 /// How each run on `targets` runs its transactions: `asked`, or each engine's default.
 fn transactions_of(targets: &[Target], asked: Option<Transactions>) -> Vec<(Target, Transactions)> {
     targets
@@ -196,24 +186,29 @@ pub struct RunOptions {
     pub study: StudyOptions,
 }
 
-/// Runs TPC-C against `targets` side by side and returns the result document (also when Ctrl-C cut
-/// the run short: then `interrupted` is set). `progress` hears every reporting interval and every
-/// finished step.
+/// Runs TPC-C against `targets` side by side as a study (`--runs` times over, each run readied by
+/// `cycle`) and returns the result document (also when Ctrl-C, a restore or a hook cut it short).
+/// `progress` hears every reporting interval and every finished step.
 ///
 /// # Errors
 /// [`Error::Usage`] when a database is not ready for the run (see [`prepare`](crate::prepare::prepare)).
 pub async fn run(
     targets: &[Target],
     opts: &RunOptions,
+    cycle: &mut impl Cycle,
     progress: impl FnMut(crate::run::Progress<'_>),
-) -> Result<oltpgen_report::model::RunResult, Error> {
+) -> Result<Studied, Error> {
     let prepared = prepare::<Tpcc>(targets, opts.scale.as_ref(), &opts.plan).await?;
     let each = transactions_of(targets, opts.transactions);
     for (target, transactions) in &each {
         seam::ready(target, *transactions).await?;
     }
-    let workload = workload(&each, &prepared, opts.pacing, opts.seed);
-    let labels = workload.targets();
+    let seed = Tpcc::run_seed(&prepared.loaded, opts.seed);
+    let workload = |run| {
+        let seed = run_seed(seed, run);
+        (seed, Arc::new(Tpcc::new(each.clone(), &prepared.each, opts.pacing, seed)))
+    };
+    let labels: Vec<String> = targets.iter().map(Target::key).collect();
     let names: Vec<&str> = each.iter().map(|(_, t)| t.name()).collect();
     let isolation: Vec<&str> = targets.iter().map(|t| seam::isolation(t.engine())).collect();
     let n = targets.len() as u32;
@@ -221,24 +216,24 @@ pub async fn run(
         "scale": prepared.loaded.scale,
         "keying_time": opts.pacing.keying.to_string(),
         "think_time": opts.pacing.think.to_string(),
-        "seed": workload.seed,
+        "seed": seed,
         "load_seed": prepared.loaded.seed,
         "terminals_per_warehouse": f64::from(opts.plan.max_users() / n) / f64::from(prepared.loaded.scale),
-        "isolation": one_or_each(labels, &isolation),
-        "transactions": one_or_each(labels, &names),
+        "isolation": one_or_each(&labels, &isolation),
+        "transactions": one_or_each(&labels, &names),
         // 2.7.2 lets Delivery be queued and run deferred; it runs inline, as HammerDB, BenchBase and
         // go-tpc run it, and its response time is the whole transaction's.
         "delivery": "inline",
     }) else {
         unreachable!("an object literal")
     };
-    prepared.record_clock(labels, &mut config);
+    prepared.record_clock(&labels, &mut config);
     match targets {
         [one] => config.insert("target".into(), one.label().into()),
         _ => config.insert("targets".into(), labels.into()),
     };
-    let server = prepared.server.into_result();
-    study(workload, targets, &opts.plan, &opts.study, server, config, progress).await
+    let about = About { server: prepared.server.into_result(), config };
+    study(workload, cycle, targets, &opts.plan, &opts.study, about, progress).await
 }
 
 #[cfg(test)]

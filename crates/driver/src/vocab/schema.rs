@@ -113,6 +113,13 @@ pub fn create_index(index: &Index) -> String {
     format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
 }
 
+/// The statements that empty `tables` before a restore, one `TRUNCATE TABLE` each (SQL Server and
+/// MySQL write it alike). The workloads' tables have no foreign keys among them, and none is added: a
+/// user's table referring to one makes its `TRUNCATE` fail rather than empty the user's table too.
+pub fn truncate_each(tables: &[&str]) -> Vec<String> {
+    tables.iter().map(|t| format!("TRUNCATE TABLE {t}")).collect()
+}
+
 /// `names` as a list of SQL string literals, for a catalog query's `IN (…)` (the names are the
 /// workloads' own identifiers).
 pub fn string_literals(names: &[&str]) -> String {

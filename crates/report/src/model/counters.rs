@@ -1,5 +1,6 @@
 //! The keys of a step's counters ([`Step::counters`]: `<source>/<name>`) and which of them the studies
-//! quote per step (CPU %, disk transfers/s, ms per transfer, queue length, % busy, buffer hit %, watts): the
+//! quote per step (CPU %, disk transfers/s, ms per transfer, queue length, % busy, buffer hit %,
+//! checkpoint pages/s, watts): the
 //! counters `report show`, report.html and `report compare` put beside each step's figures.
 //!
 //! ```
@@ -11,14 +12,16 @@
 use crate::model::Step;
 
 /// Whether the studies' per-step tables quote counter `name`: CPU %, each disk's transfers/s, ms per
-/// transfer, queue length and % busy, the buffer hit %, and watts.
+/// transfer, queue length and % busy, the buffer hit %, checkpoint pages/s, and watts.
 pub fn quoted(name: &str) -> bool {
     let disk = name.starts_with("disk_")
         && (name.ends_with("_transfers_per_s")
             || name.ends_with("_ms_per_transfer")
             || name.ends_with("_queue_length")
             || name.ends_with("_busy_pct"));
-    disk || matches!(name, "cpu_pct" | "buffer_hit_pct") || name.ends_with("watts") || name.ends_with("_w")
+    disk || matches!(name, "cpu_pct" | "buffer_hit_pct" | "checkpoint_pages_per_s")
+        || name.ends_with("watts")
+        || name.ends_with("_w")
 }
 
 /// `<source>/<name>` split at its last `/` (a source may be a URL, a name never holds one).
@@ -48,6 +51,7 @@ mod tests {
             "disk_vda_queue_length",
             "disk_sda1_busy_pct",
             "buffer_hit_pct",
+            "checkpoint_pages_per_s",
             "watts",
         ] {
             assert!(quoted(name), "{name}");

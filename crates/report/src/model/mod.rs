@@ -10,6 +10,7 @@
 pub mod audit;
 pub mod checks;
 pub mod counters;
+pub mod cycle;
 pub mod ds2_progress;
 pub mod endurance;
 pub mod histogram;
@@ -68,6 +69,10 @@ pub struct RunResult {
     /// `io`: the flash's projected life at the headline's write rate, when `--rated-endurance` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endurance: Option<endurance::Endurance>,
+
+    /// How each run of the sweep began (`--runs`): its seed, restore, starting size and idle time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<cycle::RunRecord>,
 }
 
 /// One counter sampled through a run: where it was read, what it measures, and its values over time.
@@ -238,6 +243,23 @@ pub struct Step {
     /// the figures the studies' tables quote per step.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counters: BTreeMap<String, f64>,
+    /// Whether the step was steady: its throughput's trend across its window, measured against the
+    /// per-interval noise ([`crate::stats::steady::trend`]); `None` with too few intervals to say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trend: Option<Trend>,
+}
+
+/// A step's throughput trend across its window: the studies chose their steady window by eye.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Trend {
+    /// The least-squares slope of the per-interval throughput, in percent of the step's mean per minute.
+    pub pct_per_min: f64,
+    /// The two-sided p-value of that slope against the intervals' scatter around it (Student's t).
+    pub p_value: f64,
+    /// The intervals it was measured over.
+    pub intervals: u32,
+    /// Whether the trend is more than the noise (`p_value` under 0.05): the step was not steady.
+    pub significant: bool,
 }
 
 /// The measured window of a step, in seconds since the run started.

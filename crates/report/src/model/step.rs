@@ -197,6 +197,7 @@ impl Step {
             target_caps: BTreeMap::new(),
             audit: None,
             counters: BTreeMap::new(),
+            trend: None,
         }
     }
 

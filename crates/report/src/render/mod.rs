@@ -5,11 +5,13 @@
 //! - [`html`]: report.html and the comparison page, with their SVG plotting kit;
 //! - [`csv`]: timeseries.csv, counters.csv and DS2's `--csv-output`;
 //! - and what the text and the HTML share: what ran in words ([`describe`]), a step table's cells
-//!   ([`steps`]) and the counters' labels and charts ([`counters`]).
+//!   ([`steps`]), the study's runs, power and cost lines ([`study`]) and the counters' labels and charts
+//!   ([`counters`]).
 
 pub mod counters;
 pub mod csv;
 pub mod describe;
 pub mod html;
 pub mod steps;
+pub mod study;
 pub mod text;

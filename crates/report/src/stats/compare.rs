@@ -179,6 +179,10 @@ pub struct Comparison {
     pub headline: Option<HeadlineComparison>,
     /// Throughput per watt, when both measured power.
     pub per_watt: Option<Change>,
+    /// Mean watts while active (every meter's total), when both measured power.
+    pub active_w: Option<Change>,
+    /// Mean watts while idle before the run (`--idle-sample`), when both measured it.
+    pub idle_w: Option<Change>,
     /// Dollars per TPS, when both have it.
     pub cost_per_tps_usd: Option<Change>,
     /// Dollars per NOPM or OPM, when both have it.
@@ -275,6 +279,8 @@ pub fn compare(a: &RunResult, b: &RunResult) -> Result<Comparison, CompareError>
         per_minute_unit: a.workload.per_minute_unit(),
         headline: headline(a, b),
         per_watt: Change::both(ap.map(|p| p.per_watt), bp.map(|p| p.per_watt)),
+        active_w: Change::both(ap.map(|p| p.active_w), bp.map(|p| p.active_w)),
+        idle_w: Change::both(ap.and_then(|p| p.idle_w), bp.and_then(|p| p.idle_w)),
         cost_per_tps_usd: Change::both(ac.and_then(|c| c.per_tps_usd), bc.and_then(|c| c.per_tps_usd)),
         cost_per_minute_unit_usd: Change::both(
             ac.and_then(|c| c.per_minute_unit_usd),

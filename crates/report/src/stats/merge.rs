@@ -182,6 +182,9 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         counters: results.iter().flat_map(|r| r.counters.iter().cloned()).collect(),
         // A projection is of one drive's rate; the merged rate is several drives'.
         endurance: None,
+
+        // The parts ran one plan on one clock: the first part's account of how each run began stands.
+        runs: first.runs.clone(),
     })
 }
 
@@ -306,17 +309,26 @@ fn add_row(into: &mut IntervalRow, row: &IntervalRow) {
 }
 
 fn merge_client(results: &[RunResult]) -> ClientCpu {
-    let sum = |f: fn(&ClientCpu) -> f64| results.iter().map(|r| f(&r.client)).sum::<f64>();
-    let worst =
-        |f: fn(&ClientCpu) -> Option<f64>| results.iter().filter_map(|r| f(&r.client)).reduce(f64::max);
+    merge_clients(&results.iter().map(|r| r.client).collect::<Vec<_>>())
+}
+
+/// The client's figures of several processes or runs as one: CPU and transactions summed (CPU per
+/// order over the orders each counted), the largest memory and the latest wake-ups.
+pub fn merge_clients(clients: &[ClientCpu]) -> ClientCpu {
+    let sum = |f: fn(&ClientCpu) -> f64| clients.iter().map(f).sum::<f64>();
+    let worst = |f: fn(&ClientCpu) -> Option<f64>| clients.iter().filter_map(f).reduce(f64::max);
     let mut client = ClientCpu::new(
         sum(|c| c.cpu_user_s),
         sum(|c| c.cpu_sys_s),
-        results.iter().map(|r| r.client.transactions).sum(),
+        clients.iter().map(|c| c.transactions).sum(),
     );
-    client.peak_rss_bytes = results.iter().map(|r| r.client.peak_rss_bytes).max().unwrap_or(0);
+    client.peak_rss_bytes = clients.iter().map(|c| c.peak_rss_bytes).max().unwrap_or(0);
     client.wake_late_p99_ms = worst(|c| c.wake_late_p99_ms);
     client.wake_late_max_ms = worst(|c| c.wake_late_max_ms);
+    // Each one's orders, from its CPU and its CPU per order.
+    let orders: Option<f64> =
+        clients.iter().map(|c| c.client_cpu_us_per_order.map(|us| c.cpu_s * 1e6 / us)).sum();
+    client.client_cpu_us_per_order = orders.and_then(|n| ratio(client.cpu_s * 1e6, n));
     client
 }
 

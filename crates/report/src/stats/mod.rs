@@ -9,8 +9,8 @@
 //! Its modules judge and combine results: the response-time cap and the headline
 //! ([`cap::max_within_cap`]), TPC-C's audit ([`audit::tpcc`]), Welch's t-test over repeated runs
 //! ([`significance::welch`]), two results compared ([`compare::compare`]), several merged into one
-//! ([`merge::merge`]), a disk's storage model from its counters ([`io_model::Model`]), and the power
-//! meter's log ([`power`]).
+//! ([`merge::merge`]), a disk's storage model from its counters ([`io_model::Model`]), the power
+//! meters' logs ([`power`]), and whether a step was steady ([`steady`]).
 //!
 //! ```
 //! use oltpgen_report::stats::{percent_change, ratio};
@@ -26,6 +26,7 @@ pub mod io_model;
 pub mod merge;
 pub mod power;
 pub mod significance;
+pub mod steady;
 
 use std::collections::BTreeMap;
 
@@ -61,19 +62,24 @@ pub fn median_index(values: &[f64]) -> Option<usize> {
     order.get(values.len().checked_sub(1)? / 2).copied()
 }
 
-/// The run (`Step::run`) to report when a plan was repeated with `--runs`: the one with the median
-/// throughput, as the studies report "the median of 3 runs". A run's throughput is the mean TPS over
-/// its steps (for a one-step run, that step's TPS). For an even number of runs the lower-middle one
-/// is chosen ([`median_index`]). `None` when there are no steps.
+/// The run (`Step::run`) to report when `--runs` repeated the sweep: the one with the median headline,
+/// as the studies report "the median of 3 runs" by their published figure. A run's headline is its
+/// best step within the cap ([`cap::best_step_within_cap`]) in NOPM (TPC-C) or OPM (DS2), TPS when the
+/// workload has neither; a run with no step within the cap counts as zero. For an even number of runs
+/// the lower-middle one is chosen ([`median_index`]). `None` when there are no steps.
 pub fn median_run(steps: &[Step]) -> Option<u32> {
-    let mut runs: BTreeMap<u32, (f64, u32)> = BTreeMap::new();
+    let mut runs: BTreeMap<u32, Vec<Step>> = BTreeMap::new();
     for s in steps {
-        let (sum, n) = runs.entry(s.run).or_default();
-        *sum += s.figures.tps;
-        *n += 1;
+        runs.entry(s.run).or_default().push(s.clone());
     }
-    let means: Vec<f64> = runs.values().map(|&(sum, n)| sum / f64::from(n)).collect();
-    runs.keys().nth(median_index(&means)?).copied()
+    let headlines: Vec<f64> = runs.values().map(|run| run_headline(run).unwrap_or(0.0)).collect();
+    runs.keys().nth(median_index(&headlines)?).copied()
+}
+
+/// The headline figure of one run's `steps`: its best step within the cap, in NOPM or OPM (TPS when the
+/// workload has neither); `None` when no step kept within the cap.
+pub fn run_headline(steps: &[Step]) -> Option<f64> {
+    cap::best_step_within_cap(steps).map(|s| headline_rate(&s.figures))
 }
 
 /// The throughput a per-watt or per-dollar figure is quoted in: NOPM or OPM when the workload
@@ -215,26 +221,23 @@ mod tests {
         assert_eq!(median_index(&[5.0, 5.0]), Some(0));
     }
 
-    fn step(run: u32, index: u32, new_orders: u64) -> Step {
-        let mut s = tpcc_step(index, 10, (new_orders, 0), 1_000, None);
-        s.run = run;
-        s
-    }
-
     #[test]
-    fn median_run_compares_mean_tps_over_each_runs_steps() {
-        // Run 1 averages 15 TPS, run 2 25, run 3 20: run 3 is the median.
-        let steps = [
-            step(1, 0, 600),
-            step(1, 1, 1_200),
-            step(2, 0, 1_200),
-            step(2, 1, 1_800),
-            step(3, 0, 900),
-            step(3, 1, 1_500),
-        ];
+    fn median_run_is_the_run_with_the_median_headline_not_the_median_mean() {
+        let cap = crate::stats::cap::Cap::default_for(Workload::Tpcc);
+        let step = |run: u32, index: u32, new_orders: u64| {
+            let mut s = tpcc_step(index, 10, (new_orders, new_orders), 1_000, Some(&cap));
+            s.run = run;
+            s
+        };
+        let steps = [step(1, 0, 1_000), step(2, 0, 100), step(2, 1, 1_300), step(3, 0, 1_200)];
+        // By the mean over its steps run 1 (1,000 NOPM; run 2 700, run 3 1,200) would be the median; by the
+        // headline (1,000 / 1,300 / 1,200), run 3 is.
         assert_eq!(median_run(&steps), Some(3));
-        // Two runs: the lower one.
-        assert_eq!(median_run(&steps[..4]), Some(1));
+        // Two runs: the lower one; a run with no step within the cap counts as zero.
+        assert_eq!(median_run(&steps[..3]), Some(1));
+        let mut over = step(3, 0, 5_000);
+        over.cap.as_mut().unwrap().passed = false;
+        assert_eq!(median_run(&[step(1, 0, 1_000), step(2, 0, 1_300), over]), Some(1));
         assert_eq!(median_run(&[]), None);
     }
 }

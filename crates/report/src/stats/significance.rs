@@ -86,8 +86,7 @@ pub fn welch(a: &[f64], b: &[f64]) -> Option<Significance> {
         let t = (mb - ma) / se;
         let df =
             (sa + sb).powi(2) / (sa.powi(2) / (a.len() as f64 - 1.0) + sb.powi(2) / (b.len() as f64 - 1.0));
-        // Two-sided tail of Student's t: I_{df/(df+t²)}(df/2, 1/2).
-        (t, df, incomplete_beta(df / 2.0, 0.5, df / (df + t * t)))
+        (t, df, two_sided_p(t, df))
     } else {
         let p = if ma == mb { 1.0 } else { 0.0 };
         (if ma == mb { 0.0 } else { f64::INFINITY.copysign(mb - ma) }, (a.len() + b.len() - 2) as f64, p)
@@ -103,6 +102,12 @@ pub fn welch(a: &[f64], b: &[f64]) -> Option<Significance> {
         p_value,
         significant: p_value < ALPHA,
     })
+}
+
+/// The two-sided p-value of Student's t statistic `t` with `df` degrees of freedom:
+/// I_{df/(df+t²)}(df/2, 1/2).
+pub fn two_sided_p(t: f64, df: f64) -> f64 {
+    incomplete_beta(df / 2.0, 0.5, df / (df + t * t))
 }
 
 /// ln Γ(x) for x > 0 (Lanczos, g = 7, nine terms: about 15 digits).

@@ -90,6 +90,21 @@ fn id_sequence(table: &str, column: &str) -> [String; 3] {
     ]
 }
 
+/// The statements that start the id sequences past the loaded ids again once a restore has put the
+/// loaded rows back (the sequences, their grants and the columns' defaults stay as they are). `RESTART
+/// WITH` takes a constant only, hence the dynamic SQL, as at load time.
+pub fn restart_sequences() -> Vec<String> {
+    [("customers", "customerid"), ("orders", "orderid")]
+        .into_iter()
+        .map(|(table, column)| {
+            format!(
+                "DECLARE @sql NVARCHAR(200) = CONCAT('ALTER SEQUENCE {table}_{column}_seq RESTART WITH ', \
+                 (SELECT COALESCE(MAX({column}), 0) + 1 FROM {table})); EXEC (@sql)"
+            )
+        })
+        .collect()
+}
+
 /// DS2's full-text catalog and index over `products(actor, title)` (`sqlserverds2_create_ind_*.sql`),
 /// where the server has full-text search; elsewhere (Babelfish) the browses use `LIKE` and nothing is
 /// created. Dynamic SQL is parsed only where it runs, so one statement list serves both.

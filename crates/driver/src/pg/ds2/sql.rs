@@ -101,9 +101,22 @@ fn id_sequence(table: &str, column: &str) -> [String; 3] {
     let seq = format!("{table}_{column}_seq");
     [
         format!("CREATE SEQUENCE IF NOT EXISTS {seq} AS integer OWNED BY {table}.{column}"),
-        format!("SELECT setval('{seq}', (SELECT coalesce(max({column}), 0) + 1 FROM {table}), false)"),
+        restart_sequence(table, column),
         format!("ALTER TABLE {table} ALTER COLUMN {column} SET DEFAULT nextval('{seq}')"),
     ]
+}
+
+/// The statement that sets `table.column`'s sequence one past the column's largest value.
+fn restart_sequence(table: &str, column: &str) -> String {
+    format!(
+        "SELECT setval('{table}_{column}_seq', (SELECT coalesce(max({column}), 0) + 1 FROM {table}), false)"
+    )
+}
+
+/// The statements that set the id sequences past the loaded ids again once a restore has put the
+/// loaded rows back (the sequence, its grants and the columns' defaults stay as they are).
+pub fn restart_sequences() -> Vec<String> {
+    vec![restart_sequence("customers", "customerid"), restart_sequence("orders", "orderid")]
 }
 
 /// The reference's restock rule (`ds2/pgsqlds2/build/pgsqlds2_create_trig.sql`), which "keeps the number

@@ -45,6 +45,9 @@ pub const SECTIONS: [(&str, &str); 7] = [
 pub fn render(r: &RunResult) -> String {
     let mut h = open_page(&describe::title(r));
     let _ = write!(h, "<p class=\"headline\"><b>{}</b></p>", esc(&describe::headline(r)));
+    for line in crate::render::study::lines(r) {
+        let _ = write!(h, "<p class=\"study\">{}</p>", esc(&line));
+    }
     if r.interrupted {
         h.push_str("<p class=\"fail\">Interrupted: the run was stopped early; the figures cover the steps that ran.</p>");
     }

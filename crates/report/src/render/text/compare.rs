@@ -24,6 +24,8 @@ pub fn render(c: &Comparison) -> String {
     headline(w, c, unit);
     for (label, change, currency) in [
         (format!("{unit} per watt"), c.per_watt, ""),
+        ("active watts".to_string(), c.active_w, ""),
+        ("idle watts".to_string(), c.idle_w, ""),
         ("cost per TPS".to_string(), c.cost_per_tps_usd, "$"),
         (format!("cost per {unit}"), c.cost_per_minute_unit_usd, "$"),
     ] {
@@ -38,6 +40,9 @@ pub fn render(c: &Comparison) -> String {
             );
         }
     }
+    if let Some(line) = sentence(c) {
+        let _ = writeln!(w, "{line}");
+    }
     for s in &c.steps {
         step_table(w, s, unit);
     }
@@ -51,6 +56,26 @@ pub fn render(c: &Comparison) -> String {
         let _ = writeln!(w, "\ncounters in only one result, not compared: {}", keys.join(", "));
     }
     out
+}
+
+/// The change as the studies put it in one sentence, when power was measured: "+91.8% OPM, +184% OPM per
+/// watt, 32.5% less active power, 51.1% less idle power" (each figure to three significant digits).
+pub fn sentence(c: &Comparison) -> Option<String> {
+    let per_watt = c.per_watt?;
+    let unit = c.per_minute_unit;
+    let signed = |p: f64| format!("{}{}%", if p >= 0.0 { "+" } else { "-" }, figure(p.abs()));
+    let watts = |ch: Change, what: &str| {
+        let p = ch.percent?;
+        Some(format!("{}% {} {what}", figure(p.abs()), if p <= 0.0 { "less" } else { "more" }))
+    };
+    let mut parts = Vec::new();
+    parts.extend(
+        c.headline.as_ref().and_then(|h| h.throughput.percent).map(|p| format!("{} {unit}", signed(p))),
+    );
+    parts.extend(per_watt.percent.map(|p| format!("{} {unit} per watt", signed(p))));
+    parts.extend(c.active_w.and_then(|ch| watts(ch, "active power")));
+    parts.extend(c.idle_w.and_then(|ch| watts(ch, "idle power")));
+    Some(format!("in short: {}", parts.join(", ")))
 }
 
 /// The line saying that A and B were judged by different caps, each named.
@@ -224,8 +249,10 @@ mod tests {
         insta::assert_snapshot!(whole_lines(render(&compare(&a, &b).unwrap())), @r"
             max NOPM within cap 6,150 → 13,800, 2.24× (+124.4%); at 4,000 → 9,000 users
             NOPM per watt 15.4 → 27.6, 1.80× (+79.5%)
+            active watts 400 → 500, 1.25× (+25.0%)
             cost per TPS $50.0 → $45.0, 0.90× (-10.0%)
             cost per NOPM $1.67 → $1.50, 0.90× (-10.0%)
+            in short: +124% NOPM, +79.5% NOPM per watt, 25.0% more active power
 
             4,000 users               a           b      b/a    change
               step                    2           1

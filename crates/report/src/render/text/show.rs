@@ -181,6 +181,9 @@ pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
         let _ = writeln!(w, "every check of the audit: {FULL_AUDIT} {result}");
     }
     let _ = writeln!(w, "{}", headline(r));
+    for line in crate::render::study::lines(r) {
+        let _ = writeln!(w, "{line}");
+    }
     out
 }
 

@@ -1,0 +1,350 @@
+//! The study cycle (issue 26): `--runs` repeating the whole sweep, each run put back to the loaded
+//! database (`--restore`), hooked (`--before-run`, `--after-run`), idled (`--idle-sample`) and metered
+//! on two power meters, the median run by the headline; a hook that fails; the flags' refusals (DS2's
+//! own spellings among them). On a
+//! throwaway PostgreSQL, and on the SQL Server CI exports (Babelfish).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{
+    MssqlDb, SECRET, assert_matches_schema, assert_no_secret, assert_refused, mssql, mssql_int, mssql_turn,
+    mssql_url, oltpgen, result_json, sql,
+};
+use crate::ds2::server_with;
+
+/// Two meters' logs in `dir`, each a reading every second from 10 s ago to 10 minutes ahead: `server`
+/// steady at 300 W, `storage` climbing a watt a second, so that every run's active watts differ and the
+/// result's power can only be the median run's own.
+fn meters(dir: &Path) -> [String; 2] {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let log = |watts: &dyn Fn(u64) -> u64| -> String {
+        let lines: String = (now - 10..now + 600).map(|t| format!("{t},{}\n", watts(t))).collect();
+        format!("timestamp,watts\n{lines}")
+    };
+    let (server, storage) = (dir.join("server.csv"), dir.join("storage.csv"));
+    std::fs::write(&server, log(&|_| 300)).unwrap();
+    std::fs::write(&storage, log(&|t| 50 + t - (now - 10))).unwrap();
+    [format!("server={}", server.display()), format!("storage={}", storage.display())]
+}
+
+/// The hooks, each echoing what it was given into hooks.log.
+const HOOKS: [&str; 4] = [
+    "--before-run",
+    "echo before run=$OLTPGEN_RUN targets=$OLTPGEN_TARGETS out=$OLTPGEN_OUT",
+    "--after-run",
+    "echo after run=$OLTPGEN_RUN",
+];
+
+/// Each run's headline in the per-minute `unit` (the best step within the cap, by OPM for DS2 and TPS
+/// otherwise, as the headline ranks steps), by run number.
+fn headlines(r: &Value, unit: &str) -> Vec<f64> {
+    let steps = r["steps"].as_array().unwrap();
+    let runs = r["runs"].as_array().unwrap().len() as u64;
+    (1..=runs)
+        .map(|run| {
+            let merit = |s: &Value| s["opm"].as_f64().unwrap_or(s["tps"].as_f64().unwrap());
+            steps
+                .iter()
+                .filter(|s| s["run"] == run && s["cap"]["passed"] == true)
+                .max_by(|a, b| merit(a).total_cmp(&merit(b)))
+                .map_or(0.0, |s| s[unit].as_f64().unwrap())
+        })
+        .collect()
+}
+
+/// What every three-run study must show: three runs, each restored with its own seed, idle for about
+/// two seconds before it, starting from the same rows (`start_rows`), metered on both meters; the result's
+/// power the median run's (by `unit`), the lines saying so in summary.txt, `report show` and report.html;
+/// the hooks run before and after each run, in order, told their run, targets and directory.
+#[track_caller]
+fn assert_study(dir: &Path, unit: &str, start_rows: &Value) {
+    let r = result_json(dir);
+    assert_matches_schema(&r);
+    assert_eq!(r["interrupted"], false);
+    assert_eq!(r["config"]["runs"], 3);
+    let runs = r["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3, "{r}");
+    let seeds: std::collections::BTreeSet<u64> = runs.iter().map(|x| x["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds.len(), 3, "each run its own seed: {seeds:?}");
+    let mut last_start = -1.0;
+    for (i, run) in runs.iter().enumerate() {
+        assert_eq!(run["run"], i + 1);
+        assert_eq!(run["restored"]["method"], "generator", "{run}");
+        assert_eq!(&run["start_rows"], start_rows, "every run from the loaded rows: {run}");
+        let [a, b] = [0, 1].map(|k| run["idle_window_s"][k].as_f64().unwrap());
+        assert!((1.9..4.0).contains(&(b - a)), "idle for two seconds before every run: {run}");
+        assert!(run["idle_counters"]["client/cpu_pct"].is_number(), "the counters at rest: {run}");
+        let start = run["start_s"].as_f64().unwrap();
+        assert!(start > last_start, "runs one after the other on one clock: {runs:?}");
+        last_start = start;
+        let meters = &run["meters"];
+        let (server, storage) = (&meters["server"], &meters["storage"]);
+        assert_eq!(server["active_w"], 300.0, "{run}");
+        assert_eq!(server["idle_w"], 300.0, "{run}");
+        let total = 300.0 + storage["active_w"].as_f64().unwrap();
+        assert!(
+            (run["power"]["active_w"].as_f64().unwrap() - total).abs() < 1e-6,
+            "the meters add up: {run}"
+        );
+    }
+    // Run k's steps lie inside its own span of the clock, after its start.
+    for s in r["steps"].as_array().unwrap() {
+        let run = &runs[s["run"].as_u64().unwrap() as usize - 1];
+        assert!(s["window"]["start_s"].as_f64().unwrap() >= run["start_s"].as_f64().unwrap(), "{s}");
+    }
+    // The median run by the headline stands for the study: its power, its headline.
+    let heads = headlines(&r, unit);
+    let mut order = [0, 1, 2];
+    order.sort_by(|&a, &b| heads[a].total_cmp(&heads[b]));
+    let median = &runs[order[1]];
+    assert_eq!(r["power"], median["power"], "the study's power is the median run's ({heads:?})");
+    let active: Vec<f64> = runs.iter().map(|x| x["power"]["active_w"].as_f64().unwrap()).collect();
+    assert!(
+        active[0] < active[1] && active[1] < active[2],
+        "each run metered over its own window: {active:?}"
+    );
+    let index = r["max_within_cap"]["step_index"].as_u64().unwrap() as usize;
+    assert_eq!(r["steps"][index]["run"], median["run"], "the headline is the median run's");
+    // Said beside the headline, in every rendering.
+    let median_run = median["run"].as_u64().unwrap();
+    let said = format!("power (run {median_run}): ");
+    let summary = std::fs::read_to_string(dir.join("summary.txt")).unwrap();
+    let show = oltpgen(&["report", "show", dir.to_str().unwrap()]);
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    for text in [&summary, &show.stdout, &html] {
+        assert!(
+            text.contains(&said)
+                && text.contains(&format!("{unit_upper} per watt", unit_upper = unit.to_uppercase())),
+            "{text}"
+        );
+        assert!(text.contains("cost: $1,000.00 system"), "{text}");
+        assert!(
+            text.contains(&format!("the median is run {median_run}; each restored first (generator)")),
+            "{text}"
+        );
+    }
+    // The hooks, before and after each run, in order, told their run, databases and directory.
+    let log = std::fs::read_to_string(dir.join("hooks.log")).unwrap();
+    let said: Vec<&str> = log.lines().filter(|l| !l.starts_with("---")).collect();
+    assert_eq!(said.len(), 6, "{log}");
+    for run in 1..=3 {
+        let before = format!("before run={run} targets=");
+        assert!(said[2 * run - 2].starts_with(&before), "{log}");
+        assert!(said[2 * run - 2].ends_with(&format!("out={}", dir.display())), "{log}");
+        assert_eq!(said[2 * run - 1], format!("after run={run}"), "{log}");
+    }
+}
+
+/// The common flags of a short study: three runs, restored, idle two seconds before each, both hooks,
+/// two meters, a system cost, a loose cap.
+fn study_flags<'a>(meters: &'a [String; 2], out: &'a Path) -> Vec<&'a str> {
+    let mut args = vec!["--runs", "3", "--restore", "--idle-sample", "2s", "--system-cost", "1000"];
+    args.extend(HOOKS);
+    args.extend(["--power-log", &meters[0], "--power-log", &meters[1], "-q", "--out", out.to_str().unwrap()]);
+    args
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_restored_tpcc_runs_hooked_idled_and_metered_report_the_median_run() {
+    let (pg, urls) = server_with(&["study"]).await;
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--url", &urls[0], "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let client = sql(&pg.target("study")).await;
+    // The user's own table and grant on one of the workload's, which a restore must leave as they are.
+    client
+        .batch_execute(
+            "CREATE TABLE users_own (x int); INSERT INTO users_own VALUES (7); \
+             CREATE ROLE study_reader; GRANT SELECT ON orders TO study_reader",
+        )
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let meters = meters(dir.path());
+    let result = dir.path().join("result");
+    let mut args = vec!["tpcc", "run", "--url", &urls[0], "--users", "2,4", "--rt-cap", "avg=10s"];
+    args.extend(["--think-time", "0", "--keying-time", "0", "--warmup", "0s", "--duration", "2s"]);
+    args.extend(["--report-interval", "1s"]);
+    args.extend(study_flags(&meters, &result));
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_no_secret(&out);
+    let r = result_json(&result);
+    let shape: Vec<(u64, u64)> = r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["run"].as_u64().unwrap(), s["users"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(shape, [(1, 2), (1, 4), (2, 2), (2, 4), (3, 2), (3, 4)], "the whole sweep, run after run");
+    assert_study(
+        &result,
+        "nopm",
+        &serde_json::json!({"orders": 30_000, "order_line": r["runs"][0]["start_rows"]["order_line"]}),
+    );
+    // The last run grew the tables it started from, so the equal starts are the restores'.
+    let orders: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
+    assert!(orders > 30_000, "the last run added orders: {orders}");
+    let own: i32 = client.query_one("SELECT x FROM users_own", &[]).await.unwrap().get(0);
+    let granted: bool = client
+        .query_one("SELECT has_table_privilege('study_reader', 'orders', 'SELECT')", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!((own, granted), (7, true), "the user's table and grant are untouched");
+    let check = oltpgen(&["tpcc", "check", "--url", &urls[0]]);
+    assert_eq!(check.code, 0, "{}", check.all());
+    client.batch_execute("REVOKE ALL ON orders FROM study_reader; DROP ROLE study_reader").await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_restored_ds2_runs_hooked_idled_and_metered_report_the_median_run() {
+    let (pg, urls) = server_with(&["study_ds2"]).await;
+    let out = oltpgen(&["ds2", "load", "--db-size", "10mb", "--url", &urls[0], "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let client = sql(&pg.target("study_ds2")).await;
+    let loaded: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
+    let dir = tempfile::tempdir().unwrap();
+    let meters = meters(dir.path());
+    let result = dir.path().join("result");
+    let mut args = vec!["ds2", "run", "--url", &urls[0], "--n-threads", "4", "--run-time", "2s"];
+    args.extend([
+        "--think-time",
+        "0",
+        "--warmup-time",
+        "0s",
+        "--report-rate",
+        "1",
+        "--rt-cap",
+        "order.avg=10s",
+    ]);
+    args.extend(study_flags(&meters, &result));
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_study(&result, "opm", &serde_json::json!({ "orders": loaded }));
+    let r = result_json(&result);
+    assert!(
+        r["errors_by_kind"].as_object().unwrap().is_empty(),
+        "new customers and orders took fresh ids: {r}"
+    );
+    let orders: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
+    assert!(orders > loaded, "the last run added orders: {orders}");
+    let check = oltpgen(&["ds2", "check", "--url", &urls[0]]);
+    assert_eq!(check.code, 0, "{}", check.all());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn runs_not_restored_show_their_drift_and_a_failing_hook_stops_the_study_keeping_what_ran() {
+    let (_pg, urls) = server_with(&["study_hook"]).await;
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--url", &urls[0], "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    let mut args = vec!["tpcc", "run", "--url", &urls[0], "--users", "2", "--runs", "3", "-q"];
+    args.extend(["--think-time", "0", "--keying-time", "0", "--warmup", "0s", "--duration", "2s"]);
+    args.extend(["--before-run", "test \"$OLTPGEN_RUN\" -lt 3", "--out", result.to_str().unwrap()]);
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 1, "{}", out.all());
+    let lines: Vec<&str> = out.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one line: {}", out.stderr);
+    assert!(
+        lines[0].contains("--before-run `test \"$OLTPGEN_RUN\" -lt 3` for run 3 failed (exit status: 1"),
+        "names the hook, its run and its status: {}",
+        lines[0]
+    );
+    assert!(
+        lines[0].ends_with(&format!("the result of what ran is in {}", result.display())),
+        "{}",
+        lines[0]
+    );
+    let r = result_json(&result);
+    assert_matches_schema(&r);
+    assert_eq!(r["interrupted"], true);
+    let runs: Vec<u64> = r["steps"].as_array().unwrap().iter().map(|s| s["run"].as_u64().unwrap()).collect();
+    assert_eq!(runs, [1, 2], "the two runs before the failing hook are kept");
+    // Not restored: the second run started from what the first left, and says so.
+    let orders: Vec<u64> =
+        r["runs"].as_array().unwrap().iter().map(|x| x["start_rows"]["orders"].as_u64().unwrap()).collect();
+    assert!(orders.len() == 2 && orders[0] == 30_000 && orders[1] > orders[0], "drift: {orders:?}");
+    assert!(r["runs"][0].get("restored").is_none());
+    let summary = std::fs::read_to_string(result.join("summary.txt")).unwrap();
+    let drift = format!("orders at each run's start 30,000 / {}", thousands(orders[1]));
+    assert!(summary.contains("not all restored: ") && summary.contains(&drift), "{summary}");
+}
+
+/// `n` with thousands separators, as the reports print counts.
+fn thousands(n: u64) -> String {
+    oltpgen_report::numfmt::thousands(n as f64, 0)
+}
+
+#[test]
+fn hooks_need_an_out_and_meters_their_own_labels() {
+    assert_refused(
+        &oltpgen(&["tpcc", "run", "--temp-db", "--before-run", "true"]),
+        "--before-run logs its output into the result's directory: give it with --out DIR",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("w.csv");
+    std::fs::write(&log, "1,2\n").unwrap();
+    let twice = format!("server={}", log.display());
+    let out = oltpgen(&["tpcc", "run", "--temp-db", "--power-log", &twice, "--power-log", &twice]);
+    assert_refused(&out, "--power-log names the meter server twice");
+    // DS2's own spelling of a host's counters carries a password: refused without repeating it.
+    let perf = format!("--linux_perf_host=root:{SECRET}:db1");
+    let out = oltpgen(&["ds2", "run", "--temp-db", "--n_threads=2", &perf]);
+    assert_refused(&out, "--linux_perf_host puts a password on the command line");
+    assert!(out.stderr.contains("--node-exporter"), "{}", out.stderr);
+    // DS2's --target edits one URL's host: several are refused.
+    let out = oltpgen(&["ds2", "run", "--target=db1", "--url", "postgres://a/x", "--url", "postgres://b/y"]);
+    assert_refused(&out, "give one --url as the pattern");
+}
+
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
+#[tokio::test(flavor = "multi_thread")]
+async fn restored_runs_on_sql_server_start_from_the_loaded_rows() {
+    let url = mssql_url();
+    let _turn = mssql_turn().await;
+    for (workload, load, run, table) in [
+        (
+            "tpcc",
+            ["--scale", "1"],
+            ["--users", "2", "--think-time", "0", "--keying-time", "0", "--duration", "2s"],
+            "orders",
+        ),
+        (
+            "ds2",
+            ["--db-size", "10mb"],
+            ["--n-threads", "2", "--think-time", "0", "--run-time", "2s", "--report-rate", "1"],
+            "orders",
+        ),
+    ] {
+        let db = MssqlDb::create(&url, &format!("study_{workload}")).await;
+        let out = oltpgen(&[&[workload, "load", "--url", &db.url, "-q"][..], &load].concat());
+        assert_eq!(out.code, 0, "{}", out.all());
+        let mut client = mssql(&db.url).await;
+        let loaded = mssql_int(&mut client, &format!("SELECT COUNT(*) FROM {table}")).await;
+        let dir = tempfile::tempdir().unwrap();
+        let result = dir.path().join("result");
+        let args = [
+            &[workload, "run", "--url", &db.url, "--runs", "2", "--restore", "-q"][..],
+            &run,
+            &["--out", result.to_str().unwrap()],
+        ]
+        .concat();
+        let out = oltpgen(&args);
+        assert_eq!(out.code, 0, "{}", out.all());
+        let r = result_json(&result);
+        assert_matches_schema(&r);
+        for run in r["runs"].as_array().unwrap() {
+            assert_eq!(run["restored"]["method"], "generator", "{run}");
+            assert_eq!(run["start_rows"][table], loaded, "{workload}: every run from the loaded rows: {run}");
+        }
+        assert!(r["errors_by_kind"].as_object().unwrap().is_empty(), "{workload}: {r}");
+        let check = oltpgen(&[workload, "check", "--url", &db.url]);
+        assert_eq!(check.code, 0, "{workload}: {}", check.all());
+    }
+}
