@@ -256,6 +256,15 @@ pub async fn study<W: Workload>(
         if interrupted {
             break;
         }
+        // A run that goes on until Ctrl-C ended as asked: its after-run hook still runs (a second
+        // signal ends the process), and the study ends with it, cut short only if runs were left.
+        if plan.timing.until_stopped() && crate::stop::received() {
+            if let Err(e) = cycle.after_run(run).await {
+                stopped = Some(e);
+            }
+            total.interrupted |= run < plan.runs();
+            break;
+        }
         match until_stopped(cycle.after_run(run)).await {
             Some(Ok(())) => {}
             Some(Err(e)) => {
