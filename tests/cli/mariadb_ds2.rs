@@ -3,7 +3,7 @@
 //! integrity checks, runs restored to the loaded rows (new ids past the loaded ones), and drop of
 //! exactly what the load created. Each test starts a MariaDB of its own ([`MariaDb`]).
 
-use crate::common::{assert_matches_schema, assert_no_secret, oltpgen, result_json};
+use crate::common::{assert_matches_schema, assert_no_secret, assert_refused, oltpgen, result_json};
 use crate::ds2::{QUICK, assert_intact};
 use crate::mariadb_common::MariaDb;
 
@@ -45,6 +45,11 @@ fn assert_ran(r: &serde_json::Value) {
 fn ds2_loads_runs_both_ways_checks_restores_and_drops_on_mariadb() {
     let db = MariaDb::start();
     let url = db.url("ds2");
+    // Bad input: the same one line as TPC-C's.
+    assert_refused(
+        &oltpgen(&["ds2", "check", "--url", &url]),
+        "Unknown database 'ds2'; create the database first",
+    );
     let out = oltpgen(&["ds2", "load", "--create-database", "--url", &url, "-q"]);
     assert_eq!(out.code, 0, "{}", out.all());
     assert_no_secret(&out);
@@ -130,5 +135,5 @@ fn ds2_loads_runs_both_ways_checks_restores_and_drops_on_mariadb() {
 fn client_side_ds2_is_refused_in_one_line_where_the_engine_runs_it_server_side_only() {
     let out =
         oltpgen(&["ds2", "run", "--url", "postgres://bench@127.0.0.1:1/ds2", "--transactions", "client"]);
-    crate::common::assert_refused(&out, "--transactions client runs DS2 on MySQL and MariaDB only");
+    assert_refused(&out, "--transactions client runs DS2 on MySQL and MariaDB only");
 }

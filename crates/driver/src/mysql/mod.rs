@@ -10,7 +10,7 @@
 //! | [`target`] | `mysql://` and `mariadb://` URLs, the password from the URL, `~/.my.cnf` or `MYSQL_PWD` |
 //! | [`meta`] | the load record (`oltpgen_meta`) |
 //! | [`schema`] | the catalog (which tables exist, drop), InnoDB DDL from datagen's table definitions, statistics after a load |
-//! | [`bulk`] | `LOAD DATA LOCAL INFILE` fed from oltpgen's own row stream, over many connections |
+//! | [`bulk`] | `LOAD DATA LOCAL INFILE` fed from oltpgen's own row stream, one statement per table, several tables at once |
 //! | [`counters`] | the server's `SHOW GLOBAL STATUS`, for the sampler |
 //! | [`tpcc`] | TPC-C's transactions as stored procedures or statements, a run's sessions and the queries of its checks |
 //! | [`ds2`] | DS2's operations as stored procedures or statements, a run's sessions, its schema beyond the tables and the queries of its checks |
