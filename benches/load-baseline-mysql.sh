@@ -2,7 +2,8 @@
 # The MySQL engine's load against MySQL's own fastest path for the same rows: `oltpgen tpcc load` (LOAD DATA
 # LOCAL INFILE fed from oltpgen's generator over 2 connections) against server-side `LOAD DATA INFILE` of
 # the CSV files `--csv` writes, 2 statements at once, into empty copies of the same tables (primary key
-# only, secondary indexes dropped, unique_checks off: what oltpgen's load has while its rows arrive).
+# only, secondary indexes dropped, unique_checks and foreign_key_checks off: what oltpgen's load has while
+# its rows arrive, and what lets MariaDB load an empty table in bulk).
 # Compares the rows phase: oltpgen's `copy` figure against the baseline's wall time. Alternates RUNS times.
 #
 #   MYSQL_SOCK=/path/mysqld.sock PORT=3306 MYSQL_PWD=… benches/load-baseline-mysql.sh [SCALE]
@@ -28,7 +29,7 @@ statement() {
   cols=$(ROOT -N -e "SELECT GROUP_CONCAT(IF(is_nullable='YES', CONCAT('@', column_name), column_name) ORDER BY ordinal_position) $q")
   sets=$(ROOT -N -e "SELECT COALESCE(CONCAT('SET ', GROUP_CONCAT(CONCAT(column_name, ' = NULLIF(@', column_name, ', '''')'))), '') $q AND is_nullable='YES'")
   local fields="FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' ESCAPED BY '' LINES TERMINATED BY '\\n'"
-  echo "SET SESSION unique_checks = 0; LOAD DATA INFILE '$CSV/$1.csv' INTO TABLE load_b.$1 CHARACTER SET utf8mb4 $fields ($cols) $sets"
+  echo "SET SESSION unique_checks = 0, foreign_key_checks = 0; LOAD DATA INFILE '$CSV/$1.csv' INTO TABLE load_b.$1 CHARACTER SET utf8mb4 $fields ($cols) $sets"
 }
 for pass in $(seq "$RUNS"); do
   ROOT -e "DROP DATABASE IF EXISTS load_a"

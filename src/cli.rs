@@ -430,6 +430,11 @@ pub struct Ds2RunArgs {
     /// Also write every progress interval as a CSV row to FILE (per database with several), as it happens
     #[arg(long, alias = "csv_output", value_name = "FILE")]
     pub csv_output: Option<PathBuf>,
+    /// Where the operations run: server (one call of a function or stored procedure created at load)
+    /// or client (the client sends the statements, as DS2's own MySQL driver does; MySQL and MariaDB
+    /// only) [default: server]
+    #[arg(long, value_name = "server|client", value_parser = parse_transactions)]
+    pub transactions: Option<Transactions>,
     /// Per-operation counts and response times at the end, and per database in progress lines
     /// (DS2's `--detailed_view=Y|N` too)
     #[arg(long, alias = "detailed_view", value_name = "Y|N", num_args = 0..=1, require_equals = true,
@@ -699,6 +704,7 @@ impl Ds2RunArgs {
             detailed_view: self.detailed_view,
             linux_perf_host: self.linux_perf_host.is_some(),
             seed: self.study.seed,
+            transactions: self.transactions,
             study: self.study.flags(),
             quiet,
         }

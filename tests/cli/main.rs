@@ -25,6 +25,7 @@ mod figures;
 mod io;
 mod local;
 mod mariadb_common;
+mod mariadb_ds2;
 mod mariadb_tpcc;
 mod mssql_common;
 mod mssql_ds2;

@@ -155,10 +155,6 @@ fn bad_input_on_mariadb_is_one_line() {
     );
     assert_refused(&oltpgen(&["tpcc", "run", "--url", &db.url("tpcc"), "--duration", "1s"]), "");
     assert_refused(
-        &oltpgen(&["ds2", "load", "--url", &db.url("tpcc")]),
-        "DS2 on MySQL and MariaDB is not built yet",
-    );
-    assert_refused(
         &oltpgen(&["tpcc", "load", "--url", &format!("{}?ssl-mode=maybe", db.url("tpcc"))]),
         "ssl-mode must be",
     );

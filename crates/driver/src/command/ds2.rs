@@ -21,6 +21,7 @@ use crate::database::Database;
 use crate::ds2::{self, RunOptions};
 use crate::files::claim::{DirClaim, FileClaim};
 use crate::run::{Pace, Progress, Ramp, StudyFlags, Timing, plan};
+use crate::vocab::tpcc::Transactions;
 use crate::{Error, Target};
 
 /// A DS2 run as the flags ask for it, in DS2's driver's terms.
@@ -54,6 +55,8 @@ pub struct Ds2Run {
     pub linux_perf_host: bool,
     /// `--run-seed`.
     pub seed: Option<u64>,
+    /// `--transactions`: server-side or client-side operations, or `None` for server-side.
+    pub transactions: Option<Transactions>,
     /// The cap, repetitions, cost, power and where the result goes.
     pub study: StudyFlags,
     /// `--quiet`: no progress lines.
@@ -133,6 +136,7 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
         orders: req.orders,
         think_mean: req.think_time,
         db_size: req.db_size.map(|s| s.to_string()),
+        transactions: req.transactions,
         study: study.options(),
     };
     agent::refuse_unshared(study, db, ds2::WORKLOAD, req.load_if_empty)?;

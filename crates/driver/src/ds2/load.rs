@@ -23,7 +23,6 @@ pub async fn load(
     seed: u64,
     opts: &LoadOptions,
 ) -> Result<LoadSummary, Error> {
-    engine::ds2::available(target)?;
     let data = Ds2Data::new(Ds2Params { size, seed });
     let params = LoadedParams {
         db_size: size.to_string(),

@@ -115,7 +115,6 @@ impl Drivable for Ds2 {
 /// # Errors
 /// [`Error::Usage`] for an empty, half-loaded or foreign database, or one of DS2's without data.
 pub async fn identify(conn: &Conn, target: &Target) -> Result<(LoadedParams, Functions), Error> {
-    engine::ds2::available(target)?;
     if let Holding::Foreign(present) = inventory::holding::<Ds2>(conn, target).await?
         && present.len() == table_names().len()
         && let Some(db) = engine::ds2::reference(conn, target).await?

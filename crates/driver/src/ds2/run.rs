@@ -21,6 +21,7 @@ use crate::run::study::{About, Cycle, Studied, run_seed};
 use crate::run::{Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
 use crate::vocab::ds2::{Functions, Purchase};
 use crate::vocab::outcome::{Done, TxnError};
+use crate::vocab::tpcc::Transactions;
 use crate::{Error, Target};
 
 /// DS2's transaction types as samples index them: its five operations (a browse by each of its three
@@ -93,6 +94,8 @@ pub struct Ds2 {
     targets: Vec<Target>,
     /// Per target, whose server functions it has.
     functions: Vec<Functions>,
+    /// Per target, where its operations run.
+    transactions: Vec<Transactions>,
     labels: Vec<String>,
     orders: OrderGen,
     think_mean: Duration,
@@ -106,11 +109,12 @@ pub struct Ds2User {
 
 impl Ds2 {
     /// The workload over `targets` (all loaded at the same size, `loaded`; each served by its
-    /// `functions`), drawing orders as `params` says, thinking `think_mean` on average between orders;
+    /// `functions`, its operations run as its `transactions` say), drawing orders as `params` says, thinking `think_mean` on average between orders;
     /// `seed` picks the run's random streams.
     pub fn new(
         targets: Vec<Target>,
         functions: Vec<Functions>,
+        transactions: Vec<Transactions>,
         loaded: &LoadedParams,
         params: OrderParams,
         think_mean: Duration,
@@ -118,7 +122,7 @@ impl Ds2 {
     ) -> Self {
         let labels = targets.iter().map(Target::key).collect();
         let orders = OrderGen::new(loaded.customers, loaded.products, params);
-        Ds2 { targets, functions, labels, orders, think_mean, seed }
+        Ds2 { targets, functions, transactions, labels, orders, think_mean, seed }
     }
 
     /// The run's seed.
@@ -191,7 +195,7 @@ impl Workload for Ds2 {
     }
 
     async fn connect(&self, target: usize) -> Result<Ds2Session, TxnError> {
-        Ds2Session::open(&self.targets[target], self.functions[target]).await
+        Ds2Session::open(&self.targets[target], self.functions[target], self.transactions[target]).await
     }
 
     async fn execute(&self, s: &Ds2Session, order: &OrderInput, ops: &mut Ops) -> Result<Done, TxnError> {
@@ -290,6 +294,8 @@ pub struct RunOptions {
     pub db_size: Option<String>,
     /// The run's seed; `None` derives one from the load's seed and the run's number.
     pub seed: Option<u64>,
+    /// Server-side or client-side operations (`--transactions`); `None` runs them server-side.
+    pub transactions: Option<Transactions>,
     /// Cost and power.
     pub study: StudyOptions,
 }
@@ -306,13 +312,23 @@ pub async fn run(
     cycle: &mut impl Cycle,
     progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<Studied, Error> {
+    let transactions: Vec<Transactions> =
+        targets.iter().map(|t| seam::transactions(t, opts.transactions)).collect::<Result<_, _>>()?;
     let prepared = prepare::<Ds2>(targets, opts.db_size.as_deref(), &opts.plan).await?;
     let loaded = &prepared.loaded;
     let seed = Ds2::run_seed(loaded, opts.seed);
     let functions = prepared.origins.clone();
     let workload = |run| {
         let seed = run_seed(seed, run);
-        let ds2 = Ds2::new(targets.to_vec(), functions.clone(), loaded, opts.orders, opts.think_mean, seed);
+        let ds2 = Ds2::new(
+            targets.to_vec(),
+            functions.clone(),
+            transactions.clone(),
+            loaded,
+            opts.orders,
+            opts.think_mean,
+            seed,
+        );
         (seed, Arc::new(ds2))
     };
     let labels: Vec<String> = targets.iter().map(Target::key).collect();
@@ -329,6 +345,7 @@ pub async fn run(
         "seed": seed,
         "load_seed": loaded.seed,
         "implementation": one_or_each(&labels, &functions.iter().map(|f| f.name()).collect::<Vec<_>>()),
+        "transactions": one_or_each(&labels, &transactions.iter().map(|t| t.name()).collect::<Vec<_>>()),
     }) else {
         unreachable!("an object literal")
     };

@@ -1,15 +1,15 @@
 //! DVD Store 2 on the target's engine: the sessions a run's users drive ([`Ds2Session`]), what a load
 //! creates beside the tables, the checks' queries, databases DS2's own installer built, and the engine's
-//! facts a run records. One arm per engine; the SQL is the engine's (`pg::ds2`, `mssql::ds2`; on
-//! MySQL, a refusal: [`available`]).
+//! facts a run records. One arm per engine; the SQL is the engine's (`pg::ds2`, `mssql::ds2`,
+//! `mysql::ds2`).
 
 use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
 
 use super::Conn;
-use crate::error::Fault;
 use crate::vocab::ds2::{Functions, Purchase, ReferenceDatabase};
 use crate::vocab::outcome::TxnError;
 use crate::vocab::target::Engine;
+use crate::vocab::tpcc::Transactions;
 use crate::{Error, Target, mssql, mysql, pg};
 
 /// A connection with the five operations prepared, in its engine's terms: an enum, so that every
@@ -19,21 +19,27 @@ pub enum Ds2Session {
     Postgres(pg::ds2::Session),
     /// On SQL Server (its stored procedures).
     SqlServer(mssql::ds2::Session),
+    /// On MySQL or MariaDB.
+    MySql(mysql::ds2::Session),
 }
 
 impl Ds2Session {
-    /// Connects to `target` and prepares the operations of `functions`.
+    /// Connects to `target` and prepares the operations of `functions`, run as `transactions` says
+    /// (client-side only on MySQL: [`transactions`]).
     ///
     /// # Errors
     /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when preparing fails.
-    pub async fn open(target: &Target, functions: Functions) -> Result<Self, TxnError> {
+    pub async fn open(
+        target: &Target,
+        functions: Functions,
+        transactions: Transactions,
+    ) -> Result<Self, TxnError> {
         match target.engine() {
             Engine::Postgres => Ok(Ds2Session::Postgres(pg::ds2::Session::open(target, functions).await?)),
             Engine::SqlServer => {
                 Ok(Ds2Session::SqlServer(mssql::ds2::Session::open(target, functions).await?))
             }
-            // Refused before any session opens ([`available`]).
-            Engine::MySql => Err(TxnError { fault: Fault::Fatal }),
+            Engine::MySql => Ok(Ds2Session::MySql(mysql::ds2::Session::open(target, transactions).await?)),
         }
     }
 
@@ -45,6 +51,7 @@ impl Ds2Session {
         match self {
             Ds2Session::Postgres(s) => s.login(customer_id).await,
             Ds2Session::SqlServer(s) => s.login(customer_id).await,
+            Ds2Session::MySql(s) => s.login(customer_id).await,
         }
     }
 
@@ -56,6 +63,7 @@ impl Ds2Session {
         match self {
             Ds2Session::Postgres(s) => s.register(form).await,
             Ds2Session::SqlServer(s) => s.register(form).await,
+            Ds2Session::MySql(s) => s.register(form).await,
         }
     }
 
@@ -67,6 +75,7 @@ impl Ds2Session {
         match self {
             Ds2Session::Postgres(s) => s.browse(browse).await,
             Ds2Session::SqlServer(s) => s.browse(browse).await,
+            Ds2Session::MySql(s) => s.browse(browse).await,
         }
     }
 
@@ -78,27 +87,29 @@ impl Ds2Session {
         match self {
             Ds2Session::Postgres(s) => s.purchase(customer_id, lines).await,
             Ds2Session::SqlServer(s) => s.purchase(customer_id, lines).await,
+            Ds2Session::MySql(s) => s.purchase(customer_id, lines).await,
         }
     }
 }
 
-/// The statements a DS2 load runs on `engine` once its tables' keys and indexes exist: the sequences,
-/// the restock trigger, the operations (and on SQL Server the full-text index).
+/// The statements a DS2 load runs on `engine` once its tables' keys and indexes exist: the sequences
+/// (on MySQL `AUTO_INCREMENT`), the restock trigger, the operations (and on SQL Server the full-text
+/// index).
 pub fn finish(engine: Engine) -> Vec<String> {
     match engine {
         Engine::Postgres => pg::ds2::sql::finish(),
         Engine::SqlServer => mssql::ds2::sql::finish(),
-        Engine::MySql => Vec::new(),
+        Engine::MySql => mysql::ds2::sql::finish(),
     }
 }
 
-/// The statements that set DS2's id sequences on `engine` past the loaded ids after a restore.
+/// The statements that set DS2's id sequences (on MySQL the `AUTO_INCREMENT` counters) on `engine`
+/// past the loaded ids after a restore.
 pub fn restart_sequences(engine: Engine) -> Vec<String> {
     match engine {
         Engine::Postgres => pg::ds2::sql::restart_sequences(),
         Engine::SqlServer => mssql::ds2::sql::restart_sequences(),
-        // DS2 is not built on MySQL yet: nothing was loaded to restore.
-        Engine::MySql => Vec::new(),
+        Engine::MySql => mysql::ds2::sql::restart_sequences(),
     }
 }
 
@@ -107,7 +118,7 @@ pub fn extra_indexes(engine: Engine) -> Vec<(&'static str, String)> {
     match engine {
         Engine::Postgres => pg::ds2::sql::extra_indexes(),
         Engine::SqlServer => mssql::ds2::sql::extra_indexes(),
-        Engine::MySql => Vec::new(),
+        Engine::MySql => mysql::ds2::sql::extra_indexes(),
     }
 }
 
@@ -130,7 +141,8 @@ pub async fn reference(conn: &Conn, target: &Target) -> Result<Option<ReferenceD
     match conn {
         Conn::Postgres(c) => pg::ds2::reference::find(c, target).await,
         Conn::SqlServer(c) => mssql::ds2::reference::find(c, target).await,
-        Conn::MySql(_) => Err(mysql::ds2::unsupported(target)),
+        // DS2's own MySQL installer builds upper-case MyISAM tables oltpgen does not drive.
+        Conn::MySql(_) => Ok(None),
     }
 }
 
@@ -144,30 +156,35 @@ pub fn reference_defects(engine: Engine) -> &'static str {
 }
 
 /// How the browses of `target` search titles and actors, where its engine has a choice (SQL Server:
-/// full-text or, where the server lacks it, `LIKE`); `None` where it has none.
+/// full-text or, where the server lacks it, `LIKE`); `None` where it has one way (PostgreSQL's and
+/// MySQL's full-text indexes).
 ///
 /// # Errors
 /// [`Error::Failed`] when the procedures cannot be read.
 pub async fn browse_search(target: &Target) -> Result<Option<&'static str>, Error> {
     match target.engine() {
-        // PostgreSQL's browses have one way to search: no connection needed to ask.
-        Engine::Postgres => Ok(None),
+        // One way to search: no connection needed to ask.
+        Engine::Postgres | Engine::MySql => Ok(None),
         Engine::SqlServer => {
             let conn = mssql::open(target).await?;
             Ok(Some(mssql::ds2::browse_search(&conn, target).await?))
         }
-        Engine::MySql => Err(mysql::ds2::unsupported(target)),
     }
 }
 
-/// Whether DS2 runs on `target`'s engine: every DS2 command asks first, before it loads or reads
-/// anything.
+/// How DS2's operations run on `target` when the user asked for `asked` (`--transactions`; server-side
+/// unless asked): server-side on every engine; client-side, as statements, on MySQL and MariaDB, as DS2's
+/// own MySQL driver runs them (PostgreSQL and SQL Server run DS2 through its functions and procedures).
 ///
 /// # Errors
-/// [`Error::Usage`] on MySQL and MariaDB, where DS2 is not built yet.
-pub fn available(target: &Target) -> Result<(), Error> {
-    match target.engine() {
-        Engine::Postgres | Engine::SqlServer => Ok(()),
-        Engine::MySql => Err(mysql::ds2::unsupported(target)),
+/// [`Error::Usage`] for client-side on PostgreSQL or SQL Server.
+pub fn transactions(target: &Target, asked: Option<Transactions>) -> Result<Transactions, Error> {
+    match (target.engine(), asked.unwrap_or(Transactions::Server)) {
+        (Engine::Postgres | Engine::SqlServer, Transactions::Client) => Err(Error::usage(format!(
+            "{}: --transactions client runs DS2 on MySQL and MariaDB only; on PostgreSQL and SQL Server DS2 runs \
+             through its server functions: leave --transactions out",
+            target.label()
+        ))),
+        (_, transactions) => Ok(transactions),
     }
 }

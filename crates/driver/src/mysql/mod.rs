@@ -10,10 +10,27 @@
 //! | [`target`] | `mysql://` and `mariadb://` URLs, the password from the URL, `~/.my.cnf` or `MYSQL_PWD` |
 //! | [`meta`] | the load record (`oltpgen_meta`) |
 //! | [`schema`] | the catalog (which tables exist, drop), InnoDB DDL from datagen's table definitions, statistics after a load |
-//! | [`bulk`] | `LOAD DATA LOCAL INFILE` fed from oltpgen's own row stream, over many connections |
+//! | [`bulk`] | `LOAD DATA LOCAL INFILE` fed from oltpgen's own row stream, one statement per table, several tables at once |
 //! | [`counters`] | the server's `SHOW GLOBAL STATUS`, for the sampler |
 //! | [`tpcc`] | TPC-C's transactions as stored procedures or statements, a run's sessions and the queries of its checks |
-//! | [`ds2`] | DS2's refusal: not built on this engine yet |
+//! | [`ds2`] | DS2's operations as stored procedures or statements, a run's sessions, its schema beyond the tables and the queries of its checks |
+
+// The stored procedures' shared pieces, before the modules that use them (macros are in scope
+// from their definition on).
+
+/// Rolls the transaction back and re-raises any error (first in every writing body).
+macro_rules! on_error {
+    () => {
+        "DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;"
+    };
+}
+
+/// The `k`-th element of a comma-separated list `list`, as an integer.
+macro_rules! nth {
+    ($list:literal) => {
+        concat!("CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(", $list, ", ',', k), ',', -1) AS SIGNED)")
+    };
+}
 
 pub mod bulk;
 pub mod counters;
@@ -33,7 +50,8 @@ use std::time::Duration;
 use mysql_async::prelude::Queryable;
 use tokio::sync::Mutex;
 
-use self::error::connect_error;
+use self::error::{connect_error, txn_error};
+use crate::vocab::outcome::TxnError;
 use crate::vocab::server::{ConnectionRoom, ServerInfo};
 use crate::vocab::target::{Engine, creatable_database_name};
 use crate::{Error, Target};
@@ -43,6 +61,45 @@ use crate::{Error, Target};
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a statement outside the measured run may take (index builds on big tables included).
 pub const ADMIN_TIMEOUT: Duration = Duration::from_secs(4 * 3600);
+
+/// How long one transaction or operation of a run may take before its connection is given up as lost.
+pub const TXN_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Pins READ COMMITTED for a run's session (MySQL's default is REPEATABLE READ), as on the other
+/// engines: the procedures and the statements run at the session's level.
+pub const SESSION_ISOLATION: &str = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED";
+
+/// Opens one connection of a run's at READ COMMITTED ([`SESSION_ISOLATION`]).
+///
+/// # Errors
+/// [`TxnError::LOST`] when the server cannot be reached; the sorted error when the isolation cannot be
+/// set.
+pub async fn open_session(target: &Target) -> Result<mysql_async::Conn, TxnError> {
+    let mut conn = connect(target).await.map_err(|_| TxnError::LOST)?;
+    conn.query_drop(SESSION_ISOLATION).await.map_err(|e| txn_error(&e))?;
+    Ok(conn)
+}
+
+/// What a run's transaction or operation on `conn` came to, sorted into the run's errors. When it
+/// failed with the connection still there, what is left of its transaction is rolled back first: a
+/// lock wait timeout (1205) rolls back only its statement, and a retry must not run inside the rest.
+///
+/// # Errors
+/// `ran`'s error, sorted.
+pub async fn settle<T>(
+    conn: &mut mysql_async::Conn,
+    ran: Result<T, mysql_async::Error>,
+) -> Result<T, TxnError> {
+    match ran {
+        Ok(done) => Ok(done),
+        Err(e) => {
+            if matches!(e, mysql_async::Error::Server(_)) {
+                let _ = timed(TXN_TIMEOUT, conn.query_drop("ROLLBACK")).await;
+            }
+            Err(txn_error(&e))
+        }
+    }
+}
 
 /// One connection outside the measured run; mysql_async's calls take `&mut`, the engine's `&`.
 pub struct Conn {

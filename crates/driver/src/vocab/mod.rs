@@ -19,9 +19,11 @@
 //! | [`tpcc`] | TPC-C's outcome and where its transactions run |
 //! | [`tpcc_checks`] | TPC-C's consistency conditions in the SQL SQL Server and MySQL share |
 //! | [`ds2`] | DS2's purchase, whose functions serve a database, and databases DS2's installer built |
+//! | [`ds2_checks`] | DS2's integrity checks in the SQL SQL Server and MySQL share |
 
 pub mod counters;
 pub mod ds2;
+pub mod ds2_checks;
 pub mod meta;
 pub mod outcome;
 pub mod schema;

@@ -89,6 +89,32 @@ pub fn created_objects(statements: &[String]) -> Vec<Object> {
     found
 }
 
+/// The statements that (re)create `procedures` (name, `CREATE PROCEDURE` statement): each dropped where
+/// it exists, then created, each its own statement, so that a repeated load needs no clean-up first
+/// (SQL Server and MySQL write it alike).
+pub fn replace_procedures<'a>(procedures: impl IntoIterator<Item = (&'a str, String)>) -> Vec<String> {
+    procedures
+        .into_iter()
+        .flat_map(|(name, body)| [format!("DROP PROCEDURE IF EXISTS {name}"), body])
+        .collect()
+}
+
+/// Asserts that each procedure of `names` is created (`CREATE PROCEDURE name (`) in the statement right
+/// after its `DROP PROCEDURE IF EXISTS name`, so that a repeated load replaces it: what every engine's
+/// procedures keep to.
+#[cfg(test)]
+#[track_caller]
+pub fn assert_each_procedure_dropped_then_created<'a>(
+    statements: &[String],
+    names: impl IntoIterator<Item = &'a str>,
+) {
+    for name in names {
+        let drop = statements.iter().position(|s| *s == format!("DROP PROCEDURE IF EXISTS {name}"));
+        let create = statements.iter().position(|s| s.contains(&format!("CREATE PROCEDURE {name} (")));
+        assert!(matches!((drop, create), (Some(d), Some(c)) if d + 1 == c), "{name}");
+    }
+}
+
 /// The parenthesized text `text` starts with (nested parentheses included, as in `numeric(12,2)`), or
 /// `None` when it starts otherwise (T-SQL procedures may list parameters without them).
 fn argument_list(text: &str) -> Option<String> {

@@ -4,7 +4,8 @@
 
 use super::outcome::Done;
 
-/// Where the five transactions' logic runs: HammerDB's "stored procedures" or statements.
+/// Where the five transactions' logic runs: HammerDB's "stored procedures" or statements (DS2's
+/// operations run one way or the other too, on the engines that have both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transactions {
     /// Server-side: each transaction is one call of a function (a stored procedure) created at load.

@@ -1,17 +1,14 @@
 //! DS2's integrity checks in T-SQL: the conditions of [`crate::ds2::CHECKS`], as PostgreSQL's
-//! ([`crate::pg::ds2::check`]) say them, each query yielding one text column `k` of offending keys.
-//! They read only columns both oltpgen's tables and DS2's own SQL Server tables have (`MONEY` and
-//! `DATETIME` there, `DECIMAL` and `DATETIME2` here), so they check a database DS2's installer built too.
+//! ([`crate::pg::ds2::check`]) say them, each query yielding one text column `k` of offending keys; all
+//! but ds2.2 are the ones MySQL runs too ([`crate::vocab::ds2_checks`]). They read only columns both
+//! oltpgen's tables and DS2's own SQL Server tables have (`MONEY` and `DATETIME` there, `DECIMAL` and
+//! `DATETIME2` here), so they check a database DS2's installer built too.
+
+use crate::vocab::ds2_checks::{ORDER_LINES, STOCK, TOTALS};
 
 /// The queries of [`crate::ds2::CHECKS`], in order.
 pub const QUERIES: [&str; 4] = [
-    // Loaded orders have 1..9 lines; a purchase has 1..10 (DS2's 10 slots).
-    "SELECT CONCAT('orderid=', o.orderid, ' lines=', COALESCE(l.n, 0)) AS k FROM orders o \
-     LEFT JOIN (SELECT orderid, COUNT(*) AS n FROM orderlines GROUP BY orderid) l ON l.orderid = o.orderid \
-     WHERE COALESCE(l.n, 0) NOT BETWEEN 1 AND 10 \
-     UNION ALL \
-     SELECT CONCAT('orderid=', l.orderid, ' orderlineid=', l.orderlineid, ' without its order') FROM orderlines l \
-     WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.orderid = l.orderid)",
+    ORDER_LINES,
     // Lines and history rows matched as counts per (order, product, customer), as on PostgreSQL.
     "SELECT CONCAT('orderid=', COALESCE(l.orderid, h.orderid), ' prod_id=', COALESCE(l.prod_id, h.prod_id), \
        ' customerid=', COALESCE(l.customerid, h.customerid), ' lines=', COALESCE(l.n, 0), \
@@ -22,8 +19,6 @@ pub const QUERIES: [&str; 4] = [
        GROUP BY orderid, prod_id, customerid) h \
        ON h.orderid = l.orderid AND h.prod_id = l.prod_id AND h.customerid = l.customerid \
      WHERE l.n IS NULL OR h.n IS NULL OR l.n <> h.n",
-    "SELECT CONCAT('prod_id=', prod_id, ' quan_in_stock=', quan_in_stock, ' sales=', sales) AS k FROM inventory \
-     WHERE COALESCE(quan_in_stock, -1) < 0 OR COALESCE(sales, -1) < 0",
-    "SELECT CONCAT('orderid=', orderid, ' netamount=', netamount, ' tax=', tax, ' totalamount=', totalamount) AS k \
-     FROM orders WHERE CASE WHEN totalamount = netamount + tax THEN 1 ELSE 0 END = 0",
+    STOCK,
+    TOTALS,
 ];

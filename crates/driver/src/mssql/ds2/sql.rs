@@ -51,10 +51,7 @@ pub fn finish() -> Vec<String> {
     statements.extend(full_text_index());
     statements.push("DROP TRIGGER IF EXISTS restock".to_string());
     statements.push(RESTOCK_TRIGGER.to_string());
-    for (name, body) in procedures() {
-        statements.push(format!("DROP PROCEDURE IF EXISTS {name}"));
-        statements.push(body);
-    }
+    statements.extend(crate::vocab::schema::replace_procedures(procedures()));
     statements
 }
 
@@ -315,12 +312,8 @@ mod tests {
 
     #[test]
     fn every_procedure_is_dropped_before_it_is_created_in_its_own_batch() {
-        let statements = finish();
-        for (name, _) in procedures() {
-            let drop = statements.iter().position(|s| *s == format!("DROP PROCEDURE IF EXISTS {name}"));
-            let create = statements.iter().position(|s| s.contains(&format!("CREATE PROCEDURE {name} (")));
-            assert!(matches!((drop, create), (Some(d), Some(c)) if d + 1 == c), "{name}");
-        }
+        let names = procedures().into_iter().map(|(name, _)| name);
+        crate::vocab::schema::assert_each_procedure_dropped_then_created(&finish(), names);
     }
 
     #[test]

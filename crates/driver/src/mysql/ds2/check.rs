@@ -1,16 +1,13 @@
 //! DS2's integrity checks in MySQL's SQL: the conditions of [`crate::ds2::CHECKS`], as PostgreSQL's
-//! ([`crate::pg::ds2::check`]) say them, each query yielding one text column `k` of offending keys.
-//! MySQL has no `FULL JOIN`: the second check is the union of the two one-sided joins.
+//! ([`crate::pg::ds2::check`]) say them, each query yielding one text column `k` of offending keys; all
+//! but ds2.2 are the ones SQL Server runs too ([`crate::vocab::ds2_checks`]). MySQL has no `FULL
+//! JOIN`: ds2.2 is the union of the two one-sided joins.
+
+use crate::vocab::ds2_checks::{ORDER_LINES, STOCK, TOTALS};
 
 /// The queries of [`crate::ds2::CHECKS`], in order.
 pub const QUERIES: [&str; 4] = [
-    // Loaded orders have 1..9 lines; a purchase has 1..10 (DS2's 10 slots).
-    "SELECT CONCAT('orderid=', o.orderid, ' lines=', COALESCE(l.n, 0)) AS k FROM orders o \
-     LEFT JOIN (SELECT orderid, COUNT(*) AS n FROM orderlines GROUP BY orderid) l ON l.orderid = o.orderid \
-     WHERE COALESCE(l.n, 0) NOT BETWEEN 1 AND 10 \
-     UNION ALL \
-     SELECT CONCAT('orderid=', l.orderid, ' orderlineid=', l.orderlineid, ' without its order') FROM orderlines l \
-     WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.orderid = l.orderid)",
+    ORDER_LINES,
     // Lines and history rows matched as counts per (order, product, customer), as on PostgreSQL.
     "SELECT CONCAT('orderid=', l.orderid, ' prod_id=', l.prod_id, ' customerid=', l.customerid, ' lines=', l.n, \
        ' cust_hist=', COALESCE(h.n, 0)) AS k \
@@ -26,8 +23,6 @@ pub const QUERIES: [&str; 4] = [
      FROM (SELECT orderid, prod_id, customerid, COUNT(*) AS n FROM cust_hist GROUP BY orderid, prod_id, customerid) h \
      WHERE NOT EXISTS (SELECT 1 FROM orderlines ol JOIN orders o ON o.orderid = ol.orderid \
        WHERE ol.orderid = h.orderid AND ol.prod_id = h.prod_id AND o.customerid = h.customerid)",
-    "SELECT CONCAT('prod_id=', prod_id, ' quan_in_stock=', quan_in_stock, ' sales=', sales) AS k FROM inventory \
-     WHERE COALESCE(quan_in_stock, -1) < 0 OR COALESCE(sales, -1) < 0",
-    "SELECT CONCAT('orderid=', orderid, ' netamount=', netamount, ' tax=', tax, ' totalamount=', totalamount) AS k \
-     FROM orders WHERE CASE WHEN totalamount = netamount + tax THEN 1 ELSE 0 END = 0",
+    STOCK,
+    TOTALS,
 ];

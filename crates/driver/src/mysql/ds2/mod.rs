@@ -1,17 +1,75 @@
-//! DVD Store 2 on MySQL and MariaDB: not built yet. Its integrity checks are written ([`check`]); its
-//! operations (DS2's MySQL build has them as stored procedures, PRODUCTS with a full-text index) are
-//! not, so every DS2 command on this engine is refused up front with [`unsupported`], before it loads
-//! or reads anything.
+//! DS2 on MySQL and MariaDB: its schema beyond tables and indexes, and its stored procedures
+//! ([`sql`]); the operations as a client runs them, server-side or client-side ([`ops`]); and its
+//! checks ([`check`]). A database DS2's own MySQL installer built is not recognised (its tables are
+//! upper-case MyISAM ones): oltpgen drives the databases it loads.
 
 pub mod check;
+pub mod ops;
+pub mod sql;
 
-use crate::{Error, Target};
+use oltpgen_datagen::ds2::input::{Browse, PurchaseLine, Registration};
+use tokio::sync::Mutex;
 
-/// The refusal of a DS2 command on `target`: one line, saying what works instead.
-pub fn unsupported(target: &Target) -> Error {
-    Error::usage(format!(
-        "{}: DS2 on MySQL and MariaDB is not built yet (TPC-C is: oltpgen tpcc …); run DS2 on PostgreSQL or \
-         SQL Server",
-        target.label()
-    ))
+use super::{TXN_TIMEOUT, settle, timed};
+use crate::Target;
+use crate::vocab::ds2::Purchase;
+use crate::vocab::outcome::TxnError;
+use crate::vocab::tpcc::Transactions;
+
+/// A connection at READ COMMITTED that runs DS2's five operations as `transactions` says, each error
+/// sorted into the run's (and a transaction left open rolled back).
+pub struct Session {
+    conn: Mutex<mysql_async::Conn>,
+    transactions: Transactions,
+}
+
+impl Session {
+    /// Connects to `target`, to run the operations as `transactions` says.
+    ///
+    /// # Errors
+    /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when the session's
+    /// isolation cannot be set.
+    pub async fn open(target: &Target, transactions: Transactions) -> Result<Self, TxnError> {
+        Ok(Session { conn: Mutex::new(super::open_session(target).await?), transactions })
+    }
+
+    /// See [`ops::login`].
+    ///
+    /// # Errors
+    /// The server's error, sorted.
+    pub async fn login(&self, customer_id: i32) -> Result<Option<i32>, TxnError> {
+        let mut conn = self.conn.lock().await;
+        let ran = timed(TXN_TIMEOUT, ops::login(&mut conn, self.transactions, customer_id)).await;
+        settle(&mut conn, ran).await
+    }
+
+    /// See [`ops::register`].
+    ///
+    /// # Errors
+    /// The server's error, sorted.
+    pub async fn register(&self, form: &Registration) -> Result<Option<i32>, TxnError> {
+        let mut conn = self.conn.lock().await;
+        let ran = timed(TXN_TIMEOUT, ops::register(&mut conn, self.transactions, form)).await;
+        settle(&mut conn, ran).await
+    }
+
+    /// See [`ops::browse`].
+    ///
+    /// # Errors
+    /// The server's error, sorted.
+    pub async fn browse(&self, browse: &Browse) -> Result<u64, TxnError> {
+        let mut conn = self.conn.lock().await;
+        let ran = timed(TXN_TIMEOUT, ops::browse(&mut conn, self.transactions, browse)).await;
+        settle(&mut conn, ran).await
+    }
+
+    /// See [`ops::purchase`].
+    ///
+    /// # Errors
+    /// The server's error, sorted.
+    pub async fn purchase(&self, customer_id: i32, lines: &[PurchaseLine]) -> Result<Purchase, TxnError> {
+        let mut conn = self.conn.lock().await;
+        let ran = timed(TXN_TIMEOUT, ops::purchase(&mut conn, self.transactions, customer_id, lines)).await;
+        settle(&mut conn, ran).await
+    }
 }

@@ -6,14 +6,11 @@ pub mod check;
 pub mod procs;
 pub mod txn;
 
-use std::time::Duration;
-
 use mysql_async::prelude::Queryable;
 use oltpgen_datagen::tpcc::input::TxnInput;
 use tokio::sync::Mutex;
 
-use super::error::txn_error;
-use super::{ADMIN_TIMEOUT, failed, timed};
+use super::{ADMIN_TIMEOUT, TXN_TIMEOUT, failed, settle, timed};
 use crate::vocab::outcome::TxnError;
 use crate::vocab::tpcc::{Outcome, Transactions};
 use crate::{Error, Target};
@@ -24,12 +21,6 @@ pub const DEFAULT_TRANSACTIONS: Transactions = Transactions::Server;
 
 /// The isolation level every transaction runs at, as results record it.
 pub const ISOLATION: &str = "read committed";
-/// Pins it for the session (MySQL's default is REPEATABLE READ): the procedures and the statements
-/// run at the session's level.
-pub const SESSION_ISOLATION: &str = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED";
-
-/// How long one transaction may take before its connection is given up as lost.
-const TXN_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Opens a run's sessions on one target, the transactions run as the run says.
 pub struct Connector {
@@ -49,9 +40,10 @@ impl Connector {
     /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when the session's
     /// isolation cannot be set.
     pub async fn open(&self) -> Result<Session, TxnError> {
-        let mut conn = super::connect(&self.target).await.map_err(|_| TxnError::LOST)?;
-        conn.query_drop(SESSION_ISOLATION).await.map_err(|e| txn_error(&e))?;
-        Ok(Session { conn: Mutex::new(conn), transactions: self.transactions })
+        Ok(Session {
+            conn: Mutex::new(super::open_session(&self.target).await?),
+            transactions: self.transactions,
+        })
     }
 }
 
@@ -62,9 +54,7 @@ pub struct Session {
 }
 
 impl Session {
-    /// Runs one transaction to its end. When it fails with the connection still there, the
-    /// transaction is rolled back before the error is returned: a lock wait timeout (1205) rolls back
-    /// only its statement, and a retry must not run inside what is left of the transaction.
+    /// Runs one transaction to its end; when it fails, what is left of it is rolled back ([`settle`]).
     ///
     /// # Errors
     /// The server's error, sorted.
@@ -74,15 +64,7 @@ impl Session {
             Transactions::Server => timed(TXN_TIMEOUT, txn::call(&mut conn, input)).await,
             Transactions::Client => timed(TXN_TIMEOUT, txn::execute(&mut conn, input)).await,
         };
-        match ran {
-            Ok(outcome) => Ok(outcome),
-            Err(e) => {
-                if matches!(e, mysql_async::Error::Server(_)) {
-                    let _ = timed(TXN_TIMEOUT, conn.query_drop("ROLLBACK")).await;
-                }
-                Err(txn_error(&e))
-            }
-        }
+        settle(&mut conn, ran).await
     }
 }
 

@@ -2,7 +2,7 @@
 //! that lacks them, each called in one round trip (server-side, as HammerDB runs TPC-C on MySQL).
 //!
 //! The rules the other engines' transactions follow ([`crate::pg::tpcc::txn`]) hold here too:
-//! - READ COMMITTED, which the session pins ([`super::SESSION_ISOLATION`]; MySQL's default is
+//! - READ COMMITTED, which the session pins ([`crate::mysql::SESSION_ISOLATION`]; MySQL's default is
 //!   REPEATABLE READ) and the procedures run at;
 //! - locks in a fixed order: New-Order takes the district, then its stock rows in the order the client
 //!   sends the lines, sorted by (item, warehouse); Payment takes warehouse, district, customer; Delivery
@@ -26,20 +26,6 @@ pub const NAMES: [&str; 5] = [
     "oltpgen_delivery",
     "oltpgen_stock_level",
 ];
-
-/// Rolls the transaction back and re-raises any error (first in every writing body).
-macro_rules! on_error {
-    () => {
-        "DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;"
-    };
-}
-
-/// The `k`-th element of a comma-separated list `list`, as an integer.
-macro_rules! nth {
-    ($list:literal) => {
-        concat!("CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(", $list, ", ',', k), ',', -1) AS SIGNED)")
-    };
-}
 
 /// New-Order (2.4.2): warehouse, district, customer, line count, all-local, and the lines as lists in
 /// lock order; its result is the order id and whether it rolled back.
@@ -222,11 +208,7 @@ END";
 /// The statements that (re)create every procedure.
 pub fn statements() -> Vec<String> {
     let bodies = [NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL];
-    NAMES
-        .iter()
-        .zip(bodies)
-        .flat_map(|(name, body)| [format!("DROP PROCEDURE IF EXISTS {name}"), body.to_string()])
-        .collect()
+    crate::vocab::schema::replace_procedures(NAMES.into_iter().zip(bodies.map(String::from)))
 }
 
 /// A query that yields how many of the procedures exist in the connection's database.
