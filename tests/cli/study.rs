@@ -152,14 +152,18 @@ async fn three_restored_tpcc_runs_hooked_idled_and_metered_report_the_median_run
     let out = oltpgen(&["tpcc", "load", "--scale", "1", "--url", &urls[0], "-q"]);
     assert_eq!(out.code, 0, "{}", out.all());
     let client = sql(&pg.target("study")).await;
-    // The user's own table and grant on one of the workload's, which a restore must leave as they are.
+    // The user's own table, index and grant on one of the workload's, which a restore must leave as
+    // they are.
     client
         .batch_execute(
             "CREATE TABLE users_own (x int); INSERT INTO users_own VALUES (7); \
+             CREATE INDEX users_own_ix ON orders (o_entry_d); \
              CREATE ROLE study_reader; GRANT SELECT ON orders TO study_reader",
         )
         .await
         .unwrap();
+    let indexes = indexes(&client).await;
+    assert!(indexes.contains("orders_pkey") && indexes.contains("users_own_ix"), "{indexes}");
     let dir = tempfile::tempdir().unwrap();
     let meters = meters(dir.path());
     let result = dir.path().join("result");
@@ -193,6 +197,8 @@ async fn three_restored_tpcc_runs_hooked_idled_and_metered_report_the_median_run
         .unwrap()
         .get(0);
     assert_eq!((own, granted), (7, true), "the user's table and grant are untouched");
+    // The restore dropped the workload's keys and indexes and built them again; the user's index stayed.
+    assert_eq!(self::indexes(&client).await, indexes, "the same keys and indexes as loaded");
     let check = oltpgen(&["tpcc", "check", "--url", &urls[0]]);
     assert_eq!(check.code, 0, "{}", check.all());
     client.batch_execute("REVOKE ALL ON orders FROM study_reader; DROP ROLE study_reader").await.unwrap();
@@ -271,6 +277,39 @@ async fn runs_not_restored_show_their_drift_and_a_failing_hook_stops_the_study_k
     let summary = std::fs::read_to_string(result.join("summary.txt")).unwrap();
     let drift = format!("orders at each run's start 30,000 / {}", thousands(orders[1]));
     assert!(summary.contains("not all restored: ") && summary.contains(&drift), "{summary}");
+}
+
+/// The indexes (keys included) of the database's current schema, by name, comma-separated.
+async fn indexes(client: &tokio_postgres::Client) -> String {
+    let query = "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes \
+                 WHERE schemaname = current_schema()";
+    client.query_one(query, &[]).await.unwrap().get(0)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restore_a_users_foreign_key_depends_on_is_refused_leaving_the_database_as_it_was() {
+    let (pg, urls) = server_with(&["study_fk"]).await;
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--url", &urls[0], "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let client = sql(&pg.target("study_fk")).await;
+    client
+        .batch_execute(
+            "CREATE TABLE depots (w_id int REFERENCES warehouse (w_id)); INSERT INTO depots VALUES (1)",
+        )
+        .await
+        .unwrap();
+    let before = indexes(&client).await;
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    let mut args = vec!["tpcc", "run", "--url", &urls[0], "--users", "2", "--runs", "2", "--restore", "-q"];
+    args.extend(["--think-time", "0", "--duration", "1s", "--out", result.to_str().unwrap()]);
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stderr.contains("referenced in a foreign key"), "says why: {}", out.stderr);
+    assert_eq!(indexes(&client).await, before, "no key or index dropped");
+    let depots: i64 = client.query_one("SELECT count(*) FROM depots", &[]).await.unwrap().get(0);
+    let orders: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
+    assert_eq!((depots, orders), (1, 30_000), "nothing emptied");
 }
 
 /// `n` with thousands separators, as the reports print counts.
