@@ -241,6 +241,35 @@ async fn three_restored_ds2_runs_hooked_idled_and_metered_report_the_median_run(
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_ds2_study_of_two_databases_restores_both_before_every_run() {
+    let (pg, urls) = server_with(&["study_ds2_a", "study_ds2_b"]).await;
+    let mut loaded = 0;
+    for (url, db) in urls.iter().zip(["study_ds2_a", "study_ds2_b"]) {
+        let out = oltpgen(&["ds2", "load", "--db-size", "10mb", "--url", url, "-q"]);
+        assert_eq!(out.code, 0, "{}", out.all());
+        let client = sql(&pg.target(db)).await;
+        loaded += client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get::<_, i64>(0);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    let mut args = vec!["ds2", "run", "--url", &urls[0], "--url", &urls[1], "--n-threads", "2"];
+    args.extend(["--run-time", "2s", "--think-time", "0", "--warmup-time", "0s", "--report-rate", "1"]);
+    args.extend(["--runs", "2", "--restore", "-q", "--out", result.to_str().unwrap()]);
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let r = result_json(&result);
+    assert_matches_schema(&r);
+    for run in r["runs"].as_array().unwrap() {
+        assert_eq!(run["restored"]["method"], "generator", "{run}");
+        assert_eq!(run["start_rows"]["orders"], loaded, "both databases as loaded: {run}");
+    }
+    for url in &urls {
+        let check = oltpgen(&["ds2", "check", "--url", url]);
+        assert_eq!(check.code, 0, "{}", check.all());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn runs_not_restored_show_their_drift_and_a_failing_hook_stops_the_study_keeping_what_ran() {
     let (_pg, urls) = server_with(&["study_hook"]).await;
     let out = oltpgen(&["tpcc", "load", "--scale", "1", "--url", &urls[0], "-q"]);
