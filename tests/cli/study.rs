@@ -276,7 +276,7 @@ async fn runs_not_restored_show_their_drift_and_a_failing_hook_stops_the_study_k
     assert_eq!(out.code, 0, "{}", out.all());
     let dir = tempfile::tempdir().unwrap();
     let result = dir.path().join("result");
-    let mut args = vec!["tpcc", "run", "--url", &urls[0], "--users", "2", "--runs", "3", "-q"];
+    let mut args = vec!["tpcc", "run", "--url", &urls[0], "--users", "2", "--runs", "3"];
     args.extend(["--think-time", "0", "--keying-time", "0", "--warmup", "0s", "--duration", "2s"]);
     args.extend(["--before-run", "test \"$OLTPGEN_RUN\" -lt 3", "--out", result.to_str().unwrap()]);
     let out = oltpgen(&args);
@@ -293,6 +293,10 @@ async fn runs_not_restored_show_their_drift_and_a_failing_hook_stops_the_study_k
         "{}",
         lines[0]
     );
+    // The live lines: the header once, a separator where the second run starts.
+    assert_eq!(out.stdout.matches("running tpcc on ").count(), 1, "{}", out.stdout);
+    assert_eq!(out.stdout.lines().filter(|l| *l == "-- run 2 of 3 --").count(), 1, "{}", out.stdout);
+    assert!(!out.stdout.contains("-- run 3 of 3 --"), "run 3's hook failed before it: {}", out.stdout);
     let r = result_json(&result);
     assert_matches_schema(&r);
     assert_eq!(r["interrupted"], true);
