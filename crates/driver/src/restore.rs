@@ -49,7 +49,7 @@ pub struct Extras {
 /// Puts `data`'s tables in `target` back to their loaded rows, as the load builds them: empties them and
 /// drops the workload's own keys and indexes (one transaction where the engine allows, so that a user's
 /// object depending on them, which makes it fail, leaves everything as it was), copies the rows into the
-/// bare tables, builds the keys and indexes and runs `extras.after` ([`load::build_keys_and_finish`],
+/// bare tables, builds the keys and indexes and runs `extras.after` (`load::build_keys_and_finish`,
 /// the load's own code), and gathers the tables' statistics. The user's own indexes, grants and objects
 /// stay.
 ///

@@ -115,7 +115,7 @@ pub fn drop_full_text_index() -> Vec<String> {
 }
 
 /// What a restore runs once the keys and indexes are built again: the sequences past the loaded ids
-/// ([`restart_sequences`]) and the full-text index ([`drop_full_text_index`] dropped it).
+/// (`restart_sequences`) and the full-text index ([`drop_full_text_index`] dropped it).
 pub fn after_restore() -> Vec<String> {
     let mut statements = restart_sequences();
     statements.extend(full_text_index());
