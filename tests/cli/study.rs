@@ -211,6 +211,8 @@ async fn three_restored_ds2_runs_hooked_idled_and_metered_report_the_median_run(
     assert_eq!(out.code, 0, "{}", out.all());
     let client = sql(&pg.target("study_ds2")).await;
     let loaded: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
+    let indexes = indexes(&client).await;
+    assert!(indexes.contains("ix_prod_actor_fts"), "the full-text indexes: {indexes}");
     let dir = tempfile::tempdir().unwrap();
     let meters = meters(dir.path());
     let result = dir.path().join("result");
@@ -236,6 +238,7 @@ async fn three_restored_ds2_runs_hooked_idled_and_metered_report_the_median_run(
     );
     let orders: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
     assert!(orders > loaded, "the last run added orders: {orders}");
+    assert_eq!(self::indexes(&client).await, indexes, "the same keys and indexes as loaded");
     let check = oltpgen(&["ds2", "check", "--url", &urls[0]]);
     assert_eq!(check.code, 0, "{}", check.all());
 }
