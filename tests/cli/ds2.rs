@@ -363,6 +363,10 @@ fn ds2_flags_are_checked() {
     assert_refused(&oltpgen(&["ds2", "run", "--run-time", "soon", "--temp-db"]), "not a duration");
     assert_refused(&oltpgen(&["ds2", "run", "--n-threads", "8,4", "--temp-db"]), "must not decrease");
     assert_refused(
+        &oltpgen(&["ds2", "run", "--run-time", "0", "--runs", "3", "--temp-db"]),
+        "a run time of 0 runs until Ctrl-C, which ends the study",
+    );
+    assert_refused(
         &oltpgen(&["ds2", "run", "--temp-db"]),
         "`ds2 run` has nothing to work on: `oltpgen ds2 --temp-db …` loads and runs in one command",
     );

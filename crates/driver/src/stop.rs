@@ -26,6 +26,12 @@ pub async fn requested() {
     let _ = rx.wait_for(|stop| *stop).await;
 }
 
+/// Whether a stop signal has arrived: for work that must tell a run ended as asked by Ctrl-C (one that
+/// goes on until stopped) from the work after it, which that Ctrl-C does not cancel.
+pub fn received() -> bool {
+    RECEIVED.load(Ordering::SeqCst) != 0
+}
+
 /// Starts watching the stop signals, so that one arriving before anyone waits is remembered.
 pub fn listen() {
     WATCH.get_or_init(watch_signals);

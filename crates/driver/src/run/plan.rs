@@ -132,6 +132,13 @@ impl StudyFlags {
         let timing =
             Timing { ramp: pace.ramp, warmup: pace.warmup, duration: pace.duration, window: self.window };
         check_window(&timing, &steps)?;
+        if timing.until_stopped() && self.runs > 1 {
+            return Err(Error::usage(format!(
+                "--runs {} repeats the sweep, but a run time of 0 runs until Ctrl-C, which ends the study: \
+                 give each step a run time (--run-time 10m) or drop --runs",
+                self.runs
+            )));
+        }
         let (agent, start_at) = (self.agent()?, self.start_at()?);
         let most = steps.iter().map(|s| s.users).max().unwrap_or(0);
         agent::check_share(agent, start_at, most, connections)?;

@@ -199,25 +199,14 @@ pub async fn study<W: Workload>(
     let mut first_start: Option<Instant> = None;
     for run in 1..=plan.runs() {
         // Ctrl-C during a restore, a hook or the idle time stops the study there, as during a run.
-        let start = match until_stopped(cycle.before_run(run)).await {
-            Some(Ok(start)) => start,
-            Some(Err(e)) => {
-                stopped = Some(e);
-                break;
-            }
-            None => {
-                total.interrupted = true;
-                break;
-            }
-        };
+        let before = until_stopped(cycle.before_run(run)).await;
+        let Some(start) = went_through(before, &mut stopped, &mut total.interrupted) else { break };
         let idle_window_s = match opts.idle_sample {
-            Some(idle) => match until_stopped(sit_idle(idle, &mut total.energy)).await {
-                Some(window) => Some(window),
-                None => {
-                    total.interrupted = true;
-                    break;
-                }
-            },
+            Some(idle) => {
+                let idle = until_stopped(sit_idle(idle, &mut total.energy)).await.map(Ok);
+                let Some(window) = went_through(idle, &mut stopped, &mut total.interrupted) else { break };
+                Some(window)
+            }
             None => None,
         };
         let (seed, workload) = workload(run);
@@ -256,16 +245,18 @@ pub async fn study<W: Workload>(
         if interrupted {
             break;
         }
-        match until_stopped(cycle.after_run(run)).await {
-            Some(Ok(())) => {}
-            Some(Err(e)) => {
+        // A run that goes on until Ctrl-C ended as asked: its after-run hook still runs (a second
+        // signal ends the process), and the study ends with it, cut short only if runs were left.
+        if plan.timing.until_stopped() && crate::stop::received() {
+            if let Err(e) = cycle.after_run(run).await {
                 stopped = Some(e);
-                break;
             }
-            None => {
-                total.interrupted = true;
-                break;
-            }
+            total.interrupted |= run < plan.runs();
+            break;
+        }
+        let after = until_stopped(cycle.after_run(run)).await;
+        if went_through(after, &mut stopped, &mut total.interrupted).is_none() {
+            break;
         }
     }
     let mut context = checkpoint.context;
@@ -316,6 +307,27 @@ async fn until_stopped<T>(work: impl Future<Output = T>) -> Option<T> {
     tokio::select! {
         out = work => Some(out),
         () = crate::stop::requested() => None,
+    }
+}
+
+/// The outcome of a step around the runs (a restore, a hook, the idle time) that went through, or
+/// `None` when the study stops there: for a failure kept in `stopped`, for Ctrl-C (`outcome` is `None`,
+/// [`until_stopped`]) with `interrupted` set.
+fn went_through<T>(
+    outcome: Option<Result<T, Error>>,
+    stopped: &mut Option<Error>,
+    interrupted: &mut bool,
+) -> Option<T> {
+    match outcome {
+        Some(Ok(value)) => Some(value),
+        Some(Err(e)) => {
+            *stopped = Some(e);
+            None
+        }
+        None => {
+            *interrupted = true;
+            None
+        }
     }
 }
 
