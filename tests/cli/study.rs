@@ -152,14 +152,18 @@ async fn three_restored_tpcc_runs_hooked_idled_and_metered_report_the_median_run
     let out = oltpgen(&["tpcc", "load", "--scale", "1", "--url", &urls[0], "-q"]);
     assert_eq!(out.code, 0, "{}", out.all());
     let client = sql(&pg.target("study")).await;
-    // The user's own table and grant on one of the workload's, which a restore must leave as they are.
+    // The user's own table, index and grant on one of the workload's, which a restore must leave as
+    // they are.
     client
         .batch_execute(
             "CREATE TABLE users_own (x int); INSERT INTO users_own VALUES (7); \
+             CREATE INDEX users_own_ix ON orders (o_entry_d); \
              CREATE ROLE study_reader; GRANT SELECT ON orders TO study_reader",
         )
         .await
         .unwrap();
+    let indexes = indexes(&client).await;
+    assert!(indexes.contains("orders_pkey") && indexes.contains("users_own_ix"), "{indexes}");
     let dir = tempfile::tempdir().unwrap();
     let meters = meters(dir.path());
     let result = dir.path().join("result");
@@ -193,6 +197,8 @@ async fn three_restored_tpcc_runs_hooked_idled_and_metered_report_the_median_run
         .unwrap()
         .get(0);
     assert_eq!((own, granted), (7, true), "the user's table and grant are untouched");
+    // The restore dropped the workload's keys and indexes and built them again; the user's index stayed.
+    assert_eq!(self::indexes(&client).await, indexes, "the same keys and indexes as loaded");
     let check = oltpgen(&["tpcc", "check", "--url", &urls[0]]);
     assert_eq!(check.code, 0, "{}", check.all());
     client.batch_execute("REVOKE ALL ON orders FROM study_reader; DROP ROLE study_reader").await.unwrap();
@@ -205,6 +211,8 @@ async fn three_restored_ds2_runs_hooked_idled_and_metered_report_the_median_run(
     assert_eq!(out.code, 0, "{}", out.all());
     let client = sql(&pg.target("study_ds2")).await;
     let loaded: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
+    let indexes = indexes(&client).await;
+    assert!(indexes.contains("ix_prod_actor_fts"), "the full-text indexes: {indexes}");
     let dir = tempfile::tempdir().unwrap();
     let meters = meters(dir.path());
     let result = dir.path().join("result");
@@ -230,8 +238,38 @@ async fn three_restored_ds2_runs_hooked_idled_and_metered_report_the_median_run(
     );
     let orders: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
     assert!(orders > loaded, "the last run added orders: {orders}");
+    assert_eq!(self::indexes(&client).await, indexes, "the same keys and indexes as loaded");
     let check = oltpgen(&["ds2", "check", "--url", &urls[0]]);
     assert_eq!(check.code, 0, "{}", check.all());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_ds2_study_of_two_databases_restores_both_before_every_run() {
+    let (pg, urls) = server_with(&["study_ds2_a", "study_ds2_b"]).await;
+    let mut loaded = 0;
+    for (url, db) in urls.iter().zip(["study_ds2_a", "study_ds2_b"]) {
+        let out = oltpgen(&["ds2", "load", "--db-size", "10mb", "--url", url, "-q"]);
+        assert_eq!(out.code, 0, "{}", out.all());
+        let client = sql(&pg.target(db)).await;
+        loaded += client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get::<_, i64>(0);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    let mut args = vec!["ds2", "run", "--url", &urls[0], "--url", &urls[1], "--n-threads", "2"];
+    args.extend(["--run-time", "2s", "--think-time", "0", "--warmup-time", "0s", "--report-rate", "1"]);
+    args.extend(["--runs", "2", "--restore", "-q", "--out", result.to_str().unwrap()]);
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let r = result_json(&result);
+    assert_matches_schema(&r);
+    for run in r["runs"].as_array().unwrap() {
+        assert_eq!(run["restored"]["method"], "generator", "{run}");
+        assert_eq!(run["start_rows"]["orders"], loaded, "both databases as loaded: {run}");
+    }
+    for url in &urls {
+        let check = oltpgen(&["ds2", "check", "--url", url]);
+        assert_eq!(check.code, 0, "{}", check.all());
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -241,7 +279,7 @@ async fn runs_not_restored_show_their_drift_and_a_failing_hook_stops_the_study_k
     assert_eq!(out.code, 0, "{}", out.all());
     let dir = tempfile::tempdir().unwrap();
     let result = dir.path().join("result");
-    let mut args = vec!["tpcc", "run", "--url", &urls[0], "--users", "2", "--runs", "3", "-q"];
+    let mut args = vec!["tpcc", "run", "--url", &urls[0], "--users", "2", "--runs", "3"];
     args.extend(["--think-time", "0", "--keying-time", "0", "--warmup", "0s", "--duration", "2s"]);
     args.extend(["--before-run", "test \"$OLTPGEN_RUN\" -lt 3", "--out", result.to_str().unwrap()]);
     let out = oltpgen(&args);
@@ -258,6 +296,10 @@ async fn runs_not_restored_show_their_drift_and_a_failing_hook_stops_the_study_k
         "{}",
         lines[0]
     );
+    // The live lines: the header once, a separator where the second run starts.
+    assert_eq!(out.stdout.matches("running tpcc on ").count(), 1, "{}", out.stdout);
+    assert_eq!(out.stdout.lines().filter(|l| *l == "-- run 2 of 3 --").count(), 1, "{}", out.stdout);
+    assert!(!out.stdout.contains("-- run 3 of 3 --"), "run 3's hook failed before it: {}", out.stdout);
     let r = result_json(&result);
     assert_matches_schema(&r);
     assert_eq!(r["interrupted"], true);
@@ -271,6 +313,39 @@ async fn runs_not_restored_show_their_drift_and_a_failing_hook_stops_the_study_k
     let summary = std::fs::read_to_string(result.join("summary.txt")).unwrap();
     let drift = format!("orders at each run's start 30,000 / {}", thousands(orders[1]));
     assert!(summary.contains("not all restored: ") && summary.contains(&drift), "{summary}");
+}
+
+/// The indexes (keys included) of the database's current schema, by name, comma-separated.
+async fn indexes(client: &tokio_postgres::Client) -> String {
+    let query = "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes \
+                 WHERE schemaname = current_schema()";
+    client.query_one(query, &[]).await.unwrap().get(0)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restore_a_users_foreign_key_depends_on_is_refused_leaving_the_database_as_it_was() {
+    let (pg, urls) = server_with(&["study_fk"]).await;
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--url", &urls[0], "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let client = sql(&pg.target("study_fk")).await;
+    client
+        .batch_execute(
+            "CREATE TABLE depots (w_id int REFERENCES warehouse (w_id)); INSERT INTO depots VALUES (1)",
+        )
+        .await
+        .unwrap();
+    let before = indexes(&client).await;
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    let mut args = vec!["tpcc", "run", "--url", &urls[0], "--users", "2", "--runs", "2", "--restore", "-q"];
+    args.extend(["--think-time", "0", "--duration", "1s", "--out", result.to_str().unwrap()]);
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stderr.contains("referenced in a foreign key"), "says why: {}", out.stderr);
+    assert_eq!(indexes(&client).await, before, "no key or index dropped");
+    let depots: i64 = client.query_one("SELECT count(*) FROM depots", &[]).await.unwrap().get(0);
+    let orders: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
+    assert_eq!((depots, orders), (1, 30_000), "nothing emptied");
 }
 
 /// `n` with thousands separators, as the reports print counts.

@@ -151,7 +151,7 @@ pub(crate) async fn copy_rows<D: Dataset>(
 ///
 /// # Errors
 /// The first statement that fails.
-async fn build_keys_and_finish<W: Definition>(
+pub(crate) async fn build_keys_and_finish<W: Definition>(
     conn: &Conn,
     target: &Target,
     keys: Vec<String>,
@@ -208,7 +208,7 @@ fn interleave<D: Dataset>(data: &D, chunks: Vec<D::Chunk>) -> Vec<D::Chunk> {
 
 /// Keys, secondary indexes and the workload's extra indexes, biggest table first so the longest build
 /// starts at once.
-fn index_statements<D: Dataset>(
+pub(crate) fn index_statements<D: Dataset>(
     engine: Engine,
     data: &D,
     rows: &BTreeMap<&str, u64>,
@@ -224,6 +224,13 @@ fn index_statements<D: Dataset>(
         .collect();
     by_size.sort_by_key(|(rows, _)| std::cmp::Reverse(*rows));
     by_size.into_iter().map(|(_, sql)| sql).collect()
+}
+
+/// The statements dropping what [`index_statements`] builds from `data` (keys and secondary indexes,
+/// not the extra ones, which only their workload names), where it exists.
+pub(crate) fn keys_and_indexes_dropped<D: Dataset>(engine: Engine, data: &D) -> Vec<String> {
+    let indexes = data.indexes().iter().map(|i| engine::drop_index(engine, i));
+    indexes.chain(data.tables().iter().filter_map(|t| engine::drop_primary_key(engine, t))).collect()
 }
 
 /// Records the load's state and parameters in `oltpgen_meta`.

@@ -1,8 +1,10 @@
 //! Putting a workload's tables back to their loaded state before a run (`--restore`), from the generator
 //! itself: the same seed and size give the same rows on every engine, Babelfish included, at the load's
 //! speed. Only the workload's tables' rows are touched: they are emptied (`TRUNCATE`, which keeps the
-//! tables, their indexes, grants and triggers) and loaded again, the workload's sequences set past the
-//! loaded ids, statistics gathered; nothing else of the database changes. Written once for every
+//! tables, their grants and triggers), their keys and the workload's indexes dropped, the rows loaded
+//! again and the keys and indexes built after them (the load's own code and order: faster than copying
+//! into indexed tables), the workload's sequences set past the loaded ids, statistics gathered; nothing
+//! else of the database changes (a user's own index on a workload's table stays, and is kept up). Written once for every
 //! workload ([`Restorable`]) and engine (through the seam).
 
 use std::collections::BTreeMap;
@@ -31,29 +33,46 @@ pub trait Restorable: Definition {
     fn restore(target: &Target, opts: &LoadOptions) -> impl Future<Output = Result<(), Error>>;
 }
 
-/// Empties `data`'s tables in `target`, loads `data`'s rows into them again, runs `after` (the
-/// workload's statements for a database whose rows were put back: its sequences), and gathers the
-/// tables' statistics.
+/// What a workload builds beside its tables' keys and plain indexes, which a restore drops and builds
+/// again, in the target's engine's words.
+#[derive(Default)]
+pub struct Extras {
+    /// Dropping the extra indexes (and what depends on the keys, as SQL Server's full-text index), where
+    /// they exist, before the keys are dropped.
+    pub dropped: Vec<String>,
+    /// The extra indexes the load builds beside the keys: (table, statement).
+    pub indexes: Vec<(&'static str, String)>,
+    /// Run once the keys and indexes are built again (DS2's sequences set past the loaded ids).
+    pub after: Vec<String>,
+}
+
+/// Puts `data`'s tables in `target` back to their loaded rows, as the load builds them: empties them and
+/// drops the workload's own keys and indexes (one transaction where the engine allows, so that a user's
+/// object depending on them, which makes it fail, leaves everything as it was), copies the rows into the
+/// bare tables, builds the keys and indexes and runs `extras.after` (`load::build_keys_and_finish`,
+/// the load's own code), and gathers the tables' statistics. The user's own indexes, grants and objects
+/// stay.
 ///
 /// # Errors
 /// [`Error::Failed`] naming the phase that failed.
 pub async fn restore<W: Definition, D: Dataset>(
     target: &Target,
     data: D,
-    after: &[String],
+    extras: Extras,
     opts: &LoadOptions,
 ) -> Result<(), Error> {
     let conn = Conn::open(target).await?;
     let engine = target.engine();
     let tables: Vec<&str> = data.tables().iter().map(|t| t.name).collect();
-    let emptying = format!("emptying the {} tables to restore them", W::NAME);
-    conn.batch(target, &emptying, &engine::truncate(engine, &tables)).await?;
-    load::copy_rows(target, &Arc::new(data), opts).await?;
-    if !after.is_empty() {
-        conn.batch(target, &format!("restarting the {} sequences", W::NAME), after).await?;
-    }
-    let statistics: Vec<String> = tables.iter().map(|t| engine::statistics(engine, t)).collect();
-    conn.batch(target, &format!("analyzing the restored {} tables", W::NAME), &statistics).await
+    let mut clearing = engine::truncate(engine, &tables);
+    clearing.extend(extras.dropped);
+    clearing.extend(load::keys_and_indexes_dropped(engine, &data));
+    let emptying = format!("emptying the {} tables and dropping their keys to restore them", W::NAME);
+    conn.batch(target, &emptying, &clearing).await?;
+    let data = Arc::new(data);
+    let rows = load::copy_rows(target, &data, opts).await?;
+    let keys = load::index_statements(engine, &*data, &rows, extras.indexes);
+    load::build_keys_and_finish::<W>(&conn, target, keys, &extras.after, &tables, opts).await
 }
 
 /// The rows of `W`'s growing tables in `targets`, summed over them.

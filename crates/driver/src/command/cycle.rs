@@ -5,6 +5,7 @@
 use std::marker::PhantomData;
 use std::time::Instant;
 
+use futures_util::future::try_join_all;
 use oltpgen_report::model::cycle::Restored;
 
 use super::workers_or_cores;
@@ -30,11 +31,15 @@ pub struct StudyCycle<W> {
 }
 
 impl<W: Restorable> StudyCycle<W> {
-    /// The cycle `study`'s flags ask for on `targets`: restored over one connection per core (with a
-    /// progress bar unless `quiet`) with `--restore`, its hooks run in `--out`.
+    /// The cycle `study`'s flags ask for on `targets`: with `--restore`, every target restored at once,
+    /// the cores shared among them (one connection and generating thread each), with a progress bar
+    /// unless `quiet` or several bars would draw over one another; its hooks run in `--out`.
     pub fn new(study: &StudyFlags, targets: &[Target], quiet: bool) -> Self {
-        let restore =
-            study.restore.then(|| LoadOptions { workers: workers_or_cores(None), replace: false, quiet });
+        let restore = study.restore.then(|| LoadOptions {
+            workers: (workers_or_cores(None) / targets.len().max(1)).max(1),
+            replace: false,
+            quiet: quiet || targets.len() > 1,
+        });
         let hook_env = match (&study.out, study.hooks.any()) {
             (Some(out), true) => {
                 Some(HookEnv { out: out.clone(), targets: targets.iter().map(Target::key).collect() })
@@ -63,9 +68,7 @@ impl<W: Restorable> Cycle for StudyCycle<W> {
         let restored = match &self.restore {
             Some(opts) => {
                 let started = Instant::now();
-                for target in &self.targets {
-                    W::restore(target, opts).await?;
-                }
+                try_join_all(self.targets.iter().map(|target| W::restore(target, opts))).await?;
                 Some(Restored {
                     method: FROM_THE_GENERATOR.into(),
                     duration_s: started.elapsed().as_secs_f64(),

@@ -12,7 +12,7 @@ use oltpgen_report::model::Workload;
 use oltpgen_report::model::ds2_progress::Ds2Progress;
 use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::csv::ds2::CsvOutput;
-use oltpgen_report::render::text::ds2 as ds2_report;
+use oltpgen_report::render::text::{ds2 as ds2_report, live};
 
 use super::cycle::StudyCycle;
 use super::load::{self, Size};
@@ -194,9 +194,11 @@ impl Ds2Plan {
             ProgressLines { quiet: req.quiet, detailed: req.detailed_view, labels: &labels, reset_at_s: 0.0 };
         let mut csv_error = None;
         let mut cycle = StudyCycle::<ds2::Ds2>::new(&req.study, &self.targets, req.quiet);
+        let runs = self.options.plan.runs();
         let studied = ds2::run(&self.targets, &self.options, &mut cycle, |p| match p {
-            Progress::Started if !req.quiet => console.line(&ds2_report::header(&header)),
-            Progress::Started => {}
+            Progress::Started(1) if !req.quiet => console.line(&ds2_report::header(&header)),
+            Progress::Started(run) if !req.quiet => console.line(&live::run_line(run, runs)),
+            Progress::Started(_) => {}
             Progress::Interval(f) => {
                 let (all, each) = ds2::progress(f);
                 lines.say(f.since_reset.reset_at_s, &all, &each, console);

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use oltpgen_report::model::endurance::Endurance;
 use oltpgen_report::model::{IO_WRITE, RunResult, Server, Workload as Kind};
-use oltpgen_report::render::text::io as lines;
+use oltpgen_report::render::text::{io as lines, live};
 use oltpgen_report::stats::io_model::Model;
 
 use super::{Console, Exit, finish};
@@ -189,7 +189,8 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
     let quiet = req.quiet;
     let block = spec.block_bytes;
     let studied = study(workload, &mut (), &[], &plan, &req.study.options(), about, |p| match p {
-        Progress::Started if !quiet => console.line(&lines::header(
+        Progress::Started(run) if run > 1 && !quiet => console.line(&live::run_line(run, plan.runs())),
+        Progress::Started(_) if !quiet => console.line(&lines::header(
             &spec.describe(),
             &file.path().display().to_string(),
             req.workers,
@@ -208,7 +209,7 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
             ));
         }
         Progress::Step(s) => console.line(&lines::step_line(s, block)),
-        Progress::Started | Progress::Interval(_) => {}
+        Progress::Started(_) | Progress::Interval(_) => {}
     })
     .await?;
     let mut result = studied.result;

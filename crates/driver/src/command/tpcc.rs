@@ -171,7 +171,8 @@ impl TpccPlan {
         let quiet = self.quiet;
         let mut cycle = StudyCycle::<tpcc::Tpcc>::new(&self.study, &self.targets, quiet);
         let studied = tpcc::run(&self.targets, &self.options, &mut cycle, |p| match p {
-            Progress::Started if !quiet => console.line(&live::tpcc_header(&header)),
+            Progress::Started(1) if !quiet => console.line(&live::tpcc_header(&header)),
+            Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),
             Progress::Interval(f) if !quiet => console.line(&live::interval_line(
                 f.elapsed_s,
                 f.users,
@@ -182,7 +183,7 @@ impl TpccPlan {
                 f.errors,
             )),
             Progress::Step(s) => console.line(&live::step_line(s, "NOPM")),
-            Progress::Started | Progress::Interval(_) => {}
+            Progress::Started(_) | Progress::Interval(_) => {}
         })
         .await?;
         finish::finish(studied, &self.study, "", &self.targets, console).await

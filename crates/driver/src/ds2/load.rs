@@ -9,7 +9,7 @@ use oltpgen_datagen::ds2::size::DbSize;
 use super::{Ds2, LoadedParams};
 use crate::engine::{self, Conn};
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
-use crate::restore::{self, Restorable};
+use crate::restore::{self, Extras, Restorable};
 use crate::vocab::ds2::Functions;
 use crate::{Error, Target};
 
@@ -64,7 +64,12 @@ impl Restorable for Ds2 {
             ))
         })?;
         let data = Ds2Data::new(Ds2Params { size, seed: loaded.seed });
-        let after = engine::ds2::restart_sequences(target.engine());
-        restore::restore::<Ds2, _>(target, data, &after, opts).await
+        let engine = target.engine();
+        let extras = Extras {
+            dropped: engine::ds2::dropped_for_restore(engine),
+            indexes: engine::ds2::extra_indexes(engine),
+            after: engine::ds2::after_restore(engine),
+        };
+        restore::restore::<Ds2, _>(target, data, extras, opts).await
     }
 }

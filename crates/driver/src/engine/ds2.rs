@@ -103,12 +103,23 @@ pub fn finish(engine: Engine) -> Vec<String> {
     }
 }
 
-/// The statements that set DS2's id sequences (on MySQL the `AUTO_INCREMENT` counters) on `engine`
-/// past the loaded ids after a restore.
-pub fn restart_sequences(engine: Engine) -> Vec<String> {
+/// The statements dropping what a DS2 load built on `engine` beside the keys and plain indexes (its
+/// full-text indexes), before a restore copies the rows again.
+pub fn dropped_for_restore(engine: Engine) -> Vec<String> {
+    match engine {
+        Engine::Postgres => pg::ds2::sql::drop_extra_indexes(),
+        Engine::SqlServer => mssql::ds2::sql::drop_full_text_index(),
+        Engine::MySql => mysql::ds2::sql::drop_extra_indexes(),
+    }
+}
+
+/// The statements a restore of DS2 on `engine` runs once the keys and indexes are built again: the id
+/// sequences set past the loaded ids (and on SQL Server the full-text index, which names the primary key
+/// of `products`).
+pub fn after_restore(engine: Engine) -> Vec<String> {
     match engine {
         Engine::Postgres => pg::ds2::sql::restart_sequences(),
-        Engine::SqlServer => mssql::ds2::sql::restart_sequences(),
+        Engine::SqlServer => mssql::ds2::sql::after_restore(),
         Engine::MySql => mysql::ds2::sql::restart_sequences(),
     }
 }

@@ -32,4 +32,4 @@ pub mod tpcc;
 
 pub use bulk::{bulk_load, run_statements};
 pub use conn::{Conn, create_database};
-pub use schema::{create_table, primary_key, statistics, truncate};
+pub use schema::{create_table, drop_index, drop_primary_key, primary_key, statistics, truncate};

@@ -1,7 +1,7 @@
 //! T-SQL DDL rendered from a workload's schema (tables as data in `oltpgen_datagen`), and the questions
 //! the loader asks about what a database already holds (in the connection's default schema, `dbo`).
 
-use oltpgen_datagen::schema::{ColumnType, TableDef};
+use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
 
 use super::Conn;
 use crate::vocab::schema::{Object, ObjectKind, create_table_as, dependents_refusal, string_literals};
@@ -33,6 +33,11 @@ pub fn primary_key(table: &TableDef) -> Option<String> {
             t = table.name
         )
     })
+}
+
+/// The statement dropping `index` where it exists.
+pub fn drop_index(index: &Index) -> String {
+    format!("DROP INDEX IF EXISTS {} ON {}", index.name, index.table)
 }
 
 /// The statement that refreshes `table`'s statistics after a load. Babelfish lacks `UPDATE STATISTICS`

@@ -1,7 +1,7 @@
 //! InnoDB DDL rendered from a workload's schema (tables as data in `oltpgen_datagen`), and the questions
 //! the loader asks about what a database already holds (in the connection's database).
 
-use oltpgen_datagen::schema::{ColumnType, TableDef};
+use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
 
 use super::Conn;
 use crate::vocab::schema::{Object, ObjectKind, create_table_as, dependents_refusal, string_literals};
@@ -31,6 +31,12 @@ pub fn create_table(table: &TableDef) -> String {
 /// None: the key came with the table ([`create_table`]).
 pub fn primary_key(_table: &TableDef) -> Option<String> {
     None
+}
+
+/// The statement dropping `index` (MySQL has no `IF EXISTS` here: a restore whose copy failed leaves
+/// the index dropped, and the next restore stops at it; `load --replace` loads the database again).
+pub fn drop_index(index: &Index) -> String {
+    format!("DROP INDEX {} ON {}", index.name, index.table)
 }
 
 /// The statement that refreshes `table`'s index statistics after a load.

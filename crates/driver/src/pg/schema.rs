@@ -1,7 +1,7 @@
 //! PostgreSQL DDL rendered from a workload's schema (tables as data in `oltpgen_datagen`), and the
 //! questions the loader asks about what a database already holds.
 
-use oltpgen_datagen::schema::{ColumnType, TableDef};
+use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
 use tokio_postgres::Client;
 
 use super::failed;
@@ -28,6 +28,11 @@ pub fn primary_key(table: &TableDef) -> Option<String> {
     (!key.is_empty()).then(|| {
         format!("ALTER TABLE {t} ADD CONSTRAINT {t}_pkey PRIMARY KEY ({})", key.join(", "), t = table.name)
     })
+}
+
+/// The statement dropping `index` where it exists.
+pub fn drop_index(index: &Index) -> String {
+    format!("DROP INDEX IF EXISTS {}", index.name)
 }
 
 /// The statement that empties `tables` before a restore.

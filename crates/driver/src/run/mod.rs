@@ -141,8 +141,9 @@ pub fn energy_sample() -> Option<(EnergySample, Vec<u64>)> {
 
 /// What the caller hears while a run goes on.
 pub enum Progress<'a> {
-    /// The run begins: every check passed, users are about to start.
-    Started,
+    /// A run of the study begins (its number, from 1: a live header for the first, a separator line
+    /// for the others): every check passed, users are about to start.
+    Started(u32),
     /// A reporting interval ended.
     Interval(&'a IntervalFigures),
     /// A step's window closed (plus a short grace for its last samples): its figures and cap verdict.
@@ -161,7 +162,7 @@ pub async fn drive<W: Workload>(
     plan: &RunPlan,
     mut progress: impl FnMut(Progress<'_>),
 ) -> Measured {
-    progress(Progress::Started);
+    progress(Progress::Started(plan.steps.first().map_or(1, |s| s.run)));
     let start = clock_start(plan.start_at);
     let targets = workload.targets().to_vec();
     let cpu_before = cpu::process_cpu_s();

@@ -233,7 +233,7 @@ pub async fn study<W: Workload>(
         let shift = Shift { offset_s, first_step: checkpoint.steps.len() as u32 };
         let measured = drive(workload, &plan.of_run(run), |p| {
             let p = shift.progress(p);
-            watch.hear(&p.as_progress(), run == 1);
+            watch.hear(&p.as_progress());
             if let Some(dir) = &opts.result_dir {
                 checkpoint.record(&p.as_progress(), dir);
             }
@@ -352,7 +352,7 @@ struct Shift {
 
 /// A [`Progress`] moved onto the study's clock, owning what it moved.
 enum Shifted {
-    Started,
+    Started(u32),
     Interval(IntervalFigures),
     Step(Step),
 }
@@ -360,7 +360,7 @@ enum Shifted {
 impl Shifted {
     fn as_progress(&self) -> Progress<'_> {
         match self {
-            Shifted::Started => Progress::Started,
+            Shifted::Started(run) => Progress::Started(*run),
             Shifted::Interval(f) => Progress::Interval(f),
             Shifted::Step(s) => Progress::Step(s),
         }
@@ -381,7 +381,7 @@ impl Shift {
 
     fn progress(&self, p: Progress<'_>) -> Shifted {
         match p {
-            Progress::Started => Shifted::Started,
+            Progress::Started(run) => Shifted::Started(run),
             Progress::Interval(f) => {
                 let mut f = f.clone();
                 f.elapsed_s += self.offset_s;
@@ -478,11 +478,11 @@ impl Watch {
 
     /// Takes in what a run reports: its start (the first run's is the counters' clock's zero),
     /// intervals and steps.
-    fn hear(&self, p: &Progress<'_>, first_run: bool) {
+    fn hear(&self, p: &Progress<'_>) {
         let mut live = self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match p {
-            Progress::Started if first_run => self.sampler.iter().for_each(Sampler::run_started),
-            Progress::Started => {}
+            Progress::Started(1) => self.sampler.iter().for_each(Sampler::run_started),
+            Progress::Started(_) => {}
             Progress::Interval(f) => live.interval(f),
             Progress::Step(s) => live.step(s),
         }
@@ -549,7 +549,7 @@ impl Checkpoint<'_> {
                     );
                 }
             }
-            Progress::Started => {}
+            Progress::Started(_) => {}
         }
     }
 }

@@ -9,7 +9,7 @@ use super::{LoadedParams, Tpcc};
 use crate::engine::Conn;
 use crate::inventory;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
-use crate::restore::{self, Restorable};
+use crate::restore::{self, Extras, Restorable};
 use crate::{Error, Target};
 
 /// Loads TPC-C at `scale` warehouses from `seed` into `target`.
@@ -39,6 +39,6 @@ impl Restorable for Tpcc {
         let loaded = inventory::loaded::<Tpcc>(&Conn::open(target).await?, target).await?;
         // The load's own seed and scale: the same rows, and the same NURand constants the run's obey.
         let data = TpccData::new(TpccParams::new(loaded.scale, loaded.seed));
-        restore::restore::<Tpcc, _>(target, data, &[], opts).await
+        restore::restore::<Tpcc, _>(target, data, Extras::default(), opts).await
     }
 }

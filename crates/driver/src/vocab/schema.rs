@@ -139,6 +139,14 @@ pub fn create_index(index: &Index) -> String {
     format!("CREATE {unique}INDEX {} ON {} ({})", index.name, index.table, index.columns.join(", "))
 }
 
+/// The statement dropping `table`'s primary key (`<table>_pkey`, as PostgreSQL and SQL Server name the
+/// key a load adds) where it exists, both engines writing it alike; without `CASCADE`, so that a user's
+/// foreign key to it makes it fail.
+pub fn drop_primary_key(table: &TableDef) -> Option<String> {
+    (!table.primary_key.is_empty())
+        .then(|| format!("ALTER TABLE {t} DROP CONSTRAINT IF EXISTS {t}_pkey", t = table.name))
+}
+
 /// The statements that empty `tables` before a restore, one `TRUNCATE TABLE` each (SQL Server and
 /// MySQL write it alike). The workloads' tables have no foreign keys among them, and none is added: a
 /// user's table referring to one makes its `TRUNCATE` fail rather than empty the user's table too.

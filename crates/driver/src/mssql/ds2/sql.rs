@@ -90,7 +90,7 @@ fn id_sequence(table: &str, column: &str) -> [String; 3] {
 /// The statements that start the id sequences past the loaded ids again once a restore has put the
 /// loaded rows back (the sequences, their grants and the columns' defaults stay as they are). `RESTART
 /// WITH` takes a constant only, hence the dynamic SQL, as at load time.
-pub fn restart_sequences() -> Vec<String> {
+fn restart_sequences() -> Vec<String> {
     [("customers", "customerid"), ("orders", "orderid")]
         .into_iter()
         .map(|(table, column)| {
@@ -100,6 +100,23 @@ pub fn restart_sequences() -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// The statement dropping the full-text index over `products` where there is one (it names the table's
+/// primary key, which a restore drops before it copies the rows again); the catalog stays.
+pub fn drop_full_text_index() -> Vec<String> {
+    vec![format!(
+        "IF {FULL_TEXT} EXEC ('IF EXISTS (SELECT 1 FROM sys.fulltext_indexes WHERE object_id = \
+         OBJECT_ID(''products'')) DROP FULLTEXT INDEX ON products')"
+    )]
+}
+
+/// What a restore runs once the keys and indexes are built again: the sequences past the loaded ids
+/// (`restart_sequences`) and the full-text index ([`drop_full_text_index`] dropped it).
+pub fn after_restore() -> Vec<String> {
+    let mut statements = restart_sequences();
+    statements.extend(full_text_index());
+    statements
 }
 
 /// DS2's full-text catalog and index over `products(actor, title)` (`sqlserverds2_create_ind_*.sql`),

@@ -45,6 +45,12 @@ pub fn extra_indexes() -> Vec<(&'static str, String)> {
         .collect()
 }
 
+/// The statements dropping the full-text indexes of [`extra_indexes`] before a restore copies the rows
+/// again (built after the copy as the load builds them).
+pub fn drop_extra_indexes() -> Vec<String> {
+    SEARCHED.iter().map(|(_, index, _)| format!("DROP INDEX {index} ON products")).collect()
+}
+
 /// The statements that make a loaded database ready for the run, in order, each one statement; run
 /// once after the load's keys and indexes exist. The id columns become `AUTO_INCREMENT` only now, so
 /// the rows load with their own ids and the counter starts past the largest (InnoDB sets it to the

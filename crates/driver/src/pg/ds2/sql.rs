@@ -59,6 +59,11 @@ pub fn extra_indexes() -> Vec<(&'static str, String)> {
         .collect()
 }
 
+/// The statements dropping [`extra_indexes`] where they exist, before a restore copies the rows again.
+pub fn drop_extra_indexes() -> Vec<String> {
+    SEARCHED.iter().map(|(_, index, _)| format!("DROP INDEX IF EXISTS {index}")).collect()
+}
+
 /// The statements that make a loaded database ready for the run, in order, for one connection; run once
 /// after the load's keys and indexes exist (the functions name the unique index on `customers.username`,
 /// and the sequences start past the loaded ids). Each is one statement.

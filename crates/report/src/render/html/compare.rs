@@ -8,12 +8,12 @@
 use std::fmt::Write as _;
 
 use crate::model::{RunResult, Step};
-use crate::numfmt::{factor, percent, thousands};
+use crate::numfmt::{factor, figure, percent, thousands};
 use crate::render::describe;
 use crate::render::html::frame::{esc, open_page};
 use crate::render::html::intervals::intervals_of;
 use crate::render::html::svg::{Line, overlay_chart};
-use crate::render::text::compare::caps_line;
+use crate::render::text::compare::{caps_line, power_and_cost, sentence};
 use crate::stats::cap::best_step_within_cap;
 use crate::stats::compare::{CompareError, Comparison, compare};
 
@@ -90,7 +90,40 @@ fn against_baseline(base_name: &str, name: &str, c: &Comparison) -> String {
     if let Some(sig) = c.headline.as_ref().and_then(|x| x.significance) {
         let _ = write!(h, "<p>{}: {}</p>", esc(name), esc(&sig.statement("faster", "slower")));
     }
+    h.push_str(&power_and_cost_table(base_name, name, c));
     h.push_str(&step_table(base_name, name, c));
+    h
+}
+
+/// The per-watt, watts and cost figures of both results and their change, as `report compare` lists
+/// them, then the studies' one sentence ("+91.8% OPM, +184% OPM per watt, 32.5% less active power, …");
+/// nothing when neither power nor cost was measured.
+fn power_and_cost_table(a: &str, b: &str, c: &Comparison) -> String {
+    let rows = power_and_cost(c);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut h = format!(
+        "<div class=\"scroll\"><table><caption>{b} against {a}, power and cost</caption><tr>\
+         <th class=\"l\">figure</th><th>{a}</th><th>{b}</th><th>{b}/{a}</th><th>change</th></tr>",
+        a = esc(a),
+        b = esc(b)
+    );
+    for (label, ch, currency) in rows {
+        let _ = write!(
+            h,
+            "<tr><td class=\"l\">{}</td><td>{currency}{}</td><td>{currency}{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&label),
+            figure(ch.before),
+            figure(ch.after),
+            factor(ch.ratio),
+            percent(ch.percent)
+        );
+    }
+    h.push_str("</table></div>");
+    if let Some(line) = sentence(c) {
+        let _ = write!(h, "<p>{}: {}</p>", esc(b), esc(&line));
+    }
     h
 }
 
@@ -206,6 +239,30 @@ mod tests {
             page.contains("<p class=\"fail\">nvme: the caps differ: A avg=1s, B p90=6ms: each headline"),
             "{page}"
         );
+    }
+
+    #[test]
+    fn power_and_cost_changes_and_the_studies_sentence() {
+        let (mut a, mut b) = (baseline(), accelerated());
+        let headline = |r: &RunResult| {
+            let i = r.max_within_cap.as_ref().expect("a headline").step_index;
+            r.steps.iter().find(|s| s.index == i).expect("its step").figures.clone()
+        };
+        a.power = crate::model::Power::new(Some(250.0), 400.0, &headline(&a));
+        b.power = crate::model::Power::new(Some(125.0), 300.0, &headline(&b));
+        a.cost = Some(crate::model::Cost::new(10_000.0, Some(&headline(&a))));
+        let page = render(&[("hdd".to_string(), a), ("nvme".to_string(), b)]).unwrap();
+        for row in [
+            "<tr><td class=\"l\">active watts</td><td>400</td><td>300</td><td>0.75×</td><td>-25.0%</td></tr>",
+            "<tr><td class=\"l\">idle watts</td><td>250</td><td>125</td><td>0.50×</td><td>-50.0%</td></tr>",
+        ] {
+            assert!(page.contains(row), "{row} in {page}");
+        }
+        assert!(page.contains("<td class=\"l\">NOPM per watt</td>"), "{page}");
+        assert!(!page.contains("cost per TPS"), "a cost needs both results' costs: {page}");
+        let sentence = "<p>nvme: in short: +236% NOPM, +348% NOPM per watt, 25.0% less active power, \
+                        50.0% less idle power</p>";
+        assert!(page.contains(sentence), "{page}");
     }
 
     #[test]

@@ -22,23 +22,15 @@ pub fn render(c: &Comparison) -> String {
         let _ = writeln!(w, "{}", caps_line(caps));
     }
     headline(w, c, unit);
-    for (label, change, currency) in [
-        (format!("{unit} per watt"), c.per_watt, ""),
-        ("active watts".to_string(), c.active_w, ""),
-        ("idle watts".to_string(), c.idle_w, ""),
-        ("cost per TPS".to_string(), c.cost_per_tps_usd, "$"),
-        (format!("cost per {unit}"), c.cost_per_minute_unit_usd, "$"),
-    ] {
-        if let Some(ch) = change {
-            let _ = writeln!(
-                w,
-                "{label} {currency}{} → {currency}{}, {} ({})",
-                figure(ch.before),
-                figure(ch.after),
-                factor(ch.ratio),
-                percent(ch.percent)
-            );
-        }
+    for (label, ch, currency) in power_and_cost(c) {
+        let _ = writeln!(
+            w,
+            "{label} {currency}{} → {currency}{}, {} ({})",
+            figure(ch.before),
+            figure(ch.after),
+            factor(ch.ratio),
+            percent(ch.percent)
+        );
     }
     if let Some(line) = sentence(c) {
         let _ = writeln!(w, "{line}");
@@ -56,6 +48,22 @@ pub fn render(c: &Comparison) -> String {
         let _ = writeln!(w, "\ncounters in only one result, not compared: {}", keys.join(", "));
     }
     out
+}
+
+/// The per-watt, watts and cost changes the comparison holds, in the order the reports list them under
+/// the headline, each with its label and its currency's sign (text and HTML alike).
+pub fn power_and_cost(c: &Comparison) -> Vec<(String, Change, &'static str)> {
+    let unit = c.per_minute_unit;
+    [
+        (format!("{unit} per watt"), c.per_watt, ""),
+        ("active watts".to_string(), c.active_w, ""),
+        ("idle watts".to_string(), c.idle_w, ""),
+        ("cost per TPS".to_string(), c.cost_per_tps_usd, "$"),
+        (format!("cost per {unit}"), c.cost_per_minute_unit_usd, "$"),
+    ]
+    .into_iter()
+    .filter_map(|(label, change, currency)| change.map(|ch| (label, ch, currency)))
+    .collect()
 }
 
 /// The change as the studies put it in one sentence, when power was measured: "+91.8% OPM, +184% OPM per

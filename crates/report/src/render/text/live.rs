@@ -80,6 +80,12 @@ pub struct TpccHeader<'a> {
     pub cap: &'a dyn Display,
 }
 
+/// The line between two runs of a study (`--runs`), where the next one starts: its live lines follow
+/// under the header the first run printed.
+pub fn run_line(run: u32, runs: u32) -> String {
+    format!("-- run {run} of {runs} --")
+}
+
 /// The line a TPC-C run starts with.
 pub fn tpcc_header(h: &TpccHeader<'_>) -> String {
     let users: Vec<String> = h.users.iter().map(u64::to_string).collect();
@@ -137,6 +143,11 @@ mod tests {
     #[test]
     fn the_interval_line() {
         insta::assert_snapshot!(interval_line(10.0, 8, 123.45, 3210.4, 12.34, 40.0, 2), @"     10s  users       8  TPS    123.5  NOPM     3210  avg    12.3 ms  p95    40.0 ms  errors 2");
+    }
+
+    #[test]
+    fn the_line_between_runs() {
+        insta::assert_snapshot!(run_line(2, 3), @"-- run 2 of 3 --");
     }
 
     #[test]
