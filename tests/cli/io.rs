@@ -211,6 +211,7 @@ async fn an_i_o_bound_tpcc_run_s_disk_is_modelled_replayed_and_validated() {
     assert_eq!(v.code, 0, "{}", v.all());
     let line =
         v.stdout.lines().find(|l| l.starts_with("validate, captured → replayed: ")).expect("the verdict");
+    eprintln!("{line}");
     assert!(line.contains("; ms per transfer ") && line.contains("; queue length "), "{line}");
     let captured_ms = line.split("ms per transfer ").nth(1).and_then(|s| s.split(' ').next()).unwrap();
     assert!(captured_ms.parse::<f64>().is_ok(), "the capture's own ms per transfer: {line}");
