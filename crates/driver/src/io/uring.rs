@@ -1,7 +1,9 @@
 //! io_uring for `oltpgen io run`: one ring per client thread (so per Iometer worker, as fio's io_uring
 //! engine keeps one per job), its reads and writes pushed by the I/Os' futures and submitted together by
 //! the ring's reaper task, which also takes their completions back and wakes them. A worker's
-//! outstanding I/Os then cost one thread, not one blocked thread each.
+//! outstanding I/Os then cost one thread, not one blocked thread each. The kernel keeps a ring's
+//! completions until its thread next enters it (`IORING_SETUP_DEFER_TASKRUN`) and says through an
+//! eventfd, which tokio watches, that some wait: the thread is not interrupted per completion.
 //!
 //! The unsafe code of the crate is here, and only here: the kernel reads and writes an I/O's buffer
 //! until its completion is reaped, so the ring owns the buffer (and the file) of every I/O in flight —
@@ -12,13 +14,14 @@
 use std::cell::RefCell;
 use std::fs::File;
 use std::future::Future;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
 use io_uring::{IoUring, opcode, types};
+use rustix::event::{EventfdFlags, eventfd};
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
@@ -100,11 +103,17 @@ impl Ring {
             if let Some(ring) = here.as_ref().filter(|r| r.reaping.load(Ordering::Acquire)) {
                 return Ok(ring.clone());
             }
-            let uring = IoUring::new(ENTRIES)?;
-            // SAFETY: the ring's descriptor is open while `uring` lives, and is duplicated at once.
-            let fd = unsafe { BorrowedFd::borrow_raw(uring.as_raw_fd()) }.try_clone_to_owned()?;
-            // SAFETY: the AsyncFd owns the duplicate, so it stays open and the same while it lives.
-            let watch = unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }
+            // Completions wait in the kernel until the ring's own thread asks for them (its next
+            // submission), and the eventfd says when some do: no interruption per completion.
+            let uring = IoUring::builder()
+                .setup_single_issuer()
+                .setup_defer_taskrun()
+                .setup_taskrun_flag()
+                .build(ENTRIES)?;
+            let event = eventfd(0, EventfdFlags::NONBLOCK | EventfdFlags::CLOEXEC)?;
+            uring.submitter().register_eventfd(event.as_raw_fd())?;
+            // SAFETY: the AsyncFd owns the eventfd, so it stays open and the same while it lives.
+            let watch = unsafe { AsyncFd::register_with_interest(event, Interest::READABLE) }
                 .map_err(|e| std::io::Error::other(e.to_string()))?;
             let state = State { uring, slots: Vec::new(), free: Vec::new(), unsubmitted: 0, submitted: 0 };
             let ring = Arc::new(Ring {
@@ -160,7 +169,8 @@ impl Ring {
 impl State {
     /// Submits what was pushed and takes every completion in, waking the I/Os they end.
     fn submit_and_complete(&mut self) {
-        if self.unsubmitted > 0 {
+        if self.unsubmitted + self.submitted > 0 {
+            // Also runs the completions' deferred work (the crate asks for it when the ring says some waits).
             match self.uring.submit() {
                 Ok(n) => {
                     self.unsubmitted -= n.min(self.unsubmitted);
@@ -281,9 +291,13 @@ async fn reap(ring: Arc<Ring>, watch: AsyncFd<OwnedFd>) {
         tokio::select! {
             () = ring.0.pushed.notified() => {}
             ready = watch.readable() => match ready {
-                // Cleared before the completions are taken: one that lands after is signalled again.
-                Ok(mut ready) => ready.clear_ready(),
-                Err(e) => panic!("tokio stopped watching the io_uring: {e}"),
+                // Cleared and emptied before the completions are taken: one that lands after is
+                // signalled again.
+                Ok(mut ready) => {
+                    ready.clear_ready();
+                    let _ = rustix::io::read(watch.get_ref(), &mut [0u8; 8]);
+                }
+                Err(e) => panic!("tokio stopped watching the io_uring's eventfd: {e}"),
             },
         }
     }
