@@ -15,8 +15,9 @@
 #   16k-30r-4x4   16 KiB, 30% read, 100% random, 4 workers x 4 outstanding (16 in flight)
 #   4k-rr-qd1     4 KiB random reads, 1 in flight
 #   4k-rr-qd32    4 KiB random reads, 32 in flight
-# Tools: oltpgen (one thread per I/O in flight, positional reads and writes), fio with the same method
-# (ioengine=psync, one job per I/O in flight) and fio's own best (ioengine=io_uring, iodepth per job).
+# Tools, each method on both sides: oltpgen and fio with io_uring (a ring per worker: fio's jobs are the
+# workers, its iodepth their outstanding I/Os), and oltpgen and fio with psync (a thread per I/O in
+# flight, positional reads and writes: one fio job each).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,10 +43,10 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%.1f
 timed() { /usr/bin/time -o "$work/time" -f '%U %S' "$@"; }
 cpu_s() { awk '{ print $1 + $2 }' "$work/time"; }
 
-# oltpgen SPEC BLOCK READ WORKERS OUTSTANDING: prints "IOPS CPU_US_PER_IO".
+# oltpgen ENGINE BLOCK READ WORKERS OUTSTANDING: prints "IOPS CPU_US_PER_IO".
 oltpgen_run() {
     local out="$work/o$RANDOM$RANDOM"
-    timed "$bin" io run --file "$file" --size "$size" --block "$2" --read "$3" --random 100% \
+    timed "$bin" io run --file "$file" --size "$size" --ioengine "$1" --block "$2" --read "$3" --random 100% \
         --workers "$4" --outstanding "$5" --ramp 2s --duration "${duration}s" --report-interval "${duration}s" \
         --keep-file --quiet --no-counters --out "$out" >/dev/null
     python3 - "$out/result.json" "$(cpu_s)" <<'PY'
@@ -78,9 +79,9 @@ printf '%-12s %-22s %10s %14s\n' spec tool IOPS "CPU µs/IO"
 while read -r spec block read workers outstanding; do
     declare -A iops=() cpu=()
     for ((i = 0; i < runs; i++)); do
-        for tool in oltpgen fio-psync fio-io_uring; do
+        for tool in oltpgen-io_uring fio-io_uring oltpgen-psync fio-psync; do
             case "$tool" in
-                oltpgen) r=$(oltpgen_run "$spec" "$block" "$read" "$workers" "$outstanding") ;;
+                oltpgen-*) r=$(oltpgen_run "${tool#oltpgen-}" "$block" "$read" "$workers" "$outstanding") ;;
                 fio-psync) r=$(fio_run psync "$block" "$read" $((workers * outstanding)) 1) ;;
                 fio-io_uring) r=$(fio_run io_uring "$block" "$read" "$workers" "$outstanding") ;;
             esac
@@ -88,7 +89,7 @@ while read -r spec block read workers outstanding; do
             cpu[$tool]+="${r#* } "
         done
     done
-    for tool in oltpgen fio-psync fio-io_uring; do
+    for tool in oltpgen-io_uring fio-io_uring oltpgen-psync fio-psync; do
         # shellcheck disable=SC2086
         printf '%-12s %-22s %10s %14s\n' "$spec" "$tool" "$(median ${iops[$tool]})" "$(median ${cpu[$tool]})"
     done

@@ -14,6 +14,7 @@ use oltpgen_driver::command::load::LoadRequest;
 use oltpgen_driver::command::tpcc::TpccRun;
 use oltpgen_driver::command::values::*;
 use oltpgen_driver::io::spec::{parse_bytes, parse_pct, parse_rating};
+use oltpgen_driver::io::workload::IoEngine;
 
 use oltpgen_driver::run::hooks::Hooks;
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
@@ -525,6 +526,10 @@ pub struct IoRunArgs {
     /// Go through the page cache instead of direct I/O (for a filesystem that refuses O_DIRECT)
     #[arg(long)]
     pub buffered: bool,
+    /// How the I/Os are issued, by fio's names: io_uring (a ring per worker) or psync (a thread per I/O
+    /// in flight, positional reads and writes) [default: io_uring where the system runs it, else psync]
+    #[arg(long, value_name = "ENGINE", value_parser = parse_ioengine)]
+    pub ioengine: Option<IoEngine>,
     /// Write the whole file this many times over after filling it, before measuring (flash storage's
     /// steady state); a kept file remembers its passes
     #[arg(long, value_name = "N", default_value = "0")]
@@ -574,6 +579,7 @@ impl IoRunArgs {
             duration: self.duration,
             report_interval: self.report_interval,
             buffered: self.buffered,
+            ioengine: self.ioengine,
             precondition: self.precondition,
             keep_file: self.keep_file,
             seed: self.study.seed,
@@ -583,6 +589,15 @@ impl IoRunArgs {
             study: self.study.flags(),
             quiet: self.quiet,
         }
+    }
+}
+
+/// `--ioengine`: fio's name of an engine oltpgen has.
+fn parse_ioengine(s: &str) -> Result<IoEngine, String> {
+    match s {
+        "io_uring" => Ok(IoEngine::IoUring),
+        "psync" => Ok(IoEngine::Psync),
+        _ => Err(format!("{s:?}: give io_uring or psync")),
     }
 }
 

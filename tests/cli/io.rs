@@ -1,10 +1,14 @@
 //! `oltpgen io run` on a real file with direct I/O (this machine's /tmp, ext4, takes O_DIRECT): the
-//! result a database run writes, read and write latencies apart, a sweep judged by a latency cap; and
-//! nothing destroyed: other files, devices and directories refused, the file removed unless kept.
+//! result a database run writes, read and write latencies apart, a sweep judged by a latency cap, through
+//! io_uring and through psync; the study's cycle from an I/O-bound TPC-C run's disk counters; and nothing
+//! destroyed: other files, devices and directories refused, the file removed unless kept.
 
 use std::path::Path;
 
-use crate::common::{assert_matches_schema, assert_refused, finish, oltpgen, result_json, spawn};
+use crate::common::{
+    SECRET, assert_matches_schema, assert_refused, data_dir, finish, oltpgen, oltpgen_env, result_json,
+    spawn, sql, start_server,
+};
 
 /// A short run of `extra` on `file` writing into `out` (of 32 MiB unless `extra` gives a `--size`).
 fn io_run(file: &Path, out: &Path, extra: &[&str]) -> crate::common::Outcome {
@@ -90,6 +94,130 @@ fn a_sweep_on_a_direct_io_file_writes_a_result_and_leaves_no_file() {
     assert_eq!(show.code, 0, "{}", show.all());
     assert!(show.stdout.contains("in flight      IOPS read avg ms write avg ms"), "{}", show.stdout);
     assert!(show.stdout.contains("× write amplification 3 against 1,000 TB rated: about"), "{}", show.stdout);
+}
+
+#[test]
+fn both_engines_run_and_the_result_says_which_did() {
+    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let file = dir.path().join("io.dat");
+    for engine in ["io_uring", "psync"] {
+        let out = dir.path().join(engine);
+        let run = io_run(
+            &file,
+            &out,
+            &["--ioengine", engine, "--workers", "2", "--outstanding", "4", "--duration", "1s"],
+        );
+        assert_eq!(run.code, 0, "{}", run.all());
+        assert!(run.stdout.contains(&format!("2 worker(s) × 4 outstanding ({engine})")), "{}", run.stdout);
+        let r = result_json(&out);
+        assert_eq!(r["config"]["ioengine"], engine);
+        let step = &r["steps"][0];
+        assert_eq!(step["users"], 8);
+        let done = step["transactions"]["read"]["count"].as_u64().unwrap()
+            + step["transactions"]["write"]["count"].as_u64().unwrap();
+        assert!(done > 100, "{engine}: {done} I/Os");
+        assert_eq!(step["errors"], 0, "{engine}: {step}");
+    }
+    // The two results side by side, as any two runs compare.
+    let (a, b) = (dir.path().join("io_uring"), dir.path().join("psync"));
+    let compare = oltpgen(&["report", "compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(compare.code, 0, "{}", compare.all());
+    assert!(compare.stdout.starts_with("max IOPS within cap "), "{}", compare.stdout);
+    // Without the flag: io_uring, which this machine (and CI's) runs.
+    let run = io_run(&file, &dir.path().join("default"), &["--duration", "1s", "--outstanding", "1"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(result_json(&dir.path().join("default"))["config"]["ioengine"], "io_uring");
+    let bad = io_run(&file, &dir.path().join("bad"), &["--ioengine", "libaio"]);
+    assert_eq!(bad.code, 2, "{}", bad.all());
+    assert!(bad.stderr.contains("give io_uring or psync"), "{}", bad.stderr);
+}
+
+/// Drops the page cache of every file under `dir` (clean pages only: checkpoint first), so the server's
+/// next reads go to the disk.
+fn drop_cache(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            drop_cache(&path);
+        } else {
+            let of = format!("if={}", path.display());
+            let dd =
+                std::process::Command::new("dd").args([&of, "iflag=nocache", "count=0"]).output().unwrap();
+            assert!(dd.status.success(), "dd {of}: {}", String::from_utf8_lossy(&dd.stderr));
+        }
+    }
+}
+
+/// Issue 28's cycle on this machine: a TPC-C run made I/O-bound (shared_buffers of 2 MB, the tables'
+/// page cache dropped before it), its per-disk counters modelled by `io model`, whose `io run` command
+/// replays it, and `io run --validate` putting the replay's latency per transfer and queue length
+/// beside the captured ones.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_i_o_bound_tpcc_run_s_disk_is_modelled_replayed_and_validated() {
+    let (keep, root) = data_dir();
+    let load = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    let server = start_server(&root);
+    let admin = sql(&server.target("postgres")).await;
+    admin.batch_execute("ALTER SYSTEM SET shared_buffers = '2MB'").await.unwrap();
+    admin.batch_execute(&format!("CREATE ROLE bench LOGIN SUPERUSER PASSWORD '{SECRET}'")).await.unwrap();
+    drop((admin, server));
+    let server = start_server(&root);
+    let admin = sql(&server.target("postgres")).await;
+    let shared = admin.query_one("SHOW shared_buffers", &[]).await.unwrap().get::<_, String>(0);
+    assert_eq!(shared, "2MB", "the server keeps almost nothing in its own cache");
+    admin.batch_execute("CHECKPOINT").await.unwrap();
+    drop_cache(&Path::new(&root).join("data/base"));
+
+    let captured = keep.path().join("captured");
+    let url = format!("postgres://bench@127.0.0.1:{}/tpcc", server.port());
+    let out = captured.clone();
+    let run = tokio::task::spawn_blocking(move || {
+        let out = out.to_str().unwrap();
+        let args = ["tpcc", "run", "--url", &url, "--users", "8", "--think-time", "0", "--keying-time", "0"];
+        let timing = ["--warmup", "0s", "--duration", "6s", "--report-interval", "2s", "--out", out, "-q"];
+        oltpgen_env(&[&args[..], &timing[..]].concat(), &[("PGPASSWORD", SECRET)])
+    })
+    .await
+    .unwrap();
+    assert_eq!(run.code, 0, "{}", run.all());
+    drop(server);
+
+    // The model: the biggest writer's transfers, with reads among them.
+    let file = keep.path().join("io.dat");
+    let model = oltpgen(&["io", "model", captured.to_str().unwrap(), "--file", file.to_str().unwrap()]);
+    assert_eq!(model.code, 0, "{}", model.all());
+    eprintln!("{}", model.stdout);
+    let first = model.stdout.lines().next().unwrap();
+    let reads: f64 = first
+        .split("% reads")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("a read share in {first:?}"));
+    assert!(reads > 0.0, "an I/O-bound run reads: {first}");
+    let command = model.stdout.lines().find(|l| l.starts_with("oltpgen io run ")).expect("the command");
+    assert!(command.contains(" --read ") && command.contains(" --outstanding "), "{command}");
+
+    // The printed command runs (briefly, on a small file) ...
+    let mut args: Vec<&str> = command.split(' ').skip(1).collect();
+    let replay = keep.path().join("replay");
+    args.extend(["--size", "32m", "--ramp", "0s", "--duration", "1s", "--out", replay.to_str().unwrap()]);
+    let replayed = oltpgen(&args);
+    assert_eq!(replayed.code, 0, "{command}: {}", replayed.all());
+    // ... and --validate replays it at the captured rate, beside the capture.
+    let validated = keep.path().join("validated");
+    let v = io_run(&file, &validated, &["--validate", captured.to_str().unwrap(), "--duration", "2s"]);
+    assert_eq!(v.code, 0, "{}", v.all());
+    let line =
+        v.stdout.lines().find(|l| l.starts_with("validate, captured → replayed: ")).expect("the verdict");
+    eprintln!("{line}");
+    assert!(line.contains("; ms per transfer ") && line.contains("; queue length "), "{line}");
+    let captured_ms = line.split("ms per transfer ").nth(1).and_then(|s| s.split(' ').next()).unwrap();
+    assert!(captured_ms.parse::<f64>().is_ok(), "the capture's own ms per transfer: {line}");
+    let r = result_json(&validated);
+    assert_eq!(r["config"]["read_pct"].as_f64().unwrap().round(), reads.round(), "{}", r["config"]);
+    assert!(!file.exists());
 }
 
 #[test]

@@ -17,7 +17,8 @@ use crate::Error;
 use crate::files::result_dir::read_result;
 use crate::io::file::{self, FileOptions, TestFile};
 use crate::io::spec::{AccessSpec, bytes_phrase};
-use crate::io::workload::IoWorkload;
+use crate::io::uring;
+use crate::io::workload::{IoEngine, IoWorkload};
 use crate::run::study::{About, Studied, run_seed};
 use crate::run::{Pace, Progress, Ramp, RunPlan, StudyFlags, study};
 
@@ -49,6 +50,8 @@ pub struct IoRun {
     pub report_interval: Duration,
     /// `--buffered`: through the page cache (else direct I/O).
     pub buffered: bool,
+    /// `--ioengine`: how the I/Os are issued; `None`: io_uring where the system runs it, else psync.
+    pub ioengine: Option<IoEngine>,
     /// `--precondition`.
     pub precondition: u32,
     /// `--keep-file`.
@@ -77,12 +80,29 @@ impl IoRun {
             .map_err(Error::usage)
     }
 
-    /// The run's plan: a step per `--outstanding` value of `--workers` × it I/Os in flight, all started
-    /// at once, `--ramp` unmeasured, then `--duration` measured; each I/O on a client thread of its own.
+    /// How the I/Os are issued: `--ioengine`, else io_uring where this system runs it (else psync, with
+    /// the system's refusal, which the result records).
+    ///
+    /// # Errors
+    /// A usage error for `--ioengine io_uring` on a system that refuses it.
+    pub fn engine(&self) -> Result<(IoEngine, Option<String>), Error> {
+        match (self.ioengine, uring::probe()) {
+            (Some(IoEngine::IoUring) | None, Ok(())) => Ok((IoEngine::IoUring, None)),
+            (Some(IoEngine::IoUring), Err(why)) => Err(Error::usage(format!(
+                "--ioengine io_uring: this system refuses it ({why}); give --ioengine psync"
+            ))),
+            (None, Err(why)) => Ok((IoEngine::Psync, Some(why))),
+            (Some(IoEngine::Psync), _) => Ok((IoEngine::Psync, None)),
+        }
+    }
+
+    /// The run's plan through `engine`: a step per `--outstanding` value of `--workers` × it I/Os in
+    /// flight, all started at once, `--ramp` unmeasured, then `--duration` measured; a client thread per
+    /// worker (io_uring) or per I/O in flight (psync).
     ///
     /// # Errors
     /// A usage error for a sweep that decreases, too many I/Os in flight, or the study's own flags.
-    pub fn plan(&self) -> Result<RunPlan, Error> {
+    pub fn plan(&self, engine: IoEngine) -> Result<RunPlan, Error> {
         if self.study.client_threads.is_some() {
             return Err(Error::usage(
                 "--client-threads: io runs each I/O in flight on a thread of its own; leave it out",
@@ -100,7 +120,7 @@ impl IoRun {
         if self.iops.is_some() && counts.len() > 1 {
             return Err(Error::usage("--iops paces one step: give one --outstanding value, not a sweep"));
         }
-        let threads = IoWorkload::threads(most as u32);
+        let threads = IoWorkload::threads(engine, self.workers, most as u32);
         let flags = StudyFlags { client_threads: Some(threads), ..self.study.clone() };
         let cap = flags.cap(Kind::Io)?;
         // Paced users start spread over one interval, so that their I/Os arrive evenly.
@@ -141,7 +161,12 @@ impl IoRun {
     }
 
     /// The run's own settings, as the result records them.
-    fn config(&self, spec: &AccessSpec, seed: u64) -> serde_json::Map<String, serde_json::Value> {
+    fn config(
+        &self,
+        spec: &AccessSpec,
+        seed: u64,
+        (engine, refused): (IoEngine, Option<&str>),
+    ) -> serde_json::Map<String, serde_json::Value> {
         let serde_json::Value::Object(map) = serde_json::json!({
             "access": spec.describe(),
             "file": self.file.display().to_string(),
@@ -155,6 +180,8 @@ impl IoRun {
             "precondition": self.precondition,
             "seed": seed,
             "iops": self.iops,
+            "ioengine": engine.name(),
+            "io_uring_refused": refused,
         }) else {
             unreachable!("an object literal")
         };
@@ -173,7 +200,8 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
     let (req, model) = req.validated()?;
     let req = &req;
     let spec = req.spec()?;
-    let plan = req.plan()?;
+    let (engine, refused) = req.engine()?;
+    let plan = req.plan(engine)?;
     req.study.check_paths(&[])?;
     let _out = req.study.claim_out()?;
     let file = prepare(req, &spec).await?;
@@ -183,9 +211,14 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
     let pace = req.interval(plan.max_users().into());
     let workload = |run| {
         let seed = run_seed(seed, run);
-        (seed, Arc::new(IoWorkload::new(spec, &file, !req.buffered, seed, pace)))
+        (seed, Arc::new(IoWorkload::new(spec, (&file, engine), !req.buffered, seed, pace)))
     };
-    let about = About { server: server(req, &file), config: req.config(&spec, seed) };
+    let about =
+        About { server: server(req, &file), config: req.config(&spec, seed, (engine, refused.as_deref())) };
+    let method = match &refused {
+        None => engine.name().to_string(),
+        Some(why) => format!("psync, io_uring refused here: {why}"),
+    };
     let quiet = req.quiet;
     let block = spec.block_bytes;
     let studied = study(workload, &mut (), &[], &plan, &req.study.options(), about, |p| match p {
@@ -195,6 +228,7 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
             &file.path().display().to_string(),
             req.workers,
             &req.outstanding,
+            &method,
             plan.timing.warmup.as_secs_f64(),
             plan.timing.duration.as_secs_f64(),
         )),

@@ -4,28 +4,52 @@
 //! sweeps, caps, runs, histograms (timed from each I/O's intended start), counters and results are the
 //! database workloads' own.
 //!
-//! The I/O is positional and synchronous (`pread`/`pwrite`, fio's `psync`): each user has a client
-//! thread of its own ([`IoWorkload::threads`]), so a transfer that waits on the disk holds only its own
-//! thread; every so many transfers the user yields (tokio's cooperative budget), so the thread's runtime
-//! (the first one's is the run's own) keeps its timers and the run's requests going.
+//! The I/Os go one of two ways ([`IoEngine`], fio's names). Through io_uring: a client thread per
+//! worker ([`IoWorkload::threads`]), its outstanding I/Os pushed onto the thread's ring
+//! ([`Ring`]) and awaited, as Iometer's workers keep theirs outstanding. Or positional and synchronous
+//! (`pread`/`pwrite`, fio's `psync`): each I/O in flight has a client thread of its own, so a transfer
+//! that waits on the disk holds only its own thread; every so many transfers the user yields (tokio's
+//! cooperative budget), so the thread's runtime (the first one's is the run's own) keeps its timers and
+//! the run's requests going.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt as _;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oltpgen_report::model::{IO_TRANSACTIONS, Workload as Kind};
 
 use super::file::{AlignedBuf, HEAD_BYTES, TestFile, fill_random, stamp};
 use super::spec::{AccessSpec, Picker, Transfer};
+use super::uring::Ring;
 use crate::error::Fault;
 use crate::run::{Next, Ops, Workload};
 use crate::vocab::outcome::{Done, TxnError};
 
+/// How the I/Os are issued, by fio's names for its engines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoEngine {
+    /// A ring per worker (`io_uring`): the worker's outstanding I/Os submitted and reaped together.
+    IoUring,
+    /// A thread per I/O in flight, each doing positional reads and writes (`psync`).
+    Psync,
+}
+
+impl IoEngine {
+    /// Its name, as `--ioengine` and results give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            IoEngine::IoUring => "io_uring",
+            IoEngine::Psync => "psync",
+        }
+    }
+}
+
 /// The I/O workload on one prepared file.
 pub struct IoWorkload {
     spec: AccessSpec,
+    engine: IoEngine,
     direct: bool,
     seed: u64,
     /// The file, as results name it.
@@ -39,18 +63,28 @@ pub struct IoWorkload {
 
 /// One user's handle on the file and its buffer.
 pub struct Session {
-    file: File,
-    /// The transfer's buffer and the writes made from it.
-    buf: Mutex<(AlignedBuf, u64)>,
+    file: Arc<File>,
+    /// The transfer's buffer (away while a ring's I/O holds it) and the writes made from it.
+    buf: Mutex<(Option<AlignedBuf>, u64)>,
     /// This session's number, in every sector it writes.
     id: u64,
+    /// Its thread's ring, with `io_uring`.
+    ring: Option<Arc<Ring>>,
 }
 
 impl IoWorkload {
-    /// The workload of `spec` on `file` (direct I/O unless `direct` is false), its users' streams from `seed`.
-    pub fn new(spec: AccessSpec, file: &TestFile, direct: bool, seed: u64, pace: Option<Duration>) -> Self {
+    /// The workload of `spec` on `file` through `engine` (direct I/O unless `direct` is false), its users'
+    /// streams from `seed`.
+    pub fn new(
+        spec: AccessSpec,
+        (file, engine): (&TestFile, IoEngine),
+        direct: bool,
+        seed: u64,
+        pace: Option<Duration>,
+    ) -> Self {
         IoWorkload {
             spec,
+            engine,
             direct,
             seed,
             targets: vec![file.path().display().to_string()],
@@ -60,25 +94,45 @@ impl IoWorkload {
         }
     }
 
-    /// The client threads a run of at most `in_flight` I/Os needs: one per I/O, so none waits for another.
-    pub fn threads(in_flight: u32) -> u32 {
-        in_flight
+    /// The client threads a run of `workers` workers with at most `in_flight` I/Os in all needs through
+    /// `engine`: a ring's thread per worker, or with `psync` one per I/O, so none waits for another.
+    pub fn threads(engine: IoEngine, workers: u32, in_flight: u32) -> u32 {
+        match engine {
+            IoEngine::IoUring => workers.min(in_flight),
+            IoEngine::Psync => in_flight,
+        }
     }
 }
 
 impl Session {
-    /// Runs `t`: a read into the buffer, or a write of the buffer stamped with this write's own id.
-    fn transfer(&self, t: &Transfer) -> std::io::Result<()> {
+    /// The buffer for the next transfer (a new one if a dropped I/O kept the last), stamped for `t` when
+    /// it writes: with this write's own id.
+    fn take_buf(&self, t: &Transfer, len: usize) -> AlignedBuf {
         let mut guard = self.buf.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let (buf, writes) = &mut *guard;
-        let at = HEAD_BYTES + t.offset;
+        let mut buf = buf.take().unwrap_or_else(|| AlignedBuf::new(len));
         if t.write {
             *writes += 1;
             stamp(buf.bytes_mut(), self.id << 40 | *writes);
-            self.file.write_all_at(buf.bytes_mut(), at)
-        } else {
-            self.file.read_exact_at(buf.bytes_mut(), at)
         }
+        buf
+    }
+
+    /// Runs `t` (a read into the buffer, or a write of it) on the session's ring, else on this thread.
+    async fn transfer(&self, t: &Transfer, len: usize) -> std::io::Result<()> {
+        let mut buf = self.take_buf(t, len);
+        let at = HEAD_BYTES + t.offset;
+        let done = match &self.ring {
+            Some(ring) => {
+                let (back, done) = ring.transfer(&self.file, buf, t.write, at).await;
+                buf = back;
+                done
+            }
+            None if t.write => self.file.write_all_at(buf.bytes_mut(), at),
+            None => self.file.read_exact_at(buf.bytes_mut(), at),
+        };
+        self.buf.lock().unwrap_or_else(std::sync::PoisonError::into_inner).0 = Some(buf);
+        done
     }
 }
 
@@ -111,11 +165,15 @@ impl Workload for IoWorkload {
 
     async fn connect(&self, _target: usize) -> Result<Session, TxnError> {
         let id = self.sessions.fetch_add(1, Ordering::Relaxed) ^ self.seed.rotate_left(24);
-        let file =
-            super::file::open(&self.path, self.direct).map_err(|_| TxnError { fault: Fault::Fatal })?;
+        let fatal = |_| TxnError { fault: Fault::Fatal };
+        let file = super::file::open(&self.path, self.direct).map_err(fatal)?;
+        let ring = match self.engine {
+            IoEngine::IoUring => Some(Ring::here().map_err(fatal)?),
+            IoEngine::Psync => None,
+        };
         let mut buf = AlignedBuf::new(self.spec.block_bytes as usize);
         fill_random(buf.bytes_mut(), &mut oltpgen_datagen::Rng::derive(self.seed, &[id]));
-        Ok(Session { file, buf: Mutex::new((buf, 0)), id })
+        Ok(Session { file: Arc::new(file), buf: Mutex::new((Some(buf), 0)), id, ring })
     }
 
     async fn execute<'a>(
@@ -124,10 +182,12 @@ impl Workload for IoWorkload {
         input: &'a Transfer,
         _ops: &'a mut Ops,
     ) -> Result<Done, TxnError> {
-        let done = session.transfer(input);
-        // The transfer held the thread: once the task's cooperative budget is spent (every 128 or so
-        // transfers), its runtime gets a turn, for its timers and the run's requests.
-        tokio::task::coop::consume_budget().await;
+        let done = session.transfer(input, self.spec.block_bytes as usize).await;
+        if session.ring.is_none() {
+            // The transfer held the thread: once the task's cooperative budget is spent (every 128 or so
+            // transfers), its runtime gets a turn, for its timers and the run's requests.
+            tokio::task::coop::consume_budget().await;
+        }
         done.map(|()| Done::default()).map_err(|_| TxnError { fault: Fault::Fatal })
     }
 }

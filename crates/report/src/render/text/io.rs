@@ -15,19 +15,21 @@ pub fn mb_per_s(iops: f64, block_bytes: u64) -> f64 {
     iops * block_bytes as f64 / 1e6
 }
 
-/// The first line of a run: the access specification, the file, the I/Os in flight per step, the timing.
+/// The first line of a run: the access specification, the file, the I/Os in flight per step, how they are
+/// issued (`engine`: io_uring or psync), the timing.
 pub fn header(
     access: &str,
     file: &str,
     workers: u32,
     outstanding: &[u64],
+    engine: &str,
     warmup_s: f64,
     duration_s: f64,
 ) -> String {
     let each: Vec<String> = outstanding.iter().map(u64::to_string).collect();
     format!(
-        "io: {access} on {file}; {workers} worker(s) × {} outstanding; ramp {warmup_s:.0} s, measuring {duration_s:.0} s \
-         per step",
+        "io: {access} on {file}; {workers} worker(s) × {} outstanding ({engine}); ramp {warmup_s:.0} s, measuring \
+         {duration_s:.0} s per step",
         each.join(",")
     )
 }
@@ -202,9 +204,9 @@ mod tests {
     #[test]
     fn lines_speak_iops_mb_s_and_each_kind_s_latency() {
         assert_eq!(
-            header("16 KiB, 30% read, 100% random", "/d/io.dat", 4, &[1, 4], 120.0, 600.0),
-            "io: 16 KiB, 30% read, 100% random on /d/io.dat; 4 worker(s) × 1,4 outstanding; ramp 120 s, \
-             measuring 600 s per step"
+            header("16 KiB, 30% read, 100% random", "/d/io.dat", 4, &[1, 4], "io_uring", 120.0, 600.0),
+            "io: 16 KiB, 30% read, 100% random on /d/io.dat; 4 worker(s) × 1,4 outstanding (io_uring); ramp 120 \
+             s, measuring 600 s per step"
         );
         assert_eq!(
             interval_line(10.0, 16, (1850.0, mb_per_s(1850.0, 16_384)), (Some((6.0, 40.0)), None), 0),

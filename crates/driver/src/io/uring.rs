@@ -1,0 +1,345 @@
+//! io_uring for `oltpgen io run`: one ring per client thread (so per Iometer worker, as fio's io_uring
+//! engine keeps one per job), its reads and writes pushed by the I/Os' futures and submitted together by
+//! the ring's reaper task, which also takes their completions back and wakes them. A worker's
+//! outstanding I/Os then cost one thread, not one blocked thread each. The kernel keeps a ring's
+//! completions until its thread next enters it (`IORING_SETUP_DEFER_TASKRUN`) and says through an
+//! eventfd, which tokio watches, that some wait: the thread is not interrupted per completion.
+//!
+//! The unsafe code of the crate is here, and only here: the kernel reads and writes an I/O's buffer
+//! until its completion is reaped, so the ring owns the buffer (and the file) of every I/O in flight —
+//! an I/O's future gets them back from its completion, a dropped future leaves them to the ring until
+//! the kernel is done, and a ring is never closed with I/Os in flight.
+#![allow(unsafe_code)]
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::future::Future;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+
+use io_uring::{IoUring, opcode, types};
+use rustix::event::{EventfdFlags, eventfd};
+use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
+use tokio::sync::Notify;
+
+use super::file::AlignedBuf;
+
+/// Submission queue entries of a ring: as many as a run keeps in flight at most, so a push never finds
+/// the queue full (the completion queue is twice that).
+const ENTRIES: u32 = crate::command::io::MAX_IN_FLIGHT as u32;
+
+/// Whether this kernel (and the process's seccomp filter, which may refuse io_uring's system calls)
+/// runs an I/O through a ring: one no-op submitted and reaped.
+///
+/// # Errors
+/// The system's answer, as a phrase.
+pub fn probe() -> Result<(), String> {
+    let mut uring = IoUring::new(2).map_err(|e| format!("io_uring_setup: {e}"))?;
+    let nop = opcode::Nop::new().build();
+    // SAFETY: a no-op refers to no memory.
+    unsafe { uring.submission().push(&nop) }.map_err(|e| format!("io_uring: {e}"))?;
+    uring.submit_and_wait(1).map_err(|e| format!("io_uring_enter: {e}"))?;
+    match uring.completion().next() {
+        Some(c) if c.result() >= 0 => Ok(()),
+        Some(c) => Err(format!("io_uring: {}", std::io::Error::from_raw_os_error(-c.result()))),
+        None => Err("io_uring: the no-op did not complete".into()),
+    }
+}
+
+/// One thread's ring: its I/Os in flight, and the reaper that submits and completes them.
+pub struct Ring {
+    state: Mutex<State>,
+    /// Tells the reaper that I/Os wait to be submitted.
+    pushed: Notify,
+    /// Whether the reaper task still runs (it ends with its runtime): a thread whose ring lost its reaper
+    /// makes a new one.
+    reaping: AtomicBool,
+}
+
+/// The ring and what it owns for each I/O in flight.
+struct State {
+    uring: IoUring,
+    /// Indexed by each I/O's `user_data`.
+    slots: Vec<Slot>,
+    /// Slots free for the next I/O.
+    free: Vec<usize>,
+    /// I/Os pushed but not yet submitted.
+    unsubmitted: usize,
+    /// I/Os submitted whose completion is not reaped yet.
+    submitted: usize,
+}
+
+/// What an I/O in flight holds, and how it ended.
+#[derive(Default)]
+struct Slot {
+    /// The file and buffer the kernel uses until the completion is reaped.
+    held: Option<(Arc<File>, AlignedBuf)>,
+    /// The I/O's future, to wake with its completion.
+    waker: Option<Waker>,
+    /// The completion's result (bytes moved, or a negated errno).
+    result: Option<i32>,
+    /// Its future was dropped: the completion only frees the slot.
+    abandoned: bool,
+}
+
+thread_local! {
+    /// This thread's ring.
+    static HERE: RefCell<Option<Arc<Ring>>> = const { RefCell::new(None) };
+}
+
+impl Ring {
+    /// This thread's ring, made with its reaper task on the current tokio runtime the first time (or
+    /// again after the runtime that reaped the last one ended).
+    ///
+    /// # Errors
+    /// The kernel refused a ring, or tokio could not watch it.
+    pub fn here() -> std::io::Result<Arc<Ring>> {
+        HERE.with(|here| {
+            let mut here = here.borrow_mut();
+            if let Some(ring) = here.as_ref().filter(|r| r.reaping.load(Ordering::Acquire)) {
+                return Ok(ring.clone());
+            }
+            // Completions wait in the kernel until the ring's own thread asks for them (its next
+            // submission), and the eventfd says when some do: no interruption per completion.
+            let uring = IoUring::builder()
+                .setup_single_issuer()
+                .setup_defer_taskrun()
+                .setup_taskrun_flag()
+                .build(ENTRIES)?;
+            let event = eventfd(0, EventfdFlags::NONBLOCK | EventfdFlags::CLOEXEC)?;
+            uring.submitter().register_eventfd(event.as_raw_fd())?;
+            // SAFETY: the AsyncFd owns the eventfd, so it stays open and the same while it lives.
+            let watch = unsafe { AsyncFd::register_with_interest(event, Interest::READABLE) }
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            let state = State { uring, slots: Vec::new(), free: Vec::new(), unsubmitted: 0, submitted: 0 };
+            let ring = Arc::new(Ring {
+                state: Mutex::new(state),
+                pushed: Notify::new(),
+                reaping: AtomicBool::new(true),
+            });
+            tokio::spawn(reap(ring.clone(), watch));
+            *here = Some(ring.clone());
+            Ok(ring)
+        })
+    }
+
+    /// Reads `buf` from `file` at `at` (or writes it there, when `write`); the buffer comes back with the
+    /// outcome. The I/O is submitted with the others pushed in the same turn of the thread's runtime.
+    pub fn transfer(
+        self: &Arc<Self>,
+        file: &Arc<File>,
+        mut buf: AlignedBuf,
+        write: bool,
+        at: u64,
+    ) -> InFlight {
+        let mut state = self.lock();
+        let slot = state.free.pop().unwrap_or_else(|| {
+            state.slots.push(Slot::default());
+            state.slots.len() - 1
+        });
+        let fd = types::Fd(file.as_raw_fd());
+        let bytes = buf.bytes_mut();
+        let len = u32::try_from(bytes.len()).expect("a transfer is at most 4 GiB");
+        let entry = if write {
+            opcode::Write::new(fd, bytes.as_ptr(), len).offset(at).build()
+        } else {
+            opcode::Read::new(fd, bytes.as_mut_ptr(), len).offset(at).build()
+        };
+        // SAFETY: the buffer (a heap allocation: moving its owner moves no byte) and the file the entry
+        // names are moved into the slot below and stay there until the entry's completion is reaped
+        // (`complete`), and the ring is not closed before every completion is (`State`'s drop).
+        let pushed = unsafe { state.uring.submission().push(&entry.user_data(slot as u64)) };
+        pushed.expect("the submission queue holds every I/O a run keeps in flight");
+        state.slots[slot].held = Some((file.clone(), buf));
+        state.unsubmitted += 1;
+        drop(state);
+        self.pushed.notify_one();
+        InFlight { ring: self.clone(), slot, expect: len, done: false }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl State {
+    /// Submits what was pushed and takes every completion in, waking the I/Os they end.
+    fn submit_and_complete(&mut self) {
+        if self.unsubmitted + self.submitted > 0 {
+            // Also runs the completions' deferred work (the crate asks for it when the ring says some waits).
+            match self.uring.submit() {
+                Ok(n) => {
+                    self.unsubmitted -= n.min(self.unsubmitted);
+                    self.submitted += n;
+                }
+                // The kernel is short of memory for now, or was interrupted: the next turn submits them.
+                Err(e) if e.raw_os_error().is_some_and(is_transient) => {}
+                Err(e) => panic!("io_uring_enter refused a submission to a working ring: {e}"),
+            }
+        }
+        let done: Vec<(usize, i32)> =
+            self.uring.completion().map(|c| (c.user_data() as usize, c.result())).collect();
+        for (slot, result) in done {
+            self.submitted -= 1;
+            let s = &mut self.slots[slot];
+            if s.abandoned {
+                *s = Slot::default();
+                self.free.push(slot);
+            } else {
+                s.result = Some(result);
+                if let Some(w) = s.waker.take() {
+                    w.wake();
+                }
+            }
+        }
+    }
+}
+
+/// EINTR, EAGAIN or EBUSY: io_uring_enter's "not now".
+fn is_transient(errno: i32) -> bool {
+    matches!(errno, 4 | 11 | 16)
+}
+
+impl Drop for State {
+    /// Waits for the I/Os still in the kernel before the ring and their buffers go; if the ring cannot
+    /// wait, their buffers are leaked rather than freed under the kernel.
+    fn drop(&mut self) {
+        let mut waiting = self.submitted + self.unsubmitted;
+        while waiting > 0 {
+            if self.uring.submit_and_wait(1).is_err() {
+                std::mem::forget(std::mem::take(&mut self.slots));
+                return;
+            }
+            waiting = waiting.saturating_sub(self.uring.completion().count());
+        }
+    }
+}
+
+/// An I/O in flight on a ring: resolves to its buffer and outcome.
+pub struct InFlight {
+    ring: Arc<Ring>,
+    slot: usize,
+    /// Bytes a whole transfer moves.
+    expect: u32,
+    done: bool,
+}
+
+impl Future for InFlight {
+    type Output = (AlignedBuf, std::io::Result<()>);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let ring = self.ring.clone();
+        let mut state = ring.lock();
+        let slot = &mut state.slots[self.slot];
+        let Some(result) = slot.result.take() else {
+            slot.waker = Some(cx.waker().clone());
+            return Poll::Pending;
+        };
+        let (_, buf) = slot.held.take().expect("an I/O in flight holds its buffer");
+        *slot = Slot::default();
+        state.free.push(self.slot);
+        self.done = true;
+        let outcome = match u32::try_from(result) {
+            Ok(n) if n == self.expect => Ok(()),
+            Ok(n) => Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("moved {n} of {} bytes", self.expect),
+            )),
+            Err(_) => Err(std::io::Error::from_raw_os_error(-result)),
+        };
+        Poll::Ready((buf, outcome))
+    }
+}
+
+impl Drop for InFlight {
+    /// A dropped I/O leaves its file and buffer to the ring until the kernel is done with them.
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let mut state = self.ring.lock();
+        let slot = &mut state.slots[self.slot];
+        if slot.result.is_some() {
+            *slot = Slot::default();
+            state.free.push(self.slot);
+        } else {
+            slot.abandoned = true;
+            slot.waker = None;
+        }
+    }
+}
+
+/// Clears the ring's `reaping` when the reaper task ends (its runtime shut down).
+struct Reaping(Arc<Ring>);
+
+impl Drop for Reaping {
+    fn drop(&mut self) {
+        self.0.reaping.store(false, Ordering::Release);
+    }
+}
+
+/// The reaper: submits what the I/Os pushed and reaps their completions, each time I/Os are pushed or
+/// the ring has completions, until its runtime ends.
+async fn reap(ring: Arc<Ring>, watch: AsyncFd<OwnedFd>) {
+    let ring = Reaping(ring);
+    loop {
+        ring.0.lock().submit_and_complete();
+        tokio::select! {
+            () = ring.0.pushed.notified() => {}
+            ready = watch.readable() => match ready {
+                // Cleared and emptied before the completions are taken: one that lands after is
+                // signalled again.
+                Ok(mut ready) => {
+                    ready.clear_ready();
+                    let _ = rustix::io::read(watch.get_ref(), &mut [0u8; 8]);
+                }
+                Err(e) => panic!("tokio stopped watching the io_uring's eventfd: {e}"),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileExt as _;
+
+    #[tokio::test]
+    async fn reads_and_writes_go_through_the_ring_and_bring_their_buffers_back() {
+        probe().expect("this machine (and CI's, the same kind) runs io_uring");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; 64 << 10]).unwrap();
+        let file = Arc::new(File::options().read(true).write(true).open(&path).unwrap());
+        let ring = Ring::here().unwrap();
+        assert!(Arc::ptr_eq(&ring, &Ring::here().unwrap()), "one ring per thread");
+        // Eight writes in flight at once, each of its own byte, then read back.
+        let writes: Vec<InFlight> = (0..8u8)
+            .map(|i| {
+                let mut buf = AlignedBuf::new(4096);
+                buf.bytes_mut().fill(i + 1);
+                ring.transfer(&file, buf, true, u64::from(i) * 4096)
+            })
+            .collect();
+        for w in futures_util::future::join_all(writes).await {
+            w.1.unwrap();
+        }
+        let mut plain = vec![0u8; 4096];
+        file.read_exact_at(&mut plain, 5 * 4096).unwrap();
+        assert!(plain.iter().all(|&b| b == 6), "the write landed where it was sent");
+        let (mut buf, read) = ring.transfer(&file, AlignedBuf::new(4096), false, 3 * 4096).await;
+        read.unwrap();
+        assert!(buf.bytes_mut().iter().all(|&b| b == 4));
+        // Past the end: a short read is an error, not a silent half transfer.
+        let (_, short) = ring.transfer(&file, AlignedBuf::new(4096), false, 62 << 10).await;
+        assert!(short.unwrap_err().to_string().contains("moved 2048 of 4096 bytes"));
+        // A dropped I/O leaves its slot to the ring, which frees it on completion.
+        drop(ring.transfer(&file, AlignedBuf::new(4096), false, 0));
+        let (_, again) = ring.transfer(&file, AlignedBuf::new(4096), false, 0).await;
+        again.unwrap();
+    }
+}
