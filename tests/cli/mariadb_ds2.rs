@@ -137,3 +137,58 @@ fn client_side_ds2_is_refused_in_one_line_where_the_engine_runs_it_server_side_o
         oltpgen(&["ds2", "run", "--url", "postgres://bench@127.0.0.1:1/ds2", "--transactions", "client"]);
     assert_refused(&out, "--transactions client runs DS2 on MySQL and MariaDB only");
 }
+
+#[cfg_attr(
+    not(oltpgen_test_mariadb),
+    ignore = "needs MariaDB: apt-get install mariadb-server mariadb-client"
+)]
+#[test]
+fn two_mariadb_databases_are_loaded_and_swept_side_by_side_under_a_cap() {
+    let db = MariaDb::start();
+    db.sql("", "CREATE DATABASE ds2_a; CREATE DATABASE ds2_b");
+    let (a, b) = (db.url("ds2_a"), db.url("ds2_b"));
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("r");
+    // Bare `ds2`: loads each empty database, then sweeps 2 and 4 threads per database.
+    let out = oltpgen(&[
+        "ds2",
+        "--url",
+        &a,
+        "--url",
+        &b,
+        "--n-threads",
+        "2,4",
+        "--rt-cap",
+        "order.avg=2s",
+        "--think-time",
+        "0",
+        "--warmup-time",
+        "1s",
+        "--run-time",
+        "3s",
+        "--client-threads",
+        "2",
+        "-q",
+        "--out",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_no_secret(&out);
+    let r = result_json(&out_path);
+    assert_matches_schema(&r);
+    assert_eq!(r["targets"].as_array().unwrap().len(), 2, "{}", r["targets"]);
+    let steps = r["steps"].as_array().unwrap();
+    assert_eq!(steps.iter().map(|s| s["users"].as_u64().unwrap()).collect::<Vec<_>>(), [4, 8]);
+    for step in steps {
+        assert_eq!(step["cap"]["rules"][0]["rule"], "order.avg=2s", "{step}");
+        let per_db = step["targets"].as_object().unwrap();
+        assert_eq!(per_db.len(), 2, "{per_db:?}");
+        for t in per_db.values() {
+            assert!(t["transactions"]["purchase"]["count"].as_u64().unwrap() > 0, "{t}");
+        }
+    }
+    assert!(r["max_within_cap"]["opm"].as_f64().unwrap() > 0.0, "{}", r["max_within_cap"]);
+    for url in [a, b] {
+        assert_intact(&["--url", &url]);
+    }
+}
