@@ -86,6 +86,7 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
         endurance: None,
 
         runs: Vec::new(),
+        outages: Vec::new(),
     }
 }
 
@@ -191,4 +192,18 @@ pub(crate) fn whole_lines(text: String) -> String {
 /// own line ends marked `↵`: the view stays exact, as the page can be read back from it.
 pub(crate) fn tag_lines(page: &str) -> String {
     page.replace('\n', "↵\n").replace("><", ">\n<")
+}
+
+/// The sweep, with a failover 61.2 s in.
+pub(crate) fn failed_over() -> RunResult {
+    let mut r = sweep();
+    r.outages = vec![crate::model::outage::Outage {
+        lost_s: 61.23,
+        committed_again_s: Some(66.03),
+        recovered_s: Some(73.23),
+        before_tps: 100.0,
+        failed: [("new_order".to_string(), 20), ("payment".to_string(), 17)].into(),
+        per_second: vec![[62.0, 40.0], [63.0, 0.0]],
+    }];
+    r
 }

@@ -152,6 +152,7 @@ mod tests {
             endurance: None,
 
             runs: Vec::new(),
+            outages: Vec::new(),
         }
     }
 

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::files::result_dir::{ResultDir, write_result};
 use oltpgen_datagen::Rng;
 use oltpgen_report::model::cycle::{Restored, RunRecord};
+use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::{ClientCpu, IntervalRow, RunResult, Server, Step};
 use oltpgen_report::stats::power::Meter;
 
@@ -385,6 +386,12 @@ impl Shift {
     fn measured(&self, mut m: Measured) -> Measured {
         m.steps = m.steps.into_iter().map(|s| self.step(s)).collect();
         self.rows(&mut m.timeseries);
+        for o in &mut m.outages {
+            o.lost_s += self.offset_s;
+            o.committed_again_s = o.committed_again_s.map(|t| t + self.offset_s);
+            o.recovered_s = o.recovered_s.map(|t| t + self.offset_s);
+            o.per_second.iter_mut().for_each(|p| p[0] += self.offset_s);
+        }
         m
     }
 }
@@ -402,6 +409,7 @@ struct Total {
     energy_max_uj: Vec<u64>,
     /// Whether any run read the host's energy counters.
     measured_energy: bool,
+    outages: Vec<Outage>,
 }
 
 impl Total {
@@ -413,6 +421,7 @@ impl Total {
         }
         self.clients.push(m.client);
         self.interrupted |= m.interrupted;
+        self.outages.extend(m.outages);
         self.measured_energy |= !m.energy.is_empty();
         self.energy.extend(m.energy);
         if !m.energy_max_uj.is_empty() {
@@ -431,6 +440,7 @@ impl Total {
             interrupted: self.interrupted || stopped,
             energy: self.energy,
             energy_max_uj: self.energy_max_uj,
+            outages: self.outages,
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod cycle;
 pub mod ds2_progress;
 pub mod endurance;
 pub mod histogram;
+pub mod outage;
 pub mod step;
 pub mod users;
 
@@ -73,6 +74,10 @@ pub struct RunResult {
     /// How each run of the sweep began (`--runs`): its seed, restore, starting size and idle time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<cycle::RunRecord>,
+    /// Each outage (connections lost, a failover) on the run's clock: how long without a commit, how
+    /// long until throughput was back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outages: Vec<outage::Outage>,
 }
 
 /// One counter sampled through a run: where it was read, what it measures, and its values over time.

@@ -185,6 +185,8 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
 
         // The parts ran one plan on one clock: the first part's account of how each run began stands.
         runs: first.runs.clone(),
+        // Each agent met the outage on its own connections: each one's account of it, side by side.
+        outages: results.iter().flat_map(|r| r.outages.iter().cloned()).collect(),
     })
 }
 

@@ -55,6 +55,7 @@ pub fn report(r: &RunResult, audit: AuditView) -> String {
         out.push('\n');
     }
     out.push_str(&counters(r));
+    out.push_str(&outages(r));
     let full_audit_at = match audit {
         AuditView::Lines { result } => Some(result),
         AuditView::Full => {
@@ -63,6 +64,15 @@ pub fn report(r: &RunResult, audit: AuditView) -> String {
         }
     };
     out.push_str(&steps_view(r, full_audit_at));
+    out
+}
+
+/// Each outage in its sentence, then a blank line; nothing without one.
+pub(crate) fn outages(r: &RunResult) -> String {
+    let mut out: String = r.outages.iter().map(|o| format!("{}\n", o.sentence())).collect();
+    if !out.is_empty() {
+        out.push('\n');
+    }
     out
 }
 

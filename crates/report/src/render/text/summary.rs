@@ -63,6 +63,9 @@ pub fn render(r: &RunResult) -> String {
         let kinds: Vec<String> = r.errors_by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let _ = writeln!(w, "errors by kind: {}", kinds.join(", "));
     }
+    for o in &r.outages {
+        let _ = writeln!(w, "{}", o.sentence());
+    }
     out
 }
 

@@ -1,0 +1,91 @@
+//! An outage on the run's clock: connections lost (a failover, a crash, a restart), how long no
+//! transaction committed, and how long until throughput was back — what a study of a highly available
+//! database measures a failover by.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One outage: from the first transaction that failed for a lost connection until throughput was back
+/// to 90% of what it was in the reporting interval before.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outage {
+    /// When the first transaction failed for a lost connection, seconds on the run's clock.
+    pub lost_s: f64,
+    /// When the first transaction committed again after it; `None` when none did before the run ended.
+    pub committed_again_s: Option<f64>,
+    /// When throughput was back to [`RECOVERED`] of `before_tps`; `None` when it never was.
+    pub recovered_s: Option<f64>,
+    /// Business transactions per second in the reporting interval before the outage.
+    pub before_tps: f64,
+    /// Transactions that failed during it (any reason), by transaction type.
+    pub failed: BTreeMap<String, u64>,
+    /// `[elapsed_s, transactions per second]` each second around it, from a few seconds before until a
+    /// few after it recovered, whatever the run's reporting interval.
+    pub per_second: Vec<[f64; 2]>,
+}
+
+/// The share of the throughput before an outage that counts as recovered.
+pub const RECOVERED: f64 = 0.9;
+
+impl Outage {
+    /// Seconds without a commit: from the first lost connection to the first commit after it.
+    pub fn without_commit_s(&self) -> Option<f64> {
+        self.committed_again_s.map(|t| t - self.lost_s)
+    }
+
+    /// Seconds from the first lost connection until throughput was back to 90%.
+    pub fn to_recovered_s(&self) -> Option<f64> {
+        self.recovered_s.map(|t| t - self.lost_s)
+    }
+
+    /// Failed transactions during the outage, all types.
+    pub fn failed_total(&self) -> u64 {
+        self.failed.values().sum()
+    }
+
+    /// The outage in one sentence: "failover at 61.2 s: 4.8 s without a commit, 12.0 s to 90% of
+    /// throughput, 37 transactions failed".
+    pub fn sentence(&self) -> String {
+        let secs = |s: Option<f64>, what: &str, never: &str| match s {
+            Some(s) => format!("{s:.1} s {what}"),
+            None => never.to_string(),
+        };
+        format!(
+            "failover at {:.1} s: {}, {}, {} transactions failed",
+            self.lost_s,
+            secs(self.without_commit_s(), "without a commit", "no commit again before the run ended"),
+            secs(
+                self.to_recovered_s(),
+                "to 90% of throughput",
+                "throughput never back to 90% before the run ended"
+            ),
+            self.failed_total()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_outage_says_itself_in_one_sentence() {
+        let mut o = Outage {
+            lost_s: 61.23,
+            committed_again_s: Some(66.03),
+            recovered_s: Some(73.23),
+            before_tps: 100.0,
+            failed: [("new_order".to_string(), 20), ("payment".to_string(), 17)].into(),
+            per_second: Vec::new(),
+        };
+        assert_eq!(
+            o.sentence(),
+            "failover at 61.2 s: 4.8 s without a commit, 12.0 s to 90% of throughput, 37 transactions failed"
+        );
+        o.recovered_s = None;
+        o.committed_again_s = None;
+        assert!(o.sentence().contains("no commit again before the run ended"), "{}", o.sentence());
+        assert!(o.sentence().contains("never back to 90%"), "{}", o.sentence());
+    }
+}
