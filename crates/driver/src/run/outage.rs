@@ -17,6 +17,8 @@ const TICK_MS: u32 = 100;
 const PER_S: u32 = 1_000 / TICK_MS;
 /// Seconds of per-second figures kept before an outage and after its recovery.
 const AROUND_S: u32 = 5;
+/// Seconds after the first lost connection within which the outage's stretch without commits begins.
+const ONSET_S: u32 = 10;
 /// Seconds of per-second figures kept after an outage that never recovered.
 const UNRECOVERED_S: u32 = 60;
 /// Transactions a recovery window expects at the rate before the outage: a window of one second at a
@@ -129,7 +131,7 @@ impl Timeline {
             } else {
                 0.0
             };
-            let again = (tick + 1..end_tick).find(|&t| self.at(t) > 0);
+            let again = self.gap_end(tick, end_tick);
             let recovered = again.and_then(|again| self.recovered(again, before_tps, end_tick));
             let last = recovered.or(again).unwrap_or(end_tick).max(tick);
             let mut failed = BTreeMap::new();
@@ -151,6 +153,27 @@ impl Timeline {
             covered_to = last + 1;
         }
         outages
+    }
+
+    /// Where the outage that began in tick `lost` committed again: the end of the longest run of tenths
+    /// without a commit that begins within [`ONSET_S`] of it (commits still landing meanwhile, from users
+    /// whose connections were not yet found lost, do not end it); `None` when that run lasts until
+    /// `end_tick`.
+    fn gap_end(&self, lost: u32, end_tick: u32) -> Option<u32> {
+        let mut longest: Option<(u32, u32)> = None;
+        let mut t = lost;
+        while t < end_tick && t < lost + ONSET_S * PER_S {
+            if self.at(t) > 0 {
+                t += 1;
+                continue;
+            }
+            let end = (t..end_tick).find(|&u| self.at(u) > 0).unwrap_or(end_tick);
+            if longest.is_none_or(|(a, b)| end - t > b - a) {
+                longest = Some((t, end));
+            }
+            t = end;
+        }
+        longest.map(|(_, end)| end).filter(|&end| end < end_tick)
     }
 
     /// The tick by whose end throughput, from tick `again` on, was back to [`RECOVERED`] of
@@ -202,6 +225,8 @@ mod tests {
         }
         // A user back from its think time to a dead connection, after commits resumed: the same outage.
         t.failed(0, 25_000, true);
+        // A commit on its way when the server went, after the first lost connection: not the end of it.
+        t.completed(20_250);
         t
     }
 
@@ -217,7 +242,7 @@ mod tests {
         assert_eq!(o.recovered_s, Some(26.8));
         assert_eq!(o.failed, [("a".to_string(), 7), ("b".to_string(), 6)].into());
         assert_eq!(o.per_second.first(), Some(&[16.0, 100.0]));
-        assert_eq!(o.per_second[5], [21.0, 0.0]);
+        assert_eq!(o.per_second[5], [21.0, 1.0], "the straggler");
         assert_eq!(o.per_second[9], [25.0, 50.0]);
         assert_eq!(o.per_second.last(), Some(&[32.0, 100.0]));
     }

@@ -55,7 +55,6 @@ pub fn report(r: &RunResult, audit: AuditView) -> String {
         out.push('\n');
     }
     out.push_str(&counters(r));
-    out.push_str(&outages(r));
     let full_audit_at = match audit {
         AuditView::Lines { result } => Some(result),
         AuditView::Full => {
@@ -64,15 +63,6 @@ pub fn report(r: &RunResult, audit: AuditView) -> String {
         }
     };
     out.push_str(&steps_view(r, full_audit_at));
-    out
-}
-
-/// Each outage in its sentence, then a blank line; nothing without one.
-pub(crate) fn outages(r: &RunResult) -> String {
-    let mut out: String = r.outages.iter().map(|o| format!("{}\n", o.sentence())).collect();
-    if !out.is_empty() {
-        out.push('\n');
-    }
     out
 }
 
@@ -179,6 +169,9 @@ pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
     }
     for (s, why) in r.steps.iter().filter_map(|s| Some((s, s.cap.as_ref()?.invalid.as_ref()?))) {
         let _ = writeln!(w, "step {} run {} not measured: {why}", s.index + 1, s.run);
+    }
+    for o in &r.outages {
+        let _ = writeln!(w, "{}", o.sentence());
     }
     for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
         let _ = writeln!(w, "{}", per_target(s, r.workload));

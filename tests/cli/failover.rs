@@ -1,0 +1,219 @@
+//! Through a failover: a throwaway PostgreSQL primary and its streaming standby (`pg_basebackup -R`),
+//! driven through a URL that names both with `target_session_attrs=read-write`; the primary is stopped
+//! mid-run and the standby promoted. The run must go on on the new primary, the outage be in its
+//! result, and the database there pass its checks.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use oltpgen_driver::local::account::{RunAs, server_account};
+use oltpgen_driver::local::binaries;
+
+use crate::common::{assert_matches_schema, data_dir, finish, oltpgen, result_json, spawn};
+
+/// A primary and its standby, each a server of its own on 127.0.0.1, run as the server's account; both
+/// stopped (immediately) when dropped.
+struct Pair {
+    _keep: tempfile::TempDir,
+    bin: PathBuf,
+    account: Option<RunAs>,
+    dirs: [PathBuf; 2],
+    ports: [u16; 2],
+}
+
+impl Pair {
+    /// A primary whose commits wait for the standby (`synchronous`) or not, and the standby, streaming.
+    fn start(synchronous: bool) -> Pair {
+        let (keep, root) = data_dir();
+        let root = PathBuf::from(root);
+        let bin = binaries::find().expect("PostgreSQL's binaries");
+        let account = server_account().expect("an account to run PostgreSQL as");
+        std::fs::create_dir_all(&root).unwrap();
+        if let Some(a) = account {
+            std::os::unix::fs::chown(&root, Some(a.uid), Some(a.gid)).unwrap();
+        }
+        let dirs = [root.join("primary"), root.join("standby")];
+        let pair = Pair { _keep: keep, bin, account, dirs, ports: [free_port(), free_port()] };
+        pair.run("initdb", &["-U", "postgres", "-A", "trust", "--no-locale", "-E", "UTF8", "-D"], 0);
+        let sync = if synchronous { "synchronous_standby_names = 'standby'\n" } else { "" };
+        pair.configure(0, &format!("wal_level = replica\nmax_wal_senders = 4\n{sync}"));
+        pair.pg_ctl(0, &["start", "-w", "-t", "120", "-l"], "server.log");
+        let standby = pair.dirs[1].to_str().unwrap().to_string();
+        let port = pair.ports[0].to_string();
+        let basebackup = pair.tool("pg_basebackup");
+        let out = pair
+            .command(&basebackup)
+            .args(["-h", "127.0.0.1", "-p", &port, "-U", "postgres", "-X", "stream", "-R", "-D", &standby])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "pg_basebackup: {}", String::from_utf8_lossy(&out.stderr));
+        // The standby names itself to the primary by its cluster name (synchronous_standby_names); once
+        // promoted it has no standby of its own to wait for (it copied the primary's settings).
+        pair.configure(1, "cluster_name = 'standby'\nsynchronous_standby_names = ''\n");
+        pair.pg_ctl(1, &["start", "-w", "-t", "120", "-l"], "server.log");
+        pair
+    }
+
+    /// `oltpgen`'s URL for database `db` on both servers, the primary wanted.
+    fn url(&self, db: &str) -> String {
+        format!(
+            "postgres://postgres@127.0.0.1:{},127.0.0.1:{}/{db}?target_session_attrs=read-write",
+            self.ports[0], self.ports[1]
+        )
+    }
+
+    /// The URL of server `i` alone.
+    fn url_of(&self, i: usize, db: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{db}", self.ports[i])
+    }
+
+    /// The program `name` beside the server's binaries, or on the `PATH`.
+    fn tool(&self, name: &str) -> PathBuf {
+        let beside = self.bin.join(name);
+        if beside.is_file() { beside } else { PathBuf::from(name) }
+    }
+
+    /// `program` run as the server's account.
+    fn command(&self, program: &Path) -> Command {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = Command::new(program);
+        cmd.current_dir(self.dirs[0].parent().unwrap()).env("LC_ALL", "C");
+        if let Some(a) = self.account {
+            cmd.uid(a.uid).gid(a.gid);
+        }
+        cmd
+    }
+
+    /// Runs `program args… <server i's directory>`, which must succeed.
+    fn run(&self, program: &str, args: &[&str], i: usize) {
+        let out = self.command(&self.bin.join(program)).args(args).arg(&self.dirs[i]).output().unwrap();
+        assert!(out.status.success(), "{program}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// `pg_ctl -D <server i> args… <log>`.
+    fn pg_ctl(&self, i: usize, args: &[&str], log: &str) {
+        let log = self.dirs[i].join(log);
+        let out = self
+            .command(&self.bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(&self.dirs[i])
+            .args(args)
+            .arg(log)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "pg_ctl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// Adds `lines` to server `i`'s settings, with its port and a socket in its own directory.
+    fn configure(&self, i: usize, lines: &str) {
+        use std::io::Write;
+        let conf = self.dirs[i].join("postgresql.conf");
+        let mut f = std::fs::OpenOptions::new().append(true).open(conf).unwrap();
+        write!(
+            f,
+            "\nport = {}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\nshared_buffers = 64MB\n\
+             max_connections = 40\n{lines}",
+            self.ports[i],
+            self.dirs[i].display()
+        )
+        .unwrap();
+    }
+
+    /// The failover: the primary stopped at once (as if it crashed), the standby promoted.
+    fn fail_over(&self) {
+        let out = self
+            .command(&self.bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(&self.dirs[0])
+            .args(["stop", "-m", "immediate"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "stop: {}", String::from_utf8_lossy(&out.stderr));
+        let out = self
+            .command(&self.bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(&self.dirs[1])
+            .args(["promote", "-w"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "promote: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+impl Drop for Pair {
+    fn drop(&mut self) {
+        for dir in &self.dirs {
+            let _ = self
+                .command(&self.bin.join("pg_ctl"))
+                .arg("-D")
+                .arg(dir)
+                .args(["stop", "-m", "immediate"])
+                .output();
+        }
+    }
+}
+
+/// A port free on 127.0.0.1 now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn a_tpcc_run_follows_the_primary_through_a_synchronous_failover() {
+    let pair = Pair::start(true);
+    let load = oltpgen(&[
+        "tpcc",
+        "load",
+        "--scale",
+        "1",
+        "--url",
+        &pair.url_of(0, "tpcc"),
+        "--create-database",
+        "-q",
+    ]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    let out_dir = pair._keep.path().join("result");
+    let url = pair.url("tpcc");
+    let run = spawn(&[
+        "tpcc",
+        "run",
+        "--url",
+        &url,
+        "--duration",
+        "40s",
+        "--warmup",
+        "1s",
+        "--think-time",
+        "0",
+        "--keying-time",
+        "0",
+        "--users",
+        "4",
+        "--report-interval",
+        "5s",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    std::thread::sleep(Duration::from_secs(15));
+    pair.fail_over();
+    let out = finish(run);
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    let outages =
+        r["outages"].as_array().unwrap_or_else(|| panic!("no outage in the result:\n{}", out.all()));
+    assert_eq!(outages.len(), 1, "{outages:?}");
+    let o = &outages[0];
+    let lost = o["lost_s"].as_f64().unwrap();
+    assert!((5.0..40.0).contains(&lost), "{o}");
+    let again = o["committed_again_s"].as_f64().unwrap_or_else(|| panic!("never committed again: {o}"));
+    assert!(again > lost, "{o}");
+    assert!(o["recovered_s"].as_f64().is_some(), "throughput came back: {o}");
+    assert!(o["failed"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum::<u64>() > 0, "{o}");
+    assert!(out.stdout.contains("failover at "), "{}", out.stdout);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("INVALID"), "connections lost in the window: not measured as asked");
+    // The new primary holds every commit and passes the checks.
+    let check = oltpgen(&["tpcc", "check", "--url", &pair.url_of(1, "tpcc")]);
+    assert_eq!(check.code, 0, "{}", check.all());
+}
