@@ -214,7 +214,15 @@ pub struct StudyArgs {
     /// A command (run by sh -c) after every run, as --before-run
     #[arg(long, value_name = "CMD")]
     pub after_run: Option<String>,
-    /// How long a --before-run or --after-run hook may take before it and its children are killed
+    /// Cause a fault (a failover) this long after the run's start, once, by running --fault-cmd
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration, requires = "fault_cmd")]
+    pub fault_at: Option<Duration>,
+    /// The command (run by sh -c, as --before-run) that causes the fault at --fault-at: pg_ctl promote, a
+    /// cloud CLI's failover; its output goes to hooks.log in --out, its moment onto the result's timeline
+    #[arg(long, value_name = "CMD", requires = "fault_at")]
+    pub fault_cmd: Option<String>,
+    /// How long a --before-run, --after-run or --fault-cmd command may take before it and its children
+    /// are killed
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_positive_duration)]
     pub hook_timeout: Duration,
     /// The response-time cap each step is judged by: avg=1s, p90=5s, new_order.p90=5s, p90=tpcc,
@@ -304,6 +312,7 @@ impl StudyArgs {
                 before_run: self.before_run.clone(),
                 after_run: self.after_run.clone(),
                 timeout: self.hook_timeout,
+                fault: self.fault_at.zip(self.fault_cmd.clone()),
             },
         }
     }

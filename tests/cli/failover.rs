@@ -5,12 +5,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
 use oltpgen_driver::local::account::{RunAs, server_account};
 use oltpgen_driver::local::binaries;
 
-use crate::common::{assert_matches_schema, data_dir, finish, oltpgen, result_json, spawn};
+use crate::common::{assert_matches_schema, assert_refused, data_dir, finish, oltpgen, result_json, spawn};
 
 /// A primary and its standby, each a server of its own on 127.0.0.1, run as the server's account; both
 /// stopped (immediately) when dropped.
@@ -120,24 +119,16 @@ impl Pair {
         .unwrap();
     }
 
-    /// The failover: the primary stopped at once (as if it crashed), the standby promoted.
-    fn fail_over(&self) {
-        let out = self
-            .command(&self.bin.join("pg_ctl"))
-            .arg("-D")
-            .arg(&self.dirs[0])
-            .args(["stop", "-m", "immediate"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "stop: {}", String::from_utf8_lossy(&out.stderr));
-        let out = self
-            .command(&self.bin.join("pg_ctl"))
-            .arg("-D")
-            .arg(&self.dirs[1])
-            .args(["promote", "-w"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "promote: {}", String::from_utf8_lossy(&out.stderr));
+    /// The failover as one shell command for `--fault-cmd`: the primary stopped at once (as if it
+    /// crashed), the standby promoted; run as the server's account.
+    fn fail_over_cmd(&self) -> String {
+        let as_server = if self.account.is_some() { "runuser -u postgres -- " } else { "" };
+        let pg_ctl = self.bin.join("pg_ctl");
+        let [primary, standby] = [0, 1].map(|i| self.dirs[i].display().to_string());
+        format!(
+            "{as_server}{pg_ctl} -D {primary} stop -m immediate && {as_server}{pg_ctl} -D {standby} promote -w",
+            pg_ctl = pg_ctl.display()
+        )
     }
 }
 
@@ -175,7 +166,8 @@ fn a_tpcc_run_follows_the_primary_through_a_synchronous_failover() {
     assert_eq!(load.code, 0, "{}", load.all());
     let out_dir = pair._keep.path().join("result");
     let url = pair.url("tpcc");
-    let run = spawn(&[
+    let cmd = pair.fail_over_cmd();
+    let out = finish(spawn(&[
         "tpcc",
         "run",
         "--url",
@@ -194,10 +186,11 @@ fn a_tpcc_run_follows_the_primary_through_a_synchronous_failover() {
         "5s",
         "--out",
         out_dir.to_str().unwrap(),
-    ]);
-    std::thread::sleep(Duration::from_secs(15));
-    pair.fail_over();
-    let out = finish(run);
+        "--fault-at",
+        "15s",
+        "--fault-cmd",
+        &cmd,
+    ]));
     let r = result_json(&out_dir);
     assert_matches_schema(&r);
     let outages =
@@ -205,15 +198,37 @@ fn a_tpcc_run_follows_the_primary_through_a_synchronous_failover() {
     assert_eq!(outages.len(), 1, "{outages:?}");
     let o = &outages[0];
     let lost = o["lost_s"].as_f64().unwrap();
-    assert!((5.0..40.0).contains(&lost), "{o}");
+    let fault = &r["fault"];
+    assert!(fault["failed"].is_null(), "the fault's command ended well: {fault}");
+    let fault_at = fault["at_s"].as_f64().unwrap();
+    assert!((15.0..16.0).contains(&fault_at), "--fault-at 15s: {fault}");
+    assert!((fault_at..fault["ended_s"].as_f64().unwrap() + 1.0).contains(&lost), "{o} {fault}");
+    let log = std::fs::read_to_string(out_dir.join("hooks.log")).unwrap();
+    assert!(log.contains("--fault-cmd") && log.contains("server promoted"), "{log}");
     let again = o["committed_again_s"].as_f64().unwrap_or_else(|| panic!("never committed again: {o}"));
     assert!(again > lost, "{o}");
     assert!(o["recovered_s"].as_f64().is_some(), "throughput came back: {o}");
     assert!(o["failed"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum::<u64>() > 0, "{o}");
-    assert!(out.stdout.contains("failover at "), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("failover at ") && out.stdout.contains("fault command (--fault-cmd) at 15."),
+        "{}",
+        out.stdout
+    );
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(out.stdout.contains("INVALID"), "connections lost in the window: not measured as asked");
     // The new primary holds every commit and passes the checks.
     let check = oltpgen(&["tpcc", "check", "--url", &pair.url_of(1, "tpcc")]);
     assert_eq!(check.code, 0, "{}", check.all());
+}
+
+#[test]
+fn a_planned_fault_needs_its_moment_its_command_and_an_out() {
+    assert_refused(
+        &oltpgen(&["tpcc", "run", "--temp-db", "--fault-at", "60s", "--fault-cmd", "true"]),
+        "--fault-cmd logs its output into the result's directory: give it with --out DIR",
+    );
+    let out = oltpgen(&["tpcc", "run", "--temp-db", "--fault-cmd", "true", "--out", "/nonexistent/x"]);
+    assert_refused(&out, "--fault-at");
+    let out = oltpgen(&["tpcc", "run", "--temp-db", "--fault-at", "0s", "--fault-cmd", "true"]);
+    assert_eq!(out.code, 2, "{}", out.all());
 }

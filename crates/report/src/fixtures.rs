@@ -87,6 +87,7 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
 
         runs: Vec::new(),
         outages: Vec::new(),
+        fault: None,
     }
 }
 
@@ -205,5 +206,6 @@ pub(crate) fn failed_over() -> RunResult {
         failed: [("new_order".to_string(), 20), ("payment".to_string(), 17)].into(),
         per_second: vec![[62.0, 40.0], [63.0, 0.0]],
     }];
+    r.fault = Some(crate::model::outage::FaultCommand { at_s: 60.02, ended_s: 61.5, failed: None });
     r
 }

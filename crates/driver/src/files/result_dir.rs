@@ -153,6 +153,7 @@ mod tests {
 
             runs: Vec::new(),
             outages: Vec::new(),
+            fault: None,
         }
     }
 

@@ -8,6 +8,7 @@ pub mod agent;
 pub mod collector;
 pub mod cpu;
 pub mod crowd;
+pub mod fault;
 pub mod hooks;
 pub mod metrics;
 pub mod outage;

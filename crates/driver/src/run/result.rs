@@ -92,5 +92,6 @@ pub fn document(
 
         runs,
         outages: Vec::new(),
+        fault: None,
     }
 }

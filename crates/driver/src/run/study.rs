@@ -17,6 +17,7 @@ use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::{ClientCpu, IntervalRow, RunResult, Server, Step};
 use oltpgen_report::stats::power::Meter;
 
+use super::fault::PlannedFault;
 use super::metrics::{Endpoint, Live};
 use super::{
     EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, Workload, drive, energy_sample, result,
@@ -42,6 +43,8 @@ pub struct StudyOptions {
     pub node_exporters: Vec<String>,
     /// `--metrics-listen`: where the live figures are served in Prometheus' text format.
     pub metrics_listen: Option<SocketAddr>,
+    /// `--fault-at`, `--fault-cmd`: the fault to cause, once, on the study's clock.
+    pub fault: Option<PlannedFault>,
 }
 
 impl RunPlan {
@@ -198,6 +201,7 @@ pub async fn study<W: Workload>(
     let mut total = Total::default();
     let mut stopped = None;
     let mut first_start: Option<Instant> = None;
+    let mut armed = None;
     for run in 1..=plan.runs() {
         // Ctrl-C during a restore, a hook or the idle time stops the study there, as during a run.
         let start = match until_stopped(cycle.before_run(run)).await {
@@ -228,6 +232,7 @@ pub async fn study<W: Workload>(
             let (at, clock) = common_start(plan, &mut checkpoint.context.config)?;
             checkpoint.context.started_at = at;
             first_start = Some(clock);
+            armed = opts.fault.as_ref().map(|f| f.arm(clock, targets));
         }
         let offset_s = now.saturating_duration_since(first_start.unwrap_or(now)).as_secs_f64();
         checkpoint.context.runs.push(RunRecord {
@@ -284,6 +289,9 @@ pub async fn study<W: Workload>(
     };
     let t0 = unix_s(context.started_at);
     let mut result = result::build(context, total.into_measured(checkpoint.targets, stopped.is_some()));
+    if let Some(armed) = armed {
+        result.fault = armed.finish().await;
+    }
     let interval_s = plan.report_interval.as_secs_f64();
     watch.finish(&mut result, interval_s).await;
     // Each run's counters at rest: over its idle time, on the result's clock.

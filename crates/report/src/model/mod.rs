@@ -78,6 +78,9 @@ pub struct RunResult {
     /// long until throughput was back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outages: Vec<outage::Outage>,
+    /// The planned fault's command (`--fault-at`, `--fault-cmd`), when one ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<outage::FaultCommand>,
 }
 
 /// One counter sampled through a run: where it was read, what it measures, and its values over time.

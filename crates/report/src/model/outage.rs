@@ -25,6 +25,37 @@ pub struct Outage {
     pub per_second: Vec<[f64; 2]>,
 }
 
+/// The planned fault's command (`--fault-cmd`) on the run's clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FaultCommand {
+    /// When it started, seconds on the run's clock (`--fault-at`, as the clock kept it).
+    pub at_s: f64,
+    /// When it ended.
+    pub ended_s: f64,
+    /// Why it did not end well (its exit status, its time limit); `None` when it did.
+    pub failed: Option<String>,
+}
+
+impl FaultCommand {
+    /// The command on the timeline in one line.
+    pub fn sentence(&self) -> String {
+        let how = self.failed.as_deref().unwrap_or("ended well");
+        format!("fault command (--fault-cmd) at {:.1} s, done at {:.1} s: {how}", self.at_s, self.ended_s)
+    }
+}
+
+impl crate::model::RunResult {
+    /// The planned fault and each outage, a sentence each, in the order they happened: what every
+    /// report says of a failover.
+    pub fn failover_sentences(&self) -> Vec<String> {
+        self.fault
+            .iter()
+            .map(FaultCommand::sentence)
+            .chain(self.outages.iter().map(Outage::sentence))
+            .collect()
+    }
+}
+
 /// The share of the throughput before an outage that counts as recovered.
 pub const RECOVERED: f64 = 0.9;
 

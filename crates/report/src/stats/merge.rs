@@ -187,6 +187,7 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         runs: first.runs.clone(),
         // Each agent met the outage on its own connections: each one's account of it, side by side.
         outages: results.iter().flat_map(|r| r.outages.iter().cloned()).collect(),
+        fault: first.fault.clone(),
     })
 }
 

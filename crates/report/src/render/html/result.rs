@@ -51,8 +51,8 @@ pub fn render(r: &RunResult) -> String {
     if r.interrupted {
         h.push_str("<p class=\"fail\">Interrupted: the run was stopped early; the figures cover the steps that ran.</p>");
     }
-    for o in &r.outages {
-        let _ = write!(h, "<p class=\"fail\">{}</p>", esc(&o.sentence()));
+    for line in r.failover_sentences() {
+        let _ = write!(h, "<p class=\"fail\">{}</p>", esc(&line));
     }
     for (id, title) in SECTIONS {
         let body = match id {

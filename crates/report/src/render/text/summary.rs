@@ -63,8 +63,8 @@ pub fn render(r: &RunResult) -> String {
         let kinds: Vec<String> = r.errors_by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let _ = writeln!(w, "errors by kind: {}", kinds.join(", "));
     }
-    for o in &r.outages {
-        let _ = writeln!(w, "{}", o.sentence());
+    for line in r.failover_sentences() {
+        let _ = writeln!(w, "{line}");
     }
     out
 }
