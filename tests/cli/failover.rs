@@ -164,14 +164,7 @@ fn a_tpcc_run_follows_the_primary_through_a_synchronous_failover() {
         "-q",
     ]);
     assert_eq!(load.code, 0, "{}", load.all());
-    let out_dir = pair._keep.path().join("result");
-    let url = pair.url("tpcc");
-    let cmd = pair.fail_over_cmd();
-    let out = finish(spawn(&[
-        "tpcc",
-        "run",
-        "--url",
-        &url,
+    let run = [
         "--duration",
         "40s",
         "--warmup",
@@ -184,13 +177,49 @@ fn a_tpcc_run_follows_the_primary_through_a_synchronous_failover() {
         "4",
         "--report-interval",
         "5s",
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--fault-at",
-        "15s",
-        "--fault-cmd",
-        &cmd,
-    ]));
+    ];
+    assert_follows_the_primary(&pair, "tpcc", &run);
+}
+
+#[test]
+fn a_ds2_run_follows_the_primary_through_a_synchronous_failover() {
+    let pair = Pair::start(true);
+    let load = oltpgen(&[
+        "ds2",
+        "load",
+        "--db-size",
+        "10mb",
+        "--url",
+        &pair.url_of(0, "ds2"),
+        "--create-database",
+        "-q",
+    ]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    let run = [
+        "--run-time",
+        "40s",
+        "--warmup-time",
+        "1s",
+        "--think-time",
+        "0",
+        "--n-threads",
+        "4",
+        "--report-rate",
+        "5",
+    ];
+    assert_follows_the_primary(&pair, "ds2", &run);
+}
+
+/// Runs `workload` (its database `workload` loaded on the primary) with `args` through the URL of
+/// both servers, failing over by `--fault-cmd` 15 s in: the run goes on on the new primary, the fault
+/// and the outage are in the result and said at the end, and the new primary passes the checks.
+fn assert_follows_the_primary(pair: &Pair, workload: &str, args: &[&str]) {
+    let out_dir = pair._keep.path().join("result");
+    let (url, cmd) = (pair.url(workload), pair.fail_over_cmd());
+    let mut all = vec![workload, "run", "--url", &url, "--out", out_dir.to_str().unwrap()];
+    all.extend(args);
+    all.extend(["--fault-at", "15s", "--fault-cmd", &cmd]);
+    let out = finish(spawn(&all));
     let r = result_json(&out_dir);
     assert_matches_schema(&r);
     let outages =
@@ -209,15 +238,13 @@ fn a_tpcc_run_follows_the_primary_through_a_synchronous_failover() {
     assert!(again > lost, "{o}");
     assert!(o["recovered_s"].as_f64().is_some(), "throughput came back: {o}");
     assert!(o["failed"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum::<u64>() > 0, "{o}");
-    assert!(
-        out.stdout.contains("failover at ") && out.stdout.contains("fault command (--fault-cmd) at 15."),
-        "{}",
-        out.stdout
-    );
+    let said =
+        out.stdout.contains("failover at ") && out.stdout.contains("fault command (--fault-cmd) at 15.");
+    assert!(said, "{}", out.stdout);
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(out.stdout.contains("INVALID"), "connections lost in the window: not measured as asked");
     // The new primary holds every commit and passes the checks.
-    let check = oltpgen(&["tpcc", "check", "--url", &pair.url_of(1, "tpcc")]);
+    let check = oltpgen(&[workload, "check", "--url", &pair.url_of(1, workload)]);
     assert_eq!(check.code, 0, "{}", check.all());
 }
 
