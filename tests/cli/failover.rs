@@ -243,6 +243,12 @@ fn assert_follows_the_primary(pair: &Pair, workload: &str, args: &[&str]) {
     assert!(said, "{}", out.stdout);
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(out.stdout.contains("INVALID"), "connections lost in the window: not measured as asked");
+    if workload == "tpcc" {
+        let lost = &r["lost_commits"];
+        assert_eq!(lost["lost"], 0, "synchronous replication loses no acknowledged commit: {lost}");
+        assert!(lost["checked"].as_u64().unwrap() > 100, "{lost}");
+        assert!(out.stdout.contains("acknowledged commits lost: 0 of "), "{}", out.stdout);
+    }
     // The new primary holds every commit and passes the checks.
     let check = oltpgen(&[workload, "check", "--url", &pair.url_of(1, workload)]);
     assert_eq!(check.code, 0, "{}", check.all());

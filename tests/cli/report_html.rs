@@ -163,6 +163,7 @@ pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], c
         runs: Vec::new(),
         outages: Vec::new(),
         fault: None,
+        lost_commits: None,
     }
 }
 

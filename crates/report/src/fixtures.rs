@@ -88,6 +88,7 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
         runs: Vec::new(),
         outages: Vec::new(),
         fault: None,
+        lost_commits: None,
     }
 }
 

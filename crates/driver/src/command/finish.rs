@@ -32,7 +32,14 @@ pub(super) async fn finish(
     targets: &[Target],
     console: &mut dyn Console,
 ) -> Result<Exit, Error> {
-    let Studied { result, stopped } = studied;
+    let Studied { mut result, stopped, acks } = studied;
+    let lost = result.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);
+    if lost > 0 && !acks.is_empty() {
+        match crate::lost_commits::check(targets, &acks).await {
+            Ok(compared) => result.lost_commits = Some(compared),
+            Err(e) => console.err_line(&format!("warning: acknowledged commits not compared: {e}")),
+        }
+    }
     let result = &result;
     let out = study.result_dir().path(result);
     result_dir::write_dir(&out, result)
@@ -54,7 +61,9 @@ pub(super) async fn finish(
             out.display()
         )));
     }
-    let lost = result.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);
+    if let Some(lost) = result.lost_commits.as_ref().filter(|l| l.lost > 0) {
+        return Err(Error::failed(format!("{}; the result is in {}", lost.sentence(), out.display())));
+    }
     if lost == 0 {
         return Ok(Exit::Success);
     }

@@ -5,6 +5,7 @@
 
 use crate::vocab::counters::{DbState, DbTotals};
 use crate::vocab::meta::MetaRow;
+use crate::vocab::outcome::Ack;
 use crate::vocab::schema::Object;
 use crate::vocab::server::{ConnectionRoom, ServerInfo};
 use crate::vocab::target::Engine;
@@ -91,6 +92,22 @@ impl Conn {
             Conn::Postgres(c) => pg::execute_batch(c, target, what, statements).await,
             Conn::SqlServer(c) => mssql::execute_batch(c, target, what, statements).await,
             Conn::MySql(c) => mysql::execute_batch(c, target, what, statements).await,
+        }
+    }
+
+    /// Of TPC-C's acknowledged orders `acks`, those the database does not hold as acknowledged (a
+    /// failover lost them, or a new primary handed their ids out again).
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the query fails, or for an engine whose New-Order reports no order id
+    /// (it acknowledges none: there is nothing to compare).
+    pub async fn missing_orders(&self, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
+        match self {
+            Conn::Postgres(c) => pg::tpcc::check::missing_orders(c, target, acks).await,
+            Conn::SqlServer(_) | Conn::MySql(_) => Err(Error::failed(format!(
+                "{}: its New-Order reports no order id: acknowledged commits are not compared",
+                target.label()
+            ))),
         }
     }
 

@@ -154,6 +154,7 @@ mod tests {
             runs: Vec::new(),
             outages: Vec::new(),
             fault: None,
+            lost_commits: None,
         }
     }
 

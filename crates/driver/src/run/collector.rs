@@ -21,6 +21,7 @@ use super::outage::Timeline;
 use super::sample::{AuditSample, Sample, Status};
 use super::since_reset::{SinceReset, Totals};
 use crate::error::Fault;
+use crate::vocab::outcome::Ack;
 
 #[derive(Default)]
 struct Tally {
@@ -155,6 +156,8 @@ pub struct Collector {
     orders: u64,
     /// Completions and failures per tenth of a second, where outages are found.
     timeline: Timeline,
+    /// Every order the database acknowledged, to find those a failover lost.
+    acks: Vec<Ack>,
 }
 
 fn tallies(n: usize) -> Vec<Tally> {
@@ -214,6 +217,7 @@ impl Collector {
             completed: 0,
             orders: 0,
             timeline: Timeline::default(),
+            acks: Vec::new(),
         }
     }
 
@@ -282,6 +286,7 @@ impl Collector {
             completed: 0,
             orders: 0,
             timeline: Timeline::default(),
+            acks: Vec::new(),
         }
     }
 
@@ -314,6 +319,7 @@ impl Collector {
         self.completed += share.completed;
         self.orders += share.orders;
         self.timeline.merge(&share.timeline);
+        self.acks.extend_from_slice(&share.acks);
     }
 
     /// Takes in a batch of samples.
@@ -481,6 +487,16 @@ impl Collector {
     /// interval `before` it.
     pub fn outages(&self, before: std::time::Duration, end: std::time::Duration) -> Vec<Outage> {
         self.timeline.outages(self.kinds, before, end)
+    }
+
+    /// Keeps an order the database acknowledged.
+    pub fn acknowledged(&mut self, ack: Ack) {
+        self.acks.push(ack);
+    }
+
+    /// Every order the database acknowledged, handed over.
+    pub fn take_acks(&mut self) -> Vec<Ack> {
+        std::mem::take(&mut self.acks)
     }
 
     /// Completed composite orders (DS2) of the whole run, for the client's CPU per order.

@@ -28,6 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
+use crate::vocab::outcome::Ack;
 use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::step::{StepPlan, Transactions};
 use oltpgen_report::model::{ClientCpu, IntervalRow, Step, Window};
@@ -132,6 +133,8 @@ pub struct Measured {
     pub energy_max_uj: Vec<u64>,
     /// Each outage (connections lost), on the run's clock.
     pub outages: Vec<Outage>,
+    /// Every order the database acknowledged.
+    pub acks: Vec<Ack>,
 }
 
 /// Energy counters (µJ, one per CPU package) read at a moment (Unix seconds).
@@ -233,6 +236,7 @@ pub async fn drive<W: Workload>(
     while judge.judged() < reported && schedule[judge.judged()].window.0 < stopped_at {
         judge.judge_step(&collector, Some((stopped_at, interrupted)), &mut progress);
     }
+    let mut collector = collector;
     Measured {
         steps: judge.steps,
         client: client_cpu(&collector, cpu_before),
@@ -243,6 +247,7 @@ pub async fn drive<W: Workload>(
         energy,
         energy_max_uj,
         outages: collector.outages(plan.report_interval, stopped_at),
+        acks: collector.take_acks(),
     }
 }
 

@@ -93,5 +93,6 @@ pub fn document(
         runs,
         outages: Vec::new(),
         fault: None,
+        lost_commits: None,
     }
 }

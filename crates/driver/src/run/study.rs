@@ -23,6 +23,7 @@ use super::{
     EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, Workload, drive, energy_sample, result,
 };
 use crate::counters::{self, Sampler, Sources};
+use crate::vocab::outcome::Ack;
 use crate::{Error, Target};
 
 /// What a study measures around the run: cost, power, host and database counters, live metrics.
@@ -141,6 +142,8 @@ pub struct Studied {
     pub result: RunResult,
     /// Why the study stopped early, when a restore or a hook failed.
     pub stopped: Option<Error>,
+    /// Every order the databases acknowledged, to compare with them after a failover.
+    pub acks: Vec<Ack>,
 }
 
 /// Tags the later runs' seeds apart from every other stream derived from the first's.
@@ -288,7 +291,9 @@ pub async fn study<W: Workload>(
         })
     };
     let t0 = unix_s(context.started_at);
-    let mut result = result::build(context, total.into_measured(checkpoint.targets, stopped.is_some()));
+    let mut measured = total.into_measured(checkpoint.targets, stopped.is_some());
+    let acks = std::mem::take(&mut measured.acks);
+    let mut result = result::build(context, measured);
     if let Some(armed) = armed {
         result.fault = armed.finish().await;
     }
@@ -300,7 +305,7 @@ pub async fn study<W: Workload>(
             run.idle_counters = counters::window_averages(&result.counters, (a - t0, b - t0), interval_s);
         }
     }
-    Ok(Studied { result, stopped })
+    Ok(Studied { result, stopped, acks })
 }
 
 /// The study's start: on one clock with other agents, the common start (`--start-at`), with how late
@@ -418,6 +423,7 @@ struct Total {
     /// Whether any run read the host's energy counters.
     measured_energy: bool,
     outages: Vec<Outage>,
+    acks: Vec<Ack>,
 }
 
 impl Total {
@@ -430,6 +436,7 @@ impl Total {
         self.clients.push(m.client);
         self.interrupted |= m.interrupted;
         self.outages.extend(m.outages);
+        self.acks.extend(m.acks);
         self.measured_energy |= !m.energy.is_empty();
         self.energy.extend(m.energy);
         if !m.energy_max_uj.is_empty() {
@@ -449,6 +456,7 @@ impl Total {
             energy: self.energy,
             energy_max_uj: self.energy_max_uj,
             outages: self.outages,
+            acks: self.acks,
         }
     }
 }

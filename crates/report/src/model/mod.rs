@@ -81,6 +81,10 @@ pub struct RunResult {
     /// The planned fault's command (`--fault-at`, `--fault-cmd`), when one ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<outage::FaultCommand>,
+    /// Acknowledged orders compared, after a run in which connections were lost, with the database then
+    /// serving, and those it no longer held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_commits: Option<outage::LostCommits>,
 }
 
 /// One counter sampled through a run: where it was read, what it measures, and its values over time.

@@ -25,6 +25,31 @@ pub struct Outage {
     pub per_second: Vec<[f64; 2]>,
 }
 
+/// Acknowledged commits lost: orders the database acknowledged that the database serving at the end of
+/// the run no longer holds (or holds as another order: its id handed out again).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LostCommits {
+    /// Acknowledged orders compared.
+    pub checked: u64,
+    /// Of them, missing (or another order under the same id).
+    pub lost: u64,
+    /// The first ten lost, each as its keys.
+    pub first: Vec<String>,
+}
+
+impl LostCommits {
+    /// In one line: how many were lost of how many checked, and the first of them.
+    pub fn sentence(&self) -> String {
+        match self.first.first() {
+            None => format!("acknowledged commits lost: 0 of {} orders acknowledged", self.checked),
+            Some(first) => format!(
+                "acknowledged commits lost: {} of {} orders acknowledged are not in the database now serving (first: {first})",
+                self.lost, self.checked
+            ),
+        }
+    }
+}
+
 /// The planned fault's command (`--fault-cmd`) on the run's clock.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FaultCommand {
@@ -52,6 +77,7 @@ impl crate::model::RunResult {
             .iter()
             .map(FaultCommand::sentence)
             .chain(self.outages.iter().map(Outage::sentence))
+            .chain(self.lost_commits.iter().map(LostCommits::sentence))
             .collect()
     }
 }
