@@ -120,15 +120,21 @@ impl Pair {
     }
 
     /// The failover as one shell command for `--fault-cmd`: the primary stopped at once (as if it
-    /// crashed), the standby promoted; run as the server's account.
-    fn fail_over_cmd(&self) -> String {
+    /// crashed), `between` run (a shell command), the standby promoted; as the server's account.
+    fn fail_over_cmd(&self, between: &str) -> String {
         let as_server = if self.account.is_some() { "runuser -u postgres -- " } else { "" };
         let pg_ctl = self.bin.join("pg_ctl");
         let [primary, standby] = [0, 1].map(|i| self.dirs[i].display().to_string());
         format!(
-            "{as_server}{pg_ctl} -D {primary} stop -m immediate && {as_server}{pg_ctl} -D {standby} promote -w",
+            "{as_server}{pg_ctl} -D {primary} stop -m immediate && {between} && {as_server}{pg_ctl} -D {standby} \
+             promote -w",
             pg_ctl = pg_ctl.display()
         )
+    }
+
+    /// Starts the old primary again, alone (no standby of the new primary: a diverged copy to compare).
+    fn restart_old_primary(&self) {
+        self.pg_ctl(0, &["start", "-w", "-t", "120", "-l"], "server.log");
     }
 }
 
@@ -215,7 +221,7 @@ fn a_ds2_run_follows_the_primary_through_a_synchronous_failover() {
 /// and the outage are in the result and said at the end, and the new primary passes the checks.
 fn assert_follows_the_primary(pair: &Pair, workload: &str, args: &[&str]) {
     let out_dir = pair._keep.path().join("result");
-    let (url, cmd) = (pair.url(workload), pair.fail_over_cmd());
+    let (url, cmd) = (pair.url(workload), pair.fail_over_cmd("true"));
     let mut all = vec![workload, "run", "--url", &url, "--out", out_dir.to_str().unwrap()];
     all.extend(args);
     all.extend(["--fault-at", "15s", "--fault-cmd", &cmd]);
@@ -264,4 +270,103 @@ fn a_planned_fault_needs_its_moment_its_command_and_an_out() {
     assert_refused(&out, "--fault-at");
     let out = oltpgen(&["tpcc", "run", "--temp-db", "--fault-at", "0s", "--fault-cmd", "true"]);
     assert_eq!(out.code, 2, "{}", out.all());
+}
+
+/// Orders placed during a run (beyond the 3,000 a district is loaded with) on the server at `url`, by
+/// key, with their customer and line count.
+async fn run_orders(url: &str) -> std::collections::BTreeMap<(i32, i32, i32), (i32, i32)> {
+    let target: oltpgen_driver::Target = url.parse().unwrap();
+    let client = crate::common::sql(&target).await;
+    let rows = client
+        .query("SELECT o_w_id, o_d_id, o_id, o_c_id, o_ol_cnt FROM orders WHERE o_id > 3000", &[])
+        .await
+        .unwrap();
+    rows.iter().map(|r| ((r.get(0), r.get(1), r.get(2)), (r.get(3), r.get(4)))).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_asynchronous_failover_loses_acknowledged_commits_and_the_run_says_which() {
+    let pair = Pair::start(false);
+    let load = oltpgen(&[
+        "tpcc",
+        "load",
+        "--scale",
+        "1",
+        "--url",
+        &pair.url_of(0, "tpcc"),
+        "--create-database",
+        "-q",
+    ]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    let out_dir = pair._keep.path().join("result");
+    let pid_file = pair._keep.path().join("walreceiver.pid");
+    // The standby's WAL receiver, stopped 8 s before the fault, lets the primary run ahead; once the
+    // primary is gone it is killed with what sat unread in its socket (the standby restarts its
+    // recovery from what it wrote), and the standby is promoted without the rest.
+    let cmd = pair.fail_over_cmd(&format!("kill -KILL $(cat {})", pid_file.display()));
+    let url = pair.url("tpcc");
+    let run = spawn(&[
+        "tpcc",
+        "run",
+        "--url",
+        &url,
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--duration",
+        "40s",
+        "--warmup",
+        "1s",
+        "--think-time",
+        "0",
+        "--keying-time",
+        "0",
+        "--users",
+        "4",
+        "--report-interval",
+        "5s",
+        "--fault-at",
+        "20s",
+        "--fault-cmd",
+        &cmd,
+    ]);
+    tokio::time::sleep(std::time::Duration::from_secs(12)).await;
+    let standby: oltpgen_driver::Target = pair.url_of(1, "postgres").parse().unwrap();
+    let pid: i32 = crate::common::sql(&standby)
+        .await
+        .query_one("SELECT pid FROM pg_stat_wal_receiver", &[])
+        .await
+        .unwrap()
+        .get(0);
+    std::fs::write(&pid_file, pid.to_string()).unwrap();
+    let stop = std::process::Command::new("kill").args(["-STOP", &pid.to_string()]).status().unwrap();
+    assert!(stop.success());
+    let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    let lost = &r["lost_commits"];
+    let reported = lost["lost"].as_u64().unwrap_or_else(|| panic!("no comparison: {}", out.all()));
+    assert!(reported > 0, "the standby was held back: commits were lost: {lost}\n{}", out.all());
+    assert_eq!(out.code, 1, "a lost commit fails the run: {}", out.all());
+    assert!(out.stderr.contains(&format!("acknowledged commits lost: {reported} of ")), "{}", out.stderr);
+    // Each one listed is missing on the new primary (or another order holds its id), by our own query.
+    let new = run_orders(&pair.url_of(1, "tpcc")).await;
+    let first = lost["first"].as_array().unwrap();
+    assert_eq!(first.len() as u64, reported.min(10));
+    for listed in first {
+        let text = listed.as_str().unwrap();
+        let num = |key: &str| -> i32 {
+            let at = text.find(key).unwrap() + key.len();
+            text[at..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+        };
+        let key = (num("w_id="), num("d_id="), num("o_id="));
+        let held = new.get(&key).copied();
+        assert!(held != Some((num("c_id="), num(", "))), "{text} is on the new primary as acknowledged");
+    }
+    // The old primary holds every commit it made: those the new one lacks, beyond what the run
+    // reported, are at most the transactions in flight when it went (one per user), never acknowledged.
+    pair.restart_old_primary();
+    let old = run_orders(&pair.url_of(0, "tpcc")).await;
+    let truly_lost = old.iter().filter(|(k, v)| new.get(*k) != Some(*v)).count() as u64;
+    assert!(truly_lost >= reported, "{truly_lost} orders lost, {reported} reported");
+    assert!(truly_lost - reported <= 4, "{truly_lost} orders lost, {reported} reported: more than in flight");
 }
