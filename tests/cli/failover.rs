@@ -228,6 +228,9 @@ fn assert_follows_the_primary(pair: &Pair, workload: &str, args: &[&str]) {
     let out = finish(spawn(&all));
     let r = result_json(&out_dir);
     assert_matches_schema(&r);
+    // The figures BENCHMARKS.md quotes (`cargo test --test cli failover:: -- --nocapture --test-threads 1`).
+    let said: oltpgen_report::model::RunResult = serde_json::from_value(r.clone()).unwrap();
+    eprintln!("{workload}, synchronous: {:?}", said.failover_sentences());
     let outages =
         r["outages"].as_array().unwrap_or_else(|| panic!("no outage in the result:\n{}", out.all()));
     assert_eq!(outages.len(), 1, "{outages:?}");
@@ -249,6 +252,20 @@ fn assert_follows_the_primary(pair: &Pair, workload: &str, args: &[&str]) {
     assert!(said, "{}", out.stdout);
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(out.stdout.contains("INVALID"), "connections lost in the window: not measured as asked");
+    // The database's counters start again on the new primary: no negative rate across the failover.
+    let db_commits = r["counters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["source"].as_str().unwrap().starts_with("db:") && c["name"] == "commits_per_s");
+    let points = db_commits.unwrap_or_else(|| panic!("no database counters: {}", r["counters"]))["points"]
+        .as_array()
+        .unwrap();
+    assert!(points.iter().all(|p| p[1].as_f64().unwrap() >= 0.0), "{points:?}");
+    assert!(
+        points.iter().any(|p| p[0].as_f64().unwrap() > again + 5.0),
+        "read on the new primary too: {points:?}"
+    );
     if workload == "tpcc" {
         let lost = &r["lost_commits"];
         assert_eq!(lost["lost"], 0, "synchronous replication loses no acknowledged commit: {lost}");
@@ -344,6 +361,8 @@ async fn an_asynchronous_failover_loses_acknowledged_commits_and_the_run_says_wh
     let r = result_json(&out_dir);
     assert_matches_schema(&r);
     let lost = &r["lost_commits"];
+    let said: oltpgen_report::model::RunResult = serde_json::from_value(r.clone()).unwrap();
+    eprintln!("tpcc, asynchronous: {:?}", said.failover_sentences());
     let reported = lost["lost"].as_u64().unwrap_or_else(|| panic!("no comparison: {}", out.all()));
     assert!(reported > 0, "the standby was held back: commits were lost: {lost}\n{}", out.all());
     assert_eq!(out.code, 1, "a lost commit fails the run: {}", out.all());
