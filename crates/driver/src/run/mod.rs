@@ -236,7 +236,6 @@ pub async fn drive<W: Workload>(
     while judge.judged() < reported && schedule[judge.judged()].window.0 < stopped_at {
         judge.judge_step(&collector, Some((stopped_at, interrupted)), &mut progress);
     }
-    let mut collector = collector;
     Measured {
         steps: judge.steps,
         client: client_cpu(&collector, cpu_before),
