@@ -7,9 +7,6 @@ use crate::cli::{Command, Ds2Action, Ds2Cmd, IoAction, LocalAction, ReportAction
 
 /// Runs the command `command` names, saying what it does to `console`.
 pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exit, Error> {
-    // From here on SIGTERM and SIGHUP stop the work as Ctrl-C does, instead of killing oltpgen with
-    // the built-in server left running.
-    oltpgen_driver::stop::listen();
     match command {
         Command::Tpcc(cmd) => {
             let db = cmd.common.db.databases();

@@ -389,3 +389,97 @@ async fn an_asynchronous_failover_loses_acknowledged_commits_and_the_run_says_wh
     assert!(truly_lost >= reported, "{truly_lost} orders lost, {reported} reported");
     assert!(truly_lost - reported <= 4, "{truly_lost} orders lost, {reported} reported: more than in flight");
 }
+
+/// The SIGINT race: a run stopped at any moment of its start, while the machine is busy, exits 130 and
+/// either leaves its result in `--out` (the run had begun: its live header was said) or says that
+/// nothing was measured and leaves no result at all. Each stop is counted from the moment oltpgen
+/// handles SIGINT (before that the signal's default action ends any program).
+#[test]
+fn sigint_at_any_moment_of_a_start_leaves_a_result_or_says_nothing_was_measured() {
+    let (keep, root) = data_dir();
+    let load = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    let busy = Busy::start(2);
+    let quick = ["--duration", "10m", "--warmup", "1s", "--users", "2", "--report-interval", "1s"];
+    let mut trial = 0;
+    let mut stop_at = |args: &[&str], after_ms: u64| {
+        trial += 1;
+        let out_dir = keep.path().join(format!("out{trial}"));
+        let run = spawn(&[args, &["--out", out_dir.to_str().unwrap()], &quick[..]].concat());
+        wait_for_sigint_handler(run.id());
+        std::thread::sleep(std::time::Duration::from_millis(after_ms));
+        assert!(Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap().success());
+        let out = finish(run);
+        let at = format!("SIGINT {after_ms} ms into `{}`", args.join(" "));
+        assert_eq!(out.code, 130, "{at}:\n{}", out.all());
+        assert!(!out.all().contains("panicked"), "{at}:\n{}", out.all());
+        let began = out.stdout.contains("running tpcc on");
+        if out_dir.join("result.json").exists() {
+            let r = result_json(&out_dir);
+            assert_matches_schema(&r);
+            assert_eq!(r["interrupted"], true, "{at}");
+        } else {
+            assert!(!began, "{at}: the run began, yet no result.json:\n{}", out.all());
+            assert!(out.stderr.contains("nothing was measured"), "{at}:\n{}", out.all());
+            let left: Vec<_> = std::fs::read_dir(&out_dir).map_or(Vec::new(), |d| d.flatten().collect());
+            assert!(left.is_empty(), "{at}: a half-written result: {left:?}");
+        }
+    };
+    for ms in [0, 30, 100, 300, 700, 1200, 1800, 2500, 3500] {
+        stop_at(&["tpcc", "run", "--data-dir", &root], ms);
+    }
+    // Bare `tpcc` loads an empty database first: stopped while it starts its server or loads, nothing
+    // was measured; on a loaded one it runs at once.
+    for ms in [200, 1500] {
+        let (_fresh, fresh_root) = data_dir();
+        stop_at(&["tpcc", "--scale", "1", "--data-dir", &fresh_root], ms);
+    }
+    for ms in [0, 1500] {
+        stop_at(&["tpcc", "--data-dir", &root], ms);
+    }
+    drop(busy);
+}
+
+/// Busy-loop threads keeping the machine's cores loaded until dropped.
+struct Busy {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Busy {
+    fn start(n: usize) -> Busy {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let threads = (0..n)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                    }
+                })
+            })
+            .collect();
+        Busy { stop, threads }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.threads.drain(..).for_each(|t| t.join().unwrap());
+    }
+}
+
+/// Waits until process `pid` catches SIGINT (bit 2 of `SigCgt` in its `/proc` status).
+fn wait_for_sigint_handler(pid: u32) {
+    for _ in 0..1000 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let caught = status.lines().find_map(|l| l.strip_prefix("SigCgt:")).map(str::trim);
+        if caught.and_then(|m| u64::from_str_radix(m, 16).ok()).is_some_and(|m| m & (1 << 1) != 0) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    panic!("oltpgen never handled SIGINT");
+}

@@ -16,7 +16,7 @@ use oltpgen_report::render::text::ds2 as ds2_report;
 
 use super::cycle::StudyCycle;
 use super::load::{self, Size};
-use super::{Console, Databases, Exit, agent, finish, interruptible, maintain};
+use super::{Console, Databases, Exit, agent, before_the_run, finish, interruptible, maintain};
 use crate::database::Database;
 use crate::ds2::{self, RunOptions};
 use crate::files::claim::{DirClaim, FileClaim};
@@ -100,7 +100,7 @@ pub struct Ds2Plan {
 /// # Errors
 /// As [`plan()`] and [`Ds2Plan::run`].
 pub async fn run(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    plan(req, db, console).await?.run(console).await
+    before_the_run(plan(req, db, console).await)?.run(console).await
 }
 
 /// Checks every flag and path of `req` before anything starts, claims `--out` and `--csv-output`, and

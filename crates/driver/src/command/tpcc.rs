@@ -9,7 +9,7 @@ use oltpgen_report::render::text::live;
 
 use super::cycle::StudyCycle;
 use super::load::{self, Size};
-use super::{Console, Databases, Exit, agent, finish, interruptible, maintain};
+use super::{Console, Databases, Exit, agent, before_the_run, finish, interruptible, maintain};
 use crate::database::Database;
 use crate::engine::Conn;
 use crate::files::claim::DirClaim;
@@ -69,7 +69,7 @@ pub struct TpccPlan {
 /// # Errors
 /// As [`plan()`] and [`TpccPlan::run`].
 pub async fn run(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    plan(req, db, console).await?.run(console).await
+    before_the_run(plan(req, db, console).await)?.run(console).await
 }
 
 /// Checks every flag and path of `req` before anything starts, opens every database `db` names (or the
