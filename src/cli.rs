@@ -126,7 +126,7 @@ pub enum TpccAction {
     /// Drive the loaded database with virtual users and write the result
     Run(Box<RunCmd>),
     /// Check the 12 consistency conditions of TPC-C clause 3.3.2; exit 1 when one fails
-    Check(WorkersArg),
+    Check(CheckArgs),
     /// Drop the TPC-C tables
     Drop,
 }
@@ -375,7 +375,7 @@ pub enum Ds2Action {
     /// Drive the loaded database(s) with DS2's customers and write the result
     Run(Box<Ds2RunArgs>),
     /// Check DS2's integrity (order lines, customer history, inventory, order totals); exit 1 on a failure
-    Check(WorkersArg),
+    Check(CheckArgs),
     /// Drop the DS2 tables
     Drop,
 }
@@ -466,6 +466,25 @@ pub struct WorkersArg {
     /// Connections working at once [default: the number of cores]
     #[arg(long = "load-workers", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub workers: Option<u32>,
+}
+
+/// `tpcc check`, `ds2 check`: how, and against which run's acknowledged orders.
+#[derive(Debug, Default, Args)]
+pub struct CheckArgs {
+    /// Parallelism.
+    #[command(flatten)]
+    pub workers: WorkersArg,
+    /// A run's result directory (its --out): also compare the orders that run saw acknowledged with the
+    /// database now serving (after a failover: the commits it lost); exit 1 when one is missing
+    #[arg(long, value_name = "DIR")]
+    pub result: Option<std::path::PathBuf>,
+}
+
+impl CheckArgs {
+    /// The driver's request.
+    pub fn request(self) -> oltpgen_driver::command::CheckRequest {
+        oltpgen_driver::command::CheckRequest { workers: self.workers.workers, result: self.result }
+    }
 }
 
 /// `oltpgen io …`

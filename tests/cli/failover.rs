@@ -266,15 +266,17 @@ fn assert_follows_the_primary(pair: &Pair, workload: &str, args: &[&str]) {
         points.iter().any(|p| p[0].as_f64().unwrap() > again + 5.0),
         "read on the new primary too: {points:?}"
     );
-    if workload == "tpcc" {
-        let lost = &r["lost_commits"];
-        assert_eq!(lost["lost"], 0, "synchronous replication loses no acknowledged commit: {lost}");
-        assert!(lost["checked"].as_u64().unwrap() > 100, "{lost}");
-        assert!(out.stdout.contains("acknowledged commits lost: 0 of "), "{}", out.stdout);
-    }
-    // The new primary holds every commit and passes the checks.
-    let check = oltpgen(&[workload, "check", "--url", &pair.url_of(1, workload)]);
+    let lost = &r["lost_commits"];
+    assert_eq!(lost["lost"], 0, "synchronous replication loses no acknowledged commit: {lost}");
+    assert!(lost["checked"].as_u64().unwrap() > 100, "{lost}");
+    assert!(out.stdout.contains("acknowledged commits lost: 0 of "), "{}", out.stdout);
+    // The new primary holds every commit and passes the checks, the run's acknowledged orders too.
+    let result = out_dir.to_str().unwrap();
+    let check = oltpgen(&[workload, "check", "--url", &pair.url_of(1, workload), "--result", result]);
     assert_eq!(check.code, 0, "{}", check.all());
+    let checked = r["lost_commits"]["checked"].as_u64().unwrap_or_else(|| panic!("{}", r["lost_commits"]));
+    let zero = format!("acknowledged commits lost: 0 of {checked} orders acknowledged");
+    assert!(check.stdout.contains(&zero), "{}", check.stdout);
 }
 
 #[test]
@@ -388,6 +390,35 @@ async fn an_asynchronous_failover_loses_acknowledged_commits_and_the_run_says_wh
     let truly_lost = old.iter().filter(|(k, v)| new.get(*k) != Some(*v)).count() as u64;
     assert!(truly_lost >= reported, "{truly_lost} orders lost, {reported} reported");
     assert!(truly_lost - reported <= 4, "{truly_lost} orders lost, {reported} reported: more than in flight");
+    // Checked again later from the result's directory: the same loss, the same verdict.
+    let check =
+        oltpgen(&["tpcc", "check", "--url", &pair.url_of(1, "tpcc"), "--result", out_dir.to_str().unwrap()]);
+    assert_eq!(check.code, 1, "{}", check.all());
+    let checked = lost["checked"].as_u64().unwrap();
+    let sentence = format!("acknowledged commits lost: {reported} of {checked} orders acknowledged");
+    assert!(check.stderr.contains(&sentence), "{}", check.all());
+}
+
+#[test]
+fn check_result_needs_a_result_of_its_workload_with_its_acknowledged_orders() {
+    let (keep, _root) = data_dir();
+    let dir = keep.path().join("r");
+    let d = dir.to_str().unwrap();
+    let out = oltpgen(&["tpcc", "check", "--temp-db", "--result", d]);
+    assert_refused(&out, "no result.json there: name the directory of a run's result (its --out)");
+    std::fs::create_dir(&dir).unwrap();
+    let mut result = crate::report_html::sweep();
+    std::fs::write(dir.join("result.json"), serde_json::to_string(&result).unwrap()).unwrap();
+    assert_refused(&oltpgen(&["tpcc", "check", "--temp-db", "--result", d]), "cannot read acks.bin");
+    result.workload = oltpgen_report::model::Workload::Ds2;
+    std::fs::write(dir.join("result.json"), serde_json::to_string(&result).unwrap()).unwrap();
+    let out = oltpgen(&["tpcc", "check", "--temp-db", "--result", d]);
+    assert_refused(&out, "a ds2 run's result: check it with `oltpgen ds2 check --result`");
+    std::fs::write(dir.join("acks.bin"), "w_id,d_id\n").unwrap();
+    assert_refused(
+        &oltpgen(&["ds2", "check", "--temp-db", "--result", d]),
+        "acks.bin is not a file of acknowledged orders",
+    );
 }
 
 /// The SIGINT race: a run stopped at any moment of its start, while the machine is busy, exits 130 and

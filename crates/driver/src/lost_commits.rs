@@ -1,10 +1,12 @@
 //! Acknowledged commits lost in a failover. Every order the database acknowledged (TPC-C's New-Order:
-//! its warehouse, district and id, its customer and line count) is remembered as an [`Ack`] of 16
+//! its warehouse, district and id, its customer and line count; DS2's purchase: its order id, customer
+//! and line count) is remembered as an [`Ack`] of 16
 //! bytes — always, since a failover is not announced, and compact: 16 MB for a million orders. At the
 //! end of a run in which connections were lost, the database now serving is asked for each
 //! ([`check`]): an acknowledged order that is missing, or present with another customer or line count
 //! (its id handed out again by a new primary that never had it), is a lost commit.
 
+use oltpgen_report::model::Workload;
 use oltpgen_report::model::outage::LostCommits;
 
 use crate::engine::Conn;
@@ -14,12 +16,12 @@ use crate::{Error, Target};
 /// How many lost commits the result lists.
 pub const LISTED: usize = 10;
 
-/// Compares `acks` (every target's) with the databases now serving `targets`: each target's
-/// acknowledged orders missing there, or there with another customer or line count.
+/// Compares `acks` (every target's orders of `workload`) with the databases now serving `targets`:
+/// each target's acknowledged orders missing there, or there with another customer or line count.
 ///
 /// # Errors
 /// A database that cannot be reached or queried.
-pub async fn check(targets: &[Target], acks: &[Ack]) -> Result<LostCommits, Error> {
+pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Result<LostCommits, Error> {
     let mut lost = LostCommits { checked: acks.len() as u64, lost: 0, first: Vec::new() };
     for (i, target) in targets.iter().enumerate() {
         let mine: Vec<Ack> = acks.iter().filter(|a| usize::from(a.target) == i).copied().collect();
@@ -27,7 +29,7 @@ pub async fn check(targets: &[Target], acks: &[Ack]) -> Result<LostCommits, Erro
             continue;
         }
         let conn = Conn::open(target).await?;
-        let missing = conn.missing_orders(target, &mine).await?;
+        let missing = conn.missing_orders(target, workload, &mine).await?;
         lost.lost += missing.len() as u64;
         let room = LISTED.saturating_sub(lost.first.len());
         lost.first.extend(
@@ -49,5 +51,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Ack>(), 16);
         let a = Ack { w_id: 3, o_id: 3_001, c_id: 17, d_id: 4, lines: 9, target: 0 };
         assert_eq!(a.to_string(), "w_id=3 d_id=4 o_id=3001 (c_id=17, 9 lines)");
+        let purchase = Ack { w_id: 0, o_id: 20_001, c_id: 5, d_id: 0, lines: 3, target: 0 };
+        assert_eq!(purchase.to_string(), "orderid=20001 (customerid=5, 3 lines)");
     }
 }

@@ -73,6 +73,16 @@ pub async fn interruptible<T>(what: &str, work: impl Future<Output = Result<T, E
     }
 }
 
+/// `W check`'s request: its parallelism, and the run whose acknowledged orders to compare with the
+/// databases (`--result`).
+#[derive(Clone, Debug, Default)]
+pub struct CheckRequest {
+    /// Connections checking at once (`--load-workers`; the machine's cores when not given).
+    pub workers: Option<u32>,
+    /// A run's result directory: its acknowledged orders are compared too.
+    pub result: Option<std::path::PathBuf>,
+}
+
 /// `plan`'s error, an interruption said to have come before the run began: nothing was measured and no
 /// result written, so the user does not look for one (a run that began always writes its result).
 fn before_the_run<T>(plan: Result<T, Error>) -> Result<T, Error> {

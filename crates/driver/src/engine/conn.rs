@@ -5,6 +5,8 @@
 
 use crate::vocab::counters::{DbState, DbTotals};
 use crate::vocab::meta::MetaRow;
+use oltpgen_report::model::Workload;
+
 use crate::vocab::outcome::Ack;
 use crate::vocab::schema::Object;
 use crate::vocab::server::{ConnectionRoom, ServerInfo};
@@ -95,19 +97,27 @@ impl Conn {
         }
     }
 
-    /// Of TPC-C's acknowledged orders `acks`, those the database does not hold as acknowledged (a
-    /// failover lost them, or a new primary handed their ids out again).
+    /// Of `workload`'s acknowledged orders `acks` (TPC-C's New-Orders, DS2's purchases), those the
+    /// database does not hold as acknowledged (a failover lost them, or a new primary handed their ids
+    /// out again).
     ///
     /// # Errors
-    /// [`Error::Failed`] when the query fails, or for an engine whose New-Order reports no order id
-    /// (it acknowledges none: there is nothing to compare).
-    pub async fn missing_orders(&self, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
-        match self {
-            Conn::Postgres(c) => pg::tpcc::check::missing_orders(c, target, acks).await,
-            Conn::SqlServer(_) | Conn::MySql(_) => Err(Error::failed(format!(
-                "{}: its New-Order reports no order id: acknowledged commits are not compared",
+    /// [`Error::Failed`] when the query fails, or for an engine whose orders are not compared yet.
+    pub async fn missing_orders(
+        &self,
+        target: &Target,
+        workload: Workload,
+        acks: &[Ack],
+    ) -> Result<Vec<Ack>, Error> {
+        match (self, workload) {
+            (Conn::Postgres(c), Workload::Tpcc) => pg::tpcc::check::missing_orders(c, target, acks).await,
+            (Conn::Postgres(c), Workload::Ds2) => pg::ds2::check::missing_orders(c, target, acks).await,
+            (Conn::SqlServer(_) | Conn::MySql(_), _) => Err(Error::failed(format!(
+                "{}: acknowledged orders are compared on PostgreSQL only",
                 target.label()
             ))),
+            // `io` drives no database: it acknowledges no order.
+            (_, Workload::Io) => Ok(Vec::new()),
         }
     }
 

@@ -157,8 +157,9 @@ impl Timeline {
 
     /// Where the outage that began in tick `lost` committed again: the end of the longest run of tenths
     /// without a commit that begins within [`ONSET_S`] of it (commits still landing meanwhile, from users
-    /// whose connections were not yet found lost, do not end it); `None` when that run lasts until
-    /// `end_tick`.
+    /// whose connections were not yet found lost, do not end it); the first tenth with a commit when no
+    /// tenth went without one (other users committed while those cut off reconnected); `None` when that
+    /// run lasts until `end_tick`.
     fn gap_end(&self, lost: u32, end_tick: u32) -> Option<u32> {
         let mut longest: Option<(u32, u32)> = None;
         let mut t = lost;
@@ -173,7 +174,10 @@ impl Timeline {
             }
             t = end;
         }
-        longest.map(|(_, end)| end).filter(|&end| end < end_tick)
+        match longest {
+            Some((_, end)) => (end < end_tick).then_some(end),
+            None => (lost..end_tick).find(|&u| self.at(u) > 0),
+        }
     }
 
     /// The tick by whose end throughput, from tick `again` on, was back to [`RECOVERED`] of
@@ -265,6 +269,15 @@ mod tests {
         twice.merge(&whole);
         assert_eq!(twice.sum(0, 600), 2 * whole.sum(0, 600));
         assert_eq!(twice.failures[&200].by_kind, vec![6, 4]);
+    }
+
+    #[test]
+    fn an_outage_during_which_others_kept_committing_committed_again_at_once() {
+        let mut t = Timeline::default();
+        (0..30_000).step_by(10).for_each(|ms| t.completed(ms));
+        t.failed(0, 10_003, true);
+        let o = &t.outages(&["a"], Duration::from_secs(5), Duration::from_secs(30))[0];
+        assert_eq!((o.committed_again_s, o.recovered_s), (Some(10.0), Some(11.0)));
     }
 
     #[test]

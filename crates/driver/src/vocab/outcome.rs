@@ -43,6 +43,10 @@ pub struct Ack {
 
 impl std::fmt::Display for Ack {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.w_id == 0 {
+            // DS2's purchase, in its own columns' names.
+            return write!(f, "orderid={} (customerid={}, {} lines)", self.o_id, self.c_id, self.lines);
+        }
         write!(
             f,
             "w_id={} d_id={} o_id={} (c_id={}, {} lines)",
