@@ -20,8 +20,16 @@ pub const LISTED: usize = 10;
 /// each target's acknowledged orders missing there, or there with another customer or line count.
 ///
 /// # Errors
-/// A database that cannot be reached or queried.
+/// Orders of more databases than `targets` (a check given fewer than the run had), a database that
+/// cannot be reached or queried.
 pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Result<LostCommits, Error> {
+    let databases = acks.iter().map(|a| usize::from(a.target) + 1).max().unwrap_or(0);
+    if databases > targets.len() {
+        return Err(Error::usage(format!(
+            "the run's acknowledged orders are of {databases} databases: give the check the run's {databases} \
+             URLs, in the run's order"
+        )));
+    }
     let mut lost = LostCommits { checked: acks.len() as u64, lost: 0, first: Vec::new() };
     for (i, target) in targets.iter().enumerate() {
         let mine: Vec<Ack> = acks.iter().filter(|a| usize::from(a.target) == i).copied().collect();
@@ -45,6 +53,15 @@ pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn orders_of_more_databases_than_given_are_refused_before_any_is_asked() {
+        let a = Ack { w_id: 1, o_id: 3_001, c_id: 1, d_id: 1, lines: 5, target: 1 };
+        let target: Target = "postgres://u@127.0.0.1:1/tpcc".parse().unwrap();
+        let e = check(&[target], Workload::Tpcc, &[a]).await.unwrap_err();
+        assert!(matches!(e, Error::Usage(_)), "{e}");
+        assert!(e.to_string().contains("are of 2 databases: give the check the run's 2 URLs"), "{e}");
+    }
 
     #[test]
     fn an_acknowledged_order_takes_16_bytes_and_says_itself() {
