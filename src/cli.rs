@@ -127,7 +127,7 @@ pub enum TpccAction {
     /// Drive the loaded database with virtual users and write the result
     Run(Box<RunCmd>),
     /// Check the 12 consistency conditions of TPC-C clause 3.3.2; exit 1 when one fails
-    Check(WorkersArg),
+    Check(CheckArgs),
     /// Drop the TPC-C tables
     Drop,
 }
@@ -215,7 +215,15 @@ pub struct StudyArgs {
     /// A command (run by sh -c) after every run, as --before-run
     #[arg(long, value_name = "CMD")]
     pub after_run: Option<String>,
-    /// How long a --before-run or --after-run hook may take before it and its children are killed
+    /// Cause a fault (a failover) this long after the run's start, once, by running --fault-cmd
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration, requires = "fault_cmd")]
+    pub fault_at: Option<Duration>,
+    /// The command (run by sh -c, as --before-run) that causes the fault at --fault-at: pg_ctl promote, a
+    /// cloud CLI's failover; its output goes to hooks.log in --out, its moment onto the result's timeline
+    #[arg(long, value_name = "CMD", requires = "fault_at")]
+    pub fault_cmd: Option<String>,
+    /// How long a --before-run, --after-run or --fault-cmd command may take before it and its children
+    /// are killed
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_positive_duration)]
     pub hook_timeout: Duration,
     /// The response-time cap each step is judged by: avg=1s, p90=5s, new_order.p90=5s, p90=tpcc,
@@ -305,6 +313,7 @@ impl StudyArgs {
                 before_run: self.before_run.clone(),
                 after_run: self.after_run.clone(),
                 timeout: self.hook_timeout,
+                fault: self.fault_at.zip(self.fault_cmd.clone()),
             },
         }
     }
@@ -367,7 +376,7 @@ pub enum Ds2Action {
     /// Drive the loaded database(s) with DS2's customers and write the result
     Run(Box<Ds2RunArgs>),
     /// Check DS2's integrity (order lines, customer history, inventory, order totals); exit 1 on a failure
-    Check(WorkersArg),
+    Check(CheckArgs),
     /// Drop the DS2 tables
     Drop,
 }
@@ -463,6 +472,25 @@ pub struct WorkersArg {
     /// Connections working at once [default: the number of cores]
     #[arg(long = "load-workers", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub workers: Option<u32>,
+}
+
+/// `tpcc check`, `ds2 check`: how, and against which run's acknowledged orders.
+#[derive(Debug, Default, Args)]
+pub struct CheckArgs {
+    /// Parallelism.
+    #[command(flatten)]
+    pub workers: WorkersArg,
+    /// A run's result directory (its --out): also compare the orders that run saw acknowledged with the
+    /// database now serving (after a failover: the commits it lost); exit 1 when one is missing
+    #[arg(long, value_name = "DIR")]
+    pub result: Option<std::path::PathBuf>,
+}
+
+impl CheckArgs {
+    /// The driver's request.
+    pub fn request(self) -> oltpgen_driver::command::CheckRequest {
+        oltpgen_driver::command::CheckRequest { workers: self.workers.workers, result: self.result }
+    }
 }
 
 /// `oltpgen io …`

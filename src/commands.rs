@@ -7,9 +7,6 @@ use crate::cli::{Command, Ds2Action, Ds2Cmd, IoAction, LocalAction, ReportAction
 
 /// Runs the command `command` names, saying what it does to `console`.
 pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exit, Error> {
-    // From here on SIGTERM and SIGHUP stop the work as Ctrl-C does, instead of killing oltpgen with
-    // the built-in server left running.
-    oltpgen_driver::stop::listen();
     match command {
         Command::Tpcc(cmd) => {
             let db = cmd.common.db.databases();
@@ -44,7 +41,7 @@ async fn tpcc(cmd: TpccCmd, db: &Databases, console: &mut dyn Console) -> Result
         Some(TpccAction::Load(args)) => {
             run::tpcc::load(args.scale, &args.load.request(quiet), db, console).await
         }
-        Some(TpccAction::Check(w)) => run::tpcc::check(w.workers, db, console).await,
+        Some(TpccAction::Check(c)) => run::tpcc::check(&c.request(), db, console).await,
         Some(TpccAction::Drop) => run::tpcc::drop(db, console).await,
     }
 }
@@ -57,7 +54,7 @@ async fn ds2(cmd: Ds2Cmd, db: &Databases, console: &mut dyn Console) -> Result<E
         Some(Ds2Action::Load(args)) => {
             run::ds2::load(args.db_size, &args.load.request(quiet), db, console).await
         }
-        Some(Ds2Action::Check(w)) => run::ds2::check(w.workers, db, console).await,
+        Some(Ds2Action::Check(c)) => run::ds2::check(&c.request(), db, console).await,
         Some(Ds2Action::Drop) => run::ds2::drop(db, console).await,
     }
 }

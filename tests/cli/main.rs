@@ -21,6 +21,7 @@ mod counters;
 mod drop_dependents;
 mod ds2;
 mod ds2_dropin;
+mod failover;
 mod figures;
 mod io;
 mod local;

@@ -345,8 +345,15 @@ async fn users_reconnect_after_a_server_restart() {
     drop(watch);
     let server = server.restart().await;
     let mut watch = mssql(&db.url).await;
-    recovered_then_interrupted(&mut watch, run, &out_path).await;
+    let r = recovered_then_interrupted(&mut watch, run, &out_path).await;
     drop(watch);
+    // The restart is measured as a failover through an availability group's listener would be.
+    let outage = &r["outages"][0];
+    let (lost, again) = (outage["lost_s"].as_f64(), outage["committed_again_s"].as_f64());
+    assert!(
+        lost.is_some() && again > lost,
+        "the outage, from the lost connection to a commit again: {outage}"
+    );
     assert_consistent(&db.url);
     drop(db);
     drop(server);

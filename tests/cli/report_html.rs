@@ -161,6 +161,9 @@ pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], c
         endurance: None,
 
         runs: Vec::new(),
+        outages: Vec::new(),
+        fault: None,
+        lost_commits: None,
     }
 }
 

@@ -53,6 +53,7 @@ pub mod inventory;
 pub mod io;
 pub mod load;
 pub mod local;
+pub mod lost_commits;
 pub mod mssql;
 pub mod mysql;
 pub mod pg;

@@ -86,6 +86,9 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
         endurance: None,
 
         runs: Vec::new(),
+        outages: Vec::new(),
+        fault: None,
+        lost_commits: None,
     }
 }
 
@@ -191,4 +194,19 @@ pub(crate) fn whole_lines(text: String) -> String {
 /// own line ends marked `↵`: the view stays exact, as the page can be read back from it.
 pub(crate) fn tag_lines(page: &str) -> String {
     page.replace('\n', "↵\n").replace("><", ">\n<")
+}
+
+/// The sweep, with a failover 31.2 s in.
+pub(crate) fn failed_over() -> RunResult {
+    let mut r = sweep();
+    r.outages = vec![crate::model::outage::Outage {
+        lost_s: 31.23,
+        committed_again_s: Some(36.03),
+        recovered_s: Some(43.23),
+        before_tps: 100.0,
+        failed: [("new_order".to_string(), 20), ("payment".to_string(), 17)].into(),
+        per_second: vec![[32.0, 40.0], [33.0, 0.0]],
+    }];
+    r.fault = Some(crate::model::outage::FaultCommand { at_s: 30.02, ended_s: 31.5, failed: None });
+    r
 }

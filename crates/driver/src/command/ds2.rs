@@ -16,7 +16,7 @@ use oltpgen_report::render::text::{ds2 as ds2_report, live};
 
 use super::cycle::StudyCycle;
 use super::load::{self, Size};
-use super::{Console, Databases, Exit, agent, finish, interruptible, maintain};
+use super::{CheckRequest, Console, Databases, Exit, agent, before_the_run, finish, interruptible, maintain};
 use crate::database::Database;
 use crate::ds2::{self, RunOptions};
 use crate::files::claim::{DirClaim, FileClaim};
@@ -103,7 +103,7 @@ pub struct Ds2Plan {
 /// # Errors
 /// As [`plan()`] and [`Ds2Plan::run`].
 pub async fn run(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    plan(req, db, console).await?.run(console).await
+    before_the_run(plan(req, db, console).await)?.run(console).await
 }
 
 /// Checks every flag and path of `req` before anything starts, claims `--out` and `--csv-output`, and
@@ -280,13 +280,14 @@ pub async fn load(
     load::load(Size::Ds2(size), req, db, console).await
 }
 
-/// `ds2 check`: DS2's integrity checks on every database over `workers` connections (or one per
-/// core), a line each; a failed check fails the command.
+/// `ds2 check`: DS2's integrity checks on every database over `req.workers` connections (or one per
+/// core), a line each; a failed check fails the command; with `req.result` (a run's result directory),
+/// the orders that run saw acknowledged compared with them too: a lost one fails the command.
 ///
 /// # Errors
 /// An unloaded database, a query that fails, a check that fails, the interruption.
-pub async fn check(workers: Option<u32>, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    maintain::check::<ds2::Ds2, _>(workers, db, console, |t, w| async move { ds2::check(&t, w).await }).await
+pub async fn check(req: &CheckRequest, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    maintain::check::<ds2::Ds2, _>(req, db, console, |t, w| async move { ds2::check(&t, w).await }).await
 }
 
 /// `ds2 drop`: drops what a DS2 load created.

@@ -8,7 +8,7 @@ use oltpgen_report::render::text::show;
 use super::{Console, Exit};
 use crate::engine::Conn;
 use crate::error::Fault;
-use crate::files::result_dir;
+use crate::files::{acks, result_dir};
 use crate::run::StudyFlags;
 use crate::run::study::Studied;
 use crate::{Error, Target};
@@ -16,7 +16,8 @@ use crate::{Error, Target};
 /// How long a server that went away during the run gets to answer again at its end.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(15);
 
-/// Writes `studied`'s result into the study's `--out` (or `results/<UTC start time>-<workload>`), says
+/// Writes `studied`'s result into the study's `--out` (or `results/<UTC start time>-<workload>`), and
+/// beside it the orders the run saw acknowledged (`acks.bin`, for `check --result`), says
 /// the step table and the client's CPU, then `extra` (the workload's own final lines). A study a restore
 /// or a hook stopped ends in that error, naming where the result of what ran is. A run Ctrl-C cut short
 /// ends interrupted (one asked to go on until Ctrl-C is not cut short by it). A run during which
@@ -32,11 +33,22 @@ pub(super) async fn finish(
     targets: &[Target],
     console: &mut dyn Console,
 ) -> Result<Exit, Error> {
-    let Studied { result, stopped } = studied;
+    let Studied { mut result, stopped, acks } = studied;
+    let lost = result.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);
+    if lost > 0 && !acks.is_empty() {
+        match crate::lost_commits::check(targets, result.workload, &acks).await {
+            Ok(compared) => result.lost_commits = Some(compared),
+            Err(e) => console.err_line(&format!("warning: acknowledged commits not compared: {e}")),
+        }
+    }
     let result = &result;
     let out = study.result_dir().path(result);
     result_dir::write_dir(&out, result)
         .map_err(|e| Error::failed(format!("cannot write the result into {}: {e}", out.display())))?;
+    // Beside the result, for `check --result` to compare with the database serving later.
+    acks::write(&out, &acks).map_err(|e| {
+        Error::failed(format!("cannot write the acknowledged orders into {}: {e}", out.display()))
+    })?;
     console.out(&format!("{}{extra}", show::render(result, &out.display().to_string())));
     console.line(&oltpgen_report::render::text::live::client_line(&result.client, &out));
     if let Some(e) = stopped {
@@ -54,7 +66,9 @@ pub(super) async fn finish(
             out.display()
         )));
     }
-    let lost = result.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);
+    if let Some(lost) = result.lost_commits.as_ref().filter(|l| l.lost > 0) {
+        return Err(Error::failed(format!("{}; the result is in {}", lost.sentence(), out.display())));
+    }
     if lost == 0 {
         return Ok(Exit::Success);
     }

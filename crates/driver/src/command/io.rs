@@ -263,7 +263,14 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
             file.path().display()
         ));
     }
-    finish::finish(Studied { result, stopped: studied.stopped }, &req.study, &extra, &[], console).await
+    finish::finish(
+        Studied { result, stopped: studied.stopped, acks: Vec::new() },
+        &req.study,
+        &extra,
+        &[],
+        console,
+    )
+    .await
 }
 
 /// The drive's life at the headline step's write rate (`block_bytes` a write), rated `rated` bytes with

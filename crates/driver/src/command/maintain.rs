@@ -6,7 +6,8 @@ use oltpgen_report::render::text::checks;
 
 use std::future::Future;
 
-use super::{Console, Databases, Exit, interruptible, workers_or_cores};
+use super::{CheckRequest, Console, Databases, Exit, interruptible, workers_or_cores};
+use crate::files::acks;
 use crate::inventory::Definition;
 use crate::{Error, Target};
 
@@ -29,12 +30,15 @@ pub(super) fn verdict(target: &Target, clauses: &[Clause], console: &mut dyn Con
 
 /// `W check`: `check` (the workload's checks of one target over `workers` connections) on every
 /// database `db` names, or the built-in one, a line per check (under the database's name when there are
-/// several); every database is checked, and the first that fails fails the command.
+/// several); every database is checked, and the first that fails fails the command. Given a run's
+/// result directory (`--result`), the orders that run saw acknowledged are then compared with the
+/// databases, as the run's end compares them after a failover: one line, a loss failing the command.
 ///
 /// # Errors
-/// An unloaded database, a query that fails, a check that fails, the interruption.
+/// A result directory without a `W` run's acknowledged orders, an unloaded database, a query that
+/// fails, a check that fails, an acknowledged commit lost, the interruption.
 pub(super) async fn check<W, F>(
-    workers: Option<u32>,
+    req: &CheckRequest,
     db: &Databases,
     console: &mut dyn Console,
     check: impl Fn(Target, usize) -> F,
@@ -43,9 +47,11 @@ where
     W: Definition,
     F: Future<Output = Result<Vec<Clause>, Error>>,
 {
+    // A wrong directory is said before any database is opened.
+    let acks = req.result.as_deref().map(|dir| acks::read(dir, W::NAME)).transpose()?;
     interruptible("the check", async {
         db.refuse_empty_instance(W::NAME, "check")?;
-        let workers = workers_or_cores(workers);
+        let workers = workers_or_cores(req.workers);
         let (_database, targets) = db.open_all(workers as u32, W::NAME).await?;
         let mut outcome = Ok(Exit::Success);
         for target in &targets {
@@ -57,6 +63,13 @@ where
             if outcome.is_ok() {
                 outcome = verdict;
             }
+        }
+        if let Some((workload, acks)) = &acks {
+            let lost = crate::lost_commits::check(&targets, *workload, acks).await?;
+            if lost.lost > 0 {
+                return Err(Error::failed(lost.sentence()));
+            }
+            console.line(&lost.sentence());
         }
         outcome
     })

@@ -73,6 +73,27 @@ pub async fn interruptible<T>(what: &str, work: impl Future<Output = Result<T, E
     }
 }
 
+/// `W check`'s request: its parallelism, and the run whose acknowledged orders to compare with the
+/// databases (`--result`).
+#[derive(Clone, Debug, Default)]
+pub struct CheckRequest {
+    /// Connections checking at once (`--load-workers`; the machine's cores when not given).
+    pub workers: Option<u32>,
+    /// A run's result directory: its acknowledged orders are compared too.
+    pub result: Option<std::path::PathBuf>,
+}
+
+/// `plan`'s error, an interruption said to have come before the run began: nothing was measured and no
+/// result written, so the user does not look for one (a run that began always writes its result).
+fn before_the_run<T>(plan: Result<T, Error>) -> Result<T, Error> {
+    plan.map_err(|e| match e {
+        Error::Interrupted(why) => Error::Interrupted(format!(
+            "{why}; the run had not begun: nothing was measured and no result was written"
+        )),
+        other => other,
+    })
+}
+
 /// The connections and generator threads a load or check uses: `asked`, or the machine's cores.
 pub fn workers_or_cores(asked: Option<u32>) -> usize {
     asked.map(|n| n as usize).unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))

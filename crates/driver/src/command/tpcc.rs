@@ -9,7 +9,7 @@ use oltpgen_report::render::text::live;
 
 use super::cycle::StudyCycle;
 use super::load::{self, Size};
-use super::{Console, Databases, Exit, agent, finish, interruptible, maintain};
+use super::{CheckRequest, Console, Databases, Exit, agent, before_the_run, finish, interruptible, maintain};
 use crate::database::Database;
 use crate::engine::Conn;
 use crate::files::claim::DirClaim;
@@ -69,7 +69,7 @@ pub struct TpccPlan {
 /// # Errors
 /// As [`plan()`] and [`TpccPlan::run`].
 pub async fn run(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    plan(req, db, console).await?.run(console).await
+    before_the_run(plan(req, db, console).await)?.run(console).await
 }
 
 /// Checks every flag and path of `req` before anything starts, opens every database `db` names (or the
@@ -203,14 +203,14 @@ pub async fn load(
     load::load(Size::TpccScale(scale), req, db, console).await
 }
 
-/// `tpcc check`: TPC-C's consistency conditions on every database over `workers` connections (or one
-/// per core), a line each; a failed condition fails the command.
+/// `tpcc check`: TPC-C's consistency conditions on every database over `req.workers` connections (or one
+/// per core), a line each; a failed condition fails the command; with `req.result` (a run's result directory),
+/// the orders that run saw acknowledged compared with them too: a lost one fails the command.
 ///
 /// # Errors
 /// An unloaded database, a query that fails, a condition that fails, the interruption.
-pub async fn check(workers: Option<u32>, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    maintain::check::<tpcc::Tpcc, _>(workers, db, console, |t, w| async move { tpcc::check(&t, w).await })
-        .await
+pub async fn check(req: &CheckRequest, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    maintain::check::<tpcc::Tpcc, _>(req, db, console, |t, w| async move { tpcc::check(&t, w).await }).await
 }
 
 /// `tpcc drop`: drops what a TPC-C load created.

@@ -20,7 +20,7 @@ use crate::run::since_reset::SinceReset;
 use crate::run::study::{About, Cycle, Studied, run_seed};
 use crate::run::{Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
 use crate::vocab::ds2::{Functions, Purchase};
-use crate::vocab::outcome::{Done, TxnError};
+use crate::vocab::outcome::{Ack, Done, TxnError};
 use crate::vocab::tpcc::Transactions;
 use crate::{Error, Target};
 
@@ -229,6 +229,18 @@ impl Workload for Ds2 {
                 |p| *p == Purchase::RolledBack,
             )
             .await?;
+        if let Purchase::Ordered { orderid } = bought {
+            // Kept as TPC-C's are, without warehouse or district (TPC-C's start at 1).
+            let lines = order.lines.len() as u8;
+            ops.acknowledge(Ack {
+                w_id: 0,
+                d_id: 0,
+                o_id: orderid as u32,
+                c_id: customer as u32,
+                lines,
+                target: 0,
+            });
+        }
         Ok(Done { rolled_back: bought == Purchase::RolledBack })
     }
 }

@@ -5,6 +5,9 @@
 
 use crate::vocab::counters::{DbState, DbTotals};
 use crate::vocab::meta::MetaRow;
+use oltpgen_report::model::Workload;
+
+use crate::vocab::outcome::Ack;
 use crate::vocab::schema::Object;
 use crate::vocab::server::{ConnectionRoom, ServerInfo};
 use crate::vocab::target::Engine;
@@ -91,6 +94,30 @@ impl Conn {
             Conn::Postgres(c) => pg::execute_batch(c, target, what, statements).await,
             Conn::SqlServer(c) => mssql::execute_batch(c, target, what, statements).await,
             Conn::MySql(c) => mysql::execute_batch(c, target, what, statements).await,
+        }
+    }
+
+    /// Of `workload`'s acknowledged orders `acks` (TPC-C's New-Orders, DS2's purchases), those the
+    /// database does not hold as acknowledged (a failover lost them, or a new primary handed their ids
+    /// out again).
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the query fails, or for an engine whose orders are not compared yet.
+    pub async fn missing_orders(
+        &self,
+        target: &Target,
+        workload: Workload,
+        acks: &[Ack],
+    ) -> Result<Vec<Ack>, Error> {
+        match (self, workload) {
+            (Conn::Postgres(c), Workload::Tpcc) => pg::tpcc::check::missing_orders(c, target, acks).await,
+            (Conn::Postgres(c), Workload::Ds2) => pg::ds2::check::missing_orders(c, target, acks).await,
+            (Conn::SqlServer(_) | Conn::MySql(_), _) => Err(Error::failed(format!(
+                "{}: acknowledged orders are compared on PostgreSQL only",
+                target.label()
+            ))),
+            // `io` drives no database: it acknowledges no order.
+            (_, Workload::Io) => Ok(Vec::new()),
         }
     }
 

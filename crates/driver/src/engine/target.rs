@@ -117,4 +117,32 @@ mod tests {
         let options: Target = "postgres://bench@db1/tpcc?application_name=me@host".parse().unwrap();
         assert_eq!(options.label(), "postgres://bench@db1:5432/tpcc", "an '@' among the options is fine");
     }
+
+    #[test]
+    fn a_url_of_several_servers_names_them_all_and_wants_the_primary() {
+        let url = "postgres://bench:s3cret@db1:5432,db2:5433/tpcc?target_session_attrs=read-write";
+        let t: Target = url.parse().unwrap();
+        assert_eq!(t.label(), "postgres://bench@db1:5432,db2:5433/tpcc");
+        assert_eq!(t.key(), "db1:5432,db2:5433/tpcc");
+        let config = t.pg_config().unwrap();
+        assert_eq!(config.get_hosts().len(), 2);
+        assert_eq!(config.get_target_session_attrs(), tokio_postgres::config::TargetSessionAttrs::ReadWrite);
+        let default_port: Target = "postgres://bench@db1,db2:6000/tpcc".parse().unwrap();
+        assert_eq!(default_port.label(), "postgres://bench@db1:5432,db2:6000/tpcc", "as libpq reads it");
+    }
+
+    #[test]
+    fn a_server_gone_without_a_word_is_noticed_unless_the_url_says_otherwise() {
+        use std::time::Duration;
+        let t: Target = "postgres://bench@db1/tpcc".parse().unwrap();
+        let c = t.pg_config().unwrap();
+        assert_eq!(c.get_keepalives_idle(), Duration::from_secs(5));
+        assert_eq!(c.get_keepalives_interval(), Some(Duration::from_secs(2)));
+        assert_eq!(c.get_keepalives_retries(), Some(3));
+        assert_eq!(c.get_tcp_user_timeout(), Some(&Duration::from_secs(20)));
+        let own: Target = "postgres://bench@db1/tpcc?keepalives_idle=60&tcp_user_timeout=9".parse().unwrap();
+        let c = own.pg_config().unwrap();
+        assert_eq!(c.get_keepalives_idle(), Duration::from_secs(60));
+        assert_eq!(c.get_tcp_user_timeout(), Some(&Duration::from_secs(9)));
+    }
 }

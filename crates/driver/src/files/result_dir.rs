@@ -152,6 +152,9 @@ mod tests {
             endurance: None,
 
             runs: Vec::new(),
+            outages: Vec::new(),
+            fault: None,
+            lost_commits: None,
         }
     }
 

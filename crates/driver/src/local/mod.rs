@@ -11,8 +11,8 @@
 //! left running by a killed oltpgen is recognised and restarted by the next command; and the server asks
 //! every connection for the password kept in the instance's owner-only [`secret::PASSFILE`].
 
-mod account;
-mod binaries;
+pub mod account;
+pub mod binaries;
 pub mod download;
 pub mod instance;
 mod notice;

@@ -41,9 +41,9 @@ use crate::vocab::server::{ConnectionRoom, ServerInfo};
 use crate::vocab::target::{Engine, creatable_database_name};
 use crate::{Error, Target};
 
-/// How long the whole handshake may take once the TCP connection is open: a port that accepts it but
-/// never answers PostgreSQL's startup message (another protocol there, such as SQL Server's TDS) must
-/// not hang the command.
+/// How long the whole handshake may take once the TCP connection is open, per server the URL names: a
+/// port that accepts it but never answers PostgreSQL's startup message (another protocol there, such as
+/// SQL Server's TDS) must not hang the command.
 const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// Opens one connection to `target`; the connection's I/O runs in its own task until the client drops.
@@ -58,13 +58,14 @@ pub async fn connect(target: &Target) -> Result<Client, Error> {
         config.connect_timeout(std::time::Duration::from_secs(10));
     }
     let label = target.label();
-    let (client, connection) = tokio::time::timeout(HANDSHAKE_TIMEOUT, config.connect(NoTls))
+    let handshake = HANDSHAKE_TIMEOUT * target::hosts(&config) as u32;
+    let (client, connection) = tokio::time::timeout(handshake, config.connect(NoTls))
         .await
         .map_err(|_| {
             Error::usage(format!(
                 "{label}: no PostgreSQL answer within {} s: is it a PostgreSQL port? (a SQL Server takes \
                  a sqlserver:// URL)",
-                HANDSHAKE_TIMEOUT.as_secs()
+                handshake.as_secs()
             ))
         })?
         .map_err(|e| connect_error(label, &e, &settings.password_from))?;

@@ -1,5 +1,11 @@
 //! A PostgreSQL target: `postgres://` URLs (libpq's options, `passfile=`, PGPASSWORD and `.pgpass`
 //! for the password) and settings built in code, labelled alike.
+//!
+//! A URL may name several servers (`postgres://h1:5432,h2:5432/db?target_session_attrs=read-write`, as
+//! libpq takes it): each connection goes to the first that answers (and accepts writes, with
+//! `read-write`), so users that lose the primary reconnect to whichever server is the primary now. Every
+//! target also notices a server that went away without a word (power lost, network cut): TCP
+//! keepalives ([`DEAD_PEER`]) when idle, and a limit on unacknowledged data while a statement runs.
 
 use std::str::FromStr;
 
@@ -45,7 +51,34 @@ pub fn parse(url: &str) -> Result<Target, Error> {
         Error::usage(format!("--url is not a valid PostgreSQL URL: {e}"))
     })?;
     let password_from = super::pgpass::fill_password(&mut config, passfile.as_deref())?;
+    notice_dead_peers(&mut config, &url);
     Ok(from_settings(Settings { config, password_from }))
+}
+
+/// How soon a connection to a server that went away without a reset is given up, unless the URL says
+/// otherwise: idle seconds before the first keepalive probe, seconds between probes, probes unanswered,
+/// and seconds data sent may stay unacknowledged (a statement under way). libpq's defaults leave it to
+/// the kernel, which waits two hours idle and some fifteen minutes on a statement: users would hang
+/// through a failover instead of reconnecting to the new primary.
+pub const DEAD_PEER: (u64, u64, u32, u64) = (5, 2, 3, 20);
+
+/// Sets [`DEAD_PEER`]'s keepalives and TCP user timeout on `config`, leaving alone each that the URL
+/// (`url`, its options) set itself.
+fn notice_dead_peers(config: &mut Config, url: &str) {
+    let given = |option: &str| url.split_once('?').is_some_and(|(_, q)| q.contains(option));
+    let (idle, interval, retries, unacknowledged) = DEAD_PEER;
+    if !given("keepalives_idle") {
+        config.keepalives_idle(std::time::Duration::from_secs(idle));
+    }
+    if !given("keepalives_interval") {
+        config.keepalives_interval(std::time::Duration::from_secs(interval));
+    }
+    if !given("keepalives_retries") {
+        config.keepalives_retries(retries);
+    }
+    if !given("tcp_user_timeout") {
+        config.tcp_user_timeout(std::time::Duration::from_secs(unacknowledged));
+    }
 }
 
 /// A target from settings built in code (the built-in instance), labelled like a URL.
@@ -96,14 +129,25 @@ fn label_of(config: &Config) -> String {
     format!("postgres://{at}{}/{db}", address_of(config))
 }
 
-/// The first server's `host:port` (5432 when the URL gives no port).
+/// The servers' `host:port`, comma-separated as the URL gave them (5432 when the URL gives no port; one
+/// port for every host when it gives one).
 fn address_of(config: &Config) -> String {
-    let host = match config.get_hosts().first() {
-        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
-        #[cfg(unix)]
-        Some(tokio_postgres::config::Host::Unix(p)) => p.display().to_string(),
-        None => "localhost".to_string(),
-    };
-    let port = config.get_ports().first().copied().unwrap_or(5432);
-    format!("{host}:{port}")
+    let ports = config.get_ports();
+    let port = |i: usize| ports.get(i).or(ports.first()).copied().unwrap_or(5432);
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .enumerate()
+        .map(|(i, host)| match host {
+            tokio_postgres::config::Host::Tcp(h) => format!("{h}:{}", port(i)),
+            #[cfg(unix)]
+            tokio_postgres::config::Host::Unix(p) => format!("{}:{}", p.display(), port(i)),
+        })
+        .collect();
+    if hosts.is_empty() { format!("localhost:{}", port(0)) } else { hosts.join(",") }
+}
+
+/// How many servers the settings name (at least one: the default host).
+pub fn hosts(config: &Config) -> usize {
+    config.get_hosts().len().max(1)
 }

@@ -13,12 +13,15 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use oltpgen_report::model::histogram::LatencyHistogram;
+use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::step::Transactions;
 use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats, Workload, is_composite};
 
+use super::outage::Timeline;
 use super::sample::{AuditSample, Sample, Status};
 use super::since_reset::{SinceReset, Totals};
 use crate::error::Fault;
+use crate::vocab::outcome::Ack;
 
 #[derive(Default)]
 struct Tally {
@@ -151,6 +154,10 @@ pub struct Collector {
     errors_by_kind: BTreeMap<String, u64>,
     completed: u64,
     orders: u64,
+    /// Completions and failures per tenth of a second, where outages are found.
+    timeline: Timeline,
+    /// Every order the database acknowledged, to find those a failover lost.
+    acks: Vec<Ack>,
 }
 
 fn tallies(n: usize) -> Vec<Tally> {
@@ -209,6 +216,8 @@ impl Collector {
             errors_by_kind: BTreeMap::new(),
             completed: 0,
             orders: 0,
+            timeline: Timeline::default(),
+            acks: Vec::new(),
         }
     }
 
@@ -276,6 +285,8 @@ impl Collector {
             errors_by_kind: BTreeMap::new(),
             completed: 0,
             orders: 0,
+            timeline: Timeline::default(),
+            acks: Vec::new(),
         }
     }
 
@@ -307,6 +318,8 @@ impl Collector {
         }
         self.completed += share.completed;
         self.orders += share.orders;
+        self.timeline.merge(&share.timeline);
+        self.acks.extend_from_slice(&share.acks);
     }
 
     /// Takes in a batch of samples.
@@ -327,12 +340,16 @@ impl Collector {
         match s.status {
             Status::Failed(fault) if whole => {
                 *self.errors_by_kind.entry(fault.name().to_string()).or_default() += 1;
+                self.timeline.failed(usize::from(s.kind), s.done_ms, fault == Fault::ConnectionLost);
             }
             Status::Failed(_) => {}
             _ if self.composite == Some(usize::from(s.kind)) => self.orders += 1,
             // DS2's rt_tot is the same order again, timed as DS2 times it.
             _ if is_composite(self.kinds[usize::from(s.kind)]) => {}
-            _ => self.completed += 1,
+            _ => {
+                self.completed += 1;
+                self.timeline.completed(s.done_ms);
+            }
         }
         if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
             made(&mut w.tallies, cells)[cell].add(s);
@@ -464,6 +481,22 @@ impl Collector {
     /// composite orders are counted apart, in [`orders`](Self::orders).
     pub fn completed(&self) -> u64 {
         self.completed
+    }
+
+    /// The run's outages (it ended at `end`), each with its throughput before taken over the reporting
+    /// interval `before` it.
+    pub fn outages(&self, before: std::time::Duration, end: std::time::Duration) -> Vec<Outage> {
+        self.timeline.outages(self.kinds, before, end)
+    }
+
+    /// Keeps an order the database acknowledged.
+    pub fn acknowledged(&mut self, ack: Ack) {
+        self.acks.push(ack);
+    }
+
+    /// Every order the database acknowledged, handed over.
+    pub fn take_acks(&mut self) -> Vec<Ack> {
+        std::mem::take(&mut self.acks)
     }
 
     /// Completed composite orders (DS2) of the whole run, for the client's CPU per order.

@@ -4,7 +4,8 @@
 //! databases' keys, space-separated; never a password oltpgen holds — the hook inherits oltpgen's own
 //! environment, as any child does), its output appended to `hooks.log` in the result's directory; past
 //! its time limit its whole group is killed. A hook that fails stops the study. The study's cycle
-//! ([`crate::command::cycle`]) runs them.
+//! ([`crate::command::cycle`]) runs them. The planned fault (`--fault-at`, `--fault-cmd`: a failover, a
+//! crash) runs the same way, once, at its moment of the study's clock ([`crate::run::fault`]).
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -24,6 +25,9 @@ pub struct Hooks {
     pub after_run: Option<String>,
     /// `--hook-timeout`: how long a hook may take before its process group is killed.
     pub timeout: Duration,
+    /// `--fault-at` and `--fault-cmd`: the command that causes the fault (a failover) and when, on the
+    /// study's clock.
+    pub fault: Option<(Duration, String)>,
 }
 
 /// Where and with what a hook runs.
@@ -35,9 +39,20 @@ pub struct HookEnv {
 }
 
 impl Hooks {
-    /// Whether any hook is given.
+    /// Whether a hook around runs is given (the planned fault is not one: it runs within a run).
     pub fn any(&self) -> bool {
         self.before_run.is_some() || self.after_run.is_some()
+    }
+
+    /// The first flag given whose command logs into the result's directory.
+    pub fn logging_flag(&self) -> Option<&'static str> {
+        [
+            (self.before_run.is_some(), "--before-run"),
+            (self.after_run.is_some(), "--after-run"),
+            (self.fault.is_some(), "--fault-cmd"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
     }
 }
 
@@ -52,14 +67,28 @@ pub async fn run_hook(
     timeout: Duration,
     env: &HookEnv,
 ) -> Result<(), Error> {
-    let failed =
-        |why: String| Error::failed(format!("{flag} `{cmd}` for run {run} {why}; the study stopped there"));
+    run_logged(flag, cmd, run, timeout, env)
+        .await
+        .map_err(|why| Error::failed(format!("{flag} `{cmd}` for run {run} {why}; the study stopped there")))
+}
+
+/// Runs `cmd` as `flag` says (a hook, or the planned fault) during run `run` in `env`, its output
+/// appended to the hooks' log, its process group killed past `timeout` or when the future is dropped.
+///
+/// # Errors
+/// Why it did not end well: its exit status, its time limit, or why it could not start or be logged.
+pub async fn run_logged(
+    flag: &str,
+    cmd: &str,
+    run: u32,
+    timeout: Duration,
+    env: &HookEnv,
+) -> Result<(), String> {
     let log_path = env.out.join(HOOK_LOG);
-    let mut log =
-        open_log(&log_path).map_err(|e| failed(format!("cannot log to {}: {e}", log_path.display())))?;
+    let mut log = open_log(&log_path).map_err(|e| format!("cannot log to {}: {e}", log_path.display()))?;
     use std::io::Write as _;
     let _ = writeln!(log, "--- run {run}: {flag} {cmd}");
-    let err_log = log.try_clone().map_err(|e| failed(format!("cannot log: {e}")))?;
+    let err_log = log.try_clone().map_err(|e| format!("cannot log: {e}"))?;
     let mut child = tokio::process::Command::new("sh")
         .arg("-c")
         .arg(cmd)
@@ -72,18 +101,18 @@ pub async fn run_hook(
         .process_group(0)
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| failed(format!("could not start: {e}")))?;
+        .map_err(|e| format!("could not start: {e}"))?;
     // Until it ends, its whole group is killed with it: past its time limit, or when the study stops
     // (Ctrl-C drops this future).
     let mut group = GroupGuard(child.id());
     let outcome = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(Ok(status)) if status.success() => Ok(()),
-        Ok(Ok(status)) => Err(failed(format!("failed ({status}; its output is in {})", log_path.display()))),
-        Ok(Err(e)) => Err(failed(format!("could not be waited for: {e}"))),
-        Err(_) => Err(failed(format!(
+        Ok(Ok(status)) => Err(format!("failed ({status}; its output is in {})", log_path.display())),
+        Ok(Err(e)) => Err(format!("could not be waited for: {e}")),
+        Err(_) => Err(format!(
             "ran past its time limit of {} (--hook-timeout) and was killed",
             humantime::format_duration(timeout)
-        ))),
+        )),
     };
     if outcome.is_ok() {
         // The shell ended well: what it left running in the background is the user's to keep.

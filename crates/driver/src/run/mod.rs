@@ -8,8 +8,10 @@ pub mod agent;
 pub mod collector;
 pub mod cpu;
 pub mod crowd;
+pub mod fault;
 pub mod hooks;
 pub mod metrics;
+pub mod outage;
 pub mod plan;
 pub mod pool;
 pub mod result;
@@ -26,6 +28,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
+use crate::vocab::outcome::Ack;
+use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::step::{StepPlan, Transactions};
 use oltpgen_report::model::{ClientCpu, IntervalRow, Step, Window};
 use oltpgen_report::stats::cap::Cap;
@@ -127,6 +131,10 @@ pub struct Measured {
     pub energy: Vec<EnergySample>,
     /// Where each energy counter wraps.
     pub energy_max_uj: Vec<u64>,
+    /// Each outage (connections lost), on the run's clock.
+    pub outages: Vec<Outage>,
+    /// Every order the database acknowledged.
+    pub acks: Vec<Ack>,
 }
 
 /// Energy counters (µJ, one per CPU package) read at a moment (Unix seconds).
@@ -238,6 +246,8 @@ pub async fn drive<W: Workload>(
         interrupted,
         energy,
         energy_max_uj,
+        outages: collector.outages(plan.report_interval, stopped_at),
+        acks: collector.take_acks(),
     }
 }
 

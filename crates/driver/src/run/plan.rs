@@ -14,6 +14,7 @@ use crate::files::claim::{self, DirClaim};
 use crate::files::result_dir::ResultDir;
 
 use super::agent::{self, Agent};
+use super::fault::PlannedFault;
 use super::hooks::Hooks;
 use super::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
 use crate::{Error, Target};
@@ -142,8 +143,8 @@ impl StudyFlags {
         let (agent, start_at) = (self.agent()?, self.start_at()?);
         let most = steps.iter().map(|s| s.users).max().unwrap_or(0);
         agent::check_share(agent, start_at, most, connections)?;
-        if agent.is_part() && (self.restore || self.hooks.any()) {
-            let flag = if self.restore { "--restore" } else { "--before-run/--after-run" };
+        if agent.is_part() && (self.restore || self.hooks.logging_flag().is_some()) {
+            let flag = if self.restore { "--restore" } else { "--before-run/--after-run/--fault-cmd" };
             return Err(Error::usage(format!(
                 "{flag} changes the database or the run for every agent: run it around the agents \
                  (a job step before `srun`), not with --agent"
@@ -183,8 +184,7 @@ impl StudyFlags {
             std::net::TcpListener::bind(addr)
                 .map_err(|e| Error::usage(format!("--metrics-listen {addr}: cannot listen there: {e}")))?;
         }
-        if self.hooks.any() && self.out.is_none() {
-            let flag = if self.hooks.before_run.is_some() { "--before-run" } else { "--after-run" };
+        if let Some(flag) = self.hooks.logging_flag().filter(|_| self.out.is_none()) {
             return Err(Error::usage(format!(
                 "{flag} logs its output into the result's directory: give it with --out DIR"
             )));
@@ -226,6 +226,12 @@ impl StudyFlags {
             no_counters: self.no_counters,
             node_exporters: self.node_exporters.iter().filter_map(|u| node_exporter_url(u).ok()).collect(),
             metrics_listen: self.metrics_listen,
+            fault: self.hooks.fault.clone().zip(self.out.clone()).map(|((at, cmd), out)| PlannedFault {
+                at,
+                cmd,
+                timeout: self.hooks.timeout,
+                out,
+            }),
         }
     }
 }

@@ -40,6 +40,7 @@ pub fn build(ctx: Context, m: Measured) -> RunResult {
         client: m.client,
         errors_by_kind: m.errors_by_kind,
         interrupted: m.interrupted,
+        outages: m.outages,
         ..document(&ctx, m.steps, m.targets, m.timeseries)
     }
 }
@@ -90,5 +91,8 @@ pub fn document(
         endurance: None,
 
         runs,
+        outages: Vec::new(),
+        fault: None,
+        lost_commits: None,
     }
 }

@@ -13,14 +13,17 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::files::result_dir::{ResultDir, write_result};
 use oltpgen_datagen::Rng;
 use oltpgen_report::model::cycle::{Restored, RunRecord};
+use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::{ClientCpu, IntervalRow, RunResult, Server, Step};
 use oltpgen_report::stats::power::Meter;
 
+use super::fault::PlannedFault;
 use super::metrics::{Endpoint, Live};
 use super::{
     EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, Workload, drive, energy_sample, result,
 };
 use crate::counters::{self, Sampler, Sources};
+use crate::vocab::outcome::Ack;
 use crate::{Error, Target};
 
 /// What a study measures around the run: cost, power, host and database counters, live metrics.
@@ -41,6 +44,8 @@ pub struct StudyOptions {
     pub node_exporters: Vec<String>,
     /// `--metrics-listen`: where the live figures are served in Prometheus' text format.
     pub metrics_listen: Option<SocketAddr>,
+    /// `--fault-at`, `--fault-cmd`: the fault to cause, once, on the study's clock.
+    pub fault: Option<PlannedFault>,
 }
 
 impl RunPlan {
@@ -137,6 +142,8 @@ pub struct Studied {
     pub result: RunResult,
     /// Why the study stopped early, when a restore or a hook failed.
     pub stopped: Option<Error>,
+    /// Every order the databases acknowledged, to compare with them after a failover.
+    pub acks: Vec<Ack>,
 }
 
 /// Tags the later runs' seeds apart from every other stream derived from the first's.
@@ -197,6 +204,7 @@ pub async fn study<W: Workload>(
     let mut total = Total::default();
     let mut stopped = None;
     let mut first_start: Option<Instant> = None;
+    let mut armed = None;
     for run in 1..=plan.runs() {
         // Ctrl-C during a restore, a hook or the idle time stops the study there, as during a run.
         let before = until_stopped(cycle.before_run(run)).await;
@@ -216,6 +224,7 @@ pub async fn study<W: Workload>(
             let (at, clock) = common_start(plan, &mut checkpoint.context.config)?;
             checkpoint.context.started_at = at;
             first_start = Some(clock);
+            armed = opts.fault.as_ref().map(|f| f.arm(clock, targets));
         }
         let offset_s = now.saturating_duration_since(first_start.unwrap_or(now)).as_secs_f64();
         checkpoint.context.runs.push(RunRecord {
@@ -273,7 +282,12 @@ pub async fn study<W: Workload>(
         })
     };
     let t0 = unix_s(context.started_at);
-    let mut result = result::build(context, total.into_measured(checkpoint.targets, stopped.is_some()));
+    let mut measured = total.into_measured(checkpoint.targets, stopped.is_some());
+    let acks = std::mem::take(&mut measured.acks);
+    let mut result = result::build(context, measured);
+    if let Some(armed) = armed {
+        result.fault = armed.finish().await;
+    }
     let interval_s = plan.report_interval.as_secs_f64();
     watch.finish(&mut result, interval_s).await;
     // Each run's counters at rest: over its idle time, on the result's clock.
@@ -282,7 +296,7 @@ pub async fn study<W: Workload>(
             run.idle_counters = counters::window_averages(&result.counters, (a - t0, b - t0), interval_s);
         }
     }
-    Ok(Studied { result, stopped })
+    Ok(Studied { result, stopped, acks })
 }
 
 /// The study's start: on one clock with other agents, the common start (`--start-at`), with how late
@@ -397,6 +411,12 @@ impl Shift {
     fn measured(&self, mut m: Measured) -> Measured {
         m.steps = m.steps.into_iter().map(|s| self.step(s)).collect();
         self.rows(&mut m.timeseries);
+        for o in &mut m.outages {
+            o.lost_s += self.offset_s;
+            o.committed_again_s = o.committed_again_s.map(|t| t + self.offset_s);
+            o.recovered_s = o.recovered_s.map(|t| t + self.offset_s);
+            o.per_second.iter_mut().for_each(|p| p[0] += self.offset_s);
+        }
         m
     }
 }
@@ -414,6 +434,8 @@ struct Total {
     energy_max_uj: Vec<u64>,
     /// Whether any run read the host's energy counters.
     measured_energy: bool,
+    outages: Vec<Outage>,
+    acks: Vec<Ack>,
 }
 
 impl Total {
@@ -425,6 +447,8 @@ impl Total {
         }
         self.clients.push(m.client);
         self.interrupted |= m.interrupted;
+        self.outages.extend(m.outages);
+        self.acks.extend(m.acks);
         self.measured_energy |= !m.energy.is_empty();
         self.energy.extend(m.energy);
         if !m.energy_max_uj.is_empty() {
@@ -443,6 +467,8 @@ impl Total {
             interrupted: self.interrupted || stopped,
             energy: self.energy,
             energy_max_uj: self.energy_max_uj,
+            outages: self.outages,
+            acks: self.acks,
         }
     }
 }

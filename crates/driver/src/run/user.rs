@@ -13,7 +13,7 @@ use super::collector::Collector;
 use super::sample::{AuditCounts, AuditSample, Sample, Status};
 use super::workload::{MAX_RETRIES, Next, Ops, Workload};
 use crate::error::Fault;
-use crate::vocab::outcome::{Done, TxnError};
+use crate::vocab::outcome::{Ack, Done, TxnError};
 
 /// The first and the longest wait before reconnecting after a lost connection, ms.
 const BACKOFF_MS: (u32, u32) = (100, 5_000);
@@ -168,6 +168,9 @@ impl<W: Workload> Job<W> {
                 latency_us: micros(op.ended - op.started),
                 done_ms: done_ms(op.ended),
             });
+        }
+        if let Some(ack) = ops.take_ack().filter(|_| status == Status::Committed) {
+            collector.acknowledged(Ack { target, ..ack });
         }
         let counts = ops.take_audit();
         if !matches!(status, Status::Failed(_)) && counts != AuditCounts::default() {

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use super::sample::{AuditCounts, Status};
 use crate::error::Fault;
-use crate::vocab::outcome::{Done, TxnError};
+use crate::vocab::outcome::{Ack, Done, TxnError};
 
 /// Retries of a transaction (or of one operation of a composite one) after a serialization failure or
 /// deadlock, before it counts as an error.
@@ -69,11 +69,13 @@ pub struct Op {
 /// allocation.
 ///
 /// It also carries what the transaction adds to the workload's audit counters ([`Ops::count`]): the
-/// user takes both after every transaction and records them with its sample.
+/// user takes both after every transaction and records them with its sample; and the order the
+/// database acknowledged, if the transaction placed one ([`Ops::acknowledge`]).
 #[derive(Debug, Default)]
 pub struct Ops {
     done: Vec<Op>,
     audit: AuditCounts,
+    ack: Option<Ack>,
 }
 
 impl Ops {
@@ -107,6 +109,16 @@ impl Ops {
     /// fails sets nothing, so retried attempts are not counted twice).
     pub fn count(&mut self, audit: AuditCounts) {
         self.audit = audit;
+    }
+
+    /// Keeps the order the transaction that just completed placed, as the database acknowledged it.
+    pub fn acknowledge(&mut self, ack: Ack) {
+        self.ack = Some(ack);
+    }
+
+    /// The order the last transaction placed, if it placed one.
+    pub fn take_ack(&mut self) -> Option<Ack> {
+        self.ack.take()
     }
 
     /// What the last transaction added to the audit counters, leaving zeros for the next.

@@ -19,7 +19,7 @@ use crate::inventory::Definition;
 use crate::prepare::prepare;
 use crate::run::study::{About, Cycle, Studied, run_seed};
 use crate::run::{AuditCounts, Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
-use crate::vocab::outcome::{Done, TxnError};
+use crate::vocab::outcome::{Ack, Done, TxnError};
 use crate::vocab::tpcc::{Outcome, Transactions};
 use crate::{Error, Target};
 
@@ -149,6 +149,10 @@ impl Workload for Tpcc {
     async fn execute(&self, s: &TpccSession, input: &TxnInput, ops: &mut Ops) -> Result<Done, TxnError> {
         let outcome = s.execute(input).await?;
         ops.count(audit_counts(input, &outcome));
+        if let (TxnInput::NewOrder(i), Some(o_id), false) = (input, outcome.o_id, outcome.done.rolled_back) {
+            let (w_id, d_id, c_id, lines) = (i.w_id, i.d_id as u8, i.c_id, i.lines.len() as u8);
+            ops.acknowledge(Ack { w_id, o_id, c_id, d_id, lines, target: 0 });
+        }
         Ok(outcome.done)
     }
 

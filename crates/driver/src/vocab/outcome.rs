@@ -21,3 +21,36 @@ pub struct Done {
     /// Rolled back as the workload expects (not an error).
     pub rolled_back: bool,
 }
+
+/// One order the database acknowledged (TPC-C's New-Order; DS2's purchase with its order id in
+/// `o_id` and 0 for warehouse and district), kept to find the commits a failover lost
+/// ([`crate::lost_commits`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ack {
+    /// The warehouse.
+    pub w_id: u32,
+    /// The order's id in its district.
+    pub o_id: u32,
+    /// Its customer.
+    pub c_id: u32,
+    /// The district.
+    pub d_id: u8,
+    /// Its order lines.
+    pub lines: u8,
+    /// The target it ran against, as an index into the workload's targets.
+    pub target: u8,
+}
+
+impl std::fmt::Display for Ack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.w_id == 0 {
+            // DS2's purchase, in its own columns' names.
+            return write!(f, "orderid={} (customerid={}, {} lines)", self.o_id, self.c_id, self.lines);
+        }
+        write!(
+            f,
+            "w_id={} d_id={} o_id={} (c_id={}, {} lines)",
+            self.w_id, self.d_id, self.o_id, self.c_id, self.lines
+        )
+    }
+}

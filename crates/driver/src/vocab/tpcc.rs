@@ -31,9 +31,13 @@ pub struct Outcome {
     pub done: Done,
     /// Delivery: districts that had no undelivered order and were skipped (2.7.4.2).
     pub skipped_districts: u8,
+    /// New-Order: the order's id, when the engine reports it (its acknowledgement, kept to find the
+    /// commits a failover lost).
+    pub o_id: Option<u32>,
 }
 
 impl Outcome {
     /// Committed, nothing skipped.
-    pub const COMMITTED: Outcome = Outcome { done: Done { rolled_back: false }, skipped_districts: 0 };
+    pub const COMMITTED: Outcome =
+        Outcome { done: Done { rolled_back: false }, skipped_districts: 0, o_id: None };
 }

@@ -14,6 +14,7 @@ pub mod cycle;
 pub mod ds2_progress;
 pub mod endurance;
 pub mod histogram;
+pub mod outage;
 pub mod step;
 pub mod users;
 
@@ -73,6 +74,17 @@ pub struct RunResult {
     /// How each run of the sweep began (`--runs`): its seed, restore, starting size and idle time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<cycle::RunRecord>,
+    /// Each outage (connections lost, a failover) on the run's clock: how long without a commit, how
+    /// long until throughput was back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outages: Vec<outage::Outage>,
+    /// The planned fault's command (`--fault-at`, `--fault-cmd`), when one ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<outage::FaultCommand>,
+    /// Acknowledged orders compared, after a run in which connections were lost, with the database then
+    /// serving, and those it no longer held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_commits: Option<outage::LostCommits>,
 }
 
 /// One counter sampled through a run: where it was read, what it measures, and its values over time.

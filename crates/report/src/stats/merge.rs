@@ -185,6 +185,22 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
 
         // The parts ran one plan on one clock: the first part's account of how each run began stands.
         runs: first.runs.clone(),
+        // Each agent met the outage on its own connections: each one's account of it, side by side.
+        outages: results.iter().flat_map(|r| r.outages.iter().cloned()).collect(),
+        fault: first.fault.clone(),
+        // Each agent compared its own orders: their counts add up.
+        lost_commits: merge_lost(results),
+    })
+}
+
+/// Every agent's lost commits added up, the first ten of them all; `None` when none compared.
+fn merge_lost(results: &[RunResult]) -> Option<crate::model::outage::LostCommits> {
+    results.iter().filter_map(|r| r.lost_commits.clone()).reduce(|mut all, one| {
+        all.checked += one.checked;
+        all.lost += one.lost;
+        all.first.extend(one.first);
+        all.first.truncate(10);
+        all
     })
 }
 

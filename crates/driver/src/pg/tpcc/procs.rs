@@ -139,7 +139,7 @@ async fn new_order(client: &Client, calls: &Calls, i: &NewOrderInput) -> Result<
         .query_one(&calls.new_order, &[&w, &d, &c, &items, &supply, &qty, &pass, &passes, &all_local])
         .await
     {
-        Ok(_) => Ok(Outcome::COMMITTED),
+        Ok(row) => Ok(Outcome { o_id: Some(row.get::<_, i32>(0) as u32), ..Outcome::COMMITTED }),
         // 2.4.2.3: the expected rollback, after the order was entered.
         Err(e) if e.code().is_some_and(|c| c.code() == ROLLED_BACK) => {
             Ok(Outcome { done: Done { rolled_back: true }, ..Outcome::COMMITTED })

@@ -373,7 +373,7 @@ async fn new_order(client: &Client, st: &Statements, i: &NewOrderInput) -> Resul
     new_order?;
     lines?;
     end?;
-    Ok(Outcome { done: Done { rolled_back }, ..Outcome::COMMITTED })
+    Ok(Outcome { done: Done { rolled_back }, o_id: Some(o_id as u32), ..Outcome::COMMITTED })
 }
 
 async fn payment(client: &Client, st: &Statements, i: &PaymentInput) -> Result<Outcome, Error> {

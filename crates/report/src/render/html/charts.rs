@@ -60,6 +60,22 @@ fn step_bands(r: &RunResult) -> Vec<Band> {
     bands
 }
 
+/// Each outage, shaded from its first lost connection until throughput was back (or, short of that,
+/// until the first commit again, or the run's last interval).
+fn outage_bands(r: &RunResult) -> Vec<Band> {
+    let last = r.timeseries.iter().map(|row| row.elapsed_s).fold(0.0, f64::max);
+    r.outages
+        .iter()
+        .map(|o| Band {
+            from: o.lost_s,
+            to: o.recovered_s.or(o.committed_again_s).unwrap_or(last).max(o.lost_s),
+            label: o.sentence(),
+            short: "outage".into(),
+            fill: "#f6d5d5",
+        })
+        .collect()
+}
+
 /// The x axis' label of a chart over time: what its shaded bands are, when it has a step's.
 fn time_label(r: &RunResult) -> &'static str {
     if r.steps.iter().any(|s| s.window.end_s > s.window.start_s) {
@@ -122,7 +138,7 @@ pub(crate) fn throughput_over_time(r: &RunResult) -> String {
             y_label: unit,
             x_ticks: None,
             limits: Vec::new(),
-            bands: step_bands(r),
+            bands: step_bands(r).into_iter().chain(outage_bands(r)).collect(),
         },
         &[Series { name: unit, colour: THROUGHPUT_COLOUR, points }],
     )

@@ -51,6 +51,9 @@ pub fn render(r: &RunResult) -> String {
     if r.interrupted {
         h.push_str("<p class=\"fail\">Interrupted: the run was stopped early; the figures cover the steps that ran.</p>");
     }
+    for line in r.failover_sentences() {
+        let _ = write!(h, "<p class=\"fail\">{}</p>", esc(&line));
+    }
     for (id, title) in SECTIONS {
         let body = match id {
             "steps" => steps(r),
@@ -378,6 +381,26 @@ mod tests {
         );
         assert!(html.contains("<td>remote Payments</td><td>0.00% (0/1200)</td><td>14.25–15.75%</td><td></td><td>not applicable at one warehouse</td>"));
         assert_eq!(html.matches("Delivery runs inline, not deferred").count(), 1);
+    }
+
+    #[test]
+    fn an_outage_is_said_in_a_sentence_on_the_page_and_in_show() {
+        let r = crate::fixtures::failed_over();
+        let html = render(&r);
+        let fault = "fault command (--fault-cmd) at 30.0 s, done at 31.5 s: ended well";
+        assert!(
+            html.contains(&format!("<p class=\"fail\">{fault}</p><p class=\"fail\">failover at")),
+            "{html}"
+        );
+        let sentence =
+            "failover at 31.2 s: 4.8 s without a commit, 12.0 s to 90% of throughput, 37 transactions failed";
+        assert!(html.contains(&format!("<p class=\"fail\">{sentence}</p>")), "{html}");
+        let text = crate::render::text::show::report(&r, crate::render::text::show::AuditView::Full);
+        assert!(text.contains(&format!("\n{sentence}\n")), "{text}");
+        assert!(crate::render::text::summary::render(&r).contains(sentence));
+        assert!(!render(&crate::fixtures::sweep()).contains("failover at"));
+        // Shaded on the throughput chart, named on hover.
+        assert!(html.contains("#f6d5d5") && html.contains(&format!("<title>{sentence}</title>")), "{html}");
     }
 
     #[test]

@@ -170,6 +170,9 @@ pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
     for (s, why) in r.steps.iter().filter_map(|s| Some((s, s.cap.as_ref()?.invalid.as_ref()?))) {
         let _ = writeln!(w, "step {} run {} not measured: {why}", s.index + 1, s.run);
     }
+    for line in r.failover_sentences() {
+        let _ = writeln!(w, "{line}");
+    }
     for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
         let _ = writeln!(w, "{}", per_target(s, r.workload));
     }

@@ -63,6 +63,9 @@ pub fn render(r: &RunResult) -> String {
         let kinds: Vec<String> = r.errors_by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let _ = writeln!(w, "errors by kind: {}", kinds.join(", "));
     }
+    for line in r.failover_sentences() {
+        let _ = writeln!(w, "{line}");
+    }
     out
 }
 
