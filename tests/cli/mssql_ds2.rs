@@ -600,6 +600,11 @@ fn assert_survived(r: &serde_json::Value) {
     assert_matches_schema(r);
     assert!(r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0, "{}", r["errors_by_kind"]);
     assert!(r["steps"][0]["transactions"]["order"]["count"].as_u64().unwrap_or(0) > 0, "{}", r["steps"][0]);
+    // Connections were lost: every acknowledged purchase was compared with the database, and none is
+    // missing (a killed session loses only its unacknowledged one; a fast restart keeps every commit).
+    let lost = &r["lost_commits"];
+    assert!(lost["checked"].as_u64().unwrap_or(0) > 0, "purchases compared on SQL Server: {lost}");
+    assert_eq!(lost["lost"], 0, "{lost}");
 }
 
 /// [`QUICK`]'s warmup: a run's measured step begins this long after it started.

@@ -9,7 +9,10 @@
 use oltpgen_report::model::Workload;
 use oltpgen_report::model::outage::LostCommits;
 
+use std::collections::HashMap;
+
 use crate::engine::Conn;
+use crate::vocab::ds2_checks::purchases_between;
 pub use crate::vocab::outcome::Ack;
 use crate::{Error, Target};
 
@@ -37,7 +40,12 @@ pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Resu
             continue;
         }
         let conn = Conn::open(target).await?;
-        let missing = conn.missing_orders(target, workload, &mine).await?;
+        let missing = match workload {
+            Workload::Tpcc => conn.missing_new_orders(target, &mine).await?,
+            Workload::Ds2 => missing_purchases(&conn, target, &mine).await?,
+            // `io` drives no database: it acknowledges no order.
+            Workload::Io => Vec::new(),
+        };
         lost.lost += missing.len() as u64;
         let room = LISTED.saturating_sub(lost.first.len());
         lost.first.extend(
@@ -48,6 +56,34 @@ pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Resu
         );
     }
     Ok(lost)
+}
+
+/// Of DS2's acknowledged purchases `acks` (one target's), those the database does not hold as
+/// acknowledged: the orders in their id range read back in the same SQL on every engine
+/// ([`purchases_between`]), through the checks' own query runner.
+async fn missing_purchases(conn: &Conn, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
+    let (lo, hi) = acks.iter().fold((u32::MAX, 0), |(lo, hi), a| (lo.min(a.o_id), hi.max(a.o_id)));
+    let what = "comparing the acknowledged purchases";
+    let room = i64::from(hi.saturating_sub(lo)) + 1;
+    let (_, held) = conn.offending(target, what, &purchases_between(lo, hi), room).await?;
+    Ok(not_held(acks, &held))
+}
+
+/// The purchases of `acks` that `held` (`orderid,customerid,lines` rows) lacks or holds with another
+/// customer or line count, in order id order.
+fn not_held(acks: &[Ack], held: &[String]) -> Vec<Ack> {
+    let held: HashMap<u32, (u32, u64)> = held
+        .iter()
+        .filter_map(|row| {
+            let mut fields = row.split(',').map(|f| f.trim().parse::<u64>().ok());
+            let (o, c, n) = (fields.next()??, fields.next()??, fields.next()??);
+            Some((u32::try_from(o).ok()?, (u32::try_from(c).ok()?, n)))
+        })
+        .collect();
+    let mut missing: Vec<Ack> =
+        acks.iter().filter(|a| held.get(&a.o_id) != Some(&(a.c_id, u64::from(a.lines)))).copied().collect();
+    missing.sort_by_key(|a| a.o_id);
+    missing
 }
 
 #[cfg(test)]
@@ -61,6 +97,16 @@ mod tests {
         let e = check(&[target], Workload::Tpcc, &[a]).await.unwrap_err();
         assert!(matches!(e, Error::Usage(_)), "{e}");
         assert!(e.to_string().contains("are of 2 databases: give the check the run's 2 URLs"), "{e}");
+    }
+
+    #[test]
+    fn a_purchase_missing_or_held_with_another_customer_or_line_count_is_lost() {
+        let ack = |o_id, c_id, lines| Ack { w_id: 0, o_id, c_id, d_id: 0, lines, target: 0 };
+        let acks = [ack(7, 1, 3), ack(5, 2, 1), ack(9, 3, 2), ack(11, 4, 4)];
+        // 5 held as acknowledged; 7 under another customer; 9 with another line count; 11 missing.
+        let held = ["5,2,1", "7,8,3", "9,3,5", "10,1,1"].map(String::from);
+        let lost: Vec<u32> = not_held(&acks, &held).iter().map(|a| a.o_id).collect();
+        assert_eq!(lost, [7, 9, 11]);
     }
 
     #[test]

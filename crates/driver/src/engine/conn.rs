@@ -5,7 +5,6 @@
 
 use crate::vocab::counters::{DbState, DbTotals};
 use crate::vocab::meta::MetaRow;
-use oltpgen_report::model::Workload;
 
 use crate::vocab::outcome::Ack;
 use crate::vocab::schema::Object;
@@ -97,27 +96,19 @@ impl Conn {
         }
     }
 
-    /// Of `workload`'s acknowledged orders `acks` (TPC-C's New-Orders, DS2's purchases), those the
-    /// database does not hold as acknowledged (a failover lost them, or a new primary handed their ids
-    /// out again).
+    /// Of TPC-C's acknowledged New-Orders `acks`, those the database does not hold as acknowledged (a
+    /// failover lost them, or a new primary handed their ids out again). DS2's purchases are compared
+    /// in the same SQL on every engine ([`crate::lost_commits`]).
     ///
     /// # Errors
-    /// [`Error::Failed`] when the query fails, or for an engine whose orders are not compared yet.
-    pub async fn missing_orders(
-        &self,
-        target: &Target,
-        workload: Workload,
-        acks: &[Ack],
-    ) -> Result<Vec<Ack>, Error> {
-        match (self, workload) {
-            (Conn::Postgres(c), Workload::Tpcc) => pg::tpcc::check::missing_orders(c, target, acks).await,
-            (Conn::Postgres(c), Workload::Ds2) => pg::ds2::check::missing_orders(c, target, acks).await,
-            (Conn::SqlServer(_) | Conn::MySql(_), _) => Err(Error::failed(format!(
-                "{}: acknowledged orders are compared on PostgreSQL only",
+    /// [`Error::Failed`] when the query fails, or for an engine whose New-Order does not say its id.
+    pub async fn missing_new_orders(&self, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
+        match self {
+            Conn::Postgres(c) => pg::tpcc::check::missing_orders(c, target, acks).await,
+            Conn::SqlServer(_) | Conn::MySql(_) => Err(Error::failed(format!(
+                "{}: TPC-C's acknowledged orders are compared on PostgreSQL only",
                 target.label()
             ))),
-            // `io` drives no database: it acknowledges no order.
-            (_, Workload::Io) => Ok(Vec::new()),
         }
     }
 

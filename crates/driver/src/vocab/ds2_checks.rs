@@ -18,3 +18,14 @@ pub const STOCK: &str = "SELECT CONCAT('prod_id=', prod_id, ' quan_in_stock=', q
 /// ds2.4: every order's total is its net amount plus tax (a NULL amount counts as wrong).
 pub const TOTALS: &str = "SELECT CONCAT('orderid=', orderid, ' netamount=', netamount, ' tax=', tax, ' totalamount=', \
      totalamount) AS k FROM orders WHERE CASE WHEN totalamount = netamount + tax THEN 1 ELSE 0 END = 0";
+
+/// The orders with ids `lo..=hi`, each as `orderid,customerid,lines` in one text column `k` (as the checks
+/// yield theirs): what the database now holds of a run's acknowledged purchases, read by every engine
+/// (PostgreSQL too) in this same SQL and compared by [`crate::lost_commits`].
+pub fn purchases_between(lo: u32, hi: u32) -> String {
+    format!(
+        "SELECT CONCAT(o.orderid, ',', o.customerid, ',', \
+         (SELECT COUNT(*) FROM orderlines l WHERE l.orderid = o.orderid)) AS k \
+         FROM orders o WHERE o.orderid BETWEEN {lo} AND {hi}"
+    )
+}

@@ -3,12 +3,6 @@
 //! the customer history that go with it, stock that is never negative, and totals that add up.
 //!
 //! Each query returns the keys of the rows that break its condition, so a failure names where to look.
-//! Also the comparison of a run's acknowledged purchases with the database ([`missing_orders`]).
-
-use tokio_postgres::Client;
-
-use crate::vocab::outcome::Ack;
-use crate::{Error, Target};
 
 /// The queries of [`crate::ds2::CHECKS`], in order: each yields one text column of offending keys.
 pub const QUERIES: [&str; 4] = [
@@ -35,34 +29,3 @@ pub const QUERIES: [&str; 4] = [
     "SELECT format('orderid=%s netamount=%s tax=%s totalamount=%s', orderid, netamount, tax, totalamount) \
      FROM orders WHERE totalamount IS DISTINCT FROM netamount + tax",
 ];
-
-/// The acknowledged purchases of `acks` (order id, customer, line count) that the database does not
-/// hold as acknowledged (missing, or another customer or line count under the id), in order id order.
-///
-/// # Errors
-/// [`Error::Failed`] when the query fails.
-pub async fn missing_orders(client: &Client, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
-    let col = |f: fn(&Ack) -> i32| acks.iter().map(f).collect::<Vec<i32>>();
-    let (o, c, n) = (col(|a| a.o_id as i32), col(|a| a.c_id as i32), col(|a| i32::from(a.lines)));
-    let rows = client
-        .query(
-            "SELECT a.o, a.c, a.n FROM unnest($1::int4[], $2::int4[], $3::int4[]) a(o, c, n) \
-             LEFT JOIN orders x ON x.orderid = a.o \
-             LEFT JOIN LATERAL (SELECT count(*) n FROM orderlines l WHERE l.orderid = a.o) l ON true \
-             WHERE x.orderid IS NULL OR x.customerid <> a.c OR l.n <> a.n ORDER BY a.o",
-            &[&o, &c, &n],
-        )
-        .await
-        .map_err(|e| crate::pg::failed("comparing the acknowledged purchases", target, &e))?;
-    Ok(rows
-        .iter()
-        .map(|r| Ack {
-            w_id: 0,
-            d_id: 0,
-            o_id: r.get::<_, i32>(0) as u32,
-            c_id: r.get::<_, i32>(1) as u32,
-            lines: r.get::<_, i32>(2) as u8,
-            target: acks[0].target,
-        })
-        .collect())
-}
