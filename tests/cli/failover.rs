@@ -266,6 +266,19 @@ fn assert_follows_the_primary(pair: &Pair, workload: &str, args: &[&str]) {
         points.iter().any(|p| p[0].as_f64().unwrap() > again + 5.0),
         "read on the new primary too: {points:?}"
     );
+    // Which server answered: the primary from the start, the promoted standby after the failover.
+    let served: Vec<(f64, &str)> = r["served_by"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no served_by: {}", r["served_by"]))
+        .iter()
+        .map(|s| (s["from_s"].as_f64().unwrap(), s["server"].as_str().unwrap()))
+        .collect();
+    let (primary, standby) = (format!("127.0.0.1:{}", pair.ports[0]), format!("127.0.0.1:{}", pair.ports[1]));
+    assert_eq!(served.len(), 2, "{served:?}");
+    assert_eq!((served[0].0, served[0].1), (0.0, primary.as_str()), "{served:?}");
+    assert_eq!(served[1].1, standby, "{served:?}");
+    assert!(served[1].0 >= lost, "the new primary serves after the outage began: {served:?}");
+    assert!(out.stdout.contains(&format!("served by {standby} from ")), "{}", out.stdout);
     let lost = &r["lost_commits"];
     assert_eq!(lost["lost"], 0, "synchronous replication loses no acknowledged commit: {lost}");
     assert!(lost["checked"].as_u64().unwrap() > 100, "{lost}");

@@ -164,6 +164,7 @@ pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], c
         outages: Vec::new(),
         fault: None,
         lost_commits: None,
+        served_by: Vec::new(),
     }
 }
 

@@ -89,6 +89,7 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
         outages: Vec::new(),
         fault: None,
         lost_commits: None,
+        served_by: Vec::new(),
     }
 }
 

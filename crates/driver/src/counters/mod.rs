@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use oltpgen_report::model::outage::ServedBy;
 use oltpgen_report::model::{CounterSeries, RunResult, Step};
 use tokio::time::Instant;
 
@@ -103,6 +104,8 @@ struct Store {
     notes: Vec<String>,
     /// The run's start (its clock's zero), once it began.
     zero: Option<Instant>,
+    /// Each database's server, and from when on, as its readings found it.
+    served: Vec<ServedBy>,
 }
 
 impl Store {
@@ -147,6 +150,18 @@ impl Store {
     }
 
     /// Says `note` on stderr and keeps it for the result, once however often it comes.
+    /// Records the server `source` read `at` when it differs from the last one recorded for it (the
+    /// first one recorded served from the run's start).
+    fn served(&mut self, source: &str, at: Instant, server: &str) {
+        let last = self.served.iter().rev().find(|s| s.target == source);
+        if last.is_none_or(|s| s.server != server) {
+            // The first server found served from the start; a change, from the reading that found it.
+            let zero = self.zero.filter(|_| last.is_some());
+            let from_s = zero.map_or(0.0, |zero| seconds_since(zero, at).max(0.0));
+            self.served.push(ServedBy { target: source.to_string(), from_s, server: server.to_string() });
+        }
+    }
+
     fn note(&mut self, source: &str, note: &str) {
         let line = format!("{source}: {note}");
         if !self.notes.contains(&line) {
@@ -230,6 +245,11 @@ impl Sampler {
     /// A handle the live metrics read the latest values through while the sampler runs.
     pub fn reader(&self) -> SamplerReader {
         SamplerReader { store: self.store.clone() }
+    }
+
+    /// Each database's server, and from when on the run's clock, as the readings so far found it.
+    pub fn served(&self) -> Vec<ServedBy> {
+        lock(&self.store).served.clone()
     }
 
     /// The notes so far of what was unavailable.
@@ -439,6 +459,9 @@ impl Task {
                     db.down = false;
                     for why in &totals.unavailable {
                         store.note(&db.source, &format!("{why} (unavailable)"));
+                    }
+                    if let Some(server) = &db.state.server {
+                        store.served(&db.source, at, server);
                     }
                     store.advance(&db.source, &mut db.prev, (at, totals), emit, db_figures);
                 }

@@ -155,6 +155,7 @@ mod tests {
             outages: Vec::new(),
             fault: None,
             lost_commits: None,
+            served_by: Vec::new(),
         }
     }
 

@@ -168,4 +168,11 @@ async fn first_read(client: &Client, state: &mut DbState, out: &mut DbTotals) {
         // An old server without pg_read_all_stats reads as the oldest version.
         Err(_) => state.version = 1,
     }
+    // NULL over a Unix socket: the socket's host is the one the URL named.
+    let server = client
+        .query_one("SELECT host(inet_server_addr()) || ':' || inet_server_port()", &[])
+        .await
+        .ok()
+        .and_then(|row| row.get::<_, Option<String>>(0));
+    state.server = Some(server.unwrap_or_else(|| "a local socket".into()));
 }

@@ -158,7 +158,8 @@ impl Timeline {
     /// Where the outage that began in tick `lost` committed again: the end of the longest run of tenths
     /// without a commit that begins within [`ONSET_S`] of it (commits still landing meanwhile, from users
     /// whose connections were not yet found lost, do not end it); the first tenth with a commit when no
-    /// tenth went without one (other users committed while those cut off reconnected); `None` when that
+    /// tenth went without one (other users committed while those cut off reconnected), after the loss's
+    /// own; `None` when that
     /// run lasts until `end_tick`.
     fn gap_end(&self, lost: u32, end_tick: u32) -> Option<u32> {
         let mut longest: Option<(u32, u32)> = None;
@@ -176,7 +177,8 @@ impl Timeline {
         }
         match longest {
             Some((_, end)) => (end < end_tick).then_some(end),
-            None => (lost..end_tick).find(|&u| self.at(u) > 0),
+            // Not the loss's own tenth: its commits may have come before the loss.
+            None => (lost + 1..end_tick).find(|&u| self.at(u) > 0),
         }
     }
 
@@ -277,7 +279,10 @@ mod tests {
         (0..30_000).step_by(10).for_each(|ms| t.completed(ms));
         t.failed(0, 10_003, true);
         let o = &t.outages(&["a"], Duration::from_secs(5), Duration::from_secs(30))[0];
-        assert_eq!((o.committed_again_s, o.recovered_s), (Some(10.0), Some(11.0)));
+        // The first tenth after the loss's own (whose commits came before it, at 10.000 s): never before
+        // the loss.
+        assert_eq!((o.committed_again_s, o.recovered_s), (Some(10.1), Some(11.1)));
+        assert!(o.committed_again_s.unwrap() > o.lost_s);
     }
 
     #[test]

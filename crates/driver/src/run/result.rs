@@ -94,5 +94,6 @@ pub fn document(
         outages: Vec::new(),
         fault: None,
         lost_commits: None,
+        served_by: Vec::new(),
     }
 }

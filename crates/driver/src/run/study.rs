@@ -517,6 +517,7 @@ impl Watch {
     /// Stops sampling and puts the counters into `result` (points `interval_s` apart).
     async fn finish(self, result: &mut RunResult, interval_s: f64) {
         if let Some(sampler) = self.sampler {
+            result.served_by = sampler.served();
             let (series, notes) = sampler.finish().await;
             counters::attach(result, series, notes, interval_s);
         }
@@ -567,6 +568,7 @@ impl Checkpoint<'_> {
                 if let Some(sampler) = self.sampler {
                     let interval_s = self.context.plan.report_interval.as_secs_f64();
                     counters::attach(&mut doc, sampler.series(), sampler.notes(), interval_s);
+                    doc.served_by = sampler.served();
                 }
                 if let Err(e) = write_result(&dir.path(&doc), &doc) {
                     eprintln!(

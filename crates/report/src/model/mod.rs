@@ -85,6 +85,10 @@ pub struct RunResult {
     /// serving, and those it no longer held.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost_commits: Option<outage::LostCommits>,
+    /// Which server answered each database's counters' connection, from when on the run's clock: a
+    /// database named by several hosts (a primary and its standbys) shows the failover's new primary.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub served_by: Vec<outage::ServedBy>,
 }
 
 /// One counter sampled through a run: where it was read, what it measures, and its values over time.

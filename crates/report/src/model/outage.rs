@@ -50,6 +50,25 @@ impl LostCommits {
     }
 }
 
+/// The server that answered for a database from a moment of the run on: the host its connections
+/// reached (a URL naming several hosts reaches whichever is the primary now).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServedBy {
+    /// The database, as the counters name it (`db:<target>`).
+    pub target: String,
+    /// From when, seconds on the run's clock (0: from the start).
+    pub from_s: f64,
+    /// The server, as `host:port` (or how the engine names itself).
+    pub server: String,
+}
+
+impl ServedBy {
+    /// A change of server in one line.
+    pub fn sentence(&self) -> String {
+        format!("{} served by {} from {:.1} s", self.target, self.server, self.from_s)
+    }
+}
+
 /// The planned fault's command (`--fault-cmd`) on the run's clock.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FaultCommand {
@@ -77,8 +96,19 @@ impl crate::model::RunResult {
             .iter()
             .map(FaultCommand::sentence)
             .chain(self.outages.iter().map(Outage::sentence))
+            .chain(self.server_changes().map(ServedBy::sentence))
             .chain(self.lost_commits.iter().map(LostCommits::sentence))
             .collect()
+    }
+
+    /// Each time a database's server changed during the run (a failover's new primary): every
+    /// [`ServedBy`] but each database's first.
+    fn server_changes(&self) -> impl Iterator<Item = &ServedBy> {
+        self.served_by
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| self.served_by[..*i].iter().any(|before| before.target == s.target))
+            .map(|(_, s)| s)
     }
 }
 
@@ -125,6 +155,19 @@ impl Outage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_change_of_server_is_said() {
+        let mut r = crate::fixtures::result(crate::model::Workload::Tpcc, Vec::new());
+        let by = |target: &str, from_s, server: &str| ServedBy {
+            target: target.into(),
+            from_s,
+            server: server.into(),
+        };
+        r.served_by =
+            vec![by("db:a", 0.0, "h1:5432"), by("db:b", 0.0, "h9:5432"), by("db:a", 61.24, "h2:5433")];
+        assert_eq!(r.failover_sentences(), ["db:a served by h2:5433 from 61.2 s"]);
+    }
 
     #[test]
     fn an_outage_says_itself_in_one_sentence() {

@@ -190,6 +190,8 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         fault: first.fault.clone(),
         // Each agent compared its own orders: their counts add up.
         lost_commits: merge_lost(results),
+        // Each agent read the servers over its own connections: the first part's account stands.
+        served_by: first.served_by.clone(),
     })
 }
 
