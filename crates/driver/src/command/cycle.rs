@@ -123,7 +123,8 @@ impl<W: Restorable> StudyCycle<W> {
                 Ok(bytes) => {
                     self.copied[i] = true;
                     eprintln!(
-                        "--restore: {}: a pristine copy ({:.0} MB more on the server's disk) is cloned back                          before the later runs, and dropped at the study's end",
+                        "--restore: {}: a pristine copy ({:.0} MB more on the server's disk) is cloned back \
+                         before the later runs, and dropped at the study's end",
                         target.key(),
                         bytes as f64 / 1e6
                     );

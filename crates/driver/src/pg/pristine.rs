@@ -1,6 +1,6 @@
 //! The faster `--restore` on a database oltpgen created: a pristine copy made once by `CREATE DATABASE
 //! … TEMPLATE` (marked as oltpgen's by its comment), and the database put back by dropping it and
-//! cloning the copy (about 3.6× faster than generating the rows again at TPC-C scale 10, see
+//! cloning the copy (3.2× faster than generating the rows again at TPC-C scale 10, see
 //! BENCHMARKS.md). Both statements need no session on the database cloned from or dropped: oltpgen's
 //! own sessions there (application name `oltpgen…`) are ended, and another client's makes each step
 //! decline, saying why, so that the caller falls back to the generator. Every statement runs from the
