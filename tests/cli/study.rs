@@ -525,3 +525,33 @@ async fn the_built_in_server_s_runs_after_the_first_are_cloned_from_a_pristine_c
     let check = oltpgen(&["tpcc", "check", "--data-dir", &root]);
     assert_eq!(check.code, 0, "{}", check.all());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn another_client_on_the_built_in_database_keeps_the_restore_on_the_generator_and_its_session() {
+    let (_keep, root) = crate::common::data_dir();
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_eq!(oltpgen(&["local", "start", "--data-dir", &root]).code, 0);
+    let pg = oltpgen_driver::local::LocalPg::join(Path::new(&root)).unwrap();
+    let mut config = pg.target("tpcc").pg_config().unwrap().clone();
+    config.application_name("someone else");
+    let (client, conn) = config.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(conn);
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    let mut args = built_in_study(&root, "2s", &result);
+    let runs = args.iter().position(|a| *a == "--runs").unwrap() + 1;
+    args[runs] = "2";
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let said = "--restore: built-in/tpcc: restored from the generator rather than cloned: 1 other client session(s) connected to tpcc";
+    assert_eq!(out.stderr.matches(said).count(), 1, "said once: {}", out.stderr);
+    let r = result_json(&result);
+    let methods: Vec<&str> =
+        r["runs"].as_array().unwrap().iter().map(|x| x["restored"]["method"].as_str().unwrap()).collect();
+    assert_eq!(methods, ["generator", "generator"]);
+    let orders: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
+    assert!(orders > 30_000, "the other client's session was never cut: {orders}");
+    drop(client);
+    assert!(!databases(&root).await.iter().any(|d| d.ends_with("_oltpgen_pristine")));
+}
