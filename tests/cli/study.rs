@@ -423,3 +423,135 @@ async fn restored_runs_on_sql_server_start_from_the_loaded_rows() {
         assert_eq!(check.code, 0, "{workload}: {}", check.all());
     }
 }
+
+/// The databases of the built-in server at `root` (started for the question, stopped after).
+async fn databases(root: &str) -> Vec<String> {
+    assert_eq!(oltpgen(&["local", "start", "--data-dir", root]).code, 0);
+    let pg = oltpgen_driver::local::LocalPg::join(Path::new(root)).unwrap();
+    let client = sql(&pg.target("postgres")).await;
+    let rows = client.query("SELECT datname::text FROM pg_database ORDER BY 1", &[]).await.unwrap();
+    drop(client);
+    assert_eq!(oltpgen(&["local", "stop", "--data-dir", root]).code, 0);
+    rows.iter().map(|r| r.get(0)).collect()
+}
+
+/// The flags of a short three-run restored TPC-C study on the built-in server at `root`, each run
+/// `duration` long, its result in `out`.
+fn built_in_study<'a>(root: &'a str, duration: &'a str, out: &'a Path) -> Vec<&'a str> {
+    let mut args = vec!["tpcc", "run", "--data-dir", root, "--users", "2", "--runs", "3", "--restore"];
+    args.extend(["--think-time", "0", "--keying-time", "0", "--warmup", "0s", "--duration", duration]);
+    args.extend(["--report-interval", "1s", "-q", "--out", out.to_str().unwrap()]);
+    args
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_built_in_server_s_runs_after_the_first_are_cloned_from_a_pristine_copy_dropped_at_the_end() {
+    let (_keep, root) = crate::common::data_dir();
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    let out = oltpgen(&built_in_study(&root, "3s", &result));
+    assert_eq!(out.code, 0, "{}", out.all());
+    let said =
+        "MB more on the server's disk) is cloned back before the later runs, and dropped at the study's end";
+    assert!(out.stderr.contains(said), "its disk space said: {}", out.stderr);
+    assert!(!out.stderr.contains("warning"), "the counters' sampler is never cut: {}", out.stderr);
+    let r = result_json(&result);
+    assert_matches_schema(&r);
+    let runs = r["runs"].as_array().unwrap();
+    let methods: Vec<&str> = runs.iter().map(|x| x["restored"]["method"].as_str().unwrap()).collect();
+    assert_eq!(methods, ["generator", "template clone", "template clone"]);
+    let orders: Vec<u64> = runs.iter().map(|x| x["start_rows"]["orders"].as_u64().unwrap()).collect();
+    assert_eq!(orders, [30_000; 3], "every run from the loaded rows");
+    assert_eq!(runs[1]["start_rows"], runs[0]["start_rows"]);
+    assert_eq!(runs[2]["start_rows"], runs[0]["start_rows"]);
+    // The database's counters go on after every clone, from a new baseline: never negative, and read
+    // during the last run.
+    let db: Vec<&Value> =
+        r["counters"].as_array().unwrap().iter().filter(|s| s["source"] == "db:built-in/tpcc").collect();
+    assert!(!db.is_empty(), "{}", r["counters"]);
+    let last_start = runs[2]["start_s"].as_f64().unwrap();
+    for series in &db {
+        let points = series["points"].as_array().unwrap();
+        assert!(points.iter().all(|p| p[1].as_f64().unwrap() >= 0.0), "{series}");
+    }
+    let commits = db.iter().find(|s| s["name"] == "commits_per_s").expect("commits/s");
+    let in_last: Vec<f64> = commits["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p[0].as_f64().unwrap() > last_start)
+        .map(|p| p[1].as_f64().unwrap())
+        .collect();
+    assert!(in_last.iter().any(|&c| c > 0.0), "commits counted during the last run: {commits}");
+    let summary = std::fs::read_to_string(result.join("summary.txt")).unwrap();
+    assert!(summary.contains("each restored first (generator, then template clone)"), "{summary}");
+    let check = oltpgen(&["tpcc", "check", "--data-dir", &root]);
+    assert_eq!(check.code, 0, "{}", check.all());
+    let left = databases(&root).await;
+    assert!(
+        left.contains(&"tpcc".to_string()) && !left.iter().any(|d| d.ends_with("_oltpgen_pristine")),
+        "{left:?}"
+    );
+
+    // Ctrl-C in the second run, once cloned: the copy is dropped all the same, the database kept.
+    let result = dir.path().join("interrupted");
+    let mut args = built_in_study(&root, "5s", &result);
+    args.retain(|a| *a != "-q");
+    let mut run = crate::common::spawn(&args);
+    let stdout = run.stdout.take().unwrap();
+    let pid = run.id().to_string();
+    let said = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let mut lines = std::io::BufReader::new(stdout).lines().map_while(Result::ok);
+        let second = lines.by_ref().any(|l| l == "-- run 2 of 3 --");
+        let status = std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(status.success());
+        (second, lines.collect::<Vec<_>>().join("\n"))
+    })
+    .await
+    .unwrap();
+    let out = tokio::task::spawn_blocking(move || crate::common::finish(run)).await.unwrap();
+    assert!(said.0, "the second run began: {}{}", said.1, out.all());
+    assert_eq!(out.code, 130, "{}", out.all());
+    let runs = result_json(&result)["runs"].as_array().unwrap().len();
+    assert_eq!(runs, 2, "cut short in the second run");
+    let left = databases(&root).await;
+    assert!(
+        left.contains(&"tpcc".to_string()) && !left.iter().any(|d| d.ends_with("_oltpgen_pristine")),
+        "{left:?}"
+    );
+    let check = oltpgen(&["tpcc", "check", "--data-dir", &root]);
+    assert_eq!(check.code, 0, "{}", check.all());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn another_client_on_the_built_in_database_keeps_the_restore_on_the_generator_and_its_session() {
+    let (_keep, root) = crate::common::data_dir();
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--data-dir", &root, "-q"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_eq!(oltpgen(&["local", "start", "--data-dir", &root]).code, 0);
+    let pg = oltpgen_driver::local::LocalPg::join(Path::new(&root)).unwrap();
+    let mut config = pg.target("tpcc").pg_config().unwrap().clone();
+    config.application_name("someone else");
+    let (client, conn) = config.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(conn);
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
+    let mut args = built_in_study(&root, "2s", &result);
+    let runs = args.iter().position(|a| *a == "--runs").unwrap() + 1;
+    args[runs] = "2";
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let said = "--restore: built-in/tpcc: restored from the generator rather than cloned: 1 other client session(s) connected to tpcc";
+    assert_eq!(out.stderr.matches(said).count(), 1, "said once: {}", out.stderr);
+    let r = result_json(&result);
+    let methods: Vec<&str> =
+        r["runs"].as_array().unwrap().iter().map(|x| x["restored"]["method"].as_str().unwrap()).collect();
+    assert_eq!(methods, ["generator", "generator"]);
+    let orders: i64 = client.query_one("SELECT count(*) FROM orders", &[]).await.unwrap().get(0);
+    assert!(orders > 30_000, "the other client's session was never cut: {orders}");
+    drop(client);
+    assert!(!databases(&root).await.iter().any(|d| d.ends_with("_oltpgen_pristine")));
+}

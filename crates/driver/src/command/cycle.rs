@@ -1,14 +1,22 @@
 //! The study cycle a command runs around each run of its sweep ([`Cycle`]): the workload's tables put
 //! back to their loaded state (`--restore`), the `--before-run` hook, the database's starting size
-//! counted; after the run, the `--after-run` hook.
+//! counted; after the run, the `--after-run` hook; at the study's end, the restore's pristine copies
+//! dropped.
+//!
+//! A restore is the generator's on the first run (the database may have drifted since its load); where
+//! the engine offers a faster path on the database ([`engine::pristine`]: PostgreSQL's built-in
+//! server), a pristine copy is made right after it and the later runs clone it back. Where the copy
+//! cannot be made or cloned safely (another client connected), the study says so once and the
+//! generator restores.
 
 use std::marker::PhantomData;
 use std::time::Instant;
 
-use futures_util::future::try_join_all;
+use futures_util::future::{join_all, try_join_all};
 use oltpgen_report::model::cycle::Restored;
 
 use super::workers_or_cores;
+use crate::engine::{self, Conn};
 use crate::load::LoadOptions;
 use crate::restore::{self, Restorable};
 use crate::run::StudyFlags;
@@ -19,6 +27,9 @@ use crate::{Error, Target};
 /// How a restore is recorded: the workload's rows generated again from the load's seed and size.
 pub const FROM_THE_GENERATOR: &str = "generator";
 
+/// How a restore is recorded: the database cloned from the pristine copy made after the first run's.
+pub const FROM_THE_COPY: &str = "template clone";
+
 /// The cycle of a study of workload `W` on `targets`.
 pub struct StudyCycle<W> {
     targets: Vec<Target>,
@@ -27,6 +38,10 @@ pub struct StudyCycle<W> {
     hooks: Hooks,
     /// Where the hooks run and log (`None` without hooks).
     hook_env: Option<HookEnv>,
+    /// Per target, whether its pristine copy exists (made after the first run's restore).
+    copied: Vec<bool>,
+    /// Whether the fallback to the generator was said (once).
+    said_fallback: bool,
     workload: PhantomData<W>,
 }
 
@@ -51,6 +66,8 @@ impl<W: Restorable> StudyCycle<W> {
             restore,
             hooks: study.hooks.clone(),
             hook_env,
+            copied: vec![false; targets.len()],
+            said_fallback: false,
             workload: PhantomData,
         }
     }
@@ -63,17 +80,73 @@ impl<W: Restorable> StudyCycle<W> {
     }
 }
 
+impl<W: Restorable> StudyCycle<W> {
+    /// Puts every target back for run `run`: the first from the generator, each pristine copy made
+    /// after it; later ones cloned from their copy, the generator where there is none or it declines.
+    async fn restore(&mut self, run: u32, opts: &LoadOptions) -> Result<Restored, Error> {
+        let started = Instant::now();
+        let mut methods = Vec::new();
+        let mut from_generator = Vec::new();
+        for (i, target) in self.targets.iter().enumerate() {
+            if run > 1 && self.copied[i] {
+                match engine::pristine::put_back(target).await? {
+                    Ok(()) => {
+                        methods.push(FROM_THE_COPY);
+                        continue;
+                    }
+                    Err(why) => say_once(&mut self.said_fallback, target, &why),
+                }
+            }
+            from_generator.push(target);
+        }
+        if !from_generator.is_empty() {
+            try_join_all(from_generator.iter().map(|target| W::restore(target, opts))).await?;
+            methods.push(FROM_THE_GENERATOR);
+        }
+        if run == 1 {
+            self.keep_copies().await?;
+        }
+        methods.dedup();
+        Ok(Restored { method: methods.join(" and "), duration_s: started.elapsed().as_secs_f64() })
+    }
+
+    /// Makes each target's pristine copy where its engine offers one, saying its size (a second copy
+    /// of the database on the server's disk), or once why the generator restores instead.
+    async fn keep_copies(&mut self) -> Result<(), Error> {
+        for (i, target) in self.targets.iter().enumerate() {
+            if engine::pristine::unavailable(target).is_some() {
+                continue;
+            }
+            let load = Conn::open(target).await?.read_meta(target, W::NAME).await?;
+            let load = load.map_or_else(String::new, |row| row.params.to_string());
+            match engine::pristine::keep(target, &load).await? {
+                Ok(bytes) => {
+                    self.copied[i] = true;
+                    eprintln!(
+                        "--restore: {}: a pristine copy ({:.0} MB more on the server's disk) is cloned back \
+                         before the later runs, and dropped at the study's end",
+                        target.key(),
+                        bytes as f64 / 1e6
+                    );
+                }
+                Err(why) => say_once(&mut self.said_fallback, target, &why),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Says once why a restore came from the generator rather than a clone.
+fn say_once(said: &mut bool, target: &Target, why: &str) {
+    if !std::mem::replace(said, true) {
+        eprintln!("--restore: {}: restored from the generator rather than cloned: {why}", target.key());
+    }
+}
+
 impl<W: Restorable> Cycle for StudyCycle<W> {
     async fn before_run(&mut self, run: u32) -> Result<RunStart, Error> {
-        let restored = match &self.restore {
-            Some(opts) => {
-                let started = Instant::now();
-                try_join_all(self.targets.iter().map(|target| W::restore(target, opts))).await?;
-                Some(Restored {
-                    method: FROM_THE_GENERATOR.into(),
-                    duration_s: started.elapsed().as_secs_f64(),
-                })
-            }
+        let restored = match self.restore {
+            Some(opts) => Some(self.restore(run, &opts).await?),
             None => None,
         };
         self.hook("--before-run", self.hooks.before_run.as_ref(), run).await?;
@@ -83,5 +156,20 @@ impl<W: Restorable> Cycle for StudyCycle<W> {
 
     async fn after_run(&mut self, run: u32) -> Result<(), Error> {
         self.hook("--after-run", self.hooks.after_run.as_ref(), run).await
+    }
+
+    async fn finish(&mut self) {
+        if self.restore.is_none() {
+            return;
+        }
+        // Also a copy a cut-short first run was making (its name and its mark are oltpgen's).
+        let cloned: Vec<&Target> =
+            self.targets.iter().filter(|t| engine::pristine::unavailable(t).is_none()).collect();
+        let dropped = join_all(cloned.iter().map(|t| engine::pristine::discard(t))).await;
+        for (target, dropped) in cloned.into_iter().zip(dropped) {
+            if let Err(e) = dropped {
+                eprintln!("warning: --restore: {}: its pristine copy is left: {e}", target.key());
+            }
+        }
     }
 }

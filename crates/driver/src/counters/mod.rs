@@ -106,6 +106,11 @@ struct Store {
     zero: Option<Instant>,
     /// Each database's server, and from when on, as its readings found it.
     served: Vec<ServedBy>,
+    /// The databases are not read (their connections closed) while the study puts them back.
+    dbs_paused: bool,
+    /// How many pauses there were: a reading that sees a new one closes the connections it holds,
+    /// even when the pause ended before it.
+    dbs_pauses: u64,
 }
 
 impl Store {
@@ -212,7 +217,7 @@ impl Sampler {
             sources.client.then(|| HostSource { source: "client".into(), prev: None, gone: BTreeSet::new() });
         let (started, zero) = tokio::sync::oneshot::channel();
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let task = Task { store: store.clone(), client, dbs, nodes, interval };
+        let task = Task { store: store.clone(), client, dbs, nodes, interval, dbs_pauses: 0 };
         let task = tokio::spawn(task.run(zero, stopped));
         Sampler { store, started: Mutex::new(Some(started)), stop, task }
     }
@@ -240,6 +245,15 @@ impl Sampler {
                 points: k.points.iter().map(|(at, v)| [seconds_since(zero, *at), *v]).collect(),
             })
             .collect()
+    }
+
+    /// Stops reading the databases and closes the sampler's connections to them at its next reading
+    /// (`paused`), or reads them again, each from a new baseline: a database put back by a clone,
+    /// which no session may be connected to, is a new database whose counters start again from zero.
+    pub fn pause_databases(&self, paused: bool) {
+        let mut store = lock(&self.store);
+        store.dbs_paused = paused;
+        store.dbs_pauses += u64::from(paused);
     }
 
     /// A handle the live metrics read the latest values through while the sampler runs.
@@ -393,6 +407,8 @@ struct Task {
     dbs: Vec<DbSource>,
     nodes: Vec<NodeSource>,
     interval: Duration,
+    /// The pauses of the databases' readings seen so far.
+    dbs_pauses: u64,
 }
 
 impl Task {
@@ -441,7 +457,19 @@ impl Task {
             let scraped = node_exporter::scrape(n.url.clone(), timeout).await;
             (Instant::now(), scraped)
         }));
-        let reads = futures_util::future::join_all(self.dbs.iter_mut().map(|d| async {
+        // Paused: the connections closed, and the next reading after the pause a new baseline.
+        let (paused, pauses) = {
+            let store = lock(&self.store);
+            (store.dbs_paused, store.dbs_pauses)
+        };
+        if pauses != self.dbs_pauses {
+            self.dbs_pauses = pauses;
+            for db in &mut self.dbs {
+                db.conn = None;
+                db.prev = None;
+            }
+        }
+        let reads = futures_util::future::join_all(self.dbs.iter_mut().filter(|_| !paused).map(|d| async {
             let read = d.read(timeout).await;
             (Instant::now(), read)
         }));

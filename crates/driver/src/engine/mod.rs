@@ -14,6 +14,7 @@
 //! | `target.rs` | a URL parsed into a [`Target`](crate::Target) by its engine, and another database on the same server |
 //! | `schema.rs` | DDL in the engine's words ([`create_table`], [`primary_key`], [`statistics`]; `CREATE INDEX`, alike on every engine, is [`crate::vocab::schema::create_index`]) |
 //! | `bulk.rs` | a load's rows over many connections ([`bulk_load`]) and its statements side by side ([`run_statements`]) |
+//! | [`pristine`] | the faster `--restore` where the engine offers it (PostgreSQL's template clone) |
 //! | [`tpcc`] | TPC-C's sessions, finishing DDL, check queries and the engine's facts a run records |
 //! | [`ds2`] | DS2's sessions, finishing DDL and indexes, check queries, databases DS2's installer built |
 //!
@@ -26,6 +27,7 @@
 mod bulk;
 mod conn;
 pub mod ds2;
+pub mod pristine;
 mod schema;
 mod target;
 pub mod tpcc;

@@ -16,6 +16,7 @@
 //! | [`schema`] | the catalog (which tables exist, drop), DDL from datagen's table definitions, statistics after a load |
 //! | [`bulk`], [`copy`] | bulk load over many connections |
 //! | [`counters`] | the server's own counters each interval (commits, buffer hits, WAL, checkpoints, …) |
+//! | [`pristine`] | the faster `--restore` of a database oltpgen created: a pristine copy cloned back by `CREATE DATABASE … TEMPLATE` |
 //! | [`tpcc`] | TPC-C's transactions, a run's sessions and the queries of its checks |
 //! | [`ds2`] | DS2's schema extras and functions, its operations, its checks, and DS2's own databases |
 
@@ -26,6 +27,7 @@ pub mod ds2;
 pub mod error;
 pub mod meta;
 pub mod pgpass;
+pub mod pristine;
 pub mod schema;
 pub mod target;
 pub mod tpcc;
@@ -104,8 +106,7 @@ pub async fn create_database(target: &Target) -> Result<bool, Error> {
     if exists {
         return Ok(false);
     }
-    let quoted = format!("\"{}\"", name.replace('"', "\"\""));
-    match admin.batch_execute(&format!("CREATE DATABASE {quoted}")).await {
+    match admin.batch_execute(&format!("CREATE DATABASE {}", quoted(name))).await {
         Ok(()) => Ok(true),
         // Created meanwhile by someone else: it exists, as asked.
         Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::DUPLICATE_DATABASE) => Ok(false),
@@ -118,6 +119,11 @@ pub async fn create_database(target: &Target) -> Result<bool, Error> {
         }
         Err(e) => Err(failed("--create-database", target, &e)),
     }
+}
+
+/// `name` as a quoted identifier.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
 }
 
 /// Wraps a database error met outside the measured run (load, check, drop) as a failure of the work.

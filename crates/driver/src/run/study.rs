@@ -104,6 +104,10 @@ pub trait Cycle {
     /// # Errors
     /// A hook that failed: the study stops there, keeping the runs so far.
     fn after_run(&mut self, run: u32) -> impl Future<Output = Result<(), Error>>;
+
+    /// Once the study ended, however it ended (Ctrl-C, a failure): removes what the cycle made for it
+    /// (a restore's pristine copy), saying on stderr what it could not.
+    fn finish(&mut self) -> impl Future<Output = ()>;
 }
 
 /// Nothing around the runs: a study of a workload with no database to put back (`io`).
@@ -115,6 +119,8 @@ impl Cycle for () {
     async fn after_run(&mut self, _run: u32) -> Result<(), Error> {
         Ok(())
     }
+
+    async fn finish(&mut self) {}
 }
 
 /// How a run began, as [`Cycle::before_run`] left it.
@@ -206,8 +212,11 @@ pub async fn study<W: Workload>(
     let mut first_start: Option<Instant> = None;
     let mut armed = None;
     for run in 1..=plan.runs() {
-        // Ctrl-C during a restore, a hook or the idle time stops the study there, as during a run.
+        // Ctrl-C during a restore, a hook or the idle time stops the study there, as during a run. The
+        // databases' counters are not read meanwhile (a clone needs no session on the database).
+        watch.pause_databases(true);
         let before = until_stopped(cycle.before_run(run)).await;
+        watch.pause_databases(false);
         let Some(start) = went_through(before, &mut stopped, &mut total.interrupted) else { break };
         let idle_window_s = match opts.idle_sample {
             Some(idle) => {
@@ -268,6 +277,8 @@ pub async fn study<W: Workload>(
             break;
         }
     }
+    // Whatever ended the study (Ctrl-C too): what the cycle made for it goes.
+    cycle.finish().await;
     let mut context = checkpoint.context;
     context.meters = if opts.power_logs.is_empty() {
         // Without a meter's log, the host's own energy counters where it has them.
@@ -512,6 +523,11 @@ impl Watch {
             Progress::Interval(f) => live.interval(f),
             Progress::Step(s) => live.step(s),
         }
+    }
+
+    /// Pauses or resumes reading the databases' counters ([`Sampler::pause_databases`]).
+    fn pause_databases(&self, paused: bool) {
+        self.sampler.iter().for_each(|s| s.pause_databases(paused));
     }
 
     /// Stops sampling and puts the counters into `result` (points `interval_s` apart).

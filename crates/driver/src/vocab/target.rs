@@ -133,6 +133,12 @@ impl Target {
         self
     }
 
+    /// Whether this is a database of oltpgen's built-in PostgreSQL, which oltpgen created (and so may
+    /// drop and clone: `--restore`'s template clone).
+    pub fn is_built_in(&self) -> bool {
+        self.built_in
+    }
+
     /// The database's one stable name, used wherever results name a database (per-database figures,
     /// counters, compare, merge): `host:port/dbname` as the URL gave them, or `built-in/dbname` for the
     /// built-in server, so two runs of one database match whatever port it was started on and

@@ -55,7 +55,9 @@ pub struct MeterWatts {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Restored {
     /// How: `generator` (the workload's tables emptied and their rows generated again from the load's
-    /// seed and size).
+    /// seed and size), `template clone` (PostgreSQL's built-in server: the database cloned from a
+    /// pristine copy made after the first run's restore), or both joined by `and` when a study's
+    /// databases went different ways.
     pub method: String,
     /// How long it took, in seconds (every target, side by side).
     pub duration_s: f64,

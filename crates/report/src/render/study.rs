@@ -51,8 +51,11 @@ pub fn runs(r: &RunResult) -> Option<String> {
         .collect();
     let median = median_run(&r.steps).map_or("none".into(), |run| format!("run {run}"));
     let start = if r.runs.iter().all(|rec| rec.restored.is_some()) {
-        let method = r.runs[0].restored.as_ref().map_or("", |x| x.method.as_str());
-        format!("each restored first ({method})")
+        // As the runs went: `generator, then template clone` when the first made the copy the others cloned.
+        let mut methods: Vec<&str> =
+            r.runs.iter().filter_map(|rec| rec.restored.as_ref().map(|x| x.method.as_str())).collect();
+        methods.dedup();
+        format!("each restored first ({})", methods.join(", then "))
     } else {
         format!("not all restored: {}", start_rows(&r.runs))
     };
@@ -171,6 +174,10 @@ mod tests {
             runs(&r).unwrap(),
             "runs: 3 — NOPM within the cap 600 / 900 / 1,200; the median is run 2; each restored first (generator)"
         );
+        for rec in &mut r.runs[1..] {
+            rec.restored.as_mut().unwrap().method = "template clone".into();
+        }
+        assert!(runs(&r).unwrap().ends_with("each restored first (generator, then template clone)"));
         r.runs = [(1, 30_000), (2, 30_412), (3, 30_820)].map(|(run, n)| record(run, false, n)).to_vec();
         assert!(
             runs(&r)

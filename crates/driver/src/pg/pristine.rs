@@ -1,0 +1,224 @@
+//! The faster `--restore` on a database oltpgen created: a pristine copy made once by `CREATE DATABASE
+//! … TEMPLATE` (marked as oltpgen's by its comment), and the database put back by dropping it and
+//! cloning the copy (3.2× faster than generating the rows again at TPC-C scale 10, see
+//! BENCHMARKS.md). Both statements need no session on the database cloned from or dropped: oltpgen's
+//! own sessions there (application name `oltpgen…`) are ended, and another client's makes each step
+//! decline, saying why, so that the caller falls back to the generator. Every statement runs from the
+//! server's `postgres` database.
+
+use std::time::{Duration, Instant};
+
+use tokio_postgres::Client;
+
+use super::{connect, failed, quoted, target};
+use crate::{Error, Target};
+
+/// The suffix of the pristine copy's name: `<db>_oltpgen_pristine`.
+const SUFFIX: &str = "_oltpgen_pristine";
+
+/// How the pristine copy's comment begins: a copy without it is not oltpgen's, and never dropped.
+const MARK: &str = "oltpgen pristine copy of ";
+
+/// The application name of the connection that clones and drops, so that what a study cut short left
+/// running can be found and ended at its end.
+const CLONING: &str = "oltpgen restore";
+
+/// How long oltpgen's own ended sessions may take to leave.
+const SESSIONS_GONE: Duration = Duration::from_secs(10);
+
+/// The name of `db`'s pristine copy, `None` when it would be longer than PostgreSQL keeps.
+fn copy_name(db: &str) -> Option<String> {
+    let name = format!("{db}{SUFFIX}");
+    (name.len() <= super::MAX_NAME_BYTES).then_some(name)
+}
+
+/// A connection to `target`'s server's `postgres` database, named [`CLONING`].
+async fn admin(target: &Target) -> Result<(Client, Target), Error> {
+    let admin_target = target::with_dbname(target, "postgres");
+    let client = connect(&admin_target).await?;
+    client
+        .batch_execute(&format!("SET application_name = '{CLONING}'"))
+        .await
+        .map_err(|e| failed("naming the restore's connection", &admin_target, &e))?;
+    Ok((client, admin_target))
+}
+
+/// Another client's sessions on `db` (any client whose application name is not oltpgen's; the server's
+/// own workers, which a clone ends itself, are not counted): how many.
+async fn foreign_sessions(client: &Client, at: &Target, db: &str) -> Result<i64, Error> {
+    let row = client
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() \
+             AND backend_type = 'client backend' AND coalesce(application_name, '') NOT LIKE 'oltpgen%'",
+            &[&db],
+        )
+        .await
+        .map_err(|e| failed("looking for other clients' sessions", at, &e))?;
+    Ok(row.get(0))
+}
+
+/// Ends the sessions (other than this one) that `condition` picks, `$1` being `value`, and waits until
+/// they have left (at most [`SESSIONS_GONE`]).
+async fn end_sessions(
+    client: &Client,
+    at: &Target,
+    condition: &str,
+    value: &str,
+    what: &str,
+) -> Result<(), Error> {
+    let query = format!(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE {condition} AND pid <> pg_backend_pid()"
+    );
+    let started = Instant::now();
+    loop {
+        let row = client.query_one(&query, &[&value]).await.map_err(|e| failed(what, at, &e))?;
+        let left: i64 = row.get(0);
+        if left == 0 || started.elapsed() > SESSIONS_GONE {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Ends oltpgen's own sessions on `db` (application name `oltpgen…`: the counters' sampler, a
+/// connection a restore left closing).
+async fn end_own_sessions(client: &Client, at: &Target, db: &str) -> Result<(), Error> {
+    let own = "datname = $1 AND application_name LIKE 'oltpgen%'";
+    end_sessions(client, at, own, db, "ending oltpgen's own sessions").await
+}
+
+/// The comment on database `name`, `None` when it does not exist.
+async fn comment(client: &Client, at: &Target, name: &str) -> Result<Option<String>, Error> {
+    let row = client
+        .query_opt(
+            "SELECT coalesce(shobj_description(oid, 'pg_database'), '') FROM pg_database WHERE datname = $1",
+            &[&name],
+        )
+        .await
+        .map_err(|e| failed("reading a database's comment", at, &e))?;
+    Ok(row.map(|r| r.get(0)))
+}
+
+/// Makes the pristine copy of `target`'s database, just restored, commented `oltpgen pristine copy of
+/// <db>, load <load>`, replacing a copy an earlier study left; its size in bytes. `Ok(Err(why))` when
+/// it cannot be made safely (another client's session on the database, a copy of the same name that is
+/// not oltpgen's, a name too long): the caller restores from the generator.
+///
+/// # Errors
+/// [`Error::Failed`] when a statement fails.
+pub async fn keep(target: &Target, load: &str) -> Result<Result<u64, String>, Error> {
+    let db = target.dbname();
+    let Some(copy) = copy_name(db) else {
+        return Ok(Err(format!("{db}{SUFFIX} would be longer than PostgreSQL's names")));
+    };
+    let (client, at) = admin(target).await?;
+    match comment(&client, &at, &copy).await? {
+        Some(c) if !c.starts_with(MARK) => {
+            return Ok(Err(format!("a database {copy} exists that oltpgen did not make")));
+        }
+        Some(_) => {
+            run(
+                &client,
+                &at,
+                "dropping an earlier pristine copy",
+                &format!("DROP DATABASE {}", quoted(&copy)),
+            )
+            .await?
+        }
+        None => {}
+    }
+    let foreign = foreign_sessions(&client, &at, db).await?;
+    if foreign > 0 {
+        return Ok(Err(format!("{foreign} other client session(s) connected to {db}")));
+    }
+    end_own_sessions(&client, &at, db).await?;
+    let create =
+        format!("CREATE DATABASE {} TEMPLATE {}{}", quoted(&copy), quoted(db), strategy(&client).await);
+    run(&client, &at, "making the pristine copy", &create).await?;
+    let note = format!("{MARK}{db}, load {load}").replace('\'', "''");
+    run(
+        &client,
+        &at,
+        "marking the pristine copy",
+        &format!("COMMENT ON DATABASE {} IS '{note}'", quoted(&copy)),
+    )
+    .await?;
+    let row = client
+        .query_one("SELECT pg_database_size($1)", &[&copy])
+        .await
+        .map_err(|e| failed("sizing the pristine copy", &at, &e))?;
+    let size: i64 = row.get(0);
+    Ok(Ok(size.max(0) as u64))
+}
+
+/// Puts `target`'s database back from its pristine copy: `DROP DATABASE … WITH (FORCE)` and `CREATE
+/// DATABASE … TEMPLATE` the copy. `Ok(Err(why))` when another client is connected to it: nothing is
+/// dropped, and the caller restores from the generator.
+///
+/// # Errors
+/// [`Error::Failed`] when a statement fails (the database may then be missing: [`discard`] renames the
+/// copy back at the study's end).
+pub async fn put_back(target: &Target) -> Result<Result<(), String>, Error> {
+    let db = target.dbname();
+    let copy = copy_name(db).expect("a pristine copy was made, so its name fits");
+    let (client, at) = admin(target).await?;
+    let foreign = foreign_sessions(&client, &at, db).await?;
+    if foreign > 0 {
+        return Ok(Err(format!("{foreign} other client session(s) connected to {db}")));
+    }
+    end_own_sessions(&client, &at, db).await?;
+    run(
+        &client,
+        &at,
+        "dropping the database to clone it again",
+        &format!("DROP DATABASE {} WITH (FORCE)", quoted(db)),
+    )
+    .await?;
+    let create =
+        format!("CREATE DATABASE {} TEMPLATE {}{}", quoted(db), quoted(&copy), strategy(&client).await);
+    run(&client, &at, "cloning the pristine copy", &create).await?;
+    Ok(Ok(()))
+}
+
+/// Drops `target`'s pristine copy at the study's end, whatever ended it: first ends what a study cut
+/// short left cloning; when the database itself is missing (cut between its drop and its clone), the
+/// copy is renamed back to it instead, so nothing is lost. A database of the copy's name that is not
+/// oltpgen's stays.
+///
+/// # Errors
+/// [`Error::Failed`] when a statement fails.
+pub async fn discard(target: &Target) -> Result<(), Error> {
+    let db = target.dbname();
+    let Some(copy) = copy_name(db) else { return Ok(()) };
+    let (client, at) = admin(target).await?;
+    end_sessions(&client, &at, "application_name = $1", CLONING, "ending a clone cut short").await?;
+    match comment(&client, &at, &copy).await? {
+        Some(c) if c.starts_with(MARK) => {}
+        _ => return Ok(()),
+    }
+    if comment(&client, &at, db).await?.is_none() {
+        let rename = format!("ALTER DATABASE {} RENAME TO {}", quoted(&copy), quoted(db));
+        eprintln!(
+            "--restore: {db} was cut short while cloned again: its pristine copy is renamed back to it"
+        );
+        run(&client, &at, "renaming the pristine copy back", &rename).await?;
+        return run(&client, &at, "unmarking it", &format!("COMMENT ON DATABASE {} IS NULL", quoted(db)))
+            .await;
+    }
+    run(&client, &at, "dropping the pristine copy", &format!("DROP DATABASE {} WITH (FORCE)", quoted(&copy)))
+        .await
+}
+
+/// ` STRATEGY WAL_LOG` where the server has it (PostgreSQL 15 on; measured faster than `FILE_COPY`,
+/// see BENCHMARKS.md), else nothing (older servers copy the files).
+async fn strategy(client: &Client) -> &'static str {
+    let version = client.query_one("SELECT current_setting('server_version_num')::int", &[]).await;
+    match version.map(|r| r.get::<_, i32>(0)) {
+        Ok(v) if v >= 150_000 => " STRATEGY WAL_LOG",
+        _ => "",
+    }
+}
+
+async fn run(client: &Client, at: &Target, what: &str, statement: &str) -> Result<(), Error> {
+    client.batch_execute(statement).await.map_err(|e| failed(what, at, &e))
+}
