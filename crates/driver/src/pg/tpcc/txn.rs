@@ -373,7 +373,12 @@ async fn new_order(client: &Client, st: &Statements, i: &NewOrderInput) -> Resul
     new_order?;
     lines?;
     end?;
-    Ok(Outcome { done: Done { rolled_back }, o_id: Some(o_id as u32), ..Outcome::COMMITTED })
+    // A rolled-back New-Order was never acknowledged: it has no order to keep.
+    Ok(Outcome {
+        done: Done { rolled_back },
+        o_id: (!rolled_back).then_some(o_id as u32),
+        ..Outcome::COMMITTED
+    })
 }
 
 async fn payment(client: &Client, st: &Statements, i: &PaymentInput) -> Result<Outcome, Error> {
