@@ -9,6 +9,7 @@ use crate::common::{
     SECRET, assert_matches_schema, assert_refused, data_dir, finish, oltpgen, oltpgen_env, result_json,
     spawn, sql, start_server,
 };
+use crate::memory_cgroup::MemoryLimit;
 
 /// A short run of `extra` on `file` writing into `out` (of 32 MiB unless `extra` gives a `--size`).
 fn io_run(file: &Path, out: &Path, extra: &[&str]) -> crate::common::Outcome {
@@ -132,6 +133,10 @@ fn both_engines_run_and_the_result_says_which_did() {
     assert!(bad.stderr.contains("give io_uring or psync"), "{}", bad.stderr);
 }
 
+/// The memory the captured run's server may use, page cache included: less than its database (a
+/// TPC-C warehouse is about 110 MB on disk), more than its processes need.
+const SERVER_MEMORY: u64 = 96 << 20;
+
 /// Drops the page cache of every file under `dir` (clean pages only: checkpoint first), so the server's
 /// next reads go to the disk.
 fn drop_cache(dir: &Path) {
@@ -149,7 +154,7 @@ fn drop_cache(dir: &Path) {
 }
 
 /// Issue 28's cycle on this machine: a TPC-C run made I/O-bound (shared_buffers of 2 MB, the tables'
-/// page cache dropped before it), its per-disk counters modelled by `io model`, whose `io run` command
+/// page cache dropped before it, the server's memory limited by a cgroup), its per-disk counters modelled by `io model`, whose `io run` command
 /// replays it, and `io run --validate` putting the replay's latency per transfer and queue length
 /// beside the captured ones.
 #[tokio::test(flavor = "multi_thread")]
@@ -168,6 +173,17 @@ async fn an_i_o_bound_tpcc_run_s_disk_is_modelled_replayed_and_validated() {
     assert_eq!(shared, "2MB", "the server keeps almost nothing in its own cache");
     admin.batch_execute("CHECKPOINT").await.unwrap();
     drop_cache(&Path::new(&root).join("data/base"));
+    // And kept out of memory while it runs: the server's processes, page cache included, within less
+    // than the database's size.
+    let postmaster = std::fs::read_to_string(Path::new(&root).join("data/postmaster.pid")).unwrap();
+    let postmaster: u32 = postmaster.lines().next().unwrap().parse().unwrap();
+    let limit = match MemoryLimit::on_server(postmaster, SERVER_MEMORY) {
+        Ok(limit) => Some(limit),
+        Err(why) => {
+            eprintln!("not limiting the server's memory ({why}): only its page cache is dropped first");
+            None
+        }
+    };
 
     let captured = keep.path().join("captured");
     let url = format!("postgres://bench@127.0.0.1:{}/tpcc", server.port());
@@ -181,7 +197,12 @@ async fn an_i_o_bound_tpcc_run_s_disk_is_modelled_replayed_and_validated() {
     .await
     .unwrap();
     assert_eq!(run.code, 0, "{}", run.all());
-    drop(server);
+    if let Some(limit) = &limit {
+        let times = limit.times_at_limit();
+        eprintln!("the server ran into its {} MiB limit {times} times", SERVER_MEMORY >> 20);
+        assert!(times > 0, "the server's memory was held below the database's size while it ran");
+    }
+    drop((server, limit));
 
     // The model: the biggest writer's transfers, with reads among them.
     let file = keep.path().join("io.dat");

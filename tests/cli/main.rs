@@ -28,6 +28,7 @@ mod local;
 mod mariadb_common;
 mod mariadb_ds2;
 mod mariadb_tpcc;
+mod memory_cgroup;
 mod mssql_common;
 mod mssql_ds2;
 mod mssql_modes;

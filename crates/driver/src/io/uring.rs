@@ -1,9 +1,16 @@
 //! io_uring for `oltpgen io run`: one ring per client thread (so per Iometer worker, as fio's io_uring
-//! engine keeps one per job), its reads and writes pushed by the I/Os' futures and submitted together by
-//! the ring's reaper task, which also takes their completions back and wakes them. A worker's
-//! outstanding I/Os then cost one thread, not one blocked thread each. The kernel keeps a ring's
-//! completions until its thread next enters it (`IORING_SETUP_DEFER_TASKRUN`) and says through an
-//! eventfd, which tokio watches, that some wait: the thread is not interrupted per completion.
+//! engine keeps one per job), its reads and writes pushed by the I/Os' futures and submitted by them or
+//! by the ring's reaper task, which also takes their completions back and wakes them. A worker's
+//! outstanding I/Os then cost one thread, not one blocked thread each.
+//!
+//! The reaper waits as fio does: once the I/Os it woke have run (and pushed their successors), it
+//! submits what is still unsubmitted and waits for the next completion in the same `io_uring_enter`,
+//! the thread asleep in the kernel. An I/O pushed while others are in flight is submitted at once, as
+//! fio submits each of its I/Os: the device has it without waiting for the turns around it. The kernel
+//! keeps a ring's completions for the thread's next call (`IORING_SETUP_DEFER_TASKRUN`): the thread is
+//! not interrupted per completion, and no eventfd, epoll round or timer is paid per I/O. The thread's
+//! other tasks (the run's own, on the first client thread) get their turn between batches, at most one
+//! I/O's latency late, as a `psync` thread's do.
 //!
 //! The unsafe code of the crate is here, and only here: the kernel reads and writes an I/O's buffer
 //! until its completion is reaped, so the ring owns the buffer (and the file) of every I/O in flight —
@@ -14,16 +21,13 @@
 use std::cell::RefCell;
 use std::fs::File;
 use std::future::Future;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
 use io_uring::{IoUring, opcode, types};
-use rustix::event::{EventfdFlags, eventfd};
-use tokio::io::Interest;
-use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
 
 use super::file::AlignedBuf;
@@ -53,7 +57,7 @@ pub fn probe() -> Result<(), String> {
 /// One thread's ring: its I/Os in flight, and the reaper that submits and completes them.
 pub struct Ring {
     state: Mutex<State>,
-    /// Tells the reaper that I/Os wait to be submitted.
+    /// Tells the reaper that I/Os wait to be submitted, or that the I/Os it woke have all run.
     pushed: Notify,
     /// Whether the reaper task still runs (it ends with its runtime): a thread whose ring lost its reaper
     /// makes a new one.
@@ -71,6 +75,8 @@ struct State {
     unsubmitted: usize,
     /// I/Os submitted whose completion is not reaped yet.
     submitted: usize,
+    /// I/Os completed and woken whose futures have not taken their outcome yet.
+    woken: usize,
 }
 
 /// What an I/O in flight holds, and how it ended.
@@ -96,7 +102,7 @@ impl Ring {
     /// again after the runtime that reaped the last one ended).
     ///
     /// # Errors
-    /// The kernel refused a ring, or tokio could not watch it.
+    /// The kernel refused a ring.
     pub fn here() -> std::io::Result<Arc<Ring>> {
         HERE.with(|here| {
             let mut here = here.borrow_mut();
@@ -104,31 +110,27 @@ impl Ring {
                 return Ok(ring.clone());
             }
             // Completions wait in the kernel until the ring's own thread asks for them (its next
-            // submission), and the eventfd says when some do: no interruption per completion.
+            // submission or wait): no interruption per completion.
             let uring = IoUring::builder()
                 .setup_single_issuer()
                 .setup_defer_taskrun()
                 .setup_taskrun_flag()
                 .build(ENTRIES)?;
-            let event = eventfd(0, EventfdFlags::NONBLOCK | EventfdFlags::CLOEXEC)?;
-            uring.submitter().register_eventfd(event.as_raw_fd())?;
-            // SAFETY: the AsyncFd owns the eventfd, so it stays open and the same while it lives.
-            let watch = unsafe { AsyncFd::register_with_interest(event, Interest::READABLE) }
-                .map_err(|e| std::io::Error::other(e.to_string()))?;
-            let state = State { uring, slots: Vec::new(), free: Vec::new(), unsubmitted: 0, submitted: 0 };
+            let state =
+                State { uring, slots: Vec::new(), free: Vec::new(), unsubmitted: 0, submitted: 0, woken: 0 };
             let ring = Arc::new(Ring {
                 state: Mutex::new(state),
                 pushed: Notify::new(),
                 reaping: AtomicBool::new(true),
             });
-            tokio::spawn(reap(ring.clone(), watch));
+            tokio::spawn(reap(ring.clone()));
             *here = Some(ring.clone());
             Ok(ring)
         })
     }
 
     /// Reads `buf` from `file` at `at` (or writes it there, when `write`); the buffer comes back with the
-    /// outcome. The I/O is submitted with the others pushed in the same turn of the thread's runtime.
+    /// outcome. The I/O is submitted now when others are in flight, else by the reaper with its wait.
     pub fn transfer(
         self: &Arc<Self>,
         file: &Arc<File>,
@@ -156,6 +158,11 @@ impl Ring {
         pushed.expect("the submission queue holds every I/O a run keeps in flight");
         state.slots[slot].held = Some((file.clone(), buf));
         state.unsubmitted += 1;
+        if state.submitted > 0 {
+            // Others are in flight: this one goes to the device now, not after the turns around it
+            // (with none in flight, the reaper submits it with its wait, in one system call).
+            state.submit_and_complete(false);
+        }
         drop(state);
         self.pushed.notify_one();
         InFlight { ring: self.clone(), slot, expect: len, done: false }
@@ -167,11 +174,18 @@ impl Ring {
 }
 
 impl State {
-    /// Submits what was pushed and takes every completion in, waking the I/Os they end.
-    fn submit_and_complete(&mut self) {
-        if self.unsubmitted + self.submitted > 0 {
+    /// Whether the reaper should wait in the kernel for the next completion: I/Os are in flight, and
+    /// those it woke have all run (so they pushed their successors, submitted with the wait).
+    fn should_wait(&self) -> bool {
+        self.woken == 0 && self.submitted + self.unsubmitted > 0
+    }
+
+    /// Submits what was pushed (waiting for a completion first when `wait`) and takes every completion
+    /// in, waking the I/Os they end.
+    fn submit_and_complete(&mut self, wait: bool) {
+        if wait || self.unsubmitted > 0 || self.uring.submission().taskrun() {
             // Also runs the completions' deferred work (the crate asks for it when the ring says some waits).
-            match self.uring.submit() {
+            match self.uring.submitter().submit_and_wait(usize::from(wait)) {
                 Ok(n) => {
                     self.unsubmitted -= n.min(self.unsubmitted);
                     self.submitted += n;
@@ -191,10 +205,21 @@ impl State {
                 self.free.push(slot);
             } else {
                 s.result = Some(result);
+                self.woken += 1;
                 if let Some(w) = s.waker.take() {
                     w.wake();
                 }
             }
+        }
+    }
+}
+
+impl State {
+    /// One woken I/O took its outcome: when it was the last, the reaper may wait in the kernel again.
+    fn ran_woken(&mut self, ring: &Ring) {
+        self.woken -= 1;
+        if self.woken == 0 {
+            ring.pushed.notify_one();
         }
     }
 }
@@ -242,6 +267,7 @@ impl Future for InFlight {
         let (_, buf) = slot.held.take().expect("an I/O in flight holds its buffer");
         *slot = Slot::default();
         state.free.push(self.slot);
+        state.ran_woken(&ring);
         self.done = true;
         let outcome = match u32::try_from(result) {
             Ok(n) if n == self.expect => Ok(()),
@@ -266,6 +292,7 @@ impl Drop for InFlight {
         if slot.result.is_some() {
             *slot = Slot::default();
             state.free.push(self.slot);
+            state.ran_woken(&self.ring);
         } else {
             slot.abandoned = true;
             slot.waker = None;
@@ -282,24 +309,22 @@ impl Drop for Reaping {
     }
 }
 
-/// The reaper: submits what the I/Os pushed and reaps their completions, each time I/Os are pushed or
-/// the ring has completions, until its runtime ends.
-async fn reap(ring: Arc<Ring>, watch: AsyncFd<OwnedFd>) {
+/// The reaper, until its runtime ends: submits what the I/Os pushed and, while I/Os are in flight and
+/// those it woke have run, waits in the kernel for the next completion; it takes the completions in and
+/// wakes their I/Os, then lets them run until they all have, or more are pushed.
+async fn reap(ring: Arc<Ring>) {
     let ring = Reaping(ring);
     loop {
-        ring.0.lock().submit_and_complete();
-        tokio::select! {
-            () = ring.0.pushed.notified() => {}
-            ready = watch.readable() => match ready {
-                // Cleared and emptied before the completions are taken: one that lands after is
-                // signalled again.
-                Ok(mut ready) => {
-                    ready.clear_ready();
-                    let _ = rustix::io::read(watch.get_ref(), &mut [0u8; 8]);
-                }
-                Err(e) => panic!("tokio stopped watching the io_uring's eventfd: {e}"),
-            },
+        {
+            let mut state = ring.0.lock();
+            let wait = state.should_wait();
+            state.submit_and_complete(wait);
+            if state.should_wait() {
+                // A completion that woke nothing (its I/O was dropped): wait again at once.
+                continue;
+            }
         }
+        ring.0.pushed.notified().await;
     }
 }
 
