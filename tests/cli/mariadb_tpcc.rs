@@ -1,9 +1,10 @@
 //! TPC-C on MariaDB through the MySQL engine (`mariadb://` URLs): load, check, run in both modes,
-//! drop, the password from `MYSQL_PWD` or `~/.my.cnf`, bad input, and lock wait timeouts retried after
-//! a rollback. Each test starts a MariaDB of its own ([`MariaDb`]).
+//! drop, the password from `MYSQL_PWD` or `~/.my.cnf`, bad input, lock wait timeouts retried after
+//! a rollback, and the acknowledged New-Orders compared after lost connections. Each test starts a MariaDB of its own ([`MariaDb`]).
 
 use crate::common::{
-    SECRET, assert_matches_schema, assert_no_secret, assert_refused, oltpgen, oltpgen_env, result_json,
+    SECRET, assert_matches_schema, assert_no_secret, assert_refused, finish, oltpgen, oltpgen_env,
+    result_json, spawn,
 };
 use crate::mariadb_common::MariaDb;
 
@@ -297,4 +298,71 @@ async fn one_input_stream_through_each_mode_leaves_identical_tables_on_mariadb()
     // The stream changed the tables: identical because both did the same work.
     assert!(db.int("stream_server", "SELECT COUNT(*) FROM history") > 30_000);
     assert!(db.int("stream_server", "SELECT COUNT(*) FROM orders WHERE o_carrier_id IS NOT NULL") > 21_000);
+}
+
+#[cfg_attr(
+    not(oltpgen_test_mariadb),
+    ignore = "needs MariaDB: apt-get install mariadb-server mariadb-client"
+)]
+#[test]
+fn acknowledged_new_orders_are_compared_after_lost_connections_on_mariadb() {
+    let db = MariaDb::start();
+    let url = db.url("tpcc");
+    let out = oltpgen(&["tpcc", "load", "--scale", "1", "--quiet", "--create-database", "--url", &url]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("r");
+    for transactions in ["server", "client"] {
+        let out_path = out_dir.with_extension(transactions);
+        let o = out_path.to_str().unwrap();
+        let timing = ["--warmup", "1s", "--duration", "8s", "--think-time", "0", "--keying-time", "0"];
+        let args =
+            ["tpcc", "run", "--url", &url, "--users", "4", "--transactions", transactions, "-q", "-o", o];
+        let run = spawn(&[&args[..], &timing[..]].concat());
+        // Every session of the run's login killed twice while it commits New-Orders (the first time
+        // once every district has had some: the ones below are then acknowledged before any kill).
+        for _ in 0..2 {
+            let orders = db.int("tpcc", "SELECT COUNT(*) FROM orders");
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while db.int("tpcc", "SELECT COUNT(*) FROM orders") < orders + 100 {
+                assert!(std::time::Instant::now() < deadline, "the run commits New-Orders");
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            db.sql("", "KILL CONNECTION USER bench");
+        }
+        let out = finish(run);
+        assert_eq!(out.code, 0, "{transactions}: nothing lost, the run passes: {}", out.all());
+        assert_no_secret(&out);
+        let r = result_json(&out_path);
+        assert!(r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0, "{}", r["errors_by_kind"]);
+        let lost = &r["lost_commits"];
+        let checked = lost["checked"].as_u64().unwrap_or(0);
+        assert!(checked > 20, "{transactions}: the acknowledged New-Orders compared on MariaDB: {lost}");
+        assert_eq!(lost["lost"], 0, "{lost}");
+        assert!(
+            out.stdout.contains(&format!("acknowledged commits lost: 0 of {checked} ")),
+            "{}",
+            out.stdout
+        );
+    }
+    // An acknowledged order taken away (district 1/1's first of the run) is found by `check --result`,
+    // and so is one whose customer changed under its id; the other orders and districts are not.
+    let first =
+        db.int("tpcc", "SELECT MIN(o_id) FROM orders WHERE o_w_id = 1 AND o_d_id = 1 AND o_id > 3000");
+    db.sql("tpcc", &format!("DELETE FROM orders WHERE o_w_id = 1 AND o_d_id = 1 AND o_id = {first}"));
+    db.sql(
+        "tpcc",
+        &format!(
+            "UPDATE orders SET o_c_id = o_c_id % 3000 + 1 WHERE o_w_id = 1 AND o_d_id = 2 AND o_id = {first}"
+        ),
+    );
+    let result = out_dir.with_extension("server");
+    let check = oltpgen(&["tpcc", "check", "--url", &url, "--result", result.to_str().unwrap()]);
+    assert_eq!(check.code, 1, "{}", check.all());
+    let r = result_json(&result);
+    let checked = r["lost_commits"]["checked"].as_u64().unwrap();
+    let all = check.all();
+    assert!(all.contains(&format!("acknowledged commits lost: 2 of {checked} orders acknowledged")), "{all}");
+    assert!(all.contains(&format!("(first: w_id=1 d_id=1 o_id={first} ")), "{all}");
+    assert_no_secret(&check);
 }

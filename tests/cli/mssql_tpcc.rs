@@ -354,6 +354,10 @@ async fn users_reconnect_after_a_server_restart() {
         lost.is_some() && again > lost,
         "the outage, from the lost connection to a commit again: {outage}"
     );
+    // Every acknowledged New-Order was compared with the database after the restart: none is missing.
+    let lost = &r["lost_commits"];
+    assert!(lost["checked"].as_u64().unwrap_or(0) > 0, "New-Orders compared on SQL Server: {lost}");
+    assert_eq!(lost["lost"], 0, "{lost}");
     assert_consistent(&db.url);
     drop(db);
     drop(server);

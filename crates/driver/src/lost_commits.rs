@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use crate::engine::Conn;
 use crate::vocab::ds2_checks::purchases_between;
 pub use crate::vocab::outcome::Ack;
+use crate::vocab::tpcc_checks::orders_between;
 use crate::{Error, Target};
 
 /// How many lost commits the result lists.
@@ -41,7 +42,7 @@ pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Resu
         }
         let conn = Conn::open(target).await?;
         let missing = match workload {
-            Workload::Tpcc => conn.missing_new_orders(target, &mine).await?,
+            Workload::Tpcc => missing_new_orders(&conn, target, &mine).await?,
             Workload::Ds2 => missing_purchases(&conn, target, &mine).await?,
             // `io` drives no database: it acknowledges no order.
             Workload::Io => Vec::new(),
@@ -58,31 +59,58 @@ pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Resu
     Ok(lost)
 }
 
+/// Of TPC-C's acknowledged New-Orders `acks` (one target's), those the database does not hold as
+/// acknowledged: the orders of their warehouses in their id range, read back in the same SQL on every
+/// engine ([`orders_between`]), through the checks' own query runner.
+async fn missing_new_orders(conn: &Conn, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
+    let (w, o) = (span(acks, |a| a.w_id), span(acks, |a| a.o_id));
+    // Every order the query can yield: one per id in each district, ten districts a warehouse (1.2).
+    let room = width(w) * 10 * width(o);
+    let what = "comparing the acknowledged orders";
+    let (_, held) = conn.offending(target, what, &orders_between(w, o), room).await?;
+    Ok(not_held(acks, &held))
+}
+
 /// Of DS2's acknowledged purchases `acks` (one target's), those the database does not hold as
 /// acknowledged: the orders in their id range read back in the same SQL on every engine
 /// ([`purchases_between`]), through the checks' own query runner.
 async fn missing_purchases(conn: &Conn, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
-    let (lo, hi) = acks.iter().fold((u32::MAX, 0), |(lo, hi), a| (lo.min(a.o_id), hi.max(a.o_id)));
+    let o = span(acks, |a| a.o_id);
     let what = "comparing the acknowledged purchases";
-    let room = i64::from(hi.saturating_sub(lo)) + 1;
-    let (_, held) = conn.offending(target, what, &purchases_between(lo, hi), room).await?;
+    let (_, held) = conn.offending(target, what, &purchases_between(o.0, o.1), width(o)).await?;
     Ok(not_held(acks, &held))
 }
 
-/// The purchases of `acks` that `held` (`orderid,customerid,lines` rows) lacks or holds with another
-/// customer or line count, in order id order.
+/// The lowest and highest of `field` over `acks`.
+fn span(acks: &[Ack], field: fn(&Ack) -> u32) -> (u32, u32) {
+    acks.iter().map(field).fold((u32::MAX, 0), |(lo, hi), v| (lo.min(v), hi.max(v)))
+}
+
+/// How many values `lo..=hi` holds.
+fn width((lo, hi): (u32, u32)) -> i64 {
+    i64::from(hi.saturating_sub(lo)) + 1
+}
+
+/// The acknowledged orders of `acks` that `held` (the database's rows, as `orderid,customer,lines` for
+/// DS2's purchases or `w_id,d_id,o_id,customer,lines` for TPC-C's orders) does not hold as acknowledged
+/// (missing, or another customer or line count under the key), in key order.
 fn not_held(acks: &[Ack], held: &[String]) -> Vec<Ack> {
-    let held: HashMap<u32, (u32, u64)> = held
+    let held: HashMap<(u32, u32, u32), (u32, u32)> = held
         .iter()
         .filter_map(|row| {
-            let mut fields = row.split(',').map(|f| f.trim().parse::<u64>().ok());
-            let (o, c, n) = (fields.next()??, fields.next()??, fields.next()??);
-            Some((u32::try_from(o).ok()?, (u32::try_from(c).ok()?, n)))
+            let fields: Option<Vec<u32>> = row.split(',').map(|f| f.trim().parse().ok()).collect();
+            match fields?[..] {
+                // DS2's purchases are kept without warehouse or district.
+                [o, c, n] => Some(((0, 0, o), (c, n))),
+                [w, d, o, c, n] => Some(((w, d, o), (c, n))),
+                _ => None,
+            }
         })
         .collect();
+    let key = |a: &Ack| (a.w_id, u32::from(a.d_id), a.o_id);
     let mut missing: Vec<Ack> =
-        acks.iter().filter(|a| held.get(&a.o_id) != Some(&(a.c_id, u64::from(a.lines)))).copied().collect();
-    missing.sort_by_key(|a| a.o_id);
+        acks.iter().filter(|a| held.get(&key(a)) != Some(&(a.c_id, u32::from(a.lines)))).copied().collect();
+    missing.sort_by_key(key);
     missing
 }
 
@@ -107,6 +135,17 @@ mod tests {
         let held = ["5,2,1", "7,8,3", "9,3,5", "10,1,1"].map(String::from);
         let lost: Vec<u32> = not_held(&acks, &held).iter().map(|a| a.o_id).collect();
         assert_eq!(lost, [7, 9, 11]);
+    }
+
+    #[test]
+    fn a_new_order_is_known_by_its_warehouse_district_and_id() {
+        let ack = |w_id, d_id, o_id| Ack { w_id, o_id, c_id: 5, d_id, lines: 7, target: 0 };
+        let acks = [ack(2, 1, 3_001), ack(1, 2, 3_001), ack(1, 1, 3_002), ack(1, 1, 3_001)];
+        // The same id in another district or warehouse is another order; 2/1/3001 is missing.
+        let held = ["1,1,3001,5,7", "1,2,3001,5,7", "1,1,3002,6,7", "2,2,3001,5,7"].map(String::from);
+        let lost: Vec<(u32, u8, u32)> =
+            not_held(&acks, &held).iter().map(|a| (a.w_id, a.d_id, a.o_id)).collect();
+        assert_eq!(lost, [(1, 1, 3_002), (2, 1, 3_001)]);
     }
 
     #[test]

@@ -6,7 +6,6 @@
 use crate::vocab::counters::{DbState, DbTotals};
 use crate::vocab::meta::MetaRow;
 
-use crate::vocab::outcome::Ack;
 use crate::vocab::schema::Object;
 use crate::vocab::server::{ConnectionRoom, ServerInfo};
 use crate::vocab::target::Engine;
@@ -93,22 +92,6 @@ impl Conn {
             Conn::Postgres(c) => pg::execute_batch(c, target, what, statements).await,
             Conn::SqlServer(c) => mssql::execute_batch(c, target, what, statements).await,
             Conn::MySql(c) => mysql::execute_batch(c, target, what, statements).await,
-        }
-    }
-
-    /// Of TPC-C's acknowledged New-Orders `acks`, those the database does not hold as acknowledged (a
-    /// failover lost them, or a new primary handed their ids out again). DS2's purchases are compared
-    /// in the same SQL on every engine ([`crate::lost_commits`]).
-    ///
-    /// # Errors
-    /// [`Error::Failed`] when the query fails, or for an engine whose New-Order does not say its id.
-    pub async fn missing_new_orders(&self, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
-        match self {
-            Conn::Postgres(c) => pg::tpcc::check::missing_orders(c, target, acks).await,
-            Conn::SqlServer(_) | Conn::MySql(_) => Err(Error::failed(format!(
-                "{}: TPC-C's acknowledged orders are compared on PostgreSQL only",
-                target.label()
-            ))),
         }
     }
 

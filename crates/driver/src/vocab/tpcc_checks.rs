@@ -5,6 +5,18 @@
 //! becomes a comparison of two `CASE`s. Shared here, below the engines, so neither engine reaches into
 //! the other.
 
+/// The orders of warehouses `w.0..=w.1` with ids `o.0..=o.1`, each as `w_id,d_id,o_id,customer,lines` in
+/// one text column `k` (as the checks yield theirs): what the database now holds of a run's acknowledged
+/// New-Orders, read by every engine (PostgreSQL too) in this same SQL and compared by
+/// [`crate::lost_commits`].
+pub fn orders_between(w: (u32, u32), o: (u32, u32)) -> String {
+    format!(
+        "SELECT CONCAT(o_w_id, ',', o_d_id, ',', o_id, ',', o_c_id, ',', o_ol_cnt) AS k FROM orders \
+         WHERE o_w_id BETWEEN {} AND {} AND o_id BETWEEN {} AND {}",
+        w.0, w.1, o.0, o.1
+    )
+}
+
 /// One query per condition of [`crate::tpcc::CHECKS`], in clause order 3.3.2.1 … 3.3.2.12.
 pub const QUERIES: [&str; 12] = [
     // 3.3.2.1: W_YTD = sum(D_YTD)

@@ -84,9 +84,10 @@ async fn run(client: &mut Client, calls: &Calls, input: &TxnInput) -> Result<Out
             let params: Vec<&dyn ToSql> = head.iter().chain(&lines).map(|v| v as &dyn ToSql).collect();
             let rows =
                 client.query(&calls.new_order[i.lines.len()], &params).await?.into_first_result().await?;
-            // 2.4.2.3: the body says whether it rolled back.
+            // 2.4.2.3: the body says whether it rolled back, and the order's id.
             let rolled_back = first_i32(&rows, 1) == Some(1);
-            Ok(Outcome { done: Done { rolled_back }, ..Outcome::COMMITTED })
+            let o_id = first_i32(&rows, 0).filter(|_| !rolled_back).map(|o| o as u32);
+            Ok(Outcome { done: Done { rolled_back }, o_id, ..Outcome::COMMITTED })
         }
         TxnInput::Payment(i) => {
             let (id, name) = customer(&i.customer);

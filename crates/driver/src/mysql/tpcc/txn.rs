@@ -64,9 +64,10 @@ pub async fn call(conn: &mut Conn, input: &TxnInput) -> Result<Outcome, Error> {
             ];
             let row: Option<(i32, i32)> =
                 conn.exec_first("CALL oltpgen_new_order(?, ?, ?, ?, ?, ?, ?, ?, ?)", params).await?;
-            // 2.4.2.3: the procedure says whether it rolled back.
+            // 2.4.2.3: the procedure says whether it rolled back, and the order's id.
             let rolled_back = row.is_some_and(|(_, bad)| bad == 1);
-            Ok(Outcome { done: Done { rolled_back }, ..Outcome::COMMITTED })
+            let o_id = row.filter(|_| !rolled_back).map(|(o, _)| o as u32);
+            Ok(Outcome { done: Done { rolled_back }, o_id, ..Outcome::COMMITTED })
         }
         TxnInput::Payment(i) => {
             let (id, name) = customer(&i.customer);
@@ -172,7 +173,8 @@ async fn new_order(conn: &mut Conn, i: &NewOrderInput) -> Result<Outcome, Error>
     // 2.4.2.3: an item that does not exist rolls the whole order back.
     let rolled_back = entered < lines.len();
     conn.query_drop(if rolled_back { "ROLLBACK" } else { "COMMIT" }).await?;
-    Ok(Outcome { done: Done { rolled_back }, ..Outcome::COMMITTED })
+    let o_id = (!rolled_back).then_some(o_id as u32);
+    Ok(Outcome { done: Done { rolled_back }, o_id, ..Outcome::COMMITTED })
 }
 
 /// The customer a Payment or Order-Status names (2.5.2.2, 2.6.2.2): by id, or of the customers with

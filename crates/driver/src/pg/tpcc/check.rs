@@ -1,12 +1,6 @@
 //! TPC-C consistency conditions (clause 3.3.2) in PostgreSQL's SQL.
 //!
 //! Each query returns the keys of the rows that break its condition, so a failure names where to look.
-//! Beside them, the acknowledged orders a failover lost ([`missing_orders`]).
-
-use tokio_postgres::Client;
-
-use crate::vocab::outcome::Ack;
-use crate::{Error, Target};
 
 /// One query per condition of [`crate::tpcc::CHECKS`], in clause order 3.3.2.1 … 3.3.2.12; each yields
 /// one text column of offending keys.
@@ -78,39 +72,3 @@ pub const QUERIES: [&str; 12] = [
        ON ol.o_w_id = c.c_w_id AND ol.o_d_id = c.c_d_id AND ol.o_c_id = c.c_id \
      WHERE c.c_balance + c.c_ytd_payment <> coalesce(ol.s, 0)",
 ];
-
-/// The acknowledged orders of `acks` that `orders` does not hold as acknowledged (missing, or another
-/// customer or line count under the id), in key order.
-///
-/// # Errors
-/// [`Error::Failed`] when the query fails.
-pub async fn missing_orders(client: &Client, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
-    let col = |f: fn(&Ack) -> i32| acks.iter().map(f).collect::<Vec<i32>>();
-    let (w, d, o, c, n) = (
-        col(|a| a.w_id as i32),
-        col(|a| i32::from(a.d_id)),
-        col(|a| a.o_id as i32),
-        col(|a| a.c_id as i32),
-        col(|a| i32::from(a.lines)),
-    );
-    let rows = client
-        .query(
-            "SELECT a.w, a.d, a.o, a.c, a.n FROM unnest($1::int4[], $2::int4[], $3::int4[], $4::int4[], $5::int4[]) \
-             a(w, d, o, c, n) LEFT JOIN orders x ON x.o_w_id = a.w AND x.o_d_id = a.d AND x.o_id = a.o \
-             WHERE x.o_id IS NULL OR x.o_c_id <> a.c OR x.o_ol_cnt <> a.n ORDER BY a.w, a.d, a.o",
-            &[&w, &d, &o, &c, &n],
-        )
-        .await
-        .map_err(|e| crate::pg::failed("comparing the acknowledged orders", target, &e))?;
-    Ok(rows
-        .iter()
-        .map(|r| Ack {
-            w_id: r.get::<_, i32>(0) as u32,
-            d_id: r.get::<_, i32>(1) as u8,
-            o_id: r.get::<_, i32>(2) as u32,
-            c_id: r.get::<_, i32>(3) as u32,
-            lines: r.get::<_, i32>(4) as u8,
-            target: acks[0].target,
-        })
-        .collect())
-}
