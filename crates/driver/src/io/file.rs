@@ -240,7 +240,7 @@ fn write_mark(path: &Path, mark: &Mark) -> Result<(), Error> {
 /// Refuses a disk without `need` more bytes free where `path` goes.
 fn check_room(path: &Path, need: u64) -> Result<(), Error> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    match crate::local::room::free_bytes(dir) {
+    match crate::files::space::free_bytes(dir) {
         Some(free) if free < need => Err(Error::usage(format!(
             "--file {}: the file needs {} more and its disk has {} free: give a smaller --size or a path on a \
              larger disk",

@@ -4,12 +4,11 @@
 //! writes on the way (at most the server's `max_wal_size`, since checkpoints recycle it). A load that
 //! cannot fit is refused in one line, instead of filling the disk hours later (`--scale 100000` is 12 TB).
 
-use std::path::{Path, PathBuf};
-
 use oltpgen_datagen::ds2::size::DbSize;
 
 use super::Placement;
 use crate::Error;
+use crate::files::space::free_bytes;
 
 /// TPC-C tables and indexes per warehouse: 120 MB measured at scale 1 (PostgreSQL 15), rounded up.
 const TPCC_BYTES_PER_WAREHOUSE: u64 = 125 << 20;
@@ -51,14 +50,6 @@ pub fn check(placement: &Placement, data_bytes: u64) -> Result<(), Error> {
         dir.display(),
         human(free)
     )))
-}
-
-/// The bytes an unprivileged user may still write on the file system holding `dir` (or the nearest
-/// directory above it that exists); `None` when that cannot be told.
-pub fn free_bytes(dir: &Path) -> Option<u64> {
-    let existing: PathBuf = dir.ancestors().find(|a| a.is_dir())?.to_path_buf();
-    let s = rustix::fs::statvfs(&existing).ok()?;
-    Some(s.f_bavail.saturating_mul(s.f_frsize))
 }
 
 fn human(bytes: u64) -> String {

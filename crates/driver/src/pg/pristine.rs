@@ -6,11 +6,13 @@
 //! decline, saying why, so that the caller falls back to the generator. Every statement runs from the
 //! server's `postgres` database.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use tokio_postgres::Client;
 
 use super::{connect, failed, quoted, target};
+use crate::files::space::free_bytes;
 use crate::{Error, Target};
 
 /// The suffix of the pristine copy's name: `<db>_oltpgen_pristine`.
@@ -102,7 +104,8 @@ async fn comment(client: &Client, at: &Target, name: &str) -> Result<Option<Stri
 /// Makes the pristine copy of `target`'s database, just restored, commented `oltpgen pristine copy of
 /// <db>, load <load>`, replacing a copy an earlier study left; its size in bytes. `Ok(Err(why))` when
 /// it cannot be made safely (another client's session on the database, a copy of the same name that is
-/// not oltpgen's, a name too long): the caller restores from the generator.
+/// not oltpgen's, a name too long, no room for it on the server's disk): the caller restores from the
+/// generator.
 ///
 /// # Errors
 /// [`Error::Failed`] when a statement fails.
@@ -131,6 +134,9 @@ pub async fn keep(target: &Target, load: &str) -> Result<Result<u64, String>, Er
     if foreign > 0 {
         return Ok(Err(format!("{foreign} other client session(s) connected to {db}")));
     }
+    if let Some(short) = no_room(&client, &at, db).await? {
+        return Ok(Err(short));
+    }
     end_own_sessions(&client, &at, db).await?;
     let create =
         format!("CREATE DATABASE {} TEMPLATE {}{}", quoted(&copy), quoted(db), strategy(&client).await);
@@ -149,6 +155,36 @@ pub async fn keep(target: &Target, load: &str) -> Result<Result<u64, String>, Er
         .map_err(|e| failed("sizing the pristine copy", &at, &e))?;
     let size: i64 = row.get(0);
     Ok(Ok(size.max(0) as u64))
+}
+
+/// Why the server's disk has no room for a copy of `db` (its size and a tenth more), when it has none:
+/// told from the file system of the data directory, where this client sees it (a pristine copy is made
+/// only on the built-in server, which is local); `None` as well when the server does not say where its
+/// data directory is (a login that may not read it).
+async fn no_room(client: &Client, at: &Target, db: &str) -> Result<Option<String>, Error> {
+    let size = client
+        .query_one("SELECT pg_database_size($1)", &[&db])
+        .await
+        .map_err(|e| failed("sizing the database to copy", at, &e))?;
+    let need = size.get::<_, i64>(0).max(0) as u64 / 10 * 11;
+    let dir = client
+        .query_opt("SELECT setting FROM pg_settings WHERE name = 'data_directory'", &[])
+        .await
+        .map_err(|e| failed("finding the server's data directory", at, &e))?;
+    let free = dir.and_then(|row| free_bytes(Path::new(&row.get::<_, String>(0))));
+    Ok(short_of(need, free))
+}
+
+/// Why `free` bytes (`None`: not known) cannot take a copy that needs `need`; `None` when they can, or
+/// when the free space is not known.
+fn short_of(need: u64, free: Option<u64>) -> Option<String> {
+    free.filter(|&free| free < need).map(|free| {
+        format!(
+            "the pristine copy needs {:.0} MB and the server's disk has {:.0} MB free",
+            need as f64 / 1e6,
+            free as f64 / 1e6
+        )
+    })
 }
 
 /// Puts `target`'s database back from its pristine copy: `DROP DATABASE … WITH (FORCE)` and `CREATE
@@ -221,4 +257,19 @@ async fn strategy(client: &Client) -> &'static str {
 
 async fn run(client: &Client, at: &Target, what: &str, statement: &str) -> Result<(), Error> {
     client.batch_execute(statement).await.map_err(|e| failed(what, at, &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_the_disk_cannot_take_is_declined_saying_both_sizes() {
+        assert_eq!(
+            short_of(1_100_000_000, Some(900_000_000)).as_deref(),
+            Some("the pristine copy needs 1100 MB and the server's disk has 900 MB free")
+        );
+        assert_eq!(short_of(1_100_000_000, Some(1_100_000_000)), None, "exactly enough is enough");
+        assert_eq!(short_of(1_100_000_000, None), None, "unknown free space does not decline");
+    }
 }
