@@ -344,6 +344,11 @@ fn acknowledged_new_orders_are_compared_after_lost_connections_on_mariadb() {
             "{}",
             out.stdout
         );
+        // The server that answered, by its own host and port, once: the same server all along.
+        let port = url.rsplit(':').next().and_then(|p| p.split('/').next()).unwrap();
+        let served = r["served_by"].as_array().unwrap();
+        assert_eq!(served.len(), 1, "{served:?}");
+        assert!(served[0]["server"].as_str().unwrap().ends_with(&format!(":{port}")), "{served:?}");
     }
     // An acknowledged order taken away (district 1/1's first of the run) is found by `check --result`,
     // and so is one whose customer changed under its id; the other orders and districts are not.

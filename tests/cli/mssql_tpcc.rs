@@ -358,6 +358,10 @@ async fn users_reconnect_after_a_server_restart() {
     let lost = &r["lost_commits"];
     assert!(lost["checked"].as_u64().unwrap_or(0) > 0, "New-Orders compared on SQL Server: {lost}");
     assert_eq!(lost["lost"], 0, "{lost}");
+    // The server that answered, by its instance's name, the same before and after the restart.
+    let served = r["served_by"].as_array().unwrap();
+    assert_eq!(served.len(), 1, "{served:?}");
+    assert!(!served[0]["server"].as_str().unwrap().is_empty(), "{served:?}");
     assert_consistent(&db.url);
     drop(db);
     drop(server);

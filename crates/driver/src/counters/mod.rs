@@ -373,8 +373,9 @@ impl DbSource {
             Some(conn) => conn,
             None => {
                 let opened = tokio::time::timeout(timeout, Conn::open(&self.target)).await;
-                // A new connection is named, and the server's version learnt, again.
+                // A new connection is named, and the server's version and name learnt, again.
                 self.state.version = 0;
+                self.state.server = None;
                 match opened {
                     Ok(Ok(conn)) => conn,
                     Ok(Err(e)) => return Err(e.to_string()),

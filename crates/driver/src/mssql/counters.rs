@@ -102,6 +102,13 @@ pub async fn read(conn: &Conn, state: &mut DbState) -> DbTotals {
     let mut out = DbTotals::default();
     let mut missing = Vec::new();
     let mut client = conn.client.lock().await;
+    if state.server.is_none() {
+        let name = "SELECT CAST(@@SERVERNAME AS nvarchar(128))";
+        let answer = timed(READ_TIMEOUT, async { client.simple_query(name).await?.into_row().await }).await;
+        if let Ok(Some(row)) = answer {
+            state.server = row.try_get::<&str, _>(0).ok().flatten().map(str::to_owned);
+        }
+    }
     for group in GROUPS {
         if state.given_up.contains(group.view) {
             continue;

@@ -68,6 +68,10 @@ pub async fn read(conn: &Conn, state: &mut DbState) -> DbTotals {
         return out;
     }
     let mut c = conn.conn.lock().await;
+    if state.server.is_none() {
+        let name = "SELECT CONCAT(@@hostname, ':', @@port)";
+        state.server = timed(READ_TIMEOUT, c.query_first::<String, _>(name)).await.ok().flatten();
+    }
     let rows: Result<Vec<(String, String)>, _> = timed(READ_TIMEOUT, c.query("SHOW GLOBAL STATUS")).await;
     let status: BTreeMap<String, f64> = match rows {
         Ok(rows) => rows.into_iter().filter_map(|(k, v)| Some((k, v.parse().ok()?))).collect(),

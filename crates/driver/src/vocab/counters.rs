@@ -26,7 +26,8 @@ pub struct DbState {
     pub version: i32,
     /// Groups (named after their view) not asked again: unreadable, or not in this version.
     pub given_up: BTreeSet<&'static str>,
-    /// The server the connection reached (`host:port`), learnt with the version, where the engine
-    /// says it: a URL naming several hosts reaches whichever is the primary now.
+    /// The server the connection reached, learnt once per connection: `host:port` (PostgreSQL: a URL
+    /// naming several hosts reaches whichever is the primary now; MySQL), the instance's name (SQL
+    /// Server: a listener reaches whichever replica is the primary now).
     pub server: Option<String>,
 }
