@@ -16,14 +16,12 @@ use super::{Console, Exit, finish};
 use crate::Error;
 use crate::files::result_dir::read_result;
 use crate::io::file::{self, FileOptions, TestFile};
+use crate::io::spec::MAX_IN_FLIGHT;
 use crate::io::spec::{AccessSpec, bytes_phrase};
 use crate::io::uring;
 use crate::io::workload::{IoEngine, IoWorkload};
 use crate::run::study::{About, Studied, run_seed};
 use crate::run::{Pace, Progress, Ramp, RunPlan, StudyFlags, study};
-
-/// The most I/Os in flight a run keeps (workers × outstanding): each has a client thread of its own.
-pub const MAX_IN_FLIGHT: u64 = 1024;
 
 /// An `io run` as the flags ask for it.
 #[derive(Clone, Debug)]

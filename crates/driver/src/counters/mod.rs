@@ -11,6 +11,7 @@
 //! exporter, a device that went away) is said once on stderr, kept as a note for the result, and left
 //! out of the series: the run goes on.
 
+pub mod exposition;
 pub mod host;
 pub mod node_exporter;
 pub mod windows_exporter;

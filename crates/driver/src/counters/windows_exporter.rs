@@ -8,8 +8,8 @@
 //! queue length is a gauge averaged by Windows itself rather than a running total, so a volume's queue
 //! length is left out (its weighted time is not a number, which the figures leave out).
 
+use super::exposition::parse;
 use super::host::{CpuTimes, DiskTotals, HostTotals};
-use super::node_exporter::parse;
 
 /// The metric that tells a windows_exporter's page from a node_exporter's.
 pub const CPU_METRIC: &str = "windows_cpu_time_total";

@@ -7,6 +7,10 @@ use oltpgen_datagen::Rng;
 
 pub use oltpgen_report::stats::io_model::SECTOR_BYTES;
 
+/// The most I/Os in flight a run keeps (workers × outstanding): with psync each has a client thread
+/// of its own, and a ring's queues are sized for them all.
+pub const MAX_IN_FLIGHT: u64 = 1024;
+
 /// What every I/O of a run looks like (Iometer's access specification).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AccessSpec {

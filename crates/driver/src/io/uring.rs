@@ -34,7 +34,7 @@ use super::file::AlignedBuf;
 
 /// Submission queue entries of a ring: as many as a run keeps in flight at most, so a push never finds
 /// the queue full (the completion queue is twice that).
-const ENTRIES: u32 = crate::command::io::MAX_IN_FLIGHT as u32;
+const ENTRIES: u32 = super::spec::MAX_IN_FLIGHT as u32;
 
 /// Whether this kernel (and the process's seccomp filter, which may refuse io_uring's system calls)
 /// runs an I/O through a ring: one no-op submitted and reaped.

@@ -303,7 +303,7 @@ async fn answer(mut stream: tokio::net::TcpStream, page: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counters::node_exporter;
+    use crate::counters::exposition;
 
     #[test]
     fn values_print_without_float_noise() {
@@ -347,7 +347,7 @@ mod tests {
         live.steps.push((0, 1, 8, 42.5, true));
         let counters = vec![("db:postgres://u@h/\"q\"".to_string(), "commits_per_s".to_string(), 99.0)];
         let page = render(&live, &counters);
-        let samples = node_exporter::parse(&page);
+        let samples = exposition::parse(&page);
         let get = |name: &str| samples.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("{name}"));
         assert_eq!(get("oltpgen_users").value, 8.0);
         assert_eq!(get("oltpgen_transactions_total").label("txn"), Some("new_order"));
