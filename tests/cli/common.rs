@@ -98,6 +98,34 @@ pub fn result_json(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&text).expect("result.json is JSON")
 }
 
+/// Runs `workload` on `url` twice, each run restored from the generator first (`--restore`), with the
+/// run flags `run`: both succeed without an error, and each starts from `loaded` rows of `table`.
+#[track_caller]
+pub fn assert_two_runs_restored_from_the_generator(
+    workload: &str,
+    url: &str,
+    run: &[&str],
+    (table, loaded): (&str, i64),
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("restored");
+    let args = [
+        &[workload, "run", "--url", url, "--runs", "2", "--restore", "-q"][..],
+        run,
+        &["--out", result.to_str().unwrap()],
+    ]
+    .concat();
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let r = result_json(&result);
+    assert_matches_schema(&r);
+    for run in r["runs"].as_array().unwrap() {
+        assert_eq!(run["restored"]["method"], "generator", "{run}");
+        assert_eq!(run["start_rows"][table], loaded, "{workload}: every run from the loaded rows: {run}");
+    }
+    assert!(r["errors_by_kind"].as_object().unwrap().is_empty(), "{workload}: {r}");
+}
+
 /// Every result must match the schema the repository publishes.
 pub fn assert_matches_schema(result: &serde_json::Value) {
     let schema: serde_json::Value =

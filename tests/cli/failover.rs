@@ -22,6 +22,14 @@ struct Pair {
 }
 
 impl Pair {
+    /// Loads `workload` of `size` (its size flags) into a database of its name on the primary.
+    fn load(&self, workload: &str, size: &[&str]) {
+        let url = self.url_of(0, workload);
+        let args = [&[workload, "load", "--url", &url, "--create-database", "-q"][..], size].concat();
+        let load = oltpgen(&args);
+        assert_eq!(load.code, 0, "{}", load.all());
+    }
+
     /// A primary whose commits wait for the standby (`synchronous`) or not, and the standby, streaming.
     fn start(synchronous: bool) -> Pair {
         let (keep, root) = data_dir();
@@ -159,17 +167,7 @@ fn free_port() -> u16 {
 #[test]
 fn a_tpcc_run_follows_the_primary_through_a_synchronous_failover() {
     let pair = Pair::start(true);
-    let load = oltpgen(&[
-        "tpcc",
-        "load",
-        "--scale",
-        "1",
-        "--url",
-        &pair.url_of(0, "tpcc"),
-        "--create-database",
-        "-q",
-    ]);
-    assert_eq!(load.code, 0, "{}", load.all());
+    pair.load("tpcc", &["--scale", "1"]);
     let run = [
         "--duration",
         "40s",
@@ -190,17 +188,7 @@ fn a_tpcc_run_follows_the_primary_through_a_synchronous_failover() {
 #[test]
 fn a_ds2_run_follows_the_primary_through_a_synchronous_failover() {
     let pair = Pair::start(true);
-    let load = oltpgen(&[
-        "ds2",
-        "load",
-        "--db-size",
-        "10mb",
-        "--url",
-        &pair.url_of(0, "ds2"),
-        "--create-database",
-        "-q",
-    ]);
-    assert_eq!(load.code, 0, "{}", load.all());
+    pair.load("ds2", &["--db-size", "10mb"]);
     let run = [
         "--run-time",
         "40s",
@@ -319,17 +307,7 @@ async fn run_orders(url: &str) -> std::collections::BTreeMap<(i32, i32, i32), (i
 #[tokio::test(flavor = "multi_thread")]
 async fn an_asynchronous_failover_loses_acknowledged_commits_and_the_run_says_which() {
     let pair = Pair::start(false);
-    let load = oltpgen(&[
-        "tpcc",
-        "load",
-        "--scale",
-        "1",
-        "--url",
-        &pair.url_of(0, "tpcc"),
-        "--create-database",
-        "-q",
-    ]);
-    assert_eq!(load.code, 0, "{}", load.all());
+    pair.load("tpcc", &["--scale", "1"]);
     let out_dir = pair._keep.path().join("result");
     let pid_file = pair._keep.path().join("walreceiver.pid");
     // The standby's WAL receiver, stopped 8 s before the fault, lets the primary run ahead; once the

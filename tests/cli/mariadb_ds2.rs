@@ -3,7 +3,10 @@
 //! integrity checks, runs restored to the loaded rows (new ids past the loaded ones), and drop of
 //! exactly what the load created. Each test starts a MariaDB of its own ([`MariaDb`]).
 
-use crate::common::{assert_matches_schema, assert_no_secret, assert_refused, oltpgen, result_json};
+use crate::common::{
+    assert_matches_schema, assert_no_secret, assert_refused, assert_two_runs_restored_from_the_generator,
+    oltpgen, result_json,
+};
 use crate::ds2::{QUICK, assert_intact};
 use crate::mariadb_common::MariaDb;
 
@@ -92,23 +95,8 @@ fn ds2_loads_runs_both_ways_checks_restores_and_drops_on_mariadb() {
     // Restored runs start from the loaded rows and new ids continue past them.
     let reload = oltpgen(&["ds2", "load", "--url", &url, "--replace", "-q"]);
     assert_eq!(reload.code, 0, "{}", reload.all());
-    let dir = tempfile::tempdir().unwrap();
-    let result = dir.path().join("restored");
-    let args = [
-        &["ds2", "run", "--url", &url, "--runs", "2", "--restore", "-q", "--run-time", "3s"][..],
-        &QUICK,
-        &["--out", result.to_str().unwrap()],
-    ]
-    .concat();
-    let out = oltpgen(&args);
-    assert_eq!(out.code, 0, "{}", out.all());
-    let r = result_json(&result);
-    assert_matches_schema(&r);
-    for run in r["runs"].as_array().unwrap() {
-        assert_eq!(run["restored"]["method"], "generator", "{run}");
-        assert_eq!(run["start_rows"]["orders"], orders, "every run from the loaded rows: {run}");
-    }
-    assert!(r["errors_by_kind"].as_object().unwrap().is_empty(), "{r}");
+    let run = [&["--run-time", "3s"][..], &QUICK].concat();
+    assert_two_runs_restored_from_the_generator("ds2", &url, &run, ("orders", orders));
     assert_intact(&["--url", &url]);
     let next = db.int(
         "",

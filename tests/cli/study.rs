@@ -9,8 +9,9 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{
-    MssqlDb, SECRET, assert_matches_schema, assert_no_secret, assert_refused, mssql, mssql_int, mssql_turn,
-    mssql_url, oltpgen, result_json, sql,
+    MssqlDb, SECRET, assert_matches_schema, assert_no_secret, assert_refused,
+    assert_two_runs_restored_from_the_generator, mssql, mssql_int, mssql_turn, mssql_url, oltpgen,
+    result_json, sql,
 };
 use crate::ds2::server_with;
 
@@ -402,23 +403,7 @@ async fn restored_runs_on_sql_server_start_from_the_loaded_rows() {
         assert_eq!(out.code, 0, "{}", out.all());
         let mut client = mssql(&db.url).await;
         let loaded = mssql_int(&mut client, &format!("SELECT COUNT(*) FROM {table}")).await;
-        let dir = tempfile::tempdir().unwrap();
-        let result = dir.path().join("result");
-        let args = [
-            &[workload, "run", "--url", &db.url, "--runs", "2", "--restore", "-q"][..],
-            &run,
-            &["--out", result.to_str().unwrap()],
-        ]
-        .concat();
-        let out = oltpgen(&args);
-        assert_eq!(out.code, 0, "{}", out.all());
-        let r = result_json(&result);
-        assert_matches_schema(&r);
-        for run in r["runs"].as_array().unwrap() {
-            assert_eq!(run["restored"]["method"], "generator", "{run}");
-            assert_eq!(run["start_rows"][table], loaded, "{workload}: every run from the loaded rows: {run}");
-        }
-        assert!(r["errors_by_kind"].as_object().unwrap().is_empty(), "{workload}: {r}");
+        assert_two_runs_restored_from_the_generator(workload, &db.url, &run, (table, loaded));
         let check = oltpgen(&[workload, "check", "--url", &db.url]);
         assert_eq!(check.code, 0, "{workload}: {}", check.all());
     }
