@@ -6,6 +6,7 @@
 //! ([`check`]): an acknowledged order that is missing, or present with another customer or line count
 //! (its id handed out again by a new primary that never had it), is a lost commit.
 
+use oltpgen_datagen::tpcc::consts::DISTRICTS_PER_WAREHOUSE;
 use oltpgen_report::model::Workload;
 use oltpgen_report::model::outage::LostCommits;
 
@@ -64,8 +65,8 @@ pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Resu
 /// engine ([`orders_between`]), through the checks' own query runner.
 async fn missing_new_orders(conn: &Conn, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
     let (w, o) = (span(acks, |a| a.w_id), span(acks, |a| a.o_id));
-    // Every order the query can yield: one per id in each district, ten districts a warehouse (1.2).
-    let room = width(w) * 10 * width(o);
+    // Every order the query can yield: one per id in each district of each warehouse.
+    let room = width(w) * i64::from(DISTRICTS_PER_WAREHOUSE) * width(o);
     let what = "comparing the acknowledged orders";
     let (_, held) = conn.offending(target, what, &orders_between(w, o), room).await?;
     Ok(not_held(acks, &held))

@@ -195,26 +195,25 @@ impl State {
                 Err(e) => panic!("io_uring_enter refused a submission to a working ring: {e}"),
             }
         }
-        let done: Vec<(usize, i32)> =
-            self.uring.completion().map(|c| (c.user_data() as usize, c.result())).collect();
-        for (slot, result) in done {
-            self.submitted -= 1;
-            let s = &mut self.slots[slot];
+        // The ring's fields apart, so its completions are taken one by one, with nothing gathered first.
+        let State { uring, slots, free, submitted, woken, .. } = self;
+        for c in uring.completion() {
+            let slot = c.user_data() as usize;
+            *submitted -= 1;
+            let s = &mut slots[slot];
             if s.abandoned {
                 *s = Slot::default();
-                self.free.push(slot);
+                free.push(slot);
             } else {
-                s.result = Some(result);
-                self.woken += 1;
+                s.result = Some(c.result());
+                *woken += 1;
                 if let Some(w) = s.waker.take() {
                     w.wake();
                 }
             }
         }
     }
-}
 
-impl State {
     /// One woken I/O took its outcome: when it was the last, the reaper may wait in the kernel again.
     fn ran_woken(&mut self, ring: &Ring) {
         self.woken -= 1;
