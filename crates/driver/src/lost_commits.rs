@@ -8,7 +8,7 @@
 
 use oltpgen_datagen::tpcc::consts::DISTRICTS_PER_WAREHOUSE;
 use oltpgen_report::model::Workload;
-use oltpgen_report::model::outage::LostCommits;
+use oltpgen_report::model::outage::{AckComparison, LISTED, LostCommits};
 
 use std::collections::HashMap;
 
@@ -17,9 +17,6 @@ use crate::vocab::ds2_checks::purchases_between;
 pub use crate::vocab::outcome::Ack;
 use crate::vocab::tpcc_checks::orders_between;
 use crate::{Error, Target};
-
-/// How many lost commits the result lists.
-pub const LISTED: usize = 10;
 
 /// Compares `acks` (every target's orders of `workload`) with the databases now serving `targets`:
 /// each target's acknowledged orders missing there, or there with another customer or line count.
@@ -58,6 +55,15 @@ pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Resu
         );
     }
     Ok(lost)
+}
+
+/// [`check`] as a result records it: the figures, or why the comparison could not be made (never a 0
+/// that would read as "nothing lost").
+pub async fn compare(targets: &[Target], workload: Workload, acks: &[Ack]) -> AckComparison {
+    match check(targets, workload, acks).await {
+        Ok(lost) => AckComparison::Compared(lost),
+        Err(e) => AckComparison::NotMeasured { not_measured: e.to_string() },
+    }
 }
 
 /// Of TPC-C's acknowledged New-Orders `acks` (one target's), those the database does not hold as
@@ -121,7 +127,7 @@ mod tests {
 
     #[tokio::test]
     async fn orders_of_more_databases_than_given_are_refused_before_any_is_asked() {
-        let a = Ack { w_id: 1, o_id: 3_001, c_id: 1, d_id: 1, lines: 5, target: 1 };
+        let a = Ack { w_id: 1, o_id: 3_001, c_id: 1, d_id: 1, lines: 5, target: 1, run: 0 };
         let target: Target = "postgres://u@127.0.0.1:1/tpcc".parse().unwrap();
         let e = check(&[target], Workload::Tpcc, &[a]).await.unwrap_err();
         assert!(matches!(e, Error::Usage(_)), "{e}");
@@ -130,7 +136,7 @@ mod tests {
 
     #[test]
     fn a_purchase_missing_or_held_with_another_customer_or_line_count_is_lost() {
-        let ack = |o_id, c_id, lines| Ack { w_id: 0, o_id, c_id, d_id: 0, lines, target: 0 };
+        let ack = |o_id, c_id, lines| Ack { w_id: 0, o_id, c_id, d_id: 0, lines, target: 0, run: 0 };
         let acks = [ack(7, 1, 3), ack(5, 2, 1), ack(9, 3, 2), ack(11, 4, 4)];
         // 5 held as acknowledged; 7 under another customer; 9 with another line count; 11 missing.
         let held = ["5,2,1", "7,8,3", "9,3,5", "10,1,1"].map(String::from);
@@ -140,7 +146,7 @@ mod tests {
 
     #[test]
     fn a_new_order_is_known_by_its_warehouse_district_and_id() {
-        let ack = |w_id, d_id, o_id| Ack { w_id, o_id, c_id: 5, d_id, lines: 7, target: 0 };
+        let ack = |w_id, d_id, o_id| Ack { w_id, o_id, c_id: 5, d_id, lines: 7, target: 0, run: 0 };
         let acks = [ack(2, 1, 3_001), ack(1, 2, 3_001), ack(1, 1, 3_002), ack(1, 1, 3_001)];
         // The same id in another district or warehouse is another order; 2/1/3001 is missing.
         let held = ["1,1,3001,5,7", "1,2,3001,5,7", "1,1,3002,6,7", "2,2,3001,5,7"].map(String::from);
@@ -152,9 +158,9 @@ mod tests {
     #[test]
     fn an_acknowledged_order_takes_16_bytes_and_says_itself() {
         assert_eq!(std::mem::size_of::<Ack>(), 16);
-        let a = Ack { w_id: 3, o_id: 3_001, c_id: 17, d_id: 4, lines: 9, target: 0 };
+        let a = Ack { w_id: 3, o_id: 3_001, c_id: 17, d_id: 4, lines: 9, target: 0, run: 0 };
         assert_eq!(a.to_string(), "w_id=3 d_id=4 o_id=3001 (c_id=17, 9 lines)");
-        let purchase = Ack { w_id: 0, o_id: 20_001, c_id: 5, d_id: 0, lines: 3, target: 0 };
+        let purchase = Ack { w_id: 0, o_id: 20_001, c_id: 5, d_id: 0, lines: 3, target: 0, run: 0 };
         assert_eq!(purchase.to_string(), "orderid=20001 (customerid=5, 3 lines)");
     }
 }

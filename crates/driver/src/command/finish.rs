@@ -20,12 +20,14 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(15);
 /// beside it the orders the run saw acknowledged (`acks.bin`, for `check --result`), says
 /// the step table and the client's CPU, then `extra` (the workload's own final lines). A study a restore
 /// or a hook stopped ends in that error, naming where the result of what ran is. A run Ctrl-C cut short
-/// ends interrupted (one asked to go on until Ctrl-C is not cut short by it). A run during which
-/// `targets` went away says so: a failure when one still cannot be reached, a warning when they came
-/// back.
+/// ends interrupted (one asked to go on until Ctrl-C is not cut short by it). An acknowledged commit
+/// lost fails the run, and so does a comparison that could not be made. A run during which `targets`
+/// went away says so: a failure when one still cannot be reached, a warning when they came back. A run
+/// that measured nothing (no step completed a transaction, or every step is INVALID) fails, saying why.
 ///
 /// # Errors
-/// A result that cannot be written, the interruption, a server still gone.
+/// A result that cannot be written, the interruption, a lost commit or one not compared, a server
+/// still gone, nothing measured.
 pub(super) async fn finish(
     studied: Studied,
     study: &StudyFlags,
@@ -33,14 +35,8 @@ pub(super) async fn finish(
     targets: &[Target],
     console: &mut dyn Console,
 ) -> Result<Exit, Error> {
-    let Studied { mut result, stopped, acks } = studied;
+    let Studied { result, stopped, acks } = studied;
     let lost = result.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);
-    if lost > 0 && !acks.is_empty() {
-        match crate::lost_commits::check(targets, result.workload, &acks).await {
-            Ok(compared) => result.lost_commits = Some(compared),
-            Err(e) => console.err_line(&format!("warning: acknowledged commits not compared: {e}")),
-        }
-    }
     let result = &result;
     let out = study.result_dir().path(result);
     result_dir::write_dir(&out, result)
@@ -66,13 +62,10 @@ pub(super) async fn finish(
             out.display()
         )));
     }
-    if let Some(lost) = result.lost_commits.as_ref().filter(|l| l.lost > 0) {
-        return Err(Error::failed(format!("{}; the result is in {}", lost.sentence(), out.display())));
+    if let Some(compared) = result.lost_commits.as_ref().filter(|l| l.lost().is_some_and(|n| n > 0)) {
+        return Err(Error::failed(format!("{}; the result is in {}", compared.sentence(), out.display())));
     }
-    if lost == 0 {
-        return Ok(Exit::Success);
-    }
-    for target in targets {
+    for target in targets.iter().filter(|_| lost > 0) {
         if let Some(why) = unreachable(target).await {
             return Err(Error::failed(format!(
                 "the server went away during the run ({lost} transactions lost their connection) and \
@@ -81,6 +74,19 @@ pub(super) async fn finish(
                 out.display()
             )));
         }
+    }
+    // A comparison that could not be made is no "nothing lost": the run fails, saying why.
+    if let Some(not) = result.lost_commits.as_ref().filter(|l| l.lost().is_none()) {
+        return Err(Error::failed(format!("{}; the result is in {}", not.sentence(), out.display())));
+    }
+    if let Some(why) = result.nothing_measured() {
+        return Err(Error::failed(format!(
+            "nothing was measured: {why}; the result is in {}",
+            out.display()
+        )));
+    }
+    if lost == 0 {
+        return Ok(Exit::Success);
     }
     console.err_line(&format!(
         "warning: {lost} transactions lost their connection during the run (the server was unreachable \

@@ -33,6 +33,8 @@ pub(super) fn verdict(target: &Target, clauses: &[Clause], console: &mut dyn Con
 /// several); every database is checked, and the first that fails fails the command. Given a run's
 /// result directory (`--result`), the orders that run saw acknowledged are then compared with the
 /// databases, as the run's end compares them after a failover: one line, a loss failing the command.
+/// Only the orders the databases can still hold are compared (those since the last `--restore`), and a
+/// line says so when a restore took some away.
 ///
 /// # Errors
 /// A result directory without a `W` run's acknowledged orders, an unloaded database, a query that
@@ -64,8 +66,11 @@ where
                 outcome = verdict;
             }
         }
-        if let Some((workload, acks)) = &acks {
-            let lost = crate::lost_commits::check(&targets, *workload, acks).await?;
+        if let Some(held) = &acks {
+            if let Some(which) = &held.which {
+                console.line(which);
+            }
+            let lost = crate::lost_commits::check(&targets, held.workload, &held.acks).await?;
             if lost.lost > 0 {
                 return Err(Error::failed(lost.sentence()));
             }

@@ -11,6 +11,7 @@ use oltpgen_report::stats::{compare, merge};
 
 use super::{Console, Exit};
 use crate::Error;
+use crate::files::acks;
 use crate::files::claim::{self, FileClaim};
 use crate::files::result_dir::{self, ResultDir, read_result};
 
@@ -127,6 +128,10 @@ pub fn merge(
     let merged = merge::merge(&all).map_err(|e| Error::usage(format!("cannot merge these results: {e}")))?;
     result_dir::write_dir(out, &merged)
         .map_err(|e| Error::failed(format!("cannot write {}: {e}", out.display())))?;
+    // The parts' acknowledged orders too, for `check --result` of the merged result.
+    if let Err(why) = acks::merge(results, out) {
+        console.err_line(&format!("warning: the merged result has no {}: {why}", acks::ACKS_FILE));
+    }
     console.line(&format!("merged {} results into {}", all.len(), out.display()));
     console.out(&show::render(&merged, &out.display().to_string()));
     Ok(Exit::Success)

@@ -239,6 +239,7 @@ impl Workload for Ds2 {
                 c_id: customer as u32,
                 lines,
                 target: 0,
+                run: 0,
             });
         }
         Ok(Done { rolled_back: bought == Purchase::RolledBack })

@@ -1,13 +1,15 @@
 //! The orders a run saw acknowledged, kept beside its result ([`ACKS_FILE`]) so that `tpcc check
 //! --result DIR` and `ds2 check --result DIR` compare them with the database serving later, as the end of
-//! the run does. Binary rather than CSV: each order is 16 bytes (warehouse, order id and customer as
-//! little-endian `u32`, district, line count and target as one byte each, one spare), so a million
+//! each run does. Binary rather than CSV: each order is 16 bytes (warehouse, order id and customer as
+//! little-endian `u32`, district, line count, target and the study's run as one byte each), so a million
 //! orders take 16 MB and read back without parsing, after a 16-byte header naming the format. Written
-//! at the end of the run, as `result.json` is (a run killed with SIGKILL keeps neither).
+//! at the end of the run, as `result.json` is (a run killed with SIGKILL keeps neither). A file of the
+//! first format ([`MAGIC_V1`]: the run's byte spare, 0) still reads, its orders of no known run.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use oltpgen_report::model::Workload;
+use oltpgen_report::model::cycle::RunRecord;
 
 use crate::Error;
 use crate::files::claim::RESULT_FILE;
@@ -16,8 +18,11 @@ use crate::vocab::outcome::Ack;
 /// The file's name in the result's directory.
 pub const ACKS_FILE: &str = "acks.bin";
 
-/// The header: the format and its version.
-const MAGIC: &[u8; 16] = b"oltpgen acks v1\n";
+/// The header: the format and its version (2: each order tagged with its run).
+const MAGIC: &[u8; 16] = b"oltpgen acks v2\n";
+
+/// The first format's header: its orders' run byte is spare (0).
+const MAGIC_V1: &[u8; 16] = b"oltpgen acks v1\n";
 
 /// One order's bytes.
 const RECORD: usize = 16;
@@ -33,12 +38,23 @@ pub fn write(dir: &Path, acks: &[Ack]) -> std::io::Result<()> {
     std::fs::rename(&temp, dir.join(ACKS_FILE))
 }
 
-/// The acknowledged orders of the `workload` run whose result is in `dir`, with its workload.
+/// The acknowledged orders a `check --result` compares, with the line that says which when not all.
+pub struct Held {
+    /// The run's workload.
+    pub workload: Workload,
+    /// The orders the database can still hold: those of the runs since the last restore.
+    pub acks: Vec<Ack>,
+    /// Which runs' orders those are, in one line, when a restore took the others away.
+    pub which: Option<String>,
+}
+
+/// The acknowledged orders of the `workload` run whose result is in `dir` that the database can still
+/// hold ([`since_last_restore`]).
 ///
 /// # Errors
 /// A usage error naming the directory when it holds no result of `workload` or no [`ACKS_FILE`], or a
-/// file that is not one.
-pub fn read(dir: &Path, workload: &str) -> Result<(Workload, Vec<Ack>), Error> {
+/// file that is not one, or one of an older oltpgen whose orders a restore mixed up.
+pub fn read(dir: &Path, workload: &str) -> Result<Held, Error> {
     let said = |why: String| Error::usage(format!("--result {}: {why}", dir.display()));
     if !dir.join(RESULT_FILE).is_file() {
         return Err(said(format!(
@@ -53,13 +69,63 @@ pub fn read(dir: &Path, workload: &str) -> Result<(Workload, Vec<Ack>), Error> {
             result.workload.name()
         )));
     }
-    let file = dir.join(ACKS_FILE);
-    let bytes = std::fs::read(&file).map_err(|e| {
-        said(format!(
+    let acks = read_file(dir).map_err(said)?;
+    let (acks, which) = since_last_restore(&result.runs, acks).map_err(said)?;
+    Ok(Held { workload: result.workload, acks, which })
+}
+
+/// The orders in `dir`'s [`ACKS_FILE`], or why they cannot be read.
+fn read_file(dir: &Path) -> Result<Vec<Ack>, String> {
+    let bytes = std::fs::read(dir.join(ACKS_FILE)).map_err(|e| {
+        format!(
             "cannot read {ACKS_FILE} ({e}): the run kept no acknowledged orders (a run of an older oltpgen?)"
-        ))
+        )
     })?;
-    Ok((result.workload, decode(&bytes).map_err(|e| said(format!("{ACKS_FILE} {e}")))?))
+    decode(&bytes).map_err(|e| format!("{ACKS_FILE} {e}"))
+}
+
+/// Of a study's `acks` (its `runs` as the result recorded them), those the database can still hold:
+/// the orders of the last run `--restore` put the database back before, and of the runs after it
+/// (every order when none was restored after the first), and which runs those are in one line when
+/// not all.
+///
+/// # Errors
+/// Orders of no known run (a file of the first format) when a restore took some of them away.
+fn since_last_restore(runs: &[RunRecord], acks: Vec<Ack>) -> Result<(Vec<Ack>, Option<String>), String> {
+    let restored = runs.iter().filter(|r| r.restored.is_some()).map(|r| r.run).max();
+    let Some(from) = restored.filter(|&run| run > 1) else { return Ok((acks, None)) };
+    if acks.iter().any(|a| a.run == 0) {
+        return Err(format!(
+            "{ACKS_FILE} is of an older oltpgen, which did not tag each order with its run, and --restore \
+             put the database back before run {from}, taking the earlier runs' orders away: they cannot be \
+             told apart; compare each run at its end (result.json's runs[].lost_commits)"
+        ));
+    }
+    let last = runs.iter().map(|r| r.run).max().unwrap_or(from);
+    let runs =
+        if last == from { format!("the last run's (run {from})") } else { format!("runs {from} to {last}") };
+    let which = format!(
+        "comparing {runs} acknowledged orders only: --restore put the database back before run {from}, \
+         taking the earlier runs' orders away (each run was compared at its end: result.json's \
+         runs[].lost_commits)"
+    );
+    let held = acks.into_iter().filter(|a| u32::from(a.run) >= from).collect();
+    Ok((held, Some(which)))
+}
+
+/// Writes into `out` the orders of every part's [`ACKS_FILE`] (`report merge` of agents' `parts`, each
+/// a result's directory or its file), one after another, each still tagged with its run and target.
+///
+/// # Errors
+/// A part whose file cannot be read (named), or the write's I/O error.
+pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(), String> {
+    let mut all = Vec::new();
+    for part in parts {
+        let file = crate::files::result_dir::result_file(part);
+        let dir = file.parent().unwrap_or(Path::new("."));
+        all.extend(read_file(dir).map_err(|e| format!("{}: {e}", dir.display()))?);
+    }
+    write(out, &all).map_err(|e| format!("cannot write {}: {e}", out.join(ACKS_FILE).display()))
 }
 
 /// The file's bytes: the header, then each order.
@@ -70,14 +136,17 @@ fn encode(acks: &[Ack]) -> Vec<u8> {
         out.extend_from_slice(&a.w_id.to_le_bytes());
         out.extend_from_slice(&a.o_id.to_le_bytes());
         out.extend_from_slice(&a.c_id.to_le_bytes());
-        out.extend_from_slice(&[a.d_id, a.lines, a.target, 0]);
+        out.extend_from_slice(&[a.d_id, a.lines, a.target, a.run]);
     }
     out
 }
 
-/// The orders in `bytes`, or what is wrong with them.
+/// The orders in `bytes` (either format), or what is wrong with them.
 fn decode(bytes: &[u8]) -> Result<Vec<Ack>, String> {
-    let body = bytes.strip_prefix(MAGIC.as_slice()).ok_or("is not a file of acknowledged orders")?;
+    let body = bytes
+        .strip_prefix(MAGIC.as_slice())
+        .or_else(|| bytes.strip_prefix(MAGIC_V1.as_slice()))
+        .ok_or("is not a file of acknowledged orders")?;
     if body.len() % RECORD != 0 {
         return Err(format!(
             "is cut short ({} bytes after the header, not whole orders of {RECORD})",
@@ -94,6 +163,8 @@ fn decode(bytes: &[u8]) -> Result<Vec<Ack>, String> {
             d_id: r[12],
             lines: r[13],
             target: r[14],
+            // The first format wrote 0 here.
+            run: r[15],
         })
         .collect())
 }
@@ -101,12 +172,13 @@ fn decode(bytes: &[u8]) -> Result<Vec<Ack>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use oltpgen_report::model::cycle::Restored;
 
     #[test]
     fn orders_read_back_as_written_and_a_cut_or_foreign_file_is_refused() {
         let acks = [
-            Ack { w_id: 3, o_id: 3_001, c_id: 17, d_id: 4, lines: 9, target: 0 },
-            Ack { w_id: u32::MAX, o_id: 1, c_id: 70_000, d_id: 10, lines: 15, target: 2 },
+            Ack { w_id: 3, o_id: 3_001, c_id: 17, d_id: 4, lines: 9, target: 0, run: 1 },
+            Ack { w_id: u32::MAX, o_id: 1, c_id: 70_000, d_id: 10, lines: 15, target: 2, run: 100 },
         ];
         let bytes = encode(&acks);
         assert_eq!(bytes.len(), 16 + 2 * 16);
@@ -114,5 +186,71 @@ mod tests {
         assert_eq!(decode(MAGIC).unwrap(), []);
         assert!(decode(&bytes[..bytes.len() - 1]).unwrap_err().contains("cut short"));
         assert!(decode(b"w_id,d_id,o_id\n").unwrap_err().contains("not a file of acknowledged orders"));
+    }
+
+    #[test]
+    fn a_file_of_the_first_format_reads_its_orders_of_no_known_run() {
+        let mut bytes = MAGIC_V1.to_vec();
+        bytes.extend_from_slice(&[3, 0, 0, 0, 0xb9, 0x0b, 0, 0, 17, 0, 0, 0, 4, 9, 1, 0]);
+        let read = decode(&bytes).unwrap();
+        assert_eq!(read, [Ack { w_id: 3, o_id: 3_001, c_id: 17, d_id: 4, lines: 9, target: 1, run: 0 }]);
+    }
+
+    /// `n` runs, restored before each when `restored`.
+    fn runs(n: u32, restored: bool) -> Vec<RunRecord> {
+        (1..=n)
+            .map(|run| RunRecord {
+                run,
+                seed: 0,
+                start_s: 0.0,
+                restored: restored.then(|| Restored { method: "generator".into(), duration_s: 1.0 }),
+                start_rows: Default::default(),
+                idle_window_s: None,
+                idle_counters: Default::default(),
+                meters: Default::default(),
+                power: None,
+                lost_commits: None,
+            })
+            .collect()
+    }
+
+    fn of_runs(runs: &[u8]) -> Vec<Ack> {
+        runs.iter()
+            .map(|&run| Ack { w_id: 1, o_id: 3_001, c_id: 1, d_id: 1, lines: 5, target: 0, run })
+            .collect()
+    }
+
+    #[test]
+    fn only_the_orders_since_the_last_restore_are_compared_and_that_is_said() {
+        let acks = of_runs(&[1, 1, 2, 3, 3]);
+        let (held, which) = since_last_restore(&runs(3, true), acks.clone()).unwrap();
+        assert_eq!(held, of_runs(&[3, 3]));
+        let which = which.unwrap();
+        assert!(
+            which.starts_with("comparing the last run's (run 3) acknowledged orders only: --restore"),
+            "{which}"
+        );
+        // Without a restore after the first run, the database still holds every run's orders.
+        assert_eq!(since_last_restore(&runs(3, false), acks.clone()).unwrap(), (acks.clone(), None));
+        assert_eq!(since_last_restore(&runs(1, true), of_runs(&[1])).unwrap(), (of_runs(&[1]), None));
+        // A file of the first format: fine for one run, refused when a restore mixed the runs' ids.
+        assert_eq!(since_last_restore(&runs(1, true), of_runs(&[0])).unwrap(), (of_runs(&[0]), None));
+        let e = since_last_restore(&runs(2, true), of_runs(&[0, 0])).unwrap_err();
+        assert!(e.contains("is of an older oltpgen, which did not tag each order with its run"), "{e}");
+    }
+
+    #[test]
+    fn parts_merge_into_one_file_of_all_their_orders_each_keeping_its_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let [a, b, out] = ["a", "b", "out"].map(|d| dir.path().join(d));
+        for d in [&a, &b, &out] {
+            std::fs::create_dir(d).unwrap();
+        }
+        write(&a, &of_runs(&[1, 2])).unwrap();
+        write(&b, &of_runs(&[2])).unwrap();
+        merge(&[a.clone(), b], &out).unwrap();
+        assert_eq!(read_file(&out).unwrap(), of_runs(&[1, 2, 2]));
+        let e = merge(&[a, dir.path().join("none/result.json")], &out).unwrap_err();
+        assert!(e.contains("none: cannot read acks.bin"), "{e}");
     }
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::files::result_dir::{ResultDir, write_result};
 use oltpgen_datagen::Rng;
 use oltpgen_report::model::cycle::{Restored, RunRecord};
-use oltpgen_report::model::outage::Outage;
+use oltpgen_report::model::outage::{AckComparison, Outage};
 use oltpgen_report::model::{ClientCpu, IntervalRow, RunResult, Server, Step};
 use oltpgen_report::stats::power::Meter;
 
@@ -23,6 +23,7 @@ use super::{
     EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, Workload, drive, energy_sample, result,
 };
 use crate::counters::{self, Sampler, Sources};
+use crate::error::Fault;
 use crate::vocab::outcome::Ack;
 use crate::{Error, Target};
 
@@ -148,7 +149,8 @@ pub struct Studied {
     pub result: RunResult,
     /// Why the study stopped early, when a restore or a hook failed.
     pub stopped: Option<Error>,
-    /// Every order the databases acknowledged, to compare with them after a failover.
+    /// Every order the databases acknowledged, each tagged with its run (each run's were compared at
+    /// its end, after lost connections), for `check --result` to compare later.
     pub acks: Vec<Ack>,
 }
 
@@ -169,7 +171,9 @@ pub fn run_seed(first: u64, run: u32) -> u64 {
 /// median run. Returns the result document also when Ctrl-C cut the study short (then `interrupted` is
 /// set) or a restore or hook failed (then [`Studied::stopped`] says why). A power log that cannot be
 /// read at the end is warned about, and the result has no power figures: the runs are never thrown away
-/// for it. Host and database counters (of `targets`, over connections of their own) are sampled from
+/// for it. After a run in which connections were lost, its own acknowledged orders are compared with
+/// `targets` before anything else touches them (`runs[].lost_commits`; the result's is their sum).
+/// Host and database counters (of `targets`, over connections of their own) are sampled from
 /// before the first idle time to the study's end, and the live figures are served while it goes on, as
 /// `opts` asks.
 ///
@@ -247,9 +251,10 @@ pub async fn study<W: Workload>(
             idle_counters: BTreeMap::new(),
             meters: BTreeMap::new(),
             power: None,
+            lost_commits: None,
         });
         let shift = Shift { offset_s, first_step: checkpoint.steps.len() as u32 };
-        let measured = drive(workload, &plan.of_run(run), |p| {
+        let mut measured = drive(workload, &plan.of_run(run), |p| {
             let p = shift.progress(p);
             watch.hear(&p.as_progress());
             if let Some(dir) = &opts.result_dir {
@@ -258,6 +263,13 @@ pub async fn study<W: Workload>(
             progress(p.as_progress());
         })
         .await;
+        // `--runs` is at most 100: the run fits the byte each order keeps it in.
+        let tag = u8::try_from(run).unwrap_or(u8::MAX);
+        measured.acks.iter_mut().for_each(|a| a.run = tag);
+        // Before the next run's restore puts the database back and its ids are handed out again.
+        if let Some(record) = checkpoint.context.runs.last_mut() {
+            record.lost_commits = lost_commits(targets, W::REPORT, &measured).await;
+        }
         let interrupted = measured.interrupted;
         total.add(shift.measured(measured));
         if interrupted {
@@ -296,6 +308,8 @@ pub async fn study<W: Workload>(
     let mut measured = total.into_measured(checkpoint.targets, stopped.is_some());
     let acks = std::mem::take(&mut measured.acks);
     let mut result = result::build(context, measured);
+    // The study's figure is its runs' added up.
+    result.lost_commits = AckComparison::of_runs(&result.runs);
     if let Some(armed) = armed {
         result.fault = armed.finish().await;
     }
@@ -308,6 +322,21 @@ pub async fn study<W: Workload>(
         }
     }
     Ok(Studied { result, stopped, acks })
+}
+
+/// A run's own acknowledged orders compared with the databases serving `targets` at its end, when
+/// connections were lost during it (else `None`: nothing could have been lost); a comparison that
+/// cannot be made is recorded as not measured, with why.
+async fn lost_commits(
+    targets: &[Target],
+    workload: oltpgen_report::model::Workload,
+    run: &Measured,
+) -> Option<AckComparison> {
+    let lost = run.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);
+    if lost == 0 || run.acks.is_empty() {
+        return None;
+    }
+    Some(crate::lost_commits::compare(targets, workload, &run.acks).await)
 }
 
 /// The study's start: on one clock with other agents, the common start (`--start-at`), with how late

@@ -151,7 +151,7 @@ impl Workload for Tpcc {
         ops.count(audit_counts(input, &outcome));
         if let (TxnInput::NewOrder(i), Some(o_id), false) = (input, outcome.o_id, outcome.done.rolled_back) {
             let (w_id, d_id, c_id, lines) = (i.w_id, i.d_id as u8, i.c_id, i.lines.len() as u8);
-            ops.acknowledge(Ack { w_id, o_id, c_id, d_id, lines, target: 0 });
+            ops.acknowledge(Ack { w_id, o_id, c_id, d_id, lines, target: 0, run: 0 });
         }
         Ok(outcome.done)
     }

@@ -39,6 +39,10 @@ pub struct Ack {
     pub lines: u8,
     /// The target it ran against, as an index into the workload's targets.
     pub target: u8,
+    /// The study's run it was acknowledged in (from 1; `--runs` is at most 100), so that only the
+    /// orders a restore has not taken away are compared; 0 before the study tags it (and in files of
+    /// an older oltpgen, which did not).
+    pub run: u8,
 }
 
 impl std::fmt::Display for Ack {

@@ -40,6 +40,10 @@ pub struct RunRecord {
     /// per watt is that step's. `None` without meters, or when one read nothing over the window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power: Option<Power>,
+    /// The run's own acknowledged orders compared with the database at the run's end, before a restore
+    /// could put the database back (after a run in which connections were lost); `None` when not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_commits: Option<super::outage::AckComparison>,
 }
 
 /// One meter's mean watts over a run.

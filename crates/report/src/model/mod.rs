@@ -14,6 +14,7 @@ pub mod cycle;
 pub mod ds2_progress;
 pub mod endurance;
 pub mod histogram;
+pub mod measured;
 pub mod outage;
 pub mod step;
 pub mod users;
@@ -82,9 +83,10 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<outage::FaultCommand>,
     /// Acknowledged orders compared, after a run in which connections were lost, with the database then
-    /// serving, and those it no longer held.
+    /// serving, and those it no longer held, or why they could not be compared. In a study of several
+    /// runs, the sum of the runs' own (`runs[].lost_commits`, each compared at its run's end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lost_commits: Option<outage::LostCommits>,
+    pub lost_commits: Option<outage::AckComparison>,
     /// Which server answered each database's counters' connection, from when on the run's clock: a
     /// database named by several hosts (a primary and its standbys) shows the failover's new primary.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

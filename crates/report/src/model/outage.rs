@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::cycle::RunRecord;
+
 /// One outage: from the first transaction that failed for a lost connection until throughput was back
 /// to 90% of what it was in the reporting interval before.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,6 +50,88 @@ impl LostCommits {
             ),
         }
     }
+}
+
+/// The comparison of the acknowledged orders with the database: its figures, or why it could not be
+/// made. Not made is named (`{"not_measured": "…"}`), never a 0 that would read as "nothing lost".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AckComparison {
+    /// Compared: how many orders, how many lost.
+    Compared(LostCommits),
+    /// Not compared.
+    NotMeasured {
+        /// Why the comparison could not be made (the database's error, in one line).
+        not_measured: String,
+    },
+}
+
+impl AckComparison {
+    /// In one line: the figures, or that they were not measured and why.
+    pub fn sentence(&self) -> String {
+        match self {
+            AckComparison::Compared(lost) => lost.sentence(),
+            AckComparison::NotMeasured { not_measured } => {
+                format!("acknowledged commits lost: not measured: {not_measured}")
+            }
+        }
+    }
+
+    /// The orders lost, when the comparison was made.
+    pub fn lost(&self) -> Option<u64> {
+        match self {
+            AckComparison::Compared(lost) => Some(lost.lost),
+            AckComparison::NotMeasured { .. } => None,
+        }
+    }
+
+    /// Two comparisons of different orders (two runs', two agents') as one: their counts added, the
+    /// first ten lost of both; not measured when either was not (the figure would be short).
+    pub fn add(self, other: AckComparison) -> AckComparison {
+        match (self, other) {
+            (AckComparison::Compared(mut all), AckComparison::Compared(one)) => {
+                all.checked += one.checked;
+                all.lost += one.lost;
+                all.first.extend(one.first);
+                all.first.truncate(LISTED);
+                AckComparison::Compared(all)
+            }
+            (not @ AckComparison::NotMeasured { .. }, _) | (_, not @ AckComparison::NotMeasured { .. }) => {
+                not
+            }
+        }
+    }
+
+    /// A study's comparison: its runs', each made at its run's end (before the next restore could
+    /// take the run's orders away), added up; a run's reason for not measuring names the run when
+    /// there were several. `None` when no run compared.
+    pub fn of_runs(runs: &[RunRecord]) -> Option<AckComparison> {
+        let several = runs.len() > 1;
+        runs.iter()
+            .filter_map(|r| match r.lost_commits.clone()? {
+                AckComparison::NotMeasured { not_measured } if several => Some(AckComparison::NotMeasured {
+                    not_measured: format!("run {}: {not_measured}", r.run),
+                }),
+                compared => Some(compared),
+            })
+            .reduce(AckComparison::add)
+    }
+}
+
+/// How many lost commits a comparison lists.
+pub const LISTED: usize = 10;
+
+/// The runs of agents' `parts` of one study (by the first part's records), each run's lost commits
+/// those of every part's same run added up: each agent compared its own orders at the run's end.
+pub fn runs_of_parts(parts: &[crate::model::RunResult]) -> Vec<RunRecord> {
+    let mut runs = parts.first().map(|p| p.runs.clone()).unwrap_or_default();
+    for record in &mut runs {
+        record.lost_commits = parts
+            .iter()
+            .filter_map(|p| p.runs.iter().find(|r| r.run == record.run)?.lost_commits.clone())
+            .reduce(AckComparison::add);
+    }
+    runs
 }
 
 /// The server that answered for a database from a moment of the run on: the host its connections
@@ -97,8 +181,31 @@ impl crate::model::RunResult {
             .map(FaultCommand::sentence)
             .chain(self.outages.iter().map(Outage::sentence))
             .chain(self.server_changes().map(ServedBy::sentence))
-            .chain(self.lost_commits.iter().map(LostCommits::sentence))
+            .chain(self.lost_commits_sentences())
             .collect()
+    }
+
+    /// The acknowledged orders' comparison in a sentence; in a study of several runs, each run's that
+    /// compared (`run 1: …`), then their sum when more than one did.
+    fn lost_commits_sentences(&self) -> Vec<String> {
+        let Some(study) = &self.lost_commits else { return Vec::new() };
+        if self.runs.len() <= 1 {
+            return vec![study.sentence()];
+        }
+        let mut said: Vec<String> = self
+            .runs
+            .iter()
+            .filter_map(|r| Some(format!("run {}: {}", r.run, r.lost_commits.as_ref()?.sentence())))
+            .collect();
+        match said.len() {
+            // A result whose runs kept no comparison of their own (an older one): the study's.
+            0 => vec![study.sentence()],
+            1 => said,
+            _ => {
+                said.push(format!("the runs added up: {}", study.sentence()));
+                said
+            }
+        }
     }
 
     /// Each time a database's server changed during the run (a failover's new primary): every

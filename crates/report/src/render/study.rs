@@ -150,6 +150,7 @@ mod tests {
             idle_counters: BTreeMap::new(),
             meters: BTreeMap::new(),
             power: None,
+            lost_commits: None,
         }
     }
 

@@ -183,8 +183,9 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         // A projection is of one drive's rate; the merged rate is several drives'.
         endurance: None,
 
-        // The parts ran one plan on one clock: the first part's account of how each run began stands.
-        runs: first.runs.clone(),
+        // The parts ran one plan on one clock: the first part's account of how each run began stands,
+        // each run's lost commits every part's added up.
+        runs: crate::model::outage::runs_of_parts(results),
         // Each agent met the outage on its own connections: each one's account of it, side by side.
         outages: results.iter().flat_map(|r| r.outages.iter().cloned()).collect(),
         fault: first.fault.clone(),
@@ -196,14 +197,8 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
 }
 
 /// Every agent's lost commits added up, the first ten of them all; `None` when none compared.
-fn merge_lost(results: &[RunResult]) -> Option<crate::model::outage::LostCommits> {
-    results.iter().filter_map(|r| r.lost_commits.clone()).reduce(|mut all, one| {
-        all.checked += one.checked;
-        all.lost += one.lost;
-        all.first.extend(one.first);
-        all.first.truncate(10);
-        all
-    })
+fn merge_lost(results: &[RunResult]) -> Option<crate::model::outage::AckComparison> {
+    results.iter().filter_map(|r| r.lost_commits.clone()).reduce(crate::model::outage::AckComparison::add)
 }
 
 /// The cap rules a step was judged by, comma-joined; `None` without a verdict.

@@ -171,6 +171,7 @@ mod tests {
                 idle_counters: Default::default(),
                 meters: Default::default(),
                 power: None,
+                lost_commits: None,
             })
             .collect();
         let power = study_power(&mut runs, &steps, &meters, T0);
