@@ -36,6 +36,7 @@ mod mssql_tpcc;
 mod report_cli;
 mod report_html;
 mod report_pages;
+mod runs_lost_commits;
 mod slurm;
 mod tpcc_databases;
 
