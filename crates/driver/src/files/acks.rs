@@ -4,7 +4,7 @@
 //! little-endian `u32`, district, line count, target and the study's run as one byte each), so a million
 //! orders take 16 MB and read back without parsing, after a 16-byte header naming the format. Written
 //! at the end of the run, as `result.json` is (a run killed with SIGKILL keeps neither). A file of the
-//! first format ([`MAGIC_V1`]: the run's byte spare, 0) still reads, its orders of no known run.
+//! first format (`oltpgen acks v1`: the run's byte spare, 0) still reads, its orders of no known run.
 
 use std::path::{Path, PathBuf};
 
@@ -49,7 +49,8 @@ pub struct Held {
 }
 
 /// The acknowledged orders of the `workload` run whose result is in `dir` that the database can still
-/// hold ([`since_last_restore`]).
+/// hold: those of the runs since the last `--restore` (every run's when none was restored after the
+/// first), with the line that says which.
 ///
 /// # Errors
 /// A usage error naming the directory when it holds no result of `workload` or no [`ACKS_FILE`], or a

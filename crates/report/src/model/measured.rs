@@ -43,7 +43,7 @@ mod tests {
         // Measured: one valid step is enough, and a step that broke the cap was measured.
         assert_eq!(result(Workload::Tpcc, vec![invalid(0), step(1, 100)]).nothing_measured(), None);
         let slow = tpcc_step(0, 10, (100, 100), 10_000_000, Some(&cap));
-        assert_eq!(slow.cap.as_ref().unwrap().passed, false);
+        assert!(!slow.cap.as_ref().unwrap().passed, "over the cap");
         assert_eq!(result(Workload::Tpcc, vec![slow]).nothing_measured(), None);
         assert_eq!(
             result(Workload::Tpcc, vec![tpcc_step(0, 10, (5, 5), 1_000, None)]).nothing_measured(),

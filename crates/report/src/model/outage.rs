@@ -87,7 +87,7 @@ impl AckComparison {
 
     /// Two comparisons of different orders (two runs', two agents') as one: their counts added, the
     /// first ten lost of both; not measured when either was not (the figure would be short).
-    pub fn add(self, other: AckComparison) -> AckComparison {
+    pub fn plus(self, other: AckComparison) -> AckComparison {
         match (self, other) {
             (AckComparison::Compared(mut all), AckComparison::Compared(one)) => {
                 all.checked += one.checked;
@@ -114,7 +114,7 @@ impl AckComparison {
                 }),
                 compared => Some(compared),
             })
-            .reduce(AckComparison::add)
+            .reduce(AckComparison::plus)
     }
 }
 
@@ -129,7 +129,7 @@ pub fn runs_of_parts(parts: &[crate::model::RunResult]) -> Vec<RunRecord> {
         record.lost_commits = parts
             .iter()
             .filter_map(|p| p.runs.iter().find(|r| r.run == record.run)?.lost_commits.clone())
-            .reduce(AckComparison::add);
+            .reduce(AckComparison::plus);
     }
     runs
 }

@@ -198,7 +198,7 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
 
 /// Every agent's lost commits added up, the first ten of them all; `None` when none compared.
 fn merge_lost(results: &[RunResult]) -> Option<crate::model::outage::AckComparison> {
-    results.iter().filter_map(|r| r.lost_commits.clone()).reduce(crate::model::outage::AckComparison::add)
+    results.iter().filter_map(|r| r.lost_commits.clone()).reduce(crate::model::outage::AckComparison::plus)
 }
 
 /// The cap rules a step was judged by, comma-joined; `None` without a verdict.
