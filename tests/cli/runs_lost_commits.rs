@@ -11,6 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::common::{assert_matches_schema, assert_no_secret, finish, oltpgen, result_json, spawn, sql};
 use crate::ds2::server_with;
 use oltpgen_driver::Target;
+use serde_json::Value;
 
 /// Flat out, a cap no step breaks on a busy machine, a line a second, quiet.
 #[rustfmt::skip]
@@ -124,15 +125,18 @@ async fn a_restored_ds2_study_killed_in_run_1_compares_each_run_at_its_end_and_l
 }
 
 /// A TPC-C run of 4 users for 8 s (1 s of warmup) on a new database `db` of a throwaway server, loaded
-/// at scale 1, into `out`; once it has committed some New-Orders, `during` (SQL on the database) runs,
-/// after the run's sessions were killed when `kill`. The run's outcome.
-async fn run_with(db: &str, out: &Path, kill: bool, during: &str) -> crate::common::Outcome {
+/// at scale 1; in its measured window, `during` (SQL on the database) runs, after the run's sessions
+/// were killed when `kill`. The run must fail (exit 1), its last line starting with `said`: that line,
+/// the result (matching the schema), and the directory holding it (as `result`).
+async fn failed_run(db: &str, kill: bool, during: &str, said: &str) -> (String, Value, tempfile::TempDir) {
     let (pg, urls) = server_with(&[db]).await;
     crate::tpcc_databases::load_all(&urls);
     let (admin, target) = (sql(&pg.target("postgres")).await, pg.target(db));
     let loaded = orders(&target).await;
+    let dir = tempfile::tempdir().unwrap();
+    let result = dir.path().join("result");
     let args = ["tpcc", "run", "--url", &urls[0], "--users", "4", "--warmup", "1s", "--duration", "8s"];
-    let child = spawn(&[&args[..], &TPCC_PACE, &["--out", out.to_str().unwrap()]].concat());
+    let child = spawn(&[&args[..], &TPCC_PACE, &["--out", result.to_str().unwrap()]].concat());
     wait_for_orders(&target, loaded, 20).await;
     // Past the 1 s warmup: in the measured window.
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -142,51 +146,39 @@ async fn run_with(db: &str, out: &Path, kill: bool, during: &str) -> crate::comm
     sql(&target).await.batch_execute(during).await.unwrap();
     let out = tokio::task::spawn_blocking(move || finish(child)).await.unwrap();
     assert_no_secret(&out);
-    drop(pg);
-    out
+    assert_eq!(out.code, 1, "{}", out.all());
+    let last = out.stderr.lines().last().unwrap_or_default().to_string();
+    assert!(last.starts_with(said), "{}", out.stderr);
+    let r = result_json(&result);
+    assert_matches_schema(&r);
+    (last, r, dir)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_lost_commit_comparison_that_cannot_be_made_fails_the_run_and_is_recorded_not_measured() {
-    let dir = tempfile::tempdir().unwrap();
-    let result = dir.path().join("result");
-    // Connections lost, then the orders table gone: the run's end cannot read the orders back.
-    let out = run_with("unmeasured", &result, true, "ALTER TABLE orders RENAME TO orders_away").await;
-    assert_eq!(out.code, 1, "a comparison not made is no 'nothing lost': {}", out.all());
-    let last = out.stderr.lines().last().unwrap_or_default();
-    assert!(last.starts_with("error: acknowledged commits lost: not measured: "), "{}", out.stderr);
+    // Connections lost, then the orders table gone: the run's end cannot read the orders back. A
+    // comparison not made is no "nothing lost".
+    let rename = "ALTER TABLE orders RENAME TO orders_away";
+    let (last, r, dir) =
+        failed_run("unmeasured", true, rename, "error: acknowledged commits lost: not measured: ").await;
     assert!(last.contains("orders"), "{last}");
-    let r = result_json(&result);
-    assert_matches_schema(&r);
     assert!(r["errors_by_kind"]["connection_lost"].as_u64().unwrap_or(0) > 0, "{}", r["errors_by_kind"]);
     let why = r["lost_commits"]["not_measured"].as_str().unwrap_or_else(|| panic!("{}", r["lost_commits"]));
     assert!(why.contains("orders"), "{why}");
-    assert!(
-        r["lost_commits"].get("lost").is_none(),
-        "no figure where none was measured: {}",
-        r["lost_commits"]
-    );
-    assert_eq!(r["runs"][0]["lost_commits"], r["lost_commits"]);
-    let show = oltpgen(&["report", "show", result.to_str().unwrap()]);
+    let lost = &r["lost_commits"];
+    assert!(lost.get("lost").is_none(), "no figure where none was measured: {lost}");
+    assert_eq!(&r["runs"][0]["lost_commits"], lost);
+    let show = oltpgen(&["report", "show", dir.path().join("result").to_str().unwrap()]);
     assert!(show.stdout.contains("acknowledged commits lost: not measured: "), "{}", show.stdout);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_whose_every_step_is_invalid_for_errors_exits_1_saying_nothing_was_measured() {
-    let dir = tempfile::tempdir().unwrap();
-    let result = dir.path().join("result");
     // New-Order and Stock-Level fail from then on (no connection lost): far over 1% of the step.
-    let out = run_with("nothing_measured", &result, false, "ALTER TABLE stock RENAME TO stock_away").await;
-    assert_eq!(out.code, 1, "{}", out.all());
-    let last = out.stderr.lines().last().unwrap_or_default();
-    assert!(
-        last.starts_with("error: nothing was measured: the step is INVALID (step 1: ")
-            && last.contains("transactions failed"),
-        "{}",
-        out.stderr
-    );
-    let r = result_json(&result);
-    assert_matches_schema(&r);
+    let rename = "ALTER TABLE stock RENAME TO stock_away";
+    let said = "error: nothing was measured: the step is INVALID (step 1: ";
+    let (last, r, _dir) = failed_run("nothing_measured", false, rename, said).await;
+    assert!(last.contains("transactions failed"), "{last}");
     assert!(r["errors_by_kind"].get("connection_lost").is_none(), "{}", r["errors_by_kind"]);
     assert!(r["steps"][0]["transactions"]["payment"]["count"].as_u64().unwrap() > 0, "Payments committed");
     assert!(r["max_within_cap"].is_null(), "{}", r["max_within_cap"]);
