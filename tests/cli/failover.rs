@@ -292,11 +292,13 @@ fn a_planned_fault_needs_its_moment_its_command_and_an_out() {
     );
     let out = oltpgen(&["tpcc", "run", "--temp-db", "--fault-cmd", "true", "--out", "/nonexistent/x"]);
     assert_refused(&out, "--fault-at");
-    // Every other input given, so that only the moment can be refused.
+    // Every other input given, so that only the moment can be refused: bare `tpcc` loads --temp-db and
+    // runs (`tpcc run --temp-db` is refused for its empty database), into --out; with `--fault-at 1s`
+    // the same command runs.
     let keep = tempfile::tempdir().unwrap();
     let dir = keep.path().join("r");
     let d = dir.to_str().unwrap();
-    let out = oltpgen(&["tpcc", "run", "--temp-db", "--fault-at", "0s", "--fault-cmd", "true", "--out", d]);
+    let out = oltpgen(&["tpcc", "--temp-db", "--fault-at", "0s", "--fault-cmd", "true", "--out", d]);
     assert_refused(&out, "invalid value '0s' for '--fault-at <DURATION>': must be longer than 0");
     assert!(!dir.exists(), "nothing written for a refused run");
 }
