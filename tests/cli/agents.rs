@@ -27,13 +27,13 @@ const ORCHESTRATOR: [&str; 7] = [
 
 /// Flat out, one client thread each, 1 s of warmup, 3 s measured per step.
 #[rustfmt::skip]
-const PACE: [&str; 13] = [
+pub(crate) const PACE: [&str; 13] = [
     "--think-time", "0", "--keying-time", "0", "--warmup", "1s", "--duration", "3s",
     "--report-interval", "1s", "--client-threads", "1", "-q",
 ];
 
 /// `oltpgen args…` started with `env` (and none of the orchestrators' other variables).
-fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Child {
+pub(crate) fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Child {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_oltpgen"));
     for var in ORCHESTRATOR {
         cmd.env_remove(var);
@@ -43,7 +43,7 @@ fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Child {
 }
 
 /// `secs` from now in RFC 3339.
-fn from_now(secs: u64) -> String {
+pub(crate) fn from_now(secs: u64) -> String {
     humantime::format_rfc3339_millis(SystemTime::now() + Duration::from_secs(secs)).to_string()
 }
 
@@ -55,7 +55,7 @@ pub(crate) async fn loaded() -> (oltpgen_driver::local::LocalPg, String) {
 }
 
 /// `report merge` of `parts` into `out`, which must succeed: its output and the merged result.
-fn merge_parts(parts: &[&Path], out: &Path) -> (Outcome, serde_json::Value) {
+pub(crate) fn merge_parts(parts: &[&Path], out: &Path) -> (Outcome, serde_json::Value) {
     let mut args = vec!["report", "merge"];
     args.extend(parts.iter().map(|p| path(p)));
     args.extend(["--out", path(out)]);
@@ -67,7 +67,7 @@ fn merge_parts(parts: &[&Path], out: &Path) -> (Outcome, serde_json::Value) {
 }
 
 /// `tpcc run` of `users` on `url` into `out`, at `start_at`, with `extra` flags.
-fn run_args<'a>(
+pub(crate) fn run_args<'a>(
     url: &'a str,
     users: &'a str,
     start_at: &'a str,
@@ -83,7 +83,7 @@ fn run_args<'a>(
     args
 }
 
-fn path(p: &Path) -> &str {
+pub(crate) fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
@@ -234,78 +234,142 @@ async fn what_agents_cannot_share_is_refused_in_one_line() {
     refused(&run_args(&url, "6", &past, &out, &["--agent", "0/3"]), &[], "later than the 1.0 s warmup");
 }
 
-/// The `args` and `env` values of `deploy/kubernetes/agents.yaml`'s container, read line by line (the
-/// manifest is validated offline with kubernetes-validate; its command is what runs here).
-fn manifest_command() -> (Vec<String>, Vec<(String, String)>) {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes/agents.yaml"))
-            .unwrap();
-    let (mut args, mut env, mut section) = (Vec::new(), Vec::new(), "");
-    let mut name = String::new();
-    for line in text.lines() {
-        let trimmed = line.trim();
-        match trimmed {
-            "args:" => section = "args",
-            "env:" => section = "env",
-            _ if !trimmed.starts_with('-')
-                && !trimmed.starts_with("value")
-                && !trimmed.starts_with("name") =>
-            {
-                section = ""
+/// What a test reads of one of `deploy/kubernetes/`'s manifests, line by line (they are validated
+/// offline with kubernetes-validate; their commands are what run here): its container's `args`, its
+/// `env` values, and every other `key: value` line by key (the last of each).
+struct Manifest {
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    scalars: std::collections::BTreeMap<String, String>,
+}
+
+impl Manifest {
+    fn read(name: &str) -> Manifest {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes").join(name);
+        let text = std::fs::read_to_string(file).unwrap();
+        let (mut args, mut env, mut scalars, mut section) = (Vec::new(), Vec::new(), Default::default(), "");
+        let mut name = String::new();
+        for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+            let trimmed = line.trim();
+            match trimmed {
+                "args:" => section = "args",
+                "env:" => section = "env",
+                _ if !trimmed.starts_with('-')
+                    && !trimmed.starts_with("value")
+                    && !trimmed.starts_with("name") =>
+                {
+                    section = ""
+                }
+                _ => {}
             }
-            _ => {}
-        }
-        match (section, trimmed) {
-            ("args", t) if t.starts_with("- ") => args.push(t[2..].to_string()),
-            ("env", t) if t.starts_with("- name: ") => name = t["- name: ".len()..].to_string(),
-            ("env", t) if t.starts_with("value: ") => {
-                env.push((name.clone(), t["value: ".len()..].trim_matches('"').to_string()))
+            match (section, trimmed) {
+                ("args", t) if t.starts_with("- ") => args.push(t[2..].to_string()),
+                ("env", t) if t.starts_with("- name: ") => name = t["- name: ".len()..].to_string(),
+                ("env", t) if t.starts_with("value: ") => {
+                    env.push((name.clone(), t["value: ".len()..].trim_matches('"').to_string()))
+                }
+                _ => {}
             }
-            _ => {}
+            let scalar = trimmed.trim_start_matches("- ").split_once(": ");
+            if let Some((key, value)) = scalar.filter(|(_, v)| !v.is_empty()) {
+                let map: &mut std::collections::BTreeMap<String, String> = &mut scalars;
+                map.insert(key.to_string(), value.trim_matches('"').to_string());
+            }
         }
+        Manifest { args, env, scalars }
     }
-    (args, env)
+
+    fn scalar(&self, key: &str) -> &str {
+        self.scalars.get(key).unwrap_or_else(|| panic!("{key} in the manifest: {:?}", self.scalars))
+    }
+
+    /// The args as the pod runs them: `$(VAR)` expanded from `env` as Kubernetes expands them, the
+    /// volume's mount (`mount`) at `volume`, and `local` for the names of the cluster.
+    fn pod_args(
+        &self,
+        env: &[(&str, &str)],
+        (mount, volume): (&str, &Path),
+        local: &dyn Fn(&str) -> Option<String>,
+    ) -> Vec<String> {
+        self.args
+            .iter()
+            .map(|a| {
+                let mut arg = a.clone();
+                for (var, value) in env {
+                    arg = arg.replace(&format!("$({var})"), value);
+                }
+                assert!(!arg.contains("$("), "every variable of {a} is the pod's: {arg}");
+                match arg.strip_prefix(mount) {
+                    Some(rest) => format!("{}{rest}", volume.display()),
+                    None => local(&arg).unwrap_or(arg),
+                }
+            })
+            .collect()
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_kubernetes_jobs_command_runs_as_its_indexed_pods_would() {
-    let (_pg, url, dir, parts) = agents_of(3).await;
-    let (args, env) = manifest_command();
-    assert_eq!(&args[..4], ["tpcc", "run", "--agent", "auto"], "{args:?}");
-    let agents: usize = env.iter().find(|(k, _)| k == "OLTPGEN_AGENTS").unwrap().1.parse().unwrap();
-    assert_eq!(agents, 3);
-    let start_at = from_now(6);
+async fn the_kubernetes_jobs_run_as_their_indexed_pods_and_merge_would() {
+    let (_pg, url, dir, _) = agents_of(0).await;
+    let (agents_job, merge_job) = (Manifest::read("agents.yaml"), Manifest::read("merge.yaml"));
+    assert_eq!(&agents_job.args[..4], ["tpcc", "run", "--agent", "auto"], "{:?}", agents_job.args);
+    let var = |k: &str| agents_job.env.iter().find(|(name, _)| name == k).unwrap().1.clone();
+    let agents: usize = var("OLTPGEN_AGENTS").parse().unwrap();
+    assert_eq!(agents_job.scalar("completionMode"), "Indexed");
+    assert_eq!(
+        agents_job.scalar("completions"),
+        agents.to_string(),
+        "one pod per agent, OLTPGEN_AGENTS of them"
+    );
+    assert_eq!(agents_job.scalar("parallelism"), agents.to_string(), "every agent at once, on one clock");
+    assert_eq!(agents_job.scalar("backoffLimitPerIndex"), "0", "a failed pod's part stays missing");
+    // Both jobs mount the one volume at one path: the agents' parts are where the merge reads them.
+    let mount = agents_job.scalar("mountPath");
+    assert_eq!(merge_job.scalar("mountPath"), mount);
+    assert_eq!(merge_job.scalar("claimName"), agents_job.scalar("claimName"));
+    let volume = dir.path().join("volume");
+    std::fs::create_dir(&volume).unwrap();
+    let (start_at, count) = (from_now(6), var("OLTPGEN_AGENTS"));
     let children: Vec<Child> = (0..agents)
         .map(|i| {
-            // The manifest's command, its cluster's names made local, its measured time cut short.
-            let local: Vec<String> = args
-                .iter()
-                .map(|a| match a.as_str() {
-                    "postgres://bench@db1:5432/tpcc" => url.clone(),
-                    "100..400:100" => "3,6".into(),
-                    "5m" => "2s".into(),
-                    "0.0.0.0:9187" => format!("127.0.0.1:{}", 19_187 + i),
-                    out if out.starts_with("/results/") => path(&parts[i]).to_string(),
-                    other => other.to_string(),
-                })
-                .chain(PACE[..6].iter().map(|s| s.to_string()))
-                .collect();
-            let local: Vec<&str> = local.iter().map(String::as_str).collect();
             let index = i.to_string();
             let env = [
                 ("JOB_COMPLETION_INDEX", index.as_str()),
-                ("OLTPGEN_AGENTS", "3"),
-                ("OLTPGEN_START_AT", &start_at),
+                ("OLTPGEN_AGENTS", count.as_str()),
+                ("OLTPGEN_START_AT", start_at.as_str()),
             ];
-            spawn_env(&local, &env)
+            // The manifest's command, its cluster's names made local, its measured time cut short.
+            let local = |a: &str| match a {
+                "postgres://bench@db1:5432/tpcc" => Some(url.clone()),
+                "100..400:100" => Some("3,6".into()),
+                "5m" => Some("2s".into()),
+                "0.0.0.0:9187" => Some(format!("127.0.0.1:{}", 19_187 + i)),
+                _ => None,
+            };
+            let args: Vec<String> = agents_job
+                .pod_args(&env, (mount, &volume), &local)
+                .into_iter()
+                .chain(PACE[..6].iter().map(|s| s.to_string()))
+                .collect();
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            spawn_env(&args, &env)
         })
         .collect();
     for (i, child) in children.into_iter().enumerate() {
         let out = finish(child);
         assert_eq!(out.code, 0, "pod {i}: {}", out.all());
-        assert_eq!(result_json(&parts[i])["config"]["agent"], format!("{i}/3"));
+        let part = volume.join(format!("agent-{i}"));
+        assert_eq!(result_json(&part)["config"]["agent"], format!("{i}/{agents}"), "pod {i}'s own part");
     }
-    let (_, m) = merge_parts(&[&parts[0], &parts[1], &parts[2]], &dir.path().join("merged"));
+    // The merge job's command, on the same volume: every pod's part, once.
+    let merge_args = merge_job.pod_args(&[], (mount, &volume), &|_| None);
+    let parts: Vec<&String> = merge_args.iter().filter(|a| a.contains("/agent-")).collect();
+    assert_eq!(parts.len(), agents, "the merge names every agent's part: {merge_args:?}");
+    let merge_args: Vec<&str> = merge_args.iter().map(String::as_str).collect();
+    let merged = oltpgen(&merge_args);
+    assert_eq!(merged.code, 0, "{}", merged.all());
+    let m = result_json(&volume.join("merged"));
+    assert_eq!(m["config"]["agents"], agents);
     assert_eq!((m["steps"][0]["users"].clone(), m["steps"][1]["users"].clone()), (3.into(), 6.into()));
 }
 

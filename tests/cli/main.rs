@@ -13,6 +13,7 @@
 //! One test binary, so the binary and its dependencies link once.
 
 mod agents;
+mod agents_merge;
 mod bad_input;
 mod checks;
 mod common;

@@ -1,8 +1,8 @@
 //! `deploy/slurm/` under a real Slurm (`../shared/slurm/start`: munged, slurmctld and three slurmd on
 //! this machine; CI starts it and exports `SLURM_CONF`): three agents as one job's srun tasks against a
 //! throwaway PostgreSQL, merged by a job that runs only after they all succeeded (`afterok`); and one
-//! agent failing: srun ends the others, the merge job never runs, and `report merge` of the parts by
-//! hand refuses, naming the agent whose part is missing. Without `SLURM_CONF` when the tests are built,
+//! agent, a real oltpgen, cut short during its run: srun ends the others, the merge job never runs,
+//! and `report merge` of the parts by hand refuses a missing part, or leaves the step cut short INVALID. Without `SLURM_CONF` when the tests are built,
 //! these are listed as ignored with the reason.
 
 use std::path::Path;
@@ -98,27 +98,41 @@ async fn three_agents_run_as_srun_tasks_and_merge_after_they_all_succeed() {
         .sum();
     assert_eq!(merged["steps"][0]["transactions"]["new_order"]["count"], each);
 
-    // Agent 1 fails once the run is under way: srun ends the others (their parts keep what ran), the
-    // merge never runs, a merge by hand names the missing agent.
+    // Agent 1, a real oltpgen, is cut short during the measured window (as by a node lost: its
+    // wrapper interrupts it 2 s after the common start) and exits non-zero; srun ends the others
+    // (--kill-on-bad-exit), the merge never runs, and a merge by hand is refused or leaves the step it
+    // cut short INVALID.
     let failing = dir.path().join("fail-agent-1");
     std::fs::write(
         &failing,
         format!(
-            "#!/bin/sh\n[ \"$SLURM_PROCID\" = 1 ] && {{ sleep 12; exit 3; }}\nexec {} \"$@\"\n",
-            env!("CARGO_BIN_EXE_oltpgen")
+            "#!/bin/bash\n\
+             [ \"$SLURM_PROCID\" = 1 ] || exec {bin} \"$@\"\n\
+             {bin} \"$@\" & pid=$!\n\
+             sleep $(( $(date -d \"$OLTPGEN_START_AT\" +%s) + 2 - $(date +%s) ))\n\
+             kill -TERM $pid\n\
+             wait $pid; rc=$?\n\
+             echo \"agent 1: oltpgen interrupted, exit $rc\" >&2\n\
+             exit $(( rc == 0 ? 3 : rc ))\n",
+            bin = env!("CARGO_BIN_EXE_oltpgen")
         ),
     )
     .unwrap();
     Command::new("chmod").args(["+x", failing.to_str().unwrap()]).status().unwrap();
     let parts = dir.path().join("failed");
     let (agents, merge) = submit(&urls[0], &parts, failing.to_str().unwrap());
-    assert!(settled_state(&agents).starts_with("FAILED"), "the agents' job fails with its task");
+    let state = settled_state(&agents);
+    assert!(state.starts_with("FAILED"), "the agents' job fails with its task: {state}");
     let merge_state = settled_state(&merge);
     assert!(
         merge_state.contains("CANCELLED") || merge_state.contains("never"),
         "the merge never runs: {merge_state}"
     );
     assert!(!parts.join("merged").exists());
+    // Agent 1 ran oltpgen, which was cut short: its part says so.
+    let cut = result_json(&parts.join("agent-1"));
+    assert_eq!(cut["config"]["agent"], "1/3");
+    assert_eq!(cut["interrupted"], true, "agent 1's part was cut short: {}", job_output(dir.path(), &agents));
     let written: Vec<String> = (0..3)
         .map(|i| parts.join(format!("agent-{i}")))
         .filter(|p| p.join("result.json").exists())
@@ -128,5 +142,14 @@ async fn three_agents_run_as_srun_tasks_and_merge_after_they_all_succeed() {
     args.extend(written.iter().map(String::as_str));
     let merged = dir.path().join("by-hand");
     args.extend(["--out", merged.to_str().unwrap()]);
-    assert_refused(&oltpgen(&args), "agent 1/3's part is missing");
+    let by_hand = oltpgen(&args);
+    if written.len() < 3 {
+        // srun killed the others before they wrote a part: the merge names the first one missing.
+        assert_refused(&by_hand, "'s part is missing");
+    } else {
+        // They wrote theirs as they stopped: the step agent 1 cut short is never a pass.
+        assert_eq!(by_hand.code, 0, "{}", by_hand.all());
+        let step = &result_json(&merged)["steps"][0];
+        assert!(step["cap"]["invalid"].is_string() && step["cap"]["passed"] == false, "{step}");
+    }
 }

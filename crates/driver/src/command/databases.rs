@@ -110,11 +110,42 @@ impl Databases {
         Ok(self.urls.iter().map(|u| Databases { urls: vec![u.clone()], ..Databases::default() }).collect())
     }
 
-    /// `OLTPGEN_URL`, else every `--url`, parsed.
+    /// `OLTPGEN_URL`, else every `--url`, parsed; each that reaches the built-in PostgreSQL keyed as
+    /// its databases are ([`Databases::keyed`]).
     fn parsed(&self) -> Result<Vec<Target>, Error> {
-        match self.env_url() {
-            Some(url) => Ok(vec![url.parse()?]),
-            None => self.urls.iter().map(|u| u.parse()).collect(),
+        let urls = self.env_url().map_or_else(|| self.urls.clone(), |url| vec![url]);
+        urls.iter().map(|u| Ok(self.keyed(u, u.parse()?))).collect()
+    }
+
+    /// `target`, parsed from `url`, as the built-in PostgreSQL's when the URL reaches it: a loopback
+    /// host on the port the instance runs on, the instance `--data-dir` (or the default directory)
+    /// holds or the one whose password file the URL names (`oltpgen local url`'s). Its key is then
+    /// `built-in/<db>` ([`Target::key`]), as a run on the built-in server names it, whichever port the
+    /// server was started on: results before and after a restart compare.
+    fn keyed(&self, url: &str, target: Target) -> Target {
+        let Some(config) = target.pg_config() else { return target };
+        let loopback = |host: &tokio_postgres::config::Host| match host {
+            tokio_postgres::config::Host::Tcp(h) => {
+                h == "localhost"
+                    || h.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+            }
+            _ => false,
+        };
+        if config.get_hosts().is_empty() || !config.get_hosts().iter().all(loopback) {
+            return target;
+        }
+        let port = config.get_ports().first().copied().unwrap_or(5432);
+        let mut roots: Vec<PathBuf> = Vec::new();
+        if let Placement::Dir(root) = self.placement() {
+            roots.push(root);
+        }
+        let passfile = crate::pg::pgpass::take_passfile_option(url).1;
+        if let Some(file) = passfile.filter(|f| f.file_name().is_some_and(|n| n == local::secret::PASSFILE)) {
+            roots.extend(file.parent().map(PathBuf::from));
+        }
+        match roots.iter().any(|root| local::LocalPg::running_port_at(root) == Some(port)) {
+            true => target.reaching_built_in(),
+            false => target,
         }
     }
 

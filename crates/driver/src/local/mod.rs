@@ -382,6 +382,12 @@ impl LocalPg {
         })
     }
 
+    /// The port the instance at `root` runs on, when there is one and it runs: how a `--url` that
+    /// reaches it (`oltpgen local url`'s) is told from another server's.
+    pub fn running_port_at(root: &Path) -> Option<u16> {
+        instance::is_instance(root).then(|| Self::existing(root).ok()?.running_port())?
+    }
+
     /// What `oltpgen local status` shows for the instance at `root`.
     pub fn status(root: &Path) -> Status {
         let initialised = root.join("data/PG_VERSION").is_file();

@@ -49,9 +49,34 @@ impl Agent {
         users / self.count + u32::from(self.index < users % self.count)
     }
 
-    /// This agent's share of `connections`, dealt round-robin as the users are.
-    pub fn connections_of(self, connections: u32) -> u32 {
-        super::shard::connections_of(connections, self.index as usize, self.count as usize)
+    /// How many of users `0..users` are this agent's and drive target `target` of `targets` (user `i`
+    /// drives target `i % targets`).
+    pub fn users_on(self, users: u32, target: usize, targets: usize) -> u32 {
+        let targets = targets.max(1) as u32;
+        (target as u32..users).step_by(targets as usize).filter(|&i| self.runs(i)).count() as u32
+    }
+
+    /// This agent's share of target `target`'s `connections` (of `targets`, with `users` users at
+    /// most): the target's connections are dealt over the agents that run users on it, in the order
+    /// its users come to them, so an agent with none of its users gets none, and every step opens on
+    /// each target what one process would (`min(connections, its users)`). Agents are `N`, targets `T`:
+    /// user `i` is agent `i mod N`'s and target `i mod T`'s, so a target's users reach only the agents
+    /// congruent to it modulo `gcd(N, T)`.
+    pub fn connections_on(self, connections: u32, users: u32, target: usize, targets: usize) -> u32 {
+        let mut holders: Vec<u32> = Vec::new();
+        for i in (target as u32..users).step_by(targets.max(1)) {
+            let agent = i % self.count;
+            if !holders.contains(&agent) {
+                holders.push(agent);
+            }
+            if holders.len() as u32 == self.count {
+                break;
+            }
+        }
+        holders
+            .iter()
+            .position(|&a| a == self.index)
+            .map_or(0, |p| super::shard::connections_of(connections, p, holders.len()))
     }
 
     /// `I/N` as `--agent` writes it (and the result records it).
@@ -231,8 +256,38 @@ mod tests {
                 }
             }
         }
-        let conns: u32 = (0..3).map(|index| Agent { index, count: 3 }.connections_of(10)).sum();
+        let conns: u32 = (0..3).map(|index| Agent { index, count: 3 }.connections_on(10, 12, 0, 1)).sum();
         assert_eq!(conns, 10, "each agent its share of a database's shared connections");
+    }
+
+    #[test]
+    fn each_database_s_connections_go_to_the_agents_with_users_on_it() {
+        // Two agents, two databases, 16 users, 4 connections: agent 0 runs users 0, 2, 4… (all on
+        // database 0), agent 1 users 1, 3, 5… (all on database 1); each database's 4 to its one agent.
+        let two = |index| Agent { index, count: 2 };
+        assert_eq!([0, 1].map(|t| two(0).connections_on(4, 16, t, 2)), [4, 0]);
+        assert_eq!([0, 1].map(|t| two(1).connections_on(4, 16, t, 2)), [0, 4]);
+        assert_eq!([0, 1].map(|t| two(0).users_on(16, t, 2)), [8, 0]);
+        for (n, t, users, c) in [(2, 2, 16, 4), (3, 2, 12, 3), (2, 3, 12, 2), (4, 2, 9, 5), (3, 3, 7, 3)] {
+            for target in 0..t {
+                let agents = (0..n).map(|index| Agent { index, count: n });
+                let shares: Vec<(u32, u32)> = agents
+                    .map(|a| (a.connections_on(c, users, target, t), a.users_on(users, target, t)))
+                    .collect();
+                let total: u32 = shares.iter().map(|s| s.0).sum();
+                assert_eq!(total, c, "{n} agents, {t} targets: every connection of target {target} once");
+                assert!(shares.iter().all(|&(conns, users)| (conns > 0) == (users > 0)), "{shares:?}");
+                // Each step (its first `u` users) opens on the target what one process would.
+                for u in 1..=users {
+                    let opened: u32 = (0..n)
+                        .map(|index| Agent { index, count: n })
+                        .map(|a| a.connections_on(c, users, target, t).min(a.users_on(u, target, t)))
+                        .sum();
+                    let theirs = Agent::WHOLE.users_on(u, target, t);
+                    assert_eq!(opened, c.min(theirs), "{n} agents, {t} targets, {u} users, target {target}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -99,17 +99,34 @@ impl RunPlan {
         self.connections.map_or(users, |c| c.min(users))
     }
 
-    /// The connections per target shared by this agent's users, when `--connections` is fewer than the
-    /// users: its share of them.
-    pub fn pooled(&self) -> Option<u32> {
-        self.connections.filter(|&c| c < self.max_users()).map(|c| self.agent.connections_of(c))
+    /// This agent's shared connections on each of `targets` targets, when `--connections` is fewer
+    /// than the users: its share of each target's ([`Agent::connections_on`]; none of a target it runs
+    /// no user on).
+    pub fn pooled(&self, targets: usize) -> Option<Vec<u32>> {
+        let (c, users) = (self.connections.filter(|&c| c < self.max_users())?, self.max_users());
+        Some((0..targets.max(1)).map(|t| self.agent.connections_on(c, users, t, targets)).collect())
     }
 
     /// The client threads the run uses: `client_threads`, but no more than this agent's users, nor than
-    /// the shared connections per target (each thread gets at least one of each target's).
+    /// its least share of a target's shared connections (each thread gets at least one of each
+    /// target's it runs users on). An agent's share of a target it runs users on is at least the
+    /// connections over the agents.
     pub fn client_threads_used(&self) -> u32 {
         let most = self.client_threads.clamp(1, self.agent.users_of(self.max_users()).max(1));
-        self.pooled().map_or(most, |c| most.min(c.max(1)))
+        let least_share = self.connections.filter(|&c| c < self.max_users()).map(|c| c / self.agent.count);
+        least_share.map_or(most, |c| most.min(c.max(1)))
+    }
+
+    /// The connections this agent's share of a step of `users` users opens on each of `targets`
+    /// targets: each target's users, or its share of the target's shared connections when fewer.
+    pub fn connections_per_target(&self, users: u32, targets: usize) -> Vec<u32> {
+        let pooled = self.pooled(targets);
+        (0..targets.max(1))
+            .map(|t| {
+                let on = self.agent.users_on(users, t, targets);
+                pooled.as_ref().map_or(on, |p| p[t].min(on))
+            })
+            .collect()
     }
 }
 
@@ -345,19 +362,22 @@ pub fn step_result(
     let (start_s, end_s) = window_s;
     // This agent's users; each target has its own users and its share of the shared connections.
     let users = plan.agent.users_of(scheduled.spec.users);
-    let connections = plan.pooled().map_or(users, |c| (c * targets.len().max(1) as u32).min(users));
+    let per_target = plan.connections_per_target(scheduled.spec.users, targets.len());
     let step_plan = StepPlan {
         index: index as u32,
         run: scheduled.spec.run,
         users: u64::from(users),
-        connections: u64::from(connections),
+        connections: per_target.iter().map(|&c| u64::from(c)).sum(),
         ramp_up_s: scheduled.ramp.as_secs_f64(),
         duration_s: end_s - start_s,
         window: Window { start_s, end_s },
     };
-    // With one target, Step::new keeps only the totals.
-    let per_target = targets.iter().cloned().zip(transactions).collect();
-    let mut step = Step::new(kind, step_plan, per_target);
+    // With one target, Step::new keeps only the totals, and the step's connections are the target's.
+    let connections: Vec<u64> = per_target.iter().map(|&c| u64::from(c)).collect();
+    let mut step = Step::new(kind, step_plan, targets.iter().cloned().zip(transactions).collect());
+    if targets.len() > 1 {
+        step.target_connections = targets.iter().cloned().zip(connections).collect();
+    }
     plan.cap.judge_step(&mut step, connections_lost);
     step
 }

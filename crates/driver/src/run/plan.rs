@@ -143,6 +143,15 @@ impl StudyFlags {
         let (agent, start_at) = (self.agent()?, self.start_at()?);
         let most = steps.iter().map(|s| s.users).max().unwrap_or(0);
         agent::check_share(agent, start_at, most, connections)?;
+        if agent.is_part() && self.runs > 1 {
+            return Err(Error::usage(format!(
+                "--runs {} with --agent {}: the agents' later runs are not laid on one clock, so their parts \
+                 would not merge as one process's study: run the agents once per run (a job per run), or \
+                 drop --agent",
+                self.runs,
+                agent.name()
+            )));
+        }
         if agent.is_part() && (self.restore || self.hooks.logging_flag().is_some()) {
             let flag = if self.restore { "--restore" } else { "--before-run/--after-run/--fault-cmd" };
             return Err(Error::usage(format!(

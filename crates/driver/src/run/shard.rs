@@ -30,18 +30,29 @@ use super::{RunPlan, Workload};
 /// Users still running this long after being told to stop are aborted.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Which of `shards` shards user `user` runs on: each target's users (user `i` drives target
-/// `i % targets`) dealt round-robin over the shards, so every step's users, and each target's, are
-/// spread evenly.
-pub fn shard_of(user: u32, targets: usize, shards: usize) -> usize {
-    (user as usize / targets.max(1)) % shards.max(1)
+/// `users` (indices in the run, ascending) dealt over `shards` shards: each target's users (user `i`
+/// drives target `i % targets`) round-robin, so every step's users, and each target's, are spread
+/// evenly, whichever of the run's users are this agent's. Also returns how many users of each target
+/// were dealt.
+pub fn deal(users: impl Iterator<Item = u32>, targets: usize, shards: usize) -> (Vec<Vec<u32>>, Vec<usize>) {
+    let (mut dealt, mut per_target) = (vec![Vec::new(); shards.max(1)], vec![0; targets.max(1)]);
+    for user in users {
+        let k = &mut per_target[user as usize % targets.max(1)];
+        dealt[*k % shards.max(1)].push(user);
+        *k += 1;
+    }
+    (dealt, per_target)
 }
 
-/// Shard `shard`'s share of a target's `connections`, dealt round-robin over `shards` shards as the
-/// target's users are: with at least as many connections as shards, every shard gets one.
-pub fn connections_of(connections: u32, shard: usize, shards: usize) -> u32 {
-    let shards = shards.max(1) as u32;
-    connections / shards + u32::from((shard as u32) < connections % shards)
+/// Holder `holder`'s share of `connections`, dealt round-robin over `holders` holders (shards, or
+/// agents) as a target's users are: with at least as many connections as holders, every holder gets
+/// one; none to one that is not a holder (`holder >= holders`: it has no user of the target).
+pub fn connections_of(connections: u32, holder: usize, holders: usize) -> u32 {
+    if holder >= holders {
+        return 0;
+    }
+    let holders = holders as u32;
+    connections / holders + u32::from((holder as u32) < connections % holders)
 }
 
 /// What the run asks of a shard.
@@ -79,14 +90,15 @@ impl Shards {
     ) -> Shards {
         let n = plan.client_threads_used() as usize;
         let targets = workload.targets().len();
-        let mut users = vec![Vec::new(); n];
         // This agent's users, each with the index (and so the identity) it has in one process.
-        for i in (0..plan.max_users()).filter(|&i| plan.agent.runs(i)) {
-            users[shard_of(i / plan.agent.count, targets, n)].push(i);
-        }
+        let (users, per_target) = deal((0..plan.max_users()).filter(|&i| plan.agent.runs(i)), targets, n);
+        // Each target's share of this agent dealt over the shards that run users on it, as they are.
+        let shares = plan.pooled(targets);
         let mut shards = Shards { requests: Vec::with_capacity(n), threads: Vec::new() };
         for (s, users) in users.into_iter().enumerate() {
-            let pooled = plan.pooled().map(|c| vec![connections_of(c, s, n); targets]);
+            let pooled = shares.as_ref().map(|shares| {
+                shares.iter().zip(&per_target).map(|(&c, &u)| connections_of(c, s, u.min(n))).collect()
+            });
             let clock = (plan.timing, schedule.to_vec());
             let shard = Shard {
                 crowd: Crowd::new(workload.clone(), start, users, clock, pooled),
@@ -238,18 +250,20 @@ mod tests {
 
     #[test]
     fn users_and_each_target_s_users_spread_evenly_over_the_shards() {
-        let on = |users: u32, targets: usize, shards: usize| {
+        let on = |users: &mut dyn Iterator<Item = u32>, targets: usize, shards: usize| {
             let mut per = vec![vec![0u32; targets]; shards];
-            for i in 0..users {
-                per[shard_of(i, targets, shards)][i as usize % targets] += 1;
+            for (s, users) in deal(users, targets, shards).0.iter().enumerate() {
+                users.iter().for_each(|&i| per[s][i as usize % targets] += 1);
             }
             per
         };
-        assert_eq!(on(16, 1, 2), [[8], [8]]);
-        assert_eq!(on(5, 1, 2), [[3], [2]], "a step of any size: the first users alternate");
-        assert_eq!(on(8, 2, 2), [[2, 2], [2, 2]], "each DS2 target's users on both threads");
-        assert_eq!(on(7, 2, 3), [[2, 1], [1, 1], [1, 1]]);
-        assert_eq!(on(4, 3, 1), [[2, 1, 1]]);
+        assert_eq!(on(&mut (0..16), 1, 2), [[8], [8]]);
+        assert_eq!(on(&mut (0..5), 1, 2), [[3], [2]], "a step of any size: the first users alternate");
+        assert_eq!(on(&mut (0..8), 2, 2), [[2, 2], [2, 2]], "each DS2 target's users on both threads");
+        assert_eq!(on(&mut (0..7), 2, 3), [[2, 1], [1, 1], [1, 1]]);
+        assert_eq!(on(&mut (0..4), 3, 1), [[2, 1, 1]]);
+        // Agent 0 of 2 on two targets runs users 0, 2, 4…, all of target 0: still on both threads.
+        assert_eq!(on(&mut (0..16).step_by(2), 2, 2), [[4, 0], [4, 0]]);
     }
 
     #[test]
@@ -258,6 +272,7 @@ mod tests {
         assert_eq!(shares(5, 2), [3, 2], "as five users would be");
         assert_eq!(shares(2, 2), [1, 1]);
         assert_eq!(shares(7, 1), [7]);
+        assert_eq!(connections_of(3, 2, 2), 0, "none to a shard without a user of the target");
         for (c, n) in [(3, 2), (16, 3), (4, 4)] {
             assert_eq!(shares(c, n).iter().sum::<u32>(), c, "every connection once");
             assert!(shares(c, n).iter().all(|&k| k >= 1), "no shard without a connection");

@@ -103,6 +103,9 @@ pub struct Target {
     address: String,
     /// oltpgen's built-in PostgreSQL, whose port changes at every start.
     built_in: bool,
+    /// A URL that reaches the built-in PostgreSQL (`oltpgen local url`'s): keyed as its databases are,
+    /// though its databases may not be oltpgen's to drop or clone.
+    reaches_built_in: bool,
 }
 
 impl Target {
@@ -116,6 +119,7 @@ impl Target {
             label,
             dbname,
             built_in: false,
+            reaches_built_in: false,
         }
     }
 
@@ -133,6 +137,14 @@ impl Target {
         self
     }
 
+    /// This target, named by a URL, as one on oltpgen's built-in PostgreSQL: its [`key`](Target::key)
+    /// names it without the port, as [`built_in`](Target::built_in)'s does; nothing else changes (a
+    /// database the URL names need not be one oltpgen created).
+    pub fn reaching_built_in(mut self) -> Self {
+        self.reaches_built_in = true;
+        self
+    }
+
     /// Whether this is a database of oltpgen's built-in PostgreSQL, which oltpgen created (and so may
     /// drop and clone: `--restore`'s template clone).
     pub fn is_built_in(&self) -> bool {
@@ -144,7 +156,7 @@ impl Target {
     /// built-in server, so two runs of one database match whatever port it was started on and
     /// whichever user drove it.
     pub fn key(&self) -> String {
-        if self.built_in {
+        if self.built_in || self.reaches_built_in {
             format!("built-in/{}", self.dbname)
         } else {
             format!("{}/{}", self.address, self.dbname)

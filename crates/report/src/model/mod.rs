@@ -254,6 +254,10 @@ pub struct Step {
     /// rule for several databases).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub target_caps: BTreeMap<String, CapVerdict>,
+    /// The connections opened on each target, keyed as `targets` is, when several targets were driven:
+    /// their sum is `connections`; agents' parts record their own, which a merge sums per target.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub target_connections: BTreeMap<String, u64>,
     /// The workload's audit figures (TPC-C's shares against the spec's bounds), when it has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit: Option<Audit>,

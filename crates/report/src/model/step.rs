@@ -195,6 +195,7 @@ impl Step {
             targets,
             cap: None,
             target_caps: BTreeMap::new(),
+            target_connections: BTreeMap::new(),
             audit: None,
             counters: BTreeMap::new(),
             trend: None,

@@ -22,6 +22,14 @@ use crate::numfmt::thousands;
 /// without its port (`db:h:5432/ds2` → `db:h/ds2`; an older result's `db:postgres://u@h:5432/ds2`
 /// without its scheme and user too).
 fn short_source(source: &str) -> String {
+    // A merge's part tag (`client@agent0`, `node:…@agent1`) stays, after the source made short.
+    let tagged = source.rsplit_once('@').filter(|(_, tag)| {
+        let digits = tag.strip_prefix("agent").or_else(|| tag.strip_prefix("result"));
+        digits.is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+    });
+    if let Some((source, tag)) = tagged {
+        return format!("{}@{tag}", short_source(source));
+    }
     match (source.strip_prefix("node:"), source.strip_prefix("db:")) {
         (Some(url), _) => {
             let rest = url.split_once("://").map_or(url, |(_, r)| r);
@@ -190,6 +198,8 @@ mod tests {
         assert_eq!(label("db:postgres://ds2@ds2a:5432/ds2/buffer_hit_pct"), "db:ds2a/ds2 buffer hit %");
         assert_eq!(label("db:ds2a:5432/ds2/buffer_hit_pct"), "db:ds2a/ds2 buffer hit %");
         assert_eq!(label("db:built-in/tpcc/commits_per_s"), "db:built-in/tpcc commits/s");
+        assert_eq!(label("client@agent2/cpu_pct"), "client@agent2 CPU %", "a merged agent's host");
+        assert_eq!(label("node:http://h:9100/metrics@agent0/cpu_pct"), "node:h:9100@agent0 CPU %");
         assert_eq!(
             label("node:http://10.0.0.5:9100/metrics/net_rx_bytes_per_s"),
             "node:10.0.0.5:9100 net rx bytes/s"

@@ -132,11 +132,13 @@ pub fn step_rows(s: &Step, workload: Workload) -> Vec<[String; 9]> {
             targets: Default::default(),
             cap: s.target_caps.get(key).cloned(),
             target_caps: Default::default(),
+            target_connections: Default::default(),
             audit: None,
             counters: Default::default(),
             ..s.clone()
         };
-        (one.users, one.connections) = (s.users / n, s.connections / n);
+        let connections = s.target_connections.get(key).copied().unwrap_or(s.connections / n);
+        (one.users, one.connections) = (s.users / n, connections);
         let mut cells = step_cells(&one, workload);
         cells[0].clear();
         cells[1].clear();

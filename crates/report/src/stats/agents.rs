@@ -8,8 +8,14 @@
 use crate::model::RunResult;
 
 /// Settings that differ between the agents of one plan by design: the agent itself, how late it
-/// started, its clock's offset from the servers', and each machine's client threads.
-const PER_AGENT: [&str; 4] = ["agent", "start_late_ms", "clock_offset_ms", "client_threads"];
+/// started, its clock's offset from the servers', each machine's client threads, and the counters its
+/// machine could not read (an exporter missing one reading on one agent).
+const PER_AGENT: [&str; 5] =
+    ["agent", "start_late_ms", "clock_offset_ms", "client_threads", COUNTERS_UNAVAILABLE];
+
+/// The configuration's list of counters that could not be read, per result; the merge's names each
+/// agent's ([`merged_config`]).
+const COUNTERS_UNAVAILABLE: &str = "counters_unavailable";
 
 /// Why the results are not the parts of one plan. Results are numbered from 1, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,6 +62,19 @@ pub enum PartsError {
         /// Their agent.
         agent: String,
     },
+    /// A part of a study of several runs (`--runs`), whose later runs the agents did not lay on one
+    /// clock: merged, it would not be what one process's study gives.
+    #[error(
+        "result {result} (agent {agent}) holds run {run} of a study: agents' parts of --runs 2 or more do not merge as one process's study; run the agents once per run and merge each run's parts"
+    )]
+    Runs {
+        /// The result at fault.
+        result: usize,
+        /// Its agent.
+        agent: String,
+        /// A run after the first it holds.
+        run: u32,
+    },
     /// An agent's part is missing.
     #[error(
         "agent {agent}'s part is missing (its agent failed, or its result was not given): merge the parts of agents 0 to {last}, each once"
@@ -71,6 +90,11 @@ pub enum PartsError {
 /// Agent `(index, count)` of a result, from `config.agent`; `None` for a result no agent wrote.
 fn agent_of(r: &RunResult) -> Option<&str> {
     r.config.get("agent")?.as_str()
+}
+
+/// The index of the agent that wrote `r` (`I` of `config.agent`'s `I/N`); `None` for no agent's part.
+pub fn index_of(r: &RunResult) -> Option<u32> {
+    agent_of(r).and_then(parse).map(|(i, _)| i)
 }
 
 /// `I/N` as numbers.
@@ -107,6 +131,9 @@ pub fn check(results: &[RunResult]) -> Result<Option<u32>, PartsError> {
         if let Some(setting) = differing_setting(first, r) {
             return Err(foreign(&setting));
         }
+        if let Some(run) = r.steps.iter().map(|s| s.run).find(|&run| run > 1) {
+            return Err(PartsError::Runs { result, agent: name.to_string(), run });
+        }
         if let Some(earlier) = seen[index as usize].replace(result) {
             return Err(PartsError::Twice { result, first: earlier, agent: name.to_string() });
         }
@@ -136,8 +163,16 @@ pub fn missing_from(results: &[RunResult], index: usize) -> Option<String> {
 
 /// The merged configuration of the agents' parts: the plan's settings, without one agent's own, and
 /// by agent index how late each started (`start_late_ms_by_agent`: the skew between them) and its
-/// clock's offset from the servers' (`clock_offset_ms_by_agent`).
+/// clock's offset from the servers' (`clock_offset_ms_by_agent`); what each agent could not read
+/// (`counters_unavailable`, each line naming its agent).
 pub fn merged_config(results: &[RunResult], count: u32) -> serde_json::Value {
+    let mut unavailable: Vec<(u32, String)> = Vec::new();
+    for r in results {
+        let notes = r.config.get(COUNTERS_UNAVAILABLE).and_then(|v| v.as_array());
+        let (Some(i), Some(notes)) = (index_of(r), notes) else { continue };
+        unavailable.extend(notes.iter().filter_map(|n| Some((i, n.as_str()?.to_string()))));
+    }
+    unavailable.sort();
     let mut config = results[0].config.clone();
     let by_agent = |key: &str| {
         let mut values = vec![serde_json::Value::Null; count as usize];
@@ -156,6 +191,10 @@ pub fn merged_config(results: &[RunResult], count: u32) -> serde_json::Value {
         map.insert("agents".into(), count.into());
         map.insert("start_late_ms_by_agent".into(), late);
         map.insert("clock_offset_ms_by_agent".into(), offsets);
+        if !unavailable.is_empty() {
+            let notes = unavailable.into_iter().map(|(i, note)| format!("agent {i}/{count}: {note}"));
+            map.insert(COUNTERS_UNAVAILABLE.into(), notes.collect::<Vec<_>>().into());
+        }
     }
     config
 }
@@ -188,6 +227,19 @@ mod tests {
     }
 
     #[test]
+    fn what_one_agent_could_not_read_is_no_other_plan_and_the_merge_names_it() {
+        let mut parts = [part("0/2", AT), part("1/2", AT)];
+        parts[1].config["counters_unavailable"] = serde_json::json!(["node:http://h:9100: no disk counters"]);
+        assert_eq!(check(&parts), Ok(Some(2)), "one exporter missing a reading on one agent");
+        let config = merged_config(&parts, 2);
+        assert_eq!(
+            config["counters_unavailable"],
+            serde_json::json!(["agent 1/2: node:http://h:9100: no disk counters"])
+        );
+        assert!(merged_config(&[part("0/2", AT), part("1/2", AT)], 2).get("counters_unavailable").is_none());
+    }
+
+    #[test]
     fn a_missing_duplicated_or_foreign_part_is_refused_naming_it() {
         let refused = |parts: &[RunResult]| check(parts).unwrap_err().to_string();
         assert_eq!(
@@ -206,6 +258,13 @@ mod tests {
         assert!(refused(&[part("0/2", AT), part("1/3", AT)]).contains("its number of agents differs"));
         let plain = result(Workload::Tpcc, vec![]);
         assert!(refused(&[part("0/2", AT), plain]).starts_with("result 2 is not an agent's part"));
+        let mut second_run = part("1/2", AT);
+        second_run.steps[0].run = 2;
+        assert!(
+            refused(&[part("0/2", AT), second_run])
+                .contains("agents' parts of --runs 2 or more do not merge"),
+            "a study's later runs were not laid on one clock"
+        );
     }
 
     #[test]

@@ -18,6 +18,9 @@
 //!   errors summed, mean response time weighted by count, elapsed time the latest. The p95 of the
 //!   merged interval is the largest of the inputs' p95s — an upper bound (no part has more than 5% of
 //!   its values above it, so neither has the whole), because rows keep no histogram.
+//! - **Audit and counters** ([`merge_kept`]): a step's audit counts summed and judged again on the
+//!   merged step; each part's host counters kept apart, labelled by the part (`client@agent0`), a
+//!   database's once; with several targets, each target's connections summed over the parts.
 //! - **Client.** CPU times and transaction counts summed; peak memory and wake-up lateness are the
 //!   worst single process's.
 //! - **Power and cost**, when every result has them, are taken as separate systems under test: watts
@@ -35,7 +38,7 @@ use crate::model::step::{Transactions, merge_transactions};
 use crate::model::{ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Step, Window, Workload};
 use crate::stats::agents::{self, PartsError};
 use crate::stats::cap::{Cap, CapError, best_step_within_cap, max_within_cap};
-use crate::stats::ratio;
+use crate::stats::{merge_kept, ratio};
 
 /// Which step a result holds at a position: what must agree between results of one plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,8 +181,8 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         interrupted: results.iter().any(|r| r.interrupted),
         power: merge_power(results),
         cost,
-        // Each agent's host counters, side by side (their sources name their hosts).
-        counters: results.iter().flat_map(|r| r.counters.iter().cloned()).collect(),
+        // Each agent's host counters apart, labelled by agent; the database's once.
+        counters: merge_kept::merge_series(results),
         // A projection is of one drive's rate; the merged rate is several drives'.
         endurance: None,
 
@@ -249,8 +252,9 @@ fn target_transactions<'r>(r: &'r RunResult, s: &'r Step) -> Vec<(String, &'r Tr
 /// Step `i` of every result that holds it, merged (the plans were checked to agree); not measured when
 /// an agent's part stopped before it.
 fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
-    let (holding, steps): (Vec<&RunResult>, Vec<&Step>) =
-        results.iter().filter_map(|r| Some((r, r.steps.get(i)?))).unzip();
+    let parts: Vec<(usize, &RunResult, &Step)> =
+        results.iter().enumerate().filter_map(|(j, r)| Some((j, r, r.steps.get(i)?))).collect();
+    let (holding, steps): (Vec<&RunResult>, Vec<&Step>) = parts.iter().map(|&(_, r, s)| (r, s)).unzip();
     let first = steps[0];
     let mut plan = first.plan();
     plan.users = steps.iter().map(|s| s.users).sum();
@@ -262,12 +266,27 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
         end_s: steps.iter().map(|s| s.window.end_s).fold(f64::NEG_INFINITY, f64::max),
     };
     let mut per_target: BTreeMap<String, Transactions> = BTreeMap::new();
+    let mut connections: BTreeMap<String, u64> = BTreeMap::new();
     for (r, s) in holding.iter().zip(&steps) {
         for (label, transactions) in target_transactions(r, s) {
             merge_transactions(per_target.entry(label).or_default(), transactions);
         }
+        // Each part's connections on each target (a part of one target: all of its connections).
+        let opened = match s.target_connections.is_empty() {
+            true => BTreeMap::from([(r.targets.join(","), s.connections)]),
+            false => s.target_connections.clone(),
+        };
+        for (label, n) in opened {
+            *connections.entry(label).or_default() += n;
+        }
     }
     let mut step = Step::new(results[0].workload, plan, per_target);
+    if !step.targets.is_empty() {
+        step.target_connections = connections;
+    }
+    let audits: Vec<_> = steps.iter().map(|s| (*s, s.audit.as_ref())).collect();
+    step.audit = merge_kept::merge_audit(results[0].workload, &step, &audits);
+    step.counters = merge_kept::merge_step_counters(&parts);
     if let Some(rules) = cap_rules(first) {
         let cap: Cap =
             rules.parse().map_err(|source| MergeError::CapRule { step: StepKey::from(first), source })?;

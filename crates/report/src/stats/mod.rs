@@ -24,6 +24,7 @@ pub mod cap;
 pub mod compare;
 pub mod io_model;
 pub mod merge;
+pub mod merge_kept;
 pub mod power;
 pub mod significance;
 pub mod steady;
