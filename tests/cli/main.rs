@@ -15,6 +15,9 @@
 mod agents;
 mod bad_input;
 mod checks;
+// Its MariaDB and SQL Server sums serve the matrix (`tests/matrix`), which drives every engine.
+#[allow(dead_code)]
+mod checksums;
 mod common;
 mod corruptions;
 mod counters;
@@ -33,6 +36,7 @@ mod mssql_common;
 mod mssql_ds2;
 mod mssql_modes;
 mod mssql_tpcc;
+mod pair;
 mod report_cli;
 mod report_html;
 mod report_pages;
