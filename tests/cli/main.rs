@@ -44,6 +44,7 @@ mod slurm;
 mod tpcc_databases;
 
 mod study;
+mod study_common;
 mod tpcc_load;
 mod tpcc_run;
 mod tpcc_server_side;

@@ -15,21 +15,7 @@ use crate::common::{
     result_json, spawn, sql,
 };
 use crate::ds2::server_with;
-
-/// Two meters' logs in `dir`, each a reading every second from 10 s ago to 10 minutes ahead: `server`
-/// steady at 300 W, `storage` climbing a watt a second, so that every run's active watts differ and the
-/// result's power can only be the median run's own.
-fn meters(dir: &Path) -> [String; 2] {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
-    let log = |watts: &dyn Fn(u64) -> u64| -> String {
-        let lines: String = (now - 10..now + 600).map(|t| format!("{t},{}\n", watts(t))).collect();
-        format!("timestamp,watts\n{lines}")
-    };
-    let (server, storage) = (dir.join("server.csv"), dir.join("storage.csv"));
-    std::fs::write(&server, log(&|_| 300)).unwrap();
-    std::fs::write(&storage, log(&|t| 50 + t - (now - 10))).unwrap();
-    [format!("server={}", server.display()), format!("storage={}", storage.display())]
-}
+use crate::study_common::meters;
 
 /// The hooks, each echoing what it was given into hooks.log.
 const HOOKS: [&str; 4] = [

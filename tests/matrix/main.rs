@@ -55,10 +55,11 @@ mod mariadb_common;
 #[allow(dead_code)]
 #[path = "../cli/pair.rs"]
 mod pair;
+#[path = "../cli/study_common.rs"]
+mod study_common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
@@ -68,6 +69,7 @@ use common::{Outcome, assert_matches_schema, finish, oltpgen, result_json};
 use mariadb_common::MariaDb;
 use oltpgen_report::model::histogram::LatencyHistogram;
 use pair::{Pair, run_orders};
+use study_common::{meters, spawn_env};
 
 /// The databases' names in every cell.
 const DBS: [&str; 2] = ["matrix_a", "matrix_b"];
@@ -220,41 +222,6 @@ fn load(urls: &[String], extra: &[&str]) {
     args.extend(extra);
     let out = oltpgen(&args);
     assert_eq!(out.code, 0, "{}", out.all());
-}
-
-/// Two meters' logs in `dir` (`server` at 300 W, `storage` climbing a watt a second from 50 W), from
-/// 10 s ago to 10 minutes ahead, as `--power-log` values.
-fn meters(dir: &Path) -> [String; 2] {
-    let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_secs();
-    let log = |watts: &dyn Fn(u64) -> u64| -> String {
-        let lines: String = (now - 10..now + 600).map(|t| format!("{t},{}\n", watts(t))).collect();
-        format!("timestamp,watts\n{lines}")
-    };
-    let (server, storage) = (dir.join("server.csv"), dir.join("storage.csv"));
-    std::fs::write(&server, log(&|_| 300)).unwrap();
-    std::fs::write(&storage, log(&|t| 50 + t - (now - 10))).unwrap();
-    [format!("server={}", server.display()), format!("storage={}", storage.display())]
-}
-
-/// The orchestrators' variables, cleared for every process so that only what the cell gives counts.
-const ORCHESTRATOR: [&str; 7] = [
-    "OLTPGEN_AGENT",
-    "OLTPGEN_AGENTS",
-    "OLTPGEN_START_AT",
-    "JOB_COMPLETION_INDEX",
-    "SLURM_PROCID",
-    "SLURM_NTASKS",
-    "OLTPGEN_URL",
-];
-
-/// `oltpgen args…` started with `env` and none of the orchestrators' other variables.
-fn spawn_env(args: &[String], env: &[(&str, &str)]) -> Child {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_oltpgen"));
-    for var in ORCHESTRATOR {
-        cmd.env_remove(var);
-    }
-    cmd.args(args).envs(env.iter().copied()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.spawn().expect("oltpgen starts")
 }
 
 /// How long each step measures: long enough, with a fault, for the failover and the users' return.
