@@ -6,24 +6,14 @@
 //! merge; and the refusals of what agents cannot share, each in one line.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, SystemTime};
 
 use crate::common::{
     Outcome, assert_matches_schema, assert_refused, finish, oltpgen, oltpgen_env, result_json,
 };
 use crate::ds2::server_with;
-
-/// The orchestrators' variables, cleared for every agent so that only what a test gives counts.
-const ORCHESTRATOR: [&str; 7] = [
-    "OLTPGEN_AGENT",
-    "OLTPGEN_AGENTS",
-    "OLTPGEN_START_AT",
-    "JOB_COMPLETION_INDEX",
-    "SLURM_PROCID",
-    "SLURM_NTASKS",
-    "OLTPGEN_URL",
-];
+use crate::study_common::spawn_env;
 
 /// Flat out, one client thread each, 1 s of warmup, 3 s measured per step.
 #[rustfmt::skip]
@@ -31,16 +21,6 @@ pub(crate) const PACE: [&str; 13] = [
     "--think-time", "0", "--keying-time", "0", "--warmup", "1s", "--duration", "3s",
     "--report-interval", "1s", "--client-threads", "1", "-q",
 ];
-
-/// `oltpgen args…` started with `env` (and none of the orchestrators' other variables).
-pub(crate) fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Child {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_oltpgen"));
-    for var in ORCHESTRATOR {
-        cmd.env_remove(var);
-    }
-    cmd.args(args).envs(env.iter().copied()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.spawn().expect("oltpgen starts")
-}
 
 /// `secs` from now in RFC 3339.
 pub(crate) fn from_now(secs: u64) -> String {

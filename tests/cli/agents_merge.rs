@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::agents::{PACE, from_now, merge_parts, path, run_args, spawn_env};
+use crate::agents::{PACE, from_now, merge_parts, path, run_args};
+use crate::study_common::spawn_env;
 use crate::common::{assert_refused, data_dir, finish, oltpgen, result_json, sql};
 use crate::ds2::server_with;
 use crate::tpcc_databases::load_all;

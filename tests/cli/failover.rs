@@ -3,166 +3,10 @@
 //! mid-run and the standby promoted. The run must go on on the new primary, the outage be in its
 //! result, and the database there pass its checks.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use oltpgen_driver::local::account::{RunAs, server_account};
-use oltpgen_driver::local::binaries;
-
 use crate::common::{assert_matches_schema, assert_refused, data_dir, finish, oltpgen, result_json, spawn};
-
-/// A primary and its standby, each a server of its own on 127.0.0.1, run as the server's account; both
-/// stopped (immediately) when dropped.
-struct Pair {
-    _keep: tempfile::TempDir,
-    bin: PathBuf,
-    account: Option<RunAs>,
-    dirs: [PathBuf; 2],
-    ports: [u16; 2],
-}
-
-impl Pair {
-    /// Loads `workload` of `size` (its size flags) into a database of its name on the primary.
-    fn load(&self, workload: &str, size: &[&str]) {
-        let url = self.url_of(0, workload);
-        let args = [&[workload, "load", "--url", &url, "--create-database", "-q"][..], size].concat();
-        let load = oltpgen(&args);
-        assert_eq!(load.code, 0, "{}", load.all());
-    }
-
-    /// A primary whose commits wait for the standby (`synchronous`) or not, and the standby, streaming.
-    fn start(synchronous: bool) -> Pair {
-        let (keep, root) = data_dir();
-        let root = PathBuf::from(root);
-        let bin = binaries::find().expect("PostgreSQL's binaries");
-        let account = server_account().expect("an account to run PostgreSQL as");
-        std::fs::create_dir_all(&root).unwrap();
-        if let Some(a) = account {
-            std::os::unix::fs::chown(&root, Some(a.uid), Some(a.gid)).unwrap();
-        }
-        let dirs = [root.join("primary"), root.join("standby")];
-        let pair = Pair { _keep: keep, bin, account, dirs, ports: [free_port(), free_port()] };
-        pair.run("initdb", &["-U", "postgres", "-A", "trust", "--no-locale", "-E", "UTF8", "-D"], 0);
-        let sync = if synchronous { "synchronous_standby_names = 'standby'\n" } else { "" };
-        pair.configure(0, &format!("wal_level = replica\nmax_wal_senders = 4\n{sync}"));
-        pair.pg_ctl(0, &["start", "-w", "-t", "120", "-l"], "server.log");
-        let standby = pair.dirs[1].to_str().unwrap().to_string();
-        let port = pair.ports[0].to_string();
-        let basebackup = pair.tool("pg_basebackup");
-        let out = pair
-            .command(&basebackup)
-            .args(["-h", "127.0.0.1", "-p", &port, "-U", "postgres", "-X", "stream", "-R", "-D", &standby])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "pg_basebackup: {}", String::from_utf8_lossy(&out.stderr));
-        // The standby names itself to the primary by its cluster name (synchronous_standby_names); once
-        // promoted it has no standby of its own to wait for (it copied the primary's settings).
-        pair.configure(1, "cluster_name = 'standby'\nsynchronous_standby_names = ''\n");
-        pair.pg_ctl(1, &["start", "-w", "-t", "120", "-l"], "server.log");
-        pair
-    }
-
-    /// `oltpgen`'s URL for database `db` on both servers, the primary wanted.
-    fn url(&self, db: &str) -> String {
-        format!(
-            "postgres://postgres@127.0.0.1:{},127.0.0.1:{}/{db}?target_session_attrs=read-write",
-            self.ports[0], self.ports[1]
-        )
-    }
-
-    /// The URL of server `i` alone.
-    fn url_of(&self, i: usize, db: &str) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/{db}", self.ports[i])
-    }
-
-    /// The program `name` beside the server's binaries, or on the `PATH`.
-    fn tool(&self, name: &str) -> PathBuf {
-        let beside = self.bin.join(name);
-        if beside.is_file() { beside } else { PathBuf::from(name) }
-    }
-
-    /// `program` run as the server's account.
-    fn command(&self, program: &Path) -> Command {
-        use std::os::unix::process::CommandExt;
-        let mut cmd = Command::new(program);
-        cmd.current_dir(self.dirs[0].parent().unwrap()).env("LC_ALL", "C");
-        if let Some(a) = self.account {
-            cmd.uid(a.uid).gid(a.gid);
-        }
-        cmd
-    }
-
-    /// Runs `program args… <server i's directory>`, which must succeed.
-    fn run(&self, program: &str, args: &[&str], i: usize) {
-        let out = self.command(&self.bin.join(program)).args(args).arg(&self.dirs[i]).output().unwrap();
-        assert!(out.status.success(), "{program}: {}", String::from_utf8_lossy(&out.stderr));
-    }
-
-    /// `pg_ctl -D <server i> args… <log>`.
-    fn pg_ctl(&self, i: usize, args: &[&str], log: &str) {
-        let log = self.dirs[i].join(log);
-        let out = self
-            .command(&self.bin.join("pg_ctl"))
-            .arg("-D")
-            .arg(&self.dirs[i])
-            .args(args)
-            .arg(log)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "pg_ctl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    }
-
-    /// Adds `lines` to server `i`'s settings, with its port and a socket in its own directory.
-    fn configure(&self, i: usize, lines: &str) {
-        use std::io::Write;
-        let conf = self.dirs[i].join("postgresql.conf");
-        let mut f = std::fs::OpenOptions::new().append(true).open(conf).unwrap();
-        write!(
-            f,
-            "\nport = {}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\nshared_buffers = 64MB\n\
-             max_connections = 40\n{lines}",
-            self.ports[i],
-            self.dirs[i].display()
-        )
-        .unwrap();
-    }
-
-    /// The failover as one shell command for `--fault-cmd`: the primary stopped at once (as if it
-    /// crashed), `between` run (a shell command), the standby promoted; as the server's account.
-    fn fail_over_cmd(&self, between: &str) -> String {
-        let as_server = if self.account.is_some() { "runuser -u postgres -- " } else { "" };
-        let pg_ctl = self.bin.join("pg_ctl");
-        let [primary, standby] = [0, 1].map(|i| self.dirs[i].display().to_string());
-        format!(
-            "{as_server}{pg_ctl} -D {primary} stop -m immediate && {between} && {as_server}{pg_ctl} -D {standby} \
-             promote -w",
-            pg_ctl = pg_ctl.display()
-        )
-    }
-
-    /// Starts the old primary again, alone (no standby of the new primary: a diverged copy to compare).
-    fn restart_old_primary(&self) {
-        self.pg_ctl(0, &["start", "-w", "-t", "120", "-l"], "server.log");
-    }
-}
-
-impl Drop for Pair {
-    fn drop(&mut self) {
-        for dir in &self.dirs {
-            let _ = self
-                .command(&self.bin.join("pg_ctl"))
-                .arg("-D")
-                .arg(dir)
-                .args(["stop", "-m", "immediate"])
-                .output();
-        }
-    }
-}
-
-/// A port free on 127.0.0.1 now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+use crate::pair::{Pair, run_orders};
 
 #[test]
 fn a_tpcc_run_follows_the_primary_through_a_synchronous_failover() {
@@ -208,7 +52,7 @@ fn a_ds2_run_follows_the_primary_through_a_synchronous_failover() {
 /// both servers, failing over by `--fault-cmd` 15 s in: the run goes on on the new primary, the fault
 /// and the outage are in the result and said at the end, and the new primary passes the checks.
 fn assert_follows_the_primary(pair: &Pair, workload: &str, args: &[&str]) {
-    let out_dir = pair._keep.path().join("result");
+    let out_dir = pair.dir().join("result");
     let (url, cmd) = (pair.url(workload), pair.fail_over_cmd("true"));
     let mut all = vec![workload, "run", "--url", &url, "--out", out_dir.to_str().unwrap()];
     all.extend(args);
@@ -303,24 +147,12 @@ fn a_planned_fault_needs_its_moment_its_command_and_an_out() {
     assert!(!dir.exists(), "nothing written for a refused run");
 }
 
-/// Orders placed during a run (beyond the 3,000 a district is loaded with) on the server at `url`, by
-/// key, with their customer and line count.
-async fn run_orders(url: &str) -> std::collections::BTreeMap<(i32, i32, i32), (i32, i32)> {
-    let target: oltpgen_driver::Target = url.parse().unwrap();
-    let client = crate::common::sql(&target).await;
-    let rows = client
-        .query("SELECT o_w_id, o_d_id, o_id, o_c_id, o_ol_cnt FROM orders WHERE o_id > 3000", &[])
-        .await
-        .unwrap();
-    rows.iter().map(|r| ((r.get(0), r.get(1), r.get(2)), (r.get(3), r.get(4)))).collect()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn an_asynchronous_failover_loses_acknowledged_commits_and_the_run_says_which() {
     let pair = Pair::start(false);
     pair.load("tpcc", &["--scale", "1"]);
-    let out_dir = pair._keep.path().join("result");
-    let pid_file = pair._keep.path().join("walreceiver.pid");
+    let out_dir = pair.dir().join("result");
+    let pid_file = pair.dir().join("walreceiver.pid");
     // The standby's WAL receiver, stopped 8 s before the fault, lets the primary run ahead; once the
     // primary is gone it is killed with what sat unread in its socket (the standby restarts its
     // recovery from what it wrote), and the standby is promoted without the rest.
@@ -351,16 +183,7 @@ async fn an_asynchronous_failover_loses_acknowledged_commits_and_the_run_says_wh
         &cmd,
     ]);
     tokio::time::sleep(std::time::Duration::from_secs(12)).await;
-    let standby: oltpgen_driver::Target = pair.url_of(1, "postgres").parse().unwrap();
-    let pid: i32 = crate::common::sql(&standby)
-        .await
-        .query_one("SELECT pid FROM pg_stat_wal_receiver", &[])
-        .await
-        .unwrap()
-        .get(0);
-    std::fs::write(&pid_file, pid.to_string()).unwrap();
-    let stop = std::process::Command::new("kill").args(["-STOP", &pid.to_string()]).status().unwrap();
-    assert!(stop.success());
+    pair.hold_back_standby(&pid_file).await;
     let out = tokio::task::spawn_blocking(move || finish(run)).await.unwrap();
     let r = result_json(&out_dir);
     assert_matches_schema(&r);

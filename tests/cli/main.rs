@@ -16,6 +16,9 @@ mod agents;
 mod agents_merge;
 mod bad_input;
 mod checks;
+// Its MariaDB and SQL Server sums serve the matrix (`tests/matrix`), which drives every engine.
+#[allow(dead_code)]
+mod checksums;
 mod common;
 mod corruptions;
 mod counters;
@@ -34,6 +37,7 @@ mod mssql_common;
 mod mssql_ds2;
 mod mssql_modes;
 mod mssql_tpcc;
+mod pair;
 mod report_cli;
 mod report_html;
 mod report_pages;
@@ -42,6 +46,7 @@ mod slurm;
 mod tpcc_databases;
 
 mod study;
+mod study_common;
 mod tpcc_load;
 mod tpcc_run;
 mod tpcc_server_side;

@@ -8,27 +8,14 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::checksums;
 use crate::common::{
     MssqlDb, SECRET, assert_matches_schema, assert_no_secret, assert_refused,
-    assert_two_runs_restored_from_the_generator, mssql, mssql_int, mssql_turn, mssql_url, oltpgen,
-    result_json, sql,
+    assert_two_runs_restored_from_the_generator, finish, mssql, mssql_int, mssql_turn, mssql_url, oltpgen,
+    result_json, spawn, sql,
 };
 use crate::ds2::server_with;
-
-/// Two meters' logs in `dir`, each a reading every second from 10 s ago to 10 minutes ahead: `server`
-/// steady at 300 W, `storage` climbing a watt a second, so that every run's active watts differ and the
-/// result's power can only be the median run's own.
-fn meters(dir: &Path) -> [String; 2] {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
-    let log = |watts: &dyn Fn(u64) -> u64| -> String {
-        let lines: String = (now - 10..now + 600).map(|t| format!("{t},{}\n", watts(t))).collect();
-        format!("timestamp,watts\n{lines}")
-    };
-    let (server, storage) = (dir.join("server.csv"), dir.join("storage.csv"));
-    std::fs::write(&server, log(&|_| 300)).unwrap();
-    std::fs::write(&storage, log(&|t| 50 + t - (now - 10))).unwrap();
-    [format!("server={}", server.display()), format!("storage={}", storage.display())]
-}
+use crate::study_common::meters;
 
 /// The hooks, each echoing what it was given into hooks.log.
 const HOOKS: [&str; 4] = [
@@ -139,10 +126,10 @@ fn assert_study(dir: &Path, unit: &str, start_rows: &Value) {
 }
 
 /// The common flags of a short study: three runs, restored, idle two seconds before each, both hooks,
-/// two meters, a system cost, a loose cap.
-fn study_flags<'a>(meters: &'a [String; 2], out: &'a Path) -> Vec<&'a str> {
+/// two meters, a system cost, a loose cap; `before` the `--before-run` hook (at least [`HOOKS`]' own).
+fn study_flags<'a>(meters: &'a [String; 2], out: &'a Path, before: &'a str) -> Vec<&'a str> {
     let mut args = vec!["--runs", "3", "--restore", "--idle-sample", "2s", "--system-cost", "1000"];
-    args.extend(HOOKS);
+    args.extend(["--before-run", before, HOOKS[2], HOOKS[3]]);
     args.extend(["--power-log", &meters[0], "--power-log", &meters[1], "-q", "--out", out.to_str().unwrap()]);
     args
 }
@@ -165,14 +152,29 @@ async fn three_restored_tpcc_runs_hooked_idled_and_metered_report_the_median_run
         .unwrap();
     let indexes = indexes(&client).await;
     assert!(indexes.contains("orders_pkey") && indexes.contains("users_own_ix"), "{indexes}");
+    let loaded = checksums::pg(&client).await;
     let dir = tempfile::tempdir().unwrap();
     let meters = meters(dir.path());
     let result = dir.path().join("result");
+    // Each run held at its start (after its restore) while the test sums every table.
+    let before = format!("{} && {}", HOOKS[1], checksums::pause_hook(dir.path(), "start"));
     let mut args = vec!["tpcc", "run", "--url", &urls[0], "--users", "2,4", "--rt-cap", "avg=10s"];
     args.extend(["--think-time", "0", "--keying-time", "0", "--warmup", "0s", "--duration", "2s"]);
     args.extend(["--report-interval", "1s"]);
-    args.extend(study_flags(&meters, &result));
-    let out = oltpgen(&args);
+    args.extend(study_flags(&meters, &result, &before));
+    let mut study = spawn(&args);
+    let mut restored = Vec::new();
+    while let Some((run, file)) = checksums::next_pause(&mut study, dir.path(), "start").await {
+        restored.push(run);
+        assert_eq!(
+            checksums::pg(&client).await,
+            loaded,
+            "run {run} starts from the loaded rows, row for row"
+        );
+        std::fs::remove_file(file).unwrap();
+    }
+    assert_eq!(restored, [1, 2, 3], "every run held at its start");
+    let out = finish(study);
     assert_eq!(out.code, 0, "{}", out.all());
     assert_no_secret(&out);
     let r = result_json(&result);
@@ -228,7 +230,7 @@ async fn three_restored_ds2_runs_hooked_idled_and_metered_report_the_median_run(
         "--rt-cap",
         "order.avg=10s",
     ]);
-    args.extend(study_flags(&meters, &result));
+    args.extend(study_flags(&meters, &result, HOOKS[1]));
     let out = oltpgen(&args);
     assert_eq!(out.code, 0, "{}", out.all());
     assert_study(&result, "opm", &serde_json::json!({ "orders": loaded }));
@@ -314,6 +316,24 @@ async fn runs_not_restored_show_their_drift_and_a_failing_hook_stops_the_study_k
     let summary = std::fs::read_to_string(result.join("summary.txt")).unwrap();
     let drift = format!("orders at each run's start 30,000 / {}", thousands(orders[1]));
     assert!(summary.contains("not all restored: ") && summary.contains(&drift), "{summary}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_checksums_tell_a_load_from_one_of_another_seed() {
+    let names = ["sums_a", "sums_b", "sums_seed2"];
+    let (pg, urls) = server_with(&names).await;
+    let mut sums = Vec::new();
+    for (url, seed) in urls.iter().zip(["1", "1", "2"]) {
+        let out = oltpgen(&["tpcc", "load", "--scale", "1", "--seed", seed, "--url", url, "-q"]);
+        assert_eq!(out.code, 0, "{}", out.all());
+    }
+    for name in names {
+        sums.push(checksums::pg(&sql(&pg.target(name)).await).await);
+    }
+    assert_eq!(sums[0].len(), 9, "TPC-C's nine tables: {:?}", sums[0]);
+    assert_eq!(sums[0], sums[1], "one seed, one size: the same rows");
+    let differ: Vec<&String> = sums[0].keys().filter(|t| sums[0][*t] != sums[2][*t]).collect();
+    assert!(differ.len() >= 7, "another seed, other rows (all but new_order's keys): {differ:?}");
 }
 
 /// The indexes (keys included) of the database's current schema, by name, comma-separated.
