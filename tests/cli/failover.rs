@@ -82,12 +82,11 @@ fn assert_follows_the_primary(pair: &Pair, workload: &str, args: &[&str]) {
     let said =
         out.stdout.contains("failover at ") && out.stdout.contains("fault command (--fault-cmd) at 15.");
     assert!(said, "{}", out.stdout);
-    // The run's one step lost connections in its window: nothing was measured as asked (exit 1).
-    assert_eq!(out.code, 1, "{}", out.all());
-    assert!(out.stdout.contains("INVALID"), "connections lost in the window: not measured as asked");
-    let last = out.stderr.lines().last().unwrap_or_default();
-    let nothing = "error: nothing was measured: the step is INVALID (step 1: the server was unreachable";
-    assert!(last.starts_with(nothing), "{}", out.stderr);
+    // The step lost connections in its window (INVALID as a throughput figure), but the planned fault's
+    // outage is what this study measures: the run did its work (exit 0), nothing "not measured".
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("INVALID"), "connections lost in the window: not a throughput figure");
+    assert!(!out.stderr.contains("nothing was measured"), "{}", out.stderr);
     // The database's counters start again on the new primary: no negative rate across the failover.
     let db_commits = r["counters"]
         .as_array()

@@ -6,13 +6,18 @@ use super::RunResult;
 impl RunResult {
     /// Why nothing was measured, in one phrase, when nothing was: no step completed a transaction, or
     /// every step is INVALID (too many errors, connections lost in its window: its `cap.invalid`). A
-    /// step that merely broke the cap was measured; so was every step of a run without a cap verdict.
+    /// step that merely broke the cap was measured; so was every step of a run without a cap verdict,
+    /// and of a run with a planned fault (`--fault-at`): there the lost connections are what the study
+    /// measures (the outage, its recovery, lost commits), not a failure to measure.
     /// `None` when at least one step measured something.
     pub fn nothing_measured(&self) -> Option<String> {
         let Some(first) = self.steps.first() else { return Some("no step began measuring".into()) };
         if !self.steps.iter().any(|s| s.figures.transactions.values().any(|t| t.count > 0)) {
             let failed: u64 = self.steps.iter().map(|s| s.figures.errors).sum();
             return Some(format!("no step completed a transaction ({failed} failed)"));
+        }
+        if self.fault.is_some() {
+            return None;
         }
         let invalid = self.steps.iter().all(|s| s.cap.as_ref().is_some_and(|v| v.invalid.is_some()));
         let why = first.cap.as_ref().and_then(|v| v.invalid.as_deref()).filter(|_| invalid)?;
@@ -49,6 +54,10 @@ mod tests {
             result(Workload::Tpcc, vec![tpcc_step(0, 10, (5, 5), 1_000, None)]).nothing_measured(),
             None
         );
+        // A planned fault's lost connections are the study's measurement (the outage), not a failure.
+        let mut failover = result(Workload::Tpcc, vec![invalid(0)]);
+        failover.fault = Some(crate::model::outage::FaultCommand { at_s: 15.0, ended_s: 15.2, failed: None });
+        assert_eq!(failover.nothing_measured(), None);
         // Not measured: every step INVALID, or nothing completed, or no step at all.
         assert_eq!(
             result(Workload::Tpcc, vec![invalid(0), invalid(1)]).nothing_measured().as_deref(),
