@@ -296,9 +296,9 @@ impl<W: Workload> Judge<'_, W> {
         let stopped_at = stopped.map(|(at, _)| at);
         let end = stopped_at.map_or(s.window.1, |at| s.window.1.min(at));
         let window_s = (s.window.0.as_secs_f64(), end.as_secs_f64());
-        let measured = (collector.window_transactions(i), collector.window_connections_lost(i));
+        let measured = (collector.window_transactions(i), collector.window_connections_lost(i).to_vec());
         let mut step = step_result(W::REPORT, self.plan, s, i, self.targets, measured, window_s);
-        step.audit = self.workload.audit(&step, collector.window_audit(i));
+        self.workload.audit(&mut step, collector.window_audit(i));
         if stopped.is_some_and(|(at, early)| early && at < s.window.1) {
             let verdicts = step.cap.iter_mut().chain(step.target_caps.values_mut());
             for cap in verdicts.filter(|c| c.invalid.is_none()) {
@@ -330,15 +330,15 @@ fn client_cpu(collector: &Collector, cpu_before: (f64, f64)) -> ClientCpu {
 }
 
 /// A step's result: figures from its transactions per target (labelled by `targets`) and the
-/// transactions that lost their connection in its window (`measured`), judged by the plan's cap (a
-/// step not measured as it should have been does not pass).
+/// transactions that lost their connection in its window per target (`measured`), judged by the plan's
+/// cap (a step or target not measured as it should have been does not pass).
 pub fn step_result(
     kind: oltpgen_report::model::Workload,
     plan: &RunPlan,
     scheduled: &Scheduled,
     index: usize,
     targets: &[String],
-    measured: (Vec<Transactions>, u64),
+    measured: (Vec<Transactions>, Vec<u64>),
     window_s: (f64, f64),
 ) -> Step {
     let (transactions, connections_lost) = measured;
@@ -358,7 +358,8 @@ pub fn step_result(
     // With one target, Step::new keeps only the totals.
     let per_target = targets.iter().cloned().zip(transactions).collect();
     let mut step = Step::new(kind, step_plan, per_target);
-    plan.cap.judge_step(&mut step, connections_lost);
+    step.count_connections_lost(targets.iter().cloned().zip(connections_lost));
+    plan.cap.judge_step(&mut step);
     step
 }
 

@@ -128,6 +128,7 @@ impl Figures {
             errors,
             rollbacks,
             retries,
+            connections_lost: 0,
             transactions,
         }
     }
@@ -196,8 +197,33 @@ impl Step {
             cap: None,
             target_caps: BTreeMap::new(),
             audit: None,
+            target_audits: BTreeMap::new(),
             counters: BTreeMap::new(),
             trend: None,
+        }
+    }
+
+    /// Records the transactions that lost their connection in the window, per target (labelled as
+    /// [`Step::new`]'s `per_target`): each target's figures get their own, the step's figures the sum.
+    /// With one target, the step's are that target's.
+    pub fn count_connections_lost(&mut self, per_target: impl IntoIterator<Item = (String, u64)>) {
+        let mut total = 0;
+        for (label, lost) in per_target {
+            total += lost;
+            if let Some(f) = self.targets.get_mut(&label) {
+                f.connections_lost = lost;
+            }
+        }
+        self.figures.connections_lost = total;
+    }
+
+    /// Each target's figures (labelled `single` when the step drove one target, whose figures are the
+    /// step's own).
+    pub fn target_figures<'s>(&'s self, single: &str) -> Vec<(String, &'s Figures)> {
+        if self.targets.is_empty() {
+            vec![(single.to_string(), &self.figures)]
+        } else {
+            self.targets.iter().map(|(label, f)| (label.clone(), f)).collect()
         }
     }
 

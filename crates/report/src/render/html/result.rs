@@ -285,15 +285,17 @@ fn step_table(r: &RunResult) -> String {
 /// step's audit line; then the notes they share, once.
 fn audit_section(r: &RunResult) -> String {
     let mut h = String::new();
-    for s in &r.steps {
-        let Some(a) = &s.audit else { continue };
+    for (s, (title, a)) in r.steps.iter().flat_map(|s| audit::audits(s).into_iter().map(move |t| (s, t))) {
+        let summary = match title == audit::title(s, None) {
+            true => line(s, a),
+            false => format!("{title}: {}", audit::verdicts(a)),
+        };
         let _ = write!(
             h,
             "<details><summary>{}</summary><div class=\"scroll\"><table class=\"kv\">\
-             <caption>audit of step {} run {}</caption><tr><th>clause</th><th>check</th><th>observed</th><th>spec&#39;s bound</th><th>± chance</th><th>verdict</th></tr>",
-            esc(&line(s, a)),
-            s.index + 1,
-            s.run
+             <caption>{}</caption><tr><th>clause</th><th>check</th><th>observed</th><th>spec&#39;s bound</th><th>± chance</th><th>verdict</th></tr>",
+            esc(&summary),
+            esc(&title)
         );
         for c in &a.checks {
             let class = match c.verdict {
@@ -599,7 +601,7 @@ mod tests {
                 ("pg2".to_string(), first.figures.transactions.clone()),
             ]),
         );
-        cap.judge_step(&mut first, 0);
+        cap.judge_step(&mut first);
         let mut r = result(
             Workload::Ds2,
             vec![first, crate::fixtures::ds2_step(1, 200, 20_000, (1_900_000, 800_000), Some(&cap))],

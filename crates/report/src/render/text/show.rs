@@ -70,10 +70,7 @@ pub fn report(r: &RunResult, audit: AuditView) -> String {
 pub(crate) fn full_audit(r: &RunResult) -> String {
     let mut out = String::new();
     for s in &r.steps {
-        if let Some(a) = &s.audit {
-            out.push_str(&audit::render_text(s, a));
-            out.push('\n');
-        }
+        out.push_str(&audit::render_all(s));
     }
     let notes = audit::notes(r);
     if !notes.is_empty() {
@@ -284,7 +281,8 @@ mod tests {
     fn a_step_not_measured_shows_invalid_and_why() {
         let cap = Cap::default();
         let mut lost = tpcc_step(1, 6_000, (6_600, 6_600), 500_000, Some(&cap));
-        lost.cap = Some(cap.judge(&lost.figures, 4));
+        lost.figures.connections_lost = 4;
+        lost.cap = Some(cap.judge(&lost.figures));
         let r = result(Workload::Tpcc, vec![tpcc_step(0, 4_000, (6_150, 6_150), 900_000, Some(&cap)), lost]);
         insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
@@ -425,7 +423,7 @@ mod tests {
             steps[0].plan(),
             BTreeMap::from([("ds2a".to_string(), second.clone()), ("ds2b".to_string(), second)]),
         );
-        cap.judge_step(&mut steps[0], 0);
+        cap.judge_step(&mut steps[0]);
         if let Some(v) = steps[1].cap.as_mut() {
             v.invalidate("the run was stopped during the step".into());
         }
