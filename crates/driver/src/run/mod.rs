@@ -20,6 +20,7 @@ pub mod schedule;
 pub mod shard;
 pub mod since_reset;
 pub mod study;
+pub mod ticks;
 pub mod user;
 pub mod workload;
 
@@ -187,7 +188,10 @@ pub async fn drive<W: Workload>(
     let mut timeseries = Vec::new();
     let (mut energy, energy_max_uj): (Vec<_>, Vec<u64>) =
         energy_sample().map_or((Vec::new(), Vec::new()), |(sample, max)| (vec![sample], max));
-    let mut ticks = tokio::time::interval_at(start + plan.report_interval, plan.report_interval);
+    // Every interval, and at each window's edges: a step shorter than the interval is read too.
+    let mut ticks = ticks::Ticks::new(plan.report_interval, &schedule);
+    let tick_at = tokio::time::sleep_until(start + ticks.next());
+    tokio::pin!(tick_at);
     let last_end = schedule.last().map_or(Duration::ZERO, |s| s.window.1);
     let finish = tokio::time::sleep_until(start + last_end);
     tokio::pin!(finish);
@@ -201,7 +205,10 @@ pub async fn drive<W: Workload>(
     tokio::pin!(judge_at);
     let interrupted = loop {
         tokio::select! {
-            _ = ticks.tick() => {
+            // First: the reading at the last window's end comes before the run ends there.
+            biased;
+            () = &mut tick_at => {
+                tick_at.as_mut().reset(start + ticks.next());
                 shards.gather(&mut collector).await;
                 let figures = collector.tick(start.elapsed().as_secs_f64(), running.load(Ordering::Relaxed));
                 progress(Progress::Interval(&figures));

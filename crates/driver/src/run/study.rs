@@ -520,7 +520,10 @@ impl Watch {
         match p {
             Progress::Started(1) => self.sampler.iter().for_each(Sampler::run_started),
             Progress::Started(_) => {}
-            Progress::Interval(f) => live.interval(f),
+            Progress::Interval(f) => {
+                live.interval(f);
+                self.sampler.iter().for_each(Sampler::read_now);
+            }
             Progress::Step(s) => live.step(s),
         }
     }
