@@ -393,7 +393,7 @@ fn a_sweep_reports_the_highest_throughput_within_the_cap() {
         "the final step table, as result.json has it: {}",
         out.stdout
     );
-    assert!(out.stdout.contains("max TPS within cap: "), "{}", out.stdout);
+    assert!(out.stdout.contains("max NOPM within cap avg=1s: "), "{}", out.stdout);
     assert_consistent(&root);
     assert_refused(&oltpgen(&["tpcc", "--users", "8,4", "--data-dir", &root]), "must not decrease");
 

@@ -469,6 +469,9 @@ pub struct Headline {
     pub tps: f64,
     /// Its mean response time, ms.
     pub rt_avg_ms: f64,
+    /// TPC-C: its New-Orders per minute (TPC-C's headline is the highest NOPM within the cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nopm: Option<f64>,
     /// DS2: its orders per minute (DS2's headline is the highest OPM within the cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opm: Option<f64>,

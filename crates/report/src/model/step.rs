@@ -138,6 +138,12 @@ impl Figures {
         self.nopm.or(self.opm)
     }
 
+    /// The workload's headline figure: TPC-C's NOPM, DS2's OPM, or `io`'s IOPS (its TPS; `io` counts
+    /// nothing per minute).
+    pub fn headline_figure(&self) -> f64 {
+        self.per_minute().unwrap_or(self.tps)
+    }
+
     /// One histogram of every business transaction (without DS2's composite `order`).
     pub fn overall_histogram(&self) -> LatencyHistogram {
         let mut all = LatencyHistogram::new();

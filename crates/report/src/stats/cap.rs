@@ -430,25 +430,19 @@ pub fn not_measured(figures: &Figures) -> Option<String> {
     })
 }
 
-/// The step behind the headline: the highest throughput (TPS; OPM for DS2, whose studies speak orders
-/// per minute) among steps whose cap verdict passed (ties go to the earlier step). A step without a verdict does **not** count: nothing was checked, so it
+/// The step behind the headline: the highest throughput (NOPM for TPC-C, OPM for DS2, IOPS for `io`:
+/// the workload's own figure) among steps whose cap verdict passed (ties go to the earlier step). A step without a verdict does **not** count: nothing was checked, so it
 /// cannot support "kept within the cap" — a run without a cap has no such headline.
 ///
 /// Public so that the figures behind the headline (NOPM/OPM for cost and power) come from the
 /// same step.
 pub fn best_step_within_cap(steps: &[Step]) -> Option<&Step> {
-    steps
-        .iter()
-        .filter(|s| s.cap.as_ref().is_some_and(|v| v.passed))
-        .max_by(|a, b| merit(&a.figures).total_cmp(&merit(&b.figures)).then(b.index.cmp(&a.index)))
+    steps.iter().filter(|s| s.cap.as_ref().is_some_and(|v| v.passed)).max_by(|a, b| {
+        a.figures.headline_figure().total_cmp(&b.figures.headline_figure()).then(b.index.cmp(&a.index))
+    })
 }
 
-/// The throughput a headline ranks steps by: DS2's OPM, or else TPS.
-fn merit(f: &Figures) -> f64 {
-    f.opm.unwrap_or(f.tps)
-}
-
-/// The study's headline (Benchmark Factory's rule): the highest TPS whose step kept within the cap;
+/// The study's headline (Benchmark Factory's rule): the highest throughput whose step kept within the cap;
 /// a step over the cap does not count, the next lower passing one does. See [`best_step_within_cap`].
 pub fn max_within_cap(steps: &[Step]) -> Option<Headline> {
     best_step_within_cap(steps).map(Headline::from)
@@ -461,6 +455,7 @@ impl From<&Step> for Headline {
             users: step.users,
             tps: step.figures.tps,
             rt_avg_ms: step.figures.rt_avg_ms,
+            nopm: step.figures.nopm,
             opm: step.figures.opm,
             rt_tot_avg_ms: step.figures.rt_tot_avg_ms,
         }

@@ -141,7 +141,7 @@ fn charts(results: &[(String, RunResult)], names: &[&str]) -> String {
         &format!("{unit} against users"),
         "users",
         unit,
-        &lines(per_step(|s| s.figures.per_minute().unwrap_or(0.0))),
+        &lines(per_step(|s| s.figures.headline_figure())),
     );
     h.push_str(&overlay_chart(
         "Mean response time against users",

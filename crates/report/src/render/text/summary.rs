@@ -178,7 +178,7 @@ mod tests {
             config: 
 
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
-            max TPS within cap: none, the run stopped before a step was measured
+            max NOPM within cap: none, the run stopped before a step was measured
 
             client: n/a CPU per transaction (0.00 s user, 0.00 s system, 0 transactions), peak memory 0 MB
             ");
