@@ -34,6 +34,7 @@ mod mssql_ds2;
 mod mssql_modes;
 mod mssql_tpcc;
 mod report_cli;
+mod report_figures;
 mod report_html;
 mod report_pages;
 mod slurm;

@@ -451,10 +451,12 @@ impl Task {
         loop {
             tokio::select! {
                 _ = ticks.tick() => self.read_all(true).await,
-                // A reading moments ago (the sampler's own tick, on the run's grid) is the run's.
-                () = now.notified(), if self.last_read().is_none_or(|last| last.elapsed() >= self.interval / 10) => {
-                    self.read_all(true).await;
-                    ticks.reset_at(Instant::now() + standby);
+                () = now.notified() => {
+                    // A reading moments ago (the sampler's own tick, on the run's grid) is the run's.
+                    if self.last_read().is_none_or(|last| last.elapsed() >= self.interval / 10) {
+                        self.read_all(true).await;
+                        ticks.reset_at(Instant::now() + standby);
+                    }
                 }
                 at = &mut zero, if waiting => {
                     waiting = false;
@@ -666,6 +668,23 @@ mod tests {
         assert!(after.iter().all(|t| t - 0.3 * (t / 0.3).floor() < 0.15), "{times:?}");
         assert!(cpu.points.iter().all(|p| (0.0..=100.0).contains(&p[1])), "{:?}", cpu.points);
         assert!(series.iter().any(|s| s.name == "mem_used_bytes"));
+    }
+
+    #[tokio::test]
+    async fn the_sampler_reads_when_the_run_asks() {
+        let sources = Sources { client: true, ..Sources::default() };
+        let sampler = Sampler::start(sources, Duration::from_secs(10)).await;
+        sampler.run_started();
+        for _ in 0..2 {
+            tokio::time::sleep(Duration::from_millis(1_200)).await;
+            sampler.read_now();
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let (series, _) = sampler.finish().await;
+        let cpu = series.iter().find(|s| s.name == "cpu_pct").expect("cpu_pct");
+        let times: Vec<f64> = cpu.points.iter().map(|p| p[0]).collect();
+        assert_eq!(times.len(), 2, "a reading each time the run asked, none of its own: {times:?}");
+        assert!((times[0] - 1.2).abs() < 0.2 && (times[1] - 2.4).abs() < 0.3, "{times:?}");
     }
 
     #[test]
