@@ -9,16 +9,20 @@ use crate::stats::variability;
 
 /// A step driven against several targets (or from several machines): each one's throughput (TPS, or
 /// OPM for DS2, whose studies compare databases by OPM), and the variability across them,
-/// (max - min) / max, as the studies report it.
+/// (max - min) / max, as the studies report it. A target without the figure is shown `-` and left out
+/// of the variability.
 pub fn per_target(s: &Step, workload: Workload) -> String {
-    let (unit, of, digits): (&str, fn(&Figures) -> f64, usize) = match workload {
-        Workload::Tpcc => ("TPS", |f| f.tps, 1),
-        Workload::Ds2 => ("OPM", |f| f.opm.unwrap_or(0.0), 0),
-        Workload::Io => ("IOPS", |f| f.tps, 0),
+    let (unit, of, digits): (&str, fn(&Figures) -> Option<f64>, usize) = match workload {
+        Workload::Tpcc => ("TPS", |f| Some(f.tps), 1),
+        Workload::Ds2 => ("OPM", |f| f.opm, 0),
+        Workload::Io => ("IOPS", |f| Some(f.tps), 0),
     };
-    let values: Vec<f64> = s.targets.values().map(of).collect();
-    let each: Vec<String> =
-        s.targets.iter().map(|(t, f)| format!("{t} {}", thousands(of(f), digits))).collect();
+    let values: Vec<f64> = s.targets.values().filter_map(of).collect();
+    let each: Vec<String> = s
+        .targets
+        .iter()
+        .map(|(t, f)| format!("{t} {}", of(f).map_or("-".into(), |v| thousands(v, digits))))
+        .collect();
     let spread = variability(&values).map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
     format!("step {} run {} per target {unit}: {}; variability {spread}", s.index + 1, s.run, each.join(", "))
 }
@@ -79,9 +83,10 @@ pub fn step_cells(s: &Step, workload: Workload) -> [String; 9] {
             ms(f.rt_p95_ms),
         ),
         Workload::Ds2 => {
-            let order = f.transactions.get(ORDER);
+            // No order completed: no order means (absent, not 0).
+            let order = f.transactions.get(ORDER).filter(|o| o.count > 0);
             (
-                thousands(f.opm.unwrap_or(0.0), 0),
+                f.opm.map_or("-".to_string(), |opm| thousands(opm, 0)),
                 f.rt_tot_avg_ms.map_or("-".to_string(), ms),
                 order.map_or("-".to_string(), |o| ms(o.avg_ms)),
                 order.map_or("-".to_string(), |o| ms(o.p95_ms)),

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::model::{ClientCpu, Step};
+use crate::numfmt::fixed;
 
 /// The line printed every report interval (TPC-C's: the per-minute figure is NOPM): seconds since the
 /// run began, users running, transactions per second, the per-minute figure, average and 95th
@@ -30,12 +31,12 @@ pub fn interval_line(
 /// The line printed when a step's window closes and it is judged (`unit`: the per-minute figure's name).
 pub fn step_line(s: &Step, unit: &str) -> String {
     format!(
-        "step {} (run {}): {} users  TPS {:.1}  {unit} {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
+        "step {} (run {}): {} users  TPS {:.1}  {unit} {}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
         s.index + 1,
         s.run,
         s.users,
         s.figures.tps,
-        s.figures.per_minute().unwrap_or(0.0),
+        fixed(s.figures.per_minute(), 0),
         s.figures.rt_avg_ms,
         s.figures.rt_p95_ms,
         s.figures.errors,
