@@ -190,7 +190,7 @@ pub async fn drive<W: Workload>(
         energy_sample().map_or((Vec::new(), Vec::new()), |(sample, max)| (vec![sample], max));
     // Every interval, and at each window's edges: a step shorter than the interval is read too.
     let mut ticks = ticks::Ticks::new(plan.report_interval, &schedule);
-    let tick_at = tokio::time::sleep_until(start + ticks.next());
+    let tick_at = tokio::time::sleep_until(start + ticks.next_at());
     tokio::pin!(tick_at);
     let last_end = schedule.last().map_or(Duration::ZERO, |s| s.window.1);
     let finish = tokio::time::sleep_until(start + last_end);
@@ -208,7 +208,7 @@ pub async fn drive<W: Workload>(
             // First: the reading at the last window's end comes before the run ends there.
             biased;
             () = &mut tick_at => {
-                tick_at.as_mut().reset(start + ticks.next());
+                tick_at.as_mut().reset(start + ticks.next_at());
                 shards.gather(&mut collector).await;
                 let figures = collector.tick(start.elapsed().as_secs_f64(), running.load(Ordering::Relaxed));
                 progress(Progress::Interval(&figures));

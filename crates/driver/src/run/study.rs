@@ -378,8 +378,9 @@ struct Shift {
 /// A [`Progress`] moved onto the study's clock, owning what it moved.
 enum Shifted {
     Started(u32),
-    Interval(IntervalFigures),
-    Step(Step),
+    // Boxed, each: a step and an interval's figures are hundreds of bytes apart.
+    Interval(Box<IntervalFigures>),
+    Step(Box<Step>),
 }
 
 impl Shifted {
@@ -413,9 +414,9 @@ impl Shift {
                 // A new run resets DS2's running statistics: its reset falls at its start.
                 f.since_reset.reset_at_s += self.offset_s;
                 self.rows(&mut f.rows);
-                Shifted::Interval(f)
+                Shifted::Interval(Box::new(f))
             }
-            Progress::Step(s) => Shifted::Step(self.step(s.clone())),
+            Progress::Step(s) => Shifted::Step(Box::new(self.step(s.clone()))),
         }
     }
 

@@ -31,7 +31,7 @@ impl Ticks {
     }
 
     /// The next reading's offset from the run's start, taken.
-    pub fn next(&mut self) -> Duration {
+    pub fn next_at(&mut self) -> Duration {
         match self.edges.last().copied() {
             Some(edge) if edge <= self.grid + self.close => {
                 self.edges.pop();
@@ -65,7 +65,7 @@ mod tests {
     }
 
     fn first(ticks: &mut Ticks, n: usize) -> Vec<f64> {
-        (0..n).map(|_| ticks.next().as_secs_f64()).collect()
+        (0..n).map(|_| ticks.next_at().as_secs_f64()).collect()
     }
 
     #[test]

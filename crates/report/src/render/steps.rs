@@ -12,7 +12,9 @@ use crate::stats::variability;
 /// (max - min) / max, as the studies report it. A target without the figure is shown `-` and left out
 /// of the variability.
 pub fn per_target(s: &Step, workload: Workload) -> String {
-    let (unit, of, digits): (&str, fn(&Figures) -> Option<f64>, usize) = match workload {
+    /// A target's figure, when it has it.
+    type Of = fn(&Figures) -> Option<f64>;
+    let (unit, of, digits): (&str, Of, usize) = match workload {
         Workload::Tpcc => ("TPS", |f| Some(f.tps), 1),
         Workload::Ds2 => ("OPM", |f| f.opm, 0),
         Workload::Io => ("IOPS", |f| Some(f.tps), 0),

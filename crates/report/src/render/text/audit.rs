@@ -64,7 +64,7 @@ pub fn line(step: &Step, audit: &Audit) -> String {
     format!("step {} run {} audit: {}", step.index + 1, step.run, verdicts(audit))
 }
 
-/// An audit's verdicts in a few words: what [`line`] says after its step.
+/// An audit's verdicts in a few words: what [`line()`] says after its step.
 pub fn verdicts(audit: &Audit) -> String {
     let names = |expected: bool| -> Vec<&str> {
         audit.flagged().filter(|c| audit.expected_unpaced(c) == expected).map(|c| c.name.as_str()).collect()
