@@ -88,7 +88,7 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
     );
     // The step table and the headline speak OPM and rt_tot_avg.
     assert!(out.stdout.contains("     OPM  rt_tot_avg ms  order avg ms"), "{}", out.stdout);
-    assert!(out.stdout.contains("max OPM within cap: "), "{}", out.stdout);
+    assert!(out.stdout.contains("max OPM within cap order.avg=1s: "), "{}", out.stdout);
     assert!(out.stdout.contains("Final (step 1 run 1): et="), "DS2's final line: {}", out.stdout);
     assert!(out.stdout.contains("  purchase "), "the detailed view: {}", out.stdout);
     assert!(out.stdout.contains("per order"), "client CPU per order: {}", out.stdout);

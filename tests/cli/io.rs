@@ -48,7 +48,7 @@ fn a_sweep_on_a_direct_io_file_writes_a_result_and_leaves_no_file() {
     assert_eq!(run.code, 0, "{}", run.all());
     assert!(run.stdout.contains("io: 16 KiB, 30% read, 100% random on"), "{}", run.stdout);
     assert!(run.stdout.contains("step 2 (run 1): 4 in flight  IOPS"), "{}", run.stdout);
-    assert!(run.stdout.contains("max IOPS within cap:"), "{}", run.stdout);
+    assert!(run.stdout.contains("max IOPS within cap avg=1s:"), "{}", run.stdout);
     assert!(!file.exists(), "the file is removed at the end");
 
     let r = result_json(&out);

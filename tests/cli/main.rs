@@ -39,6 +39,7 @@ mod mssql_modes;
 mod mssql_tpcc;
 mod pair;
 mod report_cli;
+mod report_figures;
 mod report_html;
 mod report_pages;
 mod runs_lost_commits;

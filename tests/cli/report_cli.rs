@@ -48,7 +48,7 @@ fn show_compare_and_merge_print_what_the_results_hold() {
         assert_eq!(out.stdout, show::report(&a, given), "show prints what ran, the steps and the headline");
     }
     assert!(
-        out_of_show(&a_dir).contains("max NOPM within the cap: 40,500 at 16 users"),
+        out_of_show(&a_dir).contains("max NOPM within cap avg=20ms: 40,500 at 16 users"),
         "the headline is shown"
     );
 
@@ -125,7 +125,10 @@ fn show_ends_with_the_answer_and_prints_the_whole_audit_when_asked() {
     assert_matches_schema(&serde_json::to_value(&one).unwrap());
     let shown = out_of_show(&a_dir);
     let mut last = shown.lines().rev();
-    assert!(last.next().unwrap().starts_with("max TPS within cap: "), "the headline last:\n{shown}");
+    assert!(
+        last.next().unwrap().starts_with("max NOPM within cap avg=20ms: 40,500 at 16 users"),
+        "the headline last:\n{shown}"
+    );
     assert_eq!(
         last.next(),
         Some(format!("every check of the audit: oltpgen report show --audit {}", a_dir.display()).as_str()),

@@ -131,7 +131,7 @@ fn every_kind_of_run_reads_in_a_browser() {
             Expect {
                 texts: &[
                     "TPC-C scale 10, 16 users, PostgreSQL 15.18 on 127.0.0.1",
-                    "max NOPM within the cap: 32,400 at 16 users (step 1)",
+                    "max NOPM within cap avg=20ms: 32,400 at 16 users (step 1)",
                     "<td class=\"l\">new_order</td><td>32,400</td><td>324</td>",
                     "node:10.0.0.5:9100 vda queue length",
                     ">Disk queue length</text>",
@@ -149,7 +149,7 @@ fn every_kind_of_run_reads_in_a_browser() {
             Expect {
                 texts: &[
                     "TPC-C scale 10, 8, 16, 32 users in 3 steps, PostgreSQL 15.18 on 127.0.0.1",
-                    "max NOPM within the cap: 40,500 at 16 users (step 2)",
+                    "max NOPM within cap avg=20ms: 40,500 at 16 users (step 2)",
                     "step 3 run 1: 32 users — <span class=\"fail\">over the cap</span>",
                     ">Throughput against users</text>",
                     ">cap avg=20ms</text>",
@@ -168,7 +168,7 @@ fn every_kind_of_run_reads_in_a_browser() {
             Expect {
                 texts: &[
                     "DVD Store 2 size 10GB, 16–32 users in 2 steps, PostgreSQL 15.18 on 2 targets (ds2a, ds2b)",
-                    "max OPM within the cap: 50,400 at 32 users (step 2)",
+                    "max OPM within cap order.avg=1s: 50,400 at 32 users (step 2)",
                     "rt_tot_avg",
                     "<td class=\"l\">rt_tot</td>",
                     "step 2 run 1 per target OPM: ds2a 25,200, ds2b 25,200; variability 0.0%",

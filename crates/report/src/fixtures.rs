@@ -38,7 +38,7 @@ pub(crate) fn tpcc_databases_step(index: u32, users: u64, dbs: &[(&str, u64, u64
         })
         .collect();
     let mut step = Step::new(Workload::Tpcc, plan, per_db);
-    cap.judge_step(&mut step, 0);
+    cap.judge_step(&mut step);
     step
 }
 

@@ -26,6 +26,12 @@ pub fn thousands(value: f64, decimals: usize) -> String {
     out
 }
 
+/// `value` to `decimals` places as `{:.N}` prints it, or `-` when it was not measured: a figure that is
+/// absent is shown as absent, never as 0.
+pub fn fixed(value: Option<f64>, decimals: usize) -> String {
+    value.map_or_else(|| "-".to_string(), |v| format!("{v:.decimals$}"))
+}
+
 /// A figure to about three significant digits, the precision the studies print:
 /// `689`, `2,586`, `16.7`, `0.45`.
 pub(crate) fn figure(value: f64) -> String {

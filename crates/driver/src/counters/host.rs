@@ -152,13 +152,14 @@ pub fn read_proc() -> HostTotals {
 pub fn parse_proc_stat(text: &str) -> Option<CpuTimes> {
     let line = text.lines().find(|l| l.starts_with("cpu "))?;
     let v: Vec<f64> = line.split_whitespace().skip(1).map_while(|f| f.parse().ok()).collect();
-    let at = |i: usize| v.get(i).copied().unwrap_or(0.0);
-    (v.len() >= 4).then(|| CpuTimes {
-        user: at(0) + at(1),
-        system: at(2) + at(5) + at(6),
-        idle: at(3),
-        iowait: at(4),
-        steal: at(7),
+    // Every Linux since 2.6.11 has the eight; a line with fewer is not read, rather than its iowait or
+    // steal read as 0.
+    (v.len() >= 8).then(|| CpuTimes {
+        user: v[0] + v[1],
+        system: v[2] + v[5] + v[6],
+        idle: v[3],
+        iowait: v[4],
+        steal: v[7],
     })
 }
 
@@ -201,7 +202,11 @@ pub fn parse_diskstats(text: &str) -> BTreeMap<String, DiskTotals> {
         if f.len() < 14 || device_excluded(f[2]) {
             continue;
         }
-        let n = |i: usize| f[i].parse::<f64>().unwrap_or(0.0);
+        // A field that is not a number leaves the line out, rather than reading it as 0.
+        let Ok(v) = f[3..14].iter().map(|x| x.parse::<f64>()).collect::<Result<Vec<f64>, _>>() else {
+            continue;
+        };
+        let n = |i: usize| v[i - 3];
         let d = DiskTotals {
             reads: n(3),
             writes: n(7),
@@ -240,6 +245,17 @@ mod tests {
         assert_eq!((vda.io_ms, vda.weighted_ms), (3835804.0 + 8510975.0, 13475472.0));
         assert_eq!(vda.busy_ms, 1167496.0);
         assert_eq!((vda.read_bytes, vda.written_bytes), (104372610.0 * 512.0, 837959232.0 * 512.0));
+    }
+
+    #[test]
+    fn a_reading_missing_a_field_is_left_out_not_read_as_zero() {
+        assert!(parse_proc_stat("cpu  10 0 5 100 2\n").is_none(), "no steal field: no CPU times");
+        let cpu = parse_proc_stat("cpu  10 0 5 100 2 0 0 3 0 0\n").unwrap();
+        assert_eq!((cpu.iowait, cpu.steal), (2.0, 3.0));
+        let disks = parse_diskstats(
+            "   8       0 sda 10 0 80 5 20 0 160 9 0 14 14 0 0 0 0\n   8      16 sdb 10 x 80 5 20 0 160 9 0 14 14\n",
+        );
+        assert_eq!(disks.keys().collect::<Vec<_>>(), ["sda"], "a malformed line is not a disk of zeros");
     }
 
     #[test]

@@ -180,6 +180,8 @@ impl Store {
 /// Samples [`Sources`] every interval on its own task until [`Sampler::finish`].
 pub struct Sampler {
     store: Arc<Mutex<Store>>,
+    /// Asks the task for a reading now ([`Sampler::read_now`]).
+    now: Arc<tokio::sync::Notify>,
     started: Mutex<Option<tokio::sync::oneshot::Sender<Instant>>>,
     stop: tokio::sync::watch::Sender<bool>,
     task: tokio::task::JoinHandle<()>,
@@ -218,9 +220,18 @@ impl Sampler {
             sources.client.then(|| HostSource { source: "client".into(), prev: None, gone: BTreeSet::new() });
         let (started, zero) = tokio::sync::oneshot::channel();
         let (stop, stopped) = tokio::sync::watch::channel(false);
+        let now = Arc::new(tokio::sync::Notify::new());
         let task = Task { store: store.clone(), client, dbs, nodes, interval, dbs_pauses: 0 };
-        let task = tokio::spawn(task.run(zero, stopped));
-        Sampler { store, started: Mutex::new(Some(started)), stop, task }
+        let task = tokio::spawn(task.run(zero, now.clone(), stopped));
+        Sampler { store, now, started: Mutex::new(Some(started)), stop, task }
+    }
+
+    /// Reads every source now, as the run reads its own figures (every interval, and at each step
+    /// window's edges): while a run goes on the readings follow its, so a step shorter than the interval
+    /// has its counters too. The sampler's own interval takes over again when no run asks (an idle
+    /// sample, a restore between runs).
+    pub fn read_now(&self) {
+        self.now.notify_one();
     }
 
     /// Marks the run's start: the clock's zero, where the intervals align with the run's own.
@@ -325,8 +336,10 @@ pub fn step_averages(series: &[CounterSeries], steps: &mut [Step], interval_s: f
 }
 
 /// Each counter's average over `(start, end)` (seconds on the run's clock), keyed `<source>/<name>`:
-/// the mean of the points (`interval_s` apart) whose interval's middle lies within the window. A
-/// counter with no such point is left out.
+/// the mean of the points whose span's middle lies within the window, each weighed by its span. A
+/// point's span runs from the series' previous point, but no further back than `interval_s` (the
+/// readings' period; a step's edges are read too, so spans may be shorter). A counter with no such
+/// point is left out.
 pub fn window_averages(
     series: &[CounterSeries],
     (start, end): (f64, f64),
@@ -334,14 +347,19 @@ pub fn window_averages(
 ) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     for s in series {
-        let inside: Vec<f64> = s
-            .points
-            .iter()
-            .filter(|[t, _]| (start..=end).contains(&(t - interval_s / 2.0)))
-            .map(|[_, v]| *v)
-            .collect();
-        if !inside.is_empty() {
-            out.insert(format!("{}/{}", s.source, s.name), inside.iter().sum::<f64>() / inside.len() as f64);
+        let (mut sum, mut span_sum) = (0.0, 0.0);
+        let mut prev: Option<f64> = None;
+        for &[t, v] in &s.points {
+            let from = prev.map_or(t - interval_s, |p| p.max(t - interval_s));
+            prev = Some(t);
+            let span = t - from;
+            if span > 0.0 && (start..=end).contains(&(t - span / 2.0)) {
+                sum += v * span;
+                span_sum += span;
+            }
+        }
+        if span_sum > 0.0 {
+            out.insert(format!("{}/{}", s.source, s.name), sum / span_sum);
         }
     }
     out
@@ -420,15 +438,26 @@ impl Task {
     async fn run(
         mut self,
         zero: tokio::sync::oneshot::Receiver<Instant>,
+        now: Arc<tokio::sync::Notify>,
         mut stopped: tokio::sync::watch::Receiver<bool>,
     ) {
         let mut ticks = tokio::time::interval(self.interval);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // A run reads every interval: after it asked, the sampler's own tick waits half an interval
+        // more, so it only comes when no run asks.
+        let standby = self.interval + self.interval / 2;
         tokio::pin!(zero);
         let mut waiting = true;
         loop {
             tokio::select! {
                 _ = ticks.tick() => self.read_all(true).await,
+                () = now.notified() => {
+                    // A reading moments ago (the sampler's own tick, on the run's grid) is the run's.
+                    if self.last_read().is_none_or(|last| last.elapsed() >= self.interval / 10) {
+                        self.read_all(true).await;
+                        ticks.reset_at(Instant::now() + standby);
+                    }
+                }
                 at = &mut zero, if waiting => {
                     waiting = false;
                     let Ok(at) = at else { continue };
@@ -599,7 +628,24 @@ mod tests {
         };
         let mut steps = vec![Step::new(Workload::Tpcc, plan, BTreeMap::new())];
         step_averages(&series, &mut steps, 1.0);
-        assert_eq!(steps[0].counters["client/cpu_pct"], 25.0, "{:?}", steps[0].counters);
+        // 20 over 1 s, 30 over 0.99 s.
+        let expected = (20.0 + 30.0 * 0.99) / 1.99;
+        assert!((steps[0].counters["client/cpu_pct"] - expected).abs() < 1e-9, "{:?}", steps[0].counters);
+    }
+
+    #[test]
+    fn a_step_shorter_than_the_interval_averages_its_edge_readings() {
+        // Issue 35: a 5 s step (1 s to 6 s) at a 10 s interval, read at its edges and on the grid.
+        let series = vec![CounterSeries {
+            source: "client".into(),
+            name: "cpu_pct".into(),
+            points: vec![[0.0, 5.0], [1.0, 7.0], [6.0, 40.0], [10.0, 3.0]],
+        }];
+        let averages = window_averages(&series, (1.0, 6.0), 10.0);
+        assert_eq!(averages["client/cpu_pct"], 40.0, "the reading over the window alone: {averages:?}");
+        // Read only on the grid, a run that ended at 6 s has no reading of the step: left out, not 0.
+        let grid = vec![CounterSeries { points: vec![[0.0, 5.0]], ..series[0].clone() }];
+        assert!(window_averages(&grid, (1.0, 6.0), 10.0).is_empty());
     }
 
     #[tokio::test]
@@ -622,6 +668,23 @@ mod tests {
         assert!(after.iter().all(|t| t - 0.3 * (t / 0.3).floor() < 0.15), "{times:?}");
         assert!(cpu.points.iter().all(|p| (0.0..=100.0).contains(&p[1])), "{:?}", cpu.points);
         assert!(series.iter().any(|s| s.name == "mem_used_bytes"));
+    }
+
+    #[tokio::test]
+    async fn the_sampler_reads_when_the_run_asks() {
+        let sources = Sources { client: true, ..Sources::default() };
+        let sampler = Sampler::start(sources, Duration::from_secs(10)).await;
+        sampler.run_started();
+        for _ in 0..2 {
+            tokio::time::sleep(Duration::from_millis(1_200)).await;
+            sampler.read_now();
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let (series, _) = sampler.finish().await;
+        let cpu = series.iter().find(|s| s.name == "cpu_pct").expect("cpu_pct");
+        let times: Vec<f64> = cpu.points.iter().map(|p| p[0]).collect();
+        assert_eq!(times.len(), 2, "a reading each time the run asked, none of its own: {times:?}");
+        assert!((times[0] - 1.2).abs() < 0.2 && (times[1] - 2.4).abs() < 0.3, "{times:?}");
     }
 
     #[test]

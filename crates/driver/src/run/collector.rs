@@ -130,10 +130,10 @@ struct Window {
     tallies: Vec<Tally>,
     /// Made when the first late wake lands in the window.
     lateness: Option<LatencyHistogram>,
-    /// The workload's audit counters, summed over targets.
+    /// The workload's audit counters per target × counter.
     audit: Vec<u64>,
-    /// Transactions (or operations) that lost their connection within the window.
-    connections_lost: u64,
+    /// Transactions (or operations) that lost their connection within the window, per target.
+    connections_lost: Vec<u64>,
 }
 
 /// Sorts samples into the measured windows' and the current interval's tallies.
@@ -207,7 +207,7 @@ impl Collector {
                     tallies: Vec::new(),
                     lateness: None,
                     audit: Vec::new(),
-                    connections_lost: 0,
+                    connections_lost: vec![0; targets.max(1)],
                 })
                 .collect(),
             interval: tallies(cells),
@@ -228,29 +228,38 @@ impl Collector {
         self
     }
 
-    /// The same collector, also summing the workload's audit counters `names` per window.
+    /// The same collector, also summing the workload's audit counters `names` per window and target.
     pub fn with_audit(mut self, names: &'static [&'static str]) -> Self {
         self.audit = names;
         for w in &mut self.windows {
-            w.audit = vec![0; names.len()];
+            w.audit = vec![0; names.len() * self.targets];
         }
         self
     }
 
-    /// Takes in a batch's audit increments, each into the window its transaction completed in.
+    /// Takes in a batch's audit increments, each into the window its transaction completed in, under
+    /// its target.
     pub fn absorb_audit(&mut self, batch: &[AuditSample]) {
+        let names = self.audit.len();
         for a in batch {
             if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&a.done_ms)) {
-                for (sum, n) in w.audit.iter_mut().zip(a.counts) {
+                let at = usize::from(a.target) * names;
+                for (sum, n) in w.audit[at..at + names].iter_mut().zip(a.counts) {
                     *sum += u64::from(n);
                 }
             }
         }
     }
 
-    /// Step `step`'s audit counters, by name.
-    pub fn window_audit(&self, step: usize) -> BTreeMap<String, u64> {
-        self.audit.iter().map(|n| n.to_string()).zip(self.windows[step].audit.iter().copied()).collect()
+    /// Step `step`'s audit counters per target (in the workload's target order), by name: each
+    /// database is audited on its own warehouses.
+    pub fn window_audit(&self, step: usize) -> Vec<BTreeMap<String, u64>> {
+        let names = self.audit.len().max(1);
+        self.windows[step]
+            .audit
+            .chunks(names)
+            .map(|counts| self.audit.iter().map(|n| n.to_string()).zip(counts.iter().copied()).collect())
+            .collect()
     }
 
     /// Tallies per target × type.
@@ -276,7 +285,7 @@ impl Collector {
                     tallies: Vec::new(),
                     lateness: None,
                     audit: vec![0; w.audit.len()],
-                    connections_lost: 0,
+                    connections_lost: vec![0; self.targets],
                 })
                 .collect(),
             interval: Vec::new(),
@@ -310,7 +319,9 @@ impl Collector {
             for (sum, n) in mine.audit.iter_mut().zip(&theirs.audit) {
                 *sum += n;
             }
-            mine.connections_lost += theirs.connections_lost;
+            for (sum, n) in mine.connections_lost.iter_mut().zip(&theirs.connections_lost) {
+                *sum += n;
+            }
         }
         self.totals.merge(&share.totals);
         for (kind, n) in &share.errors_by_kind {
@@ -354,7 +365,7 @@ impl Collector {
         if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&s.done_ms)) {
             made(&mut w.tallies, cells)[cell].add(s);
             if s.status == Status::Failed(Fault::ConnectionLost) {
-                w.connections_lost += 1;
+                w.connections_lost[usize::from(s.target)] += 1;
             }
         }
     }
@@ -457,10 +468,10 @@ impl Collector {
             .collect()
     }
 
-    /// How many transactions (or operations) of step `step` lost their connection in its window: the
-    /// server was unreachable for part of it.
-    pub fn window_connections_lost(&self, step: usize) -> u64 {
-        self.windows[step].connections_lost
+    /// How many transactions (or operations) of step `step` lost their connection in its window, per
+    /// target (in the workload's target order): that target's server was unreachable for part of it.
+    pub fn window_connections_lost(&self, step: usize) -> &[u64] {
+        &self.windows[step].connections_lost
     }
 
     /// How late users woke from keying and think times within the measured windows.
@@ -535,7 +546,7 @@ mod tests {
         assert_eq!(c.window_transactions(1)[0]["b"].count, 1, "each step keeps its own window");
         assert_eq!((w["b"].count, w["b"].errors), (0, 1));
         assert_eq!(c.errors_by_kind()["connection_lost"], 1);
-        assert_eq!((c.window_connections_lost(0), c.window_connections_lost(1)), (1, 0));
+        assert_eq!((c.window_connections_lost(0), c.window_connections_lost(1)), (&[1][..], &[0][..]));
         assert_eq!(c.completed(), 4);
         let live = c.tick(2.0, 4);
         assert_eq!(live.tps, 2.0);
@@ -693,7 +704,27 @@ mod tests {
             at(1999, [3, 0, 0, 0, 0, 0, 0, 0]),
             at(3000, [0, 4, 0, 0, 0, 0, 0, 0]),
         ]);
-        assert_eq!(c.window_audit(0), BTreeMap::from([("x".to_string(), 5), ("y".to_string(), 1)]));
-        assert_eq!(c.window_audit(1), BTreeMap::from([("x".to_string(), 0), ("y".to_string(), 4)]));
+        assert_eq!(c.window_audit(0), [BTreeMap::from([("x".to_string(), 5), ("y".to_string(), 1)])]);
+        assert_eq!(c.window_audit(1), [BTreeMap::from([("x".to_string(), 0), ("y".to_string(), 4)])]);
+    }
+
+    #[test]
+    fn audit_counters_and_lost_connections_are_kept_per_target() {
+        let mut c = Collector::new(Workload::Tpcc, KINDS, 0, 2, std::slice::from_ref(&(0..1000)))
+            .with_audit(&["x", "y"]);
+        c.absorb_audit(&[
+            AuditSample { target: 0, done_ms: 100, counts: [2, 1, 0, 0, 0, 0, 0, 0] },
+            AuditSample { target: 1, done_ms: 200, counts: [3, 0, 0, 0, 0, 0, 0, 0] },
+        ]);
+        let lost = Status::Failed(Fault::ConnectionLost);
+        c.absorb(&[on(1, 0, lost, 10, 300), on(1, 1, lost, 10, 400), on(0, 0, Status::Committed, 10, 500)]);
+        let audit = c.window_audit(0);
+        assert_eq!(audit[0], BTreeMap::from([("x".to_string(), 2), ("y".to_string(), 1)]));
+        assert_eq!(audit[1], BTreeMap::from([("x".to_string(), 3), ("y".to_string(), 0)]));
+        assert_eq!(c.window_connections_lost(0), [0, 2], "only the second target lost its connections");
+        let mut run = Collector::new(Workload::Tpcc, KINDS, 0, 2, std::slice::from_ref(&(0..1000)))
+            .with_audit(&["x", "y"]);
+        run.merge(&c.take());
+        assert_eq!((run.window_audit(0), run.window_connections_lost(0)), (audit, &[0, 2][..]), "merged");
     }
 }

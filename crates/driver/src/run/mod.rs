@@ -20,6 +20,7 @@ pub mod schedule;
 pub mod shard;
 pub mod since_reset;
 pub mod study;
+pub mod ticks;
 pub mod user;
 pub mod workload;
 
@@ -204,7 +205,10 @@ pub async fn drive<W: Workload>(
     let mut timeseries = Vec::new();
     let (mut energy, energy_max_uj): (Vec<_>, Vec<u64>) =
         energy_sample().map_or((Vec::new(), Vec::new()), |(sample, max)| (vec![sample], max));
-    let mut ticks = tokio::time::interval_at(start + plan.report_interval, plan.report_interval);
+    // Every interval, and at each window's edges: a step shorter than the interval is read too.
+    let mut ticks = ticks::Ticks::new(plan.report_interval, &schedule);
+    let tick_at = tokio::time::sleep_until(start + ticks.next_at());
+    tokio::pin!(tick_at);
     let last_end = schedule.last().map_or(Duration::ZERO, |s| s.window.1);
     let finish = tokio::time::sleep_until(start + last_end);
     tokio::pin!(finish);
@@ -218,7 +222,10 @@ pub async fn drive<W: Workload>(
     tokio::pin!(judge_at);
     let interrupted = loop {
         tokio::select! {
-            _ = ticks.tick() => {
+            // First: the reading at the last window's end comes before the run ends there.
+            biased;
+            () = &mut tick_at => {
+                tick_at.as_mut().reset(start + ticks.next_at());
                 shards.gather(&mut collector).await;
                 let figures = collector.tick(start.elapsed().as_secs_f64(), running.load(Ordering::Relaxed));
                 progress(Progress::Interval(&figures));
@@ -313,9 +320,9 @@ impl<W: Workload> Judge<'_, W> {
         let stopped_at = stopped.map(|(at, _)| at);
         let end = stopped_at.map_or(s.window.1, |at| s.window.1.min(at));
         let window_s = (s.window.0.as_secs_f64(), end.as_secs_f64());
-        let measured = (collector.window_transactions(i), collector.window_connections_lost(i));
+        let measured = (collector.window_transactions(i), collector.window_connections_lost(i).to_vec());
         let mut step = step_result(W::REPORT, self.plan, s, i, self.targets, measured, window_s);
-        step.audit = self.workload.audit(&step, collector.window_audit(i));
+        self.workload.audit(&mut step, collector.window_audit(i));
         if stopped.is_some_and(|(at, early)| early && at < s.window.1) {
             let verdicts = step.cap.iter_mut().chain(step.target_caps.values_mut());
             for cap in verdicts.filter(|c| c.invalid.is_none()) {
@@ -347,15 +354,15 @@ fn client_cpu(collector: &Collector, cpu_before: (f64, f64)) -> ClientCpu {
 }
 
 /// A step's result: figures from its transactions per target (labelled by `targets`) and the
-/// transactions that lost their connection in its window (`measured`), judged by the plan's cap (a
-/// step not measured as it should have been does not pass).
+/// transactions that lost their connection in its window per target (`measured`), judged by the plan's
+/// cap (a step or target not measured as it should have been does not pass).
 pub fn step_result(
     kind: oltpgen_report::model::Workload,
     plan: &RunPlan,
     scheduled: &Scheduled,
     index: usize,
     targets: &[String],
-    measured: (Vec<Transactions>, u64),
+    measured: (Vec<Transactions>, Vec<u64>),
     window_s: (f64, f64),
 ) -> Step {
     let (transactions, connections_lost) = measured;
@@ -378,7 +385,8 @@ pub fn step_result(
     if targets.len() > 1 {
         step.target_connections = targets.iter().cloned().zip(connections).collect();
     }
-    plan.cap.judge_step(&mut step, connections_lost);
+    step.count_connections_lost(targets.iter().cloned().zip(connections_lost));
+    plan.cap.judge_step(&mut step);
     step
 }
 

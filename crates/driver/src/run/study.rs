@@ -407,6 +407,7 @@ struct Shift {
 /// A [`Progress`] moved onto the study's clock, owning what it moved.
 enum Shifted {
     Started(u32),
+    // Boxed, each: a step and an interval's figures are hundreds of bytes apart.
     Interval(Box<IntervalFigures>),
     Step(Box<Step>),
 }
@@ -549,7 +550,10 @@ impl Watch {
         match p {
             Progress::Started(1) => self.sampler.iter().for_each(Sampler::run_started),
             Progress::Started(_) => {}
-            Progress::Interval(f) => live.interval(f),
+            Progress::Interval(f) => {
+                live.interval(f);
+                self.sampler.iter().for_each(Sampler::read_now);
+            }
             Progress::Step(s) => live.step(s),
         }
     }

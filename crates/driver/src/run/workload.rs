@@ -6,7 +6,6 @@ use std::future::Future;
 use std::time::Duration;
 
 use oltpgen_report::model::Step;
-use oltpgen_report::model::audit::Audit;
 use tokio::time::Instant;
 
 use super::sample::{AuditCounts, Status};
@@ -206,11 +205,11 @@ pub trait Workload: Send + Sync + 'static {
         None
     }
 
-    /// The audit of `step` (its figures built, its cap judged) from its audit counters summed over its
-    /// window, by name; `None` for a workload without an audit.
-    fn audit(&self, step: &Step, counters: BTreeMap<String, u64>) -> Option<Audit> {
+    /// Audits `step` (its figures built, its cap judged) from its audit counters summed over its window
+    /// per target (in [`targets`](Self::targets)' order), by name: sets its `audit`, and each target's
+    /// own when it drove several. Nothing for a workload without an audit.
+    fn audit(&self, step: &mut Step, counters: Vec<BTreeMap<String, u64>>) {
         let _ = (step, counters);
-        None
     }
 }
 

@@ -10,8 +10,8 @@ use oltpgen_datagen::tpcc::input::{CustomerSelector, InputGen, Terminal, TxnInpu
 use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime, TxnKind};
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_report::model::Step;
-use oltpgen_report::model::audit::{Audit, TPCC_COUNTERS};
-use oltpgen_report::stats::audit::{self, TpccAuditPlan};
+use oltpgen_report::model::audit::TPCC_COUNTERS;
+use oltpgen_report::stats::audit::{self, AuditPart, TpccAuditPlan};
 
 use super::LoadedParams;
 use crate::engine::tpcc::{self as seam, TpccConnector, TpccSession};
@@ -156,11 +156,27 @@ impl Workload for Tpcc {
         Ok(outcome.done)
     }
 
-    fn audit(&self, step: &Step, counters: BTreeMap<String, u64>) -> Option<Audit> {
+    /// Each database is audited on its own warehouses, and the step's total made from those: two
+    /// one-warehouse databases are not one of two warehouses.
+    fn audit(&self, step: &mut Step, counters: Vec<BTreeMap<String, u64>>) {
         let paced = self.pacing.keying == KeyingTime::Spec && self.pacing.think == ThinkTime::Spec;
-        // The step's figures are every target's together: so are the warehouses they are judged by.
-        let warehouses = self.scale * self.labels.len() as u32;
-        Some(audit::tpcc(step, counters, TpccAuditPlan { paced, warehouses }))
+        let warehouses = self.scale;
+        if step.targets.is_empty() {
+            let counters = counters.into_iter().next().unwrap_or_default();
+            step.audit = Some(audit::tpcc(step, counters, TpccAuditPlan { paced, warehouses }));
+            return;
+        }
+        // User i drives target i % n (see `user`): each target's share of the step's users.
+        let n = self.labels.len() as u64;
+        let parts = (self.labels.iter().zip(counters).enumerate())
+            .filter_map(|(t, (label, counters))| {
+                let users = step.users / n + u64::from((t as u64) < step.users % n);
+                let figures = step.targets.get(label)?;
+                Some((label.clone(), AuditPart { figures, counters, users, warehouses }))
+            })
+            .collect();
+        let (total, each) = audit::tpcc_targets(parts, paced);
+        (step.audit, step.target_audits) = (Some(total), each);
     }
 }
 

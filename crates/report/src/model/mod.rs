@@ -261,6 +261,10 @@ pub struct Step {
     /// The workload's audit figures (TPC-C's shares against the spec's bounds), when it has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit: Option<Audit>,
+    /// Each target's own audit, on its own warehouses, when several targets were driven (keyed as
+    /// `targets`); `audit` is then their total, made from these.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub target_audits: BTreeMap<String, Audit>,
     /// Each counter's average over the step's window, keyed `<source>/<name>` (see [`CounterSeries`]):
     /// the figures the studies' tables quote per step.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -322,8 +326,19 @@ pub struct Figures {
     pub rollbacks: u64,
     /// Retries after serialization failures or deadlocks.
     pub retries: u64,
+    /// Transactions (or DS2 operations) that lost their connection within the window: the server was
+    /// unreachable for part of it, so the figures were not measured as asked and the verdict does not
+    /// pass. Counted per target, so that a database that went away fails its own verdict. Left out
+    /// when none did.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub connections_lost: u64,
     /// Per-transaction statistics, by transaction name.
     pub transactions: BTreeMap<String, TxnStats>,
+}
+
+/// Whether a count is zero: a count left out of a result when none happened.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Statistics of one transaction type in one step, with its full histogram.
@@ -460,6 +475,9 @@ pub struct Headline {
     pub tps: f64,
     /// Its mean response time, ms.
     pub rt_avg_ms: f64,
+    /// TPC-C: its New-Orders per minute (TPC-C's headline is the highest NOPM within the cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nopm: Option<f64>,
     /// DS2: its orders per minute (DS2's headline is the highest OPM within the cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opm: Option<f64>,

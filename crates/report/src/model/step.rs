@@ -104,15 +104,17 @@ impl Figures {
             rollbacks += t.rollbacks;
             retries += t.retries;
         }
+        // A type the step holds no statistics of was not measured: its figures are absent, not 0.
         let per_minute = transactions
             .get(workload.per_minute_txn())
-            .map_or(0.0, |t| 60.0 * per_s(workload.per_minute_count(t.count, t.rollbacks), duration_s));
-        let mean = |name| Some(transactions.get(name).map_or(0.0, |t: &TxnStats| t.avg_ms));
+            .map(|t| 60.0 * per_s(workload.per_minute_count(t.count, t.rollbacks), duration_s));
+        // A mean of no transactions is no figure.
+        let mean = |name| transactions.get(name).filter(|t| t.count > 0).map(|t: &TxnStats| t.avg_ms);
         let (nopm, opm, rt_tot_avg_ms, order_rt_avg_ms) = match workload {
-            Workload::Tpcc => (Some(per_minute), None, None, None),
+            Workload::Tpcc => (per_minute, None, None, None),
             // I/Os are counted per second (IOPS: `tps`), as storage is measured.
             Workload::Io => (None, None, None, None),
-            Workload::Ds2 => (None, Some(per_minute), mean(RT_TOT), mean(ORDER)),
+            Workload::Ds2 => (None, per_minute, mean(RT_TOT), mean(ORDER)),
         };
         // A composite transaction's failures are the errors: a failed DS2 order counts once, whether an
         // operation of it failed or it failed before any ran.
@@ -128,6 +130,7 @@ impl Figures {
             errors,
             rollbacks,
             retries,
+            connections_lost: 0,
             transactions,
         }
     }
@@ -135,6 +138,12 @@ impl Figures {
     /// The per-minute throughput (NOPM or OPM), whichever the workload has.
     pub fn per_minute(&self) -> Option<f64> {
         self.nopm.or(self.opm)
+    }
+
+    /// The workload's headline figure: TPC-C's NOPM, DS2's OPM, or `io`'s IOPS (its TPS; `io` counts
+    /// nothing per minute).
+    pub fn headline_figure(&self) -> f64 {
+        self.per_minute().unwrap_or(self.tps)
     }
 
     /// One histogram of every business transaction (without DS2's composite `order`).
@@ -197,8 +206,33 @@ impl Step {
             target_caps: BTreeMap::new(),
             target_connections: BTreeMap::new(),
             audit: None,
+            target_audits: BTreeMap::new(),
             counters: BTreeMap::new(),
             trend: None,
+        }
+    }
+
+    /// Records the transactions that lost their connection in the window, per target (labelled as
+    /// [`Step::new`]'s `per_target`): each target's figures get their own, the step's figures the sum.
+    /// With one target, the step's are that target's.
+    pub fn count_connections_lost(&mut self, per_target: impl IntoIterator<Item = (String, u64)>) {
+        let mut total = 0;
+        for (label, lost) in per_target {
+            total += lost;
+            if let Some(f) = self.targets.get_mut(&label) {
+                f.connections_lost = lost;
+            }
+        }
+        self.figures.connections_lost = total;
+    }
+
+    /// Each target's figures (labelled `single` when the step drove one target, whose figures are the
+    /// step's own).
+    pub fn target_figures<'s>(&'s self, single: &str) -> Vec<(String, &'s Figures)> {
+        if self.targets.is_empty() {
+            vec![(single.to_string(), &self.figures)]
+        } else {
+            self.targets.iter().map(|(label, f)| (label.clone(), f)).collect()
         }
     }
 
@@ -250,6 +284,27 @@ pub(crate) mod tests {
         // 3 significant digits: within 0.1% of the exact mean.
         let exact_ms = (450.0 * 10.0 + 430.0 * 5.0 + 40.0 * 2.0 + 40.0 * 50.0 + 40.0 * 20.0) / 1000.0;
         assert!((f.rt_avg_ms - exact_ms).abs() / exact_ms < 1e-3, "{} vs {exact_ms}", f.rt_avg_ms);
+    }
+
+    #[test]
+    fn a_figure_of_a_type_not_measured_is_absent_not_zero() {
+        // A TPC-C step holding no New-Order statistics has no NOPM; one whose New-Orders were 0 has 0.
+        let payments = Transactions::from([("payment".into(), txn(10, 1_000, 0))]);
+        let step = Step::new(Workload::Tpcc, plan(60.0), BTreeMap::from([("db".into(), payments.clone())]));
+        assert_eq!(step.figures.nopm, None);
+        let mut none_done = payments;
+        none_done.insert("new_order".into(), txn(0, 1_000, 0));
+        let step = Step::new(Workload::Tpcc, plan(60.0), BTreeMap::from([("db".into(), none_done)]));
+        assert_eq!(step.figures.nopm, Some(0.0), "counted, none: 0");
+        // A DS2 step in which no order completed has no order means.
+        let t = Transactions::from([(ORDER.into(), txn(0, 1, 0)), (RT_TOT.into(), txn(0, 1, 0))]);
+        let step = Step::new(Workload::Ds2, plan(60.0), BTreeMap::from([("db".into(), t)]));
+        assert_eq!(
+            (step.figures.opm, step.figures.rt_tot_avg_ms, step.figures.order_rt_avg_ms),
+            (Some(0.0), None, None)
+        );
+        let line = crate::render::text::ds2::step_line(&step);
+        assert!(line.contains("OPM 0  rt_tot_avg - ms  order avg - ms  order p95 - ms"), "{line}");
     }
 
     #[test]

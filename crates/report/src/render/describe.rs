@@ -158,41 +158,6 @@ pub fn settings(r: &RunResult) -> Vec<(String, String)> {
     first.chain(rest).filter_map(|(k, v)| setting(k, v)).collect()
 }
 
-/// The headline as a sentence: the highest NOPM (DS2: OPM, with `rt_tot_avg`) within the cap, where,
-/// and the cap; or why there is none.
-pub fn headline(r: &RunResult) -> String {
-    let unit = r.workload.per_minute_unit();
-    let rules: Vec<String> = r
-        .steps
-        .iter()
-        .find_map(|s| s.cap.as_ref())
-        .map_or_else(Vec::new, |c| c.rules.iter().map(|x| x.rule.clone()).collect());
-    let cap = if rules.is_empty() { "no cap set".to_string() } else { format!("cap {}", rules.join(", ")) };
-    // The result's own headline (the median run's best step, with --runs), not the best of all runs.
-    let step = r.max_within_cap.as_ref().and_then(|h| r.steps.iter().find(|s| s.index == h.step_index));
-    match step {
-        Some(s) => {
-            let f = &s.figures;
-            let mean = match f.rt_tot_avg_ms {
-                Some(ms) if r.workload == Workload::Ds2 => format!("rt_tot_avg {} ms", thousands(ms, 1)),
-                _ => format!("avg {} ms", thousands(f.rt_avg_ms, 1)),
-            };
-            format!(
-                "max {unit} within the cap: {} at {} users (step {}) — {} TPS, {mean}; {cap}",
-                thousands(f.per_minute().unwrap_or(0.0), 0),
-                thousands(s.users as f64, 0),
-                s.index + 1,
-                thousands(f.tps, 1)
-            )
-        }
-        None if r.steps.is_empty() => {
-            format!("max {unit} within the cap: none, the run stopped before a step was measured")
-        }
-        None if rules.is_empty() => format!("max {unit} within the cap: n/a, no response-time cap was set"),
-        None => format!("max {unit} within the cap: none, no step kept within the cap ({cap})"),
-    }
-}
-
 /// The client's own cost in one line: CPU per transaction (and per order), and peak memory.
 pub fn client(r: &RunResult) -> String {
     let c = &r.client;
@@ -252,22 +217,22 @@ mod tests {
         let median: Vec<Step> = steps.iter().filter(|s| s.run == 2).cloned().collect();
         let mut r = result(Workload::Tpcc, std::mem::take(&mut steps));
         r.max_within_cap = crate::stats::cap::max_within_cap(&median);
-        let line = headline(&r);
-        assert!(line.starts_with("max NOPM within the cap: 900 at 2 users (step 2)"), "{line}");
-        assert!(
-            crate::render::steps::headline(&r).contains("(step 2)"),
-            "show agrees: {}",
-            crate::render::steps::headline(&r)
-        );
+        let line = crate::render::steps::headline(&r);
+        assert_eq!(line, "max NOPM within cap avg=1s: 900 at 2 users (step 2), 30.0 TPS, avg 1.0 ms");
+        let marked: Vec<(String, String)> = crate::render::steps::table_rows(&r)
+            .into_iter()
+            .filter(|(_, best)| *best)
+            .map(|(cells, _)| (cells[0].clone(), cells[1].clone()))
+            .collect();
+        assert_eq!(marked, [("2".to_string(), "2".to_string())], "step 2 of the median run, marked once");
     }
 
     #[test]
     fn a_run_stopped_before_its_first_step_ended_says_so_not_that_no_cap_was_set() {
         let r = result(Workload::Tpcc, Vec::new());
-        assert_eq!(headline(&r), "max NOPM within the cap: none, the run stopped before a step was measured");
         assert_eq!(
             crate::render::steps::headline(&r),
-            "max TPS within cap: none, the run stopped before a step was measured"
+            "max NOPM within cap: none, the run stopped before a step was measured"
         );
     }
 }

@@ -9,16 +9,22 @@ use crate::stats::variability;
 
 /// A step driven against several targets (or from several machines): each one's throughput (TPS, or
 /// OPM for DS2, whose studies compare databases by OPM), and the variability across them,
-/// (max - min) / max, as the studies report it.
+/// (max - min) / max, as the studies report it. A target without the figure is shown `-` and left out
+/// of the variability.
 pub fn per_target(s: &Step, workload: Workload) -> String {
-    let (unit, of, digits): (&str, fn(&Figures) -> f64, usize) = match workload {
-        Workload::Tpcc => ("TPS", |f| f.tps, 1),
-        Workload::Ds2 => ("OPM", |f| f.opm.unwrap_or(0.0), 0),
-        Workload::Io => ("IOPS", |f| f.tps, 0),
+    /// A target's figure, when it has it.
+    type Of = fn(&Figures) -> Option<f64>;
+    let (unit, of, digits): (&str, Of, usize) = match workload {
+        Workload::Tpcc => ("TPS", |f| Some(f.tps), 1),
+        Workload::Ds2 => ("OPM", |f| f.opm, 0),
+        Workload::Io => ("IOPS", |f| Some(f.tps), 0),
     };
-    let values: Vec<f64> = s.targets.values().map(of).collect();
-    let each: Vec<String> =
-        s.targets.iter().map(|(t, f)| format!("{t} {}", thousands(of(f), digits))).collect();
+    let values: Vec<f64> = s.targets.values().filter_map(of).collect();
+    let each: Vec<String> = s
+        .targets
+        .iter()
+        .map(|(t, f)| format!("{t} {}", of(f).map_or("-".into(), |v| thousands(v, digits))))
+        .collect();
     let spread = variability(&values).map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
     format!("step {} run {} per target {unit}: {}; variability {spread}", s.index + 1, s.run, each.join(", "))
 }
@@ -79,9 +85,10 @@ pub fn step_cells(s: &Step, workload: Workload) -> [String; 9] {
             ms(f.rt_p95_ms),
         ),
         Workload::Ds2 => {
-            let order = f.transactions.get(ORDER);
+            // No order completed: no order means (absent, not 0).
+            let order = f.transactions.get(ORDER).filter(|o| o.count > 0);
             (
-                thousands(f.opm.unwrap_or(0.0), 0),
+                f.opm.map_or("-".to_string(), |opm| thousands(opm, 0)),
                 f.rt_tot_avg_ms.map_or("-".to_string(), ms),
                 order.map_or("-".to_string(), |o| ms(o.avg_ms)),
                 order.map_or("-".to_string(), |o| ms(o.p95_ms)),
@@ -148,6 +155,25 @@ pub fn step_rows(s: &Step, workload: Workload) -> Vec<[String; 9]> {
     rows
 }
 
+/// Every step's rows ([`step_rows`]) of `r`'s step table, each with whether it is the headline's row
+/// (the headline step's own, or its total's with several targets), whose verdict is followed by
+/// [`HEADLINE_MARK`].
+pub fn table_rows(r: &RunResult) -> Vec<([String; 9], bool)> {
+    let best = headline_step(r);
+    let mut rows = Vec::new();
+    for s in &r.steps {
+        let marked = best.is_some_and(|b| std::ptr::eq(b, s));
+        for (i, mut cells) in step_rows(s, r.workload).into_iter().enumerate() {
+            let headline = marked && i == 0;
+            if headline {
+                cells[8] = format!("{}  {HEADLINE_MARK}", cells[8]);
+            }
+            rows.push((cells, headline));
+        }
+    }
+    rows
+}
+
 /// A step's verdict in one word: PASS, FAIL, INVALID (not measured: it neither passes nor fails the
 /// cap), or `-` without a cap.
 pub fn verdict(s: &Step) -> &'static str {
@@ -165,45 +191,71 @@ pub fn runs_mean(r: &RunResult, users: u64) -> Option<(f64, usize)> {
     (rates.len() > 1).then(|| (rates.iter().sum::<f64>() / rates.len() as f64, rates.len()))
 }
 
-/// The headline line: the highest throughput within the cap (TPS, or DS2's OPM), where it was
-/// reached, and its mean response time (DS2's `rt_tot_avg`) — or why there is none.
+/// The headline line, the same in every output (the run's end, summary.txt, `report show` at its top
+/// and under its table, report.html): the workload's own figure within the cap — NOPM for TPC-C
+/// (with its TPS beside), OPM for DS2 (with `rt_tot_avg`), IOPS for `io` — where it was reached, and
+/// its mean response time; or why there is none.
 pub fn headline(r: &RunResult) -> String {
-    let (unit, load) = match r.workload {
-        Workload::Tpcc => ("TPS", "users"),
-        Workload::Ds2 => ("OPM", "users"),
-        Workload::Io => ("IOPS", "I/Os in flight"),
+    let unit = r.workload.per_minute_unit();
+    let load = if r.workload == Workload::Io { "I/Os in flight" } else { "users" };
+    // The cap's rules, as the steps were judged by them.
+    let rules: Vec<&str> = r
+        .steps
+        .iter()
+        .find_map(|s| s.cap.as_ref())
+        .map_or(Vec::new(), |c| c.rules.iter().map(|x| x.rule.as_str()).collect());
+    let cap = if rules.is_empty() { "cap".to_string() } else { format!("cap {}", rules.join(",")) };
+    let Some(h) = &r.max_within_cap else {
+        let why = if r.steps.is_empty() {
+            "none, the run stopped before a step was measured"
+        } else if r.steps.iter().any(|s| s.cap.is_some()) {
+            "none, no step kept within the cap"
+        } else {
+            "n/a, no response-time cap was set"
+        };
+        return format!("max {unit} within {cap}: {why}");
     };
-    match &r.max_within_cap {
-        Some(h) => {
-            let (value, mean) = match (h.opm, h.rt_tot_avg_ms) {
-                (Some(opm), rt_tot) => {
-                    (thousands(opm, 0), format!("rt_tot_avg {} ms", thousands(rt_tot.unwrap_or(0.0), 1)))
-                }
-                // Storage's latencies are fractions of a millisecond: two decimals; with --runs, the runs'
-                // mean beside the median run's figure, as Iometer's study averaged its runs.
-                (None, _) if r.workload == Workload::Io => {
-                    let runs = runs_mean(r, h.users).map_or(String::new(), |(m, n)| {
-                        format!("; mean of {n} runs {} {unit}", thousands(m, 0))
-                    });
-                    (thousands(h.tps, 0), format!("avg {} ms{runs}", thousands(h.rt_avg_ms, 2)))
-                }
-                (None, _) => (thousands(h.tps, 1), format!("avg {} ms", thousands(h.rt_avg_ms, 1))),
-            };
-            format!(
-                "max {unit} within cap: {value} at {} {load} (step {}), {mean}",
-                thousands(h.users as f64, 0),
-                h.step_index + 1,
+    let not_measured = || format!("not measured ({unit} not recorded)");
+    let (value, mean) = match r.workload {
+        Workload::Tpcc => {
+            // A result of an older oltpgen kept no NOPM beside its headline: its step has it.
+            let nopm = h.nopm.or_else(|| headline_step(r).and_then(|s| s.figures.nopm));
+            (
+                nopm.map_or_else(not_measured, |n| thousands(n, 0)),
+                format!("{} TPS, avg {} ms", thousands(h.tps, 1), thousands(h.rt_avg_ms, 1)),
             )
         }
-        None if r.steps.is_empty() => {
-            format!("max {unit} within cap: none, the run stopped before a step was measured")
+        Workload::Ds2 => (
+            h.opm.map_or_else(not_measured, |opm| thousands(opm, 0)),
+            h.rt_tot_avg_ms.map_or_else(
+                || "rt_tot_avg not measured".into(),
+                |ms| format!("rt_tot_avg {} ms", thousands(ms, 1)),
+            ),
+        ),
+        // Storage's latencies are fractions of a millisecond: two decimals; with --runs, the runs'
+        // mean beside the median run's figure, as Iometer's study averaged its runs.
+        Workload::Io => {
+            let runs = runs_mean(r, h.users)
+                .map_or(String::new(), |(m, n)| format!("; mean of {n} runs {} {unit}", thousands(m, 0)));
+            (thousands(h.tps, 0), format!("avg {} ms{runs}", thousands(h.rt_avg_ms, 2)))
         }
-        None if r.steps.iter().any(|s| s.cap.is_some()) => {
-            format!("max {unit} within cap: none, no step kept within the cap")
-        }
-        None => format!("max {unit} within cap: n/a, no response-time cap was set"),
-    }
+    };
+    format!(
+        "max {unit} within {cap}: {value} at {} {load} (step {}), {mean}",
+        thousands(h.users as f64, 0),
+        h.step_index + 1,
+    )
 }
+
+/// The step behind `r`'s headline: its index, and its throughput (with `--runs`, the median run's
+/// step of that index).
+pub fn headline_step(r: &RunResult) -> Option<&Step> {
+    let h = r.max_within_cap.as_ref()?;
+    r.steps.iter().find(|s| s.index == h.step_index && s.figures.tps == h.tps)
+}
+
+/// What marks the headline's row in the step tables, after its verdict.
+pub const HEADLINE_MARK: &str = "← headline";
 
 /// Why step `s` failed its cap: each failed rule with what was observed (the text's and the page's
 /// line under the step table).

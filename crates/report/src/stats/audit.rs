@@ -29,7 +29,7 @@ use crate::model::audit::{
     Audit, AuditCheck, BY_NAME_ORDER_STATUS, BY_NAME_PAYMENTS, ORDER_LINES, PACING_CHECK, REMOTE_ORDER_LINES,
     REMOTE_PAYMENTS, SKIPPED_DISTRICTS, USERS_PER_WAREHOUSE_CHECK, Verdict,
 };
-use crate::model::{Step, TPCC_TRANSACTIONS, TxnStats};
+use crate::model::{Figures, Step, TPCC_TRANSACTIONS, TxnStats};
 
 /// What a TPC-C audit needs to know of the run beyond the step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,12 +122,52 @@ const MIX_MINIMUMS: [(&str, f64); 5] = [
 /// TPC-C's audit of `step`, from the workload's `counters` over the step's window: the mix, the
 /// audited ranges, skipped Deliveries, then the load's pacing and spread over the warehouses.
 pub fn tpcc(step: &Step, counters: BTreeMap<String, u64>, plan: TpccAuditPlan) -> Audit {
-    let count = |name: &str| step.figures.transactions.get(name).map_or(0, |t: &TxnStats| t.count);
-    let counter = |name: &str| counters.get(name).copied().unwrap_or(0);
+    let part = AuditPart { figures: &step.figures, counters, users: step.users, warehouses: plan.warehouses };
+    tpcc_of(&[part], plan.paced)
+}
+
+/// One database's share of a step, as the audit judges it: its figures, its audit counters, its users
+/// and its own warehouses.
+#[derive(Debug, Clone)]
+pub struct AuditPart<'s> {
+    /// The database's figures over the step's window.
+    pub figures: &'s Figures,
+    /// Its audit counters over the window, by name.
+    pub counters: BTreeMap<String, u64>,
+    /// Its users.
+    pub users: u64,
+    /// Its warehouses.
+    pub warehouses: u32,
+}
+
+/// TPC-C's audit of a step that drove several databases side by side (`parts`, labelled): each
+/// database's own audit, on its own warehouses, and the step's total made from those (so that two
+/// one-warehouse databases are not judged as one of two warehouses: a remote share applies only to
+/// the databases that have another warehouse to be remote from).
+pub fn tpcc_targets(parts: Vec<(String, AuditPart<'_>)>, paced: bool) -> (Audit, BTreeMap<String, Audit>) {
+    let each =
+        parts.iter().map(|(label, p)| (label.clone(), tpcc_of(std::slice::from_ref(p), paced))).collect();
+    let parts: Vec<AuditPart> = parts.into_iter().map(|(_, p)| p).collect();
+    (tpcc_of(&parts, paced), each)
+}
+
+/// TPC-C's audit of `parts` together: counts and counters summed, each remote share over the parts
+/// with more than one warehouse (not applicable when none has), the load's spread part by part.
+fn tpcc_of(parts: &[AuditPart], paced: bool) -> Audit {
+    let sum = |of: &dyn Fn(&AuditPart) -> u64| parts.iter().map(of).sum::<u64>();
+    let count = |name: &str| sum(&|p| p.figures.transactions.get(name).map_or(0, |t: &TxnStats| t.count));
+    // A counter the workload did not report for a part was not counted there: none of its kind happened.
+    let counter = |name: &str| sum(&|p| p.counters.get(name).copied().unwrap_or(0));
     let mut checks = mix_checks(&count);
-    checks.extend(range_checks(step, &count, &counter, plan.warehouses));
+    checks.extend(range_checks(parts, &count, &counter));
     checks.push(delivery_check(count("delivery"), counter(SKIPPED_DISTRICTS)));
-    checks.extend(load_checks(step.users, plan));
+    checks.extend(load_checks(parts, paced));
+    let mut counters = BTreeMap::new();
+    for p in parts {
+        for (name, n) in &p.counters {
+            *counters.entry(name.clone()).or_insert(0) += n;
+        }
+    }
     let notes = vec![DELIVERY_INLINE.to_string()];
     Audit { counters, checks, notes }
 }
@@ -149,52 +189,60 @@ fn mix_checks(count: &dyn Fn(&str) -> u64) -> Vec<AuditCheck> {
 }
 
 /// The audited ranges of the spec's result summary (rollbacks, remote lines and Payments, by-name
-/// selections), from the step's transactions and the workload's counters (`counter`). At one warehouse
-/// the remote shares are not applicable: there is no other warehouse to be remote.
+/// selections), from the parts' transactions (`count`) and the workload's counters (`counter`), summed.
+/// A remote share is judged over the parts with more than one warehouse: at one warehouse there is no
+/// other warehouse to be remote, so with none such it is not applicable.
 fn range_checks(
-    step: &Step,
+    parts: &[AuditPart],
     count: &dyn Fn(&str) -> u64,
     counter: &dyn Fn(&str) -> u64,
-    warehouses: u32,
 ) -> Vec<AuditCheck> {
-    let txns = &step.figures.transactions;
-    let new_orders = txns.get(TPCC_TRANSACTIONS[0]).map_or((0, 0), |t| (t.count, t.rollbacks));
-    // The audited ranges of the spec's result summary; the clause is the rule each follows from.
-    // (clause, name, hits, of, audited range %, remote)
-    type Range<'a> = (&'a str, &'a str, u64, u64, (f64, f64), bool);
-    let ranges: [Range; 5] = [
-        ("2.4.1.4", "New-Order rollbacks", new_orders.1, new_orders.0, (0.90, 1.10), false),
-        (
-            "2.4.1.5.2",
-            "remote order lines",
-            counter(REMOTE_ORDER_LINES),
-            counter(ORDER_LINES),
-            (0.95, 1.05),
-            true,
+    let new_orders = |p: &AuditPart| {
+        p.figures.transactions.get(TPCC_TRANSACTIONS[0]).map_or((0, 0), |t| (t.count, t.rollbacks))
+    };
+    let rollbacks = parts.iter().map(|p| new_orders(p).1).sum();
+    let remote: Vec<&AuditPart> = parts.iter().filter(|p| p.warehouses > 1).collect();
+    let remote_sum = |of: &dyn Fn(&AuditPart) -> u64| remote.iter().map(|p| of(p)).sum::<u64>();
+    let remote_counter = |name| remote_sum(&|p| p.counters.get(name).copied().unwrap_or(0));
+    let remote_payments = remote_sum(&|p| p.figures.transactions.get("payment").map_or(0, |t| t.count));
+    // Where no part can be remote, the share shown is the whole step's (none remote, as it must be).
+    let (remote_lines, remote_paid) = match remote.is_empty() {
+        true => (
+            (counter(REMOTE_ORDER_LINES), counter(ORDER_LINES)),
+            (counter(REMOTE_PAYMENTS), count("payment")),
         ),
-        ("2.5.1.2", "remote Payments", counter(REMOTE_PAYMENTS), count("payment"), (14.25, 15.75), true),
+        false => (
+            (remote_counter(REMOTE_ORDER_LINES), remote_counter(ORDER_LINES)),
+            (remote_counter(REMOTE_PAYMENTS), remote_payments),
+        ),
+    };
+    // The audited ranges of the spec's result summary; the clause is the rule each follows from.
+    // (clause, name, (hits, of), audited range %, remote)
+    type Range<'a> = (&'a str, &'a str, (u64, u64), (f64, f64), bool);
+    let ranges: [Range; 5] = [
+        ("2.4.1.4", "New-Order rollbacks", (rollbacks, count(TPCC_TRANSACTIONS[0])), (0.90, 1.10), false),
+        ("2.4.1.5.2", "remote order lines", remote_lines, (0.95, 1.05), true),
+        ("2.5.1.2", "remote Payments", remote_paid, (14.25, 15.75), true),
         (
             "2.5.1.2",
             "Payments by last name",
-            counter(BY_NAME_PAYMENTS),
-            count("payment"),
+            (counter(BY_NAME_PAYMENTS), count("payment")),
             (57.0, 63.0),
             false,
         ),
         (
             "2.6.1.2",
             "Order-Status by last name",
-            counter(BY_NAME_ORDER_STATUS),
-            count("order_status"),
+            (counter(BY_NAME_ORDER_STATUS), count("order_status")),
             (57.0, 63.0),
             false,
         ),
     ];
     ranges
         .into_iter()
-        .map(|(clause, name, hits, n, range, remote)| {
+        .map(|(clause, name, (hits, n), range, is_remote)| {
             let bound = format!("{:.2}–{:.2}%", range.0, range.1);
-            if remote && warehouses == 1 {
+            if is_remote && remote.is_empty() {
                 return share_check((clause, name), (hits, n), &bound, Verdict::NotApplicable, None);
             }
             let tolerance = Some(chance_pct((range.0 + range.1) / 2.0, n));
@@ -215,19 +263,22 @@ fn delivery_check(deliveries: u64, skipped: u64) -> AuditCheck {
 }
 
 /// The load as the spec sets it: keying and think times on (5.2.5), ten users per warehouse and
-/// every warehouse with a user (4.2.2).
-fn load_checks(users: u64, plan: TpccAuditPlan) -> [AuditCheck; 3] {
+/// every warehouse with a user (4.2.2), each part on its own warehouses.
+fn load_checks(parts: &[AuditPart], paced: bool) -> [AuditCheck; 3] {
     let pacing = AuditCheck {
         clause: "5.2.5".into(),
         name: PACING_CHECK.into(),
-        value: f64::from(u8::from(plan.paced)),
-        shown: if plan.paced { "on" } else { "off" }.into(),
+        value: f64::from(u8::from(paced)),
+        shown: if paced { "on" } else { "off" }.into(),
         bound: "on (spec's)".into(),
         tolerance: None,
-        verdict: if plan.paced { Verdict::Pass } else { Verdict::Flag },
+        verdict: if paced { Verdict::Pass } else { Verdict::Flag },
     };
-    let warehouses = u64::from(plan.warehouses.max(1));
+    let warehouses_of = |p: &AuditPart| u64::from(p.warehouses.max(1));
+    let users: u64 = parts.iter().map(|p| p.users).sum();
+    let warehouses: u64 = parts.iter().map(warehouses_of).sum::<u64>().max(1);
     let per_warehouse = users as f64 / warehouses as f64;
+    let ten_each = parts.iter().all(|p| p.users == 10 * warehouses_of(p));
     let per = AuditCheck {
         clause: "4.2.2".into(),
         name: USERS_PER_WAREHOUSE_CHECK.into(),
@@ -235,10 +286,10 @@ fn load_checks(users: u64, plan: TpccAuditPlan) -> [AuditCheck; 3] {
         shown: format!("{per_warehouse:.2}"),
         bound: "10".into(),
         tolerance: None,
-        verdict: if users == 10 * warehouses { Verdict::Pass } else { Verdict::Flag },
+        verdict: if ten_each && !parts.is_empty() { Verdict::Pass } else { Verdict::Flag },
     };
-    // User i's home is warehouse i mod W + 1: the first min(users, W) warehouses have a user.
-    let touched = users.min(warehouses);
+    // User i's home is warehouse i mod W + 1: the first min(users, W) warehouses of each part have a user.
+    let touched: u64 = parts.iter().map(|p| p.users.min(warehouses_of(p))).sum();
     let verdict = if touched < warehouses { Verdict::Flag } else { Verdict::Pass };
     let used = share_check(("4.2.2", "warehouses with a user"), (touched, warehouses), "100%", verdict, None);
     [pacing, per, used]
@@ -314,6 +365,47 @@ mod tests {
             Verdict::Flag,
             "at two warehouses none remote is a flag"
         );
+    }
+
+    #[test]
+    fn each_database_is_audited_on_its_own_warehouses_and_the_total_from_those() {
+        // Issue 35: `--users 4,8` on two scale-1 databases; no line and no Payment can be remote in
+        // either, and each has its one warehouse used.
+        let a = step(4, (16_000, 160), [15_000, 1_400, 1_400, 1_400]);
+        let b = step(4, (17_000, 170), [16_000, 1_500, 1_500, 1_500]);
+        fn part(s: &Step, lines: u64) -> AuditPart<'_> {
+            AuditPart {
+                figures: &s.figures,
+                counters: counters([lines, 0, 0, 0, 0, 0]),
+                users: 4,
+                warehouses: 1,
+            }
+        }
+        let (total, each) =
+            tpcc_targets(vec![("a".into(), part(&a, 33_000)), ("b".into(), part(&b, 33_025))], false);
+        assert_eq!(each.keys().collect::<Vec<_>>(), ["a", "b"]);
+        for audit in each.values().chain([&total]) {
+            for name in ["remote order lines", "remote Payments"] {
+                assert_eq!(verdict(audit, name), Verdict::NotApplicable, "{name}: {audit:?}");
+            }
+            assert_eq!(verdict(audit, "warehouses with a user"), Verdict::Pass);
+        }
+        let shown = |a: &Audit, name| a.checks.iter().find(|c| c.name == name).unwrap().shown.clone();
+        assert_eq!(shown(&total, "remote order lines"), "0.00% (0/66025)", "the total sums the databases'");
+        assert_eq!(shown(&total, "warehouses with a user"), "100.00% (2/2)");
+        assert_eq!(shown(&each["a"], "warehouses with a user"), "100.00% (1/1)");
+        assert_eq!(total.counters[ORDER_LINES], 66_025);
+        assert_eq!(shown(&total, "users per warehouse"), "4.00");
+
+        // A ten-warehouse database beside a one-warehouse one: the remote shares are the first's alone.
+        let mut big = part(&a, 100_000);
+        big.warehouses = 10;
+        big.counters = counters([100_000, 1_000, 2_250, 0, 0, 0]);
+        let (total, each) = tpcc_targets(vec![("a".into(), big), ("b".into(), part(&b, 33_025))], false);
+        assert_eq!(shown(&total, "remote order lines"), "1.00% (1000/100000)");
+        assert_eq!(verdict(&total, "remote order lines"), Verdict::Pass);
+        assert_eq!(verdict(&each["b"], "remote Payments"), Verdict::NotApplicable);
+        assert_eq!(shown(&total, "warehouses with a user"), "45.45% (5/11)", "4 of a's 10, b's 1");
     }
 
     #[test]

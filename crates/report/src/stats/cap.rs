@@ -290,12 +290,11 @@ impl Cap {
         CapVerdict { passed: rules.iter().all(|r| r.passed), rules, invalid: None }
     }
 
-    /// The verdict on a step with `figures`, of which `connections_lost` transactions lost their
-    /// connection in the window: the rules' verdict, unless the step was not measured as it should
-    /// have been (see [`not_measured`]).
-    pub fn judge(&self, figures: &Figures, connections_lost: u64) -> CapVerdict {
+    /// The verdict on a step (or one target) with `figures`: the rules' verdict, unless it was not
+    /// measured as it should have been (see [`not_measured`]: its own lost connections among the reasons).
+    pub fn judge(&self, figures: &Figures) -> CapVerdict {
         let mut verdict = self.evaluate(figures);
-        if let Some(why) = not_measured(figures, connections_lost) {
+        if let Some(why) = not_measured(figures) {
             verdict.invalidate(why);
         }
         verdict
@@ -303,11 +302,12 @@ impl Cap {
 
     /// Judges `step` ([`judge`](Self::judge)) and, when it drove several targets, each target's figures
     /// alone: the step's verdict (all targets' transactions together) decides the headline, each
-    /// target's is shown beside it. The transactions that lost their connection are counted for the
-    /// step, not per target, so only the step's verdict weighs them.
-    pub fn judge_step(&self, step: &mut Step, connections_lost: u64) {
-        step.cap = Some(self.judge(&step.figures, connections_lost));
-        step.target_caps = step.targets.iter().map(|(key, f)| (key.clone(), self.judge(f, 0))).collect();
+    /// target's is shown beside it. Each target's lost connections are its own
+    /// ([`Step::count_connections_lost`]), so a database that went away does not pass, and neither does
+    /// the step.
+    pub fn judge_step(&self, step: &mut Step) {
+        step.cap = Some(self.judge(&step.figures));
+        step.target_caps = step.targets.iter().map(|(key, f)| (key.clone(), self.judge(f))).collect();
     }
 
     /// Checks that every per-transaction rule names a transaction `workload` runs, so a misspelt
@@ -403,11 +403,12 @@ impl CapVerdict {
 /// measured: its response times describe the transactions that got through, not the load asked for.
 pub const MAX_ERROR_SHARE: f64 = 0.01;
 
-/// Why a step with `figures` does not count, if it does not: transactions lost their connection in its
-/// window (`connections_lost`: the server was unreachable for part of it), or more than
-/// [`MAX_ERROR_SHARE`] of its transactions failed. DS2's failures are whole orders, so its share is of
-/// orders.
-pub fn not_measured(figures: &Figures, connections_lost: u64) -> Option<String> {
+/// Why a step (or one target) with `figures` does not count, if it does not: transactions lost their
+/// connection in its window (`figures.connections_lost`: the server was unreachable for part of it), or
+/// more than [`MAX_ERROR_SHARE`] of its transactions failed. DS2's failures are whole orders, so its
+/// share is of orders.
+pub fn not_measured(figures: &Figures) -> Option<String> {
+    let connections_lost = figures.connections_lost;
     if connections_lost > 0 {
         return Some(format!(
             "the server was unreachable for part of the window ({connections_lost} transactions lost their connection)"
@@ -429,25 +430,19 @@ pub fn not_measured(figures: &Figures, connections_lost: u64) -> Option<String> 
     })
 }
 
-/// The step behind the headline: the highest throughput (TPS; OPM for DS2, whose studies speak orders
-/// per minute) among steps whose cap verdict passed (ties go to the earlier step). A step without a verdict does **not** count: nothing was checked, so it
+/// The step behind the headline: the highest throughput (NOPM for TPC-C, OPM for DS2, IOPS for `io`:
+/// the workload's own figure) among steps whose cap verdict passed (ties go to the earlier step). A step without a verdict does **not** count: nothing was checked, so it
 /// cannot support "kept within the cap" — a run without a cap has no such headline.
 ///
 /// Public so that the figures behind the headline (NOPM/OPM for cost and power) come from the
 /// same step.
 pub fn best_step_within_cap(steps: &[Step]) -> Option<&Step> {
-    steps
-        .iter()
-        .filter(|s| s.cap.as_ref().is_some_and(|v| v.passed))
-        .max_by(|a, b| merit(&a.figures).total_cmp(&merit(&b.figures)).then(b.index.cmp(&a.index)))
+    steps.iter().filter(|s| s.cap.as_ref().is_some_and(|v| v.passed)).max_by(|a, b| {
+        a.figures.headline_figure().total_cmp(&b.figures.headline_figure()).then(b.index.cmp(&a.index))
+    })
 }
 
-/// The throughput a headline ranks steps by: DS2's OPM, or else TPS.
-fn merit(f: &Figures) -> f64 {
-    f.opm.unwrap_or(f.tps)
-}
-
-/// The study's headline (Benchmark Factory's rule): the highest TPS whose step kept within the cap;
+/// The study's headline (Benchmark Factory's rule): the highest throughput whose step kept within the cap;
 /// a step over the cap does not count, the next lower passing one does. See [`best_step_within_cap`].
 pub fn max_within_cap(steps: &[Step]) -> Option<Headline> {
     best_step_within_cap(steps).map(Headline::from)
@@ -460,6 +455,7 @@ impl From<&Step> for Headline {
             users: step.users,
             tps: step.figures.tps,
             rt_avg_ms: step.figures.rt_avg_ms,
+            nopm: step.figures.nopm,
             opm: step.figures.opm,
             rt_tot_avg_ms: step.figures.rt_tot_avg_ms,
         }
@@ -469,7 +465,7 @@ impl From<&Step> for Headline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::tpcc_step;
+    use crate::fixtures::{tpcc_databases_step, tpcc_step};
     use crate::model::step::Transactions;
     use crate::model::step::tests::txn;
 
@@ -513,26 +509,51 @@ mod tests {
     fn a_step_not_measured_never_passes_nor_makes_the_headline() {
         let cap = Cap::default();
         let mut f = figures(&[("new_order", 500, 1_000), ("payment", 490, 1_000)]);
-        assert!(cap.judge(&f, 0).passed, "fast, and no failures");
+        assert!(cap.judge(&f).passed, "fast, and no failures");
         f.errors = 10; // 10 of 1,000: 1%, allowed
-        assert!(cap.judge(&f, 0).passed);
+        assert!(cap.judge(&f).passed);
         f.errors = 11;
-        let v = cap.judge(&f, 0);
+        let v = cap.judge(&f);
         assert!(!v.passed && v.rules.iter().all(|r| r.passed), "the rules pass, the step does not");
         assert_eq!(
             v.invalid.as_deref(),
             Some("11 of 1001 transactions failed (1.1%, over the 1% a measured step allows)")
         );
         f.errors = 0;
-        let v = cap.judge(&f, 3);
+        f.connections_lost = 3;
+        let v = cap.judge(&f);
         assert!(!v.passed);
         assert!(v.invalid.unwrap().starts_with("the server was unreachable for part of the window (3 "));
 
         let slow = tpcc_step(0, 10, (60, 60), 5_000, Some(&cap));
         let mut best = tpcc_step(1, 20, (600, 600), 5_000, Some(&cap));
-        best.cap = Some(cap.judge(&best.figures, 1));
+        best.figures.connections_lost = 1;
+        best.cap = Some(cap.judge(&best.figures));
         let headline = max_within_cap(&[slow, best]).unwrap();
         assert_eq!(headline.step_index, 0, "the faster step was not measured");
+    }
+
+    #[test]
+    fn a_database_that_lost_its_connections_fails_its_own_verdict() {
+        let cap = Cap::default();
+        let mut step = tpcc_databases_step(0, 8, &[("a", 600, 5_000), ("b", 600, 5_000)], &cap);
+        assert!(step.target_caps.values().all(|v| v.passed), "both fast, none lost");
+        step.count_connections_lost([("a".to_string(), 0), ("b".to_string(), 4)]);
+        cap.judge_step(&mut step);
+        assert_eq!((step.targets["a"].connections_lost, step.targets["b"].connections_lost), (0, 4));
+        assert_eq!(step.figures.connections_lost, 4, "the step's are the sum");
+        assert!(step.target_caps["a"].passed, "a kept its connections");
+        let b = &step.target_caps["b"];
+        assert!(!b.passed, "b went away: it does not pass");
+        assert!(b.invalid.as_deref().unwrap().contains("(4 transactions lost their connection)"), "{b:?}");
+        assert!(!step.cap.as_ref().unwrap().passed, "nor does the step");
+
+        // With one target, its lost connections are the step's.
+        let mut one = tpcc_step(0, 4, (600, 600), 5_000, Some(&cap));
+        one.count_connections_lost([("db".to_string(), 2)]);
+        cap.judge_step(&mut one);
+        assert_eq!(one.figures.connections_lost, 2);
+        assert!(!one.cap.unwrap().passed);
     }
 
     #[test]

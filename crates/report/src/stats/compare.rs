@@ -201,6 +201,10 @@ pub struct Comparison {
     /// Both caps, when the results were judged by different ones (`null` when by the same): each
     /// headline is then the best step within its own cap, which a reader must know before comparing them.
     pub caps: Option<Caps>,
+    /// What keeps a change from meaning what it seems: a side that ran once (its run-to-run noise is
+    /// unknown, so no difference can be told from it), and the two run differently (one restored before
+    /// each run and the other not, one idle before its runs, one driven by agents).
+    pub caveats: Vec<String>,
 }
 
 /// The configuration settings that shape a run's load: two results that differ in one compare more
@@ -291,12 +295,69 @@ pub fn compare(a: &RunResult, b: &RunResult) -> Result<Comparison, CompareError>
         unmatched_steps,
         warnings: warnings(a, b),
         caps: (a_cap != b_cap).then_some(Caps { a: a_cap, b: b_cap }),
+        caveats: caveats(a, b),
     })
 }
 
-/// The headline figure of a step: NOPM or OPM (TPS for a step without either).
-fn headline_figure(f: &Figures) -> f64 {
-    f.per_minute().unwrap_or(f.tps)
+/// What keeps the changes between `a` and `b` from meaning what they seem (see [`Comparison::caveats`]).
+fn caveats(a: &RunResult, b: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let (a_runs, b_runs) = (runs_of(a).len(), runs_of(b).len());
+    if a_runs < 2 || b_runs < 2 {
+        out.push(format!(
+            "A holds {} and B {}: one run cannot show its run-to-run noise, so no difference can be told \
+             from it; run each with --runs 3 or more to test one",
+            runs_said(a_runs),
+            runs_said(b_runs)
+        ));
+    }
+    for (what, of) in [
+        ("restored before each run (--restore)", restored as fn(&RunResult) -> String),
+        ("idle before each run (--idle-sample)", idle),
+        ("driven by", drivers),
+    ] {
+        let (x, y) = (of(a), of(b));
+        if x != y {
+            out.push(format!("{what}: A {x}; B {y}: the two ran differently"));
+        }
+    }
+    out
+}
+
+/// `n` runs, in words.
+fn runs_said(n: usize) -> String {
+    if n == 1 { "one run".into() } else { format!("{n} runs") }
+}
+
+/// How `r`'s runs were put back to their loaded state: `no`, or the methods (and how many runs).
+fn restored(r: &RunResult) -> String {
+    let methods: BTreeSet<&str> =
+        r.runs.iter().filter_map(|run| Some(run.restored.as_ref()?.method.as_str())).collect();
+    let all = methods.into_iter().collect::<Vec<_>>().join(", ");
+    match r.runs.iter().filter(|run| run.restored.is_some()).count() {
+        0 => "no".into(),
+        n if n == r.runs.len() => format!("yes, from the {all}"),
+        n => format!("{n} of {} runs, from the {all}", r.runs.len()),
+    }
+}
+
+/// How long `r`'s runs sat idle before they began: `no`, or each length.
+fn idle(r: &RunResult) -> String {
+    let spans: BTreeSet<u64> =
+        r.runs.iter().filter_map(|run| run.idle_window_s.map(|[a, b]| (b - a).round() as u64)).collect();
+    let spans: Vec<String> = spans.iter().map(|s| format!("{s} s")).collect();
+    if spans.is_empty() { "no".into() } else { spans.join(", ") }
+}
+
+/// Who drove `r`: agents merged (`report merge`), one agent's part, or one process.
+fn drivers(r: &RunResult) -> String {
+    if let Some(n) = r.config.get("agents").and_then(serde_json::Value::as_u64) {
+        return format!("{n} agents");
+    }
+    match r.config.get("agent").and_then(|a| a.as_str()) {
+        Some(a) => format!("agent {a} alone"),
+        None => "one process".into(),
+    }
 }
 
 /// The two headlines compared, in the workload's unit: each result's best step within the cap in its
@@ -310,12 +371,12 @@ fn headline(a: &RunResult, b: &RunResult) -> Option<HeadlineComparison> {
     // A result without a headline of its own (no cap, or none kept) has none here either.
     a.max_within_cap.as_ref().zip(b.max_within_cap.as_ref())?;
     let (x, y) = (best(a)?, best(b)?);
-    let figure = |s: &Step| headline_figure(&s.figures);
+    let figure = |s: &Step| s.figures.headline_figure();
     let per_run = |r: &RunResult, s: &Step| -> Vec<f64> {
         runs_of(r)
             .into_iter()
             .filter_map(|run| r.steps.iter().find(|t| t.run == run && t.users == s.users))
-            .map(|t| headline_figure(&t.figures))
+            .map(|t| t.figures.headline_figure())
             .collect()
     };
     let change = |of: fn(&Figures) -> f64| Change::new(of(&x.figures), of(&y.figures));
@@ -355,7 +416,7 @@ fn runs_at(r: &RunResult, users: u64, nth: usize) -> Vec<f64> {
         .filter_map(|run| {
             let mut steps: Vec<&Step> = r.steps.iter().filter(|s| s.run == run && s.users == users).collect();
             steps.sort_by_key(|s| s.index);
-            steps.get(nth).map(|s| s.figures.per_minute().unwrap_or(s.figures.tps))
+            steps.get(nth).map(|s| s.figures.headline_figure())
         })
         .collect()
 }
@@ -529,6 +590,63 @@ mod tests {
         assert_eq!(
             compare(&a, &b).unwrap().warnings.last().map(String::as_str),
             Some("B was stopped early: its steps hold only what ran")
+        );
+    }
+
+    #[test]
+    fn a_change_of_single_runs_or_of_runs_made_differently_is_said_to_be_uncertain() {
+        use crate::model::cycle::{Restored, RunRecord};
+        // Issue 35: single runs compared said +11.7% with no caveat.
+        let (a, b) = (repeated(16, &[6_000]), repeated(16, &[6_700]));
+        let c = compare(&a, &b).unwrap();
+        assert_eq!(
+            c.caveats,
+            [
+                "A holds one run and B one run: one run cannot show its run-to-run noise, so no difference can \
+              be told from it; run each with --runs 3 or more to test one"
+            ]
+        );
+        assert!(
+            compare(&repeated(16, &[6_000, 6_100, 5_900]), &repeated(16, &[6_700, 6_600, 6_800]))
+                .unwrap()
+                .caveats
+                .is_empty(),
+            "three runs a side: Welch's test says what the noise allows, and nothing else differs"
+        );
+
+        // Three runs a side, but A restored before each, sat idle 30 s and was driven by two agents.
+        let mut a = repeated(16, &[6_000, 6_100, 5_900]);
+        let b = repeated(16, &[6_700, 6_600, 6_800]);
+        a.runs = (1..=3)
+            .map(|run| RunRecord {
+                run,
+                seed: 1,
+                start_s: 0.0,
+                restored: Some(Restored { method: "generator".into(), duration_s: 1.0 }),
+                start_rows: BTreeMap::new(),
+                idle_window_s: Some([100.0, 130.0]),
+                idle_counters: BTreeMap::new(),
+                meters: BTreeMap::new(),
+                power: None,
+                lost_commits: None,
+            })
+            .collect();
+        a.config = serde_json::json!({"agents": 2});
+        let c = compare(&a, &b).unwrap();
+        assert_eq!(
+            c.caveats,
+            [
+                "restored before each run (--restore): A yes, from the generator; B no: the two ran differently",
+                "idle before each run (--idle-sample): A 30 s; B no: the two ran differently",
+                "driven by: A 2 agents; B one process: the two ran differently",
+            ]
+        );
+        let text = crate::render::text::compare::render(&c);
+        assert!(text.contains("\ncaution: restored before each run (--restore): A yes"), "{text}");
+        assert_eq!(
+            serde_json::to_value(&c).unwrap()["caveats"].as_array().unwrap().len(),
+            3,
+            "and in --json"
         );
     }
 }

@@ -239,16 +239,6 @@ fn check_plans(results: &[RunResult], parts: bool) -> Result<(), MergeError> {
     Ok(())
 }
 
-/// Each target's transactions in step `s` of `r`: the per-target figures when several targets were
-/// driven, else the step's own under the result's target label.
-fn target_transactions<'r>(r: &'r RunResult, s: &'r Step) -> Vec<(String, &'r Transactions)> {
-    if s.targets.is_empty() {
-        vec![(r.targets.join(","), &s.figures.transactions)]
-    } else {
-        s.targets.iter().map(|(label, f)| (label.clone(), &f.transactions)).collect()
-    }
-}
-
 /// Step `i` of every result that holds it, merged (the plans were checked to agree); not measured when
 /// an agent's part stopped before it.
 fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
@@ -267,9 +257,11 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
     };
     let mut per_target: BTreeMap<String, Transactions> = BTreeMap::new();
     let mut connections: BTreeMap<String, u64> = BTreeMap::new();
+    let mut lost: BTreeMap<String, u64> = BTreeMap::new();
     for (r, s) in holding.iter().zip(&steps) {
-        for (label, transactions) in target_transactions(r, s) {
-            merge_transactions(per_target.entry(label).or_default(), transactions);
+        for (label, f) in s.target_figures(&r.targets.join(",")) {
+            merge_transactions(per_target.entry(label.clone()).or_default(), &f.transactions);
+            *lost.entry(label).or_default() += f.connections_lost;
         }
         // Each part's connections on each target (a part of one target: all of its connections).
         let opened = match s.target_connections.is_empty() {
@@ -284,13 +276,21 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
     if !step.targets.is_empty() {
         step.target_connections = connections;
     }
-    let audits: Vec<_> = steps.iter().map(|s| (*s, s.audit.as_ref())).collect();
-    step.audit = merge_kept::merge_audit(results[0].workload, &step, &audits);
+    step.count_connections_lost(lost);
+    // Several databases: each audited on its own and the total from those, as one process does.
+    let labels = &results[0].targets;
+    match merge_kept::merge_target_audits(&step, labels, &steps).filter(|_| labels.len() > 1) {
+        Some((total, each)) => (step.audit, step.target_audits) = (Some(total), each),
+        None => {
+            let audits: Vec<_> = steps.iter().map(|s| (*s, s.audit.as_ref())).collect();
+            step.audit = merge_kept::merge_audit(results[0].workload, &step, &audits);
+        }
+    }
     step.counters = merge_kept::merge_step_counters(&parts);
     if let Some(rules) = cap_rules(first) {
         let cap: Cap =
             rules.parse().map_err(|source| MergeError::CapRule { step: StepKey::from(first), source })?;
-        cap.judge_step(&mut step, 0);
+        cap.judge_step(&mut step);
         // A part that was not measured, or missing, leaves the whole step unmeasured.
         let invalid = steps.iter().find_map(|s| s.cap.as_ref().and_then(|v| v.invalid.clone()));
         if let Some(why) = invalid.or_else(|| agents::missing_from(results, i))
@@ -437,7 +437,7 @@ mod tests {
                     })
                     .collect();
                 let mut s = Step::new(Workload::Tpcc, plan, per_target);
-                cap.judge_step(&mut s, 0);
+                cap.judge_step(&mut s);
                 s
             })
             .collect();

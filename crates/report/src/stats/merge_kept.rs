@@ -75,6 +75,39 @@ pub fn merge_audit(workload: Workload, step: &Step, audits: &[(&Step, Option<&Au
     }
 }
 
+/// Each database's TPC-C audit of merged step `step` and the total from those (`tpcc_targets`), as one
+/// process audits a step on several databases (`labels`, in the run's order: user i drives database
+/// i mod n): each database's counters summed over the parts (`parts`) and judged again on its merged
+/// figures, its users and its warehouses. `None` when a part holds no audit of some database, or its
+/// plan cannot be read back: the caller then judges the step as one ([`merge_audit`]).
+pub fn merge_target_audits(
+    step: &Step,
+    labels: &[String],
+    parts: &[&Step],
+) -> Option<(Audit, BTreeMap<String, Audit>)> {
+    let n = labels.len() as u64;
+    let share = |users: u64, t: usize| users / n + u64::from((t as u64) < users % n);
+    let first = parts.first()?;
+    let mut each = Vec::with_capacity(labels.len());
+    let mut paced = true;
+    for (t, label) in labels.iter().enumerate() {
+        let mut counters: BTreeMap<String, u64> = BTreeMap::new();
+        for part in parts {
+            for (name, c) in &part.target_audits.get(label)?.counters {
+                *counters.entry(name.clone()).or_default() += c;
+            }
+        }
+        let plan = recorded_plan(first.target_audits.get(label)?, share(first.users, t))?;
+        paced &= plan.paced;
+        let figures = step.targets.get(label)?;
+        each.push((
+            label.clone(),
+            audit::AuditPart { figures, counters, users: share(step.users, t), warehouses: plan.warehouses },
+        ));
+    }
+    Some(audit::tpcc_targets(each, paced))
+}
+
 /// The pacing and warehouses TPC-C audit `a` of a step of `users` users was judged by, from its
 /// checks: its pacing check's on/off, and its users per warehouse (warehouses = users / that).
 fn recorded_plan(a: &Audit, users: u64) -> Option<TpccAuditPlan> {
@@ -126,6 +159,47 @@ mod tests {
         assert_eq!(part_per.verdict, crate::model::audit::Verdict::Flag, "each part alone: 10 users on 3");
         let remote = a.checks.iter().find(|c| c.name == "remote Payments").unwrap();
         assert_eq!(remote.shown, "15.00% (270/1800)");
+    }
+
+    #[test]
+    fn two_databases_merged_are_audited_each_on_its_own_and_the_total_from_those() {
+        // Two agents on two one-warehouse databases (issue 35, items 9 and 10): as one process audits
+        // them, a remote share is not applicable on either database nor in the total.
+        let cap = crate::stats::cap::Cap::default_for(Workload::Tpcc);
+        let labels = ["a".to_string(), "b".to_string()];
+        let part = |agent: &str| {
+            let mut step =
+                crate::fixtures::tpcc_databases_step(0, 4, &[("a", 600, 1_000), ("b", 600, 1_000)], &cap);
+            let parts = labels
+                .iter()
+                .map(|l| {
+                    let counters = BTreeMap::from([(crate::model::audit::ORDER_LINES.to_string(), 6_000)]);
+                    let figures = &step.targets[l];
+                    (l.clone(), audit::AuditPart { figures, counters, users: 2, warehouses: 1 })
+                })
+                .collect();
+            let (total, each) = audit::tpcc_targets(parts, false);
+            (step.audit, step.target_audits) = (Some(total), each);
+            let mut r = result(Workload::Tpcc, vec![step]);
+            r.targets = labels.to_vec();
+            r.config = serde_json::json!({"agent": agent, "start_at": "2026-11-26T23:00:00Z"});
+            r
+        };
+        let merged = crate::stats::merge::merge(&[part("0/2"), part("1/2")]).unwrap();
+        let step = &merged.steps[0];
+        assert_eq!(step.target_audits.keys().collect::<Vec<_>>(), ["a", "b"], "each database's audit kept");
+        let verdict = |a: &Audit, name: &str| a.checks.iter().find(|c| c.name == name).unwrap().verdict;
+        for a in step.target_audits.values().chain(step.audit.as_ref()) {
+            assert_eq!(
+                verdict(a, "remote order lines"),
+                crate::model::audit::Verdict::NotApplicable,
+                "{a:?}"
+            );
+        }
+        assert_eq!(step.target_audits["a"].counters[crate::model::audit::ORDER_LINES], 12_000, "both parts'");
+        let total = step.audit.as_ref().unwrap();
+        let with_user = total.checks.iter().find(|c| c.name == "warehouses with a user").unwrap();
+        assert_eq!(with_user.shown, "100.00% (2/2)", "each database's one warehouse, not one of two");
     }
 
     #[test]

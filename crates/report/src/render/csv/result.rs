@@ -5,14 +5,23 @@ use std::fmt::Write as _;
 
 use crate::model::RunResult;
 
-/// The time series as CSV, one row per interval and transaction type.
+/// The time series as CSV, one row per interval and transaction type. An interval in which no
+/// transaction of a type completed has no response time: its `avg_ms` and `p95_ms` cells are empty, not 0.
 pub fn timeseries(result: &RunResult) -> String {
     let mut out = String::from("elapsed_s,users,txn,count,tps,avg_ms,p95_ms,errors\n");
     for r in &result.timeseries {
+        let ms = |v: f64| if r.count > 0 { format!("{v:.3}") } else { String::new() };
         let _ = writeln!(
             out,
-            "{:.1},{},{},{},{:.2},{:.3},{:.3},{}",
-            r.elapsed_s, r.users, r.txn, r.count, r.tps, r.avg_ms, r.p95_ms, r.errors
+            "{:.1},{},{},{},{:.2},{},{},{}",
+            r.elapsed_s,
+            r.users,
+            r.txn,
+            r.count,
+            r.tps,
+            ms(r.avg_ms),
+            ms(r.p95_ms),
+            r.errors
         );
     }
     out
@@ -60,12 +69,16 @@ mod tests {
             p95_ms: 12.5,
             errors: 1,
         };
-        r.timeseries = vec![row(10.0, "new_order", 1200), row(10.0, "payment", 1100)];
+        let mut none = row(10.0, "delivery", 0);
+        (none.avg_ms, none.p95_ms) = (0.0, 0.0);
+        r.timeseries = vec![row(10.0, "new_order", 1200), row(10.0, "payment", 1100), none];
         assert_eq!(
             timeseries(&r),
             "elapsed_s,users,txn,count,tps,avg_ms,p95_ms,errors\n\
              10.0,16,new_order,1200,120.00,6.250,12.500,1\n\
-             10.0,16,payment,1100,110.00,6.250,12.500,1\n"
+             10.0,16,payment,1100,110.00,6.250,12.500,1\n\
+             10.0,16,delivery,0,0.00,,,1\n",
+            "no Delivery completed: no response time, not 0 ms"
         );
     }
 

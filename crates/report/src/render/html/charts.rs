@@ -175,20 +175,18 @@ pub(crate) fn response_time_over_time(r: &RunResult) -> String {
 }
 
 /// One point per step at its users: repeated runs of a load share an x, so the line shows their
-/// spread as a vertical stroke.
-fn per_step(r: &RunResult, figure: fn(&Step) -> f64) -> Vec<(f64, f64)> {
+/// spread as a vertical stroke. A step without the figure (not measured) has no point, never 0.
+fn per_step(r: &RunResult, figure: fn(&Step) -> Option<f64>) -> Vec<(f64, f64)> {
     let mut steps: Vec<&Step> = r.steps.iter().collect();
     steps.sort_by_key(|s| (s.users, s.run));
-    steps.into_iter().map(|s| (s.users as f64, figure(s))).collect()
+    steps.into_iter().filter_map(|s| Some((s.users as f64, figure(s)?))).collect()
 }
 
-/// Step TPS (DS2: OPM) against users: where throughput stops growing with load.
+/// Step throughput against users, in the headline's figure (NOPM for TPC-C, OPM for DS2, IOPS for
+/// `io`): where throughput stops growing with load.
 pub(crate) fn throughput_against_users(r: &RunResult) -> String {
-    let (unit, figure): (&str, fn(&Step) -> f64) = match r.workload {
-        Workload::Tpcc => ("TPS", |s| s.figures.tps),
-        Workload::Ds2 => ("OPM", |s| s.figures.opm.unwrap_or(0.0)),
-        Workload::Io => ("IOPS", |s| s.figures.tps),
-    };
+    let unit = r.workload.per_minute_unit();
+    let figure: fn(&Step) -> Option<f64> = |s| Some(s.figures.headline_figure());
     line_chart(
         &Chart {
             title: "Throughput against users",
@@ -210,8 +208,16 @@ pub(crate) fn response_time_against_users(r: &RunResult) -> String {
         Workload::Tpcc | Workload::Io => (
             &["avg", "p95"],
             vec![
-                Series { name: "average", colour: AVG_COLOUR, points: per_step(r, |s| s.figures.rt_avg_ms) },
-                Series { name: "p95", colour: P95_COLOUR, points: per_step(r, |s| s.figures.rt_p95_ms) },
+                Series {
+                    name: "average",
+                    colour: AVG_COLOUR,
+                    points: per_step(r, |s| Some(s.figures.rt_avg_ms)),
+                },
+                Series {
+                    name: "p95",
+                    colour: P95_COLOUR,
+                    points: per_step(r, |s| Some(s.figures.rt_p95_ms)),
+                },
             ],
         ),
         Workload::Ds2 => (
@@ -220,12 +226,12 @@ pub(crate) fn response_time_against_users(r: &RunResult) -> String {
                 Series {
                     name: "rt_tot_avg",
                     colour: AVG_COLOUR,
-                    points: per_step(r, |s| s.figures.rt_tot_avg_ms.unwrap_or(0.0)),
+                    points: per_step(r, |s| s.figures.rt_tot_avg_ms),
                 },
                 Series {
                     name: "order average (from its intended start)",
                     colour: P95_COLOUR,
-                    points: per_step(r, |s| s.figures.order_rt_avg_ms.unwrap_or(0.0)),
+                    points: per_step(r, |s| s.figures.order_rt_avg_ms),
                 },
             ],
         ),

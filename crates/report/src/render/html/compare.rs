@@ -73,7 +73,7 @@ fn headline_table(results: &[(String, RunResult)], comparisons: &[Comparison]) -
 }
 
 /// What a reader must weigh of result `name` against the baseline `base_name`: the warnings, Welch's
-/// verdict over the runs when both repeated them, and the steps both ran.
+/// verdict over the runs when both repeated them, the caveats, and the steps both ran.
 fn against_baseline(base_name: &str, name: &str, c: &Comparison) -> String {
     let mut h = String::new();
     for w in &c.warnings {
@@ -89,6 +89,9 @@ fn against_baseline(base_name: &str, name: &str, c: &Comparison) -> String {
     }
     if let Some(sig) = c.headline.as_ref().and_then(|x| x.significance) {
         let _ = write!(h, "<p>{}: {}</p>", esc(name), esc(&sig.statement("faster", "slower")));
+    }
+    for caveat in &c.caveats {
+        let _ = write!(h, "<p class=\"fail\">{}: caution: {}</p>", esc(name), esc(caveat));
     }
     h.push_str(&power_and_cost_table(base_name, name, c));
     h.push_str(&step_table(base_name, name, c));
@@ -141,7 +144,7 @@ fn charts(results: &[(String, RunResult)], names: &[&str]) -> String {
         &format!("{unit} against users"),
         "users",
         unit,
-        &lines(per_step(|s| s.figures.per_minute().unwrap_or(0.0))),
+        &lines(per_step(|s| s.figures.headline_figure())),
     );
     h.push_str(&overlay_chart(
         "Mean response time against users",

@@ -5,7 +5,7 @@
 pub(crate) const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}\
     table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #ddd}\
     .kv td,.kv th,td.l,th.l{text-align:left}.fail{color:#d62728;font-weight:bold}.scroll{overflow-x:auto}.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(520px,100%),1fr));gap:0 1.5em}.about{display:flex;flex-wrap:wrap;gap:0 2.5em;align-items:flex-start}\
-    .headline{font-size:1.4em;margin:.3em 0}.note{color:#555}h2{margin-top:1.5em;border-bottom:1px solid #ccc}\
+    .headline{font-size:1.4em;margin:.3em 0}tr.best td{font-weight:bold;background:#eef5ff}.note{color:#555}h2{margin-top:1.5em;border-bottom:1px solid #ccc}\
     svg{display:block;margin:1em 0;max-width:100%;height:auto}\
     @media (max-width:700px){body{margin:.5em;padding:0}h1{font-size:1.4em}.headline{font-size:1.1em}td,th{padding:2px 4px;font-size:.85em}}\
     @media print{body{margin:0;max-width:none}svg,table{break-inside:avoid}h2{break-after:avoid}}";

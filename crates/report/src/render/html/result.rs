@@ -25,7 +25,7 @@ use crate::render::html::charts::{
     throughput_against_users, throughput_over_time,
 };
 use crate::render::html::frame::{esc, open_page};
-use crate::render::steps::{failure, headline, per_target, step_columns, step_rows, verdict};
+use crate::render::steps::{failure, headline, per_target, step_columns, table_rows, verdict};
 use crate::render::text::audit::{self, line};
 
 /// The page's sections, in the order it shows them: each heading's id and its words. A section with
@@ -44,7 +44,7 @@ pub const SECTIONS: [(&str, &str); 7] = [
 /// browser, offline, from one file that can be mailed or archived beside `result.json`.
 pub fn render(r: &RunResult) -> String {
     let mut h = open_page(&describe::title(r));
-    let _ = write!(h, "<p class=\"headline\"><b>{}</b></p>", esc(&describe::headline(r)));
+    let _ = write!(h, "<p class=\"headline\"><b>{}</b></p>", esc(&headline(r)));
     for line in crate::render::study::lines(r) {
         let _ = write!(h, "<p class=\"study\">{}</p>", esc(&line));
     }
@@ -268,8 +268,8 @@ fn step_table(r: &RunResult) -> String {
         let _ = write!(h, "<th>{}</th>", esc(title));
     }
     h.push_str("</tr>");
-    for cells in r.steps.iter().flat_map(|s| step_rows(s, r.workload)) {
-        h.push_str("<tr>");
+    for (cells, best) in table_rows(r) {
+        h.push_str(if best { "<tr class=\"best\">" } else { "<tr>" });
         for cell in cells {
             let verdict = cell.split_whitespace().next().unwrap_or("");
             let class = if verdict == "FAIL" || verdict == "INVALID" { " class=\"fail\"" } else { "" };
@@ -285,15 +285,17 @@ fn step_table(r: &RunResult) -> String {
 /// step's audit line; then the notes they share, once.
 fn audit_section(r: &RunResult) -> String {
     let mut h = String::new();
-    for s in &r.steps {
-        let Some(a) = &s.audit else { continue };
+    for (s, (title, a)) in r.steps.iter().flat_map(|s| audit::audits(s).into_iter().map(move |t| (s, t))) {
+        let summary = match title == audit::title(s, None) {
+            true => line(s, a),
+            false => format!("{title}: {}", audit::verdicts(a)),
+        };
         let _ = write!(
             h,
             "<details><summary>{}</summary><div class=\"scroll\"><table class=\"kv\">\
-             <caption>audit of step {} run {}</caption><tr><th>clause</th><th>check</th><th>observed</th><th>spec&#39;s bound</th><th>± chance</th><th>verdict</th></tr>",
-            esc(&line(s, a)),
-            s.index + 1,
-            s.run
+             <caption>{}</caption><tr><th>clause</th><th>check</th><th>observed</th><th>spec&#39;s bound</th><th>± chance</th><th>verdict</th></tr>",
+            esc(&summary),
+            esc(&title)
         );
         for c in &a.checks {
             let class = match c.verdict {
@@ -349,9 +351,12 @@ mod tests {
             html.contains("<h1>TPC-C, 10, 20, 30 users in 3 steps, an unknown engine on h</h1>"),
             "{html}"
         );
-        assert!(html.contains("max NOPM within the cap: 1,200 at 20 users (step 2)"), "the headline first");
+        let headline = "max NOPM within cap avg=1s: 1,200 at 20 users (step 2), 40.0 TPS, avg 599.8 ms";
+        assert_eq!(html.matches(headline).count(), 2, "one headline, first and under the table: {html}");
+        assert!(!html.contains("max TPS"), "no other headline");
+        assert_eq!(html.matches("<tr class=\"best\">").count(), 1, "the headline's row marked, once");
+        assert!(html.contains("<td>PASS  ← headline</td>"));
         assert!(html.contains("cap avg=1s"), "the cap is drawn in");
-        assert!(html.contains("max TPS within cap: 40.0 at 20 users (step 2)"), "the headline");
         assert!(html.contains("<td class=\"fail\">FAIL</td>"), "the verdicts");
         assert!(html.contains(">NOPM</th>"));
         for external in ["http:", "https:", "src=", "href=", "<script", "<link", "@import", "url("] {
@@ -425,7 +430,8 @@ mod tests {
         let order = [
             "<p class=\"headline\">",
             "<h2 id=\"steps\">",
-            ">max TPS within cap: 40.0 at 20 users (step 2), avg 599.8 ms<",
+            // The same headline again, under the step table.
+            "</table></div><p><b>max NOPM within cap avg=1s: 1,200 at 20 users (step 2), 40.0 TPS, avg 599.8 ms<",
             "<h2 id=\"against-users\">",
             "<title>Throughput against users</title>",
             "<title>Response time against users</title>",
@@ -520,7 +526,7 @@ mod tests {
         ];
         let html = render(&r);
         assert!(html.contains("<th>OPM</th><th>rt_tot_avg ms</th>"), "the step table");
-        assert!(html.contains("max OPM within cap: 30,000 at 100 users"), "the headline");
+        assert!(html.contains("max OPM within cap order.avg=1s: 30,000 at 100 users"), "the headline");
         assert!(
             html.contains(">rt_tot_avg</text>") && html.contains("cap order.avg=1s"),
             "rt_tot_avg and the cap drawn"
@@ -599,7 +605,7 @@ mod tests {
                 ("pg2".to_string(), first.figures.transactions.clone()),
             ]),
         );
-        cap.judge_step(&mut first, 0);
+        cap.judge_step(&mut first);
         let mut r = result(
             Workload::Ds2,
             vec![first, crate::fixtures::ds2_step(1, 200, 20_000, (1_900_000, 800_000), Some(&cap))],

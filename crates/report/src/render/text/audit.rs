@@ -15,11 +15,26 @@ pub const FULL_AUDIT: &str = "oltpgen report show --audit";
 /// The audit of step `step` as `report show --audit` and summary.txt print it: a header, the column
 /// titles, then a line per check.
 pub fn render_text(step: &Step, audit: &Audit) -> String {
+    render_titled(&title(step, None), audit)
+}
+
+/// What an audit is of: step `step`, or its database `target` alone.
+pub fn title(step: &Step, target: Option<&str>) -> String {
+    let on = target.map_or(String::new(), |t| format!(" on {t} alone"));
+    format!("audit of step {} run {}{on}", step.index + 1, step.run)
+}
+
+/// Every audit of `step` with its title: the step's, then each database's own when it drove several.
+pub fn audits(step: &Step) -> Vec<(String, &Audit)> {
+    let total = step.audit.iter().map(|a| (title(step, None), a));
+    total.chain(step.target_audits.iter().map(|(key, a)| (title(step, Some(key)), a))).collect()
+}
+
+/// An audit under its `title`: the header, the column titles, then a line per check.
+fn render_titled(title: &str, audit: &Audit) -> String {
     let mut out = format!(
-        "audit of step {} run {} (±: what chance alone spreads a share by, 3 σ; FLAG: outside the spec's \
-         bound by more than that)\n",
-        step.index + 1,
-        step.run
+        "{title} (±: what chance alone spreads a share by, 3 σ; FLAG: outside the spec's bound by more \
+         than that)\n"
     );
     let row = |out: &mut String, cells: [&str; 6]| {
         let [clause, name, shown, bound, chance, verdict] = cells;
@@ -33,9 +48,24 @@ pub fn render_text(step: &Step, audit: &Audit) -> String {
     out
 }
 
+/// Every audit of `step` ([`audits`]) as [`render_text`] prints one, each followed by a blank line.
+pub fn render_all(step: &Step) -> String {
+    let mut out = String::new();
+    for (title, audit) in audits(step) {
+        out.push_str(&render_titled(&title, audit));
+        out.push('\n');
+    }
+    out
+}
+
 /// Step `step`'s audit in one line: the FLAGs named (those a run without the spec's pacing is expected
 /// to raise said to be expected), or `all pass`; then the checks that gave no verdict, named.
 pub fn line(step: &Step, audit: &Audit) -> String {
+    format!("step {} run {} audit: {}", step.index + 1, step.run, verdicts(audit))
+}
+
+/// An audit's verdicts in a few words: what [`line()`] says after its step.
+pub fn verdicts(audit: &Audit) -> String {
     let names = |expected: bool| -> Vec<&str> {
         audit.flagged().filter(|c| audit.expected_unpaced(c) == expected).map(|c| c.name.as_str()).collect()
     };
@@ -61,7 +91,7 @@ pub fn line(step: &Step, audit: &Audit) -> String {
             parts.push(format!("{what}: {}", names.join(", ")));
         }
     }
-    format!("step {} run {} audit: {}", step.index + 1, step.run, parts.join("; "))
+    parts.join("; ")
 }
 
 /// The notes of `r`'s audits (e.g. that Delivery ran inline), each once however many steps share it,

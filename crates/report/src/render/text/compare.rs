@@ -1,5 +1,6 @@
 //! `report compare`'s text ([`render`]): the warnings, the caps when they differ, the headline with its
-//! change (and Welch's test over the runs, when both repeated the plan), the per-watt and cost lines,
+//! change (and Welch's test over the runs, when both repeated the plan), the caveats (one run a side,
+//! the two run differently), the per-watt and cost lines,
 //! then one table per step both results ran, a row per figure and per quoted counter. The figures are
 //! [`crate::stats::compare`]'s.
 
@@ -22,6 +23,9 @@ pub fn render(c: &Comparison) -> String {
         let _ = writeln!(w, "{}", caps_line(caps));
     }
     headline(w, c, unit);
+    for caveat in &c.caveats {
+        let _ = writeln!(w, "caution: {caveat}");
+    }
     for (label, ch, currency) in power_and_cost(c) {
         let _ = writeln!(
             w,
@@ -256,6 +260,7 @@ mod tests {
         b.cost = Some(Cost::new(20_700.0, Some(&b.steps[1].figures)));
         insta::assert_snapshot!(whole_lines(render(&compare(&a, &b).unwrap())), @r"
             max NOPM within cap 6,150 → 13,800, 2.24× (+124.4%); at 4,000 → 9,000 users
+            caution: A holds one run and B one run: one run cannot show its run-to-run noise, so no difference can be told from it; run each with --runs 3 or more to test one
             NOPM per watt 15.4 → 27.6, 1.80× (+79.5%)
             active watts 400 → 500, 1.25× (+25.0%)
             cost per TPS $50.0 → $45.0, 0.90× (-10.0%)
@@ -356,6 +361,7 @@ mod tests {
         assert_eq!(c.steps[0].counters.len(), 2, "the studies' counters only, not commits/s");
         insta::assert_snapshot!(render(&c), @r"
         max OPM within cap 30,000 → 36,000, 1.20× (+20.0%); at 32 → 32 users; rt_tot_avg 300 → 300 ms
+        caution: A holds one run and B one run: one run cannot show its run-to-run noise, so no difference can be told from it; run each with --runs 3 or more to test one
 
         32 users                                a           b      b/a    change
           step                                  1           1

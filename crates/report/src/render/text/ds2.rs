@@ -22,6 +22,7 @@ use std::time::Duration;
 use crate::model::ds2_progress::Ds2Progress;
 use crate::model::histogram::LatencyHistogram;
 use crate::model::{Figures, ORDER, RT_TOT, RunResult, Step, TxnStats, Workload};
+use crate::numfmt::fixed;
 use crate::render::text::live::cap_verdict;
 use crate::render::text::transactions::transaction_table;
 use crate::stats::variability as spread;
@@ -71,17 +72,18 @@ pub fn progress_line(p: &Ds2Progress) -> String {
 /// from its intended start, failed orders, the verdict.
 pub fn step_line(s: &Step) -> String {
     let f = &s.figures;
-    let order = f.transactions.get(ORDER);
+    // No order completed: no order means (absent, not 0).
+    let order = f.transactions.get(ORDER).filter(|o| o.count > 0);
     format!(
-        "step {} (run {}): {} users  OPM {:.0}  rt_tot_avg {:.1} ms  order avg {:.1} ms  order p95 {:.1} ms  \
+        "step {} (run {}): {} users  OPM {}  rt_tot_avg {} ms  order avg {} ms  order p95 {} ms  \
          errors {}  cap {}",
         s.index + 1,
         s.run,
         s.users,
-        f.opm.unwrap_or(0.0),
-        f.rt_tot_avg_ms.unwrap_or(0.0),
-        order.map_or(0.0, |o| o.avg_ms),
-        order.map_or(0.0, |o| o.p95_ms),
+        fixed(f.opm, 0),
+        fixed(f.rt_tot_avg_ms, 1),
+        fixed(order.map(|o| o.avg_ms), 1),
+        fixed(order.map(|o| o.p95_ms), 1),
         f.errors,
         cap_verdict(s)
     )

@@ -155,7 +155,7 @@ mod tests {
         );
         assert_eq!(
             crate::render::steps::headline(&r),
-            "max IOPS within cap: 1,858 at 16 I/Os in flight (step 3), avg 2.00 ms; mean of 3 runs 1,851 IOPS"
+            "max IOPS within cap avg=10ms: 1,858 at 16 I/Os in flight (step 3), avg 2.00 ms; mean of 3 runs 1,851 IOPS"
         );
     }
 

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::model::{ClientCpu, Step};
+use crate::numfmt::fixed;
 
 /// The line printed every report interval (TPC-C's: the per-minute figure is NOPM): seconds since the
 /// run began, users running, transactions per second, the per-minute figure, average and 95th
@@ -30,12 +31,12 @@ pub fn interval_line(
 /// The line printed when a step's window closes and it is judged (`unit`: the per-minute figure's name).
 pub fn step_line(s: &Step, unit: &str) -> String {
     format!(
-        "step {} (run {}): {} users  TPS {:.1}  {unit} {:.0}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
+        "step {} (run {}): {} users  TPS {:.1}  {unit} {}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
         s.index + 1,
         s.run,
         s.users,
         s.figures.tps,
-        s.figures.per_minute().unwrap_or(0.0),
+        fixed(s.figures.per_minute(), 0),
         s.figures.rt_avg_ms,
         s.figures.rt_p95_ms,
         s.figures.errors,
@@ -162,7 +163,8 @@ mod tests {
         assert!(step_line(&over, "NOPM").ends_with("  cap FAIL"), "{}", step_line(&over, "NOPM"));
         insta::assert_snapshot!(step_line(&over, "NOPM"), @"step 3 (run 1): 40 users  TPS 20.0  NOPM 600  avg 2999.3 ms  p95 3000.3 ms  errors 0  cap FAIL");
         let mut lost = tpcc_step(3, 80, (600, 600), 300_000, Some(&cap));
-        lost.cap = Some(cap.judge(&lost.figures, 4));
+        lost.figures.connections_lost = 4;
+        lost.cap = Some(cap.judge(&lost.figures));
         insta::assert_snapshot!(step_line(&lost, "NOPM"), @"step 4 (run 1): 80 users  TPS 20.0  NOPM 600  avg 299.9 ms  p95 300.0 ms  errors 0  cap INVALID (not measured: the server was unreachable for part of the window (4 transactions lost their connection))");
         insta::assert_snapshot!(step_line(&tpcc_step(0, 8, (60, 60), 2_000, None), "NOPM"), @"step 1 (run 1): 8 users  TPS 2.0  NOPM 60  avg 2.0 ms  p95 2.0 ms  errors 0  cap -");
     }
@@ -171,7 +173,8 @@ mod tests {
     fn the_cap_verdict_of_each_kind_of_step() {
         let cap = Cap::default();
         let mut lost = tpcc_step(0, 8, (60, 60), 2_000, Some(&cap));
-        lost.cap = Some(cap.judge(&lost.figures, 4));
+        lost.figures.connections_lost = 4;
+        lost.cap = Some(cap.judge(&lost.figures));
         let verdicts = [
             cap_verdict(&tpcc_step(0, 8, (60, 60), 2_000, Some(&cap))),
             cap_verdict(&tpcc_step(0, 8, (60, 60), 2_000_000, Some(&cap))),

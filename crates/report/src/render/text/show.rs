@@ -17,7 +17,7 @@ use crate::model::counters::{split_key, step_keys};
 use crate::numfmt::thousands;
 use crate::render::counters::{label, value};
 use crate::render::describe;
-use crate::render::steps::{failure, headline, per_target, step_columns, step_rows, verdict};
+use crate::render::steps::{failure, headline, per_target, step_columns, table_rows, verdict};
 use crate::render::text::audit::{self, FULL_AUDIT};
 use crate::render::text::transactions::transaction_table;
 
@@ -70,10 +70,7 @@ pub fn report(r: &RunResult, audit: AuditView) -> String {
 pub(crate) fn full_audit(r: &RunResult) -> String {
     let mut out = String::new();
     for s in &r.steps {
-        if let Some(a) = &s.audit {
-            out.push_str(&audit::render_text(s, a));
-            out.push('\n');
-        }
+        out.push_str(&audit::render_all(s));
     }
     let notes = audit::notes(r);
     if !notes.is_empty() {
@@ -97,7 +94,7 @@ fn header(r: &RunResult) -> String {
     if !facts.is_empty() {
         let _ = writeln!(out, "{}", facts.join("; "));
     }
-    let _ = writeln!(out, "{}", describe::headline(r));
+    let _ = writeln!(out, "{}", headline(r));
     if let Some(e) = &r.endurance {
         let _ = writeln!(out, "{}", crate::render::text::io::endurance_line(e));
     }
@@ -149,7 +146,7 @@ pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
     let mut out = String::new();
     let w = &mut out;
     let columns = step_columns(r.workload);
-    let rows: Vec<[String; 9]> = r.steps.iter().flat_map(|s| step_rows(s, r.workload)).collect();
+    let rows: Vec<[String; 9]> = table_rows(r).into_iter().map(|(cells, _)| cells).collect();
     // A column widens to keep two spaces before its widest cell (a million users, "1,000,000").
     let widths: [usize; 9] =
         std::array::from_fn(|i| rows.iter().map(|c| c[i].chars().count() + 2).fold(columns[i].1, usize::max));
@@ -219,7 +216,7 @@ mod tests {
             step 1 run 1 over the cap: delivery.p90=5s (nothing measured)
             step 2 run 1 over the cap: delivery.p90=5s (nothing measured)
             step 3 run 1 over the cap: avg=1s (observed 1,499.6 ms), new_order.p90=1s (observed 1,500.2 ms), delivery.p90=5s (nothing measured)
-            max TPS within cap: none, no step kept within the cap
+            max NOPM within cap avg=1s,new_order.p90=1s,delivery.p90=5s: none, no step kept within the cap
             ");
     }
 
@@ -233,14 +230,14 @@ mod tests {
         insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
                1    1       10      20.0       600     299.9     300.0       0  PASS
-               2    1       20      40.0     1,200     599.8     600.1       0  PASS
+               2    1       20      40.0     1,200     599.8     600.1       0  PASS  ← headline
                3    1       30      80.0     2,400   1,199.6   1,200.1       0  FAIL
             step 3 run 1 over the cap: avg=1s (observed 1,199.6 ms)
             step 1 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times (expected of a run without keying and think times); too few to judge: New-Order rollbacks, Order-Status by last name, skipped Delivery districts; not applicable at one warehouse: remote order lines, remote Payments
             step 2 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without keying and think times); too few to judge: New-Order rollbacks, Order-Status by last name, skipped Delivery districts; not applicable at one warehouse: remote order lines, remote Payments
             step 3 run 1 audit: FLAG Order-Status share, Delivery share, Stock-Level share, Payments by last name; FLAG keying and think times, users per warehouse (expected of a run without keying and think times); too few to judge: New-Order rollbacks, Order-Status by last name, skipped Delivery districts; not applicable at one warehouse: remote order lines, remote Payments
             every check of the audit: oltpgen report show --audit RESULT
-            max TPS within cap: 40.0 at 20 users (step 2), avg 599.8 ms
+            max NOPM within cap avg=1s: 1,200 at 20 users (step 2), 40.0 TPS, avg 599.8 ms
         ");
     }
 
@@ -272,11 +269,11 @@ mod tests {
         assert!(r.max_within_cap.is_some(), "the total decides the headline");
         insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
-               1    1       20      66.7     4,000     449.9   1,500.2       0  PASS  total
+               1    1       20      66.7     4,000     449.9   1,500.2       0  PASS  total  ← headline
                             10      50.0     3,000     100.0     100.0       0  PASS  h1:5432/fast
                             10      16.7     1,000   1,499.6   1,500.2       0  FAIL  h2:1433/slow
             step 1 run 1 per target TPS: h1:5432/fast 50.0, h2:1433/slow 16.7; variability 66.7%
-            max TPS within cap: 66.7 at 20 users (step 1), avg 449.9 ms
+            max NOPM within cap avg=1s: 4,000 at 20 users (step 1), 66.7 TPS, avg 449.9 ms
             ");
     }
 
@@ -284,14 +281,15 @@ mod tests {
     fn a_step_not_measured_shows_invalid_and_why() {
         let cap = Cap::default();
         let mut lost = tpcc_step(1, 6_000, (6_600, 6_600), 500_000, Some(&cap));
-        lost.cap = Some(cap.judge(&lost.figures, 4));
+        lost.figures.connections_lost = 4;
+        lost.cap = Some(cap.judge(&lost.figures));
         let r = result(Workload::Tpcc, vec![tpcc_step(0, 4_000, (6_150, 6_150), 900_000, Some(&cap)), lost]);
         insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
-               1    1    4,000     205.0     6,150     899.8     900.1       0  PASS
+               1    1    4,000     205.0     6,150     899.8     900.1       0  PASS  ← headline
                2    1    6,000     220.0     6,600     500.1     500.2       0  INVALID
             step 2 run 1 not measured: the server was unreachable for part of the window (4 transactions lost their connection)
-            max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
+            max NOPM within cap avg=1s: 6,150 at 4,000 users (step 1), 205.0 TPS, avg 899.8 ms
             ");
     }
 
@@ -307,10 +305,10 @@ mod tests {
         );
         insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
-               1    1    4,000     205.0     6,150     899.8     900.1       0  PASS
+               1    1    4,000     205.0     6,150     899.8     900.1       0  PASS  ← headline
                2    1    6,000     220.0     6,600   1,499.6   1,500.2       0  FAIL
             step 2 run 1 over the cap: avg=1s (observed 1,499.6 ms)
-            max TPS within cap: 205.0 at 4,000 users (step 1), avg 899.8 ms
+            max NOPM within cap avg=1s: 6,150 at 4,000 users (step 1), 205.0 TPS, avg 899.8 ms
             ");
     }
 
@@ -328,10 +326,10 @@ mod tests {
         );
         insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       OPM  rt_tot_avg ms  order avg ms  order p95 ms  errors  cap
-               1    1      100    30,000          299.9         400.0         400.1       0  PASS
+               1    1      100    30,000          299.9         400.0         400.1       0  PASS  ← headline
                2    1      200    36,000          800.0       1,199.6       1,200.1       0  FAIL
             step 2 run 1 over the cap: order.avg=1s (observed 1,199.6 ms)
-            max OPM within cap: 30,000 at 100 users (step 1), rt_tot_avg 299.9 ms
+            max OPM within cap order.avg=1s: 30,000 at 100 users (step 1), rt_tot_avg 299.9 ms
             ");
         assert_eq!(r.max_within_cap.as_ref().and_then(|h| h.opm), Some(30_000.0));
     }
@@ -342,7 +340,7 @@ mod tests {
         insta::assert_snapshot!(whole_lines(render(&r, "RESULT")), @r"
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
                1    1        8       1.0        60       2.0       2.0       0  -
-            max TPS within cap: n/a, no response-time cap was set
+            max NOPM within cap: n/a, no response-time cap was set
             ");
     }
 
@@ -356,7 +354,7 @@ mod tests {
             step  run      users       TPS      NOPM    avg ms    p95 ms  errors  cap
                1    1    100,000       2.0        60       2.0       2.0       0  -
                2    1  1,000,000       2.0        60       2.0       2.0       0  -
-            max TPS within cap: n/a, no response-time cap was set
+            max NOPM within cap: n/a, no response-time cap was set
             ");
     }
 
@@ -425,7 +423,7 @@ mod tests {
             steps[0].plan(),
             BTreeMap::from([("ds2a".to_string(), second.clone()), ("ds2b".to_string(), second)]),
         );
-        cap.judge_step(&mut steps[0], 0);
+        cap.judge_step(&mut steps[0]);
         if let Some(v) = steps[1].cap.as_mut() {
             v.invalidate("the run was stopped during the step".into());
         }

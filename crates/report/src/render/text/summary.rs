@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::model::{Figures, ORDER, RunResult, Step, Workload};
+use crate::numfmt::fixed;
 use crate::render::text::show;
 use crate::render::text::transactions::transaction_table;
 
@@ -93,9 +94,9 @@ fn figures_line(workload: Workload, f: &Figures) -> String {
     let tail = format!("errors {}   rollbacks {}   retries {}", f.errors, f.rollbacks, f.retries);
     match workload {
         Workload::Tpcc => format!(
-            "TPS {:.1}   NOPM {:.0}   avg {:.1} ms   p95 {:.1} ms   {tail}",
+            "TPS {:.1}   NOPM {}   avg {:.1} ms   p95 {:.1} ms   {tail}",
             f.tps,
-            f.nopm.unwrap_or(0.0),
+            fixed(f.nopm, 0),
             f.rt_avg_ms,
             f.rt_p95_ms
         ),
@@ -103,13 +104,14 @@ fn figures_line(workload: Workload, f: &Figures) -> String {
             format!("IOPS {:.0}   avg {:.2} ms   p95 {:.2} ms   {tail}", f.tps, f.rt_avg_ms, f.rt_p95_ms)
         }
         Workload::Ds2 => {
-            let order = f.transactions.get(ORDER);
+            // No order completed: no order means (absent, not 0).
+            let order = f.transactions.get(ORDER).filter(|o| o.count > 0);
             format!(
-                "OPM {:.0}   rt_tot_avg {:.1} ms   order avg {:.1} ms   order p95 {:.1} ms   {tail}",
-                f.opm.unwrap_or(0.0),
-                f.rt_tot_avg_ms.unwrap_or(0.0),
-                order.map_or(0.0, |o| o.avg_ms),
-                order.map_or(0.0, |o| o.p95_ms)
+                "OPM {}   rt_tot_avg {} ms   order avg {} ms   order p95 {} ms   {tail}",
+                fixed(f.opm, 0),
+                fixed(f.rt_tot_avg_ms, 1),
+                fixed(order.map(|o| o.avg_ms), 1),
+                fixed(order.map(|o| o.p95_ms), 1)
             )
         }
     }
@@ -178,7 +180,7 @@ mod tests {
             config: 
 
             step  run    users       TPS      NOPM    avg ms    p95 ms  errors  cap
-            max TPS within cap: none, the run stopped before a step was measured
+            max NOPM within cap: none, the run stopped before a step was measured
 
             client: n/a CPU per transaction (0.00 s user, 0.00 s system, 0 transactions), peak memory 0 MB
             ");
