@@ -179,6 +179,8 @@ fn drop_cache(dir: &Path) {
 /// replays it, and `io run --validate` putting the replay's latency per transfer and queue length
 /// beside the captured ones.
 #[tokio::test(flavor = "multi_thread")]
+// The disk is held for the whole test, across its awaits: no other task of its runtime takes the lock.
+#[allow(clippy::await_holding_lock)]
 async fn an_i_o_bound_tpcc_run_s_disk_is_modelled_replayed_and_validated() {
     let _disk = disk();
     let (keep, root) = data_dir();

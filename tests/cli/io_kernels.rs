@@ -6,7 +6,7 @@
 //! without the figures a model needs, naming them.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::{assert_refused, finish, oltpgen, result_json, spawn};
@@ -154,66 +154,61 @@ fn the_file_is_open_for_direct_i_o_and_every_sector_written_is_new() {
     assert!(flags.iter().all(|f| f & O_DIRECT == 0), "--buffered: {flags:?}");
 }
 
-#[test]
-fn a_capture_without_a_queue_length_is_refused_by_io_model_naming_it() {
-    let _disk = disk();
-    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
-    let (file, captured) = (dir.path().join("io.dat"), dir.path().join("captured"));
-    let run = io_run(&file, &captured, &["--duration", "1s", "--outstanding", "1"]);
+/// A second-long io run in `dir` of one I/O in flight: its file's path and its result's.
+fn short_run(dir: &Path) -> (PathBuf, PathBuf) {
+    let (file, out) = (dir.join("io.dat"), dir.join("run"));
+    let run = io_run(&file, &out, &["--duration", "1s", "--outstanding", "1"]);
     assert_eq!(run.code, 0, "{}", run.all());
-    // The capture as a windows_exporter's would be: its disks' queue lengths not measured.
-    let mut r = result_json(&captured);
-    for step in r["steps"].as_array_mut().unwrap() {
-        step["counters"].as_object_mut().unwrap().retain(|k, _| !k.ends_with("_queue_length"));
-    }
-    let windows = dir.path().join("windows");
-    std::fs::create_dir(&windows).unwrap();
-    std::fs::write(windows.join("result.json"), serde_json::to_string(&r).unwrap()).unwrap();
-    let model = oltpgen(&["io", "model", windows.to_str().unwrap(), "--file", file.to_str().unwrap()]);
-    assert_refused(&model, "_queue_length of ");
-    assert!(model.stderr.contains("which a model needs"), "{}", model.stderr);
+    (file, out)
 }
 
-/// Writes into the new directory `to` the result at `from` with its disk counters replaced by
-/// `disk`'s (`reads_per_s`, `queue_length`, … of a device `vtest`), every step.
-fn with_disk(from: &Path, to: &Path, disk: &[(&str, f64)]) {
+/// Writes into the new directory `to` the result at `from`, each step's counters changed by `change`.
+fn with_counters(from: &Path, to: &Path, change: impl Fn(&mut serde_json::Map<String, serde_json::Value>)) {
     let mut r = result_json(from);
     for step in r["steps"].as_array_mut().unwrap() {
-        let counters = step["counters"].as_object_mut().unwrap();
-        counters.retain(|k, _| !k.contains("disk_"));
-        for (what, value) in disk {
-            counters.insert(format!("client/disk_vtest_{what}"), (*value).into());
-        }
+        change(step["counters"].as_object_mut().unwrap());
     }
     std::fs::create_dir(to).unwrap();
     std::fs::write(to.join("result.json"), serde_json::to_string(&r).unwrap()).unwrap();
 }
 
 #[test]
+fn a_capture_without_a_queue_length_is_refused_by_io_model_naming_it() {
+    let _disk = disk();
+    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let (file, captured) = short_run(dir.path());
+    // The capture as a windows_exporter's would be: its disks' queue lengths not measured.
+    let windows = dir.path().join("windows");
+    with_counters(&captured, &windows, |counters| counters.retain(|k, _| !k.ends_with("_queue_length")));
+    let model = oltpgen(&["io", "model", windows.to_str().unwrap(), "--file", file.to_str().unwrap()]);
+    assert_refused(&model, "_queue_length of ");
+    assert!(model.stderr.contains("which a model needs"), "{}", model.stderr);
+}
+
+#[test]
 fn validate_replays_the_captured_rate() {
     let _disk = disk();
     let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
-    let (file, run) = (dir.path().join("io.dat"), dir.path().join("run"));
-    let done = io_run(&file, &run, &["--duration", "1s", "--outstanding", "1"]);
-    assert_eq!(done.code, 0, "{}", done.all());
+    let (file, run) = short_run(dir.path());
     // The capture of a disk doing 1,500 transfers/s of 16 KiB, 30% reads, one in its queue: its own
     // disk's counters would hold whatever else this shared machine's disk did meanwhile (thousands of
     // IOPS at times), so the test states the disk it models. One I/O in flight keeps up with 1,500 a
     // second on this machine's disk (about 4,000 at one in flight).
     let captured = dir.path().join("captured");
     let (reads, writes) = (450.0, 1_050.0);
-    with_disk(
-        &run,
-        &captured,
-        &[
-            ("reads_per_s", reads),
-            ("writes_per_s", writes),
-            ("read_bytes_per_s", reads * 16_384.0),
-            ("write_bytes_per_s", writes * 16_384.0),
-            ("queue_length", 1.0),
-            ("ms_per_transfer", 0.5),
-        ],
-    );
+    let disk = [
+        ("reads_per_s", reads),
+        ("writes_per_s", writes),
+        ("read_bytes_per_s", reads * 16_384.0),
+        ("write_bytes_per_s", writes * 16_384.0),
+        ("queue_length", 1.0),
+        ("ms_per_transfer", 0.5),
+    ];
+    with_counters(&run, &captured, |counters| {
+        counters.retain(|k, _| !k.contains("disk_"));
+        counters
+            .extend(disk.iter().map(|(what, value)| (format!("client/disk_vtest_{what}"), (*value).into())));
+    });
     let validated = dir.path().join("validated");
     let v = io_run(&file, &validated, &["--validate", captured.to_str().unwrap(), "--duration", "3s"]);
     assert_eq!(v.code, 0, "{}", v.all());
