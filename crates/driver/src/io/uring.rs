@@ -105,9 +105,13 @@ enum Refusal {
     /// Whatever this system does.
     #[default]
     None,
+    /// `DEFER_TASKRUN` unknown (Linux 5.19 to 6.0).
     Defer,
+    /// `COOP_TASKRUN` unknown too (before 5.19).
     Coop,
+    /// No `READ` nor `WRITE` (before 5.6).
     Opcodes,
+    /// io_uring refused to the process (EPERM).
     All,
 }
 
