@@ -28,6 +28,7 @@ mod ds2_dropin;
 mod failover;
 mod figures;
 mod io;
+mod io_kernels;
 mod local;
 mod mariadb_common;
 mod mariadb_ds2;

@@ -18,7 +18,7 @@ use crate::files::result_dir::read_result;
 use crate::io::file::{self, FileOptions, TestFile};
 use crate::io::spec::MAX_IN_FLIGHT;
 use crate::io::spec::{AccessSpec, bytes_phrase};
-use crate::io::uring;
+use crate::io::uring::{self, Tier};
 use crate::io::workload::{IoEngine, IoWorkload};
 use crate::run::study::{About, Studied, run_seed};
 use crate::run::{Pace, Progress, Ramp, RunPlan, StudyFlags, study};
@@ -78,19 +78,21 @@ impl IoRun {
             .map_err(Error::usage)
     }
 
-    /// How the I/Os are issued: `--ioengine`, else io_uring where this system runs it (else psync, with
-    /// the system's refusal, which the result records).
+    /// How the I/Os are issued: `--ioengine`, else io_uring where this system runs it, its rings of the
+    /// fastest tier the kernel takes (else psync, with the system's refusal, which the result records).
     ///
     /// # Errors
     /// A usage error for `--ioengine io_uring` on a system that refuses it.
-    pub fn engine(&self) -> Result<(IoEngine, Option<String>), Error> {
+    pub fn engine(&self) -> Result<Issuing, Error> {
+        if self.ioengine == Some(IoEngine::Psync) {
+            return Ok(Issuing { engine: IoEngine::Psync, tier: None, why: None });
+        }
         match (self.ioengine, uring::probe()) {
-            (Some(IoEngine::IoUring) | None, Ok(())) => Ok((IoEngine::IoUring, None)),
+            (_, Ok(p)) => Ok(Issuing { engine: IoEngine::IoUring, tier: Some(p.tier), why: p.fell_back }),
             (Some(IoEngine::IoUring), Err(why)) => Err(Error::usage(format!(
                 "--ioengine io_uring: this system refuses it ({why}); give --ioengine psync"
             ))),
-            (None, Err(why)) => Ok((IoEngine::Psync, Some(why))),
-            (Some(IoEngine::Psync), _) => Ok((IoEngine::Psync, None)),
+            (_, Err(why)) => Ok(Issuing { engine: IoEngine::Psync, tier: None, why: Some(why) }),
         }
     }
 
@@ -163,7 +165,7 @@ impl IoRun {
         &self,
         spec: &AccessSpec,
         seed: u64,
-        (engine, refused): (IoEngine, Option<&str>),
+        issuing: &Issuing,
     ) -> serde_json::Map<String, serde_json::Value> {
         let serde_json::Value::Object(map) = serde_json::json!({
             "access": spec.describe(),
@@ -178,12 +180,37 @@ impl IoRun {
             "precondition": self.precondition,
             "seed": seed,
             "iops": self.iops,
-            "ioengine": engine.name(),
-            "io_uring_refused": refused,
+            "ioengine": issuing.engine.name(),
+            "io_uring_setup": issuing.tier.map(|t| format!("{} ({})", t.name(), t.flags())),
+            "io_uring_refused": issuing.why,
         }) else {
             unreachable!("an object literal")
         };
         map
+    }
+}
+
+/// How a run issues its I/Os, as chosen for this system ([`IoRun::engine`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issuing {
+    /// The engine.
+    pub engine: IoEngine,
+    /// With io_uring, how its rings are set up.
+    pub tier: Option<Tier>,
+    /// Why a faster way was not taken: io_uring's refusal (psync ran), or its faster tiers' refusals.
+    pub why: Option<String>,
+}
+
+impl Issuing {
+    /// The run's header's phrase: `io_uring, defer taskrun`; `io_uring, coop taskrun: the kernel refused
+    /// defer taskrun (…): EINVAL (…)`; `psync, io_uring refused here: …`.
+    fn method(&self) -> String {
+        match (self.tier, &self.why) {
+            (None, None) => self.engine.name().to_string(),
+            (None, Some(why)) => format!("psync, io_uring refused here: {why}"),
+            (Some(tier), None) => format!("{}, {}", self.engine.name(), tier.name()),
+            (Some(tier), Some(why)) => format!("{}, {}: {why}", self.engine.name(), tier.name()),
+        }
     }
 }
 
@@ -198,8 +225,8 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
     let (req, model) = req.validated()?;
     let req = &req;
     let spec = req.spec()?;
-    let (engine, refused) = req.engine()?;
-    let plan = req.plan(engine)?;
+    let issuing = req.engine()?;
+    let plan = req.plan(issuing.engine)?;
     req.study.check_paths(&[])?;
     let _out = req.study.claim_out()?;
     let file = prepare(req, &spec).await?;
@@ -209,14 +236,10 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
     let pace = req.interval(plan.max_users().into());
     let workload = |run| {
         let seed = run_seed(seed, run);
-        (seed, Arc::new(IoWorkload::new(spec, (&file, engine), !req.buffered, seed, pace)))
+        (seed, Arc::new(IoWorkload::new(spec, (&file, issuing.tier), !req.buffered, seed, pace)))
     };
-    let about =
-        About { server: server(req, &file), config: req.config(&spec, seed, (engine, refused.as_deref())) };
-    let method = match &refused {
-        None => engine.name().to_string(),
-        Some(why) => format!("psync, io_uring refused here: {why}"),
-    };
+    let about = About { server: server(req, &file), config: req.config(&spec, seed, &issuing) };
+    let method = issuing.method();
     let quiet = req.quiet;
     let block = spec.block_bytes;
     let studied = study(workload, &mut (), &[], &plan, &req.study.options(), about, |p| match p {

@@ -32,7 +32,8 @@ impl CpuTimes {
     }
 }
 
-/// One block device's totals since boot.
+/// One block device's totals since boot. A total its source does not count is `None`, and so are the
+/// figures computed from it: never given as zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DiskTotals {
     /// Reads completed.
@@ -40,15 +41,17 @@ pub struct DiskTotals {
     /// Writes completed.
     pub writes: f64,
     /// Milliseconds spent reading and writing (summed over requests).
-    pub io_ms: f64,
+    pub io_ms: Option<f64>,
     /// Milliseconds spent doing I/O, weighted by the requests in flight (the queue's area).
-    pub weighted_ms: f64,
+    pub weighted_ms: Option<f64>,
     /// Milliseconds the device had I/O in flight (the kernel's io time: its busy time).
-    pub busy_ms: f64,
+    pub busy_ms: Option<f64>,
+    /// Milliseconds the device had no I/O in flight (what Windows counts in place of its busy time).
+    pub idle_ms: Option<f64>,
     /// Bytes read.
-    pub read_bytes: f64,
+    pub read_bytes: Option<f64>,
     /// Bytes written.
-    pub written_bytes: f64,
+    pub written_bytes: Option<f64>,
 }
 
 /// The kernel counts sectors of 512 bytes in `/proc/diskstats`, whatever the device's own.
@@ -68,8 +71,8 @@ pub struct HostTotals {
 }
 
 /// The figures between two readings `dt_s` seconds apart, named as results name them. A figure whose
-/// counter went backwards (a reset) or has nothing to average (ms per transfer without transfers) is
-/// left out, never given as zero.
+/// counter is not counted by the source, went backwards (a reset) or has nothing to average (ms per
+/// transfer without transfers) is left out, never given as zero.
 pub fn figures(before: &HostTotals, after: &HostTotals, dt_s: f64) -> Vec<(String, f64)> {
     let mut out = Vec::new();
     if dt_s <= 0.0 {
@@ -100,21 +103,34 @@ pub fn figures(before: &HostTotals, after: &HostTotals, dt_s: f64) -> Vec<(Strin
         push_rate(&mut out, format!("disk_{dev}_reads_per_s"), reads, dt_s);
         push_rate(&mut out, format!("disk_{dev}_writes_per_s"), writes, dt_s);
         push_rate(&mut out, format!("disk_{dev}_transfers_per_s"), reads + writes, dt_s);
-        let io_ms = b.io_ms - a.io_ms;
-        if reads + writes > 0.0 && reads >= 0.0 && writes >= 0.0 && io_ms >= 0.0 {
+        let delta = |total: fn(&DiskTotals) -> Option<f64>| Some(total(b)? - total(a)?);
+        if let Some(io_ms) = delta(|d| d.io_ms)
+            && reads + writes > 0.0
+            && reads >= 0.0
+            && writes >= 0.0
+            && io_ms >= 0.0
+        {
             out.push((format!("disk_{dev}_ms_per_transfer"), io_ms / (reads + writes)));
         }
         // iostat's aqu-sz: the queue's area over the interval, divided by the interval.
-        push_rate(&mut out, format!("disk_{dev}_queue_length"), (b.weighted_ms - a.weighted_ms) / 1e3, dt_s);
+        if let Some(area_ms) = delta(|d| d.weighted_ms) {
+            push_rate(&mut out, format!("disk_{dev}_queue_length"), area_ms / 1e3, dt_s);
+        }
         // iostat's %util, perfmon's 100 - % Idle Time: the share of the interval with I/O in flight.
-        let busy_ms = b.busy_ms - a.busy_ms;
-        if busy_ms >= 0.0 {
+        let busy_ms = delta(|d| d.busy_ms).or_else(|| {
+            delta(|d| d.idle_ms).filter(|idle| *idle >= 0.0).map(|idle| (dt_s * 1e3 - idle).max(0.0))
+        });
+        if let Some(busy_ms) = busy_ms.filter(|b| *b >= 0.0) {
             let busy = (busy_ms / (dt_s * 1e3) * 100.0).min(100.0);
             out.push((format!("disk_{dev}_busy_pct"), busy));
             out.push((format!("disk_{dev}_idle_pct"), 100.0 - busy));
         }
-        push_rate(&mut out, format!("disk_{dev}_read_bytes_per_s"), b.read_bytes - a.read_bytes, dt_s);
-        push_rate(&mut out, format!("disk_{dev}_write_bytes_per_s"), b.written_bytes - a.written_bytes, dt_s);
+        if let Some(bytes) = delta(|d| d.read_bytes) {
+            push_rate(&mut out, format!("disk_{dev}_read_bytes_per_s"), bytes, dt_s);
+        }
+        if let Some(bytes) = delta(|d| d.written_bytes) {
+            push_rate(&mut out, format!("disk_{dev}_write_bytes_per_s"), bytes, dt_s);
+        }
     }
     out
 }
@@ -210,11 +226,12 @@ pub fn parse_diskstats(text: &str) -> BTreeMap<String, DiskTotals> {
         let d = DiskTotals {
             reads: n(3),
             writes: n(7),
-            io_ms: n(6) + n(10),
-            weighted_ms: n(13),
-            busy_ms: n(12),
-            read_bytes: n(5) * DISKSTATS_SECTOR_BYTES,
-            written_bytes: n(9) * DISKSTATS_SECTOR_BYTES,
+            io_ms: Some(n(6) + n(10)),
+            weighted_ms: Some(n(13)),
+            busy_ms: Some(n(12)),
+            idle_ms: None,
+            read_bytes: Some(n(5) * DISKSTATS_SECTOR_BYTES),
+            written_bytes: Some(n(9) * DISKSTATS_SECTOR_BYTES),
         };
         if d.reads + d.writes > 0.0 {
             disks.insert(f[2].to_string(), d);
@@ -242,9 +259,12 @@ mod tests {
         assert_eq!(disks.keys().collect::<Vec<_>>(), ["vda"], "loop devices and idle zram are left out");
         let vda = disks["vda"];
         assert_eq!((vda.reads, vda.writes), (2694142.0, 6954743.0));
-        assert_eq!((vda.io_ms, vda.weighted_ms), (3835804.0 + 8510975.0, 13475472.0));
-        assert_eq!(vda.busy_ms, 1167496.0);
-        assert_eq!((vda.read_bytes, vda.written_bytes), (104372610.0 * 512.0, 837959232.0 * 512.0));
+        assert_eq!((vda.io_ms, vda.weighted_ms), (Some(3835804.0 + 8510975.0), Some(13475472.0)));
+        assert_eq!(vda.busy_ms, Some(1167496.0));
+        assert_eq!(
+            (vda.read_bytes, vda.written_bytes),
+            (Some(104372610.0 * 512.0), Some(837959232.0 * 512.0))
+        );
     }
 
     #[test]
@@ -283,11 +303,12 @@ mod tests {
                 DiskTotals {
                     reads,
                     writes,
-                    io_ms,
-                    weighted_ms,
-                    busy_ms: io_ms / 10.0,
-                    read_bytes: reads * 8192.0,
-                    written_bytes: writes * 16384.0,
+                    io_ms: Some(io_ms),
+                    weighted_ms: Some(weighted_ms),
+                    busy_ms: Some(io_ms / 10.0),
+                    idle_ms: None,
+                    read_bytes: Some(reads * 8192.0),
+                    written_bytes: Some(writes * 16384.0),
                 },
             )]
             .into(),

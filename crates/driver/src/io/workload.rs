@@ -20,9 +20,9 @@ use std::time::Duration;
 
 use oltpgen_report::model::{IO_TRANSACTIONS, Workload as Kind};
 
-use super::file::{AlignedBuf, HEAD_BYTES, TestFile, fill_random, stamp};
+use super::file::{AlignedBuf, HEAD_BYTES, TestFile, fill_random};
 use super::spec::{AccessSpec, Picker, Transfer};
-use super::uring::Ring;
+use super::uring::{Ring, Tier};
 use crate::error::Fault;
 use crate::run::{Next, Ops, Workload};
 use crate::vocab::outcome::{Done, TxnError};
@@ -49,13 +49,14 @@ impl IoEngine {
 /// The I/O workload on one prepared file.
 pub struct IoWorkload {
     spec: AccessSpec,
-    engine: IoEngine,
+    /// The rings' setup with io_uring; `None`: psync.
+    uring: Option<Tier>,
     direct: bool,
     seed: u64,
     /// The file, as results name it.
     targets: Vec<String>,
     path: std::path::PathBuf,
-    /// Sessions opened so far: each one's writes are stamped with its number.
+    /// Sessions opened so far: each one's writes are generated from its number.
     sessions: AtomicU64,
     /// `--iops`: each user's interval between intended starts.
     pace: Option<Duration>,
@@ -66,25 +67,26 @@ pub struct Session {
     file: Arc<File>,
     /// The transfer's buffer (away while a ring's I/O holds it) and the writes made from it.
     buf: Mutex<(Option<AlignedBuf>, u64)>,
-    /// This session's number, in every sector it writes.
-    id: u64,
+    /// The run's seed and this session's number: with the write's own, what each write's data is
+    /// generated from.
+    stream: (u64, u64),
     /// Its thread's ring, with `io_uring`.
     ring: Option<Arc<Ring>>,
 }
 
 impl IoWorkload {
-    /// The workload of `spec` on `file` through `engine` (direct I/O unless `direct` is false), its users'
-    /// streams from `seed`.
+    /// The workload of `spec` on `file` through io_uring with rings of `uring`'s tier (psync when
+    /// `None`), direct I/O unless `direct` is false, its users' streams from `seed`.
     pub fn new(
         spec: AccessSpec,
-        (file, engine): (&TestFile, IoEngine),
+        (file, uring): (&TestFile, Option<Tier>),
         direct: bool,
         seed: u64,
         pace: Option<Duration>,
     ) -> Self {
         IoWorkload {
             spec,
-            engine,
+            uring,
             direct,
             seed,
             targets: vec![file.path().display().to_string()],
@@ -105,15 +107,18 @@ impl IoWorkload {
 }
 
 impl Session {
-    /// The buffer for the next transfer (a new one if a dropped I/O kept the last), stamped for `t` when
-    /// it writes: with this write's own id.
+    /// The buffer for the next transfer (a new one if a dropped I/O kept the last), filled for `t` when
+    /// it writes with data of its own: generated afresh for each write from the run's seed, the session
+    /// and the write's number, so that no block written repeats another, nor is near one (no
+    /// deduplicating or compressing storage finds anything to fold), and no buffer is written as it came.
     fn take_buf(&self, t: &Transfer, len: usize) -> AlignedBuf {
         let mut guard = self.buf.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let (buf, writes) = &mut *guard;
         let mut buf = buf.take().unwrap_or_else(|| AlignedBuf::new(len));
         if t.write {
             *writes += 1;
-            stamp(buf.bytes_mut(), self.id << 40 | *writes);
+            let (seed, id) = self.stream;
+            fill_random(buf.bytes_mut(), &mut oltpgen_datagen::Rng::derive(seed, &[id, *writes]));
         }
         buf
     }
@@ -167,13 +172,9 @@ impl Workload for IoWorkload {
         let id = self.sessions.fetch_add(1, Ordering::Relaxed) ^ self.seed.rotate_left(24);
         let fatal = |_| TxnError { fault: Fault::Fatal };
         let file = super::file::open(&self.path, self.direct).map_err(fatal)?;
-        let ring = match self.engine {
-            IoEngine::IoUring => Some(Ring::here().map_err(fatal)?),
-            IoEngine::Psync => None,
-        };
-        let mut buf = AlignedBuf::new(self.spec.block_bytes as usize);
-        fill_random(buf.bytes_mut(), &mut oltpgen_datagen::Rng::derive(self.seed, &[id]));
-        Ok(Session { file: Arc::new(file), buf: Mutex::new((Some(buf), 0)), id, ring })
+        let ring = self.uring.map(Ring::here).transpose().map_err(fatal)?;
+        let buf = AlignedBuf::new(self.spec.block_bytes as usize);
+        Ok(Session { file: Arc::new(file), buf: Mutex::new((Some(buf), 0)), stream: (self.seed, id), ring })
     }
 
     async fn execute<'a>(

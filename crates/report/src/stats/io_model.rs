@@ -40,7 +40,8 @@ impl Model {
     /// of `result` (its last step without one).
     ///
     /// # Errors
-    /// One line saying what the result lacks: steps, disk counters, the named disk, bytes counters.
+    /// One line saying what the result lacks: steps, disk counters, the named disk, or the figures of it a
+    /// model needs (bytes read and written, queue length), each named.
     pub fn of(result: &RunResult, disk: Option<&str>) -> Result<Model, String> {
         let step = headline_step(result).ok_or("the result has no measured step")?;
         let devices = devices(step);
@@ -65,12 +66,19 @@ impl Model {
         if iops <= 0.0 {
             return Err(format!("{device} did no I/O in step {}: nothing to model", step.index + 1));
         }
-        let bytes =
-            get("read_bytes_per_s").zip(get("write_bytes_per_s")).map(|(r, w)| r + w).ok_or_else(|| {
-                format!(
-                    "the result has no bytes counters of {device}: run the capture with this oltpgen or later"
-                )
-            })?;
+        let need = |what: &str| get(what).ok_or_else(|| format!("disk_{device}_{what}"));
+        let figures = (need("read_bytes_per_s"), need("write_bytes_per_s"), need("queue_length"));
+        let (Ok(read_bytes), Ok(write_bytes), Ok(queue_length)) = figures.clone() else {
+            let (r, w, q) = figures;
+            let missing: Vec<String> = [r, w, q].into_iter().filter_map(Result::err).collect();
+            return Err(format!(
+                "the result has no {} of {device}, which a model needs (not measured where it was captured: a \
+                 windows_exporter counts no queue length, an older oltpgen recorded no bytes); capture from the \
+                 host's /proc or a node_exporter",
+                missing.join(", ")
+            ));
+        };
+        let bytes = read_bytes + write_bytes;
         Ok(Model {
             source: source.to_string(),
             device: device.to_string(),
@@ -78,7 +86,7 @@ impl Model {
             iops,
             bytes_per_transfer: bytes / iops,
             read_pct: 100.0 * reads / iops,
-            queue_length: get("queue_length").unwrap_or(0.0),
+            queue_length,
             ms_per_transfer: get("ms_per_transfer"),
         })
     }
@@ -165,6 +173,7 @@ mod tests {
             ("client/disk_sda_reads_per_s", 1.0),
             ("client/disk_sda_read_bytes_per_s", 4_096.0),
             ("client/disk_sda_write_bytes_per_s", 81_920.0),
+            ("client/disk_sda_queue_length", 0.2),
             ("client/cpu_pct", 50.0),
         ]);
         let m = Model::of(&r, None).unwrap();
@@ -185,8 +194,21 @@ mod tests {
         assert!(
             Model::of(&result(&[("client/cpu_pct", 1.0)]), None).unwrap_err().contains("no disk counters")
         );
-        let old = result(&[("client/disk_vda_writes_per_s", 5.0)]);
-        assert!(Model::of(&old, None).unwrap_err().contains("no bytes counters of vda"));
+        let old = result(&[("client/disk_vda_writes_per_s", 5.0), ("client/disk_vda_queue_length", 1.0)]);
+        let e = Model::of(&old, None).unwrap_err();
+        assert!(
+            e.starts_with("the result has no disk_vda_read_bytes_per_s, disk_vda_write_bytes_per_s of vda"),
+            "{e}"
+        );
+        // A windows_exporter's capture: bytes, no queue length.
+        let windows = result(&[
+            ("node:http://db:9182/metrics/disk_D:_writes_per_s", 400.0),
+            ("node:http://db:9182/metrics/disk_D:_read_bytes_per_s", 0.0),
+            ("node:http://db:9182/metrics/disk_D:_write_bytes_per_s", 400.0 * 65_536.0),
+        ]);
+        let e = Model::of(&windows, None).unwrap_err();
+        assert!(e.starts_with("the result has no disk_D:_queue_length of D:, which a model needs"), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
         let idle = result(&[("client/disk_vda_writes_per_s", 0.0)]);
         assert!(Model::of(&idle, None).unwrap_err().contains("did no I/O"));
     }
