@@ -27,15 +27,18 @@ mod io;
 mod local;
 mod mariadb_common;
 mod mariadb_ds2;
+mod mariadb_restore;
 mod mariadb_tpcc;
 mod memory_cgroup;
 mod mssql_common;
 mod mssql_ds2;
 mod mssql_modes;
 mod mssql_tpcc;
+mod pristine_window;
 mod report_cli;
 mod report_html;
 mod report_pages;
+mod session_names;
 mod slurm;
 mod tpcc_databases;
 
