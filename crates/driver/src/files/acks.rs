@@ -115,4 +115,21 @@ mod tests {
         assert!(decode(&bytes[..bytes.len() - 1]).unwrap_err().contains("cut short"));
         assert!(decode(b"w_id,d_id,o_id\n").unwrap_err().contains("not a file of acknowledged orders"));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+
+        /// Any bytes, and any bytes after the header: the orders, or what is wrong with the file (issue 36).
+        #[test]
+        fn any_file_is_its_orders_or_one_line(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            headed in proptest::prelude::any::<bool>(),
+        ) {
+            let file = if headed { [MAGIC.as_slice(), &bytes].concat() } else { bytes };
+            match decode(&file) {
+                Ok(acks) => proptest::prop_assert_eq!(MAGIC.len() + acks.len() * RECORD, file.len()),
+                Err(e) => proptest::prop_assert!(!e.is_empty() && !e.contains('\n')),
+            }
+        }
+    }
 }
