@@ -136,7 +136,7 @@ proptest! {
                 let mut picker = Picker::new(&spec, seed, 0);
                 for _ in 0..4 {
                     let t = picker.next(&spec);
-                    prop_assert!(t.offset < spec.size_bytes && t.offset % spec.block_bytes == 0);
+                    prop_assert!(t.offset < spec.size_bytes && t.offset.is_multiple_of(spec.block_bytes));
                 }
             }
         }

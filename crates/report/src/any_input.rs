@@ -168,3 +168,12 @@ proptest! {
         }
     }
 }
+
+/// Issue 36's case: one part claiming 4294967295 agents made `report merge` allocate a slot for each.
+#[test]
+fn a_part_of_four_billion_agents_is_one_missing_part_not_four_billion_slots() {
+    let mut r = result(Workload::Tpcc, Vec::new());
+    r.config = serde_json::json!({ "agent": "0/4294967295", "start_at": "2026-11-26T23:00:00Z" });
+    let e = agents::check(&[r]).unwrap_err().to_string();
+    assert!(e.starts_with("agent 1/4294967295's part is missing"), "{e}");
+}
