@@ -244,9 +244,9 @@ fn short_of(need: u64, free: Option<u64>) -> Option<String> {
 }
 
 /// Puts `target`'s database back from its pristine copy: `DROP DATABASE` and `CREATE DATABASE …
-/// TEMPLATE` the copy, the database closed to new connections meanwhile (`ALLOW_CONNECTIONS false`). `Ok(Err(why))`
-/// when another client is connected to it: nothing is dropped, no session is cut, and the caller
-/// restores from the generator.
+/// TEMPLATE` the copy, the database closed to new connections meanwhile (`ALLOW_CONNECTIONS false`).
+/// `Ok(Err(why))` when another client is connected to it: nothing is dropped, no session is cut, and
+/// the caller restores from the generator.
 ///
 /// # Errors
 /// [`Error::Failed`] when a statement fails (the database may then be missing: [`discard`] renames the
