@@ -947,4 +947,46 @@ mod tests {
             }
         }
     }
+
+    /// An `io run` flag with a value shaped like its own (sizes, percentages, engines, ratings), or anything.
+    fn io_flag() -> impl proptest::strategy::Strategy<Value = [String; 2]> {
+        use proptest::prelude::*;
+        let name = prop_oneof![
+            Just("--size"),
+            Just("--block"),
+            Just("--read"),
+            Just("--random"),
+            Just("--workers"),
+            Just("--outstanding"),
+            Just("--ioengine"),
+            Just("--rated-endurance"),
+            Just("--write-amplification"),
+            Just("--iops"),
+            Just("--precondition"),
+        ];
+        let value = prop_oneof![
+            any::<String>(),
+            "[ +-]?[0-9]{0,22}(\\.[0-9]{0,4})?(e[+-]?[0-9]{1,3})?[ ]?(k|K|KB|KiB|m|MiB|g|G|T|TB|PB|PBW|%|€)?",
+            "([0-9]{0,8}(\\.\\.[0-9]{0,8}(:[0-9]{0,8})?)?,?){0,3}",
+            "(io_uring|psync|libaio|nan|inf)",
+        ];
+        (name, value).prop_map(|(n, v)| [n.to_string(), v])
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+
+        /// Any `io run` access specification and engine flags: a checked spec, or a one-line error.
+        #[test]
+        fn any_io_command_line_is_a_spec_or_an_error(flags in proptest::collection::vec(io_flag(), 0..5)) {
+            let mut args = vec!["oltpgen".to_string(), "io".to_string(), "run".to_string()];
+            args.extend(flags.into_iter().flatten());
+            let parsed = Cli::try_parse_from(&args);
+            if let Ok(Cli { command: Command::Io { action: IoAction::Run(run) }, .. }) = parsed
+                && let Err(e) = run.request().spec()
+            {
+                proptest::prop_assert!(!e.to_string().contains('\n'), "{}", e);
+            }
+        }
+    }
 }
