@@ -887,4 +887,106 @@ mod tests {
             Cli::try_parse_from(["oltpgen", "ds2", "--url", "postgres://a/x", "--url", "postgres://a/x"]);
         assert!(targets(twice.unwrap()).contains("twice"));
     }
+
+    /// A DS2 driver flag in one of its spellings (DS2's own `--n_threads=`, oltpgen's `--n-threads`)
+    /// with a value shaped like its own, or anything.
+    fn ds2_flag() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let name = prop_oneof![
+            Just("n_threads"),
+            Just("n-threads"),
+            Just("ramp_rate"),
+            Just("run_time"),
+            Just("run-time"),
+            Just("warmup_time"),
+            Just("think_time"),
+            Just("think-time"),
+            Just("pct_newcustomers"),
+            Just("n_searches"),
+            Just("search_batch_size"),
+            Just("n_line_items"),
+            Just("db_size"),
+            Just("report_rate"),
+            Just("detailed_view"),
+            Just("target"),
+            Just("database_name"),
+            Just("linux_perf_host"),
+            Just("connections"),
+            Just("transactions"),
+        ];
+        let value = prop_oneof![
+            any::<String>(),
+            "[ +-]?[0-9]{0,22}(\\.[0-9]{0,6})?(e[+-]?[0-9]{1,3})?(s|ms|m|h|GB|mb|%)?",
+            "([0-9]{0,12}(\\.\\.[0-9]{0,12}(:[0-9]{0,12})?)?,?){0,3}",
+            "([a-z0-9.€:-]{0,8},?){0,3}",
+            "(Y|N|yes|no|server|client|S|M|L|nan|inf)",
+        ];
+        (name, prop::option::of(value), any::<bool>()).prop_map(|(name, value, equals)| match value {
+            Some(v) if equals => format!("--{name}={v}"),
+            Some(v) => format!("--{name} {v}"),
+            None => format!("--{name}"),
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+
+        /// Any DS2 command line in DS2's spellings: a run, or clap's error, never a panic (issue 36).
+        #[test]
+        fn any_ds2_command_line_is_a_run_or_an_error(flags in proptest::collection::vec(ds2_flag(), 0..6)) {
+            let mut args = vec!["oltpgen".to_string(), "ds2".to_string()];
+            for flag in &flags {
+                match flag.split_once(' ') {
+                    Some((name, value)) => args.extend([name.to_string(), value.to_string()]),
+                    None => args.push(flag.clone()),
+                }
+            }
+            if let Ok(Cli { command: Command::Ds2(d), .. }) = Cli::try_parse_from(&args) {
+                let _ = d.common.db.databases().ds2_named(&d.run.target, d.run.database_name.as_deref());
+                let _ = d.run.request(false, true);
+            }
+        }
+    }
+
+    /// An `io run` flag with a value shaped like its own (sizes, percentages, engines, ratings), or anything.
+    fn io_flag() -> impl proptest::strategy::Strategy<Value = [String; 2]> {
+        use proptest::prelude::*;
+        let name = prop_oneof![
+            Just("--size"),
+            Just("--block"),
+            Just("--read"),
+            Just("--random"),
+            Just("--workers"),
+            Just("--outstanding"),
+            Just("--ioengine"),
+            Just("--rated-endurance"),
+            Just("--write-amplification"),
+            Just("--iops"),
+            Just("--precondition"),
+        ];
+        let value = prop_oneof![
+            any::<String>(),
+            "[ +-]?[0-9]{0,22}(\\.[0-9]{0,4})?(e[+-]?[0-9]{1,3})?[ ]?(k|K|KB|KiB|m|MiB|g|G|T|TB|PB|PBW|%|€)?",
+            "([0-9]{0,8}(\\.\\.[0-9]{0,8}(:[0-9]{0,8})?)?,?){0,3}",
+            "(io_uring|psync|libaio|nan|inf)",
+        ];
+        (name, value).prop_map(|(n, v)| [n.to_string(), v])
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+
+        /// Any `io run` access specification and engine flags: a checked spec, or a one-line error.
+        #[test]
+        fn any_io_command_line_is_a_spec_or_an_error(flags in proptest::collection::vec(io_flag(), 0..5)) {
+            let mut args = vec!["oltpgen".to_string(), "io".to_string(), "run".to_string()];
+            args.extend(flags.into_iter().flatten());
+            let parsed = Cli::try_parse_from(&args);
+            if let Ok(Cli { command: Command::Io { action: IoAction::Run(run) }, .. }) = parsed
+                && let Err(e) = run.request().spec()
+            {
+                proptest::prop_assert!(!e.to_string().contains('\n'), "{}", e);
+            }
+        }
+    }
 }

@@ -43,6 +43,11 @@ impl MariaDb {
     /// Creates a data directory, starts the server on a free port and waits until it answers; creates
     /// the login `bench` (password [`SECRET`]), which may do anything.
     pub fn start() -> MariaDb {
+        MariaDb::start_with(&[])
+    }
+
+    /// [`start`](Self::start) with the server's options `extra` too (`--performance-schema=ON`).
+    pub fn start_with(extra: &[&str]) -> MariaDb {
         let dir =
             tempfile::Builder::new().prefix("oltpgen-mariadb-").tempdir().expect("a temporary directory");
         let data = dir.path().join("data");
@@ -55,6 +60,11 @@ impl MariaDb {
         assert!(install.status.success(), "mariadb-install-db: {}", String::from_utf8_lossy(&install.stderr));
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let socket = dir.path().join("mysqld.sock");
+        // Its own tmpdir (issue 36): with the default, /tmp, every test's server wrote its internal
+        // temporary tables (`#sql-temptable-…`) into one directory, and one removing another's files
+        // failed a statement ("Error on delete of '/tmp/#sql-temptable-….MAI' (Errcode: 2)").
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp).expect("the server's tmpdir");
         let server = Command::new(program("mariadbd"))
             .args(["--no-defaults", &format!("--datadir={}", data.display()), &user])
             .arg(format!("--port={port}"))
@@ -62,6 +72,8 @@ impl MariaDb {
             .arg(format!("--pid-file={}", dir.path().join("mysqld.pid").display()))
             .args(["--bind-address=127.0.0.1", "--innodb-buffer-pool-size=128M", "--local-infile=1"])
             .args(["--innodb-flush-log-at-trx-commit=2", "--skip-name-resolve"])
+            .arg(format!("--tmpdir={}", tmp.display()))
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(dir.path().join("server.log")).unwrap())
             .spawn()
@@ -83,6 +95,11 @@ impl MariaDb {
     /// The server's log so far.
     fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
+    }
+
+    /// The directory the server keeps its temporary files in (`@@tmpdir`): its own.
+    pub fn tmpdir(&self) -> PathBuf {
+        self.dir.path().join("tmp")
     }
 
     /// A `mariadb://` URL for database `db` as `bench`, with the password.

@@ -64,6 +64,7 @@ pub async fn restore<W: Definition, D: Dataset>(
     let conn = Conn::open(target).await?;
     let engine = target.engine();
     let tables: Vec<&str> = data.tables().iter().map(|t| t.name).collect();
+    conn.refuse_restore_dependents(target, &tables).await?;
     let mut clearing = engine::truncate(engine, &tables);
     clearing.extend(extras.dropped);
     clearing.extend(load::keys_and_indexes_dropped(engine, &data));

@@ -21,6 +21,8 @@
 #![deny(missing_docs)]
 
 #[cfg(test)]
+mod any_input;
+#[cfg(test)]
 mod fixtures;
 pub mod model;
 pub mod numfmt;

@@ -264,4 +264,25 @@ mod tests {
         assert!(matches!("2000000MB".parse::<DbSize>(), Err(DbSizeError::TooBig { .. })));
         assert!(!e.to_string().contains('\n'));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+
+        /// `--db-size` (DS2's `--db_size`): any text is a size whose rows fit, or a one-line error (issue 36).
+        #[test]
+        fn any_db_size_is_a_size_or_one_line(
+            text in proptest::prop_oneof![
+                proptest::prelude::any::<String>(),
+                "[ ]?[0-9]{0,24}[ ]?(mb|MB|gb|Gb|tb|kb|s|M|l|€|)[ ]?",
+            ]
+        ) {
+            match text.parse::<DbSize>() {
+                Ok(size) => {
+                    let _ = (size.customers(), size.orders_per_month(), size.products());
+                    proptest::prop_assert_eq!(size.to_string().parse::<DbSize>().ok(), Some(size));
+                }
+                Err(e) => proptest::prop_assert!(!e.to_string().contains('\n'), "{}", e),
+            }
+        }
+    }
 }

@@ -41,7 +41,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 /// a duration with its unit.
 pub fn parse_in_units(s: &str, unit_s: f64, unit: &str) -> Result<Duration, String> {
     match s.trim().parse::<f64>() {
-        Ok(n) if n.is_finite() && n >= 0.0 => Ok(Duration::from_secs_f64(n * unit_s)),
+        // Issue 36: `1e20` minutes panicked in Duration::from_secs_f64.
+        Ok(n) if n.is_finite() && n >= 0.0 => Duration::try_from_secs_f64(n * unit_s)
+            .map_err(|_| format!("'{s}' {unit} is longer than a duration can be")),
         Ok(_) => Err(format!("'{s}' is not a number of {unit}")),
         Err(_) => parse_duration(s),
     }
@@ -111,11 +113,15 @@ pub fn parse_cost(s: &str) -> Result<f64, String> {
     }
 }
 
-/// A positive number of users started per second.
+/// The slowest rate a flag takes (a user or an I/O every 1000 s): the time between two starts, and a
+/// million users' ramp, stay durations (issue 36: `--ramp-rate 1e-300` panicked converting them).
+pub const MIN_RATE: f64 = 0.001;
+
+/// A positive number of users (or I/Os) started per second, at least [`MIN_RATE`].
 pub fn parse_rate(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
-        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
-        _ => Err(format!("'{s}' is not a positive number of users per second")),
+        Ok(r) if r.is_finite() && r >= MIN_RATE => Ok(r),
+        _ => Err(format!("'{s}' is not a positive number of users per second (at least {MIN_RATE})")),
     }
 }
 

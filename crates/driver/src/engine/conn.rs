@@ -83,6 +83,21 @@ impl Conn {
         }
     }
 
+    /// Refuses, before anything changes, a restore of `tables` that another object would stop halfway.
+    /// PostgreSQL empties the tables and drops their keys in one transaction, which such an object
+    /// makes fail whole; MySQL commits each `TRUNCATE` and key drop on its own (issue 36: a user's
+    /// foreign key to the last table left the first ones empty), so its catalog is asked first.
+    ///
+    /// # Errors
+    /// [`restore_refusal`](crate::vocab::schema::restore_refusal) naming the objects; [`Error::Failed`]
+    /// when the catalog cannot be read.
+    pub async fn refuse_restore_dependents(&self, target: &Target, tables: &[&str]) -> Result<(), Error> {
+        match self {
+            Conn::Postgres(_) | Conn::SqlServer(_) => Ok(()),
+            Conn::MySql(c) => mysql::schema::refuse_restore_dependents(c, target, tables).await,
+        }
+    }
+
     /// Runs `statements` in order (as one batch where the engine allows); `what` names them in an error.
     ///
     /// # Errors

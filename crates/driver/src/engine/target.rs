@@ -132,6 +132,16 @@ mod tests {
     }
 
     #[test]
+    fn every_session_is_named_oltpgen_unless_the_url_names_it() {
+        let name = |url: &str| {
+            let t: Target = url.parse().unwrap();
+            t.pg_config().unwrap().get_application_name().map(str::to_string)
+        };
+        assert_eq!(name("postgres://bench@db1/tpcc").as_deref(), Some("oltpgen"));
+        assert_eq!(name("postgres://bench@db1/tpcc?application_name=mine").as_deref(), Some("mine"));
+    }
+
+    #[test]
     fn a_server_gone_without_a_word_is_noticed_unless_the_url_says_otherwise() {
         use std::time::Duration;
         let t: Target = "postgres://bench@db1/tpcc".parse().unwrap();

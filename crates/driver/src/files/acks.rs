@@ -254,4 +254,21 @@ mod tests {
         let e = merge(&[a, dir.path().join("none/result.json")], &out).unwrap_err();
         assert!(e.contains("none: cannot read acks.bin"), "{e}");
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+
+        /// Any bytes, and any bytes after the header: the orders, or what is wrong with the file (issue 36).
+        #[test]
+        fn any_file_is_its_orders_or_one_line(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            headed in proptest::prelude::any::<bool>(),
+        ) {
+            let file = if headed { [MAGIC.as_slice(), &bytes].concat() } else { bytes };
+            match decode(&file) {
+                Ok(acks) => proptest::prop_assert_eq!(MAGIC.len() + acks.len() * RECORD, file.len()),
+                Err(e) => proptest::prop_assert!(!e.is_empty() && !e.contains('\n')),
+            }
+        }
+    }
 }

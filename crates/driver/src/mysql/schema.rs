@@ -4,7 +4,9 @@
 use oltpgen_datagen::schema::{ColumnType, Index, TableDef};
 
 use super::Conn;
-use crate::vocab::schema::{Object, ObjectKind, create_table_as, dependents_refusal, string_literals};
+use crate::vocab::schema::{
+    Object, ObjectKind, create_table_as, dependents_refusal, restore_refusal, string_literals,
+};
 use crate::{Error, Target};
 
 /// `CREATE TABLE … ENGINE=InnoDB` with its primary key. InnoDB keeps a table's rows in its primary
@@ -101,22 +103,61 @@ pub async fn drop_tables(conn: &Conn, target: &Target, names: &[&str]) -> Result
     }
     let ours = string_literals(names);
     let dependents = format!(
-        "SELECT CAST(CONCAT('constraint ', constraint_name, ' on table ', constraint_schema, '.', table_name, \
-           ' depends on table ', referenced_table_name) AS CHAR) \
-         FROM information_schema.referential_constraints \
-         WHERE unique_constraint_schema = DATABASE() AND referenced_table_name IN ({ours}) \
-           AND NOT (constraint_schema = DATABASE() AND table_name IN ({ours})) \
-         UNION SELECT CAST(CONCAT('view ', v.table_schema, '.', v.table_name, ' depends on table ', t.name) AS CHAR) \
+        "{} UNION SELECT CAST(CONCAT('view ', v.table_schema, '.', v.table_name, ' depends on table ', t.name) AS CHAR) \
          FROM information_schema.views v JOIN (SELECT table_name AS name FROM information_schema.tables \
            WHERE table_schema = DATABASE() AND table_name IN ({ours})) t \
-           ON LOCATE(CONCAT('`', DATABASE(), '`.`', t.name, '`'), v.view_definition) > 0"
+           ON LOCATE(CONCAT('`', DATABASE(), '`.`', t.name, '`'), v.view_definition) > 0",
+        foreign_keys(&format!(
+            "unique_constraint_schema = DATABASE() AND referenced_table_name IN ({ours}) \
+             AND NOT (constraint_schema = DATABASE() AND table_name IN ({ours}))"
+        ))
     );
-    let rows = conn.rows(target, "reading the catalog", &dependents).await?;
-    let found: Vec<String> = rows.iter().filter_map(|r| r.get::<String, _>(0)).collect();
+    let found = catalog_lines(conn, target, &dependents).await?;
     if !found.is_empty() {
         let found: Vec<&str> = found.iter().map(String::as_str).collect();
         return Err(dependents_refusal(target, &found));
     }
     let sql = format!("DROP TABLE IF EXISTS {}", names.join(", "));
     super::execute_batch(conn, target, "dropping tables", &[sql]).await
+}
+
+/// Refuses a restore of the tables `names` that a foreign key would stop halfway, before anything
+/// changes: MySQL commits each `TRUNCATE` and key drop on its own, and refuses to empty a table a foreign
+/// key refers to (from a table of the user's, in any database) or to drop an index a foreign key needs
+/// (one from a workload's table to a user's too). Views and triggers stop none of it (`TRUNCATE` fires
+/// no trigger; a view over the tables reads the restored rows).
+///
+/// # Errors
+/// [`restore_refusal`] naming the foreign keys; [`Error::Failed`] when the catalog cannot be read.
+pub async fn refuse_restore_dependents(conn: &Conn, target: &Target, names: &[&str]) -> Result<(), Error> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    let ours = string_literals(names);
+    let keys = foreign_keys(&format!(
+        "(unique_constraint_schema = DATABASE() AND referenced_table_name IN ({ours})) \
+         OR (constraint_schema = DATABASE() AND table_name IN ({ours}))"
+    ));
+    let found = catalog_lines(conn, target, &keys).await?;
+    if found.is_empty() {
+        return Ok(());
+    }
+    let found: Vec<&str> = found.iter().map(String::as_str).collect();
+    Err(restore_refusal(target, &found))
+}
+
+/// The foreign keys `condition` picks from `information_schema.referential_constraints`, one line each
+/// (`constraint c on table db.t depends on table warehouse`).
+fn foreign_keys(condition: &str) -> String {
+    format!(
+        "SELECT CAST(CONCAT('constraint ', constraint_name, ' on table ', constraint_schema, '.', table_name, \
+           ' depends on table ', referenced_table_name) AS CHAR) \
+         FROM information_schema.referential_constraints WHERE {condition}"
+    )
+}
+
+/// The one text column of `query`'s rows.
+async fn catalog_lines(conn: &Conn, target: &Target, query: &str) -> Result<Vec<String>, Error> {
+    let rows = conn.rows(target, "reading the catalog", query).await?;
+    Ok(rows.iter().filter_map(|r| r.get::<String, _>(0)).collect())
 }

@@ -11,6 +11,9 @@ use crate::{Error, Target};
 
 /// The variable the `mysql` client reads a password from; oltpgen reads it too.
 pub const PASSWORD_VAR: &str = "MYSQL_PWD";
+/// The `program_name` connection attribute of every session oltpgen opens, as the `mysql` client sends
+/// its own.
+pub const PROGRAM_NAME: &str = "oltpgen";
 /// The port a URL without one means.
 const DEFAULT_PORT: u16 = 3306;
 
@@ -108,6 +111,9 @@ pub fn parse(url: &str) -> Result<Target, Error> {
         .socket(socket)
         .prefer_socket(false)
         .tcp_nodelay(true)
+        // A DBA sees whose sessions these are (issue 36): MySQL's and MariaDB's clients name themselves
+        // by this connection attribute (performance_schema.session_connect_attrs).
+        .connect_attribute("program_name", PROGRAM_NAME)
         .ssl_opts(tls(mode, ca));
     let config = Config {
         opts: builder.into(),
@@ -235,6 +241,13 @@ pub fn without_database(target: &Target) -> Target {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_session_names_its_program_oltpgen() {
+        let t = parse("mysql://bench@db1/tpcc").unwrap();
+        let attrs = super::super::config(&t).opts.connect_attributes().cloned().unwrap_or_default();
+        assert_eq!(attrs.get("program_name").map(String::as_str), Some(PROGRAM_NAME));
+    }
 
     #[test]
     fn urls_label_without_the_password() {

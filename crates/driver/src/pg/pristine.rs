@@ -1,9 +1,10 @@
 //! The faster `--restore` on a database oltpgen created: a pristine copy made once by `CREATE DATABASE
 //! … TEMPLATE` (marked as oltpgen's by its comment), and the database put back by dropping it and
 //! cloning the copy (3.2× faster than generating the rows again at TPC-C scale 10, see
-//! BENCHMARKS.md). Both statements need no session on the database cloned from or dropped: oltpgen's
-//! own sessions there (application name `oltpgen…`) are ended, and another client's makes each step
-//! decline, saying why, so that the caller falls back to the generator. Every statement runs from the
+//! BENCHMARKS.md). Both statements need no session on the database cloned from or dropped: the database
+//! is closed to new connections meanwhile, oltpgen's own sessions there (application name `oltpgen…`)
+//! are ended, and another client's makes each step decline, saying why, so that the caller falls back
+//! to the generator; no other client's session is ever cut. Every statement runs from the
 //! server's `postgres` database.
 
 use std::path::Path;
@@ -130,17 +131,21 @@ pub async fn keep(target: &Target, load: &str) -> Result<Result<u64, String>, Er
         }
         None => {}
     }
-    let foreign = foreign_sessions(&client, &at, db).await?;
-    if foreign > 0 {
-        return Ok(Err(format!("{foreign} other client session(s) connected to {db}")));
-    }
     if let Some(short) = no_room(&client, &at, db).await? {
         return Ok(Err(short));
     }
-    end_own_sessions(&client, &at, db).await?;
-    let create =
-        format!("CREATE DATABASE {} TEMPLATE {}{}", quoted(&copy), quoted(db), strategy(&client).await);
-    run(&client, &at, "making the pristine copy", &create).await?;
+    let made = closed(&client, &at, db, async || {
+        if let Some(why) = alone(&client, &at, db).await? {
+            return Ok(Err(why));
+        }
+        let create =
+            format!("CREATE DATABASE {} TEMPLATE {}{}", quoted(&copy), quoted(db), strategy(&client).await);
+        declined_if_in_use(client.batch_execute(&create).await, db, "making the pristine copy", &at)
+    })
+    .await?;
+    if let Err(why) = made {
+        return Ok(Err(why));
+    }
     let note = format!("{MARK}{db}, load {load}").replace('\'', "''");
     run(
         &client,
@@ -155,6 +160,57 @@ pub async fn keep(target: &Target, load: &str) -> Result<Result<u64, String>, Er
         .map_err(|e| failed("sizing the pristine copy", &at, &e))?;
     let size: i64 = row.get(0);
     Ok(Ok(size.max(0) as u64))
+}
+
+/// Runs `step` with `db` closed to new connections (`ALLOW_CONNECTIONS false`), opened again afterwards
+/// whatever `step` did, error included (when `db` still exists: a clone cut short left none). Closed,
+/// a client that connects meanwhile is refused at its connect instead of being let in between the count
+/// of sessions and the statement that needs none (issue 36), which `WITH (FORCE)` would then have cut.
+async fn closed<T>(
+    client: &Client,
+    at: &Target,
+    db: &str,
+    step: impl AsyncFnOnce() -> Result<T, Error>,
+) -> Result<T, Error> {
+    let allow = |yes: bool| format!("ALTER DATABASE {} ALLOW_CONNECTIONS {yes}", quoted(db));
+    run(client, at, "closing the database to new connections", &allow(false)).await?;
+    let outcome = step().await;
+    let reopened = match comment(client, at, db).await {
+        Ok(Some(_)) => run(client, at, "opening the database to connections again", &allow(true)).await,
+        Ok(None) => Ok(()),
+        Err(e) => Err(e),
+    };
+    let outcome = outcome?;
+    reopened.map(|()| outcome)
+}
+
+/// With `db` closed: why the statement that needs no session on it must not run (another client's
+/// session there), after ending oltpgen's own; `None` when it may.
+async fn alone(client: &Client, at: &Target, db: &str) -> Result<Option<String>, Error> {
+    let foreign = foreign_sessions(client, at, db).await?;
+    if foreign > 0 {
+        return Ok(Some(format!("{foreign} other client session(s) connected to {db}")));
+    }
+    end_own_sessions(client, at, db).await?;
+    Ok(None)
+}
+
+/// `done`, a statement that needs no other session on `db`: `Ok(Err(why))` when one was there after all
+/// (`55006`, object in use: a session that connected before the database was closed and was not yet
+/// counted), which declines the clone rather than cutting that session.
+fn declined_if_in_use(
+    done: Result<(), tokio_postgres::Error>,
+    db: &str,
+    what: &str,
+    at: &Target,
+) -> Result<Result<(), String>, Error> {
+    match done {
+        Ok(()) => Ok(Ok(())),
+        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::OBJECT_IN_USE) => {
+            Ok(Err(format!("another client's session is connected to {db}")))
+        }
+        Err(e) => Err(failed(what, at, &e)),
+    }
 }
 
 /// Why the server's disk has no room for a copy of `db` (its size and a tenth more), when it has none:
@@ -187,9 +243,10 @@ fn short_of(need: u64, free: Option<u64>) -> Option<String> {
     })
 }
 
-/// Puts `target`'s database back from its pristine copy: `DROP DATABASE … WITH (FORCE)` and `CREATE
-/// DATABASE … TEMPLATE` the copy. `Ok(Err(why))` when another client is connected to it: nothing is
-/// dropped, and the caller restores from the generator.
+/// Puts `target`'s database back from its pristine copy: `DROP DATABASE` and `CREATE DATABASE …
+/// TEMPLATE` the copy, the database closed to new connections meanwhile (`ALLOW_CONNECTIONS false`).
+/// `Ok(Err(why))` when another client is connected to it: nothing is dropped, no session is cut, and
+/// the caller restores from the generator.
 ///
 /// # Errors
 /// [`Error::Failed`] when a statement fails (the database may then be missing: [`discard`] renames the
@@ -198,18 +255,24 @@ pub async fn put_back(target: &Target) -> Result<Result<(), String>, Error> {
     let db = target.dbname();
     let copy = copy_name(db).expect("a pristine copy was made, so its name fits");
     let (client, at) = admin(target).await?;
-    let foreign = foreign_sessions(&client, &at, db).await?;
-    if foreign > 0 {
-        return Ok(Err(format!("{foreign} other client session(s) connected to {db}")));
-    }
-    end_own_sessions(&client, &at, db).await?;
-    run(
-        &client,
-        &at,
-        "dropping the database to clone it again",
-        &format!("DROP DATABASE {} WITH (FORCE)", quoted(db)),
-    )
+    let dropped = closed(&client, &at, db, async || {
+        if let Some(why) = alone(&client, &at, db).await? {
+            return Ok(Err(why));
+        }
+        // Without FORCE: closed, and oltpgen's own sessions ended, only another client's session can
+        // still be there, and it is never cut (the drop declines instead).
+        let drop = format!("DROP DATABASE {}", quoted(db));
+        declined_if_in_use(
+            client.batch_execute(&drop).await,
+            db,
+            "dropping the database to clone it again",
+            &at,
+        )
+    })
     .await?;
+    if let Err(why) = dropped {
+        return Ok(Err(why));
+    }
     let create =
         format!("CREATE DATABASE {} TEMPLATE {}{}", quoted(db), quoted(&copy), strategy(&client).await);
     run(&client, &at, "cloning the pristine copy", &create).await?;
@@ -228,6 +291,11 @@ pub async fn discard(target: &Target) -> Result<(), Error> {
     let Some(copy) = copy_name(db) else { return Ok(()) };
     let (client, at) = admin(target).await?;
     end_sessions(&client, &at, "application_name = $1", CLONING, "ending a clone cut short").await?;
+    if comment(&client, &at, db).await?.is_some() {
+        // A clone cut short while the database was closed to connections ([`closed`]) opens it again.
+        let open = format!("ALTER DATABASE {} ALLOW_CONNECTIONS true", quoted(db));
+        run(&client, &at, "opening the database to connections again", &open).await?;
+    }
     match comment(&client, &at, &copy).await? {
         Some(c) if c.starts_with(MARK) => {}
         _ => return Ok(()),

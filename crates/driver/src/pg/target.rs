@@ -30,7 +30,12 @@ pub struct Settings {
 const MANY_ATS: &str = "--url: the part before the host holds more than one '@': percent-encode an '@' \
                         in the password as %40, or give the password in PGPASSWORD / ~/.pgpass";
 
-/// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`).
+/// The `application_name` of every session oltpgen opens, unless the URL names its own: what a DBA
+/// reads in `pg_stat_activity` (and how the pristine copy tells oltpgen's sessions from another client's).
+pub const APPLICATION_NAME: &str = "oltpgen";
+
+/// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`); the sessions are
+/// named [`APPLICATION_NAME`] unless an `application_name` option names them.
 ///
 /// # Errors
 /// [`Error::Usage`] naming the option at fault; the message never repeats the URL itself.
@@ -52,6 +57,10 @@ pub fn parse(url: &str) -> Result<Target, Error> {
     })?;
     let password_from = super::pgpass::fill_password(&mut config, passfile.as_deref())?;
     notice_dead_peers(&mut config, &url);
+    // A DBA sees whose sessions these are in pg_stat_activity (issue 36), unless the URL names them.
+    if config.get_application_name().is_none() {
+        config.application_name(APPLICATION_NAME);
+    }
     Ok(from_settings(Settings { config, password_from }))
 }
 
@@ -105,7 +114,7 @@ pub fn with_dbname(target: &Target, dbname: &str) -> Target {
 pub fn local(port: u16, user: &str, password: &str, dbname: &str) -> Target {
     let mut c = Config::new();
     c.host("127.0.0.1").port(port).user(user).password(password).dbname(dbname);
-    c.application_name("oltpgen");
+    c.application_name(APPLICATION_NAME);
     from_config(c)
 }
 

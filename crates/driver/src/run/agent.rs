@@ -206,20 +206,12 @@ pub fn lateness(at: SystemTime, warmup: Duration) -> Result<Duration, Error> {
 /// # Errors
 /// One line saying what is wrong, naming `flag`.
 pub fn parse_start_at(flag: &str, text: &str) -> Result<SystemTime, Error> {
-    let bad = || Error::usage(format!("{flag} {text}: give an RFC 3339 time, e.g. 2026-11-26T23:00:00Z"));
-    let text = text.trim();
-    // humantime reads UTC ('Z'); an offset is taken off by hand.
-    let (utc, offset_s) = match text.len().checked_sub(6).map(|at| text.split_at(at)) {
-        Some((time, off)) if (off.starts_with('+') || off.starts_with('-')) && off.as_bytes()[3] == b':' => {
-            let number = |s: &str| s.parse::<i64>().map_err(|_| bad());
-            let s = number(&off[1..3])? * 3600 + number(&off[4..6])? * 60;
-            (format!("{time}Z"), if off.starts_with('-') { -s } else { s })
-        }
-        _ => (text.to_string(), 0),
-    };
-    let at = humantime::parse_rfc3339_weak(&utc).map_err(|_| bad())?;
-    let shift = Duration::from_secs(offset_s.unsigned_abs());
-    Ok(if offset_s >= 0 { at - shift } else { at + shift })
+    // jiff reads RFC 3339 with `Z` or any offset; it refuses a time without one (whose zone is unknown)
+    // and never panics on what it is given (issue 36: a hand-written reader cut a multi-byte character).
+    let at: jiff::Timestamp = text.trim().parse().map_err(|_| {
+        Error::usage(format!("{flag} {text}: give an RFC 3339 time, e.g. 2026-11-26T23:00:00Z"))
+    })?;
+    Ok(SystemTime::from(at))
 }
 
 /// The run seed every agent of one plan draws alike, without talking to each other or to a counter in
@@ -316,6 +308,38 @@ mod tests {
         assert_eq!(parse_start_at("--start-at", "2026-11-26T21:00:00-02:00").unwrap(), z);
         let e = parse_start_at("OLTPGEN_START_AT", "tomorrow").unwrap_err().to_string();
         assert!(e.starts_with("OLTPGEN_START_AT tomorrow: give an RFC 3339 time"), "{e}");
+        // Issue 36: a multi-byte character where the offset would be panicked the hand-written reader.
+        let e = parse_start_at("--start-at", "€aaaaa").unwrap_err().to_string();
+        assert!(e.starts_with("--start-at €aaaaa: give an RFC 3339 time"), "{e}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+
+        /// Any text, and any text shaped like a time: an instant or one line naming the flag, never a panic.
+        #[test]
+        fn any_start_at_is_an_instant_or_one_line(
+            text in proptest::prop_oneof![
+                proptest::prelude::any::<String>(),
+                "[0-9]{1,5}-[0-9]{1,2}-[0-9]{1,2}[T ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\\.[0-9]{0,12})?(Z|[+-€][0-9]{1,2}:?[0-9]{0,2}|.{0,3})",
+            ]
+        ) {
+            if let Err(e) = parse_start_at("--start-at", &text) {
+                let e = e.to_string();
+                proptest::prop_assert!(e.starts_with("--start-at ") && e.contains("RFC 3339"), "{}", e);
+            }
+        }
+
+        /// Every agent text: an agent of its count, or one line naming the flag.
+        #[test]
+        fn any_agent_is_one_of_its_count_or_one_line(
+            text in proptest::prop_oneof![proptest::prelude::any::<String>(), "[0-9 ]{0,12}/[0-9 -]{0,12}"]
+        ) {
+            match resolve(Some(&text), |_| None) {
+                Ok(a) => proptest::prop_assert!(a.index < a.count),
+                Err(e) => proptest::prop_assert!(e.to_string().starts_with("--agent"), "{}", e),
+            }
+        }
     }
 
     #[test]

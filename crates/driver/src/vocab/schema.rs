@@ -40,8 +40,19 @@ pub struct Object {
 /// dependents as the server gave them and what to do, with nothing dropped ("delete only what oltpgen
 /// created": a `CASCADE` would take the user's objects along).
 pub fn dependents_refusal(target: &Target, dependents: &[&str]) -> Error {
+    refusal(target, "dropping tables", dependents, "dropped")
+}
+
+/// The refusal to restore a workload's tables while other objects depend on them (a foreign key to one
+/// of them, or from one to a table of the user's): said as [`dependents_refusal`] says a drop's, before
+/// anything changed.
+pub fn restore_refusal(target: &Target, dependents: &[&str]) -> Error {
+    refusal(target, "restoring tables", dependents, "changed")
+}
+
+fn refusal(target: &Target, doing: &str, dependents: &[&str], undone: &str) -> Error {
     Error::failed(format!(
-        "{}: dropping tables: other objects depend on oltpgen's tables ({}): drop them first; nothing was dropped",
+        "{}: {doing}: other objects depend on oltpgen's tables ({}): drop them first; nothing was {undone}",
         target.label(),
         dependents.join("; ")
     ))

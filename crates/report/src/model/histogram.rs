@@ -1,6 +1,9 @@
 //! [`LatencyHistogram`]: response times in microseconds, mergeable exactly, serialized compactly.
 
+use std::borrow::Cow;
 use std::fmt;
+use std::io::Read as _;
+use std::sync::LazyLock;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -24,6 +27,9 @@ pub enum HistogramError {
     /// The bytes are not a V2 (or V2 deflate) HdrHistogram.
     #[error("histogram is not a valid V2 HdrHistogram: {0:?}")]
     Decode(hdrhistogram::serialization::DeserializeError),
+    /// The bytes' header is not one oltpgen could have written (checked before hdrhistogram reads it).
+    #[error("histogram is not a valid V2 HdrHistogram: {0}")]
+    Malformed(&'static str),
     /// The histogram was recorded with other bounds or precision than oltpgen uses,
     /// so it cannot be merged exactly with ours.
     #[error(
@@ -173,18 +179,60 @@ impl LatencyHistogram {
     /// Bad base64, a bad encoding, or bounds other than oltpgen's.
     pub fn from_base64(text: &str) -> Result<Self, HistogramError> {
         let bytes = BASE64.decode(text.trim())?;
+        let plain = checked_v2(&bytes)?;
         let mut inner: Histogram<u64> =
-            Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(HistogramError::Decode)?;
-        if inner.low() != LOWEST_US || inner.high() != HIGHEST_US || inner.sigfig() != SIGNIFICANT_DIGITS {
-            return Err(HistogramError::Layout {
-                low: inner.low(),
-                high: inner.high(),
-                sigfig: inner.sigfig(),
-            });
-        }
+            Deserializer::new().deserialize(&mut plain.as_ref()).map_err(HistogramError::Decode)?;
         inner.auto(false);
         Ok(Self { inner })
     }
+}
+
+/// HdrHistogram's V2 cookies: the plain encoding, and the deflated one.
+const V2_COOKIE: u32 = 0x1c84_9313;
+const V2_DEFLATE_COOKIE: u32 = 0x1c84_9314;
+/// A V2 header: cookie, payload length, normalizing offset, digits (4 bytes each), lowest and highest
+/// value, integer-to-double ratio (8 bytes each).
+const V2_HEADER_BYTES: usize = 40;
+
+/// The most bytes a V2 encoding of oltpgen's layout takes: the header, and each count at most 9 bytes.
+static MAX_V2_BYTES: LazyLock<usize> =
+    LazyLock::new(|| V2_HEADER_BYTES + 9 * LatencyHistogram::new().inner.distinct_values());
+
+/// The plain V2 encoding in `bytes` (inflated, when deflated, up to [`MAX_V2_BYTES`]), its header
+/// checked against oltpgen's layout before hdrhistogram reads it: hdrhistogram sizes a buffer by the
+/// header's payload length and the histogram by its bounds, so a made-up header in a result.json would
+/// have it allocate gigabytes (issue 36).
+fn checked_v2(bytes: &[u8]) -> Result<Cow<'_, [u8]>, HistogramError> {
+    let word = |b: &[u8], at: usize| -> Result<u64, HistogramError> {
+        let field = b.get(at..at + 8).ok_or(HistogramError::Malformed("its header is cut short"))?;
+        Ok(u64::from_be_bytes(field.try_into().expect("8 bytes")))
+    };
+    let half = |b: &[u8], at: usize| Ok::<u32, HistogramError>((word(b, at)? >> 32) as u32);
+    let plain = match half(bytes, 0)? {
+        V2_COOKIE => Cow::Borrowed(bytes),
+        V2_DEFLATE_COOKIE => {
+            let mut out = Vec::new();
+            flate2::read::ZlibDecoder::new(&bytes[8..])
+                .take(*MAX_V2_BYTES as u64 + 1)
+                .read_to_end(&mut out)
+                .map_err(|_| HistogramError::Malformed("its deflated payload does not inflate"))?;
+            Cow::Owned(out)
+        }
+        _ => return Err(HistogramError::Malformed("no V2 cookie")),
+    };
+    if plain.len() > *MAX_V2_BYTES || half(&plain, 0)? != V2_COOKIE {
+        return Err(HistogramError::Malformed("its payload is not a V2 histogram of oltpgen's size"));
+    }
+    let payload = half(&plain, 4)? as usize;
+    if payload > plain.len() - V2_HEADER_BYTES {
+        return Err(HistogramError::Malformed("its payload is shorter than its header says"));
+    }
+    let (digits, low, high) = (half(&plain, 12)?, word(&plain, 16)?, word(&plain, 24)?);
+    if (low, high, digits) != (LOWEST_US, HIGHEST_US, u32::from(SIGNIFICANT_DIGITS)) {
+        let sigfig = u8::try_from(digits).unwrap_or(u8::MAX);
+        return Err(HistogramError::Layout { low, high, sigfig });
+    }
+    Ok(plain)
 }
 
 impl Serialize for LatencyHistogram {
@@ -274,7 +322,35 @@ mod tests {
     #[test]
     fn bad_text_is_a_typed_error() {
         assert!(matches!(LatencyHistogram::from_base64("not base64!"), Err(HistogramError::Base64(_))));
-        assert!(matches!(LatencyHistogram::from_base64("AAAAAAAA"), Err(HistogramError::Decode(_))));
+        assert!(matches!(LatencyHistogram::from_base64("AAAAAAAA"), Err(HistogramError::Malformed(_))));
+    }
+
+    /// A plain V2 header of oltpgen's layout claiming `payload` bytes, with `body` after it.
+    fn header(payload: u32, digits: u32, high: u64, body: &[u8]) -> String {
+        let mut b = Vec::new();
+        for word in [V2_COOKIE, payload, 0, digits] {
+            b.extend_from_slice(&word.to_be_bytes());
+        }
+        for word in [LOWEST_US, high, 1f64.to_bits()] {
+            b.extend_from_slice(&word.to_be_bytes());
+        }
+        b.extend_from_slice(body);
+        BASE64.encode(b)
+    }
+
+    #[test]
+    fn a_made_up_header_is_refused_before_anything_is_sized_by_it() {
+        // hdrhistogram would have sized a 4 GiB buffer by this payload length (issue 36).
+        let huge = header(u32::MAX, 3, HIGHEST_US, &[0; 8]);
+        assert!(matches!(LatencyHistogram::from_base64(&huge), Err(HistogramError::Malformed(_))));
+        // And a histogram of the widest bounds by these.
+        let wide = header(0, 5, u64::MAX, &[]);
+        assert!(matches!(
+            LatencyHistogram::from_base64(&wide),
+            Err(HistogramError::Layout { sigfig: 5, .. })
+        ));
+        let ours = header(0, 3, HIGHEST_US, &[]);
+        assert_eq!(LatencyHistogram::from_base64(&ours).unwrap().count(), 0, "an empty histogram of ours");
     }
 
     #[test]

@@ -136,7 +136,7 @@ const SUGGESTED_STEPS: u64 = 20;
 
 /// A step for the range `start..end` (either order) that lands on its end: the start itself when it
 /// divides the span in at most 20 steps (`2..8` → 2, `1000..14000` → 1000, a sweep in
-/// multiples of its first load), else the smallest divisor of the span that does, else the span.
+/// multiples of its first load), else the smallest divisor of the span that does (the span at worst).
 pub fn suggest_step(start: u64, end: u64) -> u64 {
     let span = start.abs_diff(end);
     if span == 0 {
@@ -146,21 +146,11 @@ pub fn suggest_step(start: u64, end: u64) -> u64 {
     if span.is_multiple_of(first) && span / first <= SUGGESTED_STEPS {
         return first;
     }
-    let least = span.div_ceil(SUGGESTED_STEPS);
-    // Divisors come in pairs around the square root: scan below it, take the partner above it.
-    let mut best = span;
-    let mut d = 1;
-    while d * d <= span {
-        if span.is_multiple_of(d) {
-            for divisor in [d, span / d] {
-                if divisor >= least && divisor < best {
-                    best = divisor;
-                }
-            }
-        }
-        d += 1;
-    }
-    best
+    // The divisors of at least span / 20 are span / k for the k up to 20 that divide the span: the
+    // smallest is the one of the largest k. (Issue 36: a scan of every divisor up to the square root
+    // took minutes, and overflowed, on a span near u64::MAX.)
+    let k = (1..=SUGGESTED_STEPS).rev().find(|k| span.is_multiple_of(*k)).unwrap_or(1);
+    span / k
 }
 
 /// A user count: a number above zero (`entry` is what an error names).
@@ -247,9 +237,17 @@ mod tests {
         assert_eq!(message("1000..14000"), "range `1000..14000` needs a step, e.g. `1000..14000:1000`");
         assert_eq!(message("8..64"), "range `8..64` needs a step, e.g. `8..64:8`");
         assert_eq!(message("x..8"), "`x` is not a whole number of users", "a bad count is named first");
-        for (start, end) in
-            [(2, 8), (3, 10), (1, 1000), (100, 14_000), (7, 7), (1, 2), (5, 3), (13, 1_000_003)]
-        {
+        for (start, end) in [
+            (2, 8),
+            (3, 10),
+            (1, 1000),
+            (100, 14_000),
+            (7, 7),
+            (1, 2),
+            (5, 3),
+            (13, 1_000_003),
+            (1, u64::MAX),
+        ] {
             let step = suggest_step(start, end);
             let counts = parse(&format!("{start}..{end}:{step}"));
             let counts = if start <= end {

@@ -113,7 +113,10 @@ pub fn check(results: &[RunResult]) -> Result<Option<u32>, PartsError> {
     else {
         return Ok(None);
     };
-    let mut seen: Vec<Option<usize>> = Vec::new();
+    // Each agent's part by index, and the count result 1 names: a map, not a slot per agent, so that a
+    // part claiming 4294967295 agents costs no more than the parts given (issue 36).
+    let mut seen: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
+    let mut agents: Option<u32> = None;
     let first = &results[0];
     for (j, r) in results.iter().enumerate() {
         let result = j + 1;
@@ -123,9 +126,7 @@ pub fn check(results: &[RunResult]) -> Result<Option<u32>, PartsError> {
         let (index, count) = parse(name).filter(|(i, n)| i < n).ok_or_else(bad)?;
         let foreign =
             |setting: &str| PartsError::Foreign { result, agent: name.to_string(), setting: setting.into() };
-        if seen.is_empty() {
-            seen = vec![None; count as usize];
-        } else if seen.len() != count as usize {
+        if *agents.get_or_insert(count) != count {
             return Err(foreign("number of agents"));
         }
         if let Some(setting) = differing_setting(first, r) {
@@ -134,12 +135,13 @@ pub fn check(results: &[RunResult]) -> Result<Option<u32>, PartsError> {
         if let Some(run) = r.steps.iter().map(|s| s.run).find(|&run| run > 1) {
             return Err(PartsError::Runs { result, agent: name.to_string(), run });
         }
-        if let Some(earlier) = seen[index as usize].replace(result) {
+        if let Some(earlier) = seen.insert(index, result) {
             return Err(PartsError::Twice { result, first: earlier, agent: name.to_string() });
         }
     }
-    let count = seen.len() as u32;
-    match seen.iter().position(Option::is_none) {
+    let count = agents.unwrap_or(0);
+    // The first agent without a part: at most one past the parts given.
+    match (0..count).find(|i| !seen.contains_key(i)) {
         Some(missing) => Err(PartsError::Missing { agent: format!("{missing}/{count}"), last: count - 1 }),
         None => Ok(Some(count)),
     }

@@ -99,7 +99,8 @@ pub fn parse(text: &str) -> Result<Vec<Reading>, PowerLogError> {
         let bad = || PowerLogError { line: i + 1, text: line.to_string() };
         let (at, watts) = line.split_once(',').ok_or_else(bad)?;
         let watts = watts.trim().parse::<f64>().ok().filter(|w| w.is_finite() && *w >= 0.0);
-        let at_s = at.trim().parse::<f64>().ok().or_else(|| {
+        // A time that is no number (`NaN`, `inf`: issue 36) is no reading.
+        let at_s = at.trim().parse::<f64>().ok().filter(|t| t.is_finite()).or_else(|| {
             let t = humantime::parse_rfc3339_weak(at.trim()).ok()?;
             Some(t.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64())
         });
