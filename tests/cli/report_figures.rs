@@ -4,7 +4,6 @@
 //! counters), and one headline, the workload's own figure, in every output. Two scale-1 TPC-C databases
 //! on one throwaway PostgreSQL.
 
-use oltpgen_driver::Target;
 use serde_json::Value;
 
 use crate::common::{assert_matches_schema, finish, oltpgen, result_json, spawn, sql};
@@ -32,7 +31,8 @@ fn check<'a>(audit: &'a Value, name: &str) -> &'a Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn several_databases_are_audited_judged_and_read_each_on_its_own() {
     let (pg, urls) = server_with(&["figs_a", "figs_b"]).await;
-    let keys: Vec<String> = urls.iter().map(|u| u.parse::<Target>().unwrap().key()).collect();
+    // The URLs reach oltpgen's built-in server (a throwaway one): keyed without its port (issue 35).
+    let keys: Vec<String> = ["built-in/figs_a", "built-in/figs_b"].map(String::from).to_vec();
     load_all(&urls);
     let dir = tempfile::tempdir().unwrap();
 
