@@ -440,6 +440,7 @@ fn a_second_run_into_the_same_out_is_refused_at_its_start() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("result");
     let out = out_dir.to_str().unwrap();
+    // Flat out, so that its 3 s measure something (a run that completes nothing exits 1).
     let first = spawn(&[
         "tpcc",
         "--temp-db",
@@ -447,6 +448,10 @@ fn a_second_run_into_the_same_out_is_refused_at_its_start() {
         "1",
         "--users",
         "2",
+        "--keying-time",
+        "0",
+        "--think-time",
+        "0",
         "--duration",
         "3s",
         "--warmup",

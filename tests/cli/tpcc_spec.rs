@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::common::{assert_matches_schema, data_dir, oltpgen, result_json, sql, start_server};
+use crate::common::{Outcome, assert_matches_schema, data_dir, oltpgen, result_json, sql, start_server};
 
 /// Flat out, many users on the one warehouse so that Deliveries and New-Orders meet on the same rows.
 const CROWDED: &str =
@@ -37,16 +37,17 @@ fn copies_of_one_load(keep: &Path) -> Vec<(String, std::path::PathBuf, &'static 
         .collect()
 }
 
-fn run(root: &str, out_dir: &Path, transactions: &str) -> serde_json::Value {
+/// Runs the crowded step into `out_dir`, which must exit with `code`: its result.
+fn run(root: &str, out_dir: &Path, transactions: &str, code: i32) -> (Outcome, serde_json::Value) {
     let mut args = vec!["tpcc", "run", "--data-dir", root, "--out", out_dir.to_str().unwrap()];
     args.extend(CROWDED.split(' '));
     args.extend(["--transactions", transactions]);
     let out = oltpgen(&args);
-    assert_eq!(out.code, 0, "{}", out.all());
+    assert_eq!(out.code, code, "{}", out.all());
     let r = result_json(out_dir);
     assert_matches_schema(&r);
     assert_eq!(r["config"]["transactions"], transactions);
-    r
+    (out, r)
 }
 
 fn assert_consistent(root: &str) {
@@ -89,7 +90,7 @@ async fn serializable_default(root: &str, out_dir: &Path, transactions: &str) {
             .unwrap();
         aborted_inserts(&c).await
     };
-    let r = run(root, out_dir, transactions);
+    let (_, r) = run(root, out_dir, transactions, 0);
     assert_eq!(r["config"]["isolation"], "read committed");
     assert_eq!(r["config"]["delivery"], "inline");
     let step = &r["steps"][0];
@@ -163,7 +164,11 @@ async fn failures_leave_no_trace(root: &str, out_dir: &Path, transactions: &str)
         .await
         .unwrap();
     }
-    let r = run(root, out_dir, transactions);
+    // Every Delivery failing is far over the 1% of failures a measured step allows: the step is INVALID,
+    // and a run whose every step is INVALID measured nothing (exit 1, issue 35), its result still written.
+    let (out, r) = run(root, out_dir, transactions, 1);
+    let last = out.stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("error: nothing was measured: the step is INVALID (step 1: "), "{}", out.all());
     let step = &r["steps"][0];
     let delivery = &step["transactions"]["delivery"];
     assert_eq!(delivery["count"], 0, "a Delivery whose COMMIT failed did not complete: {delivery}");
