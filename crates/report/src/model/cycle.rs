@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::Power;
+use super::outage::AckComparison;
 
 /// One run of the sweep as the study cycle began it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,7 +44,7 @@ pub struct RunRecord {
     /// The run's own acknowledged orders compared with the database at the run's end, before a restore
     /// could put the database back (after a run in which connections were lost); `None` when not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lost_commits: Option<super::outage::AckComparison>,
+    pub lost_commits: Option<AckComparison>,
 }
 
 /// One meter's mean watts over a run.
@@ -65,4 +66,34 @@ pub struct Restored {
     pub method: String,
     /// How long it took, in seconds (every target, side by side).
     pub duration_s: f64,
+}
+
+impl AckComparison {
+    /// A study's comparison: its runs', each made at its run's end (before the next restore could
+    /// take the run's orders away), added up; a run's reason for not measuring names the run when
+    /// there were several. `None` when no run compared.
+    pub fn of_runs(runs: &[RunRecord]) -> Option<AckComparison> {
+        let several = runs.len() > 1;
+        runs.iter()
+            .filter_map(|r| match r.lost_commits.clone()? {
+                AckComparison::NotMeasured { not_measured } if several => Some(AckComparison::NotMeasured {
+                    not_measured: format!("run {}: {not_measured}", r.run),
+                }),
+                compared => Some(compared),
+            })
+            .reduce(AckComparison::plus)
+    }
+}
+
+/// The runs of agents' `parts` of one study (by the first part's records), each run's lost commits
+/// those of every part's same run added up: each agent compared its own orders at the run's end.
+pub fn runs_of_parts(parts: &[crate::model::RunResult]) -> Vec<RunRecord> {
+    let mut runs = parts.first().map(|p| p.runs.clone()).unwrap_or_default();
+    for record in &mut runs {
+        record.lost_commits = parts
+            .iter()
+            .filter_map(|p| p.runs.iter().find(|r| r.run == record.run)?.lost_commits.clone())
+            .reduce(AckComparison::plus);
+    }
+    runs
 }

@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::cycle::RunRecord;
-
 /// One outage: from the first transaction that failed for a lost connection until throughput was back
 /// to 90% of what it was in the reporting interval before.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,38 +99,10 @@ impl AckComparison {
             }
         }
     }
-
-    /// A study's comparison: its runs', each made at its run's end (before the next restore could
-    /// take the run's orders away), added up; a run's reason for not measuring names the run when
-    /// there were several. `None` when no run compared.
-    pub fn of_runs(runs: &[RunRecord]) -> Option<AckComparison> {
-        let several = runs.len() > 1;
-        runs.iter()
-            .filter_map(|r| match r.lost_commits.clone()? {
-                AckComparison::NotMeasured { not_measured } if several => Some(AckComparison::NotMeasured {
-                    not_measured: format!("run {}: {not_measured}", r.run),
-                }),
-                compared => Some(compared),
-            })
-            .reduce(AckComparison::plus)
-    }
 }
 
 /// How many lost commits a comparison lists.
 pub const LISTED: usize = 10;
-
-/// The runs of agents' `parts` of one study (by the first part's records), each run's lost commits
-/// those of every part's same run added up: each agent compared its own orders at the run's end.
-pub fn runs_of_parts(parts: &[crate::model::RunResult]) -> Vec<RunRecord> {
-    let mut runs = parts.first().map(|p| p.runs.clone()).unwrap_or_default();
-    for record in &mut runs {
-        record.lost_commits = parts
-            .iter()
-            .filter_map(|p| p.runs.iter().find(|r| r.run == record.run)?.lost_commits.clone())
-            .reduce(AckComparison::plus);
-    }
-    runs
-}
 
 /// The server that answered for a database from a moment of the run on: the host its connections
 /// reached (a URL naming several hosts reaches whichever is the primary now).

@@ -188,7 +188,7 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
 
         // The parts ran one plan on one clock: the first part's account of how each run began stands,
         // each run's lost commits every part's added up.
-        runs: crate::model::outage::runs_of_parts(results),
+        runs: crate::model::cycle::runs_of_parts(results),
         // Each agent met the outage on its own connections: each one's account of it, side by side.
         outages: results.iter().flat_map(|r| r.outages.iter().cloned()).collect(),
         fault: first.fault.clone(),
