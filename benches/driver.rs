@@ -22,9 +22,9 @@ use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_driver::run::collector::Collector;
 use oltpgen_driver::run::sample::{Sample, Status};
 use oltpgen_driver::run::{self, Agent, Next, Ops, Ramp, RunPlan, StepSpec, Timing};
-use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::model::{DS2_TRANSACTIONS, TPCC_TRANSACTIONS, Workload};
 use oltpgen_report::stats::cap::Cap;
+use oltpgen_vocab::outcome::{Done, TxnError};
 
 /// The `i`th transaction's sample, of type `kind`: committed, 1 to 6 ms.
 fn sample(kind: u8, i: u64) -> Sample {

@@ -22,9 +22,9 @@ use oltpgen_datagen::tpcc::input::{InputGen, Terminal, TxnInput};
 use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime};
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_driver::run::{self, Agent, Next, Ops, Progress, Ramp, RunPlan, StepSpec, Timing, cpu};
-use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::model::{TPCC_TRANSACTIONS, Workload};
 use oltpgen_report::stats::cap::Cap;
+use oltpgen_vocab::outcome::{Done, TxnError};
 
 /// Transactions per second every size is offered.
 const OFFERED_TPS: f64 = 10_000.0;

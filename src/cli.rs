@@ -9,18 +9,21 @@ use oltpgen_datagen::ds2::size::DbSize;
 use oltpgen_datagen::tpcc::mix::{KeyingTime, Pacing, ThinkTime};
 use oltpgen_driver::command::Databases;
 use oltpgen_driver::command::ds2::Ds2Run;
+#[cfg(feature = "io")]
 use oltpgen_driver::command::io::IoRun;
 use oltpgen_driver::command::load::LoadRequest;
 use oltpgen_driver::command::tpcc::TpccRun;
 use oltpgen_driver::command::values::*;
+#[cfg(feature = "io")]
 use oltpgen_driver::io::spec::{parse_bytes, parse_pct, parse_rating};
+#[cfg(feature = "io")]
 use oltpgen_driver::io::workload::IoEngine;
 
 use oltpgen_driver::run::hooks::Hooks;
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
-use oltpgen_driver::vocab::tpcc::Transactions;
 use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::stats::cap::Cap;
+use oltpgen_vocab::tpcc::Transactions;
 
 /// oltpgen: a load generator for OLTP database performance studies.
 ///
@@ -79,10 +82,20 @@ pub enum Command {
     /// DVD Store 2: orders per minute from customers who log in, browse and buy
     Ds2(Box<Ds2Cmd>),
     /// The storage model of a database (Iometer's study): an access specification replayed on a file
+    #[cfg(feature = "io")]
     Io {
         /// What to do.
         #[command(subcommand)]
         action: IoAction,
+    },
+    /// The storage model of a database (Iometer's study): not in this build (built without the `io`
+    /// feature)
+    #[cfg(not(feature = "io"))]
+    #[command(disable_help_flag = true)]
+    Io {
+        /// Whatever follows `io`: refused in one line.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        args: Vec<String>,
     },
     /// Read results: show one, compare two, merge several (no database needed)
     Report {
@@ -493,6 +506,7 @@ impl CheckArgs {
     }
 }
 
+#[cfg(feature = "io")]
 /// `oltpgen io …`
 #[derive(Debug, Subcommand)]
 pub enum IoAction {
@@ -514,6 +528,7 @@ pub enum IoAction {
     },
 }
 
+#[cfg(feature = "io")]
 /// `io run`: Iometer's access specification in its own words.
 #[derive(Debug, Args)]
 pub struct IoRunArgs {
@@ -592,6 +607,7 @@ pub struct IoRunArgs {
     pub study: StudyArgs,
 }
 
+#[cfg(feature = "io")]
 impl IoRunArgs {
     /// The run these flags ask for.
     pub fn request(&self) -> IoRun {
@@ -620,6 +636,7 @@ impl IoRunArgs {
     }
 }
 
+#[cfg(feature = "io")]
 /// `--ioengine`: fio's name of an engine oltpgen has.
 fn parse_ioengine(s: &str) -> Result<IoEngine, String> {
     match s {
@@ -629,6 +646,7 @@ fn parse_ioengine(s: &str) -> Result<IoEngine, String> {
     }
 }
 
+#[cfg(feature = "io")]
 /// A write amplification: 1 or more (the flash writes at least what the host writes).
 fn parse_write_amplification(s: &str) -> Result<f64, String> {
     s.parse::<f64>()
@@ -948,6 +966,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "io")]
     /// An `io run` flag with a value shaped like its own (sizes, percentages, engines, ratings), or anything.
     fn io_flag() -> impl proptest::strategy::Strategy<Value = [String; 2]> {
         use proptest::prelude::*;
@@ -973,6 +992,7 @@ mod tests {
         (name, value).prop_map(|(n, v)| [n.to_string(), v])
     }
 
+    #[cfg(feature = "io")]
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
 

@@ -3,7 +3,11 @@
 use oltpgen_driver::Error;
 use oltpgen_driver::command::{self as run, Console, Databases, Exit};
 
-use crate::cli::{Command, Ds2Action, Ds2Cmd, IoAction, LocalAction, ReportAction, TpccAction, TpccCmd};
+#[cfg(feature = "io")]
+use crate::cli::IoAction;
+#[cfg(feature = "local")]
+use crate::cli::LocalAction;
+use crate::cli::{Command, Ds2Action, Ds2Cmd, ReportAction, TpccAction, TpccCmd};
 
 /// Runs the command `command` names, saying what it does to `console`.
 pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exit, Error> {
@@ -22,11 +26,18 @@ pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exi
             let db = cmd.common.db.databases().ds2_named(&run.target, run.database_name.as_deref())?;
             db.name_env_url(ds2(*cmd, &db, console).await)
         }
+        #[cfg(feature = "local")]
         Command::Local { db, action } => local(action, &db.databases(), console).await,
+        #[cfg(not(feature = "local"))]
+        Command::Local { .. } => Err(run::not_built("oltpgen local (the built-in PostgreSQL)", "local")),
+        #[cfg(feature = "io")]
         Command::Io { action: IoAction::Run(args) } => run::io::run(&args.request(), console).await,
+        #[cfg(feature = "io")]
         Command::Io { action: IoAction::Model { result, disk, file } } => {
             run::io::model(&result, disk.as_deref(), &file, console)
         }
+        #[cfg(not(feature = "io"))]
+        Command::Io { .. } => Err(run::not_built("oltpgen io", "io")),
         Command::Report { action } => report(action, console),
     }
 }
@@ -70,6 +81,7 @@ fn report(action: ReportAction, console: &mut dyn Console) -> Result<Exit, Error
     }
 }
 
+#[cfg(feature = "local")]
 async fn local(action: LocalAction, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
     match action {
         LocalAction::Status => run::local::status(db, console),

@@ -39,7 +39,7 @@ impl Console for Stdio {
 fn main() -> ExitCode {
     // SIGINT, SIGTERM and SIGHUP stop the work cleanly from the first instant: a signal arriving while
     // the command starts is remembered, never the default action that ends oltpgen without a word.
-    oltpgen_driver::stop::listen();
+    oltpgen_vocab::stop::listen();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {

@@ -91,9 +91,15 @@ async fn the_server_refusals_are_explained() {
     let port = pg.port();
     let url = |password: &str, db: &str| format!("postgres://bench:{password}@127.0.0.1:{port}/{db}");
     // The server rereads pg_hba.conf in its own time: wait until it asks bench for a password.
-    let wrong: oltpgen_driver::Target = url("wrong-password", "tpcc").parse().unwrap();
+    let wrong: oltpgen_driver::Target =
+        oltpgen_driver::engine::parse_url(&url("wrong-password", "tpcc")).unwrap();
     for attempt in 0.. {
-        if wrong.pg_config().expect("a PostgreSQL target").connect(tokio_postgres::NoTls).await.is_err() {
+        if oltpgen_driver::pg::target::config(&wrong)
+            .expect("a PostgreSQL target")
+            .connect(tokio_postgres::NoTls)
+            .await
+            .is_err()
+        {
             break;
         }
         assert!(attempt < 600, "the server never applied the new pg_hba.conf");
@@ -163,7 +169,7 @@ async fn the_server_refusals_are_explained() {
         "holds no ds2 database: load it first (oltpgen ds2 load)",
     );
 
-    let bench = sql(&url(SECRET, "tpcc").parse().unwrap()).await;
+    let bench = sql(&oltpgen_driver::engine::parse_url(&url(SECRET, "tpcc")).unwrap()).await;
     bench.batch_execute("CREATE TABLE warehouse (x int); INSERT INTO warehouse VALUES (42)").await.unwrap();
     for args in [vec!["tpcc", "load", "--replace"], vec!["tpcc", "check"], vec!["tpcc", "drop"]] {
         let out = oltpgen(&[&args[..], &["--url", &url(SECRET, "tpcc")]].concat());

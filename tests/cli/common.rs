@@ -82,8 +82,10 @@ pub fn start_server(root: &str) -> LocalPg {
 /// Opens a connection to `target`, waiting for a server that is still starting.
 pub async fn sql(target: &Target) -> tokio_postgres::Client {
     for _ in 0..100 {
-        if let Ok((client, conn)) =
-            target.pg_config().expect("a PostgreSQL target").connect(tokio_postgres::NoTls).await
+        if let Ok((client, conn)) = oltpgen_driver::pg::target::config(target)
+            .expect("a PostgreSQL target")
+            .connect(tokio_postgres::NoTls)
+            .await
         {
             tokio::spawn(conn);
             return client;
@@ -307,7 +309,7 @@ pub fn mssql_with_db(url: &str, db: &str) -> String {
 
 /// Opens a tiberius client on `url`, through oltpgen's own connect.
 pub async fn mssql(url: &str) -> oltpgen_driver::mssql::Client {
-    let target: Target = url.parse().expect("a SQL Server URL");
+    let target: Target = oltpgen_driver::engine::parse_url(url).expect("a SQL Server URL");
     oltpgen_driver::mssql::connect(&target).await.expect("the SQL Server test server answers")
 }
 

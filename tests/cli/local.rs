@@ -268,7 +268,7 @@ async fn without_postgresql_binaries_the_pinned_build_is_fetched_once_and_runs()
     assert_eq!(out.code, 0, "{}", out.all());
     let version_dir = cache.join(format!("postgresql-{}", oltpgen_driver::local::download::VERSION));
     assert!(version_dir.join("bin/postgres").is_file(), "unpacked into the cache");
-    let client = sql(&out.stdout.trim().parse().unwrap()).await;
+    let client = sql(&oltpgen_driver::engine::parse_url(out.stdout.trim()).unwrap()).await;
     let version: String = client.query_one("SHOW server_version", &[]).await.unwrap().get(0);
     assert!(oltpgen_driver::local::download::VERSION.starts_with(&version), "{version}");
     drop(client);

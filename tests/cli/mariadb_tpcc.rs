@@ -323,7 +323,8 @@ async fn one_input_stream_through_each_mode_leaves_identical_tables_on_mariadb()
         let out = oltpgen(&load);
         assert_eq!(out.code, 0, "{}", out.all());
     }
-    let target = |name: &str| -> oltpgen_driver::Target { db.url(name).parse().unwrap() };
+    let target =
+        |name: &str| -> oltpgen_driver::Target { oltpgen_driver::engine::parse_url(&db.url(name)).unwrap() };
     crate::tpcc_stream::drive_both(&target("stream_client"), &target("stream_server")).await;
     let (a, b) = (tables(&db, "stream_client"), tables(&db, "stream_server"));
     crate::tpcc_stream::assert_same_tables(&a, &b);

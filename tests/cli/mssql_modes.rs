@@ -124,7 +124,7 @@ async fn one_input_stream_through_each_mode_leaves_identical_tables_on_sql_serve
         (MssqlDb::create(&url, "stream_client").await, MssqlDb::create(&url, "stream_server").await);
     load(&client_side.url);
     load(&server_side.url);
-    let target = |db: &MssqlDb| -> Target { db.url.parse().unwrap() };
+    let target = |db: &MssqlDb| -> Target { oltpgen_driver::engine::parse_url(&db.url).unwrap() };
     tpcc_stream::drive_both(&target(&client_side), &target(&server_side)).await;
     let (a, b) = tokio::join!(tables(&client_side.url), tables(&server_side.url));
     tpcc_stream::assert_same_tables(&a, &b);

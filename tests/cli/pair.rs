@@ -159,7 +159,8 @@ impl Pair {
     /// it; its pid written to `pid_file`, for a failover command to kill it with what sat unread (the
     /// standby then restarts its recovery from what it wrote, without the rest).
     pub async fn hold_back_standby(&self, pid_file: &Path) {
-        let standby: oltpgen_driver::Target = self.url_of(1, "postgres").parse().unwrap();
+        let standby: oltpgen_driver::Target =
+            oltpgen_driver::engine::parse_url(&self.url_of(1, "postgres")).unwrap();
         let pid: i32 = crate::common::sql(&standby)
             .await
             .query_one("SELECT pid FROM pg_stat_wal_receiver", &[])
@@ -193,7 +194,7 @@ fn free_port() -> u16 {
 /// Orders placed during a run (beyond the 3,000 a district is loaded with) on the server at `url`, by
 /// key, with their customer and line count.
 pub async fn run_orders(url: &str) -> std::collections::BTreeMap<(i32, i32, i32), (i32, i32)> {
-    let target: oltpgen_driver::Target = url.parse().unwrap();
+    let target: oltpgen_driver::Target = oltpgen_driver::engine::parse_url(url).unwrap();
     let client = crate::common::sql(&target).await;
     let rows = client
         .query("SELECT o_w_id, o_d_id, o_id, o_c_id, o_ol_cnt FROM orders WHERE o_id > 3000", &[])

@@ -36,7 +36,7 @@ async fn another_client_connecting_throughout_the_clones_is_refused_or_declines_
 
     let met = Arc::new(Met::default());
     let stop = Arc::new(AtomicBool::new(false));
-    let mut config = target.pg_config().unwrap().clone();
+    let mut config = oltpgen_driver::pg::target::config(&target).unwrap().clone();
     config.application_name("someone else");
     let clients: Vec<_> = (0..3u64)
         .map(|k| {

@@ -22,7 +22,11 @@ const TPCC_PACE: [&str; 9] = [
 /// Rows of `orders` in `db`'s database, on a connection of its own (none is held between calls, so a
 /// restore's clone is not declined for it); 0 while a restore has the table away.
 async fn orders(db: &Target) -> i64 {
-    let Ok((client, conn)) = db.pg_config().unwrap().connect(tokio_postgres::NoTls).await else { return 0 };
+    let Ok((client, conn)) =
+        oltpgen_driver::pg::target::config(db).unwrap().connect(tokio_postgres::NoTls).await
+    else {
+        return 0;
+    };
     tokio::spawn(conn);
     client.query_one("SELECT count(*) FROM orders", &[]).await.map_or(0, |r| r.get(0))
 }

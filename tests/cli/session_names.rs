@@ -41,7 +41,7 @@ async fn a_url_run_s_postgresql_sessions_are_named_oltpgen() {
     assert_eq!(out.code, 0, "{}", out.all());
     // The URL names no application: the users' sessions showed an empty one before issue 36.
     assert!(!urls[0].contains("application_name"), "{}", urls[0]);
-    let mut config = pg.target("postgres").pg_config().unwrap().clone();
+    let mut config = oltpgen_driver::pg::target::config(&pg.target("postgres")).unwrap().clone();
     config.application_name("observer");
     let (observer, conn) = config.connect(tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(conn);

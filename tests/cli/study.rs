@@ -538,7 +538,7 @@ async fn another_client_on_the_built_in_database_keeps_the_restore_on_the_genera
     assert_eq!(out.code, 0, "{}", out.all());
     assert_eq!(oltpgen(&["local", "start", "--data-dir", &root]).code, 0);
     let pg = oltpgen_driver::local::LocalPg::join(Path::new(&root)).unwrap();
-    let mut config = pg.target("tpcc").pg_config().unwrap().clone();
+    let mut config = oltpgen_driver::pg::target::config(&pg.target("tpcc")).unwrap().clone();
     config.application_name("someone else");
     let (client, conn) = config.connect(tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(conn);

@@ -101,7 +101,7 @@ fn run_and_check_result(urls: &[String], keys: &[String], extra: &[&str], out: &
 #[tokio::test(flavor = "multi_thread")]
 async fn two_databases_are_loaded_driven_checked_and_dropped_side_by_side() {
     let (pg, urls) = server_with(&["tpcc_a", "tpcc_b"]).await;
-    let targets: Vec<Target> = urls.iter().map(|u| u.parse().unwrap()).collect();
+    let targets: Vec<Target> = urls.iter().map(|u| oltpgen_driver::engine::parse_url(u).unwrap()).collect();
     // The URLs reach oltpgen's built-in server (a throwaway one): its databases are keyed without
     // its port, which changes at every start (issue 35).
     let keys: Vec<String> = ["built-in/tpcc_a", "built-in/tpcc_b"].map(String::from).to_vec();
@@ -145,7 +145,7 @@ async fn postgresql_and_sql_server_are_driven_side_by_side() {
     let _turn = mssql_turn().await;
     let ms = MssqlDb::create(&mssql_url(), "tpcc_mixed").await;
     let urls = vec![pg_urls[0].clone(), ms.url.clone()];
-    let targets: Vec<Target> = urls.iter().map(|u| u.parse().unwrap()).collect();
+    let targets: Vec<Target> = urls.iter().map(|u| oltpgen_driver::engine::parse_url(u).unwrap()).collect();
     // PostgreSQL's is oltpgen's built-in server (a throwaway one): keyed without its port.
     let keys: Vec<String> = vec!["built-in/tpcc_pg".into(), targets[1].key()];
     load_all(&urls);

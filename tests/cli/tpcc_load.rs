@@ -162,7 +162,7 @@ async fn the_built_in_server_can_be_started_reached_stopped_and_removed() {
     let out = run(&["local", "url"]);
     let url = out.stdout.trim().to_string();
     assert!(url.starts_with("postgres://oltpgen@127.0.0.1:") && url.contains("/tpcc?passfile=/"), "{url}");
-    let client = sql(&url.parse().unwrap()).await;
+    let client = sql(&oltpgen_driver::engine::parse_url(&url).unwrap()).await;
     let one: i32 = client.query_one("SELECT 1", &[]).await.unwrap().get(0);
     assert_eq!(one, 1);
     drop(client);

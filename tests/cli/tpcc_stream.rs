@@ -9,7 +9,7 @@ use oltpgen_driver::engine::Conn;
 use oltpgen_driver::inventory;
 use oltpgen_driver::run::Workload;
 use oltpgen_driver::tpcc::Tpcc;
-use oltpgen_driver::vocab::tpcc::{Outcome, Transactions};
+use oltpgen_vocab::tpcc::{Outcome, Transactions};
 
 /// The columns that hold the time a row was written: left out of the comparison (`ol_delivery_d` is
 /// kept as whether the line was delivered).

@@ -193,7 +193,7 @@ impl Servers {
             } else if !self.mssql.is_empty() {
                 checksums::mssql(&mut common::mssql(url).await).await
             } else {
-                checksums::pg(&common::sql(&url.parse().unwrap()).await).await
+                checksums::pg(&common::sql(&oltpgen_driver::engine::parse_url(url).unwrap()).await).await
             });
         }
         all

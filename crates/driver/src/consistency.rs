@@ -10,8 +10,8 @@ use oltpgen_report::model::checks::{Clause, ClauseOutcome};
 use tokio::sync::Mutex;
 
 use crate::engine::Conn;
-use crate::vocab::target::Engine;
 use crate::{Error, Target};
+use oltpgen_vocab::target::Engine;
 
 /// How many offending keys a failed check shows.
 pub const EXAMPLES: i64 = 5;

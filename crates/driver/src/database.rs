@@ -1,31 +1,38 @@
-//! Resolving what a command drives: the server `--url` names, or the built-in PostgreSQL.
+//! The database a command drives: a server `--url` names, or the built-in PostgreSQL (feature `local`).
 
-use crate::local::{LocalPg, Placement};
-use crate::{Error, Target};
+#[cfg(feature = "local")]
+use oltpgen_local::{LocalPg, Placement};
+
+#[cfg(feature = "local")]
+use crate::Error;
+use crate::Target;
 
 /// The database a command works on, and the built-in server behind it when there is one (kept alive for
 /// as long as this value lives, and stopped when it drops).
 pub struct Database {
     /// Where to connect.
     pub target: Target,
+    #[cfg(feature = "local")]
     local: Option<LocalPg>,
 }
 
 impl Database {
-    /// `url` when given; else the built-in instance at `placement`, started with room for
-    /// `connections` client connections, holding database `dbname` (created when missing).
+    /// A database on a server `--url` names.
+    pub fn at(target: Target) -> Self {
+        Database {
+            target,
+            #[cfg(feature = "local")]
+            local: None,
+        }
+    }
+
+    /// The built-in instance at `placement`, started with room for `connections` client connections,
+    /// holding database `dbname` (created when missing).
     ///
     /// # Errors
     /// [`Error::Environment`] when the built-in server cannot be started.
-    pub async fn open(
-        url: Option<Target>,
-        placement: &Placement,
-        connections: u32,
-        dbname: &str,
-    ) -> Result<Self, Error> {
-        if let Some(target) = url {
-            return Ok(Database { target, local: None });
-        }
+    #[cfg(feature = "local")]
+    pub async fn built_in(placement: &Placement, connections: u32, dbname: &str) -> Result<Self, Error> {
         // Headroom above the client's own connections: checks, the inventory, an admin's psql.
         let max_connections = (connections + 20).max(100);
         let placement = placement.clone();
@@ -38,6 +45,9 @@ impl Database {
 
     /// Whether this is oltpgen's own server (for messages that suggest flags).
     pub fn is_builtin(&self) -> bool {
-        self.local.is_some()
+        #[cfg(feature = "local")]
+        return self.local.is_some();
+        #[cfg(not(feature = "local"))]
+        return false;
     }
 }

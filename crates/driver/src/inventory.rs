@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::engine::Conn;
-use crate::vocab::meta::MetaRow;
-use crate::vocab::target::Engine;
 use crate::{Error, Target};
+use oltpgen_vocab::meta::MetaRow;
+use oltpgen_vocab::target::Engine;
 
 /// The state a finished load leaves.
 pub const COMPLETE: &str = "complete";
@@ -31,7 +31,7 @@ pub trait Definition {
 
     /// The statements a load runs on `engine` once the tables' keys and indexes exist, in order on one
     /// connection: the functions, procedures, triggers and sequences the workload creates. `drop` removes
-    /// what they create ([`created_objects`](crate::vocab::schema::created_objects)): one list for both.
+    /// what they create ([`created_objects`](oltpgen_vocab::schema::created_objects)): one list for both.
     fn finish(engine: Engine) -> Vec<String>;
 
     /// How a loaded database of this workload is described in a refusal (e.g. `scale 10`).

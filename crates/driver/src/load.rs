@@ -13,11 +13,11 @@ use oltpgen_datagen::schema::Dataset;
 
 use crate::engine::{self, Conn};
 use crate::inventory::{self, COMPLETE, Definition, Holding, LOADING};
-use crate::progress::Progress;
-use crate::vocab::meta::MetaRow;
-use crate::vocab::schema::{create_index, created_objects};
-use crate::vocab::target::Engine;
 use crate::{Error, Target};
+use oltpgen_vocab::meta::MetaRow;
+use oltpgen_vocab::progress::Progress;
+use oltpgen_vocab::schema::{create_index, created_objects};
+use oltpgen_vocab::target::Engine;
 
 /// How a load runs, whatever the workload.
 #[derive(Clone, Copy, Debug)]
@@ -324,91 +324,98 @@ mod tests {
     use oltpgen_datagen::tpcc::schema::Table;
 
     use super::*;
-    use crate::vocab::schema::{Object, ObjectKind};
 
-    /// What `drop` removes for workload `W` on `engine`, as `(kind, name)`, each name once (a name may
-    /// come with two argument lists: the load's and an earlier oltpgen's).
-    fn dropped<W: Definition>(engine: Engine) -> Vec<(ObjectKind, String)> {
-        let mut names = Vec::new();
-        for Object { kind, name, .. } in created_objects(&W::finish(engine)) {
-            if !names.contains(&(kind, name.clone())) {
-                names.push((kind, name));
+    // PostgreSQL's objects against SQL Server's: in a build that speaks both.
+    #[cfg(all(feature = "postgres", feature = "mssql"))]
+    mod dropped_objects {
+        use super::*;
+        use oltpgen_vocab::schema::{Object, ObjectKind};
+
+        /// What `drop` removes for workload `W` on `engine`, as `(kind, name)`, each name once (a name may
+        /// come with two argument lists: the load's and an earlier oltpgen's).
+        fn dropped<W: Definition>(engine: Engine) -> Vec<(ObjectKind, String)> {
+            let mut names = Vec::new();
+            for Object { kind, name, .. } in created_objects(&W::finish(engine)) {
+                if !names.contains(&(kind, name.clone())) {
+                    names.push((kind, name));
+                }
             }
+            names
         }
-        names
-    }
 
-    fn named(kind: ObjectKind, names: &[&str]) -> Vec<(ObjectKind, String)> {
-        names.iter().map(|n| (kind, n.to_string())).collect()
-    }
-
-    #[test]
-    fn drop_removes_every_object_a_load_creates_and_nothing_else() {
-        use ObjectKind::{FullTextCatalog, Function, Procedure, Sequence};
-        let tpcc = ["new_order", "payment", "order_status", "delivery", "stock_level"];
-        let on_pg = dropped::<crate::tpcc::Tpcc>(Engine::Postgres);
-        // procs.sql may gain helpers: every one is oltpgen's by its prefix, and the six are there.
-        assert!(on_pg.iter().all(|(k, n)| *k == Function && n.starts_with("oltpgen_tpcc_")), "{on_pg:?}");
-        for name in
-            tpcc.iter().map(|t| format!("oltpgen_tpcc_{t}")).chain(["oltpgen_tpcc_procs_version".into()])
-        {
-            assert!(on_pg.contains(&(Function, name.clone())), "{name} in {on_pg:?}");
+        fn named(kind: ObjectKind, names: &[&str]) -> Vec<(ObjectKind, String)> {
+            names.iter().map(|n| (kind, n.to_string())).collect()
         }
-        let procedures: Vec<String> = tpcc.iter().map(|t| format!("oltpgen_{t}")).collect();
-        let procedures: Vec<&str> = procedures.iter().map(String::as_str).collect();
-        assert_eq!(dropped::<crate::tpcc::Tpcc>(Engine::SqlServer), named(Procedure, &procedures));
 
-        let sequences = named(Sequence, &["customers_customerid_seq", "orders_orderid_seq"]);
-        let functions = [
-            "restock_order",
-            "oltpgen_login",
-            "login",
-            "new_customer",
-            "browse_by_category",
-            "browse_by_actor",
-            "browse_by_title",
-            "oltpgen_purchase",
-            "purchase",
-        ];
-        let mut ds2_pg = [sequences.clone(), named(Function, &functions)].concat();
-        let mut on_pg = dropped::<crate::ds2::Ds2>(Engine::Postgres);
-        // In any order: an earlier oltpgen's signatures are dropped before DS2's are created.
-        on_pg.sort_by(|a, b| a.1.cmp(&b.1));
-        ds2_pg.sort_by(|a, b| a.1.cmp(&b.1));
-        assert_eq!(on_pg, ds2_pg);
-        // PostgreSQL drops DS2's names (which a user's own functions may share) by their arguments:
-        // the ones the load creates (listed after an earlier oltpgen's, which it drops first).
-        let args = |name: &str| {
-            created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
+        #[test]
+        fn drop_removes_every_object_a_load_creates_and_nothing_else() {
+            use ObjectKind::{FullTextCatalog, Function, Procedure, Sequence};
+            let tpcc = ["new_order", "payment", "order_status", "delivery", "stock_level"];
+            let on_pg = dropped::<crate::tpcc::Tpcc>(Engine::Postgres);
+            // procs.sql may gain helpers: every one is oltpgen's by its prefix, and the six are there.
+            assert!(on_pg.iter().all(|(k, n)| *k == Function && n.starts_with("oltpgen_tpcc_")), "{on_pg:?}");
+            for name in
+                tpcc.iter().map(|t| format!("oltpgen_tpcc_{t}")).chain(["oltpgen_tpcc_procs_version".into()])
+            {
+                assert!(on_pg.contains(&(Function, name.clone())), "{name} in {on_pg:?}");
+            }
+            let procedures: Vec<String> = tpcc.iter().map(|t| format!("oltpgen_{t}")).collect();
+            let procedures: Vec<&str> = procedures.iter().map(String::as_str).collect();
+            assert_eq!(dropped::<crate::tpcc::Tpcc>(Engine::SqlServer), named(Procedure, &procedures));
+
+            let sequences = named(Sequence, &["customers_customerid_seq", "orders_orderid_seq"]);
+            let functions = [
+                "restock_order",
+                "oltpgen_login",
+                "login",
+                "new_customer",
+                "browse_by_category",
+                "browse_by_actor",
+                "browse_by_title",
+                "oltpgen_purchase",
+                "purchase",
+            ];
+            let mut ds2_pg = [sequences.clone(), named(Function, &functions)].concat();
+            let mut on_pg = dropped::<crate::ds2::Ds2>(Engine::Postgres);
+            // In any order: an earlier oltpgen's signatures are dropped before DS2's are created.
+            on_pg.sort_by(|a, b| a.1.cmp(&b.1));
+            ds2_pg.sort_by(|a, b| a.1.cmp(&b.1));
+            assert_eq!(on_pg, ds2_pg);
+            // PostgreSQL drops DS2's names (which a user's own functions may share) by their arguments:
+            // the ones the load creates (listed after an earlier oltpgen's, which it drops first).
+            let args = |name: &str| {
+                created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
+                    .into_iter()
+                    .rfind(|o| o.name == name)
+                    .and_then(|o| o.args)
+            };
+            assert_eq!(args("login").as_deref(), Some("(username_in text, password_in text)"));
+            assert_eq!(args("restock_order").as_deref(), Some("()"));
+            assert_eq!(args("customers_customerid_seq"), None, "a sequence has none");
+            let legacy: Vec<Object> = created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
                 .into_iter()
-                .rfind(|o| o.name == name)
-                .and_then(|o| o.args)
-        };
-        assert_eq!(args("login").as_deref(), Some("(username_in text, password_in text)"));
-        assert_eq!(args("restock_order").as_deref(), Some("()"));
-        assert_eq!(args("customers_customerid_seq"), None, "a sequence has none");
-        let legacy: Vec<Object> = created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
-            .into_iter()
-            .filter(|o| o.name == "purchase")
-            .collect();
-        assert!(
-            legacy.iter().any(|o| o.args.as_deref() == Some("(int4, int4[], int4[])")),
-            "an earlier oltpgen's purchase, which the load drops, is dropped too: {legacy:?}"
-        );
-        let purchase = args("purchase").expect("purchase's arguments");
-        assert!(purchase.starts_with("(customerid_in int4,") && purchase.ends_with(')'), "{purchase}");
-        let procedures = [
-            "NEW_CUSTOMER",
-            "LOGIN",
-            "OLTPGEN_LOGIN",
-            "BROWSE_BY_CATEGORY",
-            "BROWSE_BY_ACTOR",
-            "BROWSE_BY_TITLE",
-            "PURCHASE",
-        ];
-        let ds2_mssql =
-            [sequences, named(FullTextCatalog, &["ds2_fulltext"]), named(Procedure, &procedures)].concat();
-        assert_eq!(dropped::<crate::ds2::Ds2>(Engine::SqlServer), ds2_mssql);
+                .filter(|o| o.name == "purchase")
+                .collect();
+            assert!(
+                legacy.iter().any(|o| o.args.as_deref() == Some("(int4, int4[], int4[])")),
+                "an earlier oltpgen's purchase, which the load drops, is dropped too: {legacy:?}"
+            );
+            let purchase = args("purchase").expect("purchase's arguments");
+            assert!(purchase.starts_with("(customerid_in int4,") && purchase.ends_with(')'), "{purchase}");
+            let procedures = [
+                "NEW_CUSTOMER",
+                "LOGIN",
+                "OLTPGEN_LOGIN",
+                "BROWSE_BY_CATEGORY",
+                "BROWSE_BY_ACTOR",
+                "BROWSE_BY_TITLE",
+                "PURCHASE",
+            ];
+            let ds2_mssql =
+                [sequences, named(FullTextCatalog, &["ds2_fulltext"]), named(Procedure, &procedures)]
+                    .concat();
+            assert_eq!(dropped::<crate::ds2::Ds2>(Engine::SqlServer), ds2_mssql);
+        }
     }
 
     #[test]

@@ -13,10 +13,10 @@ use oltpgen_report::model::outage::{AckComparison, LISTED, LostCommits};
 use std::collections::HashMap;
 
 use crate::engine::Conn;
-use crate::vocab::ds2_checks::purchases_between;
-pub use crate::vocab::outcome::Ack;
-use crate::vocab::tpcc_checks::orders_between;
 use crate::{Error, Target};
+use oltpgen_vocab::ds2_checks::purchases_between;
+pub use oltpgen_vocab::outcome::Ack;
+use oltpgen_vocab::tpcc_checks::orders_between;
 
 /// Compares `acks` (every target's orders of `workload`) with the databases now serving `targets`:
 /// each target's acknowledged orders missing there, or there with another customer or line count.
@@ -128,7 +128,7 @@ mod tests {
     #[tokio::test]
     async fn orders_of_more_databases_than_given_are_refused_before_any_is_asked() {
         let a = Ack { w_id: 1, o_id: 3_001, c_id: 1, d_id: 1, lines: 5, target: 1, run: 0 };
-        let target: Target = "postgres://u@127.0.0.1:1/tpcc".parse().unwrap();
+        let target: Target = crate::engine::parse_url("postgres://u@127.0.0.1:1/tpcc").unwrap();
         let e = check(&[target], Workload::Tpcc, &[a]).await.unwrap_err();
         assert!(matches!(e, Error::Usage(_)), "{e}");
         assert!(e.to_string().contains("are of 2 databases: give the check the run's 2 URLs"), "{e}");

@@ -8,8 +8,8 @@ use std::future::Future;
 use crate::engine::Conn;
 use crate::inventory::{self, Definition};
 use crate::run::RunPlan;
-use crate::vocab::server::ServerInfo;
 use crate::{Error, Target};
+use oltpgen_vocab::server::ServerInfo;
 
 /// A workload as a run finds it in a database: what the database holds, whose code serves it, and how
 /// that is refused when it is not what the run asked for.

@@ -9,8 +9,8 @@ use std::thread::ThreadId;
 use std::time::Duration;
 
 use oltpgen_driver::run::{self, Agent, Measured, Next, Ops, Ramp, RunPlan, StepSpec, Timing, Workload};
-use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::stats::cap::Cap;
+use oltpgen_vocab::outcome::{Done, TxnError};
 
 /// Two targets, two transaction types; logs each user's threads.
 struct Logged {

@@ -8,13 +8,13 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use oltpgen_driver::error::Fault;
 use oltpgen_driver::run::sample::Status;
 use oltpgen_driver::run::workload::MAX_RETRIES;
 use oltpgen_driver::run::{self, Agent, Next, Op, Ops, Ramp, RunPlan, StepSpec, Timing, Workload};
-use oltpgen_driver::vocab::outcome::{Done, TxnError};
 use oltpgen_report::model::TxnStats;
 use oltpgen_report::stats::cap::Cap;
+use oltpgen_vocab::error::Fault;
+use oltpgen_vocab::outcome::{Done, TxnError};
 use tokio::time::Instant;
 
 /// One transaction as the workload saw it run.

@@ -5,9 +5,10 @@
 use std::path::PathBuf;
 
 use crate::database::Database;
-use crate::local::{self, Placement};
 use crate::run::plan;
 use crate::{Error, Target};
+#[cfg(feature = "local")]
+use oltpgen_local::{self as local, Placement};
 
 /// The environment variable that stands for `--url`.
 pub const URL_VAR: &str = "OLTPGEN_URL";
@@ -114,7 +115,14 @@ impl Databases {
     /// its databases are ([`Databases::keyed`]).
     fn parsed(&self) -> Result<Vec<Target>, Error> {
         let urls = self.env_url().map_or_else(|| self.urls.clone(), |url| vec![url]);
-        urls.iter().map(|u| Ok(self.keyed(u, u.parse()?))).collect()
+        urls.iter()
+            .map(|u| {
+                let target = crate::engine::parse_url(u)?;
+                #[cfg(feature = "local")]
+                let target = self.keyed(u, target);
+                Ok(target)
+            })
+            .collect()
     }
 
     /// `target`, parsed from `url`, as the built-in PostgreSQL's when the URL reaches it: a loopback
@@ -122,28 +130,13 @@ impl Databases {
     /// holds or the one whose password file the URL names (`oltpgen local url`'s). Its key is then
     /// `built-in/<db>` ([`Target::key`]), as a run on the built-in server names it, whichever port the
     /// server was started on: results before and after a restart compare.
+    #[cfg(feature = "local")]
     fn keyed(&self, url: &str, target: Target) -> Target {
-        let Some(config) = target.pg_config() else { return target };
-        let loopback = |host: &tokio_postgres::config::Host| match host {
-            tokio_postgres::config::Host::Tcp(h) => {
-                h == "localhost"
-                    || h.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-            }
-            _ => false,
+        let root = match self.placement() {
+            Placement::Dir(root) => Some(root),
+            Placement::Temp => None,
         };
-        if config.get_hosts().is_empty() || !config.get_hosts().iter().all(loopback) {
-            return target;
-        }
-        let port = config.get_ports().first().copied().unwrap_or(5432);
-        let mut roots: Vec<PathBuf> = Vec::new();
-        if let Placement::Dir(root) = self.placement() {
-            roots.push(root);
-        }
-        let passfile = crate::pg::pgpass::take_passfile_option(url).1;
-        if let Some(file) = passfile.filter(|f| f.file_name().is_some_and(|n| n == local::secret::PASSFILE)) {
-            roots.extend(file.parent().map(PathBuf::from));
-        }
-        match roots.iter().any(|root| local::LocalPg::running_port_at(root) == Some(port)) {
+        match oltpgen_local::reached_by(url, &target, root) {
             true => target.reaching_built_in(),
             false => target,
         }
@@ -236,29 +229,27 @@ impl Databases {
                  --data-dir or --url first)"
             )));
         }
-        match self.placement() {
-            // A directory holding someone's files is refused later, in its own words.
-            Placement::Dir(root)
-                if self.urls.is_empty()
-                    && self.env_url().is_none()
-                    && !local::instance::is_instance(&root)
-                    && std::fs::read_dir(&root).map_or(true, |mut entries| entries.next().is_none()) =>
-            {
-                let dir = self
-                    .data_dir
-                    .as_ref()
-                    .map_or_else(String::new, |d| format!(" --data-dir {}", d.display()));
-                Err(Error::usage(format!(
-                    "there is no built-in PostgreSQL in {} yet, so `{workload} {command}` has nothing to work on: \
-                     load it first (oltpgen {workload} load{dir}), or pass --url",
-                    root.display()
-                )))
-            }
-            _ => Ok(()),
+        // A directory holding someone's files is refused later, in its own words.
+        #[cfg(feature = "local")]
+        if let Placement::Dir(root) = self.placement()
+            && self.urls.is_empty()
+            && self.env_url().is_none()
+            && !local::instance::is_instance(&root)
+            && std::fs::read_dir(&root).map_or(true, |mut entries| entries.next().is_none())
+        {
+            let dir =
+                self.data_dir.as_ref().map_or_else(String::new, |d| format!(" --data-dir {}", d.display()));
+            return Err(Error::usage(format!(
+                "there is no built-in PostgreSQL in {} yet, so `{workload} {command}` has nothing to work on: \
+                 load it first (oltpgen {workload} load{dir}), or pass --url",
+                root.display()
+            )));
         }
+        Ok(())
     }
 
     /// Where the built-in PostgreSQL lives for this command.
+    #[cfg(feature = "local")]
     pub fn placement(&self) -> Placement {
         match (&self.data_dir, self.temp_db) {
             (_, true) => Placement::Temp,
@@ -273,7 +264,26 @@ impl Databases {
     /// # Errors
     /// A bad URL, several of them, or a built-in server that cannot start.
     pub async fn open_one(&self, connections: u32, dbname: &str) -> Result<Database, Error> {
-        Database::open(self.target()?, &self.placement(), connections, dbname).await
+        match self.target()? {
+            Some(target) => Ok(Database::at(target)),
+            None => self.built_in(connections, dbname).await,
+        }
+    }
+
+    /// The built-in PostgreSQL this command's flags place, started with room for `connections` and
+    /// holding database `dbname`.
+    ///
+    /// # Errors
+    /// A built-in server that cannot start, or a build without one (feature `local`), which says so.
+    #[cfg_attr(not(feature = "local"), allow(unused_variables))]
+    pub async fn built_in(&self, connections: u32, dbname: &str) -> Result<Database, Error> {
+        #[cfg(feature = "local")]
+        return Database::built_in(&self.placement(), connections, dbname).await;
+        #[cfg(not(feature = "local"))]
+        return Err(super::not_built(
+            "the built-in PostgreSQL (a command without --url or OLTPGEN_URL)",
+            "local",
+        ));
     }
 
     /// The databases a command that drives several works on: every `--url`, or else the built-in
@@ -290,7 +300,7 @@ impl Databases {
         if !urls.is_empty() {
             return Ok((None, urls));
         }
-        let database = Database::open(None, &self.placement(), connections, dbname).await?;
+        let database = self.built_in(connections, dbname).await?;
         let targets = vec![database.target.clone()];
         Ok((Some(database), targets))
     }

@@ -19,10 +19,10 @@ use super::load::{self, Size};
 use super::{CheckRequest, Console, Databases, Exit, agent, before_the_run, finish, interruptible, maintain};
 use crate::database::Database;
 use crate::ds2::{self, RunOptions};
-use crate::files::claim::{DirClaim, FileClaim};
 use crate::run::{Pace, Progress, Ramp, StudyFlags, Timing, plan};
-use crate::vocab::tpcc::Transactions;
 use crate::{Error, Target};
+use oltpgen_vocab::claim::{DirClaim, FileClaim};
+use oltpgen_vocab::tpcc::Transactions;
 
 /// A DS2 run as the flags ask for it, in DS2's driver's terms.
 #[derive(Clone, Debug)]
@@ -153,8 +153,7 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
         .map_err(|e| Error::usage(format!("--csv-output: {e}")))?;
     let (database, targets) = interruptible("starting", db.open_all(connections, ds2::WORKLOAD)).await?;
     if req.load_if_empty {
-        let placement = db.placement();
-        let room = database.is_some().then_some(&placement);
+        let room = database.is_some().then_some(db);
         let size = Size::Ds2(req.db_size.unwrap_or_default());
         for target in &targets {
             load::load_when_empty(size, target, room, req.quiet, console).await?;

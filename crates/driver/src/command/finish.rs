@@ -7,11 +7,11 @@ use oltpgen_report::render::text::show;
 
 use super::{Console, Exit};
 use crate::engine::Conn;
-use crate::error::Fault;
 use crate::files::{acks, result_dir};
 use crate::run::StudyFlags;
 use crate::run::study::Studied;
 use crate::{Error, Target};
+use oltpgen_vocab::error::Fault;
 
 /// How long a server that went away during the run gets to answer again at its end.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(15);

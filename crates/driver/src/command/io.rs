@@ -335,7 +335,7 @@ async fn prepare(req: &IoRun, spec: &AccessSpec) -> Result<TestFile, Error> {
     tokio::pin!(work);
     tokio::select! {
         done = &mut work => done.map_err(|e| Error::failed(format!("the file's preparation failed: {e}")))?,
-        () = crate::stop::requested() => {
+        () = oltpgen_vocab::stop::requested() => {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             work.await.map_err(|e| Error::failed(format!("the file's preparation failed: {e}")))?
         }

@@ -11,8 +11,9 @@ use crate::database::Database;
 use crate::engine::{self, Conn};
 use crate::inventory::{self, Holding};
 use crate::load::{LoadOptions, LoadSummary};
-use crate::local::{Placement, room};
 use crate::{Error, Target, ds2, tpcc};
+#[cfg(feature = "local")]
+use oltpgen_local::room;
 
 /// How big a load is, in its workload's own measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +42,7 @@ impl Size {
     }
 
     /// The disk the built-in server needs for the data.
+    #[cfg(feature = "local")]
     fn bytes(self) -> u64 {
         match self {
             Size::TpccScale(scale) => room::tpcc_bytes(scale),
@@ -142,12 +144,15 @@ async fn load_into(
         }
         (Some(target), true) => engine::create_database(target).await?,
     };
+    #[cfg(feature = "local")]
     if target.is_none() {
         room::check(&db.placement(), size.bytes())?;
     }
     let loading = async {
-        let database =
-            Database::open(target, &db.placement(), opts.workers as u32 + 2, size.workload()).await?;
+        let database = match target {
+            Some(target) => Database::at(target),
+            None => db.built_in(opts.workers as u32 + 2, size.workload()).await?,
+        };
         let summary = size.load(&database.target, req.seed, opts).await?;
         Ok((database.target.clone(), summary))
     };
@@ -171,22 +176,24 @@ async fn load_into(
 
 /// Loads `target` at `size` when it holds none of the workload's tables (the bare `tpcc` and `ds2`
 /// commands), with every core and the default seed, and says what was loaded. On the built-in server
-/// (`room`: its placement) the disk is checked first, as `load` checks it.
+/// (`room`: the flags that placed it) the disk is checked first, as `load` checks it.
 ///
 /// # Errors
 /// A database that cannot be read, a disk too small, or the load's own error.
+#[cfg_attr(not(feature = "local"), allow(unused_variables))]
 pub(super) async fn load_when_empty(
     size: Size,
     target: &Target,
-    room: Option<&Placement>,
+    room: Option<&Databases>,
     quiet: bool,
     console: &mut dyn Console,
 ) -> Result<(), Error> {
     if !size.is_empty(target).await? {
         return Ok(());
     }
-    if let Some(placement) = room {
-        room::check(placement, size.bytes())?;
+    #[cfg(feature = "local")]
+    if let Some(db) = room {
+        room::check(&db.placement(), size.bytes())?;
     }
     let opts = LoadOptions { workers: workers_or_cores(None), replace: false, quiet };
     let summary = interruptible("the load", size.load(target, 1, &opts)).await?;

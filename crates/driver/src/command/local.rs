@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use super::{Console, Databases, Exit};
-use crate::local::{LocalPg, Placement};
 use crate::{Error, tpcc};
+use oltpgen_local::{LocalPg, Placement};
 
 /// `local status`: where the instance `db` places lives, whether it runs, how big it is.
 ///

@@ -12,8 +12,10 @@ pub mod cycle;
 pub mod databases;
 pub mod ds2;
 mod finish;
+#[cfg(feature = "io")]
 pub mod io;
 pub mod load;
+#[cfg(feature = "local")]
 pub mod local;
 mod maintain;
 pub mod report;
@@ -25,6 +27,15 @@ use std::future::Future;
 pub use databases::Databases;
 
 use crate::Error;
+
+/// The one line a build made without Cargo feature `feature` gives for `what` needs it: the user
+/// rebuilds with it (or with the default features, which hold every one), exit 2.
+pub fn not_built(what: &str, feature: &str) -> Error {
+    Error::usage(format!(
+        "{what}: this oltpgen was built without the `{feature}` feature: build it with `cargo build --release \
+         --features {feature}` (or the default features)"
+    ))
+}
 
 /// Where a command's words go: the binary prints them to stdout and stderr; a test may keep them.
 pub trait Console {
@@ -69,7 +80,7 @@ pub enum Exit {
 pub async fn interruptible<T>(what: &str, work: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
     tokio::select! {
         r = work => r,
-        () = crate::stop::requested() => Err(Error::Interrupted(format!("{what} did not finish"))),
+        () = oltpgen_vocab::stop::requested() => Err(Error::Interrupted(format!("{what} did not finish"))),
     }
 }
 

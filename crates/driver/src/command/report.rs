@@ -12,8 +12,8 @@ use oltpgen_report::stats::{compare, merge};
 use super::{Console, Exit};
 use crate::Error;
 use crate::files::acks;
-use crate::files::claim::{self, FileClaim};
 use crate::files::result_dir::{self, ResultDir, read_result};
+use oltpgen_vocab::claim::{self, FileClaim};
 
 /// `report show`: what the result at `path` ran, its steps' details, and last its step table, audit
 /// lines and headline; with `full_audit`, every check of every step's audit before the table.

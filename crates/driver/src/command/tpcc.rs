@@ -12,12 +12,12 @@ use super::load::{self, Size};
 use super::{CheckRequest, Console, Databases, Exit, agent, before_the_run, finish, interruptible, maintain};
 use crate::database::Database;
 use crate::engine::Conn;
-use crate::files::claim::DirClaim;
 use crate::inventory;
 use crate::run::{Pace, Progress, StudyFlags, plan};
 use crate::tpcc::{self, RunOptions};
-use crate::vocab::tpcc::Transactions;
 use crate::{Error, Target};
+use oltpgen_vocab::claim::DirClaim;
+use oltpgen_vocab::tpcc::Transactions;
 
 /// A TPC-C run as the flags ask for it.
 #[derive(Clone, Debug)]
@@ -104,8 +104,7 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
     let connections = plan::connections_to_open(most_users, req.connections);
     let (database, targets) = interruptible("starting", db.open_all(connections, tpcc::WORKLOAD)).await?;
     if req.load_if_empty {
-        let placement = db.placement();
-        let room = database.is_some().then_some(&placement);
+        let room = database.is_some().then_some(db);
         let size = Size::TpccScale(req.scale.unwrap_or(1));
         for target in &targets {
             load::load_when_empty(size, target, room, req.quiet, console).await?;

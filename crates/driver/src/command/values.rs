@@ -7,7 +7,7 @@ use std::time::Duration;
 use oltpgen_datagen::tpcc::mix::{KeyingTime, ThinkTime};
 use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;
 
-use crate::vocab::tpcc::Transactions;
+use oltpgen_vocab::tpcc::Transactions;
 
 /// A percentage for `--fail-if-slower`: a finite number from 0 to 100.
 pub fn parse_percent(s: &str) -> Result<f64, String> {

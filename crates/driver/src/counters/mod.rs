@@ -26,8 +26,8 @@ use tokio::time::Instant;
 
 use crate::Target;
 use crate::engine::Conn;
-use crate::vocab::counters::{DbState, DbTotals};
 use host::HostTotals;
+use oltpgen_vocab::counters::{DbState, DbTotals};
 
 /// The database figures between two readings `dt_s` seconds apart: every total as a rate, the buffer
 /// hit % from blocks hit and read, a `<name>_stall_ms` total as the average ms per `<name>` operation

@@ -10,8 +10,8 @@ use super::{Ds2, LoadedParams};
 use crate::engine::{self, Conn};
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
 use crate::restore::{self, Extras, Restorable};
-use crate::vocab::ds2::Functions;
 use crate::{Error, Target};
+use oltpgen_vocab::ds2::Functions;
 
 /// Loads DS2 at `size` from `seed` into `target`.
 ///

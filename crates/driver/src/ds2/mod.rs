@@ -21,9 +21,9 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{self, Conn};
 use crate::inventory::{self, Definition, Holding};
 use crate::prepare::Drivable;
-use crate::vocab::ds2::Functions;
-use crate::vocab::target::Engine;
 use crate::{Error, Target};
+use oltpgen_vocab::ds2::Functions;
+use oltpgen_vocab::target::Engine;
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
 pub const WORKLOAD: &str = oltpgen_report::model::Workload::Ds2.name();

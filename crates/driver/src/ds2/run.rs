@@ -12,17 +12,17 @@ use oltpgen_report::model::ds2_progress::{Ds2Interval, Ds2Progress, OpCounts};
 
 use super::LoadedParams;
 use crate::engine::ds2::{self as seam, Ds2Session};
-use crate::error::Fault;
 use crate::inventory::Definition;
 use crate::prepare::prepare;
 use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
 use crate::run::study::{About, Cycle, Studied, run_seed};
 use crate::run::{Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
-use crate::vocab::ds2::{Functions, Purchase};
-use crate::vocab::outcome::{Ack, Done, TxnError};
-use crate::vocab::tpcc::Transactions;
 use crate::{Error, Target};
+use oltpgen_vocab::ds2::{Functions, Purchase};
+use oltpgen_vocab::error::Fault;
+use oltpgen_vocab::outcome::{Ack, Done, TxnError};
+use oltpgen_vocab::tpcc::Transactions;
 
 /// DS2's transaction types as samples index them: its five operations (a browse by each of its three
 /// keys), then its two views of one whole order. Their names are the results' ([`DS2_TRANSACTIONS`](oltpgen_report::model::DS2_TRANSACTIONS)).

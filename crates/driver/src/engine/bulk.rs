@@ -8,9 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use oltpgen_datagen::schema::Dataset;
 
 use super::Conn;
-use crate::chunks::first_error;
-use crate::vocab::target::Engine;
-use crate::{Error, Target, mssql, mysql, pg};
+use crate::{Error, Target};
+use oltpgen_vocab::chunks::first_error;
 
 /// Generates `chunks` of `data` on `workers` threads and bulk-loads them over `workers` connections,
 /// calling `progress` with the rows of each chunk the server accepted.
@@ -24,11 +23,7 @@ pub async fn bulk_load<D: Dataset>(
     chunks: Vec<D::Chunk>,
     progress: impl Fn(u64) + Send + Sync + 'static,
 ) -> Result<(), Error> {
-    match target.engine() {
-        Engine::Postgres => pg::bulk::load_chunks(target, workers, data, chunks, progress).await,
-        Engine::SqlServer => mssql::bulk::load_chunks(target, workers, data, chunks, progress).await,
-        Engine::MySql => mysql::bulk::load_chunks(target, workers, data, chunks, progress).await,
-    }
+    each_engine!(target.engine(), m => m::bulk::load_chunks(target, workers, data, chunks, progress).await)
 }
 
 /// Runs `statements` over `connections` connections, in the order given, calling `done` after each.

@@ -3,13 +3,13 @@
 //! room, the server's counters and the check runner, each one arm per engine; and creating the database
 //! a load was told to create ([`create_database`]).
 
-use crate::vocab::counters::{DbState, DbTotals};
-use crate::vocab::meta::MetaRow;
+use oltpgen_vocab::counters::{DbState, DbTotals};
+use oltpgen_vocab::meta::MetaRow;
 
-use crate::vocab::schema::Object;
-use crate::vocab::server::{ConnectionRoom, ServerInfo};
-use crate::vocab::target::Engine;
-use crate::{Error, Target, mssql, mysql, pg};
+use crate::{Error, Target};
+use oltpgen_vocab::schema::Object;
+use oltpgen_vocab::server::{ConnectionRoom, ServerInfo};
+use oltpgen_vocab::target::Engine;
 
 /// Creates the database `target` names when it does not exist, from the server's own administrative
 /// database with the same login (PostgreSQL's `postgres`, SQL Server's `master`): `load
@@ -20,21 +20,20 @@ use crate::{Error, Target, mssql, mysql, pg};
 /// A name oltpgen does not create (only letters, digits, `_` and `-`), a login that may not create
 /// databases, or the connect errors of [`Conn::open`].
 pub async fn create_database(target: &Target) -> Result<bool, Error> {
-    match target.engine() {
-        Engine::Postgres => pg::create_database(target).await,
-        Engine::SqlServer => mssql::create_database(target).await,
-        Engine::MySql => mysql::create_database(target).await,
-    }
+    each_engine!(target.engine(), m => m::create_database(target).await)
 }
 
 /// One connection to a target, outside the measured run (loads, checks, inventory, preparing a run).
 pub enum Conn {
     /// A PostgreSQL connection.
-    Postgres(pg::Client),
+    #[cfg(feature = "postgres")]
+    Postgres(oltpgen_pg::Client),
     /// A SQL Server connection.
-    SqlServer(mssql::Conn),
+    #[cfg(feature = "mssql")]
+    SqlServer(oltpgen_mssql::Conn),
     /// A MySQL or MariaDB connection.
-    MySql(mysql::Conn),
+    #[cfg(feature = "mysql")]
+    MySql(oltpgen_mysql::Conn),
 }
 
 impl Conn {
@@ -45,9 +44,12 @@ impl Conn {
     /// unreachable host), without the password.
     pub async fn open(target: &Target) -> Result<Conn, Error> {
         match target.engine() {
-            Engine::Postgres => Ok(Conn::Postgres(pg::connect(target).await?)),
-            Engine::SqlServer => Ok(Conn::SqlServer(mssql::open(target).await?)),
-            Engine::MySql => Ok(Conn::MySql(mysql::open(target).await?)),
+            #[cfg(feature = "postgres")]
+            Engine::Postgres => Ok(Conn::Postgres(oltpgen_pg::connect(target).await?)),
+            #[cfg(feature = "mssql")]
+            Engine::SqlServer => Ok(Conn::SqlServer(oltpgen_mssql::open(target).await?)),
+            #[cfg(feature = "mysql")]
+            Engine::MySql => Ok(Conn::MySql(oltpgen_mysql::open(target).await?)),
         }
     }
 
@@ -56,11 +58,7 @@ impl Conn {
     /// # Errors
     /// [`Error::Failed`] when the catalog cannot be read.
     pub async fn existing_tables(&self, target: &Target, names: &[&str]) -> Result<Vec<String>, Error> {
-        match self {
-            Conn::Postgres(c) => pg::schema::existing_tables(c, target, names).await,
-            Conn::SqlServer(c) => mssql::schema::existing_tables(c, target, names).await,
-            Conn::MySql(c) => mysql::schema::existing_tables(c, target, names).await,
-        }
+        each_engine!(self, Conn(c), m => m::schema::existing_tables(c, target, names).await)
     }
 
     /// Drops a workload's `tables` and the `objects` its load created beside them (a function or
@@ -68,7 +66,7 @@ impl Conn {
     /// is no error. Without `CASCADE`: when anything else depends on them, nothing is dropped.
     ///
     /// # Errors
-    /// [`dependents_refusal`](crate::vocab::schema::dependents_refusal) when other objects depend on them; [`Error::Failed`] when a drop fails
+    /// [`dependents_refusal`](oltpgen_vocab::schema::dependents_refusal) when other objects depend on them; [`Error::Failed`] when a drop fails
     /// otherwise (e.g. the tables are in use).
     pub async fn drop_workload(
         &self,
@@ -76,11 +74,7 @@ impl Conn {
         tables: &[&str],
         objects: &[Object],
     ) -> Result<(), Error> {
-        match self {
-            Conn::Postgres(c) => pg::schema::drop_workload(c, target, tables, objects).await,
-            Conn::SqlServer(c) => mssql::schema::drop_workload(c, target, tables, objects).await,
-            Conn::MySql(c) => mysql::schema::drop_workload(c, target, tables, objects).await,
-        }
+        each_engine!(self, Conn(c), m => m::schema::drop_workload(c, target, tables, objects).await)
     }
 
     /// Refuses, before anything changes, a restore of `tables` that another object would stop halfway.
@@ -89,12 +83,17 @@ impl Conn {
     /// foreign key to the last table left the first ones empty), so its catalog is asked first.
     ///
     /// # Errors
-    /// [`restore_refusal`](crate::vocab::schema::restore_refusal) naming the objects; [`Error::Failed`]
+    /// [`restore_refusal`](oltpgen_vocab::schema::restore_refusal) naming the objects; [`Error::Failed`]
     /// when the catalog cannot be read.
+    #[cfg_attr(not(feature = "mysql"), allow(unused_variables))]
     pub async fn refuse_restore_dependents(&self, target: &Target, tables: &[&str]) -> Result<(), Error> {
         match self {
-            Conn::Postgres(_) | Conn::SqlServer(_) => Ok(()),
-            Conn::MySql(c) => mysql::schema::refuse_restore_dependents(c, target, tables).await,
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(_) => Ok(()),
+            #[cfg(feature = "mssql")]
+            Conn::SqlServer(_) => Ok(()),
+            #[cfg(feature = "mysql")]
+            Conn::MySql(c) => oltpgen_mysql::schema::refuse_restore_dependents(c, target, tables).await,
         }
     }
 
@@ -103,11 +102,7 @@ impl Conn {
     /// # Errors
     /// [`Error::Failed`] when one fails.
     pub async fn batch(&self, target: &Target, what: &str, statements: &[String]) -> Result<(), Error> {
-        match self {
-            Conn::Postgres(c) => pg::execute_batch(c, target, what, statements).await,
-            Conn::SqlServer(c) => mssql::execute_batch(c, target, what, statements).await,
-            Conn::MySql(c) => mysql::execute_batch(c, target, what, statements).await,
-        }
+        each_engine!(self, Conn(c), m => m::execute_batch(c, target, what, statements).await)
     }
 
     /// `workload`'s load record, `None` when there is none.
@@ -115,11 +110,7 @@ impl Conn {
     /// # Errors
     /// [`Error::Failed`] when the record exists but cannot be read.
     pub async fn read_meta(&self, target: &Target, workload: &str) -> Result<Option<MetaRow>, Error> {
-        match self {
-            Conn::Postgres(c) => pg::meta::read(c, target, workload).await,
-            Conn::SqlServer(c) => mssql::meta::read(c, target, workload).await,
-            Conn::MySql(c) => mysql::meta::read(c, target, workload).await,
-        }
+        each_engine!(self, Conn(c), m => m::meta::read(c, target, workload).await)
     }
 
     /// Writes `workload`'s load record.
@@ -127,11 +118,7 @@ impl Conn {
     /// # Errors
     /// [`Error::Failed`] when the write fails.
     pub async fn write_meta(&self, target: &Target, workload: &str, row: &MetaRow) -> Result<(), Error> {
-        match self {
-            Conn::Postgres(c) => pg::meta::write(c, target, workload, row).await,
-            Conn::SqlServer(c) => mssql::meta::write(c, target, workload, row).await,
-            Conn::MySql(c) => mysql::meta::write(c, target, workload, row).await,
-        }
+        each_engine!(self, Conn(c), m => m::meta::write(c, target, workload, row).await)
     }
 
     /// Removes `workload`'s load record.
@@ -139,11 +126,7 @@ impl Conn {
     /// # Errors
     /// [`Error::Failed`] when the delete fails.
     pub async fn remove_meta(&self, target: &Target, workload: &str) -> Result<(), Error> {
-        match self {
-            Conn::Postgres(c) => pg::meta::remove(c, target, workload).await,
-            Conn::SqlServer(c) => mssql::meta::remove(c, target, workload).await,
-            Conn::MySql(c) => mysql::meta::remove(c, target, workload).await,
-        }
+        each_engine!(self, Conn(c), m => m::meta::remove(c, target, workload).await)
     }
 
     /// The server's version and key settings.
@@ -151,11 +134,7 @@ impl Conn {
     /// # Errors
     /// [`Error::Failed`] when they cannot be read.
     pub async fn server_info(&self, target: &Target) -> Result<ServerInfo, Error> {
-        match self {
-            Conn::Postgres(c) => pg::server_info(c, target).await,
-            Conn::SqlServer(c) => mssql::server_info(c, target).await,
-            Conn::MySql(c) => mysql::server_info(c, target).await,
-        }
+        each_engine!(self, Conn(c), m => m::server_info(c, target).await)
     }
 
     /// How far the server's clock is ahead of this machine's, in milliseconds: read between two of
@@ -170,11 +149,7 @@ impl Conn {
                 .map_or(0.0, |d| d.as_secs_f64() * 1e3)
         };
         let before = now_ms();
-        let server = match self {
-            Conn::Postgres(c) => pg::clock_ms(c, target).await?,
-            Conn::SqlServer(c) => mssql::clock_ms(c, target).await?,
-            Conn::MySql(c) => mysql::clock_ms(c, target).await?,
-        };
+        let server = each_engine!(self, Conn(c), m => m::clock_ms(c, target).await?);
         Ok(server - (before + now_ms()) / 2.0)
     }
 
@@ -183,22 +158,14 @@ impl Conn {
     /// # Errors
     /// [`Error::Failed`] when they cannot be read.
     pub async fn connection_room(&self, target: &Target) -> Result<ConnectionRoom, Error> {
-        match self {
-            Conn::Postgres(c) => pg::connection_room(c, target).await,
-            Conn::SqlServer(c) => mssql::connection_room(c, target).await,
-            Conn::MySql(c) => mysql::connection_room(c, target).await,
-        }
+        each_engine!(self, Conn(c), m => m::connection_room(c, target).await)
     }
 
     /// The server's own counters now (commits, buffer hits, WAL, …; see [`crate::counters`]), read over
     /// this connection, which the sampler keeps for itself. What the login may not read comes back in
     /// [`DbTotals::unavailable`] and is not asked again (`state` remembers): never an error.
     pub async fn counters(&self, state: &mut DbState) -> DbTotals {
-        match self {
-            Conn::Postgres(c) => pg::counters::read(c, state).await,
-            Conn::SqlServer(c) => mssql::counters::read(c, state).await,
-            Conn::MySql(c) => mysql::counters::read(c, state).await,
-        }
+        each_engine!(self, Conn(c), m => m::counters::read(c, state).await)
     }
 
     /// Runs a check's `query`, which yields one text column of offending keys: how many rows it yields
@@ -213,10 +180,6 @@ impl Conn {
         query: &str,
         examples: i64,
     ) -> Result<(u64, Vec<String>), Error> {
-        match self {
-            Conn::Postgres(c) => pg::offending(c, target, what, query, examples).await,
-            Conn::SqlServer(c) => mssql::offending(c, target, what, query, examples).await,
-            Conn::MySql(c) => mysql::offending(c, target, what, query, examples).await,
-        }
+        each_engine!(self, Conn(c), m => m::offending(c, target, what, query, examples).await)
     }
 }

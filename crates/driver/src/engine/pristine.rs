@@ -2,17 +2,34 @@
 //! cloned back before each run (PostgreSQL's built-in server: `CREATE DATABASE … TEMPLATE`). Elsewhere
 //! each step declines, saying why, and the study restores from the generator.
 
-use crate::vocab::target::Engine;
-use crate::{Error, Target, pg};
+use crate::{Error, Target};
+use oltpgen_vocab::target::Engine;
 
 /// Why the clone is not offered on `target`, `None` where it is (a database of oltpgen's built-in
 /// PostgreSQL, which oltpgen created and may drop).
 pub fn unavailable(target: &Target) -> Option<&'static str> {
+    clone(target).err()
+}
+
+/// The engine's clone where it is offered on `target`, else why not.
+fn clone(target: &Target) -> Result<Clone, &'static str> {
     match target.engine() {
-        Engine::Postgres if target.is_built_in() => None,
-        Engine::Postgres => Some("a database oltpgen did not create (not the built-in server's)"),
-        Engine::SqlServer | Engine::MySql => Some("not PostgreSQL"),
+        #[cfg(feature = "postgres")]
+        Engine::Postgres if target.is_built_in() => Ok(Clone::Postgres),
+        #[cfg(feature = "postgres")]
+        Engine::Postgres => Err("a database oltpgen did not create (not the built-in server's)"),
+        #[cfg(feature = "mssql")]
+        Engine::SqlServer => Err("not PostgreSQL"),
+        #[cfg(feature = "mysql")]
+        Engine::MySql => Err("not PostgreSQL"),
     }
+}
+
+/// The engines that offer a clone.
+enum Clone {
+    /// PostgreSQL's `CREATE DATABASE … TEMPLATE`, on the built-in server.
+    #[cfg(feature = "postgres")]
+    Postgres,
 }
 
 /// Makes `target`'s pristine copy, noting `load` (the load record) on it: its size in bytes, or why it
@@ -21,9 +38,10 @@ pub fn unavailable(target: &Target) -> Option<&'static str> {
 /// # Errors
 /// [`Error::Failed`] when a statement fails.
 pub async fn keep(target: &Target, load: &str) -> Result<Result<u64, String>, Error> {
-    match unavailable(target) {
-        None => pg::pristine::keep(target, load).await,
-        Some(why) => Ok(Err(why.into())),
+    match clone(target) {
+        #[cfg(feature = "postgres")]
+        Ok(Clone::Postgres) => oltpgen_pg::pristine::keep(target, load).await,
+        Err(why) => Ok(Err(why.into())),
     }
 }
 
@@ -32,9 +50,10 @@ pub async fn keep(target: &Target, load: &str) -> Result<Result<u64, String>, Er
 /// # Errors
 /// [`Error::Failed`] when a statement fails.
 pub async fn put_back(target: &Target) -> Result<Result<(), String>, Error> {
-    match unavailable(target) {
-        None => pg::pristine::put_back(target).await,
-        Some(why) => Ok(Err(why.into())),
+    match clone(target) {
+        #[cfg(feature = "postgres")]
+        Ok(Clone::Postgres) => oltpgen_pg::pristine::put_back(target).await,
+        Err(why) => Ok(Err(why.into())),
     }
 }
 
@@ -43,8 +62,9 @@ pub async fn put_back(target: &Target) -> Result<Result<(), String>, Error> {
 /// # Errors
 /// [`Error::Failed`] when a statement fails.
 pub async fn discard(target: &Target) -> Result<(), Error> {
-    match unavailable(target) {
-        None => pg::pristine::discard(target).await,
-        Some(_) => Ok(()),
+    match clone(target) {
+        #[cfg(feature = "postgres")]
+        Ok(Clone::Postgres) => oltpgen_pg::pristine::discard(target).await,
+        Err(_) => Ok(()),
     }
 }

@@ -1,61 +1,51 @@
 //! A URL parsed into a [`Target`]: the scheme chooses the engine ([`Engine::of_scheme`]), whose own
 //! module parses the rest into its settings; and the same server's other databases.
 
-use std::str::FromStr;
+use oltpgen_vocab::target::Engine;
 
-use crate::vocab::target::Engine;
-use crate::{Error, Target, mssql, mysql, pg};
+use crate::{Error, Target};
 
-impl Target {
-    /// The same server, another database on it (the built-in instance holds one database per workload).
-    pub fn with_dbname(&self, dbname: &str) -> Self {
-        match self.engine() {
-            Engine::Postgres => pg::target::with_dbname(self, dbname),
-            Engine::SqlServer => mssql::target::with_dbname(self, dbname),
-            Engine::MySql => mysql::target::with_dbname(self, dbname),
-        }
-    }
+/// The same server as `target`, another database on it (the built-in instance holds one database per
+/// workload).
+pub fn with_dbname(target: &Target, dbname: &str) -> Target {
+    each_engine!(target.engine(), m => m::target::with_dbname(target, dbname))
 }
 
-impl FromStr for Target {
-    type Err = Error;
-
-    /// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`),
-    /// `sqlserver://user:password@host:port/database?options` (also `mssql://`), an ADO.NET connection
-    /// string (`Server=tcp:host,1433;Database=…;User Id=…;Password=…`, SQL Server's) or
-    /// `mysql://user:password@host:port/database?options` (also `mariadb://`); the scheme
-    /// chooses the engine ([`Engine::of_scheme`]), which parses the rest.
-    ///
-    /// # Errors
-    /// [`Error::Usage`] naming the part of the URL at fault; the message never repeats the URL itself,
-    /// which may hold a password.
-    fn from_str(url: &str) -> Result<Self, Error> {
-        let Some((scheme, rest)) = url.split_once("://") else {
-            // ADO.NET's `key=value;…` strings are SQL Server's own.
-            if url.contains('=') && url.to_ascii_lowercase().contains("server") {
-                return mssql::target::parse_ado(url);
-            }
-            return Err(Error::usage(format!("--url has no scheme: write it as {}", Engine::any_url_form())));
-        };
-        let engine = Engine::of_scheme(scheme)?;
-        if rest.is_empty() {
-            return Err(Error::usage(format!("--url names no host: write it as {}", engine.url_form())));
+/// Parses `postgres://user:password@host:port/dbname?options` (also `postgresql://`),
+/// `sqlserver://user:password@host:port/database?options` (also `mssql://`), an ADO.NET connection
+/// string (`Server=tcp:host,1433;Database=…;User Id=…;Password=…`, SQL Server's) or
+/// `mysql://user:password@host:port/database?options` (also `mariadb://`); the scheme chooses the
+/// engine ([`Engine::of_scheme`]), which parses the rest.
+///
+/// # Errors
+/// [`Error::Usage`] naming the part of the URL at fault, or the feature this build lacks for its
+/// engine; the message never repeats the URL itself, which may hold a password.
+pub fn parse_url(url: &str) -> Result<Target, Error> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        // ADO.NET's `key=value;…` strings are SQL Server's own.
+        if url.contains('=') && url.to_ascii_lowercase().contains("server") {
+            #[cfg(feature = "mssql")]
+            return oltpgen_mssql::target::parse_ado(url);
+            #[cfg(not(feature = "mssql"))]
+            return Err(Engine::refusal("sqlserver"));
         }
-        match engine {
-            Engine::Postgres => pg::target::parse(url),
-            Engine::SqlServer => mssql::target::parse(url),
-            Engine::MySql => mysql::target::parse(url),
-        }
+        return Err(Error::usage(format!("--url has no scheme: write it as {}", Engine::any_url_form())));
+    };
+    let engine = Engine::of_scheme(scheme)?;
+    if rest.is_empty() {
+        return Err(Error::usage(format!("--url names no host: write it as {}", engine.url_form())));
     }
+    each_engine!(engine, m => m::target::parse(url))
 }
 
-#[cfg(test)]
+// URLs of every engine: in the default build, which speaks them all.
+#[cfg(all(test, feature = "postgres", feature = "mssql", feature = "mysql"))]
 mod tests {
     use super::*;
 
     #[test]
     fn label_and_debug_hide_the_password() {
-        let t: Target = "postgres://bench:s3cret@db1:6543/tpcc".parse().unwrap();
+        let t: Target = crate::engine::parse_url("postgres://bench:s3cret@db1:6543/tpcc").unwrap();
         assert_eq!(t.label(), "postgres://bench@db1:6543/tpcc");
         assert!(!format!("{t} {t:?}").contains("s3cret"));
         assert_eq!(t.dbname(), "tpcc");
@@ -64,12 +54,12 @@ mod tests {
 
     #[test]
     fn a_database_s_key_is_its_host_port_and_name_or_built_in() {
-        let key = |url: &str| url.parse::<Target>().unwrap().key();
+        let key = |url: &str| crate::engine::parse_url(url).unwrap().key();
         assert_eq!(key("postgres://bench:s3cret@db1:6543/tpcc"), "db1:6543/tpcc");
         assert_eq!(key("postgres://other@db1:6543/tpcc"), "db1:6543/tpcc", "whoever drives it");
         assert_eq!(key("postgres://bench@db1/tpcc"), "db1:5432/tpcc");
         assert_eq!(key("sqlserver://sa:pw@sql1:1444/ds2"), "sql1:1444/ds2");
-        let built_in = |port| crate::pg::target::local(port, "oltpgen", "pw", "tpcc").built_in().key();
+        let built_in = |port| oltpgen_pg::target::local(port, "oltpgen", "pw", "tpcc").built_in().key();
         assert_eq!(built_in(46357), "built-in/tpcc");
         assert_eq!(built_in(46357), built_in(44539), "whatever port it started on");
     }
@@ -99,7 +89,7 @@ mod tests {
             ("sqlserver://u:s3@c?ret=1@h/db", "an unknown option"),
             ("sqlserver://u:s3@cret@h:x/db", "the port is not a number"),
         ] {
-            let err = url.parse::<Target>().unwrap_err().to_string();
+            let err = crate::engine::parse_url(url).unwrap_err().to_string();
             assert!(err.contains(needle), "{url}: {err}");
             for piece in ["s3", "cret", "ret"] {
                 assert!(!err.contains(piece), "{url}: {err}");
@@ -109,50 +99,39 @@ mod tests {
 
     #[test]
     fn a_sql_server_password_may_hold_an_at_sign() {
-        let t: Target = "sqlserver://bench:s3@cret@db1:1444/tpcc".parse().unwrap();
+        let t: Target = crate::engine::parse_url("sqlserver://bench:s3@cret@db1:1444/tpcc").unwrap();
         assert_eq!(t.label(), "sqlserver://bench@db1:1444/tpcc");
         assert!(!format!("{t} {t:?}").contains("cret"));
-        let t: Target = "postgres://bench:s3%40cret@db1:6543/tpcc".parse().unwrap();
+        let t: Target = crate::engine::parse_url("postgres://bench:s3%40cret@db1:6543/tpcc").unwrap();
         assert_eq!(t.label(), "postgres://bench@db1:6543/tpcc");
-        let options: Target = "postgres://bench@db1/tpcc?application_name=me@host".parse().unwrap();
+        let options: Target =
+            crate::engine::parse_url("postgres://bench@db1/tpcc?application_name=me@host").unwrap();
         assert_eq!(options.label(), "postgres://bench@db1:5432/tpcc", "an '@' among the options is fine");
     }
+}
+
+#[cfg(all(test, feature = "postgres", not(feature = "mssql"), not(feature = "mysql")))]
+mod postgres_only {
+    use super::*;
 
     #[test]
-    fn a_url_of_several_servers_names_them_all_and_wants_the_primary() {
-        let url = "postgres://bench:s3cret@db1:5432,db2:5433/tpcc?target_session_attrs=read-write";
-        let t: Target = url.parse().unwrap();
-        assert_eq!(t.label(), "postgres://bench@db1:5432,db2:5433/tpcc");
-        assert_eq!(t.key(), "db1:5432,db2:5433/tpcc");
-        let config = t.pg_config().unwrap();
-        assert_eq!(config.get_hosts().len(), 2);
-        assert_eq!(config.get_target_session_attrs(), tokio_postgres::config::TargetSessionAttrs::ReadWrite);
-        let default_port: Target = "postgres://bench@db1,db2:6000/tpcc".parse().unwrap();
-        assert_eq!(default_port.label(), "postgres://bench@db1:5432,db2:6000/tpcc", "as libpq reads it");
-    }
-
-    #[test]
-    fn every_session_is_named_oltpgen_unless_the_url_names_it() {
-        let name = |url: &str| {
-            let t: Target = url.parse().unwrap();
-            t.pg_config().unwrap().get_application_name().map(str::to_string)
-        };
-        assert_eq!(name("postgres://bench@db1/tpcc").as_deref(), Some("oltpgen"));
-        assert_eq!(name("postgres://bench@db1/tpcc?application_name=mine").as_deref(), Some("mine"));
-    }
-
-    #[test]
-    fn a_server_gone_without_a_word_is_noticed_unless_the_url_says_otherwise() {
-        use std::time::Duration;
-        let t: Target = "postgres://bench@db1/tpcc".parse().unwrap();
-        let c = t.pg_config().unwrap();
-        assert_eq!(c.get_keepalives_idle(), Duration::from_secs(5));
-        assert_eq!(c.get_keepalives_interval(), Some(Duration::from_secs(2)));
-        assert_eq!(c.get_keepalives_retries(), Some(3));
-        assert_eq!(c.get_tcp_user_timeout(), Some(&Duration::from_secs(20)));
-        let own: Target = "postgres://bench@db1/tpcc?keepalives_idle=60&tcp_user_timeout=9".parse().unwrap();
-        let c = own.pg_config().unwrap();
-        assert_eq!(c.get_keepalives_idle(), Duration::from_secs(60));
-        assert_eq!(c.get_tcp_user_timeout(), Some(&Duration::from_secs(9)));
+    fn a_url_of_an_engine_not_built_names_the_feature_to_build_with() {
+        for (url, feature, name) in [
+            ("sqlserver://sa:s3cret@h/tpcc", "`mssql`", "SQL Server (sqlserver://)"),
+            ("mssql://sa:s3cret@h/tpcc", "`mssql`", "SQL Server (mssql://)"),
+            ("Server=tcp:h,1433;User Id=sa;Password=s3cret", "`mssql`", "SQL Server"),
+            ("mysql://root:s3cret@h/tpcc", "`mysql`", "MySQL and MariaDB (mysql://)"),
+            ("MariaDB://root:s3cret@h/tpcc", "`mysql`", "MySQL and MariaDB (mariadb://)"),
+        ] {
+            let err = parse_url(url).unwrap_err();
+            assert!(matches!(err, Error::Usage(_)), "{url}: {err:?}");
+            let err = err.to_string();
+            assert!(err.contains(&format!("built without the {feature} feature")), "{url}: {err}");
+            assert!(err.contains(name), "{url}: {err}");
+            assert!(err.contains("give postgres://user:password@host:port/dbname"), "{url}: {err}");
+            assert!(!err.contains("s3cret") && !err.contains('\n'), "{url}: {err}");
+        }
+        assert!(parse_url("oracle://u@h/db").unwrap_err().to_string().contains("unknown scheme 'oracle://'"));
+        assert_eq!(parse_url("postgres://bench@db1/tpcc").unwrap().label(), "postgres://bench@db1:5432/tpcc");
     }
 }

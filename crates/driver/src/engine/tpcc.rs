@@ -1,14 +1,14 @@
 //! TPC-C on the target's engine: the sessions a run's users drive ([`TpccSession`], opened by a run's
 //! [`TpccConnector`]), what a load creates beside the tables, the checks' queries, and the engine's
-//! facts a run records. One arm per engine; the SQL is the engine's (`pg::tpcc`, `mssql::tpcc`,
-//! `mysql::tpcc`).
+//! facts a run records. One arm per engine; the SQL is the engine's (`oltpgen_pg::tpcc`, `oltpgen_mssql::tpcc`,
+//! `oltpgen_mysql::tpcc`).
 
 use oltpgen_datagen::tpcc::input::TxnInput;
 
-use crate::vocab::outcome::TxnError;
-use crate::vocab::target::Engine;
-use crate::vocab::tpcc::{Outcome, Transactions};
-use crate::{Error, Target, mssql, mysql, pg};
+use crate::{Error, Target};
+use oltpgen_vocab::outcome::TxnError;
+use oltpgen_vocab::target::Engine;
+use oltpgen_vocab::tpcc::{Outcome, Transactions};
 
 /// A connection with the five transactions prepared, in its engine's terms: an enum, so that running a
 /// transaction is a `match` the compiler sees through, with no boxing or dynamic dispatch.
@@ -17,11 +17,14 @@ use crate::{Error, Target, mssql, mysql, pg};
 #[allow(clippy::large_enum_variant)]
 pub enum TpccSession {
     /// On PostgreSQL.
-    Postgres(pg::tpcc::Session),
+    #[cfg(feature = "postgres")]
+    Postgres(oltpgen_pg::tpcc::Session),
     /// On SQL Server.
-    SqlServer(mssql::tpcc::Session),
+    #[cfg(feature = "mssql")]
+    SqlServer(oltpgen_mssql::tpcc::Session),
     /// On MySQL or MariaDB.
-    MySql(mysql::tpcc::Session),
+    #[cfg(feature = "mysql")]
+    MySql(oltpgen_mysql::tpcc::Session),
 }
 
 impl TpccSession {
@@ -30,11 +33,7 @@ impl TpccSession {
     /// # Errors
     /// The server's error, sorted.
     pub async fn execute(&self, input: &TxnInput) -> Result<Outcome, TxnError> {
-        match self {
-            TpccSession::Postgres(s) => s.execute(input).await,
-            TpccSession::SqlServer(s) => s.execute(input).await,
-            TpccSession::MySql(s) => s.execute(input).await,
-        }
+        each_engine!(self, TpccSession(s) => s.execute(input).await)
     }
 }
 
@@ -43,20 +42,30 @@ impl TpccSession {
 /// value, so it lasts as long as the run and no longer.
 pub enum TpccConnector {
     /// On PostgreSQL.
-    Postgres(pg::tpcc::Connector),
+    #[cfg(feature = "postgres")]
+    Postgres(oltpgen_pg::tpcc::Connector),
     /// On SQL Server.
-    SqlServer(mssql::tpcc::Connector),
+    #[cfg(feature = "mssql")]
+    SqlServer(oltpgen_mssql::tpcc::Connector),
     /// On MySQL or MariaDB.
-    MySql(mysql::tpcc::Connector),
+    #[cfg(feature = "mysql")]
+    MySql(oltpgen_mysql::tpcc::Connector),
 }
 
 impl TpccConnector {
     /// The connector of a run on `target` whose transactions run as `transactions` says.
     pub fn new(target: Target, transactions: Transactions) -> Self {
         match target.engine() {
-            Engine::Postgres => TpccConnector::Postgres(pg::tpcc::Connector::new(target, transactions)),
-            Engine::SqlServer => TpccConnector::SqlServer(mssql::tpcc::Connector::new(target, transactions)),
-            Engine::MySql => TpccConnector::MySql(mysql::tpcc::Connector::new(target, transactions)),
+            #[cfg(feature = "postgres")]
+            Engine::Postgres => {
+                TpccConnector::Postgres(oltpgen_pg::tpcc::Connector::new(target, transactions))
+            }
+            #[cfg(feature = "mssql")]
+            Engine::SqlServer => {
+                TpccConnector::SqlServer(oltpgen_mssql::tpcc::Connector::new(target, transactions))
+            }
+            #[cfg(feature = "mysql")]
+            Engine::MySql => TpccConnector::MySql(oltpgen_mysql::tpcc::Connector::new(target, transactions)),
         }
     }
 
@@ -66,8 +75,11 @@ impl TpccConnector {
     /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when preparing fails.
     pub async fn open(&self) -> Result<TpccSession, TxnError> {
         match self {
+            #[cfg(feature = "postgres")]
             TpccConnector::Postgres(c) => Ok(TpccSession::Postgres(c.open().await?)),
+            #[cfg(feature = "mssql")]
             TpccConnector::SqlServer(c) => Ok(TpccSession::SqlServer(c.open().await?)),
+            #[cfg(feature = "mysql")]
             TpccConnector::MySql(c) => Ok(TpccSession::MySql(c.open().await?)),
         }
     }
@@ -81,47 +93,48 @@ impl TpccConnector {
 /// [`Error`] when the server refuses to create them.
 pub async fn ready(target: &Target, transactions: Transactions) -> Result<(), Error> {
     match target.engine() {
-        Engine::Postgres => pg::tpcc::ready(target, transactions).await,
+        #[cfg(feature = "postgres")]
+        Engine::Postgres => oltpgen_pg::tpcc::ready(target, transactions).await,
         // The run's first server-side session creates the procedures a database lacks.
+        #[cfg(feature = "mssql")]
         Engine::SqlServer => Ok(()),
-        Engine::MySql => mysql::tpcc::ready(target, transactions).await,
+        #[cfg(feature = "mysql")]
+        Engine::MySql => oltpgen_mysql::tpcc::ready(target, transactions).await,
     }
 }
 
 /// The faster of the two ways to run the transactions on `engine`, as measured (BENCHMARKS.md).
 pub fn default_transactions(engine: Engine) -> Transactions {
-    match engine {
-        Engine::Postgres => pg::tpcc::DEFAULT_TRANSACTIONS,
-        Engine::SqlServer => mssql::tpcc::DEFAULT_TRANSACTIONS,
-        Engine::MySql => mysql::tpcc::DEFAULT_TRANSACTIONS,
-    }
+    each_engine!(engine, m => m::tpcc::DEFAULT_TRANSACTIONS)
 }
 
 /// The statements a TPC-C load runs on `engine` once its tables' keys and indexes exist: the
 /// server-side transactions, created with the schema so that a run in either mode finds them.
 pub fn finish(engine: Engine) -> Vec<String> {
     match engine {
-        Engine::Postgres => pg::tpcc::procs::install_statements(),
-        Engine::SqlServer => mssql::tpcc::procs::statements(),
-        Engine::MySql => mysql::tpcc::procs::statements(),
+        #[cfg(feature = "postgres")]
+        Engine::Postgres => oltpgen_pg::tpcc::procs::install_statements(),
+        #[cfg(feature = "mssql")]
+        Engine::SqlServer => oltpgen_mssql::tpcc::procs::statements(),
+        #[cfg(feature = "mysql")]
+        Engine::MySql => oltpgen_mysql::tpcc::procs::statements(),
     }
 }
 
 /// The queries of clause 3.3.2's conditions on `engine`, in clause order: each yields one text column
 /// of the keys of the rows that break its condition.
 pub fn check_queries(engine: Engine) -> &'static [&'static str] {
-    match engine {
-        Engine::Postgres => &pg::tpcc::check::QUERIES,
-        Engine::SqlServer => &mssql::tpcc::check::QUERIES,
-        Engine::MySql => &mysql::tpcc::check::QUERIES,
-    }
+    each_engine!(engine, m => &m::tpcc::check::QUERIES)
 }
 
 /// The isolation level the transactions run at on `engine`, for the result.
 pub fn isolation(engine: Engine) -> &'static str {
     match engine {
-        Engine::Postgres => pg::tpcc::txn::ISOLATION,
-        Engine::SqlServer => mssql::tpcc::txn::ISOLATION,
-        Engine::MySql => mysql::tpcc::ISOLATION,
+        #[cfg(feature = "postgres")]
+        Engine::Postgres => oltpgen_pg::tpcc::txn::ISOLATION,
+        #[cfg(feature = "mssql")]
+        Engine::SqlServer => oltpgen_mssql::tpcc::txn::ISOLATION,
+        #[cfg(feature = "mysql")]
+        Engine::MySql => oltpgen_mysql::tpcc::ISOLATION,
     }
 }

@@ -12,8 +12,8 @@ use oltpgen_report::model::Workload;
 use oltpgen_report::model::cycle::RunRecord;
 
 use crate::Error;
-use crate::files::claim::RESULT_FILE;
-use crate::vocab::outcome::Ack;
+use oltpgen_vocab::claim::RESULT_FILE;
+use oltpgen_vocab::outcome::Ack;
 
 /// The file's name in the result's directory.
 pub const ACKS_FILE: &str = "acks.bin";

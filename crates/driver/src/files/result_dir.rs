@@ -2,7 +2,7 @@
 //! `timeseries.csv`, `counters.csv` and `report.html`. `result.json` is written after every judged step and replaced
 //! atomically (a temporary file renamed over it), so a run killed part-way keeps every step it judged;
 //! the whole directory is written when a run ends, interrupted or not, and read back by the report
-//! commands. Whether a directory may be written, and the command's hold on it, are [`super::claim`]'s.
+//! commands. Whether a directory may be written, and the command's hold on it, are `oltpgen_vocab::claim`'s.
 
 use std::path::{Path, PathBuf};
 
@@ -11,8 +11,8 @@ use oltpgen_report::render::csv::result as csv;
 use oltpgen_report::render::html::result as html;
 use oltpgen_report::render::text::summary;
 
-use super::claim::{self, DirClaim, RESULT_FILE, TEMP_FILE};
 use crate::Error;
+use oltpgen_vocab::claim::{self, DirClaim, RESULT_FILE, TEMP_FILE};
 
 /// Writes the result files into `dir` (created when missing).
 ///

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::spec::{AccessSpec, bytes_phrase};
 use crate::Error;
-use crate::progress::Progress;
+use oltpgen_vocab::progress::Progress;
 
 /// The first bytes of every file `oltpgen io` makes: what tells its files from anyone else's.
 const MAGIC: &[u8] = b"oltpgen io file: made by oltpgen io run, safe to delete\n";
@@ -237,7 +237,7 @@ fn write_mark(path: &Path, mark: &Mark) -> Result<(), Error> {
 /// Refuses a disk without `need` more bytes free where `path` goes.
 fn check_room(path: &Path, need: u64) -> Result<(), Error> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    match crate::files::space::free_bytes(dir) {
+    match oltpgen_vocab::space::free_bytes(dir) {
         Some(free) if free < need => Err(Error::usage(format!(
             "--file {}: the file needs {} more and its disk has {} free: give a smaller --size or a path on a \
              larger disk",

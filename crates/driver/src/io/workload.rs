@@ -23,9 +23,9 @@ use oltpgen_report::model::{IO_TRANSACTIONS, Workload as Kind};
 use super::file::{AlignedBuf, HEAD_BYTES, TestFile, fill_random};
 use super::spec::{AccessSpec, Picker, Transfer};
 use super::uring::{Ring, Tier};
-use crate::error::Fault;
 use crate::run::{Next, Ops, Workload};
-use crate::vocab::outcome::{Done, TxnError};
+use oltpgen_vocab::error::Fault;
+use oltpgen_vocab::outcome::{Done, TxnError};
 
 /// How the I/Os are issued, by fio's names for its engines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,8 +20,8 @@ use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats, Workload, is_com
 use super::outage::Timeline;
 use super::sample::{AuditSample, Sample, Status};
 use super::since_reset::{SinceReset, Totals};
-use crate::error::Fault;
-use crate::vocab::outcome::Ack;
+use oltpgen_vocab::error::Fault;
+use oltpgen_vocab::outcome::Ack;
 
 #[derive(Default)]
 struct Tally {

@@ -29,11 +29,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use crate::vocab::outcome::Ack;
 use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::step::{StepPlan, Transactions};
 use oltpgen_report::model::{ClientCpu, IntervalRow, Step, Window};
 use oltpgen_report::stats::cap::Cap;
+use oltpgen_vocab::outcome::Ack;
 use tokio::time::Instant;
 
 pub use agent::Agent;
@@ -212,7 +212,7 @@ pub async fn drive<W: Workload>(
     let last_end = schedule.last().map_or(Duration::ZERO, |s| s.window.1);
     let finish = tokio::time::sleep_until(start + last_end);
     tokio::pin!(finish);
-    let stop_signal = crate::stop::requested();
+    let stop_signal = oltpgen_vocab::stop::requested();
     tokio::pin!(stop_signal);
     let mut breaches = 0;
     // A sweep stopped for breaching the cap ends with the step that breached it (the next one may have

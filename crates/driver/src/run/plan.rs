@@ -10,8 +10,8 @@ use std::time::Duration;
 use oltpgen_report::model::Workload as Kind;
 use oltpgen_report::stats::cap::Cap;
 
-use crate::files::claim::{self, DirClaim};
 use crate::files::result_dir::ResultDir;
+use oltpgen_vocab::claim::{self, DirClaim};
 
 use super::agent::{self, Agent};
 use super::fault::PlannedFault;
@@ -405,7 +405,7 @@ mod tests {
 
     #[test]
     fn a_run_drives_at_most_255_databases_each_once() {
-        let t = |i: usize| -> Target { format!("postgres://u@h{i}/db").parse().unwrap() };
+        let t = |i: usize| -> Target { crate::engine::parse_url(&format!("postgres://u@h{i}/db")).unwrap() };
         check_targets(&(0..255).map(t).collect::<Vec<_>>()).unwrap();
         let e = check_targets(&(0..256).map(t).collect::<Vec<_>>()).unwrap_err().to_string();
         assert!(e.contains("256 --url given: oltpgen drives at most 255 databases at once"), "{e}");

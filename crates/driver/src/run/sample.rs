@@ -2,7 +2,7 @@
 //! transaction added to the workload's audit counters. A user's turn ends on its shard's thread, where
 //! the shard's collector takes both in at once: no buffer per user, no lock, no channel.
 
-use crate::error::Fault;
+use oltpgen_vocab::error::Fault;
 
 /// The most audit counters a workload declares ([`Workload::AUDIT`](super::Workload::AUDIT)).
 pub const MAX_AUDIT: usize = 8;

@@ -183,7 +183,7 @@ impl Totals {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Fault;
+    use oltpgen_vocab::error::Fault;
 
     fn s(target: u8, status: Status, latency_us: u32, done_ms: u32) -> Sample {
         Sample { kind: 0, target, retries: 0, status, latency_us, done_ms }

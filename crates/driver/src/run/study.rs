@@ -23,9 +23,9 @@ use super::{
     EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, Workload, drive, energy_sample, result,
 };
 use crate::counters::{self, Sampler, Sources};
-use crate::error::Fault;
-use crate::vocab::outcome::Ack;
 use crate::{Error, Target};
+use oltpgen_vocab::error::Fault;
+use oltpgen_vocab::outcome::Ack;
 
 /// What a study measures around the run: cost, power, host and database counters, live metrics.
 #[derive(Clone, Debug, Default)]
@@ -277,7 +277,7 @@ pub async fn study<W: Workload>(
         }
         // A run that goes on until Ctrl-C ended as asked: its after-run hook still runs (a second
         // signal ends the process), and the study ends with it, cut short only if runs were left.
-        if plan.timing.until_stopped() && crate::stop::received() {
+        if plan.timing.until_stopped() && oltpgen_vocab::stop::received() {
             if let Err(e) = cycle.after_run(run).await {
                 stopped = Some(e);
             }
@@ -360,7 +360,7 @@ fn common_start(plan: &RunPlan, config: &mut serde_json::Value) -> Result<(Syste
 async fn until_stopped<T>(work: impl Future<Output = T>) -> Option<T> {
     tokio::select! {
         out = work => Some(out),
-        () = crate::stop::requested() => None,
+        () = oltpgen_vocab::stop::requested() => None,
     }
 }
 

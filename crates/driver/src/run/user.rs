@@ -12,8 +12,8 @@ use tokio::time::Instant;
 use super::collector::Collector;
 use super::sample::{AuditCounts, AuditSample, Sample, Status};
 use super::workload::{MAX_RETRIES, Next, Ops, Workload};
-use crate::error::Fault;
-use crate::vocab::outcome::{Ack, Done, TxnError};
+use oltpgen_vocab::error::Fault;
+use oltpgen_vocab::outcome::{Ack, Done, TxnError};
 
 /// The first and the longest wait before reconnecting after a lost connection, ms.
 const BACKOFF_MS: (u32, u32) = (100, 5_000);

@@ -9,8 +9,8 @@ use oltpgen_report::model::Step;
 use tokio::time::Instant;
 
 use super::sample::{AuditCounts, Status};
-use crate::error::Fault;
-use crate::vocab::outcome::{Ack, Done, TxnError};
+use oltpgen_vocab::error::Fault;
+use oltpgen_vocab::outcome::{Ack, Done, TxnError};
 
 /// Retries of a transaction (or of one operation of a composite one) after a serialization failure or
 /// deadlock, before it counts as an error.

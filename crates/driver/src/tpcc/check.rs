@@ -40,11 +40,11 @@ pub async fn check(target: &Target, connections: usize) -> Result<Vec<Clause>, E
 
 #[cfg(test)]
 mod tests {
-    use crate::vocab::target::Engine;
+    use oltpgen_vocab::target::Engine;
 
     #[test]
     fn every_check_has_a_query() {
-        for engine in Engine::ALL {
+        for &engine in Engine::ALL {
             assert_eq!(
                 super::CHECKS.table.len(),
                 super::engine::tpcc::check_queries(engine).len(),

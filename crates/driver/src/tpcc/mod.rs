@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{self, Conn};
 use crate::inventory::{self, Definition};
 use crate::prepare::Drivable;
-use crate::vocab::target::Engine;
 use crate::{Error, Target};
+use oltpgen_vocab::target::Engine;
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
 pub const WORKLOAD: &str = oltpgen_report::model::Workload::Tpcc.name();
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn a_scale_mismatch_never_suggests_a_scale_above_the_maximum() {
-        let target: Target = "postgres://bench@db1/tpcc".parse().unwrap();
+        let target: Target = crate::engine::parse_url("postgres://bench@db1/tpcc").unwrap();
         let loaded = |scale| LoadedParams { scale, seed: 1, c_last: 0, c_id: 0, ol_i_id: 0, runs: 0 };
         let err = Tpcc::mismatch(&target, &loaded(20), &10).unwrap().to_string();
         assert!(err.contains("run at --scale 20, or reload with --scale 10 --replace"), "{err}");

@@ -19,9 +19,9 @@ use crate::inventory::Definition;
 use crate::prepare::prepare;
 use crate::run::study::{About, Cycle, Studied, run_seed};
 use crate::run::{AuditCounts, Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
-use crate::vocab::outcome::{Ack, Done, TxnError};
-use crate::vocab::tpcc::{Outcome, Transactions};
 use crate::{Error, Target};
+use oltpgen_vocab::outcome::{Ack, Done, TxnError};
+use oltpgen_vocab::tpcc::{Outcome, Transactions};
 
 /// The transaction types' names in index order, from [`TxnKind`] (the results' [`TPCC_TRANSACTIONS`](oltpgen_report::model::TPCC_TRANSACTIONS),
 /// checked by a test).

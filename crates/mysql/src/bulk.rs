@@ -1,0 +1,206 @@
+//! MySQL's side of a load, shared by the workloads: each table's chunks generated as CSV on a thread
+//! and streamed into one `LOAD DATA LOCAL INFILE` of the table, several tables at once over several
+//! connections, the "file" being oltpgen's own buffers handed to the driver (no file is written), with
+//! `unique_checks` and `foreign_key_checks` off for the session (the primary key is still built as the
+//! rows arrive).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use mysql_async::prelude::Queryable;
+use oltpgen_datagen::encode::{Csv, RowEncoder};
+use oltpgen_datagen::schema::{Dataset, TableDef};
+use tokio::sync::mpsc;
+
+use super::{ADMIN_TIMEOUT, failed, timed};
+use oltpgen_vocab::chunks;
+use oltpgen_vocab::{Error, Target};
+
+/// CSV as `LOAD DATA … FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '"' ESCAPED BY ''` reads it:
+/// datagen's [`Csv`], but NULL written as the bare word `NULL` (which the server reads as NULL when
+/// fields may be enclosed; an empty field would be an empty string, or 0 in a number column). A text
+/// field holding exactly `NULL` would load as NULL: the generators never write one.
+pub struct LoadDataCsv(Csv);
+
+impl LoadDataCsv {
+    /// An empty buffer.
+    pub fn new() -> Self {
+        LoadDataCsv(Csv::new(Vec::new()))
+    }
+
+    /// The rows written.
+    pub fn rows(&self) -> u64 {
+        self.0.rows()
+    }
+
+    /// The bytes written.
+    pub fn into_inner(self) -> Vec<u8> {
+        self.0.into_inner()
+    }
+}
+
+impl Default for LoadDataCsv {
+    fn default() -> Self {
+        LoadDataCsv::new()
+    }
+}
+
+impl RowEncoder for LoadDataCsv {
+    fn begin_row(&mut self, columns: u16) {
+        self.0.begin_row(columns);
+    }
+
+    fn int4(&mut self, v: i32) {
+        self.0.int4(v);
+    }
+
+    fn numeric(&mut self, unscaled: i64, scale: u8) {
+        self.0.numeric(unscaled, scale);
+    }
+
+    fn text(&mut self, v: &[u8]) {
+        self.0.text(v);
+    }
+
+    fn timestamp_us(&mut self, unix_us: i64) {
+        self.0.timestamp_us(unix_us);
+    }
+
+    fn date(&mut self, unix_days: i32) {
+        self.0.date(unix_days);
+    }
+
+    fn null(&mut self) {
+        self.0.text(b"NULL");
+    }
+
+    fn end_row(&mut self) {
+        self.0.end_row();
+    }
+}
+
+/// The `LOAD DATA` statement that reads [`LoadDataCsv`]'s rows into `table`.
+pub fn load_statement(table: &TableDef) -> String {
+    let columns: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
+    format!(
+        "LOAD DATA LOCAL INFILE 'oltpgen-stream' INTO TABLE {} CHARACTER SET utf8mb4 \
+         FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' ESCAPED BY '' LINES TERMINATED BY '\\n' ({})",
+        table.name,
+        columns.join(", ")
+    )
+}
+
+/// The load session's settings: the generator's keys are unique by construction and the workloads'
+/// tables have no foreign keys, so neither is checked while the rows arrive (and MariaDB, seeing both
+/// off and the table empty, may load it in bulk, without undo logging).
+const LOAD_SESSION: &str = "SET SESSION unique_checks = 0, foreign_key_checks = 0";
+
+/// Loads `chunks` of `data` over `workers` connections, one table at a time on each: a table's chunks,
+/// generated in key order on a thread of the connection's own, stream into one `LOAD DATA` of the whole
+/// table, as the server's own `LOAD DATA INFILE` of a table's CSV file does. Two connections thus never
+/// insert into one table's clustered index at once (InnoDB appends in key order, splitting no page in
+/// the middle), and each table is one statement. Tables go biggest first, as `chunks` lists them.
+/// `progress` hears the rows of each chunk as it is handed to the server.
+///
+/// # Errors
+/// The first error of any connection (a server that refuses `LOCAL INFILE` says how to allow it); the
+/// others are stopped.
+pub async fn load_chunks<D: Dataset>(
+    target: &Target,
+    workers: usize,
+    data: Arc<D>,
+    chunks: Vec<D::Chunk>,
+    progress: impl Fn(u64) + Send + Sync + 'static,
+) -> Result<(), Error> {
+    let mut tables: Vec<(&'static TableDef, Vec<D::Chunk>)> = Vec::new();
+    for chunk in chunks {
+        let table = data.table_of(chunk);
+        match tables.iter_mut().find(|(t, _)| std::ptr::eq(*t, table)) {
+            Some((_, of_table)) => of_table.push(chunk),
+            None => tables.push((table, vec![chunk])),
+        }
+    }
+    let (tables, next, progress) = (Arc::new(tables), Arc::new(AtomicUsize::new(0)), Arc::new(progress));
+    let mut connections = tokio::task::JoinSet::new();
+    for _ in 0..workers.clamp(1, tables.len().max(1)) {
+        let (target, data, tables, next, progress) =
+            (target.clone(), data.clone(), tables.clone(), next.clone(), progress.clone());
+        connections.spawn(async move {
+            let mut conn = super::connect(&target).await?;
+            timed(ADMIN_TIMEOUT, conn.query_drop(LOAD_SESSION))
+                .await
+                .map_err(|e| failed("preparing the load's session", &target, &e))?;
+            while let Some((table, chunks)) = tables.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let rows = generated(data.clone(), chunks.clone());
+                let progress = progress.clone();
+                conn.set_infile_handler(async move {
+                    let sent = futures_util::stream::unfold(rows, move |mut rows| {
+                        let progress = progress.clone();
+                        async move {
+                            let (n, csv) = rows.recv().await?;
+                            progress(n);
+                            Some((Ok(csv), rows))
+                        }
+                    });
+                    Ok(sent.boxed())
+                });
+                timed(ADMIN_TIMEOUT, conn.query_drop(load_statement(table)))
+                    .await
+                    .map_err(|e| load_error(&target, table, &e))?;
+            }
+            Ok(())
+        });
+    }
+    chunks::first_error(&mut connections).await
+}
+
+/// `chunks` of `data` generated in order as [`LoadDataCsv`] on a thread of their own, each with its
+/// row count, at most two ahead of the reader; the thread stops when the reader is dropped.
+fn generated<D: Dataset>(data: Arc<D>, chunks: Vec<D::Chunk>) -> mpsc::Receiver<(u64, Bytes)> {
+    let (tx, rx) = mpsc::channel(2);
+    tokio::task::spawn_blocking(move || {
+        for chunk in chunks {
+            let mut out = LoadDataCsv::new();
+            data.write(chunk, &mut out);
+            if tx.blocking_send((out.rows(), Bytes::from(out.into_inner()))).is_err() {
+                break; // the statement failed
+            }
+        }
+    });
+    rx
+}
+
+/// A failed `LOAD DATA` into `table` as one line; a server that refuses `LOCAL INFILE` says how to
+/// allow it.
+fn load_error(target: &Target, table: &TableDef, e: &mysql_async::Error) -> Error {
+    match e {
+        // 1148/3948/4166: LOCAL INFILE refused by the server's (or the build's) setting.
+        mysql_async::Error::Server(s) if [1148, 3948, 4166].contains(&s.code) => Error::environment(format!(
+            "{}: the server refuses LOAD DATA LOCAL INFILE ({}): allow it with SET GLOBAL local_infile = ON \
+             (or local_infile=1 in the server's configuration)",
+            target.label(),
+            s.message
+        )),
+        _ => failed(&format!("LOAD DATA into {}", table.name), target, e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn null_is_the_bare_word_and_text_stays_csv() {
+        let mut out = LoadDataCsv::new();
+        out.begin_row(4);
+        out.int4(7);
+        out.null();
+        out.text(b"a,\"b\"");
+        out.numeric(1234, 2);
+        out.end_row();
+        assert_eq!(out.rows(), 1);
+        assert_eq!(String::from_utf8(out.into_inner()).unwrap(), "7,NULL,\"a,\"\"b\"\"\",12.34\n");
+    }
+}

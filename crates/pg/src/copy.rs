@@ -1,0 +1,29 @@
+//! Bulk loading through PostgreSQL's binary COPY.
+
+use bytes::Bytes;
+use futures_util::SinkExt;
+use tokio_postgres::Client;
+
+use super::failed;
+use oltpgen_vocab::{Error, Target};
+
+/// Sends one complete binary COPY stream (header, rows, trailer) into `table`'s `columns`.
+///
+/// # Errors
+/// [`Error::Failed`] when the server rejects the data or the connection drops.
+pub async fn copy_binary(
+    client: &Client,
+    target: &Target,
+    table: &str,
+    columns: &[&str],
+    data: Bytes,
+) -> Result<u64, Error> {
+    let statement = format!("COPY {table} ({}) FROM STDIN (FORMAT binary)", columns.join(", "));
+    let sink = client
+        .copy_in::<_, Bytes>(&statement)
+        .await
+        .map_err(|e| failed(&format!("COPY into {table}"), target, &e))?;
+    futures_util::pin_mut!(sink);
+    sink.send(data).await.map_err(|e| failed(&format!("COPY into {table}"), target, &e))?;
+    sink.finish().await.map_err(|e| failed(&format!("COPY into {table}"), target, &e))
+}

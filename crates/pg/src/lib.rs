@@ -1,0 +1,233 @@
+//! PostgreSQL: everything oltpgen says in PostgreSQL's dialect lives under this module, so that another
+//! engine is an addition beside it, not a rewrite of the workloads. The rest of the crate reaches it
+//! only through `oltpgen_driver::engine`, whose enums have a PostgreSQL variant holding this module's types
+//! (and the built-in PostgreSQL, `oltpgen_local`, which is this engine's own server). It answers in the
+//! vocabulary ([`oltpgen_vocab`]) and imports nothing else of the crate but the bulk load's shared half
+//! ([`oltpgen_vocab::chunks`]): nothing of the seam, the workloads or the other engine.
+//!
+//! The layout is the one a second engine mirrors (`mssql/` beside it):
+//!
+//! | module | what the engine supplies |
+//! |---|---|
+//! | `mod.rs` (here) | connect, creating the database (`load --create-database`), batches of statements, server info and settings, room for connections, the check runner |
+//! | [`error`] | connect errors as one line, and every error sorted into a [`Fault`](oltpgen_vocab::error::Fault) |
+//! | [`target`] | the URL parsed into this engine's settings |
+//! | [`meta`] | the load record (`oltpgen_meta`) |
+//! | [`schema`] | the catalog (which tables exist, drop), DDL from datagen's table definitions, statistics after a load |
+//! | [`bulk`], [`copy`] | bulk load over many connections |
+//! | [`counters`] | the server's own counters each interval (commits, buffer hits, WAL, checkpoints, …) |
+//! | [`pristine`] | the faster `--restore` of a database oltpgen created: a pristine copy cloned back by `CREATE DATABASE … TEMPLATE` |
+//! | [`tpcc`] | TPC-C's transactions, a run's sessions and the queries of its checks |
+//! | [`ds2`] | DS2's schema extras and functions, its operations, its checks, and DS2's own databases |
+
+pub mod bulk;
+pub mod copy;
+pub mod counters;
+pub mod ds2;
+pub mod error;
+pub mod meta;
+pub mod pgpass;
+pub mod pristine;
+pub mod schema;
+pub mod target;
+pub mod tpcc;
+
+pub use tokio_postgres::{Client, Config};
+
+use std::collections::BTreeMap;
+
+use tokio_postgres::NoTls;
+
+use self::error::connect_error;
+use oltpgen_vocab::server::{ConnectionRoom, ServerInfo};
+use oltpgen_vocab::target::{Engine, creatable_database_name};
+use oltpgen_vocab::{Error, Target};
+
+/// How long the whole handshake may take once the TCP connection is open, per server the URL names: a
+/// port that accepts it but never answers PostgreSQL's startup message (another protocol there, such as
+/// SQL Server's TDS) must not hang the command.
+const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Opens one connection to `target`; the connection's I/O runs in its own task until the client drops.
+///
+/// # Errors
+/// One line that says what went wrong and what to do about it (wrong password, no such database,
+/// unreachable host, a port that does not speak PostgreSQL), without the password.
+pub async fn connect(target: &Target) -> Result<Client, Error> {
+    let settings = target::settings(target).expect("the engine chose PostgreSQL from the target");
+    let mut config = settings.config.clone();
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(std::time::Duration::from_secs(10));
+    }
+    let label = target.label();
+    let handshake = HANDSHAKE_TIMEOUT * target::hosts(&config) as u32;
+    let (client, connection) = tokio::time::timeout(handshake, config.connect(NoTls))
+        .await
+        .map_err(|_| {
+            Error::usage(format!(
+                "{label}: no PostgreSQL answer within {} s: is it a PostgreSQL port? (a SQL Server takes \
+                 a sqlserver:// URL)",
+                handshake.as_secs()
+            ))
+        })?
+        .map_err(|e| connect_error(label, &e, &settings.password_from))?;
+    tokio::spawn(async move {
+        // The connection ends with an error when the server goes away; the client sees it on its next call.
+        let _ = connection.await;
+    });
+    Ok(client)
+}
+
+/// The longest database name PostgreSQL keeps (`NAMEDATALEN` - 1 bytes); it cuts a longer one short.
+const MAX_NAME_BYTES: usize = 63;
+
+/// Creates the database `target` names when it does not exist (`load --create-database`); whether it
+/// created it. A database it can connect to exists, and needs nothing more; else it connects to the
+/// server's `postgres` database with the same login, and creates it there unless the catalog already
+/// has it (then the load's own connect says what is wrong). Only names that quote safely are created
+/// ([`creatable_database_name`]).
+///
+/// # Errors
+/// A name oltpgen does not create, a login that may not create databases, or the connect errors of
+/// [`connect`] for the `postgres` database.
+pub async fn create_database(target: &Target) -> Result<bool, Error> {
+    if connect(target).await.is_ok() {
+        return Ok(false);
+    }
+    let name = target.dbname();
+    creatable_database_name(name, MAX_NAME_BYTES)?;
+    let admin_target = target::with_dbname(target, "postgres");
+    let admin = connect(&admin_target).await?;
+    let exists = admin
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+        .await
+        .map_err(|e| failed("--create-database: looking for the database", &admin_target, &e))?
+        .is_some();
+    if exists {
+        return Ok(false);
+    }
+    match admin.batch_execute(&format!("CREATE DATABASE {}", quoted(name))).await {
+        Ok(()) => Ok(true),
+        // Created meanwhile by someone else: it exists, as asked.
+        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::DUPLICATE_DATABASE) => Ok(false),
+        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
+            Err(Error::usage(format!(
+                "{}: --create-database: {}: log in as a role with CREATEDB, or have the database created",
+                target.label(),
+                e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string())
+            )))
+        }
+        Err(e) => Err(failed("--create-database", target, &e)),
+    }
+}
+
+/// `name` as a quoted identifier.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// Wraps a database error met outside the measured run (load, check, drop) as a failure of the work.
+pub fn failed(what: &str, target: &Target, err: &tokio_postgres::Error) -> Error {
+    let msg = err.as_db_error().map_or_else(|| err.to_string(), |d| d.message().to_string());
+    Error::failed(format!("{}: {what}: {msg}", target.label()))
+}
+
+/// Runs `statements` in order as one batch (one simple query: one implicit transaction); `what` names
+/// them in an error.
+///
+/// # Errors
+/// [`Error::Failed`] when one fails.
+pub async fn execute_batch(
+    client: &Client,
+    target: &Target,
+    what: &str,
+    statements: &[String],
+) -> Result<(), Error> {
+    client.batch_execute(&statements.join(";\n")).await.map_err(|e| failed(what, target, &e))
+}
+
+/// Runs `query`, which yields one text column of offending keys: how many rows it yields and the first
+/// `examples` of them, counted in the same statement so that count and examples agree. Every workload's
+/// checks share it ([`tpcc::check`], [`ds2::check`]); `what` names the check in an error.
+///
+/// # Errors
+/// [`Error::Failed`] when the query fails.
+pub async fn offending(
+    client: &Client,
+    target: &Target,
+    what: &str,
+    query: &str,
+    examples: i64,
+) -> Result<(u64, Vec<String>), Error> {
+    let sql = format!("SELECT k, count(*) OVER () FROM ({query}) v(k) LIMIT $1");
+    let rows = client.query(&sql, &[&examples]).await.map_err(|e| failed(what, target, &e))?;
+    let total = rows.first().map_or(0, |r| r.get::<_, i64>(1) as u64);
+    Ok((total, rows.iter().map(|r| r.get(0)).collect()))
+}
+
+/// The settings recorded with every result.
+const RECORDED_SETTINGS: &[&str] = &[
+    "server_version",
+    "max_connections",
+    "shared_buffers",
+    "effective_cache_size",
+    "work_mem",
+    "maintenance_work_mem",
+    "max_wal_size",
+    "wal_level",
+    "synchronous_commit",
+    "fsync",
+    "full_page_writes",
+    "default_transaction_isolation",
+    "checkpoint_timeout",
+    "random_page_cost",
+    "jit",
+];
+
+/// Reads the server's version and key settings.
+///
+/// # Errors
+/// [`Error::Failed`] when the query fails.
+pub async fn server_info(client: &Client, target: &Target) -> Result<ServerInfo, Error> {
+    let rows = client
+        .query(
+            "SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)",
+            &[&RECORDED_SETTINGS],
+        )
+        .await
+        .map_err(|e| failed("reading server settings", target, &e))?;
+    let mut settings: BTreeMap<String, String> =
+        rows.iter().map(|r| (r.get::<_, String>(0), r.get::<_, String>(1))).collect();
+    let version = settings.remove("server_version").unwrap_or_default();
+    Ok(ServerInfo { engine: Engine::Postgres, version, settings })
+}
+
+/// The server's clock now, in milliseconds since the Unix epoch.
+///
+/// # Errors
+/// [`Error::Failed`] when the query fails.
+pub async fn clock_ms(client: &Client, target: &Target) -> Result<f64, Error> {
+    let row = client
+        .query_one("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8", &[])
+        .await
+        .map_err(|e| failed("reading the server's clock", target, &e))?;
+    Ok(row.get(0))
+}
+
+/// Reads the server's connection limit and use.
+///
+/// # Errors
+/// [`Error::Failed`] when the query fails.
+pub async fn connection_room(client: &Client, target: &Target) -> Result<ConnectionRoom, Error> {
+    let row = client
+        .query_one(
+            "SELECT current_setting('max_connections')::int4, current_setting('superuser_reserved_connections')::int4, \
+             (SELECT count(*)::int4 FROM pg_stat_activity WHERE backend_type = 'client backend')",
+            &[],
+        )
+        .await
+        .map_err(|e| failed("reading max_connections", target, &e))?;
+    let (max, reserved, in_use) =
+        (row.get::<_, i32>(0) as u32, row.get::<_, i32>(1) as u32, row.get::<_, i32>(2) as u32);
+    Ok(ConnectionRoom { max, reserved, in_use, available: max.saturating_sub(reserved + in_use) })
+}
