@@ -54,6 +54,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn no_debug_or_display_of_a_target_s_settings_shows_the_password() {
+        use crate::command::Databases;
+        let urls = [
+            "postgres://bench:Zq9Secret@db1:6543/tpcc",
+            "postgres://bench@db1/tpcc?password=Zq9Secret",
+            "sqlserver://bench:Zq9Secret@sql1:1444/tpcc",
+            "Server=tcp:sql1,1444;Database=tpcc;User Id=bench;Password=Zq9Secret",
+            "mysql://bench:Zq9Secret@db1/tpcc",
+        ];
+        for url in urls {
+            let t: Target = url.parse().unwrap();
+            let settings = match t.engine() {
+                Engine::Postgres => format!("{:?}", t.settings::<pg::target::Settings>().unwrap()),
+                Engine::SqlServer => format!("{:?}", t.settings::<mssql::target::Config>().unwrap()),
+                Engine::MySql => format!("{:?}", t.settings::<mysql::target::Config>().unwrap()),
+            };
+            assert!(settings.contains("bench") && settings.contains("tpcc"), "{settings}");
+            let shown = format!("{t} {t:?} {settings}");
+            assert!(!shown.contains("Zq9Secret"), "{url}: {shown}");
+        }
+        let db = Databases { urls: urls.map(String::from).to_vec(), ..Databases::default() };
+        let shown = format!("{db:?}");
+        assert!(!shown.contains("Zq9Secret") && shown.contains("5 URL(s)"), "{shown}");
+    }
+
+    #[test]
     fn label_and_debug_hide_the_password() {
         let t: Target = "postgres://bench:s3cret@db1:6543/tpcc".parse().unwrap();
         assert_eq!(t.label(), "postgres://bench@db1:6543/tpcc");

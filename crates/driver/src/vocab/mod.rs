@@ -11,6 +11,7 @@
 //! | module | the words |
 //! |---|---|
 //! | [`target`] | the engines ([`Engine`](target::Engine)), the database a command drives ([`Target`](target::Target)), and the names `load --create-database` creates |
+//! | [`url`] | the one reader of URLs and ADO.NET strings (SQL Server's and MySQL's settings, `--target`'s edits), secret-safe in `Debug` |
 //! | [`server`] | the server's identity and settings, and its room for connections |
 //! | [`schema`] | the objects a load creates beside its tables, the dependents refusal, `CREATE TABLE` in an engine's words |
 //! | [`meta`] | the load record (`oltpgen_meta`) |
@@ -31,3 +32,4 @@ pub mod server;
 pub mod target;
 pub mod tpcc;
 pub mod tpcc_checks;
+pub mod url;
