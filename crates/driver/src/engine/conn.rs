@@ -4,6 +4,7 @@
 //! a load was told to create ([`create_database`]).
 
 use crate::vocab::counters::{DbState, DbTotals};
+use crate::vocab::create;
 use crate::vocab::meta::MetaRow;
 
 use crate::vocab::schema::Object;
@@ -21,9 +22,9 @@ use crate::{Error, Target, mssql, mysql, pg};
 /// databases, or the connect errors of [`Conn::open`].
 pub async fn create_database(target: &Target) -> Result<bool, Error> {
     match target.engine() {
-        Engine::Postgres => pg::create_database(target).await,
-        Engine::SqlServer => mssql::create_database(target).await,
-        Engine::MySql => mysql::create_database(target).await,
+        Engine::Postgres => create::create_database::<pg::Create>(target).await,
+        Engine::SqlServer => create::create_database::<mssql::Create>(target).await,
+        Engine::MySql => create::create_database::<mysql::Create>(target).await,
     }
 }
 

@@ -12,6 +12,7 @@
 //! |---|---|
 //! | [`target`] | the engines ([`Engine`](target::Engine)), the database a command drives ([`Target`](target::Target)), and the names `load --create-database` creates |
 //! | [`url`] | the one reader of URLs and ADO.NET strings (SQL Server's and MySQL's settings, `--target`'s edits), secret-safe in `Debug` |
+//! | [`create`] | `load --create-database`'s one shape, each engine giving its steps |
 //! | [`server`] | the server's identity and settings, and its room for connections |
 //! | [`schema`] | the objects a load creates beside its tables, the dependents refusal, `CREATE TABLE` in an engine's words |
 //! | [`meta`] | the load record (`oltpgen_meta`) |
@@ -23,6 +24,7 @@
 //! | [`ds2_checks`] | DS2's integrity checks in the SQL SQL Server and MySQL share |
 
 pub mod counters;
+pub mod create;
 pub mod ds2;
 pub mod ds2_checks;
 pub mod meta;
