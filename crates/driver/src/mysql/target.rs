@@ -147,11 +147,20 @@ fn ssl_mode(value: &str) -> Result<SslMode, Error> {
     }
 }
 
-/// What the `[client]` group of the user's option file says.
-#[derive(Debug, Default, PartialEq)]
+/// What the `[client]` group of the user's option file says. Its `Debug` hides the password.
+#[derive(Default, PartialEq)]
 struct ClientOptions {
     user: Option<String>,
     password: Option<String>,
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| url::Hidden))
+            .finish()
+    }
 }
 
 /// `~/.my.cnf`'s `[client]` group, or nothing when there is no such file.
@@ -256,6 +265,15 @@ mod tests {
             assert!(err.contains(needle), "{url}: {err}");
             assert!(!err.contains("s3cret") && !err.contains("cret"), "{url}: {err}");
         }
+    }
+
+    #[test]
+    fn no_debug_shows_the_option_file_s_password() {
+        let shown = format!("{:?}", read_client_group("[client]\nuser=bench\npassword=Zq9Secret\n"));
+        assert!(shown.contains("bench") && !shown.contains("Zq9Secret"), "{shown}");
+        let t = parse("mysql://bench:Zq9Secret@db1/tpcc").unwrap();
+        let shown = format!("{:?}", t.settings::<Config>().unwrap());
+        assert!(shown.contains("db1") && !shown.contains("Zq9Secret"), "{shown}");
     }
 
     #[test]

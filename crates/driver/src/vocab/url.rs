@@ -160,8 +160,8 @@ impl fmt::Debug for UrlParts {
     }
 }
 
-/// What a `Debug` shows in place of a secret.
-struct Hidden;
+/// What a `Debug` shows in place of a secret, for every type that holds one.
+pub struct Hidden;
 
 impl fmt::Debug for Hidden {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
