@@ -96,3 +96,78 @@ pub async fn create_database<E: CreateDatabase>(target: &Target) -> Result<bool,
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::target::Engine;
+
+    /// An engine's steps answering as told, without a server: the shape's branches, each engine's SQL
+    /// being tested on its real server by the CLI's `--create-database` tests. `REACHES`: the database
+    /// answers already; `EXISTS`: the catalog has it; `FAULT`: how `CREATE DATABASE` fails (0: it
+    /// does not; 1: exists; 2: denied; 3: anything else).
+    struct Told<const REACHES: bool, const EXISTS: bool, const FAULT: u8>;
+
+    impl<const REACHES: bool, const EXISTS: bool, const FAULT: u8> CreateDatabase
+        for Told<REACHES, EXISTS, FAULT>
+    {
+        type Admin = Vec<String>;
+        type Fault = u8;
+        const MAX_NAME: usize = 8;
+        const DENIED_ADVICE: &'static str = "ask the DBA";
+
+        async fn reaches(_: &Target) -> bool {
+            REACHES
+        }
+        async fn admin(target: &Target) -> Result<(Vec<String>, Target), Error> {
+            Ok((Vec::new(), target.clone()))
+        }
+        async fn exists(_: &mut Vec<String>, _: &str) -> Result<bool, u8> {
+            Ok(EXISTS)
+        }
+        async fn create(admin: &mut Vec<String>, name: &str) -> Result<(), u8> {
+            admin.push(name.to_string());
+            if FAULT == 0 { Ok(()) } else { Err(FAULT) }
+        }
+        fn fault(fault: &u8) -> CreateFault {
+            match fault {
+                1 => CreateFault::Exists,
+                2 => CreateFault::Denied("permission denied".into()),
+                _ => CreateFault::Other,
+            }
+        }
+        fn failed(what: &str, target: &Target, fault: &u8) -> Error {
+            Error::failed(format!("{target}: {what}: fault {fault}"))
+        }
+    }
+
+    /// Runs a future whose steps are all ready (the fakes never wait).
+    fn ready<T>(future: impl Future<Output = T>) -> T {
+        let mut future = std::pin::pin!(future);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match future.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(value) => value,
+            std::task::Poll::Pending => panic!("a fake step waited"),
+        }
+    }
+
+    fn target(name: &str) -> Target {
+        Target::new(Engine::Postgres, (), format!("fake://h/{name}"), name.to_string())
+    }
+
+    #[test]
+    fn a_database_is_created_only_when_missing_and_its_name_is_one_oltpgen_creates() {
+        let t = target("tpcc");
+        assert!(ready(create_database::<Told<false, false, 0>>(&t)).unwrap(), "missing: created");
+        assert!(!ready(create_database::<Told<true, false, 0>>(&t)).unwrap(), "reached: exists");
+        assert!(!ready(create_database::<Told<false, true, 0>>(&t)).unwrap(), "in the catalog: exists");
+        assert!(!ready(create_database::<Told<false, false, 1>>(&t)).unwrap(), "created meanwhile");
+        let err = ready(create_database::<Told<false, false, 2>>(&t)).unwrap_err();
+        assert!(matches!(err, Error::Usage(_)), "{err:?}");
+        assert_eq!(err.to_string(), "fake://h/tpcc: --create-database: permission denied: ask the DBA");
+        let err = ready(create_database::<Told<false, false, 3>>(&t)).unwrap_err();
+        assert_eq!(err.to_string(), "fake://h/tpcc: --create-database: fault 3");
+        let err = ready(create_database::<Told<false, false, 0>>(&target("too_long_a_name"))).unwrap_err();
+        assert!(err.to_string().contains("1 to 8 letters"), "{err}");
+    }
+}
