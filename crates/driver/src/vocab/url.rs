@@ -155,8 +155,19 @@ impl fmt::Debug for UrlParts {
             .field("host", &self.host)
             .field("port", &self.port)
             .field("database", &self.database)
-            .field("options", &self.options)
+            .field("options", &self.options_shown())
             .finish()
+    }
+}
+
+impl UrlParts {
+    /// The options a `Debug` may show: none when one holds an '@', which may be a piece of a password
+    /// cut short at a raw '?' (`user:p@ss?word@host`: the options are `word@host`).
+    fn options_shown(&self) -> &dyn fmt::Debug {
+        match self.options.iter().any(|(k, v)| k.contains('@') || v.contains('@')) {
+            true => &Hidden,
+            false => &self.options,
+        }
     }
 }
 
@@ -238,14 +249,11 @@ pub fn decode(s: &str) -> Option<String> {
 }
 
 /// An ADO.NET connection string's `key=value` pairs (SQL Server's `Server=…;Password=…`): keys
-/// lower-cased, keys and values trimmed. Its `Debug` never shows a password.
+/// lower-cased, keys and values trimmed. Its `Debug` shows none of them.
 #[derive(Clone, PartialEq, Eq)]
 pub struct AdoString {
     pairs: Vec<(String, String)>,
 }
-
-/// The keys of an ADO.NET string that hold a secret.
-const ADO_SECRETS: [&str; 2] = ["password", "pwd"];
 
 impl AdoString {
     /// Reads `s`'s pairs; a piece without `=` is passed over (the engine's client judges the rest).
@@ -264,13 +272,11 @@ impl AdoString {
     }
 }
 
+/// How many pairs, none shown: a quoted value holding `;` (`Password="a;b=c"`) reads as more pairs,
+/// so any key or value may be a piece of the password.
 impl fmt::Debug for AdoString {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let shown = self.pairs.iter().map(|(k, v)| {
-            let value: &dyn fmt::Debug = if ADO_SECRETS.contains(&k.as_str()) { &Hidden } else { v };
-            (k, value)
-        });
-        f.debug_map().entries(shown).finish()
+        write!(f, "AdoString(<{} pair(s), not shown>)", self.pairs.len())
     }
 }
 
@@ -375,11 +381,18 @@ mod tests {
     #[test]
     fn no_debug_shows_a_password() {
         let p = read("sqlserver://u:Zq9Secret@h/db", &SQL_SERVER).unwrap();
-        let ado = AdoString::read("Server=tcp:h,1433; PWD = Zq9Secret;User Id=u;Password=Zq9Secret");
+        let ado = AdoString::read("Server=tcp:h,1433; PWD = Zq9Secret;User Id=u;Password=\"a;Zq9Secret=b\"");
         assert_eq!(ado.get(&["user id"]).as_deref(), Some("u"));
-        assert_eq!(ado.get(&["password", "pwd"]).as_deref(), Some("Zq9Secret"));
-        let shown = format!("{p:?} {ado:?} {:?}", HiddenUrls(2));
+        assert_eq!(ado.get(&["pwd", "password"]).as_deref(), Some("Zq9Secret"));
+        let cut = read("sqlserver://u:p@ss?Zq9Secret@h/db", &SQL_SERVER).unwrap();
+        assert_eq!(cut.options, [("Zq9Secret@h/db".to_string(), String::new())], "a password cut short");
+        let shown = format!("{p:?} {ado:?} {:?} {cut:?}", HiddenUrls(2));
         assert!(!shown.contains("Zq9Secret"), "{shown}");
-        assert!(shown.contains("<hidden>") && shown.contains("<2 URL(s), not shown>"), "{shown}");
+        assert!(
+            shown.contains("<hidden>")
+                && shown.contains("<5 pair(s), not shown>")
+                && shown.contains("<2 URL(s)"),
+            "{shown}"
+        );
     }
 }
