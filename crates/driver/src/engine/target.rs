@@ -134,6 +134,19 @@ mod tests {
     }
 
     #[test]
+    fn a_postgresql_password_with_a_raw_question_mark_and_at_sign_is_refused_not_shown() {
+        for url in
+            ["postgres://u:s3?c@ret@h/db", "postgres://:s3cret?@/@:s3cret@", "postgres://u:s3?c@r/et@h/db"]
+        {
+            let err = url.parse::<Target>().map(|t| t.label().to_string()).unwrap_err().to_string();
+            assert!(err.contains("more than one '@'"), "{url}: {err}");
+            assert!(!err.contains("ret"), "{url}: {err}");
+        }
+        let fine: Target = "postgres://u:s3?cret@h/db?application_name=me@host".parse().unwrap();
+        assert_eq!(fine.label(), "postgres://u@h:5432/db", "a raw '?' alone stays in the password");
+    }
+
+    #[test]
     fn a_sql_server_password_may_hold_an_at_sign() {
         let t: Target = "sqlserver://bench:s3@cret@db1:1444/tpcc".parse().unwrap();
         assert_eq!(t.label(), "sqlserver://bench@db1:1444/tpcc");

@@ -58,6 +58,13 @@ pub fn parse(url: &str) -> Result<Target, Error> {
     if before_options.matches('@').count() > 1 {
         return Err(many_ats());
     }
+    // tokio-postgres ends the credentials at the first '@' and reads the host and database up to the
+    // next '?': an '@' there is the rest of a password holding a raw '?' (`u:s3?c@ret@h`), which the
+    // label would show as the host.
+    let after_credentials = url.split_once('@').map_or("", |(_, rest)| rest);
+    if after_credentials.split_once('?').map_or(after_credentials, |(main, _)| main).contains('@') {
+        return Err(many_ats());
+    }
     let (url, passfile) = super::pgpass::take_passfile_option(url);
     let mut config = Config::from_str(&url).map_err(|e| {
         // A raw '@' followed by a '?' in the password puts part of it among the options, which
