@@ -47,8 +47,8 @@ pub struct Common {
     pub quiet: bool,
 }
 
-/// The database a command drives.
-#[derive(Debug, Args)]
+/// The database a command drives. Its `Debug` is [`Databases`]' (no URL shown: one may hold a password).
+#[derive(Args)]
 pub struct DbArgs {
     /// The database to drive, e.g. postgres://user@host:5432/tpcc, sqlserver://user@host:1433/tpcc or an
     /// ADO.NET string [env: OLTPGEN_URL; default: the built-in PostgreSQL]; give it several times to load,
@@ -65,6 +65,12 @@ pub struct DbArgs {
     /// Use a throwaway built-in PostgreSQL, removed when the command ends
     #[arg(long, global = true, conflicts_with_all = ["url", "data_dir"])]
     pub temp_db: bool,
+}
+
+impl std::fmt::Debug for DbArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.databases().fmt(f)
+    }
 }
 
 impl DbArgs {
@@ -790,6 +796,14 @@ impl LoadCommon {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn the_parsed_command_line_s_debug_shows_no_password() {
+        let cli =
+            Cli::try_parse_from(["oltpgen", "tpcc", "--url", "postgres://bench:Zq9Secret@db1/tpcc"]).unwrap();
+        let shown = format!("{cli:?}");
+        assert!(!shown.contains("Zq9Secret") && shown.contains("1 URL(s)"), "{shown}");
+    }
 
     #[test]
     fn the_command_line_is_well_formed() {

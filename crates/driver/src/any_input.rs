@@ -1,5 +1,5 @@
 //! No panic on any input (issue 36): property tests of every value parser this crate has (the flags'
-//! values, the URLs of all three engines and ADO.NET strings, io's sizes, percentages and access
+//! values, the URLs of all three engines and ADO.NET strings and the one URL reader under them, io's sizes, percentages and access
 //! specs) and of the pages it reads back (node_exporter's and windows_exporter's, `/proc`'s files).
 //! Each takes any text and text shaped like what it reads, 10,000 cases a property; the property is a
 //! value or a clear error, never a panic (`--start-at`, `--agent` and `acks.bin` are tested beside
@@ -12,6 +12,7 @@ use crate::command::values::*;
 use crate::counters::{exposition, host, node_exporter, windows_exporter};
 #[cfg(feature = "io")]
 use crate::io::spec::{AccessSpec, Picker, parse_bytes, parse_pct, parse_rating};
+use oltpgen_vocab::url;
 
 /// Text shaped like a flag's value (digits, units, signs, separators, a multi-byte character) or
 /// anything at all.
@@ -38,6 +39,17 @@ fn url() -> impl Strategy<Value = String> {
         ado.prop_map(|s| s.to_string()),
     ]
 }
+
+/// SQL Server's way with an '@' in the password, as the reader takes it.
+const RULES_AT_IN_PASSWORD: url::UrlRules = url::UrlRules {
+    engine: "SQL Server",
+    default_port: 1433,
+    password_may_hold_at: true,
+    stray_at: "stray '@'",
+};
+/// MySQL's way: one '@' at most.
+const RULES_ONE_AT: url::UrlRules =
+    url::UrlRules { engine: "MySQL", default_port: 3306, password_may_hold_at: false, stray_at: "stray '@'" };
 
 /// A line of an exporter's page: the names oltpgen reads, labels, values, or anything at all.
 fn exporter_page() -> impl Strategy<Value = String> {
@@ -120,6 +132,27 @@ proptest! {
                 prop_assert!(!e.contains("S3cr3t"), "the password in {:?}", e);
             }
             Err(other) => prop_assert!(false, "not a usage error: {}", other),
+        }
+    }
+
+    /// The one URL reader, by either engine's rules, and its ADO.NET reader: parts, or one usage line
+    /// without the password; no `Debug` shows it; `--target`'s and `--database_name`'s edits never panic.
+    #[test]
+    fn the_url_reader_reads_or_refuses_in_one_line_without_the_password(s in url(), host in "[a-z0-9.:]{0,12}") {
+        for rules in [&RULES_AT_IN_PASSWORD, &RULES_ONE_AT] {
+            match url::read(&s, rules) {
+                Ok(parts) => prop_assert!(!format!("{parts:?}").contains("S3cr3t"), "{:?}", parts),
+                Err(Error::Usage(e)) => {
+                    prop_assert!(one_line(&e), "{:?}", e);
+                    prop_assert!(!e.contains("S3cr3t"), "the password in {:?}", e);
+                }
+                Err(other) => prop_assert!(false, "not a usage error: {}", other),
+            }
+        }
+        let ado = url::AdoString::read(&s);
+        prop_assert!(!format!("{ado:?}").contains("S3cr3t"), "{:?}", ado);
+        if let Some(seams) = url::Seams::of(&s) {
+            let _ = (seams.with_host(&host), seams.with_database(&host));
         }
     }
 

@@ -39,8 +39,9 @@ use tokio::sync::Mutex;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
 use self::error::connect_error;
+use oltpgen_vocab::create::{CreateDatabase, CreateFault};
 use oltpgen_vocab::server::{ConnectionRoom, ServerInfo};
-use oltpgen_vocab::target::{Engine, creatable_database_name};
+use oltpgen_vocab::target::Engine;
 use oltpgen_vocab::{Error, Target};
 
 /// A tiberius client on a tokio TCP stream.
@@ -146,44 +147,52 @@ pub async fn open(target: &Target) -> Result<Conn, Error> {
 /// The longest database name SQL Server takes (a `sysname`, in characters; the names created are ASCII).
 const MAX_NAME_CHARS: usize = 128;
 
-/// Creates the database `target` names when it does not exist (`load --create-database`); whether it
-/// created it. A database it can connect to exists, and needs nothing more; else it connects to the
-/// server's `master` database with the same login and creates it there unless `DB_ID` already knows it
-/// (then the load's own connect says what is wrong). Only names that quote safely are created
-/// ([`creatable_database_name`]).
-///
-/// # Errors
-/// A name oltpgen does not create, a login that may not create databases (262), or the connect errors
-/// of [`connect`] for `master`.
-pub async fn create_database(target: &Target) -> Result<bool, Error> {
-    if connect(target).await.is_ok() {
-        return Ok(false);
+/// SQL Server's steps of `load --create-database` ([`create_database`](oltpgen_vocab::create::create_database)): the admin database is
+/// `master`, reached with the same login; `DB_ID` knows the databases.
+pub struct Create;
+
+impl CreateDatabase for Create {
+    type Admin = Client;
+    type Fault = tiberius::error::Error;
+    const MAX_NAME: usize = MAX_NAME_CHARS;
+    const DENIED_ADVICE: &'static str =
+        "log in as one who may create databases (dbcreator), or have the database created";
+
+    async fn reaches(target: &Target) -> bool {
+        connect(target).await.is_ok()
     }
-    let name = target.dbname();
-    creatable_database_name(name, MAX_NAME_CHARS)?;
-    let admin_target = target::with_dbname(target, "master");
-    let mut admin = connect(&admin_target).await?;
-    let literal = name.replace('\'', "''");
-    let known = format!("SELECT CAST(CASE WHEN DB_ID(N'{literal}') IS NULL THEN 0 ELSE 1 END AS int)");
-    let row = timed(ADMIN_TIMEOUT, async { admin.simple_query(known).await?.into_row().await })
-        .await
-        .map_err(|e| failed("--create-database: looking for the database", &admin_target, &e))?;
-    if row.and_then(|r| r.get::<i32, _>(0)) == Some(1) {
-        return Ok(false);
+
+    async fn admin(target: &Target) -> Result<(Client, Target), Error> {
+        let admin_target = target::with_dbname(target, "master");
+        Ok((connect(&admin_target).await?, admin_target))
     }
-    let create = format!("CREATE DATABASE [{}]", name.replace(']', "]]"));
-    match timed(ADMIN_TIMEOUT, async { admin.simple_query(create).await?.into_results().await }).await {
-        Ok(_) => Ok(true),
-        // 1801: created meanwhile by someone else; it exists, as asked.
-        Err(tiberius::error::Error::Server(e)) if e.code() == 1801 => Ok(false),
-        // 262: CREATE DATABASE permission denied.
-        Err(tiberius::error::Error::Server(e)) if e.code() == 262 => Err(Error::usage(format!(
-            "{}: --create-database: {}: log in as one who may create databases (dbcreator), or have the \
-             database created",
-            target.label(),
-            e.message()
-        ))),
-        Err(e) => Err(failed("--create-database", target, &e)),
+
+    async fn exists(admin: &mut Client, name: &str) -> Result<bool, tiberius::error::Error> {
+        let literal = name.replace('\'', "''");
+        let known = format!("SELECT CAST(CASE WHEN DB_ID(N'{literal}') IS NULL THEN 0 ELSE 1 END AS int)");
+        let row = timed(ADMIN_TIMEOUT, async { admin.simple_query(known).await?.into_row().await }).await?;
+        Ok(row.and_then(|r| r.get::<i32, _>(0)) == Some(1))
+    }
+
+    async fn create(admin: &mut Client, name: &str) -> Result<(), tiberius::error::Error> {
+        let create = format!("CREATE DATABASE [{}]", name.replace(']', "]]"));
+        timed(ADMIN_TIMEOUT, async { admin.simple_query(create).await?.into_results().await }).await.map(drop)
+    }
+
+    fn fault(e: &tiberius::error::Error) -> CreateFault {
+        match e {
+            // 1801: created meanwhile by someone else.
+            tiberius::error::Error::Server(e) if e.code() == 1801 => CreateFault::Exists,
+            // 262: CREATE DATABASE permission denied.
+            tiberius::error::Error::Server(e) if e.code() == 262 => {
+                CreateFault::Denied(e.message().to_string())
+            }
+            _ => CreateFault::Other,
+        }
+    }
+
+    fn failed(what: &str, target: &Target, e: &tiberius::error::Error) -> Error {
+        failed(what, target, e)
     }
 }
 

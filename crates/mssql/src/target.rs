@@ -5,6 +5,7 @@
 use tiberius::{AuthMethod, EncryptionLevel};
 
 use oltpgen_vocab::target::Engine;
+use oltpgen_vocab::url::{self, AdoString, UrlParts, UrlRules};
 use oltpgen_vocab::{Error, Target};
 
 /// The variable sqlcmd reads a SQL login's password from; oltpgen reads it too when the URL has none.
@@ -13,6 +14,16 @@ pub const PASSWORD_VAR: &str = "SQLCMDPASSWORD";
 pub const TOKEN_VAR: &str = "OLTPGEN_MSSQL_ACCESS_TOKEN";
 /// The database a target without one names (a login's usual default).
 const DEFAULT_DATABASE: &str = "master";
+
+/// How SQL Server's URLs are read: the password ends at the authority's last '@' (an '@' in it is
+/// fine); an '@' past the authority means a raw '/' or '?' in the password cut it short.
+const RULES: UrlRules = UrlRules {
+    engine: "SQL Server",
+    default_port: 1433,
+    password_may_hold_at: true,
+    stray_at: "an '@' after the host: percent-encode a '/' or '?' in the password (%2F, %3F), or give the \
+               password in SQLCMDPASSWORD",
+};
 
 /// SQL Server's connection settings: tiberius' own (password or token included: never print them) and
 /// the parts a label shows.
@@ -28,6 +39,19 @@ pub struct Config {
     pub has_secret: bool,
 }
 
+/// The parts a label shows, never tiberius' settings (they hold the password or token).
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("mssql::Config")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("database", &self.database)
+            .field("has_secret", &self.has_secret)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Parses `sqlserver://user:password@host:port/database?options` (also `mssql://`).
 ///
 /// Options: `encrypt` (`false`: TLS for the login when the server offers it, the default; `true`: TLS
@@ -37,49 +61,23 @@ pub struct Config {
 /// # Errors
 /// [`Error::Usage`] naming the part at fault; never repeats the URL.
 pub fn parse(url: &str) -> Result<Target, Error> {
-    let bad = |what: &str| Error::usage(format!("--url is not a valid SQL Server URL: {what}"));
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let (main, query) = rest.split_once('?').unwrap_or((rest, ""));
-    let (authority, database) = main.split_once('/').unwrap_or((main, ""));
-    // The password ends at the authority's last '@' (an '@' in it is fine); an '@' past the authority
-    // means a raw '/' or '?' in the password cut it short, and the label or an error would show the rest.
-    if database.contains('@') || (!authority.contains('@') && query.contains('@')) {
-        return Err(bad(
-            "an '@' after the host: percent-encode a '/' or '?' in the password (%2F, %3F), or give the \
-             password in SQLCMDPASSWORD",
-        ));
-    }
-    let (userinfo, hostport) = authority.rsplit_once('@').unwrap_or(("", authority));
-    let (user, password) = match userinfo.split_once(':') {
-        Some((u, p)) => (decode(u).ok_or_else(|| bad("bad %-escape in the user"))?, Some(p)),
-        None => (decode(userinfo).ok_or_else(|| bad("bad %-escape in the user"))?, None),
-    };
-    let password =
-        password.map(|p| decode(p).ok_or_else(|| bad("bad %-escape in the password"))).transpose()?;
-    let (host, port) = match hostport.rsplit_once(':') {
-        Some((h, p)) => (h, p.parse::<u16>().map_err(|_| bad("the port is not a number"))?),
-        None => (hostport, 1433),
-    };
-    if host.is_empty() {
-        return Err(bad("no host"));
-    }
-    let database = decode(database).ok_or_else(|| bad("bad %-escape in the database"))?;
+    let UrlParts { user, password, host, port, database, options, .. } = url::read(url, &RULES)?;
+    let bad = |what: &str| RULES.bad(what);
     let mut tds = tiberius::Config::new();
-    tds.host(host);
+    tds.host(&host);
     tds.port(port);
     tds.application_name("oltpgen");
     let (mut level, mut trust, mut ca, mut token) = (EncryptionLevel::Off, false, None, false);
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let value = decode(value).ok_or_else(|| bad("bad %-escape in an option"))?;
+    // A piece holding '@' may be a piece of a password cut short at a raw '?': not shown.
+    let hold_at = options.iter().any(|(k, v)| k.contains('@') || v.contains('@'));
+    for (key, value) in options {
         match key.to_ascii_lowercase().as_str() {
             "encrypt" => level = encryption(&value)?,
-            "trust_server_certificate" | "trustservercertificate" => trust = flag(key, &value)?,
+            "trust_server_certificate" | "trustservercertificate" => trust = flag(&key, &value)?,
             "trust_server_certificate_ca" | "trustservercertificateca" => ca = Some(value),
             "application_name" | "app_name" => tds.application_name(value),
             "authentication" => token = access_token_asked(&value)?,
-            // A key holding '@' may be a piece of a password cut short at a raw '?': not shown.
-            other if other.contains('@') || query.contains('@') => return Err(bad("an unknown option")),
+            _ if hold_at => return Err(bad("an unknown option")),
             other => {
                 return Err(bad(&format!(
                     "unknown option '{other}' (known: encrypt, trust_server_certificate, \
@@ -101,7 +99,7 @@ pub fn parse(url: &str) -> Result<Target, Error> {
         (false, None) => login_only_unverified(&mut tds, level),
     }
     let has_secret = authenticate(&mut tds, &user, password, token)?;
-    Ok(from_config(Config { tds, host: host.to_string(), port, user, database, has_secret }))
+    Ok(from_config(Config { tds, host, port, user, database, has_secret }))
 }
 
 /// Parses an ADO.NET connection string (`Server=tcp:host,1433;Database=…;User Id=…;Password=…;
@@ -110,12 +108,8 @@ pub fn parse(url: &str) -> Result<Target, Error> {
 /// # Errors
 /// [`Error::Usage`] when tiberius refuses it; never repeats the string.
 pub fn parse_ado(s: &str) -> Result<Target, Error> {
-    let dict: Vec<(String, String)> = s
-        .split(';')
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let get = |keys: &[&str]| dict.iter().find(|(k, _)| keys.contains(&k.as_str())).map(|(_, v)| v.clone());
+    let ado = AdoString::read(s);
+    let get = |keys: &[&str]| ado.get(keys);
     let ca = get(&["trustservercertificateca"]);
     let trust =
         get(&["trustservercertificate"]).is_some_and(|v| flag("TrustServerCertificate", &v).unwrap_or(false));
@@ -212,21 +206,6 @@ fn flag(key: &str, value: &str) -> Result<bool, Error> {
         "false" | "no" | "0" => Ok(false),
         _ => Err(Error::usage(format!("--url: {key} must be true or false"))),
     }
-}
-
-/// Undoes URL %-escapes; `None` for a broken escape or bytes that are not UTF-8.
-fn decode(s: &str) -> Option<String> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut bytes = s.bytes();
-    while let Some(b) = bytes.next() {
-        if b == b'%' {
-            let hex = [bytes.next()?, bytes.next()?];
-            out.push(u8::from_str_radix(std::str::from_utf8(&hex).ok()?, 16).ok()?);
-        } else {
-            out.push(b);
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// A target from settings, labelled like a URL.

@@ -51,9 +51,10 @@ use mysql_async::prelude::Queryable;
 use tokio::sync::Mutex;
 
 use self::error::{connect_error, txn_error};
+use oltpgen_vocab::create::{CreateDatabase, CreateFault};
 use oltpgen_vocab::outcome::TxnError;
 use oltpgen_vocab::server::{ConnectionRoom, ServerInfo};
-use oltpgen_vocab::target::{Engine, creatable_database_name};
+use oltpgen_vocab::target::Engine;
 use oltpgen_vocab::{Error, Target};
 
 /// How long connecting may take: a server that never sends MySQL's greeting (another protocol's port,
@@ -167,44 +168,49 @@ pub async fn open(target: &Target) -> Result<Conn, Error> {
 /// The longest database name MySQL and MariaDB take.
 const MAX_NAME_CHARS: usize = 64;
 
-/// Creates the database `target` names when it does not exist (`load --create-database`); whether it
-/// created it. The login connects without a database and runs `CREATE DATABASE` unless
-/// `information_schema` already knows the name. Only names that quote safely are created
-/// ([`creatable_database_name`]).
-///
-/// # Errors
-/// A name oltpgen does not create, a login that may not create databases (1044), or the connect
-/// errors of [`connect`].
-pub async fn create_database(target: &Target) -> Result<bool, Error> {
-    if connect(target).await.is_ok() {
-        return Ok(false);
+/// MySQL's steps of `load --create-database` ([`create_database`](oltpgen_vocab::create::create_database)): the login connects without
+/// a database; `information_schema` knows the databases.
+pub struct Create;
+
+impl CreateDatabase for Create {
+    type Admin = mysql_async::Conn;
+    type Fault = mysql_async::Error;
+    const MAX_NAME: usize = MAX_NAME_CHARS;
+    const DENIED_ADVICE: &'static str =
+        "log in as one who may create databases (GRANT CREATE), or have the database created";
+
+    async fn reaches(target: &Target) -> bool {
+        connect(target).await.is_ok()
     }
-    let name = target.dbname();
-    creatable_database_name(name, MAX_NAME_CHARS)?;
-    let server = target::without_database(target);
-    let mut admin = connect(&server).await?;
-    let known: Option<i64> = timed(
-        ADMIN_TIMEOUT,
-        admin.exec_first("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = ?", (name,)),
-    )
-    .await
-    .map_err(|e| failed("--create-database: looking for the database", target, &e))?;
-    if known.unwrap_or(0) > 0 {
-        return Ok(false);
+
+    /// The server without a database; errors name `target` itself.
+    async fn admin(target: &Target) -> Result<(mysql_async::Conn, Target), Error> {
+        Ok((connect(&target::without_database(target)).await?, target.clone()))
     }
-    let create = format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4");
-    match timed(ADMIN_TIMEOUT, admin.query_drop(create)).await {
-        Ok(()) => Ok(true),
-        // 1007: created meanwhile by someone else; it exists, as asked.
-        Err(mysql_async::Error::Server(e)) if e.code == 1007 => Ok(false),
-        // 1044: access denied to the database (no CREATE privilege).
-        Err(mysql_async::Error::Server(e)) if e.code == 1044 => Err(Error::usage(format!(
-            "{}: --create-database: {}: log in as one who may create databases (GRANT CREATE), or have \
-             the database created",
-            target.label(),
-            e.message
-        ))),
-        Err(e) => Err(failed("--create-database", target, &e)),
+
+    async fn exists(admin: &mut mysql_async::Conn, name: &str) -> Result<bool, mysql_async::Error> {
+        let sql = "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = ?";
+        let known: Option<i64> = timed(ADMIN_TIMEOUT, admin.exec_first(sql, (name,))).await?;
+        Ok(known.unwrap_or(0) > 0)
+    }
+
+    async fn create(admin: &mut mysql_async::Conn, name: &str) -> Result<(), mysql_async::Error> {
+        timed(ADMIN_TIMEOUT, admin.query_drop(format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4")))
+            .await
+    }
+
+    fn fault(e: &mysql_async::Error) -> CreateFault {
+        match e {
+            // 1007: created meanwhile by someone else.
+            mysql_async::Error::Server(e) if e.code == 1007 => CreateFault::Exists,
+            // 1044: access denied to the database (no CREATE privilege).
+            mysql_async::Error::Server(e) if e.code == 1044 => CreateFault::Denied(e.message.clone()),
+            _ => CreateFault::Other,
+        }
+    }
+
+    fn failed(what: &str, target: &Target, e: &mysql_async::Error) -> Error {
+        failed(what, target, e)
     }
 }
 

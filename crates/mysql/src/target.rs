@@ -7,6 +7,7 @@ use std::path::Path;
 use mysql_async::{Opts, OptsBuilder, SslOpts};
 
 use oltpgen_vocab::target::Engine;
+use oltpgen_vocab::url::{self, UrlParts, UrlRules};
 use oltpgen_vocab::{Error, Target};
 
 /// The variable the `mysql` client reads a password from; oltpgen reads it too.
@@ -16,6 +17,14 @@ pub const PASSWORD_VAR: &str = "MYSQL_PWD";
 pub const PROGRAM_NAME: &str = "oltpgen";
 /// The port a URL without one means.
 const DEFAULT_PORT: u16 = 3306;
+
+/// How MySQL's URLs are read: one '@' at most, before the host.
+const RULES: UrlRules = UrlRules {
+    engine: "MySQL",
+    default_port: DEFAULT_PORT,
+    password_may_hold_at: false,
+    stray_at: "more than one '@': percent-encode an '@', '/' or '?' in the password (%40, %2F, %3F)",
+};
 
 /// MySQL's connection settings: mysql_async's own (password included: never print them) and the parts
 /// a label shows.
@@ -29,6 +38,19 @@ pub struct Config {
     port: u16,
     user: String,
     database: String,
+}
+
+/// The parts a label shows, never mysql_async's settings (they hold the password).
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("mysql::Config")
+            .field("scheme", &self.scheme)
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("database", &self.database)
+            .finish_non_exhaustive()
+    }
 }
 
 /// How a URL asks for TLS (`ssl-mode`, as the `mysql` client names it).
@@ -53,36 +75,13 @@ enum SslMode {
 /// # Errors
 /// [`Error::Usage`] naming the part at fault; never repeats the URL.
 pub fn parse(url: &str) -> Result<Target, Error> {
-    let bad = |what: &str| Error::usage(format!("--url is not a valid MySQL URL: {what}"));
-    let (scheme, rest) = url.split_once("://").unwrap_or(("mysql", url));
-    let (main, query) = rest.split_once('?').unwrap_or((rest, ""));
-    let (authority, database) = main.split_once('/').unwrap_or((main, ""));
-    if authority.matches('@').count() > 1 || database.contains('@') || query.contains('@') {
-        return Err(bad(
-            "more than one '@': percent-encode an '@', '/' or '?' in the password (%40, %2F, %3F)",
-        ));
-    }
-    let (userinfo, hostport) = authority.rsplit_once('@').unwrap_or(("", authority));
-    let (user, password) = match userinfo.split_once(':') {
-        Some((u, p)) => (u, Some(decode(p).ok_or_else(|| bad("bad %-escape in the password"))?)),
-        None => (userinfo, None),
-    };
-    let user = decode(user).ok_or_else(|| bad("bad %-escape in the user"))?;
-    let (host, port) = match hostport.rsplit_once(':') {
-        Some((h, p)) => (h, p.parse::<u16>().map_err(|_| bad("the port is not a number"))?),
-        None => (hostport, DEFAULT_PORT),
-    };
-    if host.is_empty() {
-        return Err(bad("no host"));
-    }
-    let database = decode(database).ok_or_else(|| bad("bad %-escape in the database"))?;
+    let UrlParts { scheme, user, password, host, port, database, options, .. } = url::read(url, &RULES)?;
+    let bad = |what: &str| RULES.bad(what);
     if database.is_empty() {
         return Err(bad("no database: name one after the host (mysql://user@host:3306/tpcc)"));
     }
     let (mut mode, mut ca, mut socket) = (SslMode::Disabled, None, None);
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let value = decode(value).ok_or_else(|| bad("bad %-escape in an option"))?;
+    for (key, value) in options {
         match key.to_ascii_lowercase().replace('_', "-").as_str() {
             "ssl-mode" | "sslmode" => mode = ssl_mode(&value)?,
             "ssl-ca" | "sslca" => ca = Some(value),
@@ -103,7 +102,7 @@ pub fn parse(url: &str) -> Result<Target, Error> {
     };
     let password = password.or(options.password).or_else(|| std::env::var(PASSWORD_VAR).ok());
     let builder = OptsBuilder::default()
-        .ip_or_hostname(host)
+        .ip_or_hostname(host.clone())
         .tcp_port(port)
         .user(Some(user.clone()))
         .pass(password)
@@ -115,14 +114,8 @@ pub fn parse(url: &str) -> Result<Target, Error> {
         // by this connection attribute (performance_schema.session_connect_attrs).
         .connect_attribute("program_name", PROGRAM_NAME)
         .ssl_opts(tls(mode, ca));
-    let config = Config {
-        opts: builder.into(),
-        scheme: scheme.to_ascii_lowercase(),
-        host: host.to_string(),
-        port,
-        user,
-        database,
-    };
+    let config =
+        Config { opts: builder.into(), scheme: scheme.to_ascii_lowercase(), host, port, user, database };
     Ok(from_config(config))
 }
 
@@ -154,11 +147,20 @@ fn ssl_mode(value: &str) -> Result<SslMode, Error> {
     }
 }
 
-/// What the `[client]` group of the user's option file says.
-#[derive(Debug, Default, PartialEq)]
+/// What the `[client]` group of the user's option file says. Its `Debug` hides the password.
+#[derive(Default, PartialEq)]
 struct ClientOptions {
     user: Option<String>,
     password: Option<String>,
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| url::Hidden))
+            .finish()
+    }
 }
 
 /// `~/.my.cnf`'s `[client]` group, or nothing when there is no such file.
@@ -198,21 +200,6 @@ fn read_client_group(text: &str) -> ClientOptions {
         }
     }
     options
-}
-
-/// Undoes URL %-escapes; `None` for a broken escape or bytes that are not UTF-8.
-fn decode(s: &str) -> Option<String> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut bytes = s.bytes();
-    while let Some(b) = bytes.next() {
-        if b == b'%' {
-            let hex = [bytes.next()?, bytes.next()?];
-            out.push(u8::from_str_radix(std::str::from_utf8(&hex).ok()?, 16).ok()?);
-        } else {
-            out.push(b);
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// A target from settings, labelled like a URL.
@@ -279,6 +266,15 @@ mod tests {
             assert!(err.contains(needle), "{url}: {err}");
             assert!(!err.contains("s3cret") && !err.contains("cret"), "{url}: {err}");
         }
+    }
+
+    #[test]
+    fn no_debug_shows_the_option_file_s_password() {
+        let shown = format!("{:?}", read_client_group("[client]\nuser=bench\npassword=Zq9Secret\n"));
+        assert!(shown.contains("bench") && !shown.contains("Zq9Secret"), "{shown}");
+        let t = parse("mysql://bench:Zq9Secret@db1/tpcc").unwrap();
+        let shown = format!("{:?}", t.settings::<Config>().unwrap());
+        assert!(shown.contains("db1") && !shown.contains("Zq9Secret"), "{shown}");
     }
 
     #[test]

@@ -39,8 +39,9 @@ use std::collections::BTreeMap;
 use tokio_postgres::NoTls;
 
 use self::error::connect_error;
+use oltpgen_vocab::create::{CreateDatabase, CreateFault};
 use oltpgen_vocab::server::{ConnectionRoom, ServerInfo};
-use oltpgen_vocab::target::{Engine, creatable_database_name};
+use oltpgen_vocab::target::Engine;
 use oltpgen_vocab::{Error, Target};
 
 /// How long the whole handshake may take once the TCP connection is open, per server the URL names: a
@@ -81,43 +82,46 @@ pub async fn connect(target: &Target) -> Result<Client, Error> {
 /// The longest database name PostgreSQL keeps (`NAMEDATALEN` - 1 bytes); it cuts a longer one short.
 const MAX_NAME_BYTES: usize = 63;
 
-/// Creates the database `target` names when it does not exist (`load --create-database`); whether it
-/// created it. A database it can connect to exists, and needs nothing more; else it connects to the
-/// server's `postgres` database with the same login, and creates it there unless the catalog already
-/// has it (then the load's own connect says what is wrong). Only names that quote safely are created
-/// ([`creatable_database_name`]).
-///
-/// # Errors
-/// A name oltpgen does not create, a login that may not create databases, or the connect errors of
-/// [`connect`] for the `postgres` database.
-pub async fn create_database(target: &Target) -> Result<bool, Error> {
-    if connect(target).await.is_ok() {
-        return Ok(false);
+/// PostgreSQL's steps of `load --create-database` ([`create_database`](oltpgen_vocab::create::create_database)): the admin database is
+/// `postgres`, reached with the same login; the catalog is `pg_database`.
+pub struct Create;
+
+impl CreateDatabase for Create {
+    type Admin = Client;
+    type Fault = tokio_postgres::Error;
+    const MAX_NAME: usize = MAX_NAME_BYTES;
+    const DENIED_ADVICE: &'static str = "log in as a role with CREATEDB, or have the database created";
+
+    async fn reaches(target: &Target) -> bool {
+        connect(target).await.is_ok()
     }
-    let name = target.dbname();
-    creatable_database_name(name, MAX_NAME_BYTES)?;
-    let admin_target = target::with_dbname(target, "postgres");
-    let admin = connect(&admin_target).await?;
-    let exists = admin
-        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
-        .await
-        .map_err(|e| failed("--create-database: looking for the database", &admin_target, &e))?
-        .is_some();
-    if exists {
-        return Ok(false);
+
+    async fn admin(target: &Target) -> Result<(Client, Target), Error> {
+        let admin_target = target::with_dbname(target, "postgres");
+        Ok((connect(&admin_target).await?, admin_target))
     }
-    match admin.batch_execute(&format!("CREATE DATABASE {}", quoted(name))).await {
-        Ok(()) => Ok(true),
-        // Created meanwhile by someone else: it exists, as asked.
-        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::DUPLICATE_DATABASE) => Ok(false),
-        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
-            Err(Error::usage(format!(
-                "{}: --create-database: {}: log in as a role with CREATEDB, or have the database created",
-                target.label(),
-                e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string())
-            )))
+
+    async fn exists(admin: &mut Client, name: &str) -> Result<bool, tokio_postgres::Error> {
+        Ok(admin.query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name]).await?.is_some())
+    }
+
+    async fn create(admin: &mut Client, name: &str) -> Result<(), tokio_postgres::Error> {
+        admin.batch_execute(&format!("CREATE DATABASE {}", quoted(name))).await
+    }
+
+    fn fault(e: &tokio_postgres::Error) -> CreateFault {
+        use tokio_postgres::error::SqlState;
+        match e.code() {
+            Some(&SqlState::DUPLICATE_DATABASE) => CreateFault::Exists,
+            Some(&SqlState::INSUFFICIENT_PRIVILEGE) => CreateFault::Denied(
+                e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string()),
+            ),
+            _ => CreateFault::Other,
         }
-        Err(e) => Err(failed("--create-database", target, &e)),
+    }
+
+    fn failed(what: &str, target: &Target, e: &tokio_postgres::Error) -> Error {
+        failed(what, target, e)
     }
 }
 

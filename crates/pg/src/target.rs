@@ -25,6 +25,19 @@ pub struct Settings {
     pub password_from: PasswordFrom,
 }
 
+/// What a label shows and where the password came from, never the password.
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("pg::Settings")
+            .field("hosts", &self.config.get_hosts())
+            .field("ports", &self.config.get_ports())
+            .field("user", &self.config.get_user())
+            .field("dbname", &self.config.get_dbname())
+            .field("password_from", &self.password_from)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Why a URL with a raw `@` in its password is refused: tokio-postgres (like libpq) ends the password at
 /// the first `@` and takes the rest for the host, which a label or an error would then show.
 const MANY_ATS: &str = "--url: the part before the host holds more than one '@': percent-encode an '@' \
@@ -43,6 +56,13 @@ pub fn parse(url: &str) -> Result<Target, Error> {
     let many_ats = || Error::usage(MANY_ATS);
     let before_options = url.split_once('?').map_or(url, |(main, _)| main);
     if before_options.matches('@').count() > 1 {
+        return Err(many_ats());
+    }
+    // tokio-postgres ends the credentials at the first '@' and reads the host and database up to the
+    // next '?': an '@' there is the rest of a password holding a raw '?' (`u:s3?c@ret@h`), which the
+    // label would show as the host.
+    let after_credentials = url.split_once('@').map_or("", |(_, rest)| rest);
+    if after_credentials.split_once('?').map_or(after_credentials, |(main, _)| main).contains('@') {
         return Err(many_ats());
     }
     let (url, passfile) = super::pgpass::take_passfile_option(url);

@@ -13,6 +13,8 @@
 //! | module | the words |
 //! |---|---|
 //! | [`target`] | the engines ([`Engine`](target::Engine)), the database a command drives ([`Target`]), and the names `load --create-database` creates |
+//! | [`url`] | the one reader of URLs and ADO.NET strings (SQL Server's and MySQL's settings, `--target`'s edits), secret-safe in `Debug` |
+//! | [`create`] | `load --create-database`'s one shape, each engine giving its steps |
 //! | [`server`] | the server's identity and settings, and its room for connections |
 //! | [`schema`] | the objects a load creates beside its tables, the dependents refusal, `CREATE TABLE` in an engine's words |
 //! | [`meta`] | the load record (`oltpgen_meta`) |
@@ -38,6 +40,7 @@
 pub mod chunks;
 pub mod claim;
 pub mod counters;
+pub mod create;
 pub mod ds2;
 pub mod ds2_checks;
 pub mod error;
@@ -51,6 +54,7 @@ pub mod stop;
 pub mod target;
 pub mod tpcc;
 pub mod tpcc_checks;
+pub mod url;
 
 pub use error::Error;
 pub use target::Target;

@@ -9,6 +9,7 @@ use crate::run::plan;
 use crate::{Error, Target};
 #[cfg(feature = "local")]
 use oltpgen_local::{self as local, Placement};
+use oltpgen_vocab::url::{HiddenUrls, Seams};
 
 /// The environment variable that stands for `--url`.
 pub const URL_VAR: &str = "OLTPGEN_URL";
@@ -17,53 +18,29 @@ pub const URL_VAR: &str = "OLTPGEN_URL";
 /// `ds2` database, the user and password from the environment as psql takes them.
 pub const DS2_DEFAULT_URL: &str = "postgres://localhost:5432/ds2";
 
-/// A URL's parts around its host: `scheme://userinfo@`, the host, and `:port/database?options`.
-fn url_parts(url: &str) -> Result<(&str, &str, &str), Error> {
-    let refuse = || {
+/// `url` cut at its seams ([`Seams`]), for `--target` and `--database_name` to edit.
+fn seams(url: &str) -> Result<Seams<'_>, Error> {
+    Seams::of(url).ok_or_else(|| {
         Error::usage(
             "--target and --database_name edit a URL (postgres://… or sqlserver://…), not a connection string: \
              give --url as a URL",
         )
-    };
-    let (_, rest) = url.split_once("://").ok_or_else(refuse)?;
-    let scheme_end = url.len() - rest.len();
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    let host_start = authority.rfind('@').map_or(0, |at| at + 1);
-    let host_port = &authority[host_start..];
-    let host_len = match host_port.rsplit_once(':') {
-        Some((h, port)) if !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()) => h.len(),
-        _ => host_port.len(),
-    };
-    let host_at = scheme_end + host_start;
-    Ok((&url[..host_at], &url[host_at..host_at + host_len], &url[host_at + host_len..]))
+    })
 }
 
 /// `url` with `host` in place of its host (its port kept unless `host` names one).
 fn url_at_host(url: &str, host: &str) -> Result<String, Error> {
-    let (before, _, after) = url_parts(url)?;
-    let after = match host.rsplit_once(':') {
-        // The target's own port replaces the URL's.
-        Some((_, port)) if port.chars().all(|c| c.is_ascii_digit()) => {
-            after.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit())
-        }
-        _ => after,
-    };
-    Ok(format!("{before}{host}{after}"))
+    Ok(seams(url)?.with_host(host))
 }
 
 /// `url` naming database `database` (its options kept).
 fn url_with_database(url: &str, database: &str) -> Result<String, Error> {
-    let (before, host, after) = url_parts(url)?;
-    let port_end = after.find(['/', '?']).unwrap_or(after.len());
-    let (port, rest) = after.split_at(port_end);
-    let options = rest.find('?').map_or("", |q| &rest[q..]);
-    Ok(format!("{before}{host}{port}/{database}{options}"))
+    Ok(seams(url)?.with_database(database))
 }
 
 /// The databases a command works on, as given: `--url` (as text: parsed here, so that no parser's
-/// error echoes a password), `--data-dir` and `--temp-db`.
-#[derive(Clone, Debug, Default)]
+/// error echoes a password), `--data-dir` and `--temp-db`. Its `Debug` shows how many URLs, not them.
+#[derive(Clone, Default)]
 pub struct Databases {
     /// Every `--url`, in the order given.
     pub urls: Vec<String>,
@@ -71,6 +48,16 @@ pub struct Databases {
     pub data_dir: Option<PathBuf>,
     /// `--temp-db`: a throwaway built-in PostgreSQL.
     pub temp_db: bool,
+}
+
+impl std::fmt::Debug for Databases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Databases")
+            .field("urls", &HiddenUrls(self.urls.len()))
+            .field("data_dir", &self.data_dir)
+            .field("temp_db", &self.temp_db)
+            .finish()
+    }
 }
 
 impl Databases {

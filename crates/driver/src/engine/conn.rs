@@ -4,6 +4,7 @@
 //! a load was told to create ([`create_database`]).
 
 use oltpgen_vocab::counters::{DbState, DbTotals};
+use oltpgen_vocab::create;
 use oltpgen_vocab::meta::MetaRow;
 
 use crate::{Error, Target};
@@ -20,7 +21,7 @@ use oltpgen_vocab::target::Engine;
 /// A name oltpgen does not create (only letters, digits, `_` and `-`), a login that may not create
 /// databases, or the connect errors of [`Conn::open`].
 pub async fn create_database(target: &Target) -> Result<bool, Error> {
-    each_engine!(target.engine(), m => m::create_database(target).await)
+    each_engine!(target.engine(), m => create::create_database::<m::Create>(target).await)
 }
 
 /// One connection to a target, outside the measured run (loads, checks, inventory, preparing a run).

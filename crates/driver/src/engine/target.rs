@@ -44,6 +44,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn no_debug_or_display_of_a_target_s_settings_shows_the_password() {
+        use crate::command::Databases;
+        let urls = [
+            "postgres://bench:Zq9Secret@db1:6543/tpcc",
+            "postgres://bench@db1/tpcc?password=Zq9Secret",
+            "sqlserver://bench:Zq9Secret@sql1:1444/tpcc",
+            "Server=tcp:sql1,1444;Database=tpcc;User Id=bench;Password=Zq9Secret",
+            "mysql://bench:Zq9Secret@db1/tpcc",
+        ];
+        for url in urls {
+            let t: Target = parse_url(url).unwrap();
+            let settings = match t.engine() {
+                Engine::Postgres => format!("{:?}", t.settings::<oltpgen_pg::target::Settings>().unwrap()),
+                Engine::SqlServer => format!("{:?}", t.settings::<oltpgen_mssql::target::Config>().unwrap()),
+                Engine::MySql => format!("{:?}", t.settings::<oltpgen_mysql::target::Config>().unwrap()),
+            };
+            assert!(settings.contains("bench") && settings.contains("tpcc"), "{settings}");
+            let shown = format!("{t} {t:?} {settings}");
+            assert!(!shown.contains("Zq9Secret"), "{url}: {shown}");
+        }
+        let db = Databases { urls: urls.map(String::from).to_vec(), ..Databases::default() };
+        let shown = format!("{db:?}");
+        assert!(!shown.contains("Zq9Secret") && shown.contains("5 URL(s)"), "{shown}");
+    }
+
+    #[test]
     fn label_and_debug_hide_the_password() {
         let t: Target = crate::engine::parse_url("postgres://bench:s3cret@db1:6543/tpcc").unwrap();
         assert_eq!(t.label(), "postgres://bench@db1:6543/tpcc");
@@ -95,6 +121,19 @@ mod tests {
                 assert!(!err.contains(piece), "{url}: {err}");
             }
         }
+    }
+
+    #[test]
+    fn a_postgresql_password_with_a_raw_question_mark_and_at_sign_is_refused_not_shown() {
+        for url in
+            ["postgres://u:s3?c@ret@h/db", "postgres://:s3cret?@/@:s3cret@", "postgres://u:s3?c@r/et@h/db"]
+        {
+            let err = parse_url(url).map(|t| t.label().to_string()).unwrap_err().to_string();
+            assert!(err.contains("more than one '@'"), "{url}: {err}");
+            assert!(!err.contains("ret"), "{url}: {err}");
+        }
+        let fine: Target = parse_url("postgres://u:s3?cret@h/db?application_name=me@host").unwrap();
+        assert_eq!(fine.label(), "postgres://u@h:5432/db", "a raw '?' alone stays in the password");
     }
 
     #[test]
