@@ -15,7 +15,7 @@ use oltpgen_vocab::outcome::TxnError;
 use oltpgen_vocab::tpcc::{Outcome, Transactions};
 
 /// How TPC-C's transactions run unless the user says: server-side, which gave more transactions and less
-/// client CPU per transaction in every measurement but one noisy pair (BENCHMARKS.md, "client-side TPC-C
+/// client CPU per transaction in every measurement but one noisy pair (BENCHMARKS.md, "Client-side TPC-C
 /// on SQL Server").
 pub const DEFAULT_TRANSACTIONS: Transactions = Transactions::Server;
 

@@ -16,7 +16,7 @@ use oltpgen_vocab::tpcc::{Outcome, Transactions};
 use oltpgen_vocab::{Error, Target};
 
 /// How TPC-C's transactions run unless the user says: server-side, one round trip per transaction
-/// (BENCHMARKS.md, "TPC-C on MariaDB").
+/// (BENCHMARKS.md, "oltpgen and the peers at home", under MySQL and MariaDB).
 pub const DEFAULT_TRANSACTIONS: Transactions = Transactions::Server;
 
 /// The isolation level every transaction runs at, as results record it.

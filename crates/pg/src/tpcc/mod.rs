@@ -13,7 +13,7 @@ use oltpgen_vocab::tpcc::{Outcome, Transactions};
 use oltpgen_vocab::{Error, Target};
 
 /// How TPC-C's transactions run unless the user says: server-side, which gave more transactions and less
-/// client CPU per transaction in every measurement (BENCHMARKS.md, "server-side TPC-C").
+/// client CPU per transaction in every measurement (BENCHMARKS.md, "TPC-C by engine and mode").
 pub const DEFAULT_TRANSACTIONS: Transactions = Transactions::Server;
 
 /// Opens a run's sessions on one target, the transactions run as the run says.
