@@ -46,7 +46,11 @@ pub(super) async fn finish(
         Error::failed(format!("cannot write the acknowledged orders into {}: {e}", out.display()))
     })?;
     console.out(&format!("{}{extra}", show::render(result, &out.display().to_string())));
-    console.line(&oltpgen_report::render::text::live::client_line(&result.client, &out));
+    console.line(&oltpgen_report::render::text::live::client_line(
+        &result.client,
+        &result.descriptor().work,
+        &out,
+    ));
     if let Some(e) = stopped {
         let kept = format!("; the result of what ran is in {}", out.display());
         return Err(match e {

@@ -3,6 +3,7 @@
 use std::time::SystemTime;
 
 use oltpgen_report::model::cycle::RunRecord;
+use oltpgen_report::model::descriptor::Descriptor;
 use oltpgen_report::model::{
     ClientCpu, Cost, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind,
 };
@@ -16,6 +17,8 @@ use super::{Measured, RunPlan};
 pub struct Context {
     /// Which workload ran.
     pub workload: Kind,
+    /// What the reports say about it, as it declared it ([`super::workload::descriptor`]).
+    pub descriptor: Descriptor,
     /// The server's engine, version and key settings.
     pub server: Server,
     /// The configuration as given (no secrets: the URL appears only as its label).
@@ -75,6 +78,7 @@ pub fn document(
         schema_version: SCHEMA_VERSION,
         tool: Tool { name: "oltpgen".into(), version: env!("CARGO_PKG_VERSION").into() },
         workload: ctx.workload,
+        written_descriptor: Some(ctx.descriptor.clone()),
         started_at: humantime::format_rfc3339_seconds(ctx.started_at).to_string(),
         config: ctx.config.clone(),
         server: ctx.server.clone(),

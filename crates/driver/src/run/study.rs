@@ -197,6 +197,7 @@ pub async fn study<W: Workload>(
     let mut checkpoint = Checkpoint {
         context: result::Context {
             workload: W::REPORT,
+            descriptor: super::workload::descriptor::<W>(),
             server: about.server,
             config: serde_json::Value::Object(config),
             started_at: SystemTime::now(),

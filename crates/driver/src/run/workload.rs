@@ -6,6 +6,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use oltpgen_report::model::Step;
+use oltpgen_report::model::descriptor::Descriptor;
 use tokio::time::Instant;
 
 use super::sample::{AuditCounts, Status};
@@ -213,9 +214,38 @@ pub trait Workload: Send + Sync + 'static {
     }
 }
 
+/// What the reports say about workload `W`, written into its results: its built-in words
+/// ([`Kind::descriptor`](oltpgen_report::model::Workload::descriptor): title, headline, step columns,
+/// unit of work) with the transactions, the per-minute type, the composite entries and the audit it
+/// declares.
+pub fn descriptor<W: Workload>() -> Descriptor {
+    let mut d = W::REPORT.descriptor().clone();
+    d.transactions = W::KINDS.iter().map(|k| k.to_string()).collect();
+    d.per_minute_transaction = W::KINDS[W::PER_MINUTE_KIND].into();
+    d.composite =
+        [W::COMPOSITE_KIND, W::SUM_KIND].into_iter().flatten().map(|i| W::KINDS[i].into()).collect();
+    if W::AUDIT.is_empty() {
+        d.audit = None;
+    }
+    d
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What each workload declares gives the descriptor a result of schema 3 is read with, so results
+    /// old and new render alike.
+    #[test]
+    fn each_workload_declares_its_built_in_descriptor() {
+        assert_eq!(&descriptor::<crate::tpcc::Tpcc>(), oltpgen_report::model::Workload::Tpcc.descriptor());
+        assert_eq!(&descriptor::<crate::ds2::Ds2>(), oltpgen_report::model::Workload::Ds2.descriptor());
+        #[cfg(feature = "io")]
+        assert_eq!(
+            &descriptor::<crate::io::workload::IoWorkload>(),
+            oltpgen_report::model::Workload::Io.descriptor()
+        );
+    }
 
     #[tokio::test]
     async fn the_counted_sum_takes_a_renamed_registrations_last_attempt_only() {

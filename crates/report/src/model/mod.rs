@@ -11,6 +11,7 @@ pub mod audit;
 pub mod checks;
 pub mod counters;
 pub mod cycle;
+pub mod descriptor;
 pub mod ds2_progress;
 pub mod endurance;
 pub mod histogram;
@@ -26,8 +27,18 @@ use serde::{Deserialize, Serialize};
 use self::audit::Audit;
 use self::histogram::LatencyHistogram;
 
-/// Version of the `result.json` layout; bumped when a field changes meaning or is removed.
-pub const SCHEMA_VERSION: u32 = 3;
+/// Version of the `result.json` layout; bumped when a field changes meaning or is removed, or when
+/// one readers rely on is added (4: [`RunResult::descriptor`]; a result of 3 reads back with its
+/// workload's built-in descriptor).
+pub const SCHEMA_VERSION: u32 = 4;
+
+impl RunResult {
+    /// The workload's descriptor: the one the result was written with, or (a result of schema 3) the
+    /// built-in workload's, so every renderer can rely on it.
+    pub fn descriptor(&self) -> &descriptor::Descriptor {
+        self.written_descriptor.as_ref().unwrap_or_else(|| self.workload.descriptor())
+    }
+}
 
 /// One run of oltpgen: everything the text, CSV and HTML reports are rendered from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,6 +49,11 @@ pub struct RunResult {
     pub tool: Tool,
     /// Which benchmark ran.
     pub workload: Workload,
+    /// What the renderers say about the workload (its headline, transactions, step columns, unit of
+    /// work), as the driver declared it; absent in results of schema 3, which read with the built-in
+    /// workload's: ask [`RunResult::descriptor`].
+    #[serde(default, rename = "descriptor", skip_serializing_if = "Option::is_none")]
+    pub written_descriptor: Option<descriptor::Descriptor>,
     /// When the run started, RFC 3339 (passed in by the driver; this crate reads no clock).
     pub started_at: String,
     /// The exact configuration, secrets removed, as the driver resolved it.
@@ -134,35 +150,6 @@ impl Workload {
             Workload::Tpcc => "tpcc",
             Workload::Ds2 => "ds2",
             Workload::Io => "io",
-        }
-    }
-
-    /// Transaction names, in report order.
-    pub fn transactions(self) -> &'static [&'static str] {
-        match self {
-            Workload::Tpcc => &TPCC_TRANSACTIONS,
-            Workload::Ds2 => &DS2_TRANSACTIONS,
-            Workload::Io => &IO_TRANSACTIONS,
-        }
-    }
-
-    /// The headline's unit: the per-minute throughput, `NOPM` or `OPM`; `IOPS` for `io`, which has no
-    /// per-minute figure (storage is measured per second, and its headline is its TPS).
-    pub fn per_minute_unit(self) -> &'static str {
-        match self {
-            Workload::Tpcc => "NOPM",
-            Workload::Ds2 => "OPM",
-            Workload::Io => "IOPS",
-        }
-    }
-
-    /// The transaction type counted per minute: TPC-C's New-Order, DS2's whole order (`io`: its reads,
-    /// counted by the live line only; its results have no per-minute figure).
-    pub fn per_minute_txn(self) -> &'static str {
-        match self {
-            Workload::Tpcc => NEW_ORDER,
-            Workload::Ds2 => ORDER,
-            Workload::Io => IO_READ,
         }
     }
 

@@ -18,6 +18,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::model::descriptor::{Descriptor, Rate};
 use crate::model::histogram::LatencyHistogram;
 use crate::model::{Figures, ORDER, RT_TOT, Step, TxnCounters, TxnStats, Window, Workload, is_composite};
 
@@ -93,8 +94,8 @@ fn per_s(count: u64, duration_s: f64) -> f64 {
 impl Figures {
     /// Derives throughput and response-time figures from per-transaction statistics measured
     /// over `duration_s` seconds (a zero duration gives zero rates, never NaN).
-    pub fn from_transactions(workload: Workload, transactions: Transactions, duration_s: f64) -> Self {
-        let business = || transactions.iter().filter(|(name, _)| !is_composite(name));
+    pub fn from_transactions(workload: &Descriptor, transactions: Transactions, duration_s: f64) -> Self {
+        let business = || transactions.iter().filter(|(name, _)| !workload.is_composite(name));
         let mut all = LatencyHistogram::new();
         let (mut count, mut errors, mut rollbacks, mut retries) = (0, 0, 0, 0);
         for (_, t) in business() {
@@ -106,15 +107,16 @@ impl Figures {
         }
         // A type the step holds no statistics of was not measured: its figures are absent, not 0.
         let per_minute = transactions
-            .get(workload.per_minute_txn())
-            .map(|t| 60.0 * per_s(workload.per_minute_count(t.count, t.rollbacks), duration_s));
+            .get(&workload.per_minute_transaction)
+            // Every completed one counts, rolled back or not ([`Workload::per_minute_count`]).
+            .map(|t| 60.0 * per_s(t.count, duration_s));
         // A mean of no transactions is no figure.
         let mean = |name| transactions.get(name).filter(|t| t.count > 0).map(|t: &TxnStats| t.avg_ms);
-        let (nopm, opm, rt_tot_avg_ms, order_rt_avg_ms) = match workload {
-            Workload::Tpcc => (per_minute, None, None, None),
+        let (nopm, opm, rt_tot_avg_ms, order_rt_avg_ms) = match workload.headline {
+            Rate::Nopm => (per_minute, None, None, None),
             // I/Os are counted per second (IOPS: `tps`), as storage is measured.
-            Workload::Io => (None, None, None, None),
-            Workload::Ds2 => (None, per_minute, mean(RT_TOT), mean(ORDER)),
+            Rate::Iops => (None, None, None, None),
+            Rate::Opm => (None, per_minute, mean(RT_TOT), mean(ORDER)),
         };
         // A composite transaction's failures are the errors: a failed DS2 order counts once, whether an
         // operation of it failed or it failed before any ran.
@@ -180,6 +182,15 @@ impl Step {
     /// that target's and `targets` stays empty; with several, the totals are the exact merge
     /// and each target keeps its own figures. The cap verdict is left to [`crate::stats::cap`].
     pub fn new(workload: Workload, plan: StepPlan, per_target: BTreeMap<String, Transactions>) -> Self {
+        Self::described(workload.descriptor(), plan, per_target)
+    }
+
+    /// [`Step::new`] for a workload known by its descriptor (a merge's, read from its parts).
+    pub fn described(
+        workload: &Descriptor,
+        plan: StepPlan,
+        per_target: BTreeMap<String, Transactions>,
+    ) -> Self {
         let mut total = Transactions::new();
         for transactions in per_target.values() {
             merge_transactions(&mut total, transactions);

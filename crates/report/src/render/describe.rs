@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use crate::model::{RunResult, Workload};
+use crate::model::RunResult;
 use crate::numfmt::thousands;
 
 /// The settings shown first, in this order; the others follow alphabetically.
@@ -75,20 +75,13 @@ pub fn users(r: &RunResult) -> String {
 
 /// Scale (TPC-C's warehouses) or size (DS2's database), as configured.
 pub fn size(r: &RunResult) -> Option<String> {
-    match r.workload {
-        Workload::Tpcc => r.config.get("scale").map(|s| format!("scale {}", plain(s))),
-        Workload::Ds2 => r.config.get("db_size").map(|s| format!("size {}", plain(s))),
-        Workload::Io => r.config.get("access").map(|s| format!("{} file", plain(s))),
-    }
+    let size = r.descriptor().size.as_ref()?;
+    r.config.get(&size.key).map(|s| format!("{}{}{}", size.before, plain(s), size.after))
 }
 
 /// The page's and the text's title: what ran, how big, with how many users, on what.
 pub fn title(r: &RunResult) -> String {
-    let workload = match r.workload {
-        Workload::Tpcc => "TPC-C",
-        Workload::Ds2 => "DVD Store 2",
-        Workload::Io => "I/O model",
-    };
+    let workload = &r.descriptor().title;
     let mut hosts: Vec<String> = r.targets.iter().map(|t| host(t)).collect();
     hosts.dedup();
     let on = match r.targets.len() {
@@ -158,20 +151,23 @@ pub fn settings(r: &RunResult) -> Vec<(String, String)> {
     first.chain(rest).filter_map(|(k, v)| setting(k, v)).collect()
 }
 
-/// The client's own cost in one line: CPU per transaction (and per order), and peak memory.
+/// The client's own cost in one line: CPU per transaction (per I/O for `io`: the workload's unit of
+/// work) and per order, and peak memory.
 pub fn client(r: &RunResult) -> String {
     let c = &r.client;
+    let work = &r.descriptor().work;
     let mut out = match c.client_cpu_us_per_txn {
-        Some(us) => format!("{} µs CPU per transaction", thousands(us, 1)),
-        None => return "no transaction completed".into(),
+        Some(us) => format!("{} µs CPU per {}", thousands(us, 1), work.one),
+        None => return format!("no {} completed", work.one),
     };
     if let Some(us) = c.client_cpu_us_per_order {
         out.push_str(&format!(", {} µs per order", thousands(us, 1)));
     }
     out.push_str(&format!(
-        " ({} s CPU over {} transactions)",
+        " ({} s CPU over {} {})",
         thousands(c.cpu_s, 2),
-        thousands(c.transactions as f64, 0)
+        thousands(c.transactions as f64, 0),
+        work.many
     ));
     if c.peak_rss_bytes > 0 {
         out.push_str(&format!(", peak memory {} MB", thousands(c.peak_rss_bytes as f64 / 1e6, 0)));
@@ -183,7 +179,7 @@ pub fn client(r: &RunResult) -> String {
 mod tests {
     use super::*;
     use crate::fixtures::{result, tpcc_step};
-    use crate::model::Step;
+    use crate::model::{Step, Workload};
 
     #[test]
     fn the_title_says_what_ran_not_a_port() {

@@ -3,7 +3,8 @@
 //! ([`verdict`]), why it failed its cap ([`failure`]), the per-target line of a step driven against several
 //! targets ([`per_target`]), and the headline line under the table ([`headline`]).
 
-use crate::model::{Figures, IO_READ, IO_WRITE, ORDER, RuleVerdict, RunResult, Step, Workload};
+use crate::model::descriptor::{Descriptor, Rate};
+use crate::model::{Figures, RuleVerdict, RunResult, Step};
 use crate::numfmt::thousands;
 use crate::stats::variability;
 
@@ -11,14 +12,10 @@ use crate::stats::variability;
 /// OPM for DS2, whose studies compare databases by OPM), and the variability across them,
 /// (max - min) / max, as the studies report it. A target without the figure is shown `-` and left out
 /// of the variability.
-pub fn per_target(s: &Step, workload: Workload) -> String {
-    /// A target's figure, when it has it.
-    type Of = fn(&Figures) -> Option<f64>;
-    let (unit, of, digits): (&str, Of, usize) = match workload {
-        Workload::Tpcc => ("TPS", |f| Some(f.tps), 1),
-        Workload::Ds2 => ("OPM", |f| f.opm, 0),
-        Workload::Io => ("IOPS", |f| Some(f.tps), 0),
-    };
+pub fn per_target(s: &Step, workload: &Descriptor) -> String {
+    let column = &workload.per_target;
+    let (unit, digits) = (&column.title, column.digits);
+    let of = |f: &Figures| column.figure.of(f);
     let values: Vec<f64> = s.targets.values().filter_map(of).collect();
     let each: Vec<String> = s
         .targets
@@ -30,90 +27,44 @@ pub fn per_target(s: &Step, workload: Workload) -> String {
 }
 
 /// The step table's column titles and widths (the text table right-aligns each cell in its width;
-/// the last, the cap verdict, follows two spaces). TPC-C's speaks TPS and NOPM with the mean and p95 of
-/// every transaction; DS2's speaks as DS2 does, OPM and `rt_tot_avg`, beside the whole order's mean and
-/// p95 from its intended start (what the default cap judges).
-pub fn step_columns(workload: Workload) -> [(&'static str, usize); 9] {
-    match workload {
-        Workload::Tpcc => [
-            ("step", 4),
-            ("run", 5),
-            ("users", 9),
-            ("TPS", 10),
-            ("NOPM", 10),
-            ("avg ms", 10),
-            ("p95 ms", 10),
-            ("errors", 8),
-            ("cap", 0),
-        ],
-        Workload::Ds2 => [
-            ("step", 4),
-            ("run", 5),
-            ("users", 9),
-            ("OPM", 10),
-            ("rt_tot_avg ms", 15),
-            ("order avg ms", 14),
-            ("order p95 ms", 14),
-            ("errors", 8),
-            ("cap", 0),
-        ],
-        // `io`: a step's users are its I/Os in flight (workers × outstanding).
-        Workload::Io => [
-            ("step", 4),
-            ("run", 5),
-            ("in flight", 10),
-            ("IOPS", 10),
-            ("read avg ms", 12),
-            ("write avg ms", 13),
-            ("max ms", 10),
-            ("errors", 8),
-            ("cap", 0),
-        ],
-    }
+/// the last, the cap verdict, follows two spaces): step, run and load, the workload's four figure
+/// columns ([`Descriptor::step_columns`]), errors and the cap. TPC-C's speaks TPS and NOPM with the
+/// mean and p95 of every transaction; DS2's speaks as DS2 does, OPM and `rt_tot_avg`, beside the whole
+/// order's mean and p95 from its intended start (what the default cap judges).
+pub fn step_columns(workload: &Descriptor) -> [(&str, usize); 9] {
+    let figure = |i: usize| workload.step_columns.get(i).map_or(("", 0), |c| (c.title.as_str(), c.width));
+    let load = &workload.load_column;
+    [
+        ("step", 4),
+        ("run", 5),
+        (load.0.as_str(), load.1),
+        figure(0),
+        figure(1),
+        figure(2),
+        figure(3),
+        ("errors", 8),
+        ("cap", 0),
+    ]
 }
 
 /// A step's row of the step table, formatted, in [`step_columns`]' order. The text table and the
-/// HTML table both show these cells.
-pub fn step_cells(s: &Step, workload: Workload) -> [String; 9] {
+/// HTML table both show these cells; a figure the step has none of is `-` (absent, not 0).
+pub fn step_cells(s: &Step, workload: &Descriptor) -> [String; 9] {
     let f = &s.figures;
-    let ms = |v: f64| thousands(v, 1);
-    let (a, b, c, d) = match workload {
-        Workload::Tpcc => (
-            thousands(f.tps, 1),
-            f.per_minute().map_or("-".to_string(), |pm| thousands(pm, 0)),
-            ms(f.rt_avg_ms),
-            ms(f.rt_p95_ms),
-        ),
-        Workload::Ds2 => {
-            // No order completed: no order means (absent, not 0).
-            let order = f.transactions.get(ORDER).filter(|o| o.count > 0);
-            (
-                f.opm.map_or("-".to_string(), |opm| thousands(opm, 0)),
-                f.rt_tot_avg_ms.map_or("-".to_string(), ms),
-                order.map_or("-".to_string(), |o| ms(o.avg_ms)),
-                order.map_or("-".to_string(), |o| ms(o.p95_ms)),
-            )
-        }
-        Workload::Io => {
-            // Storage's latencies are fractions of a millisecond: two decimals.
-            let avg = |name| {
-                f.transactions
-                    .get(name)
-                    .filter(|t| t.count > 0)
-                    .map_or("-".to_string(), |t| thousands(t.avg_ms, 2))
-            };
-            let max = f.transactions.values().map(|t| t.max_ms).fold(0.0, f64::max);
-            (thousands(f.tps, 0), avg(IO_READ), avg(IO_WRITE), ms(max))
-        }
+    let cell = |i: usize| {
+        workload
+            .step_columns
+            .get(i)
+            .map_or(String::new(), |c| c.figure.of(f).map_or("-".to_string(), |v| thousands(v, c.digits)))
     };
     [
         (s.index + 1).to_string(),
         s.run.to_string(),
         thousands(s.users as f64, 0),
-        a,
-        b,
-        c,
-        d,
+        cell(0),
+        cell(1),
+        cell(2),
+        cell(3),
         f.errors.to_string(),
         verdict(s).to_string(),
     ]
@@ -124,7 +75,7 @@ pub fn step_cells(s: &Step, workload: Workload) -> [String; 9] {
 /// verdict under the step's cap, its step and run cells blank, its key after the verdict — so each
 /// database and the total read side by side, as Benchmark Factory's reports of several databases do.
 /// The total's row then says `total` after its verdict; the cap judged on it decides the headline.
-pub fn step_rows(s: &Step, workload: Workload) -> Vec<[String; 9]> {
+pub fn step_rows(s: &Step, workload: &Descriptor) -> Vec<[String; 9]> {
     let mut total = step_cells(s, workload);
     if s.targets.len() < 2 {
         return vec![total];
@@ -163,7 +114,7 @@ pub fn table_rows(r: &RunResult) -> Vec<([String; 9], bool)> {
     let mut rows = Vec::new();
     for s in &r.steps {
         let marked = best.is_some_and(|b| std::ptr::eq(b, s));
-        for (i, mut cells) in step_rows(s, r.workload).into_iter().enumerate() {
+        for (i, mut cells) in step_rows(s, r.descriptor()).into_iter().enumerate() {
             let headline = marked && i == 0;
             if headline {
                 cells[8] = format!("{}  {HEADLINE_MARK}", cells[8]);
@@ -196,8 +147,8 @@ pub fn runs_mean(r: &RunResult, users: u64) -> Option<(f64, usize)> {
 /// (with its TPS beside), OPM for DS2 (with `rt_tot_avg`), IOPS for `io` — where it was reached, and
 /// its mean response time; or why there is none.
 pub fn headline(r: &RunResult) -> String {
-    let unit = r.workload.per_minute_unit();
-    let load = if r.workload == Workload::Io { "I/Os in flight" } else { "users" };
+    let d = r.descriptor();
+    let (unit, load) = (&d.unit, &d.load);
     // The cap's rules, as the steps were judged by them.
     let rules: Vec<&str> = r
         .steps
@@ -216,8 +167,8 @@ pub fn headline(r: &RunResult) -> String {
         return format!("max {unit} within {cap}: {why}");
     };
     let not_measured = || format!("not measured ({unit} not recorded)");
-    let (value, mean) = match r.workload {
-        Workload::Tpcc => {
+    let (value, mean) = match d.headline {
+        Rate::Nopm => {
             // A result of an older oltpgen kept no NOPM beside its headline: its step has it.
             let nopm = h.nopm.or_else(|| headline_step(r).and_then(|s| s.figures.nopm));
             (
@@ -225,7 +176,7 @@ pub fn headline(r: &RunResult) -> String {
                 format!("{} TPS, avg {} ms", thousands(h.tps, 1), thousands(h.rt_avg_ms, 1)),
             )
         }
-        Workload::Ds2 => (
+        Rate::Opm => (
             h.opm.map_or_else(not_measured, |opm| thousands(opm, 0)),
             h.rt_tot_avg_ms.map_or_else(
                 || "rt_tot_avg not measured".into(),
@@ -234,7 +185,7 @@ pub fn headline(r: &RunResult) -> String {
         ),
         // Storage's latencies are fractions of a millisecond: two decimals; with --runs, the runs'
         // mean beside the median run's figure, as Iometer's study averaged its runs.
-        Workload::Io => {
+        Rate::Iops => {
             let runs = runs_mean(r, h.users)
                 .map_or(String::new(), |(m, n)| format!("; mean of {n} runs {} {unit}", thousands(m, 0)));
             (thousands(h.tps, 0), format!("avg {} ms{runs}", thousands(h.rt_avg_ms, 2)))

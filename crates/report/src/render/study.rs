@@ -40,7 +40,7 @@ pub fn runs(r: &RunResult) -> Option<String> {
     if r.runs.len() < 2 {
         return None;
     }
-    let unit = r.workload.per_minute_unit();
+    let unit = &r.descriptor().unit;
     let headlines: Vec<String> = r
         .runs
         .iter()
@@ -92,7 +92,7 @@ fn start_rows(runs: &[RunRecord]) -> String {
 /// the median run's.
 pub fn power(r: &RunResult) -> Option<String> {
     let p = r.power?;
-    let unit = r.workload.per_minute_unit();
+    let unit = &r.descriptor().unit;
     let median = median_run(&r.steps).and_then(|run| r.runs.iter().find(|rec| rec.run == run));
     let watts = |active: Option<f64>, idle: Option<f64>| {
         let active = active.map_or("n/a".into(), |w| format!("{} W", thousands(w, 1)));
@@ -117,7 +117,7 @@ pub fn power(r: &RunResult) -> Option<String> {
 /// What the system cost and what each unit of throughput cost at the headline.
 pub fn cost(r: &RunResult) -> Option<String> {
     let c = r.cost?;
-    let unit = r.workload.per_minute_unit();
+    let unit = &r.descriptor().unit;
     let mut parts = vec![format!("cost: ${} system", thousands(c.system_cost_usd, 2))];
     parts.extend(c.per_minute_unit_usd.map(|usd| format!("${} per {unit}", money(usd))));
     parts.extend(c.per_tps_usd.map(|usd| format!("${} per TPS", money(usd))));

@@ -316,9 +316,9 @@ impl Cap {
     /// # Errors
     /// [`CapError::UnknownTransaction`] for the first rule naming another transaction.
     pub fn validate(&self, workload: Workload) -> Result<(), CapError> {
-        let known = workload.transactions();
+        let known = &workload.descriptor().transactions;
         for rule in &self.rules {
-            if let Some(name) = rule.transaction.as_deref().filter(|n| !known.contains(n)) {
+            if let Some(name) = rule.transaction.as_deref().filter(|n| !known.iter().any(|k| k == n)) {
                 return Err(CapError::UnknownTransaction {
                     rule: rule.to_string(),
                     transaction: name.to_string(),
@@ -331,13 +331,10 @@ impl Cap {
 }
 
 impl Cap {
-    /// The cap `workload` is judged by unless told otherwise ([`DEFAULT_CAP`], [`DS2_DEFAULT_CAP`], [`IO_DEFAULT_CAP`]).
+    /// The cap `workload` is judged by unless told otherwise, its descriptor's ([`DEFAULT_CAP`],
+    /// [`DS2_DEFAULT_CAP`], [`IO_DEFAULT_CAP`]).
     pub fn default_for(workload: Workload) -> Cap {
-        match workload {
-            Workload::Tpcc => Cap::default(),
-            Workload::Io => IO_DEFAULT_CAP.parse().expect("the io default cap parses"),
-            Workload::Ds2 => DS2_DEFAULT_CAP.parse().expect("the DS2 default cap parses"),
-        }
+        workload.descriptor().default_cap.parse().expect("a built-in default cap parses")
     }
 }
 
@@ -474,7 +471,7 @@ mod tests {
             .iter()
             .map(|&(name, n, latency_us)| (name.to_string(), txn(n, latency_us, 0)))
             .collect();
-        Figures::from_transactions(Workload::Tpcc, t, 60.0)
+        Figures::from_transactions(Workload::Tpcc.descriptor(), t, 60.0)
     }
 
     fn verdict(cap: &str, f: &Figures) -> CapVerdict {
@@ -653,7 +650,7 @@ mod tests {
             ("login".into(), txn(10, 1_000, 0)),
             ("order".into(), txn(10, 9_000_000, 0)),
         ]);
-        let f = Figures::from_transactions(Workload::Ds2, t, 60.0);
+        let f = Figures::from_transactions(Workload::Ds2.descriptor(), t, 60.0);
         assert!(verdict("p100=2ms", &f).passed);
         assert!(!verdict("order.avg=2ms", &f).passed);
     }

@@ -42,8 +42,8 @@ pub enum CompareError {
          between them means anything; compare results of one workload",
         .a.name(),
         .b.name(),
-        .a.per_minute_unit(),
-        .b.per_minute_unit()
+        .a.descriptor().unit,
+        .b.descriptor().unit
     )]
     Workloads {
         /// A's workload.
@@ -151,9 +151,9 @@ impl TargetComparison {
 
 /// The two headlines (max throughput within the cap) side by side.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HeadlineComparison {
+pub struct HeadlineComparison<'a> {
     /// The unit of [`throughput`](Self::throughput): `NOPM` or `OPM`.
-    pub unit: &'static str,
+    pub unit: &'a str,
     /// The headline figure in `unit`: what a study quotes and `--fail-if-slower` judges.
     pub throughput: Change,
     /// The user load each headline was reached at.
@@ -172,11 +172,11 @@ pub struct HeadlineComparison {
 
 /// Everything that can be compared between two results.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Comparison {
+pub struct Comparison<'a> {
     /// `NOPM` or `OPM`: the workload's per-minute unit (both ran the same workload).
-    pub per_minute_unit: &'static str,
+    pub per_minute_unit: &'a str,
     /// The headlines; `None` unless both results have one.
-    pub headline: Option<HeadlineComparison>,
+    pub headline: Option<HeadlineComparison<'a>>,
     /// Throughput per watt, when both measured power.
     pub per_watt: Option<Change>,
     /// Mean watts while active (every meter's total), when both measured power.
@@ -253,7 +253,7 @@ fn cap_of(r: &RunResult) -> Option<String> {
 ///
 /// # Errors
 /// [`CompareError::Workloads`] when they ran different workloads.
-pub fn compare(a: &RunResult, b: &RunResult) -> Result<Comparison, CompareError> {
+pub fn compare<'a>(a: &'a RunResult, b: &RunResult) -> Result<Comparison<'a>, CompareError> {
     if a.workload != b.workload {
         return Err(CompareError::Workloads { a: a.workload, b: b.workload });
     }
@@ -280,7 +280,7 @@ pub fn compare(a: &RunResult, b: &RunResult) -> Result<Comparison, CompareError>
     let (ac, bc) = (a.cost.as_ref(), b.cost.as_ref());
     let (a_cap, b_cap) = (cap_of(a), cap_of(b));
     Ok(Comparison {
-        per_minute_unit: a.workload.per_minute_unit(),
+        per_minute_unit: &a.descriptor().unit,
         headline: headline(a, b),
         per_watt: Change::both(ap.map(|p| p.per_watt), bp.map(|p| p.per_watt)),
         active_w: Change::both(ap.map(|p| p.active_w), bp.map(|p| p.active_w)),
@@ -363,7 +363,7 @@ fn drivers(r: &RunResult) -> String {
 /// The two headlines compared, in the workload's unit: each result's best step within the cap in its
 /// median run (its `max_within_cap` when it ran once), with Welch's test over every run's figure at
 /// that user load when both repeated the plan.
-fn headline(a: &RunResult, b: &RunResult) -> Option<HeadlineComparison> {
+fn headline<'a>(a: &'a RunResult, b: &RunResult) -> Option<HeadlineComparison<'a>> {
     let best = |r: &RunResult| -> Option<Step> {
         let median: Vec<Step> = median_steps(r).into_iter().cloned().collect();
         best_step_within_cap(&median).cloned()
@@ -381,7 +381,7 @@ fn headline(a: &RunResult, b: &RunResult) -> Option<HeadlineComparison> {
     };
     let change = |of: fn(&Figures) -> f64| Change::new(of(&x.figures), of(&y.figures));
     Some(HeadlineComparison {
-        unit: a.workload.per_minute_unit(),
+        unit: &a.descriptor().unit,
         throughput: Change::new(figure(&x), figure(&y)),
         users: Change::new(x.users as f64, y.users as f64),
         tps: change(|f| f.tps),
@@ -477,7 +477,7 @@ pub enum Gate {
     Fail(String),
 }
 
-impl Comparison {
+impl Comparison<'_> {
     /// Whether B's headline throughput is worse than A's by more than `pct` percent: the CI gate. With
     /// repeated runs a drop the t-test calls noise still fails: a gate judges the figure it is given,
     /// and the statement beside it tells a reader how sure that figure is.
@@ -513,7 +513,8 @@ mod tests {
 
     #[test]
     fn study4_headline_is_3_36_times_at_14000_users() {
-        let c = compare(&baseline(), &accelerated()).unwrap();
+        let a = baseline();
+        let c = compare(&a, &accelerated()).unwrap();
         let h = c.headline.as_ref().unwrap();
         assert_eq!((h.tps.before, h.tps.after), (205.0, 689.0));
         assert_eq!((h.users.before, h.users.after), (4_000.0, 14_000.0));

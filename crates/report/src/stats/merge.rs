@@ -169,6 +169,7 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         schema_version: SCHEMA_VERSION,
         tool: first.tool.clone(),
         workload: first.workload,
+        written_descriptor: Some(first.descriptor().clone()),
         started_at: results.iter().map(|r| &r.started_at).min().unwrap_or(&first.started_at).clone(),
         config: agents.map_or_else(|| first.config.clone(), |n| agents::merged_config(results, n)),
         server: first.server.clone(),
@@ -272,7 +273,7 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
             *connections.entry(label).or_default() += n;
         }
     }
-    let mut step = Step::new(results[0].workload, plan, per_target);
+    let mut step = Step::described(results[0].descriptor(), plan, per_target);
     if !step.targets.is_empty() {
         step.target_connections = connections;
     }
@@ -283,7 +284,7 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
         Some((total, each)) => (step.audit, step.target_audits) = (Some(total), each),
         None => {
             let audits: Vec<_> = steps.iter().map(|s| (*s, s.audit.as_ref())).collect();
-            step.audit = merge_kept::merge_audit(results[0].workload, &step, &audits);
+            step.audit = merge_kept::merge_audit(results[0].descriptor(), &step, &audits);
         }
     }
     step.counters = merge_kept::merge_step_counters(&parts);

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use crate::model::audit::{Audit, PACING_CHECK, USERS_PER_WAREHOUSE_CHECK};
 use crate::model::counters::split_key;
-use crate::model::{CounterSeries, RunResult, Step, Workload};
+use crate::model::descriptor::{AuditKind, Descriptor};
+use crate::model::{CounterSeries, RunResult, Step};
 use crate::stats::agents;
 use crate::stats::audit::{self, TpccAuditPlan};
 
@@ -60,7 +61,7 @@ pub fn merge_step_counters(parts: &[(usize, &RunResult, &Step)]) -> BTreeMap<Str
 /// The audit of merged step `step` from its parts' audits (`audits`): their counters summed and
 /// judged again on the merged step, as one process judges its step, with the pacing and warehouses
 /// the first part's audit was judged by. `None` when a part has none (no audit to merge).
-pub fn merge_audit(workload: Workload, step: &Step, audits: &[(&Step, Option<&Audit>)]) -> Option<Audit> {
+pub fn merge_audit(workload: &Descriptor, step: &Step, audits: &[(&Step, Option<&Audit>)]) -> Option<Audit> {
     let (first_step, first) = audits.first().copied()?;
     let first = first?;
     let mut counters: BTreeMap<String, u64> = BTreeMap::new();
@@ -69,9 +70,8 @@ pub fn merge_audit(workload: Workload, step: &Step, audits: &[(&Step, Option<&Au
             *counters.entry(name.clone()).or_default() += n;
         }
     }
-    match workload {
-        Workload::Tpcc => Some(audit::tpcc(step, counters, recorded_plan(first, first_step.users)?)),
-        Workload::Ds2 | Workload::Io => None,
+    match workload.audit? {
+        AuditKind::Tpcc => Some(audit::tpcc(step, counters, recorded_plan(first, first_step.users)?)),
     }
 }
 
@@ -122,6 +122,7 @@ fn recorded_plan(a: &Audit, users: u64) -> Option<TpccAuditPlan> {
 mod tests {
     use super::*;
     use crate::fixtures::{result, tpcc_step};
+    use crate::model::Workload;
     use crate::model::audit::REMOTE_PAYMENTS;
 
     fn part(agent: &str, users: u64, remote: u64) -> RunResult {

@@ -123,7 +123,7 @@ mod tests {
     /// Figures of a DS2 step with `opm` orders per minute (a one-minute window).
     fn ds2(opm: u64) -> Figures {
         let t = Transactions::from([("order".to_string(), txn(opm, 1_000, 0))]);
-        Figures::from_transactions(Workload::Ds2, t, 60.0)
+        Figures::from_transactions(Workload::Ds2.descriptor(), t, 60.0)
     }
 
     fn pct(v: Option<f64>) -> String {
@@ -210,7 +210,7 @@ mod tests {
             ("new_order".to_string(), txn(600, 1_000, 0)),
             ("payment".to_string(), txn(600, 1_000, 0)),
         ]);
-        let f = Figures::from_transactions(Workload::Tpcc, t, 60.0);
+        let f = Figures::from_transactions(Workload::Tpcc.descriptor(), t, 60.0);
         let cost = Cost::new(2_000.0, Some(&f));
         assert_eq!((cost.per_tps_usd, cost.per_minute_unit_usd), (Some(100.0), Some(2_000.0 / 600.0)));
         assert_eq!(Power::new(Some(50.0), 200.0, &f).map(|p| p.per_watt), Some(3.0));

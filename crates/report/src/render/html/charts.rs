@@ -5,7 +5,8 @@
 //! its limit), and each step's response-time percentile curves on a "nines" axis. The colours are
 //! public so that a test can find the lines in a screenshot of the page.
 
-use crate::model::{ORDER, RuleVerdict, RunResult, Step, Workload};
+use crate::model::descriptor::Descriptor;
+use crate::model::{ORDER, RT_TOT, RuleVerdict, RunResult, Step};
 use crate::numfmt::thousands;
 use crate::render::counters::{CounterChart, readable_unit};
 use crate::render::html::intervals::intervals_of;
@@ -117,18 +118,18 @@ pub(crate) fn counter_chart(r: &RunResult, c: &CounterChart) -> String {
 pub(crate) fn percentile_charts(r: &RunResult) -> String {
     const MAX_STEPS: usize = 8;
     if r.steps.len() <= MAX_STEPS {
-        return r.steps.iter().map(|s| percentiles(r.workload, s)).collect();
+        return r.steps.iter().map(|s| percentiles(r.descriptor(), s)).collect();
     }
     let mut shown: Vec<&Step> = best_step_within_cap(&r.steps).into_iter().chain(r.steps.last()).collect();
     shown.dedup_by_key(|s| (s.index, s.run));
-    shown.into_iter().map(|s| percentiles(r.workload, s)).collect()
+    shown.into_iter().map(|s| percentiles(r.descriptor(), s)).collect()
 }
 
 /// Throughput per report interval in the headline's unit: TPC-C's New-Orders per minute (NOPM), DS2's
 /// orders per minute (every completed order, as OPM counts); the warm-up and each step's window shaded.
 pub(crate) fn throughput_over_time(r: &RunResult) -> String {
-    let unit = r.workload.per_minute_unit();
-    let txn = r.workload.per_minute_txn();
+    let unit = r.descriptor().unit.as_str();
+    let txn = r.descriptor().per_minute_transaction.as_str();
     let at = intervals_of(r, |t| t == txn);
     let points = at.iter().map(|(ms, i)| (*ms as f64 / 1e3, i.tps * 60.0)).collect();
     line_chart(
@@ -147,12 +148,13 @@ pub(crate) fn throughput_over_time(r: &RunResult) -> String {
 /// Each transaction type's mean response time per report interval, a line per type (DS2: its
 /// operations and `rt_tot`), so that it agrees with the per-transaction tables.
 pub(crate) fn response_time_over_time(r: &RunResult) -> String {
-    let names: Vec<&str> = r.workload.transactions().iter().copied().filter(|t| *t != ORDER).collect();
+    let names: Vec<&str> =
+        r.descriptor().transactions.iter().map(String::as_str).filter(|t| *t != ORDER).collect();
     let series: Vec<Series> = names
         .iter()
         .map(|name| Series {
             name,
-            colour: txn_colour(r.workload, name),
+            colour: txn_colour(r.descriptor(), name),
             points: intervals_of(r, |t| t == *name)
                 .iter()
                 .filter(|(_, i)| i.count > 0)
@@ -185,7 +187,7 @@ fn per_step(r: &RunResult, figure: fn(&Step) -> Option<f64>) -> Vec<(f64, f64)> 
 /// Step throughput against users, in the headline's figure (NOPM for TPC-C, OPM for DS2, IOPS for
 /// `io`): where throughput stops growing with load.
 pub(crate) fn throughput_against_users(r: &RunResult) -> String {
-    let unit = r.workload.per_minute_unit();
+    let unit = r.descriptor().unit.as_str();
     let figure: fn(&Step) -> Option<f64> = |s| Some(s.figures.headline_figure());
     line_chart(
         &Chart {
@@ -204,8 +206,9 @@ pub(crate) fn throughput_against_users(r: &RunResult) -> String {
 /// shows (DS2: `rt_tot_avg` and the whole order's mean), a line per other rule (`p90=40ms`,
 /// `new_order.p90=5s`: the figure it judged, step by step), and each rule's limit dashed.
 pub(crate) fn response_time_against_users(r: &RunResult) -> String {
-    let (shown, mut series): (&[&str], Vec<Series>) = match r.workload {
-        Workload::Tpcc | Workload::Io => (
+    // A workload with DS2's sum of an order's operations (`rt_tot`) speaks as DS2 does.
+    let (shown, mut series): (&[&str], Vec<Series>) = match r.descriptor().is_composite(RT_TOT) {
+        false => (
             &["avg", "p95"],
             vec![
                 Series {
@@ -220,7 +223,7 @@ pub(crate) fn response_time_against_users(r: &RunResult) -> String {
                 },
             ],
         ),
-        Workload::Ds2 => (
+        true => (
             &["rt_tot.avg", "order.avg"],
             vec![
                 Series {
@@ -245,7 +248,7 @@ pub(crate) fn response_time_against_users(r: &RunResult) -> String {
         .collect();
     for (figure, rule) in judged.iter().filter(|(figure, _)| !shown.contains(figure)) {
         let colour = match figure.split_once('.') {
-            Some((txn, _)) if r.workload.transactions().contains(&txn) => txn_colour(r.workload, txn),
+            Some((txn, _)) if r.descriptor().runs(txn) => txn_colour(r.descriptor(), txn),
             _ => RULE_COLOUR,
         };
         series.push(Series { name: figure, colour, points: observed(r, &rule.rule) });
@@ -282,18 +285,20 @@ fn nines(p: f64) -> f64 {
 }
 
 /// A transaction type's colour, the same on every chart: its place in the workload's list.
-fn txn_colour(workload: Workload, name: &str) -> &'static str {
-    let i = workload.transactions().iter().position(|t| *t == name).unwrap_or(0);
+fn txn_colour(workload: &Descriptor, name: &str) -> &'static str {
+    let i = workload.transactions.iter().position(|t| t == name).unwrap_or(0);
     TRANSACTION_COLOURS[i % TRANSACTION_COLOURS.len()]
 }
 
 /// Response-time percentile curves of each transaction type in `step`, from its merged histogram, in
 /// the workload's order.
-fn percentiles(workload: Workload, step: &Step) -> String {
+fn percentiles(workload: &Descriptor, step: &Step) -> String {
     let series: Vec<Series> = workload
-        .transactions()
+        .transactions
         .iter()
-        .filter_map(|name| Some((*name, step.figures.transactions.get(*name).filter(|t| t.count > 0)?)))
+        .filter_map(|name| {
+            Some((name.as_str(), step.figures.transactions.get(name).filter(|t| t.count > 0)?))
+        })
         .map(|(name, t)| Series {
             name,
             colour: txn_colour(workload, name),

@@ -46,7 +46,7 @@ pub fn render(results: &[(String, RunResult)]) -> Result<String, CompareError> {
 /// reached, and the headline's change against the baseline's.
 fn headline_table(results: &[(String, RunResult)], comparisons: &[Comparison]) -> String {
     let (base_name, base) = &results[0];
-    let unit = base.workload.per_minute_unit();
+    let unit = &base.descriptor().unit;
     let mut h = "<div class=\"scroll\"><table><tr><th class=\"l\">result</th><th class=\"l\">what ran</th>"
         .to_string();
     let _ = write!(
@@ -133,7 +133,7 @@ fn power_and_cost_table(a: &str, b: &str, c: &Comparison) -> String {
 /// The charts, a line per result (named `names`): throughput and mean response time against users,
 /// and each result's throughput over its own clock, in the baseline's unit.
 fn charts(results: &[(String, RunResult)], names: &[&str]) -> String {
-    let unit = results[0].1.workload.per_minute_unit();
+    let unit = results[0].1.descriptor().unit.as_str();
     let per_step = |f: fn(&Step) -> f64| -> Vec<Vec<(f64, f64)>> {
         results.iter().map(|(_, r)| r.steps.iter().map(|s| (s.users as f64, f(s))).collect()).collect()
     };
@@ -155,7 +155,7 @@ fn charts(results: &[(String, RunResult)], names: &[&str]) -> String {
     let over_time: Vec<Vec<(f64, f64)>> = results
         .iter()
         .map(|(_, r)| {
-            let txn = r.workload.per_minute_txn();
+            let txn = r.descriptor().per_minute_transaction.as_str();
             intervals_of(r, |t| t == txn).iter().map(|(ms, i)| (*ms as f64 / 1e3, i.tps * 60.0)).collect()
         })
         .collect();

@@ -90,7 +90,7 @@ fn steps(r: &RunResult) -> String {
         line_of(format!("step {} run {} not measured: {why}", s.index + 1, s.run), " class=\"fail\"");
     }
     for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
-        line_of(per_target(s, r.workload), "");
+        line_of(per_target(s, r.descriptor()), "");
     }
     // The audit's lines, one a step, close together: a FLAG the pacing does not explain marked.
     let audits: Vec<String> = r
@@ -170,7 +170,7 @@ fn about(r: &RunResult) -> String {
     h.push_str("</table><table class=\"kv\"><tr><th colspan=\"2\">client (oltpgen itself)</th></tr>");
     let c = &r.client;
     let us = |v: Option<f64>| v.map_or("n/a".into(), |us| format!("{} µs", thousands(us, 1)));
-    kv(&mut h, "CPU per transaction", &us(c.client_cpu_us_per_txn));
+    kv(&mut h, &format!("CPU per {}", r.descriptor().work.one), &us(c.client_cpu_us_per_txn));
     if c.client_cpu_us_per_order.is_some() {
         kv(&mut h, "CPU per order", &us(c.client_cpu_us_per_order));
     }
@@ -179,7 +179,7 @@ fn about(r: &RunResult) -> String {
         "CPU",
         &format!("{} s user, {} s system", thousands(c.cpu_user_s, 2), thousands(c.cpu_sys_s, 2)),
     );
-    kv(&mut h, "transactions", &thousands(c.transactions as f64, 0));
+    kv(&mut h, &r.descriptor().work.many, &thousands(c.transactions as f64, 0));
     if c.peak_rss_bytes > 0 {
         kv(&mut h, "peak memory", &format!("{} MB", thousands(c.peak_rss_bytes as f64 / 1e6, 0)));
     }
@@ -208,8 +208,8 @@ fn transaction_tables(r: &RunResult) -> String {
             s.run,
             thousands(s.users as f64, 0)
         );
-        for name in r.workload.transactions() {
-            let Some(t) = s.figures.transactions.get(*name) else { continue };
+        for name in &r.descriptor().transactions {
+            let Some(t) = s.figures.transactions.get(name) else { continue };
             let _ = write!(h, "<tr><td class=\"l\">{}</td>", esc(name));
             for n in [t.count, t.rollbacks, t.errors, t.retries] {
                 let _ = write!(h, "<td>{}</td>", thousands(n as f64, 0));
@@ -264,7 +264,7 @@ fn counter_table(r: &RunResult) -> String {
 /// The step table, as `report show` prints it, and the headline under it.
 fn step_table(r: &RunResult) -> String {
     let mut h = "<div class=\"scroll\"><table><tr>".to_string();
-    for (title, _) in step_columns(r.workload) {
+    for (title, _) in step_columns(r.descriptor()) {
         let _ = write!(h, "<th>{}</th>", esc(title));
     }
     h.push_str("</tr>");

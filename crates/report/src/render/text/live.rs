@@ -7,6 +7,7 @@ use std::fmt::Display;
 use std::path::Path;
 use std::time::Duration;
 
+use crate::model::descriptor::Work;
 use crate::model::{ClientCpu, Step};
 use crate::numfmt::fixed;
 
@@ -107,12 +108,13 @@ pub fn tpcc_header(h: &TpccHeader<'_>) -> String {
     )
 }
 
-/// The line a run ends with: the client's own CPU per transaction (and per order, where the workload
-/// has orders), so a reader knows the driver was not the bottleneck, and where the result went.
-pub fn client_line(c: &ClientCpu, out: &Path) -> String {
+/// The line a run ends with: the client's own CPU per unit of its work (`work`: a transaction, an I/O),
+/// and per order where the workload has orders, so a reader knows the driver was not the bottleneck,
+/// and where the result went.
+pub fn client_line(c: &ClientCpu, work: &Work, out: &Path) -> String {
     let per_txn = c.client_cpu_us_per_txn.map_or("n/a".into(), |us| format!("{us:.0} µs"));
     let per_order = c.client_cpu_us_per_order.map_or(String::new(), |us| format!(", {us:.0} µs per order"));
-    format!("client CPU {per_txn} per transaction{per_order}; result in {}", out.display())
+    format!("client CPU {per_txn} per {}{per_order}; result in {}", work.one, out.display())
 }
 
 /// The line a finished load prints: `what` (e.g. "tpcc scale 10") into `target`, its `rows`, the whole
@@ -139,6 +141,7 @@ pub fn load_line(
 mod tests {
     use super::*;
     use crate::fixtures::tpcc_step;
+    use crate::model::Workload;
     use crate::stats::cap::Cap;
 
     #[test]
@@ -220,9 +223,12 @@ mod tests {
     #[test]
     fn the_client_line() {
         let mut c = ClientCpu { client_cpu_us_per_txn: Some(41.6), ..ClientCpu::default() };
-        insta::assert_snapshot!(client_line(&c, Path::new("results/x")), @"client CPU 42 µs per transaction; result in results/x");
+        insta::assert_snapshot!(client_line(&c, &Workload::Tpcc.descriptor().work, Path::new("results/x")), @"client CPU 42 µs per transaction; result in results/x");
         c.client_cpu_us_per_order = Some(200.2);
         c.client_cpu_us_per_txn = None;
-        insta::assert_snapshot!(client_line(&c, Path::new("r")), @"client CPU n/a per transaction, 200 µs per order; result in r");
+        insta::assert_snapshot!(client_line(&c, &Workload::Ds2.descriptor().work, Path::new("r")), @"client CPU n/a per transaction, 200 µs per order; result in r");
+        // `io`'s work is I/Os, not transactions.
+        let c = ClientCpu { client_cpu_us_per_txn: Some(16.2), ..ClientCpu::default() };
+        insta::assert_snapshot!(client_line(&c, &Workload::Io.descriptor().work, Path::new("r")), @"client CPU 16 µs per I/O; result in r");
     }
 }

@@ -51,7 +51,7 @@ pub fn report(r: &RunResult, audit: AuditView) -> String {
                 _ => "",
             }
         );
-        transaction_table(&mut out, r.workload, &s.figures, "  ");
+        transaction_table(&mut out, r.descriptor(), &s.figures, "  ");
         out.push('\n');
     }
     out.push_str(&counters(r));
@@ -145,7 +145,7 @@ pub fn render(r: &RunResult, result: &str) -> String {
 pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
     let mut out = String::new();
     let w = &mut out;
-    let columns = step_columns(r.workload);
+    let columns = step_columns(r.descriptor());
     let rows: Vec<[String; 9]> = table_rows(r).into_iter().map(|(cells, _)| cells).collect();
     // A column widens to keep two spaces before its widest cell (a million users, "1,000,000").
     let widths: [usize; 9] =
@@ -171,7 +171,7 @@ pub(crate) fn steps_view(r: &RunResult, full_audit_at: Option<&str>) -> String {
         let _ = writeln!(w, "{line}");
     }
     for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
-        let _ = writeln!(w, "{}", per_target(s, r.workload));
+        let _ = writeln!(w, "{}", per_target(s, r.descriptor()));
     }
     let lines: Vec<String> = r.steps.iter().filter_map(|s| Some(audit::line(s, s.audit.as_ref()?))).collect();
     for line in &lines {

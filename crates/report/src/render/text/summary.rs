@@ -5,7 +5,8 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{Figures, ORDER, RunResult, Step, Workload};
+use crate::model::descriptor::{Descriptor, Rate};
+use crate::model::{Figures, ORDER, RunResult, Step};
 use crate::numfmt::fixed;
 use crate::render::text::show;
 use crate::render::text::transactions::transaction_table;
@@ -20,7 +21,7 @@ pub fn render(r: &RunResult) -> String {
         "{} {}: {} against {} ({} {})",
         r.tool.name,
         r.tool.version,
-        format!("{:?}", r.workload).to_lowercase(),
+        r.descriptor().name,
         r.targets.join(", "),
         r.server.engine,
         r.server.version
@@ -44,16 +45,18 @@ pub fn render(r: &RunResult) -> String {
     }
     let c = &r.client;
     let per_txn = c.client_cpu_us_per_txn.map_or("n/a".to_string(), |us| format!("{us:.1} µs"));
+    let work = &r.descriptor().work;
     let per_txn = match c.client_cpu_us_per_order {
-        Some(us) => format!("{per_txn} CPU per transaction, {us:.1} µs per order"),
-        None => format!("{per_txn} CPU per transaction"),
+        Some(us) => format!("{per_txn} CPU per {}, {us:.1} µs per order", work.one),
+        None => format!("{per_txn} CPU per {}", work.one),
     };
     let _ = write!(
         w,
-        "\nclient: {per_txn} ({:.2} s user, {:.2} s system, {} transactions), peak memory {:.0} MB",
+        "\nclient: {per_txn} ({:.2} s user, {:.2} s system, {} {}), peak memory {:.0} MB",
         c.cpu_user_s,
         c.cpu_sys_s,
         c.transactions,
+        work.many,
         c.peak_rss_bytes as f64 / 1e6
     );
     if let (Some(p99), Some(max)) = (c.wake_late_p99_ms, c.wake_late_max_ms) {
@@ -83,27 +86,27 @@ fn render_step(w: &mut String, r: &RunResult, s: &Step) {
         s.duration_s,
         s.window.start_s
     );
-    let _ = writeln!(w, "{}", figures_line(r.workload, f));
-    transaction_table(w, r.workload, f, "");
+    let _ = writeln!(w, "{}", figures_line(r.descriptor(), f));
+    transaction_table(w, r.descriptor(), f, "");
 }
 
 /// A step's headline figures. TPC-C: TPS, NOPM, the mean and p95 of every transaction. DS2 speaks as
 /// DS2 does: OPM and `rt_tot_avg` (the mean sum of an order's operations' times), with the whole
 /// order's mean and p95 from its intended start beside it under its own name.
-fn figures_line(workload: Workload, f: &Figures) -> String {
+fn figures_line(workload: &Descriptor, f: &Figures) -> String {
     let tail = format!("errors {}   rollbacks {}   retries {}", f.errors, f.rollbacks, f.retries);
-    match workload {
-        Workload::Tpcc => format!(
+    match workload.headline {
+        Rate::Nopm => format!(
             "TPS {:.1}   NOPM {}   avg {:.1} ms   p95 {:.1} ms   {tail}",
             f.tps,
             fixed(f.nopm, 0),
             f.rt_avg_ms,
             f.rt_p95_ms
         ),
-        Workload::Io => {
+        Rate::Iops => {
             format!("IOPS {:.0}   avg {:.2} ms   p95 {:.2} ms   {tail}", f.tps, f.rt_avg_ms, f.rt_p95_ms)
         }
-        Workload::Ds2 => {
+        Rate::Opm => {
             // No order completed: no order means (absent, not 0).
             let order = f.transactions.get(ORDER).filter(|o| o.count > 0);
             format!(
@@ -132,6 +135,7 @@ mod tests {
     use super::*;
     use crate::fixtures::{ds2_step, result, sweep, whole_lines};
     use crate::model::ClientCpu;
+    use crate::model::Workload;
     use crate::stats::audit::{TpccAuditPlan, tpcc};
     use crate::stats::cap::Cap;
 
