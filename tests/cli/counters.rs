@@ -194,7 +194,7 @@ fn host_and_database_counters_move_with_the_load_and_the_endpoint_serves_them_mi
     assert!(!out.stderr.contains("warning: counters"), "everything was readable: {}", out.stderr);
     let r = result_json(&out_dir);
     assert_matches_schema(&r);
-    assert_eq!(r["schema_version"], 3);
+    assert_eq!(r["schema_version"], 4);
     let db = format!("db:{}", r["targets"][0].as_str().unwrap());
     let node = format!("node:{}", exporter.url);
     let window = &r["steps"][0]["window"];

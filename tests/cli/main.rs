@@ -22,6 +22,7 @@ mod checksums;
 mod common;
 mod corruptions;
 mod counters;
+mod descriptor;
 mod drop_dependents;
 mod ds2;
 mod ds2_dropin;
