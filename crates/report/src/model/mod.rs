@@ -142,28 +142,6 @@ pub enum Workload {
     Io,
 }
 
-impl Workload {
-    /// The workload's one name: its command, its built-in database, its load record's key, its result
-    /// directories and its name in result.json (serde's lowercase spelling of the variant, asserted in a test).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Workload::Tpcc => "tpcc",
-            Workload::Ds2 => "ds2",
-            Workload::Io => "io",
-        }
-    }
-
-    /// How many of `count` completed transactions of the per-minute type (of which `rollbacks` rolled
-    /// back) the per-minute figure counts: all of them. NOPM counts the New-Orders that rolled back by
-    /// design (5.4.2 counts them in the throughput, as go-tpc does; HammerDB's NOPM, read from
-    /// `d_next_o_id`, leaves them out, so it reads about 1% lower). OPM counts every order, as DS2's
-    /// driver does: a purchase rolled back for want of stock was still a customer's whole visit.
-    pub fn per_minute_count(self, count: u64, rollbacks: u64) -> u64 {
-        debug_assert!(rollbacks <= count, "rollbacks are completed transactions");
-        count
-    }
-}
-
 /// TPC-C's five transactions, in the spec's order.
 pub const TPCC_TRANSACTIONS: [&str; 5] = ["new_order", "payment", "order_status", "delivery", "stock_level"];
 
