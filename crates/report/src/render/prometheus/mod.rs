@@ -129,10 +129,13 @@ impl Page {
     }
 }
 
+/// A family by transaction type: its name, type, help, and each type's value.
+type TxnFamily = (&'static str, &'static str, &'static str, fn(&Txn) -> f64);
+
 /// The families by transaction type: counts, errors, and the last interval's rate and latencies.
 fn transactions(page: &mut Page, live: &Live) {
     let txn = |f: fn(&Txn) -> f64| live.txns.iter().map(move |(n, t)| (labels(&[("txn", n)]), f(t)));
-    let families: [(&str, &str, &str, fn(&Txn) -> f64); 5] = [
+    let families: [TxnFamily; 5] = [
         ("oltpgen_transactions_total", "counter", "Transactions completed, by type.", |t| t.count as f64),
         ("oltpgen_transaction_errors_total", "counter", "Transactions failed, by type.", |t| t.errors as f64),
         ("oltpgen_throughput", "gauge", "Transactions per second over the last interval, by type.", |t| {
