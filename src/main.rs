@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use clap::error::ErrorKind;
-use oltpgen_driver::command::{Console, Exit};
+use oltpgen_driver::command::{Console, ErrLines, Exit};
 
 /// The terminal: what a command says goes to standard output, warnings to standard error. Output into
 /// a closed pipe (`oltpgen … | head -2`) stops quietly, as other command-line tools do, and the command
@@ -31,9 +31,18 @@ impl Console for Stdio {
     }
 
     fn err_line(&mut self, line: &str) {
-        // Standard error closed too: nothing is left to tell.
-        let _ = writeln!(std::io::stderr(), "{line}");
+        to_stderr(line);
     }
+
+    fn err_lines(&self) -> ErrLines {
+        ErrLines::new(to_stderr)
+    }
+}
+
+/// One line on standard error, whoever says it: the command, or a task or thread it started.
+fn to_stderr(line: &str) {
+    // Standard error closed too: nothing is left to tell.
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 fn main() -> ExitCode {
@@ -62,7 +71,10 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let outcome = runtime.block_on(commands::dispatch(cli.command, &mut Stdio::default()));
+    let mut stdio = Stdio::default();
+    // What the command's work says without the command calling it (the study's sampler, its planned
+    // fault, a password file's warning) finds the terminal's standard error too.
+    let outcome = runtime.block_on(stdio.err_lines().scope(commands::dispatch(cli.command, &mut stdio)));
     // Blocking tasks (generators) may still be parked on a channel whose other end is gone.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     match outcome {

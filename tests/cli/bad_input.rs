@@ -80,7 +80,8 @@ fn missing_postgresql_binaries_say_how_to_get_them() {
 /// A server that checks passwords: wrong password, missing database, foreign tables, empty database.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_server_refusals_are_explained() {
-    let pg = LocalPg::start(&Placement::Temp, 50).expect("the built-in PostgreSQL starts");
+    let pg = LocalPg::start(&Placement::Temp, 50, &crate::common::test_stderr())
+        .expect("the built-in PostgreSQL starts");
     let admin = sql(&pg.target("postgres")).await;
     admin.batch_execute(&format!("CREATE ROLE bench LOGIN PASSWORD '{SECRET}'")).await.unwrap();
     admin.batch_execute("CREATE DATABASE tpcc OWNER bench").await.unwrap();
@@ -546,7 +547,8 @@ fn an_unreachable_sql_server_is_named_without_its_password() {
 /// A `sqlserver://` URL pointed at a PostgreSQL server's port.
 #[test]
 fn a_postgresql_port_given_a_sql_server_url_is_explained() {
-    let pg = LocalPg::start(&Placement::Temp, 10).expect("the built-in PostgreSQL starts");
+    let pg = LocalPg::start(&Placement::Temp, 10, &crate::common::test_stderr())
+        .expect("the built-in PostgreSQL starts");
     let url = format!("sqlserver://bench:{SECRET}@127.0.0.1:{}/tpcc", pg.port());
     assert_refused(&oltpgen(&["tpcc", "check", "--url", &url]), "is it a SQL Server (TDS) port?");
 }

@@ -27,7 +27,7 @@ async fn each_corruption_fails_its_check_alone(
     prefix: &str,
     table: &[Corruption],
 ) {
-    let pg = LocalPg::start(&Placement::Temp, 20).expect("a server");
+    let pg = LocalPg::start(&Placement::Temp, 20, &crate::common::test_stderr()).expect("a server");
     let admin = sql(&pg.target("postgres")).await;
     admin.batch_execute(&format!("CREATE DATABASE {workload}")).await.unwrap();
     let url = pg.url(workload);

@@ -76,7 +76,12 @@ fn open_to_server_account(path: &Path) {
 
 /// Starts the built-in instance at `root` for the test's own SQL (it stops when the guard drops).
 pub fn start_server(root: &str) -> LocalPg {
-    LocalPg::start(&Placement::Dir(root.into()), 50).expect("the built-in PostgreSQL starts")
+    LocalPg::start(&Placement::Dir(root.into()), 50, &test_stderr()).expect("the built-in PostgreSQL starts")
+}
+
+/// The test's own standard error, for what a built-in server a test starts itself says.
+pub fn test_stderr() -> oltpgen_driver::command::ErrLines {
+    oltpgen_driver::command::ErrLines::new(|line| eprintln!("{line}"))
 }
 
 /// Opens a connection to `target`, waiting for a server that is still starting.

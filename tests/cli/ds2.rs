@@ -42,7 +42,7 @@ async fn count(client: &tokio_postgres::Client, table: &str) -> i64 {
 
 /// A throwaway server with empty databases `names`, and their URLs.
 pub(crate) async fn server_with(names: &[&str]) -> (LocalPg, Vec<String>) {
-    let pg = LocalPg::start(&Placement::Temp, 80).expect("a server");
+    let pg = LocalPg::start(&Placement::Temp, 80, &crate::common::test_stderr()).expect("a server");
     let admin = sql(&pg.target("postgres")).await;
     for name in names {
         admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();

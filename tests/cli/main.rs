@@ -20,6 +20,7 @@ mod checks;
 #[allow(dead_code)]
 mod checksums;
 mod common;
+mod console_words;
 mod corruptions;
 mod counters;
 mod descriptor;

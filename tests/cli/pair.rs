@@ -39,7 +39,7 @@ impl Pair {
     pub fn start(synchronous: bool) -> Pair {
         let (keep, root) = data_dir();
         let root = PathBuf::from(root);
-        let bin = binaries::find().expect("PostgreSQL's binaries");
+        let bin = binaries::find(&crate::common::test_stderr()).expect("PostgreSQL's binaries");
         let account = server_account().expect("an account to run PostgreSQL as");
         std::fs::create_dir_all(&root).unwrap();
         if let Some(a) = account {

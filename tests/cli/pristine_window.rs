@@ -102,5 +102,5 @@ async fn another_client_connecting_throughout_the_clones_is_refused_or_declines_
         .unwrap()
         .get(0);
     assert!(open, "the database is open to connections again");
-    pristine::discard(&target).await.unwrap();
+    pristine::discard(&target, &crate::common::test_stderr()).await.unwrap();
 }

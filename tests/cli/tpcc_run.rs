@@ -88,7 +88,8 @@ fn bare_tpcc_loads_runs_writes_a_valid_result_and_leaves_the_database_consistent
 
 #[tokio::test(flavor = "multi_thread")]
 async fn more_users_than_connections_share_a_pool_and_too_many_are_refused() {
-    let pg = LocalPg::start(&oltpgen_driver::local::Placement::Temp, 40).expect("a server");
+    let pg = LocalPg::start(&oltpgen_driver::local::Placement::Temp, 40, &crate::common::test_stderr())
+        .expect("a server");
     let url = pg.url("tpcc");
     let client = sql(&pg.target("postgres")).await;
     client.batch_execute("CREATE DATABASE tpcc").await.unwrap();

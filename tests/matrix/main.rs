@@ -140,8 +140,12 @@ impl Servers {
         };
         match (cell.engine, cell.fault) {
             (Engine::Pg, Fault::None) => {
-                let pg = oltpgen_driver::local::LocalPg::start(&oltpgen_driver::local::Placement::Temp, 80)
-                    .expect("a server");
+                let pg = oltpgen_driver::local::LocalPg::start(
+                    &oltpgen_driver::local::Placement::Temp,
+                    80,
+                    &common::test_stderr(),
+                )
+                .expect("a server");
                 let admin = common::sql(&pg.target("postgres")).await;
                 for db in DBS {
                     admin.batch_execute(&format!("CREATE DATABASE {db}")).await.unwrap();

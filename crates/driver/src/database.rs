@@ -36,7 +36,10 @@ impl Database {
         // Headroom above the client's own connections: checks, the inventory, an admin's psql.
         let max_connections = (connections + 20).max(100);
         let placement = placement.clone();
-        let local = tokio::task::spawn_blocking(move || LocalPg::start(&placement, max_connections))
+        // The server is started on a blocking thread, outside the command's task: it takes the handle
+        // the command scoped with it, and keeps it for what it says until it stops.
+        let said = oltpgen_vocab::console::ErrLines::current();
+        let local = tokio::task::spawn_blocking(move || LocalPg::start(&placement, max_connections, &said))
             .await
             .map_err(|e| Error::environment(format!("starting the built-in PostgreSQL: {e}")))??;
         let target = local.ensure_database(dbname).await?;

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use oltpgen_vocab::Error;
+use oltpgen_vocab::console::ErrLines;
 
 /// The programs the built-in instance needs.
 const NEEDED: [&str; 3] = ["initdb", "pg_ctl", "postgres"];
@@ -13,13 +14,13 @@ const NEEDED: [&str; 3] = ["initdb", "pg_ctl", "postgres"];
 /// Looked for, in order: `$OLTPGEN_PG_BIN`, `PATH`, `pg_config --bindir`, the newest
 /// `/usr/lib/postgresql/*/bin` (Debian and Ubuntu keep the server binaries off `PATH`); when none has
 /// them, the pinned build oltpgen fetches ([`super::download`]). `OLTPGEN_PG_BIN=download` asks for that
-/// build whatever the machine has.
+/// build whatever the machine has; the fetch is said to `said`.
 ///
 /// # Errors
 /// [`Error::Environment`] saying how to install the binaries or to use `--url` instead.
-pub fn find() -> Result<PathBuf, Error> {
+pub fn find(said: &ErrLines) -> Result<PathBuf, Error> {
     if std::env::var_os("OLTPGEN_PG_BIN").is_some_and(|d| d == "download") {
-        return super::download::pinned(has_all);
+        return super::download::pinned(has_all, said);
     }
     if let Some(dir) = std::env::var_os("OLTPGEN_PG_BIN") {
         let dir = PathBuf::from(dir);
@@ -58,7 +59,7 @@ pub fn find() -> Result<PathBuf, Error> {
         .chain(from_pg_config)
         .chain(debian)
         .find(|d| has_all(d))
-        .map_or_else(|| super::download::pinned(has_all), Ok)
+        .map_or_else(|| super::download::pinned(has_all, said), Ok)
 }
 
 fn has_all(dir: &Path) -> bool {

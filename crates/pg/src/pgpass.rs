@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use oltpgen_vocab::Error;
+use oltpgen_vocab::console::ErrLines;
 
 /// The connection an entry is looked up for.
 #[derive(Clone, Copy, Debug)]
@@ -134,7 +135,9 @@ fn default_file() -> Option<PathBuf> {
     }
 }
 
-/// A default password file's text, unless others can read it: libpq then ignores it, and so do we.
+/// A default password file's text, unless others can read it: libpq then ignores it, and so do we,
+/// saying so on the standard error of the command reading the URL (the handle it scoped: a URL is read
+/// deep in every command, on its own task).
 fn read_private(file: &Path) -> Option<String> {
     use std::os::unix::fs::PermissionsExt;
     let meta = std::fs::metadata(file).ok()?;
@@ -142,11 +145,11 @@ fn read_private(file: &Path) -> Option<String> {
         return None;
     }
     if meta.permissions().mode() & 0o077 != 0 {
-        eprintln!(
+        ErrLines::current().line(&format!(
             "warning: password file {} has group or world access and is ignored (as psql does); \
              chmod 0600 it",
             file.display()
-        );
+        ));
         return None;
     }
     std::fs::read_to_string(file).ok()

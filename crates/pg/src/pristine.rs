@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use tokio_postgres::Client;
 
 use super::{connect, failed, quoted, target};
+use oltpgen_vocab::console::ErrLines;
 use oltpgen_vocab::space::free_bytes;
 use oltpgen_vocab::{Error, Target};
 
@@ -282,11 +283,11 @@ pub async fn put_back(target: &Target) -> Result<Result<(), String>, Error> {
 /// Drops `target`'s pristine copy at the study's end, whatever ended it: first ends what a study cut
 /// short left cloning; when the database itself is missing (cut between its drop and its clone), the
 /// copy is renamed back to it instead, so nothing is lost. A database of the copy's name that is not
-/// oltpgen's stays.
+/// oltpgen's stays. The renaming is said to `said`.
 ///
 /// # Errors
 /// [`Error::Failed`] when a statement fails.
-pub async fn discard(target: &Target) -> Result<(), Error> {
+pub async fn discard(target: &Target, said: &ErrLines) -> Result<(), Error> {
     let db = target.dbname();
     let Some(copy) = copy_name(db) else { return Ok(()) };
     let (client, at) = admin(target).await?;
@@ -302,9 +303,9 @@ pub async fn discard(target: &Target) -> Result<(), Error> {
     }
     if comment(&client, &at, db).await?.is_none() {
         let rename = format!("ALTER DATABASE {} RENAME TO {}", quoted(&copy), quoted(db));
-        eprintln!(
+        said.line(&format!(
             "--restore: {db} was cut short while cloned again: its pristine copy is renamed back to it"
-        );
+        ));
         run(&client, &at, "renaming the pristine copy back", &rename).await?;
         return run(&client, &at, "unmarking it", &format!("COMMENT ON DATABASE {} IS NULL", quoted(db)))
             .await;

@@ -29,6 +29,7 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`console`] | where a command's words go, and the handle on its standard error that tasks and threads keep |
 //! | [`error`] | the errors, sorted by what the user does about them, and the kinds of database fault |
 //! | [`stop`] | the signals that stop a command, and the exit code they leave |
 //! | [`chunks`] | the engine-neutral half of a bulk load |
@@ -39,6 +40,7 @@
 
 pub mod chunks;
 pub mod claim;
+pub mod console;
 pub mod counters;
 pub mod create;
 pub mod ds2;

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use oltpgen_report::numfmt::thousands;
 
+use crate::console::ErrLines;
+
 /// How often a progress line is printed when stderr is not a terminal (the run's live lines' default period).
 pub const LINE_EVERY: Duration = Duration::from_secs(10);
 
@@ -21,6 +23,8 @@ pub struct Progress {
 
 /// The plain lines printed in place of the bar where stderr is not a terminal.
 struct Lines {
+    /// Where they go: the standard error of the command that made the bar.
+    said: ErrLines,
     unit: String,
     started: Instant,
     /// The label and when the last line was printed.
@@ -28,7 +32,9 @@ struct Lines {
 }
 
 impl Progress {
-    /// A bar counting `total` `unit`s (e.g. "rows"), labelled `what`; hidden when `quiet`.
+    /// A bar counting `total` `unit`s (e.g. "rows"), labelled `what`; hidden when `quiet`. Made on a
+    /// command's task (or in its [`ErrLines::sync_scope`]): its plain lines go to that command's
+    /// standard error, whichever thread advances it.
     pub fn new(what: &str, total: u64, unit: &str, quiet: bool) -> Self {
         let terminal = std::io::stderr().is_terminal();
         let target =
@@ -54,6 +60,7 @@ impl Progress {
         let now = Instant::now();
         let lines = (!quiet && !terminal).then(|| {
             Arc::new(Lines {
+                said: ErrLines::current(),
                 unit: unit.to_string(),
                 started: now,
                 state: Mutex::new((what.to_string(), now)),
@@ -70,10 +77,13 @@ impl Progress {
             if state.1.elapsed() >= LINE_EVERY {
                 state.1 = Instant::now();
                 let total = self.bar.length().unwrap_or(0);
-                eprintln!(
-                    "{}",
-                    line(&state.0, self.bar.position(), total, &lines.unit, lines.started.elapsed())
-                );
+                lines.said.line(&line(
+                    &state.0,
+                    self.bar.position(),
+                    total,
+                    &lines.unit,
+                    lines.started.elapsed(),
+                ));
             }
         }
     }

@@ -92,6 +92,9 @@ fn watch_signals() -> watch::Receiver<bool> {
             let _ = tx.send(true);
             // A second signal: the user does not want to wait for a clean stop.
             next().await;
+            // The one direct write to standard error in a library crate (tests/no_print_macros.rs names
+            // it): the process ends on the next line, and no command's console reaches this task,
+            // which listens from before any command starts until the process ends.
             eprintln!("stopped at once (a second signal)");
             std::process::exit(i32::from(exit_code()));
         });

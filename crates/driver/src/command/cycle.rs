@@ -15,7 +15,7 @@ use std::time::Instant;
 use futures_util::future::{join_all, try_join_all};
 use oltpgen_report::model::cycle::Restored;
 
-use super::workers_or_cores;
+use super::{ErrLines, workers_or_cores};
 use crate::engine::{self, Conn};
 use crate::load::LoadOptions;
 use crate::restore::{self, Restorable};
@@ -42,14 +42,17 @@ pub struct StudyCycle<W> {
     copied: Vec<bool>,
     /// Whether the fallback to the generator was said (once).
     said_fallback: bool,
+    /// The command's standard error, for what the restores say (copies made, kept or left).
+    said: ErrLines,
     workload: PhantomData<W>,
 }
 
 impl<W: Restorable> StudyCycle<W> {
     /// The cycle `study`'s flags ask for on `targets`: with `--restore`, every target restored at once,
     /// the cores shared among them (one connection and generating thread each), with a progress bar
-    /// unless `quiet` or several bars would draw over one another; its hooks run in `--out`.
-    pub fn new(study: &StudyFlags, targets: &[Target], quiet: bool) -> Self {
+    /// unless `quiet` or several bars would draw over one another; its hooks run in `--out`. What it
+    /// says goes to `said`.
+    pub fn new(study: &StudyFlags, targets: &[Target], quiet: bool, said: ErrLines) -> Self {
         let restore = study.restore.then(|| LoadOptions {
             workers: (workers_or_cores(None) / targets.len().max(1)).max(1),
             replace: false,
@@ -68,6 +71,7 @@ impl<W: Restorable> StudyCycle<W> {
             hook_env,
             copied: vec![false; targets.len()],
             said_fallback: false,
+            said,
             workload: PhantomData,
         }
     }
@@ -94,7 +98,7 @@ impl<W: Restorable> StudyCycle<W> {
                         methods.push(FROM_THE_COPY);
                         continue;
                     }
-                    Err(why) => say_once(&mut self.said_fallback, target, &why),
+                    Err(why) => say_once(&mut self.said_fallback, &self.said, target, &why),
                 }
             }
             from_generator.push(target);
@@ -122,24 +126,27 @@ impl<W: Restorable> StudyCycle<W> {
             match engine::pristine::keep(target, &load).await? {
                 Ok(bytes) => {
                     self.copied[i] = true;
-                    eprintln!(
+                    self.said.line(&format!(
                         "--restore: {}: a pristine copy ({:.0} MB more on the server's disk) is cloned back \
                          before the later runs, and dropped at the study's end",
                         target.key(),
                         bytes as f64 / 1e6
-                    );
+                    ));
                 }
-                Err(why) => say_once(&mut self.said_fallback, target, &why),
+                Err(why) => say_once(&mut self.said_fallback, &self.said, target, &why),
             }
         }
         Ok(())
     }
 }
 
-/// Says once why a restore came from the generator rather than a clone.
-fn say_once(said: &mut bool, target: &Target, why: &str) {
-    if !std::mem::replace(said, true) {
-        eprintln!("--restore: {}: restored from the generator rather than cloned: {why}", target.key());
+/// Says once, to `said`, why a restore came from the generator rather than a clone.
+fn say_once(said_it: &mut bool, said: &ErrLines, target: &Target, why: &str) {
+    if !std::mem::replace(said_it, true) {
+        said.line(&format!(
+            "--restore: {}: restored from the generator rather than cloned: {why}",
+            target.key()
+        ));
     }
 }
 
@@ -165,10 +172,11 @@ impl<W: Restorable> Cycle for StudyCycle<W> {
         // Also a copy a cut-short first run was making (its name and its mark are oltpgen's).
         let cloned: Vec<&Target> =
             self.targets.iter().filter(|t| engine::pristine::unavailable(t).is_none()).collect();
-        let dropped = join_all(cloned.iter().map(|t| engine::pristine::discard(t))).await;
+        let dropped = join_all(cloned.iter().map(|t| engine::pristine::discard(t, &self.said))).await;
         for (target, dropped) in cloned.into_iter().zip(dropped) {
             if let Err(e) = dropped {
-                eprintln!("warning: --restore: {}: its pristine copy is left: {e}", target.key());
+                self.said
+                    .line(&format!("warning: --restore: {}: its pristine copy is left: {e}", target.key()));
             }
         }
     }

@@ -192,7 +192,8 @@ impl Ds2Plan {
         let mut lines =
             ProgressLines { quiet: req.quiet, detailed: req.detailed_view, labels: &labels, reset_at_s: 0.0 };
         let mut csv_error = None;
-        let mut cycle = StudyCycle::<ds2::Ds2>::new(&req.study, &self.targets, req.quiet);
+        let mut cycle =
+            StudyCycle::<ds2::Ds2>::new(&req.study, &self.targets, req.quiet, console.err_lines());
         let runs = self.options.plan.runs();
         let studied = ds2::run(&self.targets, &self.options, &mut cycle, |p| match p {
             Progress::Started(1) if !req.quiet => console.line(&ds2_report::header(&header)),

@@ -12,7 +12,7 @@ use oltpgen_report::model::{IO_WRITE, RunResult, Server, Workload as Kind};
 use oltpgen_report::render::text::{io as lines, live};
 use oltpgen_report::stats::io_model::Model;
 
-use super::{Console, Exit, finish};
+use super::{Console, ErrLines, Exit, finish};
 use crate::Error;
 use crate::files::result_dir::read_result;
 use crate::io::file::{self, FileOptions, TestFile};
@@ -331,7 +331,10 @@ async fn prepare(req: &IoRun, spec: &AccessSpec) -> Result<TestFile, Error> {
     };
     let (path, spec) = (req.file.clone(), *spec);
     let flag = stop.clone();
-    let work = tokio::task::spawn_blocking(move || file::prepare(&path, &spec, opts, &flag));
+    // The fill's progress lines, on its own thread, go to this command's standard error.
+    let said = ErrLines::current();
+    let work =
+        tokio::task::spawn_blocking(move || said.sync_scope(|| file::prepare(&path, &spec, opts, &flag)));
     tokio::pin!(work);
     tokio::select! {
         done = &mut work => done.map_err(|e| Error::failed(format!("the file's preparation failed: {e}")))?,

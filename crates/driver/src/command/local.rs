@@ -32,7 +32,8 @@ pub fn status(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> 
 /// `--url` or `--temp-db` given, a server that cannot start.
 pub async fn start(db: &Databases, url_only: bool, console: &mut dyn Console) -> Result<Exit, Error> {
     let place = Placement::Dir(instance_dir(db)?);
-    let mut pg = tokio::task::spawn_blocking(move || LocalPg::start(&place, 200))
+    let said = console.err_lines();
+    let mut pg = tokio::task::spawn_blocking(move || LocalPg::start(&place, 200, &said))
         .await
         .map_err(|e| Error::environment(format!("starting the built-in PostgreSQL: {e}")))??;
     pg.keep_running();

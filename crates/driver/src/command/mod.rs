@@ -25,6 +25,9 @@ pub mod values;
 use std::future::Future;
 
 pub use databases::Databases;
+/// Where a command's words go, and the handle on its standard error for tasks and threads: defined at
+/// the bottom of the floors, so that the engines and the built-in server are handed them too.
+pub use oltpgen_vocab::console::{Console, ErrLines};
 
 use crate::Error;
 
@@ -35,30 +38,6 @@ pub fn not_built(what: &str, feature: &str) -> Error {
         "{what}: this oltpgen was built without the `{feature}` feature: build it with `cargo build --release \
          --features {feature}` (or the default features)"
     ))
-}
-
-/// Where a command's words go: the binary prints them to stdout and stderr; a test may keep them.
-pub trait Console {
-    /// Text for standard output, exactly as given (each line ends with its own `\n`).
-    fn out(&mut self, text: &str);
-
-    /// One line for standard error (a warning, a gate's verdict), without its `\n`.
-    fn err_line(&mut self, line: &str);
-
-    /// One line for standard output, without its `\n`.
-    fn line(&mut self, line: &str) {
-        self.out(line);
-        self.out("\n");
-    }
-
-    /// Notes on what the user may not expect of `flag`'s value (a range stopping short of its end, more
-    /// users than the spec has), on standard output before the work, so that standard error keeps to
-    /// errors.
-    fn notes(&mut self, flag: &str, notes: &[String]) {
-        for note in notes {
-            self.line(&format!("note: {flag} {note}"));
-        }
-    }
 }
 
 /// How a command that did not fail with an [`Error`] ended: the exit code's verdict.

@@ -168,7 +168,7 @@ impl TpccPlan {
             cap: &plan.cap,
         };
         let quiet = self.quiet;
-        let mut cycle = StudyCycle::<tpcc::Tpcc>::new(&self.study, &self.targets, quiet);
+        let mut cycle = StudyCycle::<tpcc::Tpcc>::new(&self.study, &self.targets, quiet, console.err_lines());
         let studied = tpcc::run(&self.targets, &self.options, &mut cycle, |p| match p {
             Progress::Started(1) if !quiet => console.line(&live::tpcc_header(&header)),
             Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),

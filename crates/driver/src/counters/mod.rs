@@ -27,6 +27,7 @@ use tokio::time::Instant;
 use crate::Target;
 use crate::engine::Conn;
 use host::HostTotals;
+use oltpgen_vocab::console::ErrLines;
 use oltpgen_vocab::counters::{DbState, DbTotals};
 
 /// The database figures between two readings `dt_s` seconds apart: every total as a rate, the buffer
@@ -112,6 +113,9 @@ struct Store {
     /// How many pauses there were: a reading that sees a new one closes the connections it holds,
     /// even when the pause ended before it.
     dbs_pauses: u64,
+    /// Where each new note is said: the standard error of the command whose study started the
+    /// sampler (the handle it scoped, taken at the start, as the sampler's task runs apart from it).
+    said: Option<ErrLines>,
 }
 
 impl Store {
@@ -155,7 +159,6 @@ impl Store {
         *prev = None;
     }
 
-    /// Says `note` on stderr and keeps it for the result, once however often it comes.
     /// Records the server `source` read `at` when it differs from the last one recorded for it (the
     /// first one recorded served from the run's start).
     fn served(&mut self, source: &str, at: Instant, server: &str) {
@@ -168,10 +171,14 @@ impl Store {
         }
     }
 
+    /// Says `note` on the command's standard error and keeps it for the result, once however often it
+    /// comes.
     fn note(&mut self, source: &str, note: &str) {
         let line = format!("{source}: {note}");
         if !self.notes.contains(&line) {
-            eprintln!("warning: counters: {line}");
+            if let Some(said) = &self.said {
+                said.line(&format!("warning: counters: {line}"));
+            }
             self.notes.push(line);
         }
     }
@@ -193,7 +200,7 @@ impl Sampler {
     /// the next reading). Readings before [`Sampler::run_started`]
     /// lie before the run's clock's zero (an `--idle-sample`'s).
     pub async fn start(sources: Sources, interval: Duration) -> Sampler {
-        let store = Arc::new(Mutex::new(Store::default()));
+        let store = Arc::new(Mutex::new(Store { said: Some(ErrLines::current()), ..Store::default() }));
         let dbs = sources
             .targets
             .iter()

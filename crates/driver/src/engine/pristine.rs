@@ -3,6 +3,7 @@
 //! each step declines, saying why, and the study restores from the generator.
 
 use crate::{Error, Target};
+use oltpgen_vocab::console::ErrLines;
 use oltpgen_vocab::target::Engine;
 
 /// Why the clone is not offered on `target`, `None` where it is (a database of oltpgen's built-in
@@ -57,14 +58,15 @@ pub async fn put_back(target: &Target) -> Result<Result<(), String>, Error> {
     }
 }
 
-/// Drops `target`'s pristine copy, where one can exist (renamed back when the database is missing).
+/// Drops `target`'s pristine copy, where one can exist (renamed back when the database is missing,
+/// said to `said`).
 ///
 /// # Errors
 /// [`Error::Failed`] when a statement fails.
-pub async fn discard(target: &Target) -> Result<(), Error> {
+pub async fn discard(target: &Target, said: &ErrLines) -> Result<(), Error> {
     match clone(target) {
         #[cfg(feature = "postgres")]
-        Ok(Clone::Postgres) => oltpgen_pg::pristine::discard(target).await,
+        Ok(Clone::Postgres) => oltpgen_pg::pristine::discard(target, said).await,
         Err(_) => Ok(()),
     }
 }

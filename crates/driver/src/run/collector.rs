@@ -64,11 +64,8 @@ impl Tally {
 }
 
 /// The response-time bounds, µs, that each interval counts transactions at or below: the live
-/// metrics' histogram buckets (`le`, in seconds there), 1 ms to 10 s.
-pub const LATENCY_BUCKETS_US: [u64; 13] = [
-    1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000,
-    10_000_000,
-];
+/// metrics' histogram buckets, which the page's renderer defines.
+pub use oltpgen_report::render::prometheus::LATENCY_BUCKETS_US;
 
 /// One transaction type in one reporting interval.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

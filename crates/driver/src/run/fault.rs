@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use oltpgen_report::model::outage::FaultCommand;
 
+use oltpgen_vocab::console::ErrLines;
+
 use super::hooks::{HookEnv, run_logged};
 use crate::Target;
 
@@ -25,36 +27,40 @@ pub struct PlannedFault {
     pub out: PathBuf,
 }
 
-/// The fault waiting for its moment, or running, on its own task.
-pub struct Armed(tokio::task::JoinHandle<FaultCommand>);
+/// The fault waiting for its moment, or running, on its own task; and where what became of it is said.
+pub struct Armed(tokio::task::JoinHandle<FaultCommand>, ErrLines);
 
 impl PlannedFault {
     /// Waits on a task of its own until `at` after `zero` (the study's clock), then runs the command
-    /// against `targets` (`OLTPGEN_TARGETS`).
+    /// against `targets` (`OLTPGEN_TARGETS`). What became of it will be said on the standard error of
+    /// the command whose study arms it (the handle it scoped).
     pub fn arm(&self, zero: Instant, targets: &[Target]) -> Armed {
         let env = HookEnv { out: self.out.clone(), targets: targets.iter().map(Target::key).collect() };
         let fault = self.clone();
-        Armed(tokio::spawn(async move {
-            tokio::time::sleep_until((zero + fault.at).into()).await;
-            let at_s = zero.elapsed().as_secs_f64();
-            let outcome = run_logged("--fault-cmd", &fault.cmd, 1, fault.timeout, &env).await;
-            FaultCommand { at_s, ended_s: zero.elapsed().as_secs_f64(), failed: outcome.err() }
-        }))
+        Armed(
+            tokio::spawn(async move {
+                tokio::time::sleep_until((zero + fault.at).into()).await;
+                let at_s = zero.elapsed().as_secs_f64();
+                let outcome = run_logged("--fault-cmd", &fault.cmd, 1, fault.timeout, &env).await;
+                FaultCommand { at_s, ended_s: zero.elapsed().as_secs_f64(), failed: outcome.err() }
+            }),
+            ErrLines::current(),
+        )
     }
 }
 
 impl Armed {
-    /// The fault as it ran, once the study ended: `None`, said on stderr, when the study ended before
+    /// The fault as it ran, once the study ended: `None`, said on the command's standard error, when the study ended before
     /// its moment (it is then not run); a command still running is killed with its process group.
     pub async fn finish(self) -> Option<FaultCommand> {
         if !self.0.is_finished() {
             self.0.abort();
-            eprintln!("warning: --fault-at: the study ended before the fault's command ran to its end");
+            self.1.line("warning: --fault-at: the study ended before the fault's command ran to its end");
             return None;
         }
         let fault = self.0.await.ok()?;
         if let Some(why) = &fault.failed {
-            eprintln!("warning: --fault-cmd {why}");
+            self.1.line(&format!("warning: --fault-cmd {why}"));
         }
         Some(fault)
     }

@@ -295,22 +295,97 @@ struct StockPass {
     remote: Vec<i32>,
 }
 
-async fn new_order(client: &Client, st: &Statements, i: &NewOrderInput) -> Result<Outcome, Error> {
-    let (w, d, c) = (i.w_id as i32, i.d_id as i32, i.c_id as i32);
-    let n = i.lines.len();
-    let item_ids: Vec<i32> = i.lines.iter().map(|l| l.i_id as i32).collect();
-    let (pass_of, passes) = stock_passes(&i.lines);
-    let mut stock_passes: Vec<StockPass> = (0..passes).map(|_| StockPass::default()).collect();
-    for (l, &p) in i.lines.iter().zip(&pass_of) {
-        let p = &mut stock_passes[usize::from(p)];
-        p.item_ids.push(l.i_id as i32);
-        p.supply.push(l.supply_w_id as i32);
-        p.qty.push(l.quantity as i32);
-        p.remote.push(i32::from(l.supply_w_id != i.w_id));
+impl StockPass {
+    /// The order's stock passes, and each line's pass ([`stock_passes`]).
+    fn of_order(i: &NewOrderInput) -> ([u8; MAX_LINES], Vec<StockPass>) {
+        let (pass_of, passes) = stock_passes(&i.lines);
+        let mut stock_passes: Vec<StockPass> = (0..passes).map(|_| StockPass::default()).collect();
+        for (l, &p) in i.lines.iter().zip(&pass_of) {
+            let p = &mut stock_passes[usize::from(p)];
+            p.item_ids.push(l.i_id as i32);
+            p.supply.push(l.supply_w_id as i32);
+            p.qty.push(l.quantity as i32);
+            p.remote.push(i32::from(l.supply_w_id != i.w_id));
+        }
+        (pass_of, stock_passes)
     }
+}
+
+/// The order's lines as the insert binds them: those whose item exists, each with its number, its
+/// amount in cents and its stock row's district information.
+struct Lines<'a> {
+    numbers: Vec<i32>,
+    /// The lines' items, supplying warehouses and quantities (`remote` unused).
+    valid: StockPass,
+    cents: Vec<i64>,
+    dist: Vec<&'a str>,
+}
+
+impl<'a> Lines<'a> {
+    /// The lines of `i` priced from `items` (sorted by id, once each however many lines name them) and
+    /// matched with their stock rows (`stock`, one list per pass, `pass_of` each line's).
+    fn entered(i: &NewOrderInput, pass_of: &[u8], items: &[Row], stock: &'a [Vec<Row>]) -> Self {
+        let n = i.lines.len();
+        let price = |i_id: i32| {
+            items
+                .binary_search_by_key(&i_id, |row| row.get::<_, i32>(0))
+                .ok()
+                .map(|k| items[k].get::<_, i32>(1))
+        };
+        let mut entered = Lines {
+            numbers: Vec::with_capacity(n),
+            valid: StockPass::default(),
+            cents: Vec::with_capacity(n),
+            dist: Vec::with_capacity(n),
+        };
+        for (k, (line, &p)) in i.lines.iter().zip(pass_of).enumerate() {
+            // 2.4.2.3: an unused item's line is the only step skipped; the rest of the order is entered
+            // before the rollback.
+            let Some(cents_each) = price(line.i_id as i32) else { continue };
+            entered.numbers.push(k as i32 + 1);
+            entered.valid.item_ids.push(line.i_id as i32);
+            entered.valid.supply.push(line.supply_w_id as i32);
+            entered.valid.qty.push(line.quantity as i32);
+            entered.cents.push(i64::from(cents_each) * i64::from(line.quantity));
+            let s = stock[usize::from(p)].iter().find(|s| {
+                s.get::<_, i32>(0) == line.i_id as i32 && s.get::<_, i32>(1) == line.supply_w_id as i32
+            });
+            entered.dist.push(s.map_or("", |s| s.get(4)));
+        }
+        entered
+    }
+}
+
+async fn new_order(client: &Client, st: &Statements, i: &NewOrderInput) -> Result<Outcome, Error> {
+    let (pass_of, passes) = StockPass::of_order(i);
+    let (district, items, stock) = new_order_reads(client, st, i, &passes).await?;
+    let o_id: i32 = district.get(0);
+    let lines = Lines::entered(i, &pass_of, &items, &stock);
+    // 2.4.2.3: an item that does not exist rolls the whole order back.
+    let rolled_back = lines.numbers.len() < i.lines.len();
+    new_order_writes(client, st, i, (o_id, rolled_back), &lines).await?;
+    // A rolled-back New-Order was never acknowledged: it has no order to keep.
+    Ok(Outcome {
+        done: Done { rolled_back },
+        o_id: (!rolled_back).then_some(o_id as u32),
+        ..Outcome::COMMITTED
+    })
+}
+
+/// New-Order's first round trip: BEGIN, the district (locked, its order id taken), warehouse,
+/// customer, items and the stock updates of every pass; ROLLBACK when one fails. Returns the
+/// district's row, the items' and each pass's stock rows.
+async fn new_order_reads(
+    client: &Client,
+    st: &Statements,
+    i: &NewOrderInput,
+    passes: &[StockPass],
+) -> Result<(Row, Vec<Row>, Vec<Vec<Row>>), Error> {
+    let (w, d, c) = (i.w_id as i32, i.d_id as i32, i.c_id as i32);
+    let item_ids: Vec<i32> = i.lines.iter().map(|l| l.i_id as i32).collect();
     let (p_district, p_warehouse, p_customer): (Params, Params, Params) = (&[&w, &d], &[&w], &[&w, &d, &c]);
     let p_items: Params = &[&item_ids];
-    let p_stock: Vec<[&(dyn ToSql + Sync); 5]> = stock_passes
+    let p_stock: Vec<[&(dyn ToSql + Sync); 5]> = passes
         .iter()
         .map(|p| [&p.item_ids as _, &p.supply as _, &p.qty as _, &p.remote as _, &d as _])
         .collect();
@@ -324,43 +399,40 @@ async fn new_order(client: &Client, st: &Statements, i: &NewOrderInput) -> Resul
         join_all(p_stock.iter().map(|p| client.query(&st.no_stock, &p[..]))),
     );
     let first = (|| Ok::<_, Error>((begin?, district?, warehouse?, customer?, items?, all_ok(stock)?)))();
-    let (_, district, _warehouse, _customer, items, stock) = match first {
-        Ok(r) => r,
+    match first {
+        Ok((_, district, _warehouse, _customer, items, stock)) => Ok((district, items, stock)),
         Err(e) => {
             let _ = client.query(&st.rollback, &[]).await;
-            return Err(e);
+            Err(e)
         }
-    };
-    let o_id: i32 = district.get(0);
-    // Items come back sorted by id, once each however many lines name them.
-    let price = |i_id: i32| {
-        items.binary_search_by_key(&i_id, |row| row.get::<_, i32>(0)).ok().map(|k| items[k].get::<_, i32>(1))
-    };
-    let mut numbers = Vec::with_capacity(n);
-    let mut valid = StockPass::default();
-    let mut cents = Vec::with_capacity(n);
-    let mut dist: Vec<&str> = Vec::with_capacity(n);
-    for (k, (line, &p)) in i.lines.iter().zip(&pass_of).enumerate() {
-        // 2.4.2.3: an unused item's line is the only step skipped; the rest of the order is entered
-        // before the rollback.
-        let Some(cents_each) = price(line.i_id as i32) else { continue };
-        numbers.push(k as i32 + 1);
-        valid.item_ids.push(line.i_id as i32);
-        valid.supply.push(line.supply_w_id as i32);
-        valid.qty.push(line.quantity as i32);
-        cents.push(i64::from(cents_each) * i64::from(line.quantity));
-        let s = stock[usize::from(p)].iter().find(|s| {
-            s.get::<_, i32>(0) == line.i_id as i32 && s.get::<_, i32>(1) == line.supply_w_id as i32
-        });
-        dist.push(s.map_or("", |s| s.get(4)));
     }
-    // 2.4.2.3: an item that does not exist rolls the whole order back.
-    let rolled_back = numbers.len() < n;
-    let (ol_cnt, all_local) = (n as i32, i32::from(i.all_local));
+}
+
+/// New-Order's second round trip: the order, the new order and the `lines` inserted, then COMMIT, or
+/// ROLLBACK when the order is `rolled_back` (numbered `o_id`).
+async fn new_order_writes(
+    client: &Client,
+    st: &Statements,
+    i: &NewOrderInput,
+    (o_id, rolled_back): (i32, bool),
+    lines: &Lines<'_>,
+) -> Result<(), Error> {
+    let (w, d, c) = (i.w_id as i32, i.d_id as i32, i.c_id as i32);
+    let (ol_cnt, all_local) = (i.lines.len() as i32, i32::from(i.all_local));
     let p_order: Params = &[&o_id, &d, &w, &c, &ol_cnt, &all_local];
     let p_new_order: Params = &[&o_id, &d, &w];
-    let p_lines: Params =
-        &[&o_id, &d, &w, &numbers, &valid.item_ids, &valid.supply, &valid.qty, &cents, &dist];
+    let valid = &lines.valid;
+    let p_lines: Params = &[
+        &o_id,
+        &d,
+        &w,
+        &lines.numbers,
+        &valid.item_ids,
+        &valid.supply,
+        &valid.qty,
+        &lines.cents,
+        &lines.dist,
+    ];
     let end = if rolled_back { &st.rollback } else { &st.commit };
     let (order, new_order, lines, end) = tokio::join!(
         biased;
@@ -373,12 +445,7 @@ async fn new_order(client: &Client, st: &Statements, i: &NewOrderInput) -> Resul
     new_order?;
     lines?;
     end?;
-    // A rolled-back New-Order was never acknowledged: it has no order to keep.
-    Ok(Outcome {
-        done: Done { rolled_back },
-        o_id: (!rolled_back).then_some(o_id as u32),
-        ..Outcome::COMMITTED
-    })
+    Ok(())
 }
 
 async fn payment(client: &Client, st: &Statements, i: &PaymentInput) -> Result<Outcome, Error> {

@@ -12,6 +12,7 @@ pub mod counters;
 pub mod csv;
 pub mod describe;
 pub mod html;
+pub mod prometheus;
 pub mod steps;
 pub mod study;
 pub mod text;
