@@ -52,19 +52,23 @@ impl MariaDb {
             tempfile::Builder::new().prefix("oltpgen-mariadb-").tempdir().expect("a temporary directory");
         let data = dir.path().join("data");
         let user = format!("--user={}", account());
+        // Its own tmpdir (issue 36), for the bootstrap too: with the default, /tmp, parallel tests'
+        // bootstraps removed each other's temporary tables ("Could not remove temporary table:
+        // '/tmp/#sql-temptable-…', error: 2", then "Unknown table 'mysql.tmp_user_sys'").
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp).expect("the server's tmpdir");
         let install = Command::new(program("mariadb-install-db"))
             .args(["--no-defaults", &format!("--datadir={}", data.display()), &user])
+            .arg(format!("--tmpdir={}", tmp.display()))
             .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
             .output()
             .expect("mariadb-install-db runs");
         assert!(install.status.success(), "mariadb-install-db: {}", String::from_utf8_lossy(&install.stderr));
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let socket = dir.path().join("mysqld.sock");
-        // Its own tmpdir (issue 36): with the default, /tmp, every test's server wrote its internal
+        // The server in the same tmpdir: with the default, /tmp, every test's server wrote its internal
         // temporary tables (`#sql-temptable-…`) into one directory, and one removing another's files
         // failed a statement ("Error on delete of '/tmp/#sql-temptable-….MAI' (Errcode: 2)").
-        let tmp = dir.path().join("tmp");
-        std::fs::create_dir(&tmp).expect("the server's tmpdir");
         let server = Command::new(program("mariadbd"))
             .args(["--no-defaults", &format!("--datadir={}", data.display()), &user])
             .arg(format!("--port={port}"))
