@@ -4,12 +4,16 @@
 //! every interval, and the measured window's statistics at the end. Workload-neutral: a workload plugs
 //! in through [`Workload`].
 
+#![warn(clippy::too_many_lines)]
+
 pub mod agent;
 pub mod collector;
 pub mod cpu;
 pub mod crowd;
 pub mod fault;
 pub mod hooks;
+// Its Prometheus renderer is moving to the report crate (issue 38, item 4); the lint holds there after it.
+#[allow(clippy::too_many_lines)]
 pub mod metrics;
 pub mod outage;
 pub mod plan;
