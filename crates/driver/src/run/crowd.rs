@@ -5,9 +5,10 @@
 //! engines' futures. The crowd is plain data on its shard's thread: no lock, no timer and no task per
 //! user.
 //!
-//! The crowd decides, the shard's loop runs: [`Crowd::due`] begins the users whose start has come and
-//! wakes those whose deadline has, [`Crowd::finish`] takes a turn back, and both leave the turns to run
-//! in [`Crowd::ready`].
+//! The crowd decides, the shard's loop runs: [`Crowd::due`] plays the steps the run decided
+//! ([`Crowd::decide`]: at a step's start its new users begin over its ramp, or, when it has fewer users
+//! than the step before, the surplus stop) and wakes the users whose deadline has come,
+//! [`Crowd::finish`] takes a turn back, and both leave the turns to run in [`Crowd::ready`].
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};

@@ -1,8 +1,9 @@
 //! Driving load: virtual users in shards over the client threads ([`shard`]), each user plain data in
 //! its shard's [`crowd`] (its state, a deadline, a place in a connection's line) and a future only
 //! while its transaction runs ([`user`]); a collector that turns their samples into figures, live lines
-//! every interval, and the measured window's statistics at the end. Workload-neutral: a workload plugs
-//! in through [`Workload`].
+//! every interval, and the measured window's statistics at the end. Each step is laid as a [`Stepper`]
+//! decides it (a sweep walks its list; a search reads the verdict on the step before). Workload-neutral:
+//! a workload plugs in through [`Workload`].
 
 #![warn(clippy::too_many_lines)]
 
