@@ -163,4 +163,23 @@ mod tests {
         assert_eq!(s[1].window, (secs(220), secs(240)));
         assert_eq!(user_start(&t, &s, 6), Some(secs(130)), "halfway through the second step's 20 s ramp");
     }
+
+    #[test]
+    fn a_smaller_step_starts_nobody_and_a_larger_one_after_it_starts_users_again_from_there() {
+        let t = timing(Ramp::Rate(10.0));
+        let s = t.schedule(&steps(&[16, 8, 12]));
+        assert_eq!(s[1].ramp, Duration::ZERO, "going down, nothing to start");
+        assert_eq!(s[2].ramp, Duration::from_secs_f64(0.3), "users 8-11 start again");
+        assert_eq!(s[2].begins(&t, 8, 9), Some(s[2].start + Duration::from_secs_f64(0.1)));
+        assert_eq!(s[2].begins(&t, 8, 7), None, "user 7 ran on");
+        assert_eq!(
+            user_start(&t, &s, 9),
+            Some(Duration::from_secs_f64(0.9)),
+            "first started in the first step"
+        );
+        let decided = s[2].window.1 + secs(2);
+        let next = t.place(StepSpec { users: 4, run: 1 }, Some(&s[2]), decided);
+        assert_eq!(next.start, decided, "a step decided on the verdict begins once it is in");
+        assert_eq!(next.window, (decided + secs(5), decided + secs(65)));
+    }
 }
