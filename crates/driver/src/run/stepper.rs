@@ -11,9 +11,9 @@ use super::StepSpec;
 ///
 /// The run lays each step it is given after the one before; a step with fewer users than the one
 /// before stops the surplus users at its start (their transactions in flight finish, and count where
-/// they complete). A stepper may ask for at most the plan's most users ([`RunPlan::max_users`]
-/// (super::RunPlan::max_users)): the run deals users and sizes connections for that many, and asks no
-/// step beyond it.
+/// they complete). A stepper may ask for at most the plan's most users
+/// ([`RunPlan::max_users`](super::RunPlan::max_users)): the run deals users and sizes connections for
+/// that many, and lays no step beyond it.
 pub trait Stepper {
     /// The next step's users, from the steps of this run judged so far (in order; empty before the
     /// first), or `None` to end the run.
