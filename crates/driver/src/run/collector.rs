@@ -133,6 +133,19 @@ struct Window {
     connections_lost: Vec<u64>,
 }
 
+impl Window {
+    /// The window `ms`, nothing in it yet, with `audit` audit counters and `targets` targets.
+    fn new(ms: Range<u32>, audit: usize, targets: usize) -> Window {
+        Window {
+            ms,
+            tallies: Vec::new(),
+            lateness: None,
+            audit: vec![0; audit],
+            connections_lost: vec![0; targets],
+        }
+    }
+}
+
 /// Sorts samples into the measured windows' and the current interval's tallies.
 pub struct Collector {
     workload: Workload,
@@ -197,16 +210,7 @@ impl Collector {
             per_minute_kind,
             targets: targets.max(1),
             audit: &[],
-            windows: windows_ms
-                .iter()
-                .map(|ms| Window {
-                    ms: ms.clone(),
-                    tallies: Vec::new(),
-                    lateness: None,
-                    audit: Vec::new(),
-                    connections_lost: vec![0; targets.max(1)],
-                })
-                .collect(),
+            windows: windows_ms.iter().map(|ms| Window::new(ms.clone(), 0, targets.max(1))).collect(),
             interval: tallies(cells),
             interval_start_s: 0.0,
             totals: Totals::new(kinds.len(), targets, windows_ms),
@@ -232,6 +236,13 @@ impl Collector {
             w.audit = vec![0; names.len() * self.targets];
         }
         self
+    }
+
+    /// Measures one more step, whose window `ms` comes after every other's: a step the run decided
+    /// after it began.
+    pub fn add_window(&mut self, ms: Range<u32>) {
+        self.totals.add_resets(&ms);
+        self.windows.push(Window::new(ms, self.audit.len() * self.targets, self.targets));
     }
 
     /// Takes in a batch's audit increments, each into the window its transaction completed in, under
@@ -277,13 +288,7 @@ impl Collector {
             windows: self
                 .windows
                 .iter()
-                .map(|w| Window {
-                    ms: w.ms.clone(),
-                    tallies: Vec::new(),
-                    lateness: None,
-                    audit: vec![0; w.audit.len()],
-                    connections_lost: vec![0; self.targets],
-                })
+                .map(|w| Window::new(w.ms.clone(), w.audit.len(), self.targets))
                 .collect(),
             interval: Vec::new(),
             interval_start_s: self.interval_start_s,

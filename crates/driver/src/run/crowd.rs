@@ -5,12 +5,13 @@
 //! engines' futures. The crowd is plain data on its shard's thread: no lock, no timer and no task per
 //! user.
 //!
-//! The crowd decides, the shard's loop runs: [`Crowd::due`] begins the users whose start has come and
-//! wakes those whose deadline has, [`Crowd::finish`] takes a turn back, and both leave the turns to run
-//! in [`Crowd::ready`].
+//! The crowd decides, the shard's loop runs: [`Crowd::due`] plays the steps the run decided
+//! ([`Crowd::decide`]: at a step's start its new users begin over its ramp, or, when it has fewer users
+//! than the step before, the surplus stop) and wakes the users whose deadline has come,
+//! [`Crowd::finish`] takes a turn back, and both leave the turns to run in [`Crowd::ready`].
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ use tokio::time::Instant;
 
 use super::collector::Collector;
 use super::pool::{Connections, Pool};
-use super::schedule::{self, Scheduled, Timing};
+use super::schedule::{Scheduled, Timing};
 use super::user::{Job, User, nanos};
 use super::workload::Workload;
 
@@ -33,14 +34,26 @@ pub struct Crowd<W: Workload> {
     targets: usize,
     /// The run's time zero: every time here is ns after it.
     start: Instant,
-    /// The users begun so far, by their places in the shard.
+    /// The users begun at least once, by their places in the shard.
     users: Vec<User<W>>,
-    /// The shard's users, in the order they begin; `users.len()` of them have.
-    to_begin: Vec<u32>,
-    /// When the next of `to_begin` begins (`None` when all have, or the run is stopping).
-    next_begin_ns: Option<u64>,
+    /// The shard's users' indices in the run, ascending: a user's place is its position here (users
+    /// first begin in that order); `users.len()` of them have begun.
+    places: Vec<u32>,
+    /// The steps decided and not yet played through, each with the users of the step before it.
+    steps: VecDeque<(Scheduled, u32)>,
+    /// The users of the last step decided.
+    last_users: u32,
+    /// Whether the first of `steps` has begun (its edge played); then `cursor` is the place of the
+    /// next user it begins.
+    entered: bool,
+    cursor: usize,
+    /// When the next edge or begin of `steps` is due (`None` when none is, or the run is stopping).
+    next_step_ns: Option<u64>,
+    /// Users of the run below this index run; the others, once their turn in flight ends, stop.
+    wanted: u32,
+    /// The shard's users running now: begun, and below `wanted`.
+    running: u64,
     timing: Timing,
-    schedule: Vec<Scheduled>,
     /// Users keying or thinking: (intended start, place), the soonest on top.
     deadlines: BinaryHeap<Reverse<(u64, u32)>>,
     connections: Connections<W::Session>,
@@ -52,20 +65,17 @@ pub struct Crowd<W: Workload> {
 }
 
 impl<W: Workload> Crowd<W> {
-    /// The crowd of users `users` (indices in the run) of `workload`, beginning as `timing` and
-    /// `schedule` place them after `start`, on connections `pooled` (this shard's share of each target's
-    /// pool) or their own.
+    /// The crowd of users `users` (indices in the run) of `workload`, beginning as `timing` places them
+    /// in the steps [`decide`](Self::decide) gives, after `start`, on connections `pooled` (this
+    /// shard's share of each target's pool) or their own.
     pub fn new(
         workload: Arc<W>,
         start: Instant,
         mut users: Vec<u32>,
-        (timing, schedule): (Timing, Vec<Scheduled>),
+        timing: Timing,
         pooled: Option<Vec<u32>>,
     ) -> Self {
-        let begin = |i: u32| schedule::user_start(&timing, &schedule, i).map_or(u64::MAX, nanos);
-        // A step's users begin in order, and a later step's after; sorted, whatever `--window` does.
-        users.sort_by_key(|&i| (begin(i), i));
-        let next_begin_ns = users.first().map(|&i| begin(i));
+        users.sort_unstable();
         let connections = match pooled {
             Some(sizes) => Connections::Shared(sizes.into_iter().map(Pool::new).collect()),
             None => Connections::Own(Vec::new()),
@@ -75,10 +85,15 @@ impl<W: Workload> Crowd<W> {
             workload,
             start,
             users: Vec::with_capacity(users.len()),
-            to_begin: users,
-            next_begin_ns,
+            places: users,
+            steps: VecDeque::new(),
+            last_users: 0,
+            entered: false,
+            cursor: 0,
+            next_step_ns: None,
+            wanted: 0,
+            running: 0,
             timing,
-            schedule,
             deadlines: BinaryHeap::new(),
             connections,
             spare: Vec::new(),
@@ -92,34 +107,47 @@ impl<W: Workload> Crowd<W> {
         &self.workload
     }
 
+    /// The shard's users running now.
+    pub fn running(&self) -> u64 {
+        self.running
+    }
+
+    /// Adds the next step the run decided, `step`: at its start, the users it adds begin over its ramp,
+    /// or those it drops stop.
+    pub fn decide(&mut self, step: Scheduled) {
+        if self.stopping {
+            return;
+        }
+        self.steps.push_back((step, self.last_users));
+        self.last_users = step.spec.users;
+        self.plan_next();
+    }
+
     /// ns from the run's start to `at`.
     fn ns(&self, at: Instant) -> u64 {
         nanos(at.saturating_duration_since(self.start))
     }
 
-    /// The next moment something is due (a user begins or wakes); `None` when nothing ever is.
+    /// The next moment something is due (a step begins, a user begins or wakes); `None` when nothing
+    /// ever is.
     pub fn next_due(&self) -> Option<Instant> {
         let wake = self.deadlines.peek().map(|Reverse((at, _))| *at);
-        let at = match (self.next_begin_ns, wake) {
+        let at = match (self.next_step_ns, wake) {
             (Some(a), Some(b)) => a.min(b),
             (a, b) => a.or(b)?,
         };
         Some(self.start + Duration::from_nanos(at))
     }
 
-    /// Begins the users whose start has come by `now` and wakes those whose intended start has (how late
-    /// each woke goes to `collector`), a few hundred of each at most (the rest are still due: see
-    /// [`next_due`](Self::next_due)); their turns go to [`ready`](Self::ready). Returns how many users
-    /// began.
-    pub fn due(&mut self, now: Instant, collector: &mut Collector) -> u64 {
+    /// Plays what the steps have due by `now` (a step's edge, where its surplus users stop; its new
+    /// users, who begin) and wakes the users whose intended start has come (how late each woke goes to
+    /// `collector`), a few hundred of each at most (the rest are still due: see
+    /// [`next_due`](Self::next_due)); their turns go to [`ready`](Self::ready).
+    pub fn due(&mut self, now: Instant, collector: &mut Collector) {
         let now_ns = self.ns(now);
-        let mut begun = 0;
-        while let Some(at) = self.next_begin_ns.filter(|&at| at <= now_ns && begun < AT_ONCE as u64) {
-            self.begin(at, now_ns);
-            begun += 1;
-            let next = self.to_begin.get(self.users.len());
-            self.next_begin_ns =
-                next.and_then(|&i| schedule::user_start(&self.timing, &self.schedule, i)).map(nanos);
+        for _ in 0..AT_ONCE {
+            let Some(at) = self.next_step_ns.filter(|&at| at <= now_ns) else { break };
+            self.play(at, now_ns);
         }
         let now_ms = (now_ns / 1_000_000).min(u64::from(u32::MAX)) as u32;
         for _ in 0..AT_ONCE {
@@ -131,24 +159,92 @@ impl<W: Workload> Crowd<W> {
             collector.record_late(now_ms, ((now_ns - at) / 1_000).min(u64::from(u32::MAX)) as u32);
             self.dispatch(place);
         }
-        begun
     }
 
-    /// Begins the next user, due at `at_ns`: its own connection opens first (connecting is not part of
-    /// a response time, as DS2's driver connects every user before it starts), or it deals its first
-    /// transaction.
-    fn begin(&mut self, at_ns: u64, now_ns: u64) {
-        let place = self.users.len() as u32;
-        let index = self.to_begin[place as usize];
-        self.users.push(User::new(&*self.workload, index, at_ns));
-        match &mut self.connections {
-            Connections::Own(sessions) => {
+    /// Works out when the steps next have something due: the first step's edge, or the begin of its
+    /// next new user; a step whose new users have all begun is played through.
+    fn plan_next(&mut self) {
+        self.next_step_ns = loop {
+            let Some(&(step, before)) = self.steps.front() else { break None };
+            if !self.entered {
+                break Some(nanos(step.start));
+            }
+            match self.places.get(self.cursor).and_then(|&i| step.begins(&self.timing, before, i)) {
+                Some(at) => break Some(nanos(at)),
+                None => {
+                    self.steps.pop_front();
+                    self.entered = false;
+                }
+            }
+        };
+    }
+
+    /// Plays the steps' next event, due at `at_ns`: the first step's edge (its surplus users stop, and
+    /// its new users are the next to begin), or the begin of its next new user.
+    fn play(&mut self, at_ns: u64, now_ns: u64) {
+        let Some(&(step, before)) = self.steps.front() else { return };
+        if self.entered {
+            let place = self.cursor;
+            self.cursor += 1;
+            self.wanted = self.wanted.max(self.places[place] + 1);
+            self.begin(place, at_ns, now_ns);
+        } else {
+            self.entered = true;
+            self.cursor = self.places.partition_point(|&i| i < before);
+            if step.spec.users < before {
+                self.stop_from(step.spec.users);
+            }
+        }
+        self.running = self.places[..self.users.len()].partition_point(|&i| i < self.wanted) as u64;
+        self.plan_next();
+    }
+
+    /// Begins the user at `place`, due at `at_ns`: a new one, or one a smaller step stopped (one whose
+    /// turn is still in flight goes on when it ends). Its own connection opens first (connecting is not
+    /// part of a response time, as DS2's driver connects every user before it starts), or it deals its
+    /// first transaction.
+    fn begin(&mut self, place: usize, at_ns: u64, now_ns: u64) {
+        if place == self.users.len() {
+            self.users.push(User::new(&*self.workload, self.places[place], at_ns));
+            if let Connections::Own(sessions) = &mut self.connections {
                 sessions.push(None);
+            }
+        } else if self.users[place].parked() {
+            self.users[place].unpark(at_ns);
+        } else {
+            return;
+        }
+        match &mut self.connections {
+            Connections::Own(_) => {
                 let mut job = self.spare.pop().unwrap_or_else(Job::new);
-                job.connect(place, index as usize % self.targets);
+                job.connect(place as u32, self.places[place] as usize % self.targets);
                 self.ready.push(job);
             }
-            Connections::Shared(_) => self.deal(place, at_ns, now_ns),
+            Connections::Shared(_) => self.deal(place as u32, at_ns, now_ns),
+        }
+    }
+
+    /// A step of `users` users begins: the shard's users from that index on stop. Those keying, thinking
+    /// or in line stop now; those in a turn stop when it ends ([`finish`](Self::finish)).
+    fn stop_from(&mut self, users: u32) {
+        self.wanted = users;
+        let first = self.places.partition_point(|&i| i < users);
+        self.deadlines.retain(|Reverse((_, place))| (*place as usize) < first);
+        if let Connections::Shared(pools) = &mut self.connections {
+            pools.iter_mut().for_each(|p| p.leave_from(first as u32));
+        }
+        for place in first..self.users.len() {
+            if self.users[place].waiting() {
+                self.park(place);
+            }
+        }
+    }
+
+    /// Stops the user at `place` between its turns, closing its own connection.
+    fn park(&mut self, place: usize) {
+        self.users[place].park();
+        if let Connections::Own(sessions) = &mut self.connections {
+            sessions[place] = None;
         }
     }
 
@@ -206,10 +302,16 @@ impl<W: Workload> Crowd<W> {
             }
         }
         self.spare.push(job);
-        if !self.stopping {
+        if self.stopping {
+            return;
+        }
+        if self.users[place as usize].index() < self.wanted {
             // The turn's end stands for now: a next transaction intended before it goes at once, a later
             // one waits (and, if its time passed meanwhile, wakes on the loop's next round, late).
             self.deal(place, from_ns, done_ns);
+        } else {
+            // A smaller step began during the turn: the user stops.
+            self.park(place as usize);
         }
     }
 
@@ -219,14 +321,15 @@ impl<W: Workload> Crowd<W> {
     }
 
     /// Stops the crowd: no user begins, wakes or deals again; those waiting in line leave it (none has a
-    /// transaction in flight). Returns how many users had begun (they are no longer running).
+    /// transaction in flight). Returns how many users were running (they no longer are).
     pub fn stop(&mut self) -> u64 {
         self.stopping = true;
-        self.next_begin_ns = None;
+        self.next_step_ns = None;
+        self.steps.clear();
         self.deadlines = BinaryHeap::new();
         if let Connections::Shared(pools) = &mut self.connections {
             pools.iter_mut().for_each(Pool::close_line);
         }
-        self.users.len() as u64
+        std::mem::take(&mut self.running)
     }
 }

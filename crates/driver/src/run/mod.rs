@@ -1,8 +1,11 @@
 //! Driving load: virtual users in shards over the client threads ([`shard`]), each user plain data in
 //! its shard's [`crowd`] (its state, a deadline, a place in a connection's line) and a future only
 //! while its transaction runs ([`user`]); a collector that turns their samples into figures, live lines
-//! every interval, and the measured window's statistics at the end. Workload-neutral: a workload plugs
-//! in through [`Workload`].
+//! every interval, and the measured window's statistics at the end. Each step is laid as a [`Stepper`]
+//! decides it (a sweep walks its list; a search reads the verdict on the step before). Workload-neutral:
+//! a workload plugs in through [`Workload`].
+
+#![warn(clippy::too_many_lines)]
 
 pub mod agent;
 pub mod collector;
@@ -19,6 +22,7 @@ pub mod sample;
 pub mod schedule;
 pub mod shard;
 pub mod since_reset;
+pub mod stepper;
 pub mod study;
 pub mod ticks;
 pub mod user;
@@ -43,6 +47,7 @@ pub use plan::{Pace, StudyFlags};
 pub use sample::{AuditCounts, MAX_AUDIT};
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 use shard::Shards;
+pub use stepper::{Stepper, Sweep};
 pub use study::{StudyOptions, one_or_each, study};
 pub use workload::{Next, Op, Ops, Workload};
 
@@ -50,7 +55,8 @@ pub use workload::{Next, Op, Ops, Workload};
 /// response-time cap each step is judged by.
 #[derive(Clone, Debug)]
 pub struct RunPlan {
-    /// The steps, in order; user counts never decrease (users carry over).
+    /// The steps, in order, as [`Sweep`] walks them (users carry over, and a step with fewer stops the
+    /// surplus); their most users bound any stepper's.
     pub steps: Vec<StepSpec>,
     /// Shared connections per target; `None` gives each user its own.
     pub connections: Option<u32>,
@@ -180,98 +186,199 @@ pub enum Progress<'a> {
 /// its shard's loop next runs, which a busy or stalled client thread delays.
 const GRACE: Duration = Duration::from_secs(2);
 
-/// Runs `plan` against `workload`, telling `progress` about every interval and every finished step.
-/// Its phases: spawn the users, watch them (live lines, steps judged as their windows close), stop and
-/// drain them, then judge the steps the run ended in and take the client's own cost.
+/// Runs `plan` against `workload`, its steps the plan's list ([`Sweep`]), telling `progress` about every
+/// interval and every finished step.
 pub async fn drive<W: Workload>(
     workload: Arc<W>,
     plan: &RunPlan,
+    progress: impl FnMut(Progress<'_>),
+) -> Measured {
+    drive_stepped(workload, plan, &mut Sweep::of(&plan.steps), progress).await
+}
+
+/// Runs `plan` against `workload`, each step as `stepper` decides it (at most [`RunPlan::max_users`]
+/// users), telling `progress` about every interval and every finished step. Its phases: decide the first
+/// steps and spawn the users, watch them (live lines, steps judged as their windows close and the next
+/// decided), stop and drain them, then judge the steps the run ended in and take the client's own cost.
+pub async fn drive_stepped<W: Workload>(
+    workload: Arc<W>,
+    plan: &RunPlan,
+    stepper: &mut impl Stepper,
     mut progress: impl FnMut(Progress<'_>),
 ) -> Measured {
     progress(Progress::Started(plan.steps.first().map_or(1, |s| s.run)));
-    let start = clock_start(plan.start_at);
-    let targets = workload.targets().to_vec();
-    let cpu_before = cpu::process_cpu_s();
-    let schedule = plan.timing.schedule(&plan.steps);
-    let windows: Vec<_> = schedule.iter().map(|s| ms(s.window.0)..ms(s.window.1)).collect();
-    let mut collector = Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, targets.len(), &windows)
-        .with_audit(W::AUDIT)
-        .with_composite(W::COMPOSITE_KIND);
-    let running = Arc::new(AtomicU64::new(0));
-    let shards = Shards::spawn(&workload, plan, &schedule, (start, running.clone()), &collector);
-    let mut judge =
-        Judge { workload: &*workload, plan, schedule: &schedule, targets: &targets, steps: Vec::new() };
+    let mut run = Run::start(workload, plan, stepper);
+    let interrupted = run.watch(&mut progress).await;
+    run.end(interrupted, &mut progress).await
+}
 
-    let mut timeseries = Vec::new();
-    let (mut energy, energy_max_uj): (Vec<_>, Vec<u64>) =
-        energy_sample().map_or((Vec::new(), Vec::new()), |(sample, max)| (vec![sample], max));
-    // Every interval, and at each window's edges: a step shorter than the interval is read too.
-    let mut ticks = ticks::Ticks::new(plan.report_interval, &schedule);
-    let tick_at = tokio::time::sleep_until(start + ticks.next_at());
-    tokio::pin!(tick_at);
-    let last_end = schedule.last().map_or(Duration::ZERO, |s| s.window.1);
-    let finish = tokio::time::sleep_until(start + last_end);
-    tokio::pin!(finish);
-    let stop_signal = oltpgen_vocab::stop::requested();
-    tokio::pin!(stop_signal);
-    let mut breaches = 0;
-    // A sweep stopped for breaching the cap ends with the step that breached it (the next one may have
-    // begun during the grace, and is not reported).
-    let mut reported = schedule.len();
-    let judge_at = tokio::time::sleep_until(start + schedule[0].window.1 + GRACE);
-    tokio::pin!(judge_at);
-    let interrupted = loop {
-        tokio::select! {
-            // First: the reading at the last window's end comes before the run ends there.
-            biased;
-            () = &mut tick_at => {
-                tick_at.as_mut().reset(start + ticks.next_at());
-                shards.gather(&mut collector).await;
-                let figures = collector.tick(start.elapsed().as_secs_f64(), running.load(Ordering::Relaxed));
-                progress(Progress::Interval(&figures));
-                timeseries.extend(figures.rows);
-                if !energy.is_empty() {
-                    energy.extend(energy_sample().map(|(sample, _)| sample));
+/// A run under way: its users, its collector, its steps as decided and judged, what it read so far.
+struct Run<'a, W: Workload, S> {
+    plan: &'a RunPlan,
+    /// The run's time zero.
+    start: Instant,
+    cpu_before: (f64, f64),
+    collector: Collector,
+    shards: Shards,
+    /// Users running now, over every shard.
+    running: Arc<AtomicU64>,
+    steps: Steps<'a, W, S>,
+    timeseries: Vec<IntervalRow>,
+    energy: Vec<EnergySample>,
+    energy_max_uj: Vec<u64>,
+    /// Every interval, and at each window's edges: a step shorter than the interval is read too.
+    ticks: ticks::Ticks,
+    /// Steps in a row that broke the cap.
+    breaches: u32,
+    /// The steps reported: a sweep stopped for breaching the cap ends with the step that breached it
+    /// (the next one may have begun during the grace, and is not reported); `None`: every step laid.
+    reported: Option<usize>,
+}
+
+/// What a run does once a step is judged.
+enum AfterVerdict {
+    /// Goes on (its next step, when one was decided, laid from the given index on).
+    Goes(usize),
+    /// Ends now.
+    Ends,
+}
+
+impl<'a, W: Workload, S: Stepper> Run<'a, W, S> {
+    /// Decides the steps that can be decided before the run (the whole list of a sweep; a stepper that
+    /// reads verdicts, its first) and spawns the users.
+    fn start(workload: Arc<W>, plan: &'a RunPlan, stepper: &'a mut S) -> Self {
+        let start = clock_start(plan.start_at);
+        let cpu_before = cpu::process_cpu_s();
+        let mut steps = Steps::new(workload.clone(), plan, stepper);
+        steps.decide(Duration::ZERO);
+        let windows: Vec<_> = steps.laid.iter().map(|s| ms(s.window.0)..ms(s.window.1)).collect();
+        let collector =
+            Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, steps.targets.len(), &windows)
+                .with_audit(W::AUDIT)
+                .with_composite(W::COMPOSITE_KIND);
+        let running = Arc::new(AtomicU64::new(0));
+        let shards = Shards::spawn(&workload, plan, &steps.laid, (start, running.clone()), &collector);
+        let (energy, energy_max_uj): (Vec<_>, Vec<u64>) =
+            energy_sample().map_or((Vec::new(), Vec::new()), |(sample, max)| (vec![sample], max));
+        let ticks = ticks::Ticks::new(plan.report_interval, &steps.laid);
+        Run {
+            plan,
+            start,
+            cpu_before,
+            collector,
+            shards,
+            running,
+            steps,
+            timeseries: Vec::new(),
+            energy,
+            energy_max_uj,
+            ticks,
+            breaches: 0,
+            reported: None,
+        }
+    }
+
+    /// Watches the users until the last step's window closes, a verdict ends the run, or a stop signal
+    /// comes (then returns `true`): reads the figures at every tick, judges each step as its window
+    /// closes, and lays the next steps as they are decided.
+    async fn watch(&mut self, progress: &mut impl FnMut(Progress<'_>)) -> bool {
+        let start = self.start;
+        let tick_at = tokio::time::sleep_until(start + self.ticks.due());
+        tokio::pin!(tick_at);
+        let finish = tokio::time::sleep_until(start + self.steps.last_end());
+        tokio::pin!(finish);
+        let judge_at = tokio::time::sleep_until(start + self.steps.next_verdict_at());
+        tokio::pin!(judge_at);
+        let stop_signal = oltpgen_vocab::stop::requested();
+        tokio::pin!(stop_signal);
+        loop {
+            tokio::select! {
+                // First: the reading at the last window's end comes before the run ends there.
+                biased;
+                () = &mut tick_at => {
+                    self.ticks.pass();
+                    tick_at.as_mut().reset(start + self.ticks.due());
+                    self.read(progress).await;
                 }
-            }
-            _ = &mut judge_at, if judge.judged() < schedule.len() => {
-                shards.gather(&mut collector).await;
-                let passed = judge.judge_step(&collector, None, &mut progress);
-                breaches = if passed { 0 } else { breaches + 1 };
-                if plan.stop_after_breach.is_some_and(|k| breaches >= k) && judge.judged() < schedule.len() {
-                    reported = judge.judged();
+                _ = &mut judge_at, if self.steps.judged() < self.steps.laid.len() => {
+                    let AfterVerdict::Goes(first) = self.after_verdict(progress).await else { break false };
+                    if first < self.steps.laid.len() {
+                        tick_at.as_mut().reset(start + self.ticks.due());
+                        finish.as_mut().reset(start + self.steps.last_end());
+                    }
+                    judge_at.as_mut().reset(start + self.steps.next_verdict_at());
+                }
+                _ = &mut finish, if self.steps.ended && self.steps.judged() + 1 >= self.steps.laid.len() => {
                     break false;
                 }
-                if let Some(next) = schedule.get(judge.judged()) {
-                    judge_at.as_mut().reset(start + next.window.1 + GRACE);
-                }
+                () = &mut stop_signal => break true,
             }
-            _ = &mut finish, if judge.judged() + 1 >= schedule.len() => break false,
-            () = &mut stop_signal => break true,
         }
-    };
-    let stopped_at = start.elapsed();
-    // A run that goes on until it is stopped ends as it should when it is.
-    let interrupted = interrupted && !plan.timing.until_stopped();
-    // Users stop; they finish the transaction in flight (it completes after the window and is not
-    // measured).
-    shards.drain(&mut collector).await;
-    // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short), over the
-    // part of their window that ran; one cut short was not measured as asked, and does not pass.
-    while judge.judged() < reported && schedule[judge.judged()].window.0 < stopped_at {
-        judge.judge_step(&collector, Some((stopped_at, interrupted)), &mut progress);
     }
-    Measured {
-        steps: judge.steps,
-        client: client_cpu(&collector, cpu_before),
-        errors_by_kind: collector.errors_by_kind().clone(),
-        targets,
-        timeseries,
-        interrupted,
-        energy,
-        energy_max_uj,
-        outages: collector.outages(plan.report_interval, stopped_at),
-        acks: collector.take_acks(),
+
+    /// Reads the interval's figures from every shard and tells `progress`.
+    async fn read(&mut self, progress: &mut impl FnMut(Progress<'_>)) {
+        self.shards.gather(&mut self.collector).await;
+        let users = self.running.load(Ordering::Relaxed);
+        let figures = self.collector.tick(self.start.elapsed().as_secs_f64(), users);
+        progress(Progress::Interval(&figures));
+        self.timeseries.extend(figures.rows);
+        if !self.energy.is_empty() {
+            self.energy.extend(energy_sample().map(|(sample, _)| sample));
+        }
+    }
+
+    /// Judges the next step, whose window closed a grace ago; then ends the run after too many
+    /// breaches in a row, or asks for the next step and lays it.
+    async fn after_verdict(&mut self, progress: &mut impl FnMut(Progress<'_>)) -> AfterVerdict {
+        self.shards.gather(&mut self.collector).await;
+        let passed = self.steps.judge_step(&self.collector, None, progress);
+        self.breaches = if passed { 0 } else { self.breaches + 1 };
+        let more = self.steps.judged() < self.steps.laid.len() || !self.steps.ended;
+        if self.plan.stop_after_breach.is_some_and(|k| self.breaches >= k) && more {
+            self.reported = Some(self.steps.judged());
+            return AfterVerdict::Ends;
+        }
+        let first = self.steps.decide(self.start.elapsed());
+        for &step in &self.steps.laid[first..] {
+            self.shards.step(step, &mut self.collector);
+            self.ticks.add(step.window);
+        }
+        if self.steps.judged() == self.steps.laid.len() {
+            // The stepper ended the run.
+            return AfterVerdict::Ends;
+        }
+        AfterVerdict::Goes(first)
+    }
+
+    /// Stops the users (`interrupted` by a stop signal or not), lets them drain, judges the steps the
+    /// run ended in, and takes the client's own cost.
+    async fn end(mut self, interrupted: bool, progress: &mut impl FnMut(Progress<'_>)) -> Measured {
+        let stopped_at = self.start.elapsed();
+        // A run that goes on until it is stopped ends as it should when it is.
+        let interrupted = interrupted && !self.plan.timing.until_stopped();
+        // Users stop; they finish the transaction in flight (it completes after the window and is not
+        // measured).
+        self.shards.drain(&mut self.collector).await;
+        // The steps still unjudged when the run ended (the last, or the one Ctrl-C cut short), over the
+        // part of their window that ran; one cut short was not measured as asked, and does not pass.
+        let (steps, collector) = (&mut self.steps, &self.collector);
+        let reported = self.reported.unwrap_or(steps.laid.len());
+        while steps.judged() < reported && steps.laid[steps.judged()].window.0 < stopped_at {
+            steps.judge_step(collector, Some((stopped_at, interrupted)), progress);
+        }
+        Measured {
+            steps: self.steps.judged,
+            client: client_cpu(&self.collector, self.cpu_before),
+            errors_by_kind: self.collector.errors_by_kind().clone(),
+            targets: self.steps.targets,
+            timeseries: self.timeseries,
+            interrupted,
+            energy: self.energy,
+            energy_max_uj: self.energy_max_uj,
+            outages: self.collector.outages(self.plan.report_interval, stopped_at),
+            acks: self.collector.take_acks(),
+        }
     }
 }
 
@@ -291,19 +398,58 @@ pub(crate) fn ms(d: Duration) -> u32 {
     d.as_millis().min(u128::from(u32::MAX)) as u32
 }
 
-/// The steps of a run judged so far, in order.
-struct Judge<'a, W> {
-    workload: &'a W,
+/// A run's steps: decided by its stepper, laid on the run's clock, judged in order.
+struct Steps<'a, W, S> {
+    workload: Arc<W>,
     plan: &'a RunPlan,
-    schedule: &'a [Scheduled],
-    targets: &'a [String],
-    steps: Vec<Step>,
+    stepper: &'a mut S,
+    /// The targets' labels.
+    targets: Vec<String>,
+    /// The steps decided, on the run's clock.
+    laid: Vec<Scheduled>,
+    /// The steps judged, in order.
+    judged: Vec<Step>,
+    /// Whether the stepper ended the run (no step comes after those laid).
+    ended: bool,
 }
 
-impl<W: Workload> Judge<'_, W> {
+impl<'a, W: Workload, S: Stepper> Steps<'a, W, S> {
+    fn new(workload: Arc<W>, plan: &'a RunPlan, stepper: &'a mut S) -> Self {
+        let targets = workload.targets().to_vec();
+        Steps { workload, plan, stepper, targets, laid: Vec::new(), judged: Vec::new(), ended: false }
+    }
+
     /// How many steps are judged.
     fn judged(&self) -> usize {
-        self.steps.len()
+        self.judged.len()
+    }
+
+    /// Asks the stepper for the steps it can decide `now` (on the run's clock): every one of a stepper
+    /// that reads no verdict; the next one, once every step laid is judged, of one that does. Lays them
+    /// and returns the index of the first laid now.
+    fn decide(&mut self, now: Duration) -> usize {
+        let first = self.laid.len();
+        let (run, most) = (self.plan.steps.first().map_or(1, |s| s.run), self.plan.max_users());
+        while !self.ended && (self.laid.len() == self.judged.len() || !self.stepper.reads_verdicts()) {
+            match self.stepper.next(&self.judged) {
+                Some(users) => {
+                    let spec = StepSpec { users: users.min(most), run };
+                    self.laid.push(self.plan.timing.place(spec, self.laid.last(), now));
+                }
+                None => self.ended = true,
+            }
+        }
+        first
+    }
+
+    /// Where the last step laid ends, on the run's clock.
+    fn last_end(&self) -> Duration {
+        self.laid.last().map_or(Duration::ZERO, |s| s.window.1)
+    }
+
+    /// When the next step to judge is judged: a grace after its window closes.
+    fn next_verdict_at(&self) -> Duration {
+        self.laid.get(self.judged()).map_or(Duration::ZERO, |s| s.window.1 + GRACE)
     }
 
     /// Builds the next step from what `collector` holds for its window (cut at the time the run ended,
@@ -316,12 +462,12 @@ impl<W: Workload> Judge<'_, W> {
         progress: &mut impl FnMut(Progress<'_>),
     ) -> bool {
         let i = self.judged();
-        let s = &self.schedule[i];
+        let s = &self.laid[i];
         let stopped_at = stopped.map(|(at, _)| at);
         let end = stopped_at.map_or(s.window.1, |at| s.window.1.min(at));
         let window_s = (s.window.0.as_secs_f64(), end.as_secs_f64());
         let measured = (collector.window_transactions(i), collector.window_connections_lost(i).to_vec());
-        let mut step = step_result(W::REPORT, self.plan, s, i, self.targets, measured, window_s);
+        let mut step = step_result(W::REPORT, self.plan, s, i, &self.targets, measured, window_s);
         self.workload.audit(&mut step, collector.window_audit(i));
         if stopped.is_some_and(|(at, early)| early && at < s.window.1) {
             let verdicts = step.cap.iter_mut().chain(step.target_caps.values_mut());
@@ -331,7 +477,7 @@ impl<W: Workload> Judge<'_, W> {
         }
         progress(Progress::Step(&step));
         let passed = step.cap.as_ref().is_some_and(|c| c.passed);
-        self.steps.push(step);
+        self.judged.push(step);
         passed
     }
 }

@@ -53,6 +53,12 @@ impl<S> Pool<S> {
     pub fn close_line(&mut self) {
         self.line = VecDeque::new();
     }
+
+    /// Sends away the waiting users from place `first` on (a step with fewer users stops them); those
+    /// before it keep their turn.
+    pub fn leave_from(&mut self, first: u32) {
+        self.line.retain(|&user| user < first);
+    }
 }
 
 /// Where a shard's users get connections, by their places in the shard.
@@ -87,5 +93,14 @@ mod tests {
         pool.close_line();
         assert_eq!(pool.give_back(None), None, "a closed line: nobody gets user 3's slot");
         assert_eq!(pool.lend(6), Some(None), "it is free again, not connected");
+    }
+
+    #[test]
+    fn users_stopped_by_a_smaller_step_leave_the_line_and_the_others_keep_their_turn() {
+        let mut pool = Pool::<u32>::new(1);
+        assert_eq!((pool.lend(0), pool.lend(3), pool.lend(1)), (Some(None), None, None));
+        pool.leave_from(2);
+        assert_eq!(pool.give_back(Some(7)), Some((1, Some(7))), "user 1 keeps its place in line");
+        assert_eq!(pool.give_back(Some(7)), None, "user 3 left it");
     }
 }

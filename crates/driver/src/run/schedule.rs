@@ -1,6 +1,7 @@
-//! The run's timeline, worked out before it starts: when each step begins, how long its new users take to
-//! start, and which window it measures. A sweep is just a longer list of steps; users carry over from
-//! step to step, so a step only starts the users it adds.
+//! The run's timeline, laid one step at a time as each is decided ([`Timing::place`]): when the step
+//! begins, how long its new users take to start, and which window it measures. A sweep is a list of
+//! steps laid at once ([`Timing::schedule`]); users carry over from step to step, so a step only starts
+//! the users it adds, and one with fewer users stops the surplus at its start.
 
 use std::time::Duration;
 
@@ -76,33 +77,48 @@ impl Timing {
         }
     }
 
-    /// Places `steps` on the clock. Steps must not decrease in users (checked by the caller).
+    /// Places `steps` on the clock, each at the end of the one before.
     pub fn schedule(&self, steps: &[StepSpec]) -> Vec<Scheduled> {
-        let mut out = Vec::with_capacity(steps.len());
-        let (mut at, mut running) = (Duration::ZERO, 0);
+        let mut out: Vec<Scheduled> = Vec::with_capacity(steps.len());
         for &spec in steps {
-            let ramp = self.ramp_for(spec.users.saturating_sub(running));
-            let window = match self.window {
-                Some((a, b)) => (at + a, at + b),
-                None => (at + ramp + self.warmup, at + ramp + self.warmup + self.duration),
-            };
-            out.push(Scheduled { spec, start: at, ramp, window });
-            at = window.1;
-            running = running.max(spec.users);
+            out.push(self.place(spec, out.last(), Duration::ZERO));
         }
         out
     }
+
+    /// Places `spec` after `before` (the run's step before it, if any), no earlier than `decided` (when
+    /// it was decided, from the run's start): a step decided from the verdict on the one before begins
+    /// once that verdict is in. It ramps only the users it adds to `before`'s.
+    pub fn place(&self, spec: StepSpec, before: Option<&Scheduled>, decided: Duration) -> Scheduled {
+        let (end, running) = before.map_or((Duration::ZERO, 0), |b| (b.window.1, b.spec.users));
+        let at = end.max(decided);
+        let ramp = self.ramp_for(spec.users.saturating_sub(running));
+        let window = match self.window {
+            Some((a, b)) => (at + a, at + b),
+            None => (at + ramp + self.warmup, at + ramp + self.warmup + self.duration),
+        };
+        Scheduled { spec, start: at, ramp, window }
+    }
 }
 
-/// When user `index` starts: in the first step that needs it, at its place in that step's ramp.
+impl Scheduled {
+    /// When user `index` begins in this step, which follows a step of `before` users: at its place in
+    /// the step's ramp, when the step adds it (`None` when the user ran before it or does not run in it).
+    pub fn begins(&self, timing: &Timing, before: u32, index: u32) -> Option<Duration> {
+        (before..self.spec.users)
+            .contains(&index)
+            .then(|| self.start + timing.start_of(index - before, self.spec.users - before))
+    }
+}
+
+/// When user `index` first starts: in the first step that needs it, at its place in that step's ramp.
 pub fn user_start(timing: &Timing, schedule: &[Scheduled], index: u32) -> Option<Duration> {
     let mut before = 0;
     for s in schedule {
-        if index < s.spec.users {
-            let new = s.spec.users - before;
-            return Some(s.start + timing.start_of(index - before, new));
+        if let Some(at) = s.begins(timing, before, index) {
+            return Some(at);
         }
-        before = before.max(s.spec.users);
+        before = s.spec.users;
     }
     None
 }
@@ -146,5 +162,24 @@ mod tests {
         assert_eq!(s[1].start, secs(120));
         assert_eq!(s[1].window, (secs(220), secs(240)));
         assert_eq!(user_start(&t, &s, 6), Some(secs(130)), "halfway through the second step's 20 s ramp");
+    }
+
+    #[test]
+    fn a_smaller_step_starts_nobody_and_a_larger_one_after_it_starts_users_again_from_there() {
+        let t = timing(Ramp::Rate(10.0));
+        let s = t.schedule(&steps(&[16, 8, 12]));
+        assert_eq!(s[1].ramp, Duration::ZERO, "going down, nothing to start");
+        assert_eq!(s[2].ramp, Duration::from_secs_f64(0.3), "users 8-11 start again");
+        assert_eq!(s[2].begins(&t, 8, 9), Some(s[2].start + Duration::from_secs_f64(0.1)));
+        assert_eq!(s[2].begins(&t, 8, 7), None, "user 7 ran on");
+        assert_eq!(
+            user_start(&t, &s, 9),
+            Some(Duration::from_secs_f64(0.9)),
+            "first started in the first step"
+        );
+        let decided = s[2].window.1 + secs(2);
+        let next = t.place(StepSpec { users: 4, run: 1 }, Some(&s[2]), decided);
+        assert_eq!(next.start, decided, "a step decided on the verdict begins once it is in");
+        assert_eq!(next.window, (decided + secs(5), decided + secs(65)));
     }
 }

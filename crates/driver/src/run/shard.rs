@@ -61,6 +61,8 @@ enum Request {
     Share(oneshot::Sender<Collector>),
     /// Stop the users, wait for the transactions in flight to finish, then hand over the rest, and end.
     Drain(oneshot::Sender<Collector>),
+    /// The run decided its next step: play it, and measure its window.
+    Step(Scheduled),
 }
 
 /// The run's shards, as the run's own task sees them.
@@ -79,8 +81,9 @@ struct Shard<W: Workload> {
 
 impl Shards {
     /// Starts `plan`'s users in [`RunPlan::client_threads_used`] shards, each waiting for its start in
-    /// `schedule` after `start`, telling `running` when users start or end, until [`drain`](Self::drain)
-    /// stops them; each shard's collector is shaped like `collector`.
+    /// `schedule` (the steps decided so far; [`step`](Self::step) adds the later ones) after `start`,
+    /// telling `running` when users start or end, until [`drain`](Self::drain) stops them; each shard's
+    /// collector is shaped like `collector`.
     pub fn spawn<W: Workload>(
         workload: &Arc<W>,
         plan: &RunPlan,
@@ -99,12 +102,9 @@ impl Shards {
             let pooled = shares.as_ref().map(|shares| {
                 shares.iter().zip(&per_target).map(|(&c, &u)| connections_of(c, s, u.min(n))).collect()
             });
-            let clock = (plan.timing, schedule.to_vec());
-            let shard = Shard {
-                crowd: Crowd::new(workload.clone(), start, users, clock, pooled),
-                running: running.clone(),
-                collector: collector.fresh(),
-            };
+            let mut crowd = Crowd::new(workload.clone(), start, users, plan.timing, pooled);
+            schedule.iter().for_each(|&step| crowd.decide(step));
+            let shard = Shard { crowd, running: running.clone(), collector: collector.fresh() };
             let (tx, rx) = mpsc::unbounded_channel();
             shards.requests.push(tx);
             if s == 0 {
@@ -139,6 +139,14 @@ impl Shards {
                 self.threads.push(thread);
             }
             _ => drop(tokio::spawn(shard.run(rx))),
+        }
+    }
+
+    /// Tells every shard the run's next step, `step`, which `collector` measures too.
+    pub fn step(&self, step: Scheduled, collector: &mut Collector) {
+        collector.add_window(super::ms(step.window.0)..super::ms(step.window.1));
+        for shard in &self.requests {
+            let _ = shard.send(Request::Step(step));
         }
     }
 
@@ -187,10 +195,13 @@ impl<W: Workload> Shard<W> {
         let alarm = tokio::time::sleep(Duration::ZERO);
         tokio::pin!(alarm);
         let mut armed = None;
+        // The shard's users running, as `running` last heard.
+        let mut told = 0;
         loop {
-            let begun = crowd.due(Instant::now(), &mut collector);
-            if begun > 0 {
-                running.fetch_add(begun, Ordering::Relaxed);
+            crowd.due(Instant::now(), &mut collector);
+            if crowd.running() != told {
+                running.fetch_add(crowd.running().wrapping_sub(told), Ordering::Relaxed);
+                told = crowd.running();
             }
             in_flight.extend(crowd.ready().map(|job| user::turn(&*workload, job)));
             let next = crowd.next_due();
@@ -207,6 +218,10 @@ impl<W: Workload> Shard<W> {
                 request = requests.recv() => match request {
                     Some(Request::Share(reply)) => {
                         let _ = reply.send(collector.take());
+                    }
+                    Some(Request::Step(step)) => {
+                        crowd.decide(step);
+                        collector.add_window(super::ms(step.window.0)..super::ms(step.window.1));
                     }
                     Some(Request::Drain(reply)) => {
                         running.fetch_sub(crowd.stop(), Ordering::Relaxed);

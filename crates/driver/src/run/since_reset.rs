@@ -127,6 +127,17 @@ impl Totals {
         }
     }
 
+    /// Resets the statistics at `window`'s edges too, a window after every other's (a step decided
+    /// during the run).
+    pub fn add_resets(&mut self, window: &std::ops::Range<u32>) {
+        for edge in [window.start, window.end] {
+            if self.resets_ms.last().is_none_or(|&last| last < edge) {
+                self.resets_ms.push(edge);
+                self.stretches.push(vec![Running::default(); self.kinds * self.targets]);
+            }
+        }
+    }
+
     /// Empty totals with the same resets, types and targets: a shard's next share.
     pub fn fresh(&self) -> Self {
         Totals {

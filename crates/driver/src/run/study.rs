@@ -3,9 +3,11 @@
 //! the server, how each run began, power and cost. Workload-neutral: each workload adds its own settings
 //! to the configuration and hands over its workload for each run's seed.
 
+use oltpgen_vocab::console::ErrLines;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -186,80 +188,162 @@ pub async fn study<W: Workload>(
     plan: &RunPlan,
     opts: &StudyOptions,
     about: About,
-    progress: impl FnMut(Progress<'_>),
+    mut progress: impl FnMut(Progress<'_>),
 ) -> Result<Studied, Error> {
     let watch = Watch::start(targets, plan, opts).await?;
+    let mut study = Study::new(context::<W>(about, plan, opts), targets, plan, opts, watch);
+    'runs: for run in 1..=plan.runs() {
+        for phase in PHASES {
+            let flow = match phase {
+                Phase::BeforeRun => study.before_run(cycle, run).await,
+                Phase::Idle => study.idle().await,
+                Phase::Drive => study.drive(&workload, run, &mut progress).await?,
+                Phase::AfterRun => study.after_run(cycle, run).await,
+            };
+            if flow.is_break() {
+                break 'runs;
+            }
+        }
+    }
+    // Whatever ended the study (Ctrl-C too): what the cycle made for it goes.
+    cycle.finish().await;
+    Ok(study.assemble().await)
+}
+
+/// The phases of each run of a study, in order: the cycle readies the database, the study sits idle,
+/// the run drives the users, the cycle follows the run. A phase that stops the study (Ctrl-C, a
+/// failure) skips the rest.
+const PHASES: [Phase; 4] = [Phase::BeforeRun, Phase::Idle, Phase::Drive, Phase::AfterRun];
+
+/// One phase of a study's run ([`PHASES`]).
+#[derive(Clone, Copy, Debug)]
+enum Phase {
+    BeforeRun,
+    Idle,
+    Drive,
+    AfterRun,
+}
+
+/// The result's context as the study begins: the workload's settings and the plan's, the server.
+fn context<W: Workload>(about: About, plan: &RunPlan, opts: &StudyOptions) -> result::Context {
     let mut config = about.config;
     if plan.agent.is_part() {
         config.insert("agent".into(), plan.agent.name().into());
     }
     config.extend(plan.config());
-    let mut checkpoint = Checkpoint {
-        context: result::Context {
-            workload: W::REPORT,
-            descriptor: super::workload::descriptor::<W>(),
-            server: about.server,
-            config: serde_json::Value::Object(config),
-            started_at: SystemTime::now(),
-            plan: plan.clone(),
-            system_cost_usd: opts.system_cost_usd,
-            meters: Vec::new(),
-            runs: Vec::new(),
-        },
-        targets: Vec::new(),
-        steps: Vec::new(),
-        timeseries: Vec::new(),
-        sampler: watch.sampler.as_ref(),
-    };
-    let mut progress = progress;
-    let mut total = Total::default();
-    let mut stopped = None;
-    let mut first_start: Option<Instant> = None;
-    let mut armed = None;
-    for run in 1..=plan.runs() {
-        // Ctrl-C during a restore, a hook or the idle time stops the study there, as during a run. The
-        // databases' counters are not read meanwhile (a clone needs no session on the database).
-        watch.pause_databases(true);
+    result::Context {
+        workload: W::REPORT,
+        descriptor: super::workload::descriptor::<W>(),
+        server: about.server,
+        config: serde_json::Value::Object(config),
+        started_at: SystemTime::now(),
+        plan: plan.clone(),
+        system_cost_usd: opts.system_cost_usd,
+        meters: Vec::new(),
+        runs: Vec::new(),
+    }
+}
+
+/// A study under way: what watches it, the result so far, and what its runs measured.
+struct Study<'a> {
+    targets: &'a [Target],
+    plan: &'a RunPlan,
+    opts: &'a StudyOptions,
+    watch: Watch,
+    checkpoint: Checkpoint,
+    total: Total,
+    /// What stopped the study early, when a restore or a hook failed.
+    stopped: Option<Error>,
+    /// The first run's clock, once it started.
+    first_start: Option<Instant>,
+    /// The fault, once armed on the study's clock.
+    armed: Option<super::fault::Armed>,
+    /// How the run under way began ([`Cycle::before_run`]), and its idle span.
+    run_start: Option<RunStart>,
+    idle_window_s: Option<[f64; 2]>,
+}
+
+impl<'a> Study<'a> {
+    fn new(
+        context: result::Context,
+        targets: &'a [Target],
+        plan: &'a RunPlan,
+        opts: &'a StudyOptions,
+        watch: Watch,
+    ) -> Self {
+        Study {
+            targets,
+            plan,
+            opts,
+            watch,
+            checkpoint: Checkpoint {
+                context,
+                targets: Vec::new(),
+                steps: Vec::new(),
+                timeseries: Vec::new(),
+            },
+            total: Total::default(),
+            stopped: None,
+            first_start: None,
+            armed: None,
+            run_start: None,
+            idle_window_s: None,
+        }
+    }
+
+    /// Whether a phase's outcome went through; `Break` when the study stops there, for a failure kept
+    /// as why, or for Ctrl-C ([`until_stopped`]).
+    fn went_through<T>(&mut self, outcome: Option<Result<T, Error>>) -> ControlFlow<(), T> {
+        match went_through(outcome, &mut self.stopped, &mut self.total.interrupted) {
+            Some(value) => ControlFlow::Continue(value),
+            None => ControlFlow::Break(()),
+        }
+    }
+
+    /// The cycle readies the database for run `run`. Ctrl-C during a restore, a hook or the idle time
+    /// stops the study there, as during a run. The databases' counters are not read meanwhile (a clone
+    /// needs no session on the database).
+    async fn before_run(&mut self, cycle: &mut impl Cycle, run: u32) -> ControlFlow<()> {
+        self.watch.pause_databases(true);
         let before = until_stopped(cycle.before_run(run)).await;
-        watch.pause_databases(false);
-        let Some(start) = went_through(before, &mut stopped, &mut total.interrupted) else { break };
-        let idle_window_s = match opts.idle_sample {
+        self.watch.pause_databases(false);
+        self.run_start = Some(self.went_through(before)?);
+        ControlFlow::Continue(())
+    }
+
+    /// The study sits idle (`--idle-sample`), when asked, reading the host's energy.
+    async fn idle(&mut self) -> ControlFlow<()> {
+        self.idle_window_s = match self.opts.idle_sample {
             Some(idle) => {
-                let idle = until_stopped(sit_idle(idle, &mut total.energy)).await.map(Ok);
-                let Some(window) = went_through(idle, &mut stopped, &mut total.interrupted) else { break };
-                Some(window)
+                let idle = until_stopped(sit_idle(idle, &mut self.total.energy)).await.map(Ok);
+                Some(self.went_through(idle)?)
             }
             None => None,
         };
+        ControlFlow::Continue(())
+    }
+
+    /// Run `run` drives `workload(run)` on the study's clock, its result written after every judged
+    /// step; its acknowledged orders are compared with the databases before the next run's restore
+    /// puts them back and hands their ids out again.
+    ///
+    /// # Errors
+    /// A usage error when this agent reached the common start later than the warmup allows.
+    async fn drive<W: Workload>(
+        &mut self,
+        workload: &impl Fn(u32) -> (u64, Arc<W>),
+        run: u32,
+        progress: &mut impl FnMut(Progress<'_>),
+    ) -> Result<ControlFlow<()>, Error> {
         let (seed, workload) = workload(run);
-        checkpoint.targets = workload.targets().to_vec();
-        let now = Instant::now();
-        if first_start.is_none() {
-            let (at, clock) = common_start(plan, &mut checkpoint.context.config)?;
-            checkpoint.context.started_at = at;
-            first_start = Some(clock);
-            armed = opts.fault.as_ref().map(|f| f.arm(clock, targets));
-        }
-        let offset_s = now.saturating_duration_since(first_start.unwrap_or(now)).as_secs_f64();
-        checkpoint.context.runs.push(RunRecord {
-            run,
-            seed,
-            start_s: offset_s,
-            restored: start.restored,
-            start_rows: start.start_rows,
-            idle_window_s,
-            // Worked out with the result, from the counters and the meters' logs read at the end.
-            idle_counters: BTreeMap::new(),
-            meters: BTreeMap::new(),
-            power: None,
-            lost_commits: None,
-        });
-        let shift = Shift { offset_s, first_step: checkpoint.steps.len() as u32 };
-        let mut measured = drive(workload, &plan.of_run(run), |p| {
+        self.checkpoint.targets = workload.targets().to_vec();
+        let shift = self.begin_run(run, seed)?;
+        let (watch, checkpoint, dir) = (&self.watch, &mut self.checkpoint, &self.opts.result_dir);
+        let mut measured = drive(workload, &self.plan.of_run(run), |p| {
             let p = shift.progress(p);
             watch.hear(&p.as_progress());
-            if let Some(dir) = &opts.result_dir {
-                checkpoint.record(&p.as_progress(), dir);
+            if let Some(dir) = dir {
+                checkpoint.record(&p.as_progress(), dir, watch.sampler.as_ref());
             }
             progress(p.as_progress());
         })
@@ -267,62 +351,102 @@ pub async fn study<W: Workload>(
         // `--runs` is at most 100: the run fits the byte each order keeps it in.
         let tag = u8::try_from(run).unwrap_or(u8::MAX);
         measured.acks.iter_mut().for_each(|a| a.run = tag);
-        // Before the next run's restore puts the database back and its ids are handed out again.
-        if let Some(record) = checkpoint.context.runs.last_mut() {
-            record.lost_commits = lost_commits(targets, W::REPORT, &measured).await;
+        if let Some(record) = self.checkpoint.context.runs.last_mut() {
+            record.lost_commits = lost_commits(self.targets, W::REPORT, &measured).await;
         }
         let interrupted = measured.interrupted;
-        total.add(shift.measured(measured));
-        if interrupted {
-            break;
+        self.total.add(shift.measured(measured));
+        Ok(if interrupted { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
+    }
+
+    /// Run `run` (drawing from `seed`) begins: on the study's clock, which the first run starts (and
+    /// the fault is armed on); its record is added to the result's context. Returns how to move its
+    /// figures onto the study's clock.
+    ///
+    /// # Errors
+    /// A usage error when this agent reached the common start later than the warmup allows.
+    fn begin_run(&mut self, run: u32, seed: u64) -> Result<Shift, Error> {
+        let now = Instant::now();
+        if self.first_start.is_none() {
+            let (at, clock) = common_start(self.plan, &mut self.checkpoint.context.config)?;
+            self.checkpoint.context.started_at = at;
+            self.first_start = Some(clock);
+            self.armed = self.opts.fault.as_ref().map(|f| f.arm(clock, self.targets));
         }
-        // A run that goes on until Ctrl-C ended as asked: its after-run hook still runs (a second
-        // signal ends the process), and the study ends with it, cut short only if runs were left.
-        if plan.timing.until_stopped() && oltpgen_vocab::stop::received() {
+        let offset_s = now.saturating_duration_since(self.first_start.unwrap_or(now)).as_secs_f64();
+        let start = self.run_start.take().unwrap_or_default();
+        self.checkpoint.context.runs.push(RunRecord {
+            run,
+            seed,
+            start_s: offset_s,
+            restored: start.restored,
+            start_rows: start.start_rows,
+            idle_window_s: self.idle_window_s.take(),
+            // Worked out with the result, from the counters and the meters' logs read at the end.
+            idle_counters: BTreeMap::new(),
+            meters: BTreeMap::new(),
+            power: None,
+            lost_commits: None,
+        });
+        Ok(Shift { offset_s, first_step: self.checkpoint.steps.len() as u32 })
+    }
+
+    /// The cycle follows run `run`. A run that goes on until Ctrl-C ended as asked: its after-run hook
+    /// still runs (a second signal ends the process), and the study ends with it, cut short only if
+    /// runs were left.
+    async fn after_run(&mut self, cycle: &mut impl Cycle, run: u32) -> ControlFlow<()> {
+        if self.plan.timing.until_stopped() && oltpgen_vocab::stop::received() {
             if let Err(e) = cycle.after_run(run).await {
-                stopped = Some(e);
+                self.stopped = Some(e);
             }
-            total.interrupted |= run < plan.runs();
-            break;
+            self.total.interrupted |= run < self.plan.runs();
+            return ControlFlow::Break(());
         }
         let after = until_stopped(cycle.after_run(run)).await;
-        if went_through(after, &mut stopped, &mut total.interrupted).is_none() {
-            break;
-        }
+        self.went_through(after)
     }
-    // Whatever ended the study (Ctrl-C too): what the cycle made for it goes.
-    cycle.finish().await;
-    let mut context = checkpoint.context;
-    context.meters = if opts.power_logs.is_empty() {
-        // Without a meter's log, the host's own energy counters where it has them.
+
+    /// The study's result, assembled from what its runs measured: power from the meters or the host's
+    /// energy counters, the runs' lost commits added up, the fault, the counters and each run's
+    /// counters at rest.
+    async fn assemble(self) -> Studied {
+        let Study { plan, opts, watch, checkpoint, total, stopped, armed, .. } = self;
+        let mut context = checkpoint.context;
+        context.meters = meters(opts, &total);
+        let t0 = unix_s(context.started_at);
+        let mut measured = total.into_measured(checkpoint.targets, stopped.is_some());
+        let acks = std::mem::take(&mut measured.acks);
+        let mut result = result::build(context, measured);
+        // The study's figure is its runs' added up.
+        result.lost_commits = AckComparison::of_runs(&result.runs);
+        if let Some(armed) = armed {
+            result.fault = armed.finish().await;
+        }
+        let interval_s = plan.report_interval.as_secs_f64();
+        watch.finish(&mut result, interval_s).await;
+        // Each run's counters at rest: over its idle time, on the result's clock.
+        for run in &mut result.runs {
+            if let Some([a, b]) = run.idle_window_s {
+                run.idle_counters = counters::window_averages(&result.counters, (a - t0, b - t0), interval_s);
+            }
+        }
+        Studied { result, stopped, acks }
+    }
+}
+
+/// The study's meters: every `--power-log`'s readings, or, without one, the host's own energy
+/// counters where it has them. A meter's log that cannot be read now costs the power figures, never
+/// the runs' result.
+fn meters(opts: &StudyOptions, total: &Total) -> Vec<Meter> {
+    if opts.power_logs.is_empty() {
         let energy = oltpgen_report::stats::power::from_energy(&total.energy, &total.energy_max_uj);
         let name = RAPL_METER.to_string();
-        if total.measured_energy { vec![Meter { name, readings: energy }] } else { Vec::new() }
-    } else {
-        // A meter's log that cannot be read now costs the power figures, never the runs' result.
-        read_meters(&opts.power_logs).unwrap_or_else(|e| {
-            eprintln!("warning: {e}: the result has no power figures");
-            Vec::new()
-        })
-    };
-    let t0 = unix_s(context.started_at);
-    let mut measured = total.into_measured(checkpoint.targets, stopped.is_some());
-    let acks = std::mem::take(&mut measured.acks);
-    let mut result = result::build(context, measured);
-    // The study's figure is its runs' added up.
-    result.lost_commits = AckComparison::of_runs(&result.runs);
-    if let Some(armed) = armed {
-        result.fault = armed.finish().await;
+        return if total.measured_energy { vec![Meter { name, readings: energy }] } else { Vec::new() };
     }
-    let interval_s = plan.report_interval.as_secs_f64();
-    watch.finish(&mut result, interval_s).await;
-    // Each run's counters at rest: over its idle time, on the result's clock.
-    for run in &mut result.runs {
-        if let Some([a, b]) = run.idle_window_s {
-            run.idle_counters = counters::window_averages(&result.counters, (a - t0, b - t0), interval_s);
-        }
-    }
-    Ok(Studied { result, stopped, acks })
+    read_meters(&opts.power_logs).unwrap_or_else(|e| {
+        ErrLines::current().line(&format!("warning: {e}: the result has no power figures"));
+        Vec::new()
+    })
 }
 
 /// A run's own acknowledged orders compared with the databases serving `targets` at its end, when
@@ -591,20 +715,19 @@ fn read_meters(logs: &[(String, PathBuf)]) -> Result<Vec<Meter>, String> {
 }
 
 /// The result as judged so far, written after every judged step.
-struct Checkpoint<'a> {
+struct Checkpoint {
     /// The study's context, its runs' records added as they begin.
     context: result::Context,
     targets: Vec<String>,
     steps: Vec<Step>,
     timeseries: Vec<IntervalRow>,
-    /// The counters sampled so far, written with every step.
-    sampler: Option<&'a Sampler>,
 }
 
-impl Checkpoint<'_> {
-    /// Takes in what `p` reports; after a judged step, writes the result so far into `dir` (a write
-    /// that fails is said once on stderr: the run goes on, and its end writes the result again).
-    fn record(&mut self, p: &Progress<'_>, dir: &ResultDir) {
+impl Checkpoint {
+    /// Takes in what `p` reports; after a judged step, writes the result so far into `dir`, with the
+    /// counters `sampler` sampled so far (a write that fails is said once on stderr: the run goes on,
+    /// and its end writes the result again).
+    fn record(&mut self, p: &Progress<'_>, dir: &ResultDir, sampler: Option<&Sampler>) {
         match p {
             Progress::Interval(f) => self.timeseries.extend(f.rows.iter().cloned()),
             Progress::Step(s) => {
@@ -615,16 +738,16 @@ impl Checkpoint<'_> {
                     self.targets.clone(),
                     self.timeseries.clone(),
                 );
-                if let Some(sampler) = self.sampler {
+                if let Some(sampler) = sampler {
                     let interval_s = self.context.plan.report_interval.as_secs_f64();
                     counters::attach(&mut doc, sampler.series(), sampler.notes(), interval_s);
                     doc.served_by = sampler.served();
                 }
                 if let Err(e) = write_result(&dir.path(&doc), &doc) {
-                    eprintln!(
+                    ErrLines::current().line(&format!(
                         "warning: cannot write the result so far into {}: {e}",
                         dir.path(&doc).display()
-                    );
+                    ));
                 }
             }
             Progress::Started(_) => {}

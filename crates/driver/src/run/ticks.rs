@@ -1,6 +1,7 @@
 //! When a run reads its figures: every reporting interval, and at every step window's edges too, so a
 //! step shorter than the interval still has its time-series points and counters (a 5 s step at the
-//! default 10 s interval would otherwise lie between two readings and have none).
+//! default 10 s interval would otherwise lie between two readings and have none). A step decided during
+//! the run adds its edges when it is ([`Ticks::add`]).
 
 use std::time::Duration;
 
@@ -30,22 +31,39 @@ impl Ticks {
         Ticks { interval, close: interval / 10, grid: interval, edges }
     }
 
-    /// The next reading's offset from the run's start, taken.
-    pub fn next_at(&mut self) -> Duration {
+    /// Reads at `window`'s edges too: the window of a step decided during the run.
+    pub fn add(&mut self, window: (Duration, Duration)) {
+        self.edges.extend([window.0, window.1]);
+        self.edges.sort_unstable_by(|a, b| b.cmp(a));
+        self.edges.dedup();
+    }
+
+    /// The next reading's offset from the run's start.
+    pub fn due(&self) -> Duration {
+        match self.edges.last().copied() {
+            Some(edge) if edge <= self.grid + self.close => edge,
+            _ => self.grid,
+        }
+    }
+
+    /// Takes the next reading ([`due`](Self::due)): the one after it is due next.
+    pub fn pass(&mut self) {
         match self.edges.last().copied() {
             Some(edge) if edge <= self.grid + self.close => {
                 self.edges.pop();
                 while self.grid <= edge + self.close {
                     self.grid += self.interval;
                 }
-                edge
             }
-            _ => {
-                let at = self.grid;
-                self.grid += self.interval;
-                at
-            }
+            _ => self.grid += self.interval,
         }
+    }
+
+    /// The next reading's offset from the run's start, taken.
+    pub fn next_at(&mut self) -> Duration {
+        let at = self.due();
+        self.pass();
+        at
     }
 }
 

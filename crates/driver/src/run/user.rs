@@ -18,6 +18,10 @@ use oltpgen_vocab::outcome::{Ack, Done, TxnError};
 /// The first and the longest wait before reconnecting after a lost connection, ms.
 const BACKOFF_MS: (u32, u32) = (100, 5_000);
 
+/// The intended start of a user that a step with fewer users stopped ([`User::park`]): it has no
+/// transaction dealt, waiting or in flight until a later step begins it again.
+const PARKED: u64 = u64::MAX;
+
 /// A user between its turns: what it must remember, and nothing more.
 pub struct User<W: Workload> {
     /// The workload's state for the user: its random stream, its deck, its home.
@@ -46,6 +50,28 @@ impl<W: Workload> User<W> {
     /// The intended start of its next (or running) transaction, ns after the run's start.
     pub fn intended_ns(&self) -> u64 {
         self.intended_ns
+    }
+
+    /// Stops the user between its turns: its dealt transaction, if any, is dropped (a waiting user has
+    /// none in flight) and it takes no turn until [`unpark`](Self::unpark).
+    pub fn park(&mut self) {
+        (self.card, self.intended_ns) = (None, PARKED);
+    }
+
+    /// Whether the user is stopped between its turns ([`park`](Self::park)).
+    pub fn parked(&self) -> bool {
+        self.intended_ns == PARKED
+    }
+
+    /// Begins a stopped user again, `begin_ns` after the run's start, as a new user begins.
+    pub fn unpark(&mut self, begin_ns: u64) {
+        (self.intended_ns, self.backoff_ms) = (begin_ns, 0);
+    }
+
+    /// Whether the user waits for its dealt transaction (keying, or in line for a connection): neither
+    /// parked nor in a turn.
+    pub fn waiting(&self) -> bool {
+        self.card.is_some()
     }
 
     /// Deals the next transaction, intended its keying time after `from_ns`; returns that intended start.

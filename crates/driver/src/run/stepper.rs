@@ -1,0 +1,67 @@
+//! Who decides a run's steps: the run asks a [`Stepper`] for its next step's users, and the stepper
+//! answers from the steps judged so far, so that a search (the most users within a cap, say) can go up
+//! or down on the evidence of each step. Today's sweep (`--users 4,8,16`) is the stepper that walks its
+//! fixed list ([`Sweep`]).
+
+use oltpgen_report::model::Step;
+
+use super::StepSpec;
+
+/// Decides a run's steps one at a time.
+///
+/// The run lays each step it is given after the one before; a step with fewer users than the one
+/// before stops the surplus users at its start (their transactions in flight finish, and count where
+/// they complete). A stepper may ask for at most the plan's most users
+/// ([`RunPlan::max_users`](super::RunPlan::max_users)): the run deals users and sizes connections for
+/// that many, and lays no step beyond it.
+pub trait Stepper {
+    /// The next step's users, from the steps of this run judged so far (in order; empty before the
+    /// first), or `None` to end the run.
+    fn next(&mut self, judged: &[Step]) -> Option<u32>;
+
+    /// Whether [`next`](Self::next) reads the verdicts. When it does, the run asks for a step once the
+    /// step before it is judged (its window closed, plus a short grace for its last samples), and the
+    /// step begins then, the users running on meanwhile; when it does not (a fixed list), the run asks
+    /// for every step at its start and lays each at the end of the one before.
+    fn reads_verdicts(&self) -> bool {
+        true
+    }
+}
+
+/// The steps of a fixed list, in order, whatever their verdicts: a sweep.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    users: Vec<u32>,
+    at: usize,
+}
+
+impl Sweep {
+    /// The sweep over `steps`' users, in their order.
+    pub fn of(steps: &[StepSpec]) -> Sweep {
+        Sweep { users: steps.iter().map(|s| s.users).collect(), at: 0 }
+    }
+}
+
+impl Stepper for Sweep {
+    fn next(&mut self, _judged: &[Step]) -> Option<u32> {
+        let users = self.users.get(self.at).copied()?;
+        self.at += 1;
+        Some(users)
+    }
+
+    fn reads_verdicts(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_walks_its_list_then_ends() {
+        let mut sweep = Sweep::of(&[StepSpec { users: 4, run: 1 }, StepSpec { users: 2, run: 1 }]);
+        assert!(!sweep.reads_verdicts());
+        assert_eq!((sweep.next(&[]), sweep.next(&[]), sweep.next(&[])), (Some(4), Some(2), None));
+    }
+}
