@@ -6,6 +6,8 @@
 //! ([`check`]): an acknowledged order that is missing, or present with another customer or line count
 //! (its id handed out again by a new primary that never had it), is a lost commit.
 
+use std::time::Duration;
+
 use oltpgen_datagen::tpcc::consts::DISTRICTS_PER_WAREHOUSE;
 use oltpgen_report::model::Workload;
 use oltpgen_report::model::outage::{AckComparison, LISTED, LostCommits};
@@ -19,12 +21,18 @@ pub use oltpgen_vocab::outcome::Ack;
 use oltpgen_vocab::tpcc_checks::orders_between;
 
 /// Compares `acks` (every target's orders of `workload`) with the databases now serving `targets`:
-/// each target's acknowledged orders missing there, or there with another customer or line count.
+/// each target's acknowledged orders missing there, or there with another customer or line count. A
+/// database that refuses the connection is asked again for up to `wait` (see [`serving`]).
 ///
 /// # Errors
 /// Orders of more databases than `targets` (a check given fewer than the run had), a database that
 /// cannot be reached or queried.
-pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Result<LostCommits, Error> {
+pub async fn check(
+    targets: &[Target],
+    workload: Workload,
+    acks: &[Ack],
+    wait: Duration,
+) -> Result<LostCommits, Error> {
     let databases = acks.iter().map(|a| usize::from(a.target) + 1).max().unwrap_or(0);
     if databases > targets.len() {
         return Err(Error::usage(format!(
@@ -38,7 +46,7 @@ pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Resu
         if mine.is_empty() {
             continue;
         }
-        let conn = Conn::open(target).await?;
+        let conn = serving(target, wait).await?;
         let missing = match workload {
             Workload::Tpcc => missing_new_orders(&conn, target, &mine).await?,
             Workload::Ds2 => missing_purchases(&conn, target, &mine).await?,
@@ -57,10 +65,32 @@ pub async fn check(targets: &[Target], workload: Workload, acks: &[Ack]) -> Resu
     Ok(lost)
 }
 
-/// [`check`] as a result records it: the figures, or why the comparison could not be made (never a 0
+/// How long a run's own comparison, at its end, waits for the database now serving: right after a
+/// failover the promoted standby may still be leaving recovery (a URL that asks for a writable server
+/// finds none yet). `check --result`, asked later by a user, does not wait.
+pub const AFTER_A_RUN: Duration = Duration::from_secs(30);
+
+/// A connection to the database now serving `target`, asked again every half second for up to `wait`
+/// while the server refuses it.
+///
+/// # Errors
+/// The last refusal, when no server answered in time.
+async fn serving(target: &Target, wait: Duration) -> Result<Conn, Error> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        match Conn::open(target).await {
+            Err(Error::Environment(_)) if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
+/// [`check`] as a run's end records it, waiting [`AFTER_A_RUN`] for the database: the figures, or why the comparison could not be made (never a 0
 /// that would read as "nothing lost").
 pub async fn compare(targets: &[Target], workload: Workload, acks: &[Ack]) -> AckComparison {
-    match check(targets, workload, acks).await {
+    match check(targets, workload, acks, AFTER_A_RUN).await {
         Ok(lost) => AckComparison::Compared(lost),
         Err(e) => AckComparison::NotMeasured { not_measured: e.to_string() },
     }
@@ -129,9 +159,21 @@ mod tests {
     async fn orders_of_more_databases_than_given_are_refused_before_any_is_asked() {
         let a = Ack { w_id: 1, o_id: 3_001, c_id: 1, d_id: 1, lines: 5, target: 1, run: 0 };
         let target: Target = crate::engine::parse_url("postgres://u@127.0.0.1:1/tpcc").unwrap();
-        let e = check(&[target], Workload::Tpcc, &[a]).await.unwrap_err();
+        let e = check(&[target], Workload::Tpcc, &[a], Duration::ZERO).await.unwrap_err();
         assert!(matches!(e, Error::Usage(_)), "{e}");
         assert!(e.to_string().contains("are of 2 databases: give the check the run's 2 URLs"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn a_refused_connection_is_asked_again_for_the_wait_and_not_past_it() {
+        let target: Target = crate::engine::parse_url("postgres://u@127.0.0.1:1/tpcc").unwrap();
+        let started = std::time::Instant::now();
+        assert!(matches!(serving(&target, Duration::ZERO).await, Err(Error::Environment(_))));
+        assert!(started.elapsed() < Duration::from_millis(900), "no wait asked, none made");
+        let started = std::time::Instant::now();
+        assert!(matches!(serving(&target, Duration::from_millis(1_200)).await, Err(Error::Environment(_))));
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(1_200) && waited < Duration::from_secs(5), "{waited:?}");
     }
 
     #[test]

@@ -70,7 +70,9 @@ where
             if let Some(which) = &held.which {
                 console.line(which);
             }
-            let lost = crate::lost_commits::check(&targets, held.workload, &held.acks).await?;
+            let lost =
+                crate::lost_commits::check(&targets, held.workload, &held.acks, std::time::Duration::ZERO)
+                    .await?;
             if lost.lost > 0 {
                 return Err(Error::failed(lost.sentence()));
             }
