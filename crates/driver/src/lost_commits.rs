@@ -22,7 +22,7 @@ use oltpgen_vocab::tpcc_checks::orders_between;
 
 /// Compares `acks` (every target's orders of `workload`) with the databases now serving `targets`:
 /// each target's acknowledged orders missing there, or there with another customer or line count. A
-/// database that refuses the connection is asked again for up to `wait` (see [`serving`]).
+/// database that refuses the connection is asked again, every half second, for up to `wait`.
 ///
 /// # Errors
 /// Orders of more databases than `targets` (a check given fewer than the run had), a database that
