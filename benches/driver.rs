@@ -19,10 +19,13 @@ use oltpgen_datagen::ds2::size::DbSize;
 use oltpgen_datagen::tpcc::input::{InputGen, Terminal, TxnInput};
 use oltpgen_datagen::tpcc::mix::{Deck, Pacing};
 use oltpgen_datagen::tpcc::random::CConstants;
+use std::sync::LazyLock;
+
 use oltpgen_driver::run::collector::Collector;
 use oltpgen_driver::run::sample::{Sample, Status};
 use oltpgen_driver::run::{self, Agent, Next, Ops, Ramp, RunPlan, StepSpec, Timing};
-use oltpgen_report::model::{DS2_TRANSACTIONS, TPCC_TRANSACTIONS, Workload};
+use oltpgen_driver::workload::{Kinds, Profile};
+use oltpgen_report::model::{DS2_TRANSACTIONS, TPCC_TRANSACTIONS};
 use oltpgen_report::stats::cap::Cap;
 use oltpgen_vocab::outcome::{Done, TxnError};
 
@@ -48,8 +51,7 @@ fn per_transaction(c: &mut Criterion) {
     let pacing = Pacing::spec();
     let mut deck = Deck::new();
     group.bench_function("deck+input+think+record", |b| {
-        let mut collector =
-            Collector::new(Workload::Tpcc, &TPCC_TRANSACTIONS, 0, 1, &[0..5_000, 5_000..u32::MAX]);
+        let mut collector = Collector::new(Kinds::plain(&TPCC_TRANSACTIONS), 1, &[0..5_000, 5_000..u32::MAX]);
         b.iter(|| {
             for i in 0..TXNS {
                 let kind = deck.next(&mut rng);
@@ -71,9 +73,8 @@ fn per_ds2_order(c: &mut Criterion) {
     let size = DbSize::M;
     let orders = OrderGen::new(size.customers(), size.products(), OrderParams::default());
     group.bench_function("order+record", |b| {
-        let mut collector =
-            Collector::new(Workload::Ds2, &DS2_TRANSACTIONS, 6, 1, std::slice::from_ref(&(0..u32::MAX)))
-                .with_composite(Some(6));
+        let ds2_kinds = Kinds { per_minute: 6, composite: Some(6), ..Kinds::plain(&DS2_TRANSACTIONS) };
+        let mut collector = Collector::new(ds2_kinds, 1, std::slice::from_ref(&(0..u32::MAX)));
         b.iter(|| {
             for i in 0..ORDERS {
                 let order = orders.next(&mut rng);
@@ -98,13 +99,18 @@ struct Instant {
     generator: InputGen,
 }
 
-impl run::Workload for Instant {
-    const REPORT: Workload = Workload::Tpcc;
-    const KINDS: &'static [&'static str] = &TPCC_TRANSACTIONS;
-    const PER_MINUTE_KIND: usize = 0;
+static PROFILE: LazyLock<Profile> = LazyLock::new(|| {
+    Profile::new(oltpgen_report::model::Workload::Tpcc.descriptor().clone(), Kinds::plain(&TPCC_TRANSACTIONS))
+});
+
+impl run::Driven for Instant {
     type User = (Rng, Deck, Terminal);
     type Session = ();
     type Input = TxnInput;
+
+    fn profile(&self) -> &Profile {
+        &PROFILE
+    }
 
     fn targets(&self) -> &[String] {
         &self.targets

@@ -21,8 +21,11 @@ use oltpgen_datagen::Rng;
 use oltpgen_datagen::tpcc::input::{InputGen, Terminal, TxnInput};
 use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime};
 use oltpgen_datagen::tpcc::random::CConstants;
+use std::sync::LazyLock;
+
 use oltpgen_driver::run::{self, Agent, Next, Ops, Progress, Ramp, RunPlan, StepSpec, Timing, cpu};
-use oltpgen_report::model::{TPCC_TRANSACTIONS, Workload};
+use oltpgen_driver::workload::{Kinds, Profile};
+use oltpgen_report::model::TPCC_TRANSACTIONS;
 use oltpgen_report::stats::cap::Cap;
 use oltpgen_vocab::outcome::{Done, TxnError};
 
@@ -52,14 +55,19 @@ struct Paced {
     pacing: Pacing,
 }
 
-impl run::Workload for Paced {
-    const REPORT: Workload = Workload::Tpcc;
-    const KINDS: &'static [&'static str] = &TPCC_TRANSACTIONS;
-    const PER_MINUTE_KIND: usize = 0;
-    /// The random stream, the deck, the home, and whether the first card was dealt.
+/// The random stream, the deck, the home, and whether the first card was dealt.
+static PROFILE: LazyLock<Profile> = LazyLock::new(|| {
+    Profile::new(oltpgen_report::model::Workload::Tpcc.descriptor().clone(), Kinds::plain(&TPCC_TRANSACTIONS))
+});
+
+impl run::Driven for Paced {
     type User = (Rng, Deck, Terminal, bool);
     type Session = ();
     type Input = TxnInput;
+
+    fn profile(&self) -> &Profile {
+        &PROFILE
+    }
 
     fn targets(&self) -> &[String] {
         &self.targets

@@ -1,7 +1,9 @@
 //! Each command's flags turned into the driver's request, and the driver's call that runs it.
 
 use oltpgen_driver::Error;
-use oltpgen_driver::command::{self as run, Console, Databases, Exit};
+use oltpgen_driver::command::{self as run, Console, Databases, Exit, workload};
+use oltpgen_driver::ds2::Ds2;
+use oltpgen_driver::tpcc::Tpcc;
 
 #[cfg(feature = "io")]
 use crate::cli::IoAction;
@@ -50,10 +52,10 @@ async fn tpcc(cmd: TpccCmd, db: &Databases, console: &mut dyn Console) -> Result
             run::tpcc::run(&args.run.request(None, false, quiet), db, console).await
         }
         Some(TpccAction::Load(args)) => {
-            run::tpcc::load(args.scale, &args.load.request(quiet), db, console).await
+            workload::load(&Tpcc, args.scale, &args.load.request(quiet), db, console).await
         }
-        Some(TpccAction::Check(c)) => run::tpcc::check(&c.request(), db, console).await,
-        Some(TpccAction::Drop) => run::tpcc::drop(db, console).await,
+        Some(TpccAction::Check(c)) => workload::check(&Tpcc, &c.request(), db, console).await,
+        Some(TpccAction::Drop) => workload::drop(&Tpcc, db, console).await,
     }
 }
 
@@ -63,10 +65,10 @@ async fn ds2(cmd: Ds2Cmd, db: &Databases, console: &mut dyn Console) -> Result<E
         None => run::ds2::run(&cmd.run.request(true, quiet), db, console).await,
         Some(Ds2Action::Run(args)) => run::ds2::run(&args.request(false, quiet), db, console).await,
         Some(Ds2Action::Load(args)) => {
-            run::ds2::load(args.db_size, &args.load.request(quiet), db, console).await
+            workload::load(&Ds2, args.db_size, &args.load.request(quiet), db, console).await
         }
-        Some(Ds2Action::Check(c)) => run::ds2::check(&c.request(), db, console).await,
-        Some(Ds2Action::Drop) => run::ds2::drop(db, console).await,
+        Some(Ds2Action::Check(c)) => workload::check(&Ds2, &c.request(), db, console).await,
+        Some(Ds2Action::Drop) => workload::drop(&Ds2, db, console).await,
     }
 }
 

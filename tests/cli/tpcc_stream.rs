@@ -7,8 +7,8 @@ use oltpgen_datagen::tpcc::mix::{KeyingTime, Pacing, ThinkTime, TxnKind};
 use oltpgen_driver::Target;
 use oltpgen_driver::engine::Conn;
 use oltpgen_driver::inventory;
-use oltpgen_driver::run::Workload;
-use oltpgen_driver::tpcc::Tpcc;
+use oltpgen_driver::run::Driven;
+use oltpgen_driver::tpcc::{Tpcc, TpccDriver};
 use oltpgen_vocab::tpcc::{Outcome, Transactions};
 
 /// The columns that hold the time a row was written: left out of the comparison (`ol_delivery_d` is
@@ -25,9 +25,9 @@ const SEED: u64 = 42;
 /// another, through the workload's own session (the same code a run uses).
 async fn drive(target: &Target, transactions: Transactions) -> Vec<(usize, Outcome)> {
     let conn = Conn::open(target).await.unwrap();
-    let loaded = inventory::loaded::<Tpcc>(&conn, target).await.unwrap();
+    let loaded = inventory::loaded(&Tpcc, &conn, target).await.unwrap();
     let pacing = Pacing { keying: KeyingTime::Off, think: ThinkTime::Off };
-    let tpcc = Tpcc::new(vec![(target.clone(), transactions)], &[loaded], pacing, SEED);
+    let tpcc = TpccDriver::new(vec![(target.clone(), transactions)], &[loaded], pacing, SEED);
     let session = tpcc.connect(0).await.unwrap_or_else(|e| panic!("connecting: {e:?}"));
     let mut user = tpcc.user(0);
     let mut outcomes = Vec::with_capacity(N);

@@ -1,72 +1,32 @@
 //! What a database already holds for a workload: nothing, a finished load, a half-finished one,
 //! another workload oltpgen loaded, or tables of the same names that oltpgen did not make. Every
-//! command asks before it writes or reads. Written once for every workload ([`Definition`]) and
+//! command asks before it writes or reads. Written once for every workload ([`Stored`]) and
 //! every engine (through [`Conn`]).
 
-use oltpgen_report::model::Workload;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
 use crate::engine::Conn;
+use crate::workload::{Stored, registry};
 use crate::{Error, Target};
 use oltpgen_vocab::meta::MetaRow;
-use oltpgen_vocab::target::Engine;
 
 /// The state a finished load leaves.
 pub const COMPLETE: &str = "complete";
 /// The state while a load runs; still there after a load that died.
 pub const LOADING: &str = "loading";
 
-/// What a workload is to the database, written once per workload: its name, its tables and what its
-/// load records. Everything asked of a database about a workload (is it loaded, with what, how often
-/// was it run since) is written once, generic over this.
-pub trait Definition {
-    /// The workload's name: its load record's key, its built-in database, its command.
-    const NAME: &'static str;
-    /// What a load records about itself, for later commands.
-    type Params: Clone + Serialize + DeserializeOwned;
-
-    /// The workload's tables.
-    fn table_names() -> Vec<&'static str>;
-
-    /// The statements a load runs on `engine` once the tables' keys and indexes exist, in order on one
-    /// connection: the functions, procedures, triggers and sequences the workload creates. `drop` removes
-    /// what they create ([`created_objects`](oltpgen_vocab::schema::created_objects)): one list for both.
-    fn finish(engine: Engine) -> Vec<String>;
-
-    /// How a loaded database of this workload is described in a refusal (e.g. `scale 10`).
-    fn describe(params: &Self::Params) -> String;
-
-    /// The load's seed.
-    fn seed(params: &Self::Params) -> u64;
-
-    /// Runs driven since the load (as recorded, before the one starting).
-    fn runs(params: &Self::Params) -> u32;
-
-    /// The seed of the run about to start on a database loaded with `params`: `asked` when the user
-    /// gave one; else each run draws new streams, reproducibly, from the load's seed and the run's
-    /// number (counting from 1: the recorded runs, plus this one).
-    fn run_seed(params: &Self::Params, asked: Option<u64>) -> u64 {
-        asked.unwrap_or_else(|| {
-            oltpgen_datagen::Rng::derive(Self::seed(params), &[u64::from(Self::runs(params)) + 1]).next_u64()
-        })
-    }
-}
-
 /// What `target` holds for workload `W`.
 ///
 /// # Errors
 /// [`Error::Failed`] when the catalog cannot be read.
-pub async fn holding<W: Definition>(conn: &Conn, target: &Target) -> Result<Holding, Error> {
-    inspect(conn, target, W::NAME, &W::table_names()).await
+pub async fn holding<W: Stored>(w: &W, conn: &Conn, target: &Target) -> Result<Holding, Error> {
+    inspect(conn, target, w.name(), &w.tables()).await
 }
 
 /// The parameters of the finished `W` load in `target`, or one line saying why there is none.
 ///
 /// # Errors
 /// [`Error::Usage`] for an empty, half-loaded or foreign database.
-pub async fn loaded<W: Definition>(conn: &Conn, target: &Target) -> Result<W::Params, Error> {
-    loaded_params(conn, target, W::NAME, &W::table_names()).await
+pub async fn loaded<W: Stored>(w: &W, conn: &Conn, target: &Target) -> Result<W::Params, Error> {
+    loaded_params(conn, target, w.name(), &w.tables()).await
 }
 
 /// The state of one workload in one database.
@@ -94,9 +54,6 @@ impl Holding {
     }
 }
 
-/// Every workload oltpgen loads, by the name its load records.
-const WORKLOADS: [&str; 2] = [Workload::Tpcc.name(), Workload::Ds2.name()];
-
 /// Looks at `target` for `workload`, whose tables are `tables`.
 ///
 /// # Errors
@@ -110,7 +67,7 @@ pub async fn inspect(
     let present = conn.existing_tables(target, tables).await?;
     let row = conn.read_meta(target, workload).await?;
     if row.is_none() && !present.is_empty() {
-        for other in WORKLOADS.into_iter().filter(|w| *w != workload) {
+        for other in registry::stored().filter(|w| *w != workload) {
             if conn.read_meta(target, other).await?.is_some() {
                 return Ok(Holding::OtherWorkload(other));
             }

@@ -72,6 +72,7 @@ pub mod prepare;
 pub mod restore;
 pub mod run;
 pub mod tpcc;
+pub mod workload;
 
 #[cfg(feature = "local")]
 pub use oltpgen_local as local;

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use oltpgen_datagen::schema::Dataset;
 
 use crate::engine::{self, Conn};
-use crate::inventory::{self, COMPLETE, Definition, Holding, LOADING};
+use crate::inventory::{self, COMPLETE, Holding, LOADING};
+use crate::workload::Stored;
 use crate::{Error, Target};
 use oltpgen_vocab::meta::MetaRow;
 use oltpgen_vocab::progress::Progress;
@@ -45,8 +46,8 @@ pub struct LoadSummary {
 
 /// What one workload loads: its data, what it records about the load, and the engine DDL it needs
 /// beyond tables, keys and plain indexes. Its name and its description in a refusal come from its
-/// [`Definition`].
-pub struct Loading<W: Definition, D: Dataset> {
+/// [`Stored`] workload.
+pub struct Loading<W: Stored, D: Dataset> {
     /// The rows.
     pub data: D,
     /// What the load records about itself, for later commands.
@@ -64,7 +65,8 @@ pub struct Loading<W: Definition, D: Dataset> {
 /// # Errors
 /// [`Error::Usage`] when the database already holds the workload (without `replace`) or foreign tables
 /// of the same names; [`Error::Failed`] when the server fails part-way.
-pub async fn load<W: Definition, D: Dataset>(
+pub async fn load<W: Stored, D: Dataset>(
+    w: &W,
     target: &Target,
     loading: Loading<W, D>,
     opts: &LoadOptions,
@@ -72,20 +74,20 @@ pub async fn load<W: Definition, D: Dataset>(
     let start = Instant::now();
     let conn = Conn::open(target).await?;
     let tables: Vec<&str> = loading.data.tables().iter().map(|t| t.name).collect();
-    clear_the_way::<W>(&conn, target, &tables, opts.replace).await?;
+    clear_the_way(w, &conn, target, &tables, opts.replace).await?;
     let params = serde_json::to_value(&loading.params).expect("load parameters serialize");
-    record(&conn, target, W::NAME, LOADING, &params).await?;
+    record(&conn, target, w.name(), LOADING, &params).await?;
     let engine = target.engine();
     let ddl: Vec<String> = loading.data.tables().iter().map(|t| engine::create_table(engine, t)).collect();
-    conn.batch(target, &format!("creating the {} tables", W::NAME), &ddl).await?;
+    conn.batch(target, &format!("creating the {} tables", w.name()), &ddl).await?;
 
     let data = Arc::new(loading.data);
     let rows = copy_rows(target, &data, opts).await?;
     let copied = start.elapsed();
     let keys = index_statements(engine, &*data, &rows, loading.extra_indexes);
-    build_keys_and_finish::<W>(&conn, target, keys, &W::finish(engine), &tables, opts).await?;
+    build_keys_and_finish(w, &conn, target, keys, &w.finish(engine), &tables, opts).await?;
 
-    record(&conn, target, W::NAME, COMPLETE, &params).await?;
+    record(&conn, target, w.name(), COMPLETE, &params).await?;
     Ok(LoadSummary {
         rows: rows.values().sum(),
         copy: copied,
@@ -99,13 +101,14 @@ pub async fn load<W: Definition, D: Dataset>(
 ///
 /// # Errors
 /// [`Error::Usage`] saying what is there and what to do.
-async fn clear_the_way<W: Definition>(
+async fn clear_the_way<W: Stored>(
+    w: &W,
     conn: &Conn,
     target: &Target,
     tables: &[&str],
     replace: bool,
 ) -> Result<(), Error> {
-    let workload = W::NAME;
+    let workload = w.name();
     match inventory::inspect(conn, target, workload, tables).await? {
         Holding::Empty => Ok(()),
         Holding::Foreign(found) => Err(Error::usage(format!(
@@ -115,7 +118,7 @@ async fn clear_the_way<W: Definition>(
         Holding::OtherWorkload(other) => Err(Holding::other_workload(target, workload, other)),
         Holding::Loaded(row) if !replace => {
             let described = serde_json::from_value::<W::Params>(row.params)
-                .map_or_else(|_| "unreadable parameters".to_string(), |p| W::describe(&p));
+                .map_or_else(|_| "unreadable parameters".to_string(), |p| w.describe(&p));
             Err(Error::usage(format!(
                 "{target} already holds a {workload} database ({described}): pass --replace to load it again"
             )))
@@ -123,7 +126,7 @@ async fn clear_the_way<W: Definition>(
         Holding::Partial(why) if !replace => {
             Err(Error::usage(format!("{why}: pass --replace to load it again")))
         }
-        Holding::Loaded(_) | Holding::Partial(_) => drop_workload::<W>(conn, target).await,
+        Holding::Loaded(_) | Holding::Partial(_) => drop_workload(w, conn, target).await,
     }
 }
 
@@ -151,7 +154,8 @@ pub(crate) async fn copy_rows<D: Dataset>(
 ///
 /// # Errors
 /// The first statement that fails.
-pub(crate) async fn build_keys_and_finish<W: Definition>(
+pub(crate) async fn build_keys_and_finish<W: Stored>(
+    w: &W,
     conn: &Conn,
     target: &Target,
     keys: Vec<String>,
@@ -163,7 +167,7 @@ pub(crate) async fn build_keys_and_finish<W: Definition>(
     let advance = bar.clone();
     engine::run_statements(target, opts.workers, keys, move |_| advance.advance(1)).await?;
     if !finish.is_empty() {
-        conn.batch(target, &format!("finishing the {} schema", W::NAME), finish).await?;
+        conn.batch(target, &format!("finishing the {} schema", w.name()), finish).await?;
     }
     let statistics = tables.iter().map(|t| engine::statistics(target.engine(), t)).collect();
     bar.phase("analyzing");
@@ -252,7 +256,7 @@ pub async fn record(
     conn.write_meta(target, workload, &row).await
 }
 
-/// Drops workload `W`'s tables, the objects its load created beside them ([`Definition::finish`]'s
+/// Drops workload `W`'s tables, the objects its load created beside them ([`Stored::finish`]'s
 /// functions, procedures and sequences; triggers go with their tables) and its metadata from `target`;
 /// false when there was nothing to drop. Only a database oltpgen loaded: a user's own objects of other
 /// names stay.
@@ -260,8 +264,8 @@ pub async fn record(
 /// # Errors
 /// [`Error::Usage`] when the tables of those names were not loaded by oltpgen (they, and every object,
 /// are left alone).
-pub async fn drop_all<W: Definition>(target: &Target) -> Result<bool, Error> {
-    let (workload, tables) = (W::NAME, &W::table_names());
+pub async fn drop_all<W: Stored>(w: &W, target: &Target) -> Result<bool, Error> {
+    let (workload, tables) = (w.name(), &w.tables());
     let conn = Conn::open(target).await?;
     match inventory::inspect(&conn, target, workload, tables).await? {
         Holding::Empty => Ok(false),
@@ -271,21 +275,21 @@ pub async fn drop_all<W: Definition>(target: &Target) -> Result<bool, Error> {
         ))),
         Holding::OtherWorkload(other) => Err(Holding::other_workload(target, workload, other)),
         Holding::Loaded(_) | Holding::Partial(_) => {
-            drop_workload::<W>(&conn, target).await?;
+            drop_workload(w, &conn, target).await?;
             conn.remove_meta(target, workload).await?;
             Ok(true)
         }
     }
 }
 
-/// Drops workload `W`'s tables and the objects its load created beside them ([`Definition::finish`]'s
+/// Drops workload `W`'s tables and the objects its load created beside them ([`Stored::finish`]'s
 /// functions, procedures and sequences), all or nothing: what `drop` and a `--replace` load clear.
 ///
 /// # Errors
 /// [`Conn::drop_workload`]'s.
-async fn drop_workload<W: Definition>(conn: &Conn, target: &Target) -> Result<(), Error> {
-    let objects = created_objects(&W::finish(target.engine()));
-    conn.drop_workload(target, &W::table_names(), &objects).await
+async fn drop_workload<W: Stored>(w: &W, conn: &Conn, target: &Target) -> Result<(), Error> {
+    let objects = created_objects(&w.finish(target.engine()));
+    conn.drop_workload(target, &w.tables(), &objects).await
 }
 
 /// Writes the rows a load would load as one CSV file per table in `dir` (`<table>.csv`), for
@@ -333,9 +337,9 @@ mod tests {
 
         /// What `drop` removes for workload `W` on `engine`, as `(kind, name)`, each name once (a name may
         /// come with two argument lists: the load's and an earlier oltpgen's).
-        fn dropped<W: Definition>(engine: Engine) -> Vec<(ObjectKind, String)> {
+        fn dropped<W: Stored>(w: &W, engine: Engine) -> Vec<(ObjectKind, String)> {
             let mut names = Vec::new();
-            for Object { kind, name, .. } in created_objects(&W::finish(engine)) {
+            for Object { kind, name, .. } in created_objects(&w.finish(engine)) {
                 if !names.contains(&(kind, name.clone())) {
                     names.push((kind, name));
                 }
@@ -351,7 +355,7 @@ mod tests {
         fn drop_removes_every_object_a_load_creates_and_nothing_else() {
             use ObjectKind::{FullTextCatalog, Function, Procedure, Sequence};
             let tpcc = ["new_order", "payment", "order_status", "delivery", "stock_level"];
-            let on_pg = dropped::<crate::tpcc::Tpcc>(Engine::Postgres);
+            let on_pg = dropped(&crate::tpcc::Tpcc, Engine::Postgres);
             // procs.sql may gain helpers: every one is oltpgen's by its prefix, and the six are there.
             assert!(on_pg.iter().all(|(k, n)| *k == Function && n.starts_with("oltpgen_tpcc_")), "{on_pg:?}");
             for name in
@@ -361,7 +365,7 @@ mod tests {
             }
             let procedures: Vec<String> = tpcc.iter().map(|t| format!("oltpgen_{t}")).collect();
             let procedures: Vec<&str> = procedures.iter().map(String::as_str).collect();
-            assert_eq!(dropped::<crate::tpcc::Tpcc>(Engine::SqlServer), named(Procedure, &procedures));
+            assert_eq!(dropped(&crate::tpcc::Tpcc, Engine::SqlServer), named(Procedure, &procedures));
 
             let sequences = named(Sequence, &["customers_customerid_seq", "orders_orderid_seq"]);
             let functions = [
@@ -376,7 +380,7 @@ mod tests {
                 "purchase",
             ];
             let mut ds2_pg = [sequences.clone(), named(Function, &functions)].concat();
-            let mut on_pg = dropped::<crate::ds2::Ds2>(Engine::Postgres);
+            let mut on_pg = dropped(&crate::ds2::Ds2, Engine::Postgres);
             // In any order: an earlier oltpgen's signatures are dropped before DS2's are created.
             on_pg.sort_by(|a, b| a.1.cmp(&b.1));
             ds2_pg.sort_by(|a, b| a.1.cmp(&b.1));
@@ -384,7 +388,7 @@ mod tests {
             // PostgreSQL drops DS2's names (which a user's own functions may share) by their arguments:
             // the ones the load creates (listed after an earlier oltpgen's, which it drops first).
             let args = |name: &str| {
-                created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
+                created_objects(&crate::ds2::Ds2.finish(Engine::Postgres))
                     .into_iter()
                     .rfind(|o| o.name == name)
                     .and_then(|o| o.args)
@@ -392,7 +396,7 @@ mod tests {
             assert_eq!(args("login").as_deref(), Some("(username_in text, password_in text)"));
             assert_eq!(args("restock_order").as_deref(), Some("()"));
             assert_eq!(args("customers_customerid_seq"), None, "a sequence has none");
-            let legacy: Vec<Object> = created_objects(&crate::ds2::Ds2::finish(Engine::Postgres))
+            let legacy: Vec<Object> = created_objects(&crate::ds2::Ds2.finish(Engine::Postgres))
                 .into_iter()
                 .filter(|o| o.name == "purchase")
                 .collect();
@@ -414,7 +418,7 @@ mod tests {
             let ds2_mssql =
                 [sequences, named(FullTextCatalog, &["ds2_fulltext"]), named(Procedure, &procedures)]
                     .concat();
-            assert_eq!(dropped::<crate::ds2::Ds2>(Engine::SqlServer), ds2_mssql);
+            assert_eq!(dropped(&crate::ds2::Ds2, Engine::SqlServer), ds2_mssql);
         }
     }
 

@@ -8,17 +8,14 @@
 
 use std::time::Duration;
 
-use oltpgen_datagen::tpcc::consts::DISTRICTS_PER_WAREHOUSE;
-use oltpgen_report::model::Workload;
 use oltpgen_report::model::outage::{AckComparison, LISTED, LostCommits};
 
 use std::collections::HashMap;
 
 use crate::engine::Conn;
+use crate::workload::Acknowledged;
 use crate::{Error, Target};
-use oltpgen_vocab::ds2_checks::purchases_between;
 pub use oltpgen_vocab::outcome::Ack;
-use oltpgen_vocab::tpcc_checks::orders_between;
 
 /// Compares `acks` (every target's orders of `workload`) with the databases now serving `targets`:
 /// each target's acknowledged orders missing there, or there with another customer or line count. A
@@ -29,7 +26,7 @@ use oltpgen_vocab::tpcc_checks::orders_between;
 /// cannot be reached or queried.
 pub async fn check(
     targets: &[Target],
-    workload: Workload,
+    workload: &dyn Acknowledged,
     acks: &[Ack],
     wait: Duration,
 ) -> Result<LostCommits, Error> {
@@ -47,12 +44,7 @@ pub async fn check(
             continue;
         }
         let conn = serving(target, wait).await?;
-        let missing = match workload {
-            Workload::Tpcc => missing_new_orders(&conn, target, &mine).await?,
-            Workload::Ds2 => missing_purchases(&conn, target, &mine).await?,
-            // `io` drives no database: it acknowledges no order.
-            Workload::Io => Vec::new(),
-        };
+        let missing = workload.missing(&conn, target, &mine).await?;
         lost.lost += missing.len() as u64;
         let room = LISTED.saturating_sub(lost.first.len());
         lost.first.extend(
@@ -89,49 +81,27 @@ async fn serving(target: &Target, wait: Duration) -> Result<Conn, Error> {
 
 /// [`check`] as a run's end records it, waiting [`AFTER_A_RUN`] for the database: the figures, or why the comparison could not be made (never a 0
 /// that would read as "nothing lost").
-pub async fn compare(targets: &[Target], workload: Workload, acks: &[Ack]) -> AckComparison {
+pub async fn compare(targets: &[Target], workload: &dyn Acknowledged, acks: &[Ack]) -> AckComparison {
     match check(targets, workload, acks, AFTER_A_RUN).await {
         Ok(lost) => AckComparison::Compared(lost),
         Err(e) => AckComparison::NotMeasured { not_measured: e.to_string() },
     }
 }
 
-/// Of TPC-C's acknowledged New-Orders `acks` (one target's), those the database does not hold as
-/// acknowledged: the orders of their warehouses in their id range, read back in the same SQL on every
-/// engine ([`orders_between`]), through the checks' own query runner.
-async fn missing_new_orders(conn: &Conn, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
-    let (w, o) = (span(acks, |a| a.w_id), span(acks, |a| a.o_id));
-    // Every order the query can yield: one per id in each district of each warehouse.
-    let room = width(w) * i64::from(DISTRICTS_PER_WAREHOUSE) * width(o);
-    let what = "comparing the acknowledged orders";
-    let (_, held) = conn.offending(target, what, &orders_between(w, o), room).await?;
-    Ok(not_held(acks, &held))
-}
-
-/// Of DS2's acknowledged purchases `acks` (one target's), those the database does not hold as
-/// acknowledged: the orders in their id range read back in the same SQL on every engine
-/// ([`purchases_between`]), through the checks' own query runner.
-async fn missing_purchases(conn: &Conn, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
-    let o = span(acks, |a| a.o_id);
-    let what = "comparing the acknowledged purchases";
-    let (_, held) = conn.offending(target, what, &purchases_between(o.0, o.1), width(o)).await?;
-    Ok(not_held(acks, &held))
-}
-
 /// The lowest and highest of `field` over `acks`.
-fn span(acks: &[Ack], field: fn(&Ack) -> u32) -> (u32, u32) {
+pub fn span(acks: &[Ack], field: fn(&Ack) -> u32) -> (u32, u32) {
     acks.iter().map(field).fold((u32::MAX, 0), |(lo, hi), v| (lo.min(v), hi.max(v)))
 }
 
 /// How many values `lo..=hi` holds.
-fn width((lo, hi): (u32, u32)) -> i64 {
+pub fn width((lo, hi): (u32, u32)) -> i64 {
     i64::from(hi.saturating_sub(lo)) + 1
 }
 
 /// The acknowledged orders of `acks` that `held` (the database's rows, as `orderid,customer,lines` for
 /// DS2's purchases or `w_id,d_id,o_id,customer,lines` for TPC-C's orders) does not hold as acknowledged
 /// (missing, or another customer or line count under the key), in key order.
-fn not_held(acks: &[Ack], held: &[String]) -> Vec<Ack> {
+pub fn not_held(acks: &[Ack], held: &[String]) -> Vec<Ack> {
     let held: HashMap<(u32, u32, u32), (u32, u32)> = held
         .iter()
         .filter_map(|row| {
@@ -159,7 +129,7 @@ mod tests {
     async fn orders_of_more_databases_than_given_are_refused_before_any_is_asked() {
         let a = Ack { w_id: 1, o_id: 3_001, c_id: 1, d_id: 1, lines: 5, target: 1, run: 0 };
         let target: Target = crate::engine::parse_url("postgres://u@127.0.0.1:1/tpcc").unwrap();
-        let e = check(&[target], Workload::Tpcc, &[a], Duration::ZERO).await.unwrap_err();
+        let e = check(&[target], &crate::tpcc::Tpcc, &[a], Duration::ZERO).await.unwrap_err();
         assert!(matches!(e, Error::Usage(_)), "{e}");
         assert!(e.to_string().contains("are of 2 databases: give the check the run's 2 URLs"), "{e}");
     }

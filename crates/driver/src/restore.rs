@@ -5,33 +5,17 @@
 //! again and the keys and indexes built after them (the load's own code and order: faster than copying
 //! into indexed tables), the workload's sequences set past the loaded ids, statistics gathered; nothing
 //! else of the database changes (a user's own index on a workload's table stays, and is kept up). Written once for every
-//! workload ([`Restorable`]) and engine (through the seam).
+//! workload ([`Stored`]) and engine (through the seam).
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::Arc;
 
 use oltpgen_datagen::schema::Dataset;
 
 use crate::engine::{self, Conn};
-use crate::inventory::Definition;
 use crate::load::{self, LoadOptions};
+use crate::workload::Stored;
 use crate::{Error, Target};
-
-/// A workload whose tables a study can put back to their loaded state.
-pub trait Restorable: Definition {
-    /// The tables a run grows (TPC-C's orders and order lines, DS2's orders): their rows at a run's
-    /// start show how far the database has drifted from its load.
-    const GROWING: &'static [&'static str];
-
-    /// Puts `target`'s tables back to the rows its recorded load generated, over `opts.workers`
-    /// connections.
-    ///
-    /// # Errors
-    /// [`Error::Usage`] for a database oltpgen must not write (not loaded by it); [`Error::Failed`] when
-    /// a statement or the copy fails.
-    fn restore(target: &Target, opts: &LoadOptions) -> impl Future<Output = Result<(), Error>>;
-}
 
 /// What a workload builds beside its tables' keys and plain indexes, which a restore drops and builds
 /// again, in the target's engine's words.
@@ -55,7 +39,8 @@ pub struct Extras {
 ///
 /// # Errors
 /// [`Error::Failed`] naming the phase that failed.
-pub async fn restore<W: Definition, D: Dataset>(
+pub async fn restore<W: Stored, D: Dataset>(
+    w: &W,
     target: &Target,
     data: D,
     extras: Extras,
@@ -68,23 +53,23 @@ pub async fn restore<W: Definition, D: Dataset>(
     let mut clearing = engine::truncate(engine, &tables);
     clearing.extend(extras.dropped);
     clearing.extend(load::keys_and_indexes_dropped(engine, &data));
-    let emptying = format!("emptying the {} tables and dropping their keys to restore them", W::NAME);
+    let emptying = format!("emptying the {} tables and dropping their keys to restore them", w.name());
     conn.batch(target, &emptying, &clearing).await?;
     let data = Arc::new(data);
     let rows = load::copy_rows(target, &data, opts).await?;
     let keys = load::index_statements(engine, &*data, &rows, extras.indexes);
-    load::build_keys_and_finish::<W>(&conn, target, keys, &extras.after, &tables, opts).await
+    load::build_keys_and_finish(w, &conn, target, keys, &extras.after, &tables, opts).await
 }
 
 /// The rows of `W`'s growing tables in `targets`, summed over them.
 ///
 /// # Errors
 /// [`Error::Failed`] when a count fails.
-pub async fn start_rows<W: Restorable>(targets: &[Target]) -> Result<BTreeMap<String, u64>, Error> {
+pub async fn start_rows<W: Stored>(w: &W, targets: &[Target]) -> Result<BTreeMap<String, u64>, Error> {
     let mut rows = BTreeMap::new();
     for target in targets {
         let conn = Conn::open(target).await?;
-        for table in W::GROWING {
+        for table in w.growing() {
             // One text column, as a check's query yields: the count, written out.
             let query = format!("SELECT CAST(COUNT(*) AS VARCHAR(20)) AS k FROM {table}");
             let (_, found) = conn.offending(target, &format!("counting {table}"), &query, 1).await?;

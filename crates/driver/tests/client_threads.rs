@@ -8,7 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use std::time::Duration;
 
-use oltpgen_driver::run::{self, Agent, Measured, Next, Ops, Ramp, RunPlan, StepSpec, Timing, Workload};
+use std::sync::LazyLock;
+
+use oltpgen_driver::run::{self, Agent, Driven, Measured, Next, Ops, Ramp, RunPlan, StepSpec, Timing};
+use oltpgen_driver::workload::{Kinds, Profile};
 use oltpgen_report::stats::cap::Cap;
 use oltpgen_vocab::outcome::{Done, TxnError};
 
@@ -21,13 +24,18 @@ struct Logged {
     crossed: Mutex<u64>,
 }
 
-impl Workload for Logged {
-    const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Tpcc;
-    const KINDS: &'static [&'static str] = &["x", "y"];
-    const PER_MINUTE_KIND: usize = 0;
+static PROFILE: LazyLock<Profile> = LazyLock::new(|| {
+    Profile::new(oltpgen_report::model::Workload::Tpcc.descriptor().clone(), Kinds::plain(&["x", "y"]))
+});
+
+impl Driven for Logged {
     type User = (u32, u32);
     type Session = ThreadId;
     type Input = u32;
+
+    fn profile(&self) -> &Profile {
+        &PROFILE
+    }
 
     fn targets(&self) -> &[String] {
         &self.targets

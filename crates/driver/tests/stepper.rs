@@ -8,9 +8,12 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use std::sync::LazyLock;
+
 use oltpgen_driver::run::{
-    self, Agent, Measured, Next, Ops, Progress, Ramp, RunPlan, StepSpec, Stepper, Sweep, Timing, Workload,
+    self, Agent, Driven, Measured, Next, Ops, Progress, Ramp, RunPlan, StepSpec, Stepper, Sweep, Timing,
 };
+use oltpgen_driver::workload::{Kinds, Profile};
 use oltpgen_report::model::Step;
 use oltpgen_report::stats::cap::Cap;
 use oltpgen_vocab::outcome::{Done, TxnError};
@@ -36,13 +39,18 @@ impl Drop for Session {
     }
 }
 
-impl Workload for Counted {
-    const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Tpcc;
-    const KINDS: &'static [&'static str] = &["x"];
-    const PER_MINUTE_KIND: usize = 0;
+static PROFILE: LazyLock<Profile> = LazyLock::new(|| {
+    Profile::new(oltpgen_report::model::Workload::Tpcc.descriptor().clone(), Kinds::plain(&["x"]))
+});
+
+impl Driven for Counted {
     type User = u32;
     type Session = Session;
     type Input = u32;
+
+    fn profile(&self) -> &Profile {
+        &PROFILE
+    }
 
     fn targets(&self) -> &[String] {
         &self.targets
@@ -200,7 +208,7 @@ async fn a_stepper_that_reads_verdicts_lays_each_step_once_the_one_before_is_jud
 async fn tpcc_on_the_built_in_postgres_goes_4_16_8_on_the_evidence_and_stays_consistent() {
     use oltpgen_datagen::tpcc::mix::{KeyingTime, Pacing, ThinkTime};
     use oltpgen_driver::local::{LocalPg, Placement};
-    use oltpgen_driver::tpcc::{self, Tpcc};
+    use oltpgen_driver::tpcc::{self, Tpcc, TpccDriver};
 
     let said = oltpgen_vocab::console::ErrLines::new(|line| eprintln!("{line}"));
     let pg = LocalPg::start(&Placement::Temp, 40, &said).expect("a server");
@@ -217,10 +225,10 @@ async fn tpcc_on_the_built_in_postgres_goes_4_16_8_on_the_evidence_and_stays_con
     };
     plan.report_interval = Duration::from_secs(1);
     let targets = std::slice::from_ref(&target);
-    let prepared = oltpgen_driver::prepare::prepare::<Tpcc>(targets, Some(&1), &plan).await.expect("ready");
+    let prepared = oltpgen_driver::prepare::prepare(&Tpcc, targets, Some(&1), &plan).await.expect("ready");
     let how = oltpgen_driver::engine::tpcc::default_transactions(target.engine());
     let pacing = Pacing { keying: KeyingTime::Off, think: ThinkTime::Off };
-    let w = Arc::new(Tpcc::new(vec![(target.clone(), how)], &prepared.each, pacing, 7));
+    let w = Arc::new(TpccDriver::new(vec![(target.clone(), how)], &prepared.each, pacing, 7));
     let m = run::drive_stepped(w, &plan, &mut Search, |_| {}).await;
 
     assert_eq!(m.steps.iter().map(|s| s.users).collect::<Vec<_>>(), [4, 16, 8], "{:?}", m.steps);

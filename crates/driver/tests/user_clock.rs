@@ -8,9 +8,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use std::sync::LazyLock;
+
 use oltpgen_driver::run::sample::Status;
 use oltpgen_driver::run::workload::MAX_RETRIES;
-use oltpgen_driver::run::{self, Agent, Next, Op, Ops, Ramp, RunPlan, StepSpec, Timing, Workload};
+use oltpgen_driver::run::{self, Agent, Driven, Next, Op, Ops, Ramp, RunPlan, StepSpec, Timing};
+use oltpgen_driver::workload::{Kinds, Profile};
 use oltpgen_report::model::TxnStats;
 use oltpgen_report::stats::cap::Cap;
 use oltpgen_vocab::error::Fault;
@@ -62,14 +65,22 @@ impl Scripted {
     }
 }
 
-impl Workload for Scripted {
-    const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Tpcc;
-    // One kind per user, so each user's response times come out apart.
-    const KINDS: &'static [&'static str] = &["user0", "user1"];
-    const PER_MINUTE_KIND: usize = 0;
+// One kind per user, so each user's response times come out apart.
+static PROFILE: LazyLock<Profile> = LazyLock::new(|| {
+    Profile::new(
+        oltpgen_report::model::Workload::Tpcc.descriptor().clone(),
+        Kinds::plain(&["user0", "user1"]),
+    )
+});
+
+impl Driven for Scripted {
     type User = (u32, u32);
     type Session = ();
     type Input = (u32, u32);
+
+    fn profile(&self) -> &Profile {
+        &PROFILE
+    }
 
     fn targets(&self) -> &[String] {
         &self.targets

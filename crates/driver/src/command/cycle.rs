@@ -9,7 +9,6 @@
 //! cannot be made or cloned safely (another client connected), the study says so once and the
 //! generator restores.
 
-use std::marker::PhantomData;
 use std::time::Instant;
 
 use futures_util::future::{join_all, try_join_all};
@@ -18,10 +17,11 @@ use oltpgen_report::model::cycle::Restored;
 use super::{ErrLines, workers_or_cores};
 use crate::engine::{self, Conn};
 use crate::load::LoadOptions;
-use crate::restore::{self, Restorable};
+use crate::restore;
 use crate::run::StudyFlags;
 use crate::run::hooks::{HookEnv, Hooks, run_hook};
 use crate::run::study::{Cycle, RunStart};
+use crate::workload::Stored;
 use crate::{Error, Target};
 
 /// How a restore is recorded: the workload's rows generated again from the load's seed and size.
@@ -44,15 +44,15 @@ pub struct StudyCycle<W> {
     said_fallback: bool,
     /// The command's standard error, for what the restores say (copies made, kept or left).
     said: ErrLines,
-    workload: PhantomData<W>,
+    workload: W,
 }
 
-impl<W: Restorable> StudyCycle<W> {
-    /// The cycle `study`'s flags ask for on `targets`: with `--restore`, every target restored at once,
+impl<W: Stored> StudyCycle<W> {
+    /// The cycle of `workload` that `study`'s flags ask for on `targets`: with `--restore`, every target restored at once,
     /// the cores shared among them (one connection and generating thread each), with a progress bar
     /// unless `quiet` or several bars would draw over one another; its hooks run in `--out`. What it
     /// says goes to `said`.
-    pub fn new(study: &StudyFlags, targets: &[Target], quiet: bool, said: ErrLines) -> Self {
+    pub fn new(workload: W, study: &StudyFlags, targets: &[Target], quiet: bool, said: ErrLines) -> Self {
         let restore = study.restore.then(|| LoadOptions {
             workers: (workers_or_cores(None) / targets.len().max(1)).max(1),
             replace: false,
@@ -72,7 +72,7 @@ impl<W: Restorable> StudyCycle<W> {
             copied: vec![false; targets.len()],
             said_fallback: false,
             said,
-            workload: PhantomData,
+            workload,
         }
     }
 
@@ -84,7 +84,7 @@ impl<W: Restorable> StudyCycle<W> {
     }
 }
 
-impl<W: Restorable> StudyCycle<W> {
+impl<W: Stored> StudyCycle<W> {
     /// Puts every target back for run `run`: the first from the generator, each pristine copy made
     /// after it; later ones cloned from their copy, the generator where there is none or it declines.
     async fn restore(&mut self, run: u32, opts: &LoadOptions) -> Result<Restored, Error> {
@@ -104,7 +104,7 @@ impl<W: Restorable> StudyCycle<W> {
             from_generator.push(target);
         }
         if !from_generator.is_empty() {
-            try_join_all(from_generator.iter().map(|target| W::restore(target, opts))).await?;
+            try_join_all(from_generator.iter().map(|target| self.workload.restore(target, opts))).await?;
             methods.push(FROM_THE_GENERATOR);
         }
         if run == 1 {
@@ -121,7 +121,7 @@ impl<W: Restorable> StudyCycle<W> {
             if engine::pristine::unavailable(target).is_some() {
                 continue;
             }
-            let load = Conn::open(target).await?.read_meta(target, W::NAME).await?;
+            let load = Conn::open(target).await?.read_meta(target, self.workload.name()).await?;
             let load = load.map_or_else(String::new, |row| row.params.to_string());
             match engine::pristine::keep(target, &load).await? {
                 Ok(bytes) => {
@@ -150,14 +150,14 @@ fn say_once(said_it: &mut bool, said: &ErrLines, target: &Target, why: &str) {
     }
 }
 
-impl<W: Restorable> Cycle for StudyCycle<W> {
+impl<W: Stored> Cycle for StudyCycle<W> {
     async fn before_run(&mut self, run: u32) -> Result<RunStart, Error> {
         let restored = match self.restore {
             Some(opts) => Some(self.restore(run, &opts).await?),
             None => None,
         };
         self.hook("--before-run", self.hooks.before_run.as_ref(), run).await?;
-        let start_rows = restore::start_rows::<W>(&self.targets).await?;
+        let start_rows = restore::start_rows(&self.workload, &self.targets).await?;
         Ok(RunStart { restored, start_rows })
     }
 

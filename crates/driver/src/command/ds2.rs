@@ -1,4 +1,4 @@
-//! `oltpgen ds2 [load|run|check|drop]` as the driver runs them: DVD Store 2 with its driver's flags,
+//! `oltpgen ds2 run` as the driver runs it (its load, check and drop are [`super::workload`]'s): DVD Store 2 with its driver's flags,
 //! progress lines, `--csv-output` and final report, on one database or several side by side.
 
 use std::fs::File;
@@ -15,8 +15,8 @@ use oltpgen_report::render::csv::ds2::CsvOutput;
 use oltpgen_report::render::text::{ds2 as ds2_report, live};
 
 use super::cycle::StudyCycle;
-use super::load::{self, Size};
-use super::{CheckRequest, Console, Databases, Exit, agent, before_the_run, finish, interruptible, maintain};
+use super::load;
+use super::{Console, Databases, Exit, agent, before_the_run, finish, interruptible};
 use crate::database::Database;
 use crate::ds2::{self, RunOptions};
 use crate::run::{Pace, Progress, Ramp, StudyFlags, Timing, plan};
@@ -154,9 +154,9 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
     let (database, targets) = interruptible("starting", db.open_all(connections, ds2::WORKLOAD)).await?;
     if req.load_if_empty {
         let room = database.is_some().then_some(db);
-        let size = Size::Ds2(req.db_size.unwrap_or_default());
+        let size = req.db_size.unwrap_or_default();
         for target in &targets {
-            load::load_when_empty(size, target, room, req.quiet, console).await?;
+            load::load_when_empty(&ds2::Ds2, size, target, room, req.quiet, console).await?;
         }
     }
     Ok(Ds2Plan { _database: database, targets, options, req: req.clone(), csv_claim, _out: out })
@@ -192,8 +192,7 @@ impl Ds2Plan {
         let mut lines =
             ProgressLines { quiet: req.quiet, detailed: req.detailed_view, labels: &labels, reset_at_s: 0.0 };
         let mut csv_error = None;
-        let mut cycle =
-            StudyCycle::<ds2::Ds2>::new(&req.study, &self.targets, req.quiet, console.err_lines());
+        let mut cycle = StudyCycle::new(ds2::Ds2, &req.study, &self.targets, req.quiet, console.err_lines());
         let runs = self.options.plan.runs();
         let studied = ds2::run(&self.targets, &self.options, &mut cycle, |p| match p {
             Progress::Started(1) if !req.quiet => console.line(&ds2_report::header(&header)),
@@ -265,36 +264,4 @@ fn csv_output_file(
         .ok_or_else(|| Error::failed(format!("--csv-output: {} was opened twice", path.display())))?;
     CsvOutput::new(BufWriter::new(file), labels.to_vec())
         .map_err(|e| Error::usage(format!("--csv-output: cannot write {}: {e}", path.display())))
-}
-
-/// `ds2 load`: loads a database of `size` (or writes it as CSV files).
-///
-/// # Errors
-/// As [`load::load`].
-pub async fn load(
-    size: DbSize,
-    req: &load::LoadRequest,
-    db: &Databases,
-    console: &mut dyn Console,
-) -> Result<Exit, Error> {
-    load::load(Size::Ds2(size), req, db, console).await
-}
-
-/// `ds2 check`: DS2's integrity checks on every database over `req.workers` connections (or one per
-/// core), a line each; a failed check fails the command; with `req.result` (a run's result directory),
-/// the orders that run saw acknowledged compared with them too: a lost one fails the command.
-///
-/// # Errors
-/// An unloaded database, a query that fails, a check that fails, the interruption.
-pub async fn check(req: &CheckRequest, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    maintain::check::<ds2::Ds2, _>(req, db, console, |t, w| async move { ds2::check(&t, w).await }).await
-}
-
-/// `ds2 drop`: drops what a DS2 load created.
-///
-/// # Errors
-/// A bad URL, a server that cannot start, a drop refused (something of the user's depends on the
-/// tables) or failed, the interruption.
-pub async fn drop(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    maintain::drop::<ds2::Ds2>(db, console).await
 }

@@ -238,7 +238,8 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
         let seed = run_seed(seed, run);
         (seed, Arc::new(IoWorkload::new(spec, (&file, issuing.tier), !req.buffered, seed, pace)))
     };
-    let about = About { server: server(req, &file), config: req.config(&spec, seed, &issuing) };
+    let (server, config) = (server(req, &file), req.config(&spec, seed, &issuing));
+    let about = About { profile: crate::io::workload::PROFILE.clone(), server, config };
     let method = issuing.method();
     let quiet = req.quiet;
     let block = spec.block_bytes;

@@ -4,70 +4,15 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use oltpgen_datagen::ds2::size::DbSize;
-
 use super::{Console, Databases, Exit, interruptible, workers_or_cores};
 use crate::database::Database;
 use crate::engine::{self, Conn};
 use crate::inventory::{self, Holding};
 use crate::load::{LoadOptions, LoadSummary};
-use crate::{Error, Target, ds2, tpcc};
+use crate::workload::Stored;
+use crate::{Error, Target};
 #[cfg(feature = "local")]
 use oltpgen_local::room;
-
-/// How big a load is, in its workload's own measure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Size {
-    /// TPC-C's warehouses.
-    TpccScale(u32),
-    /// DS2's database size.
-    Ds2(DbSize),
-}
-
-impl Size {
-    /// What a line about the load calls it, e.g. "tpcc scale 10" or "ds2 --db-size S".
-    fn what(self) -> String {
-        match self {
-            Size::TpccScale(scale) => format!("tpcc scale {scale}"),
-            Size::Ds2(size) => format!("ds2 --db-size {size}"),
-        }
-    }
-
-    /// The workload's name: its built-in database.
-    fn workload(self) -> &'static str {
-        match self {
-            Size::TpccScale(_) => tpcc::WORKLOAD,
-            Size::Ds2(_) => ds2::WORKLOAD,
-        }
-    }
-
-    /// The disk the built-in server needs for the data.
-    #[cfg(feature = "local")]
-    fn bytes(self) -> u64 {
-        match self {
-            Size::TpccScale(scale) => room::tpcc_bytes(scale),
-            Size::Ds2(size) => room::ds2_bytes(size),
-        }
-    }
-
-    /// Loads `target` from `seed`.
-    async fn load(self, target: &Target, seed: u64, opts: &LoadOptions) -> Result<LoadSummary, Error> {
-        match self {
-            Size::TpccScale(scale) => tpcc::load(target, scale, seed, opts).await,
-            Size::Ds2(size) => ds2::load(target, size, seed, opts).await,
-        }
-    }
-
-    /// Whether `target` holds none of the workload's tables.
-    async fn is_empty(self, target: &Target) -> Result<bool, Error> {
-        let conn = Conn::open(target).await?;
-        let holding = match self {
-            Size::TpccScale(_) => inventory::holding::<tpcc::Tpcc>(&conn, target).await?,
-            Size::Ds2(_) => inventory::holding::<ds2::Ds2>(&conn, target).await?,
-        };
-        Ok(matches!(holding, Holding::Empty))
-    }
-}
 
 /// A load's flags besides its size.
 #[derive(Clone, Debug, Default)]
@@ -94,23 +39,18 @@ pub struct LoadRequest {
 /// # Errors
 /// A bad URL, `--create-database` without a URL or refused by the server, a disk too small for the
 /// built-in server, the load's own error, or the interruption.
-pub async fn load(
-    size: Size,
+pub async fn load<W: Stored>(
+    w: &W,
+    size: W::Size,
     req: &LoadRequest,
     db: &Databases,
     console: &mut dyn Console,
 ) -> Result<Exit, Error> {
     let opts = LoadOptions { workers: workers_or_cores(req.workers), replace: req.replace, quiet: req.quiet };
-    let what = size.what();
+    let what = w.size_words(size);
     if let Some(dir) = &req.csv {
         let started = Instant::now();
-        let rows = interruptible("writing the CSV files", async {
-            match size {
-                Size::TpccScale(scale) => tpcc::write_csv(dir, scale, req.seed, &opts).await,
-                Size::Ds2(db_size) => ds2::write_csv(dir, db_size, req.seed, &opts).await,
-            }
-        })
-        .await?;
+        let rows = interruptible("writing the CSV files", w.write_csv(dir, size, req.seed, &opts)).await?;
         console.line(&format!(
             "wrote {rows} rows of {what} as CSV into {} in {:.1} s",
             dir.display(),
@@ -119,20 +59,21 @@ pub async fn load(
         return Ok(Exit::Success);
     }
     for one in db.each()? {
-        load_into(size, req, &opts, &one, console).await?;
+        load_into(w, size, req, &opts, &one, console).await?;
     }
     Ok(Exit::Success)
 }
 
 /// Loads the one database `db` names (see [`load`]).
-async fn load_into(
-    size: Size,
+async fn load_into<W: Stored>(
+    w: &W,
+    size: W::Size,
     req: &LoadRequest,
     opts: &LoadOptions,
     db: &Databases,
     console: &mut dyn Console,
 ) -> Result<(), Error> {
-    let what = size.what();
+    let what = w.size_words(size);
     let target = db.target()?;
     let created = match (&target, req.create_database) {
         (_, false) => false,
@@ -146,14 +87,14 @@ async fn load_into(
     };
     #[cfg(feature = "local")]
     if target.is_none() {
-        room::check(&db.placement(), size.bytes())?;
+        room::check(&db.placement(), w.size_bytes(size))?;
     }
     let loading = async {
         let database = match target {
             Some(target) => Database::at(target),
-            None => db.built_in(opts.workers as u32 + 2, size.workload()).await?,
+            None => db.built_in(opts.workers as u32 + 2, w.name()).await?,
         };
-        let summary = size.load(&database.target, req.seed, opts).await?;
+        let summary = w.load(&database.target, size, req.seed, opts).await?;
         Ok((database.target.clone(), summary))
     };
     let throwaway = db.temp_db;
@@ -181,23 +122,25 @@ async fn load_into(
 /// # Errors
 /// A database that cannot be read, a disk too small, or the load's own error.
 #[cfg_attr(not(feature = "local"), allow(unused_variables))]
-pub(super) async fn load_when_empty(
-    size: Size,
+pub(super) async fn load_when_empty<W: Stored>(
+    w: &W,
+    size: W::Size,
     target: &Target,
     room: Option<&Databases>,
     quiet: bool,
     console: &mut dyn Console,
 ) -> Result<(), Error> {
-    if !size.is_empty(target).await? {
+    let holding = inventory::holding(w, &Conn::open(target).await?, target).await?;
+    if !matches!(holding, Holding::Empty) {
         return Ok(());
     }
     #[cfg(feature = "local")]
     if let Some(db) = room {
-        room::check(&db.placement(), size.bytes())?;
+        room::check(&db.placement(), w.size_bytes(size))?;
     }
     let opts = LoadOptions { workers: workers_or_cores(None), replace: false, quiet };
-    let summary = interruptible("the load", size.load(target, 1, &opts)).await?;
-    console.line(&line(&size.what(), target, &summary));
+    let summary = interruptible("the load", w.load(target, size, 1, &opts)).await?;
+    console.line(&line(&w.size_words(size), target, &summary));
     Ok(())
 }
 

@@ -17,10 +17,10 @@ pub mod io;
 pub mod load;
 #[cfg(feature = "local")]
 pub mod local;
-mod maintain;
 pub mod report;
 pub mod tpcc;
 pub mod values;
+pub mod workload;
 
 use std::future::Future;
 

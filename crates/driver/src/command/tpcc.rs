@@ -1,4 +1,4 @@
-//! `oltpgen tpcc [load|run|check|drop]` as the driver runs them: the run's request checked into a
+//! `oltpgen tpcc run` as the driver runs it (its load, check and drop are [`super::workload`]'s): the run's request checked into a
 //! plan, the databases opened (and loaded when empty, for bare `tpcc`), the run with its live lines,
 //! the result written. Several `--url`s drive several databases side by side, as `ds2` does.
 
@@ -8,8 +8,8 @@ use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::text::live;
 
 use super::cycle::StudyCycle;
-use super::load::{self, Size};
-use super::{CheckRequest, Console, Databases, Exit, agent, before_the_run, finish, interruptible, maintain};
+use super::load;
+use super::{Console, Databases, Exit, agent, before_the_run, finish, interruptible};
 use crate::database::Database;
 use crate::engine::Conn;
 use crate::inventory;
@@ -105,14 +105,14 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
     let (database, targets) = interruptible("starting", db.open_all(connections, tpcc::WORKLOAD)).await?;
     if req.load_if_empty {
         let room = database.is_some().then_some(db);
-        let size = Size::TpccScale(req.scale.unwrap_or(1));
+        let size = req.scale.unwrap_or(1);
         for target in &targets {
-            load::load_when_empty(size, target, room, req.quiet, console).await?;
+            load::load_when_empty(&tpcc::Tpcc, size, target, room, req.quiet, console).await?;
         }
     }
     // Every database holds one scale (the run's checks refuse it otherwise): the first's sizes the users.
     let first = &targets[0];
-    let loaded_scale = inventory::loaded::<tpcc::Tpcc>(&Conn::open(first).await?, first).await?.scale;
+    let loaded_scale = inventory::loaded(&tpcc::Tpcc, &Conn::open(first).await?, first).await?.scale;
     let counts = plan::tpcc_users(users, loaded_scale);
     if req.scale.is_none() {
         console.notes("--users", plan::terminals_note(&counts, loaded_scale).as_slice());
@@ -168,7 +168,7 @@ impl TpccPlan {
             cap: &plan.cap,
         };
         let quiet = self.quiet;
-        let mut cycle = StudyCycle::<tpcc::Tpcc>::new(&self.study, &self.targets, quiet, console.err_lines());
+        let mut cycle = StudyCycle::new(tpcc::Tpcc, &self.study, &self.targets, quiet, console.err_lines());
         let studied = tpcc::run(&self.targets, &self.options, &mut cycle, |p| match p {
             Progress::Started(1) if !quiet => console.line(&live::tpcc_header(&header)),
             Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),
@@ -187,36 +187,4 @@ impl TpccPlan {
         .await?;
         finish::finish(studied, &self.study, "", &self.targets, console).await
     }
-}
-
-/// `tpcc load`: loads `scale` warehouses (or writes them as CSV files).
-///
-/// # Errors
-/// As [`load::load`].
-pub async fn load(
-    scale: u32,
-    req: &load::LoadRequest,
-    db: &Databases,
-    console: &mut dyn Console,
-) -> Result<Exit, Error> {
-    load::load(Size::TpccScale(scale), req, db, console).await
-}
-
-/// `tpcc check`: TPC-C's consistency conditions on every database over `req.workers` connections (or one
-/// per core), a line each; a failed condition fails the command; with `req.result` (a run's result directory),
-/// the orders that run saw acknowledged compared with them too: a lost one fails the command.
-///
-/// # Errors
-/// An unloaded database, a query that fails, a condition that fails, the interruption.
-pub async fn check(req: &CheckRequest, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    maintain::check::<tpcc::Tpcc, _>(req, db, console, |t, w| async move { tpcc::check(&t, w).await }).await
-}
-
-/// `tpcc drop`: drops what a TPC-C load created.
-///
-/// # Errors
-/// A bad URL, a server that cannot start, a drop refused (something of the user's depends on the
-/// tables) or failed, the interruption.
-pub async fn drop(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    maintain::drop::<tpcc::Tpcc>(db, console).await
 }

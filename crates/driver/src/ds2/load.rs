@@ -9,7 +9,7 @@ use oltpgen_datagen::ds2::size::DbSize;
 use super::{Ds2, LoadedParams};
 use crate::engine::{self, Conn};
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
-use crate::restore::{self, Extras, Restorable};
+use crate::restore::{self, Extras};
 use crate::{Error, Target};
 use oltpgen_vocab::ds2::Functions;
 
@@ -34,7 +34,7 @@ pub async fn load(
     };
     let extra_indexes = engine::ds2::extra_indexes(target.engine());
     let loading = Loading::<Ds2, _> { data, params, extra_indexes };
-    load::load(target, loading, opts).await
+    load::load(&Ds2, target, loading, opts).await
 }
 
 /// Writes DS2 at `size` from `seed` as one CSV file per table in `dir`.
@@ -45,31 +45,31 @@ pub async fn write_csv(dir: &Path, size: DbSize, seed: u64, opts: &LoadOptions) 
     load::write_csv(dir, Ds2Data::new(Ds2Params { size, seed }), opts).await
 }
 
-impl Restorable for Ds2 {
-    const GROWING: &'static [&'static str] = &["orders"];
-
-    async fn restore(target: &Target, opts: &LoadOptions) -> Result<(), Error> {
-        let (loaded, functions) = super::identify(&Conn::open(target).await?, target).await?;
-        if functions == Functions::Reference {
-            // DS2's installer built it: oltpgen drives such a database as it is and never writes to it.
-            return Err(Error::usage(format!(
-                "--restore: {target} holds a DS2 database its own installer built, which oltpgen never writes \
-                 to: restore it as you built it (a --before-run hook), or load one with oltpgen ds2 load"
-            )));
-        }
-        let size: DbSize = loaded.db_size.parse().map_err(|e| {
-            Error::usage(format!(
-                "--restore: {target}: the load's recorded size {} is unreadable: {e}",
-                loaded.db_size
-            ))
-        })?;
-        let data = Ds2Data::new(Ds2Params { size, seed: loaded.seed });
-        let engine = target.engine();
-        let extras = Extras {
-            dropped: engine::ds2::dropped_for_restore(engine),
-            indexes: engine::ds2::extra_indexes(engine),
-            after: engine::ds2::after_restore(engine),
-        };
-        restore::restore::<Ds2, _>(target, data, extras, opts).await
+/// Puts `target`'s DS2 tables back to the rows its recorded load generated.
+///
+/// # Errors
+/// [`Error::Usage`] for a database DS2's installer built; else see [`restore::restore`].
+pub async fn restore(target: &Target, opts: &LoadOptions) -> Result<(), Error> {
+    let (loaded, functions) = super::identify(&Conn::open(target).await?, target).await?;
+    if functions == Functions::Reference {
+        // DS2's installer built it: oltpgen drives such a database as it is and never writes to it.
+        return Err(Error::usage(format!(
+            "--restore: {target} holds a DS2 database its own installer built, which oltpgen never writes \
+             to: restore it as you built it (a --before-run hook), or load one with oltpgen ds2 load"
+        )));
     }
+    let size: DbSize = loaded.db_size.parse().map_err(|e| {
+        Error::usage(format!(
+            "--restore: {target}: the load's recorded size {} is unreadable: {e}",
+            loaded.db_size
+        ))
+    })?;
+    let data = Ds2Data::new(Ds2Params { size, seed: loaded.seed });
+    let engine = target.engine();
+    let extras = Extras {
+        dropped: engine::ds2::dropped_for_restore(engine),
+        indexes: engine::ds2::extra_indexes(engine),
+        after: engine::ds2::after_restore(engine),
+    };
+    restore::restore(&Ds2, target, data, extras, opts).await
 }

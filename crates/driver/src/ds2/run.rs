@@ -10,14 +10,14 @@ use oltpgen_datagen::Rng;
 use oltpgen_datagen::ds2::input::{Arrival, Browse, OrderGen, OrderInput, OrderParams, Registration};
 use oltpgen_report::model::ds2_progress::{Ds2Interval, Ds2Progress, OpCounts};
 
-use super::LoadedParams;
+use super::{Ds2, LoadedParams, PROFILE};
 use crate::engine::ds2::{self as seam, Ds2Session};
-use crate::inventory::Definition;
 use crate::prepare::prepare;
 use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
 use crate::run::study::{About, Cycle, Studied, run_seed};
-use crate::run::{Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
+use crate::run::{Driven, Next, Ops, RunPlan, StudyOptions, one_or_each, study};
+use crate::workload::{Acknowledged, Profile, Stored};
 use crate::{Error, Target};
 use oltpgen_vocab::ds2::{Functions, Purchase};
 use oltpgen_vocab::error::Fault;
@@ -80,7 +80,7 @@ impl Ds2Op {
 }
 
 /// The types' names in index order, from [`Ds2Op`] (the results' [`DS2_TRANSACTIONS`](oltpgen_report::model::DS2_TRANSACTIONS), checked by a test).
-const KIND_NAMES: [&str; Ds2Op::ALL.len()] = crate::kind_names!(Ds2Op::ALL);
+pub(crate) const KIND_NAMES: [&str; Ds2Op::ALL.len()] = crate::kind_names!(Ds2Op::ALL);
 
 /// Tags that keep the run's random streams apart from the load's.
 const RUN_STREAM: u64 = 0x0044_5332;
@@ -89,8 +89,8 @@ const RENAME_STREAM: u64 = 0x4e41_4d45;
 /// Registrations give up after this many taken names in a row (a database full of `newuser` names).
 const MAX_RENAMES: u32 = 100;
 
-/// DS2 as the run machinery drives it.
-pub struct Ds2 {
+/// DS2 as one run drives it.
+pub struct Ds2Driver {
     targets: Vec<Target>,
     /// Per target, whose server functions it has.
     functions: Vec<Functions>,
@@ -107,7 +107,7 @@ pub struct Ds2User {
     rng: Rng,
 }
 
-impl Ds2 {
+impl Ds2Driver {
     /// The workload over `targets` (all loaded at the same size, `loaded`; each served by its
     /// `functions`, its operations run as its `transactions` say), drawing orders as `params` says, thinking `think_mean` on average between orders;
     /// `seed` picks the run's random streams.
@@ -122,7 +122,7 @@ impl Ds2 {
     ) -> Self {
         let labels = targets.iter().map(Target::key).collect();
         let orders = OrderGen::new(loaded.customers, loaded.products, params);
-        Ds2 { targets, functions, transactions, labels, orders, think_mean, seed }
+        Ds2Driver { targets, functions, transactions, labels, orders, think_mean, seed }
     }
 
     /// The run's seed.
@@ -166,15 +166,18 @@ fn name_key(name: &str) -> u64 {
     name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
-impl Workload for Ds2 {
-    const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Ds2;
-    const KINDS: &'static [&'static str] = &KIND_NAMES;
-    const PER_MINUTE_KIND: usize = Ds2Op::Order.index();
-    const SUM_KIND: Option<usize> = Some(Ds2Op::RtTot.index());
-    const COMPOSITE_KIND: Option<usize> = Some(Ds2Op::Order.index());
+impl Driven for Ds2Driver {
     type User = Ds2User;
     type Session = Ds2Session;
     type Input = OrderInput;
+
+    fn profile(&self) -> &Profile {
+        &PROFILE
+    }
+
+    fn acknowledged(&self) -> Option<&dyn Acknowledged> {
+        Some(&Ds2)
+    }
 
     fn targets(&self) -> &[String] {
         &self.labels
@@ -327,13 +330,13 @@ pub async fn run(
 ) -> Result<Studied, Error> {
     let transactions: Vec<Transactions> =
         targets.iter().map(|t| seam::transactions(t, opts.transactions)).collect::<Result<_, _>>()?;
-    let prepared = prepare::<Ds2>(targets, opts.db_size.as_deref(), &opts.plan).await?;
+    let prepared = prepare(&Ds2, targets, opts.db_size.as_deref(), &opts.plan).await?;
     let loaded = &prepared.loaded;
-    let seed = Ds2::run_seed(loaded, opts.seed);
+    let seed = Ds2.run_seed(loaded, opts.seed);
     let functions = prepared.origins.clone();
     let workload = |run| {
         let seed = run_seed(seed, run);
-        let ds2 = Ds2::new(
+        let ds2 = Ds2Driver::new(
             targets.to_vec(),
             functions.clone(),
             transactions.clone(),
@@ -371,7 +374,7 @@ pub async fn run(
         config.insert("browse_search".into(), search.into());
     }
     prepared.record_clock(&labels, &mut config);
-    let about = About { server: prepared.server.into_result(), config };
+    let about = About { profile: PROFILE.clone(), server: prepared.server.into_result(), config };
     study(workload, cycle, targets, &opts.plan, &opts.study, about, progress).await
 }
 

@@ -18,14 +18,22 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use std::sync::LazyLock;
+
 use oltpgen_report::model::{IO_TRANSACTIONS, Workload as Kind};
 
 use super::file::{AlignedBuf, HEAD_BYTES, TestFile, fill_random};
 use super::spec::{AccessSpec, Picker, Transfer};
 use super::uring::{Ring, Tier};
-use crate::run::{Next, Ops, Workload};
+use crate::run::{Driven, Next, Ops};
+use crate::workload::{Kinds, Profile};
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{Done, TxnError};
+
+/// `io` as the run counts it and its results say it: reads and writes (reads in the per-minute place,
+/// which no `io` line shows), no audit.
+pub static PROFILE: LazyLock<Profile> =
+    LazyLock::new(|| Profile::new(Kind::Io.descriptor().clone(), Kinds::plain(&IO_TRANSACTIONS)));
 
 /// How the I/Os are issued, by fio's names for its engines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,14 +149,14 @@ impl Session {
     }
 }
 
-impl Workload for IoWorkload {
-    const REPORT: Kind = Kind::Io;
-    const KINDS: &'static [&'static str] = &IO_TRANSACTIONS;
-    /// Reads: the live per-minute figure is not shown for `io`.
-    const PER_MINUTE_KIND: usize = 0;
+impl Driven for IoWorkload {
     type User = Picker;
     type Session = Session;
     type Input = Transfer;
+
+    fn profile(&self) -> &Profile {
+        &PROFILE
+    }
 
     fn pace(&self) -> Option<Duration> {
         self.pace

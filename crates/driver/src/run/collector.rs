@@ -15,7 +15,9 @@ use std::ops::Range;
 use oltpgen_report::model::histogram::LatencyHistogram;
 use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::step::Transactions;
-use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats, Workload, is_composite};
+use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats, is_composite};
+
+use crate::workload::Kinds;
 
 use super::outage::Timeline;
 use super::sample::{AuditSample, Sample, Status};
@@ -148,7 +150,6 @@ impl Window {
 
 /// Sorts samples into the measured windows' and the current interval's tallies.
 pub struct Collector {
-    workload: Workload,
     kinds: &'static [&'static str],
     /// The composite type (DS2's order), whose failures are the errors: each failed order counts once,
     /// whether an operation of it failed or it failed before any (a connection that would not open).
@@ -192,50 +193,32 @@ fn merge_cells(mine: &mut Vec<Tally>, other: &[Tally]) {
 }
 
 impl Collector {
-    /// A collector of `workload`'s transaction types `kinds` on `targets` targets, counting
-    /// `kinds[per_minute_kind]` per minute, and measuring, per step, the samples that complete within its
+    /// A collector of a workload's transaction types `kinds` on `targets` targets, counting
+    /// the per-minute type per minute, summing the audit counters, and measuring, per step, the samples that complete within its
     /// window (ms since the run began; the windows do not overlap).
-    pub fn new(
-        workload: Workload,
-        kinds: &'static [&'static str],
-        per_minute_kind: usize,
-        targets: usize,
-        windows_ms: &[Range<u32>],
-    ) -> Self {
-        let cells = kinds.len() * targets.max(1);
+    pub fn new(kinds: Kinds, targets: usize, windows_ms: &[Range<u32>]) -> Self {
+        let (names, audit) = (kinds.names, kinds.audit);
+        let cells = names.len() * targets.max(1);
+        let audit_cells = audit.len() * targets.max(1);
         Collector {
-            workload,
-            kinds,
-            composite: None,
-            per_minute_kind,
+            kinds: names,
+            composite: kinds.composite,
+            per_minute_kind: kinds.per_minute,
             targets: targets.max(1),
-            audit: &[],
-            windows: windows_ms.iter().map(|ms| Window::new(ms.clone(), 0, targets.max(1))).collect(),
+            audit,
+            windows: windows_ms
+                .iter()
+                .map(|ms| Window::new(ms.clone(), audit_cells, targets.max(1)))
+                .collect(),
             interval: tallies(cells),
             interval_start_s: 0.0,
-            totals: Totals::new(kinds.len(), targets, windows_ms),
+            totals: Totals::new(names.len(), targets, windows_ms),
             errors_by_kind: BTreeMap::new(),
             completed: 0,
             orders: 0,
             timeline: Timeline::default(),
             acks: Vec::new(),
         }
-    }
-
-    /// The same collector, with `kinds[composite]` the workload's composite type (DS2's order), when
-    /// it declares one.
-    pub fn with_composite(mut self, composite: Option<usize>) -> Self {
-        self.composite = composite;
-        self
-    }
-
-    /// The same collector, also summing the workload's audit counters `names` per window and target.
-    pub fn with_audit(mut self, names: &'static [&'static str]) -> Self {
-        self.audit = names;
-        for w in &mut self.windows {
-            w.audit = vec![0; names.len() * self.targets];
-        }
-        self
     }
 
     /// Measures one more step, whose window `ms` comes after every other's: a step the run decided
@@ -279,7 +262,6 @@ impl Collector {
     /// one's does: what a shard starts from, and records into after handing over its share.
     pub fn fresh(&self) -> Collector {
         Collector {
-            workload: self.workload,
             kinds: self.kinds,
             composite: self.composite,
             per_minute_kind: self.per_minute_kind,
@@ -428,7 +410,9 @@ impl Collector {
             kinds.push(k);
         }
         let pm = &kinds[self.per_minute_kind];
-        let per_minute = self.workload.per_minute_count(pm.count, pm.rollbacks) as f64 * 60.0 / span_s;
+        // Every completed one counts, rolled back or not (New-Orders rolled back by the spec's 1%, DS2's
+        // orders short of stock).
+        let per_minute = pm.count as f64 * 60.0 / span_s;
         let targets = if self.targets > 1 {
             self.interval.chunks(self.kinds.len()).map(|ts| ts.iter().map(Tally::figures).collect()).collect()
         } else {
@@ -535,7 +519,8 @@ mod tests {
 
     #[test]
     fn only_the_window_is_measured_and_errors_stay_out_of_histograms() {
-        let mut c = Collector::new(Workload::Tpcc, KINDS, 0, 1, &[1000..2000, 3000..4000]);
+        let mut c =
+            Collector::new(Kinds { per_minute: 0, ..Kinds::plain(KINDS) }, 1, &[1000..2000, 3000..4000]);
         c.absorb(&[
             s(0, Status::Committed, 100, 500),
             s(0, Status::Committed, 200, 1500),
@@ -561,8 +546,11 @@ mod tests {
     #[test]
     fn targets_are_kept_apart_and_ds2_orders_count_rollbacks_but_not_as_transactions() {
         const DS2: &[&str] = &["purchase", ORDER];
-        let mut c =
-            Collector::new(Workload::Ds2, DS2, 1, 2, &[0..5_000, 5_000..10_000]).with_composite(Some(1));
+        let mut c = Collector::new(
+            Kinds { composite: Some(1), per_minute: 1, ..Kinds::plain(DS2) },
+            2,
+            &[0..5_000, 5_000..10_000],
+        );
         c.absorb(&[
             on(0, 0, Status::Committed, 1_000, 100),
             on(0, 1, Status::Committed, 3_000, 100),
@@ -582,14 +570,8 @@ mod tests {
         assert!((live.kinds[1].max_ms - 5.0).abs() < 0.01);
 
         // DS2's rt_tot is the same orders again: neither a transaction nor an order of its own.
-        let mut d = Collector::new(
-            Workload::Ds2,
-            &["purchase", ORDER, RT_TOT],
-            1,
-            1,
-            std::slice::from_ref(&(0..5_000)),
-        )
-        .with_composite(Some(1));
+        let kinds = Kinds { composite: Some(1), per_minute: 1, ..Kinds::plain(&["purchase", ORDER, RT_TOT]) };
+        let mut d = Collector::new(kinds, 1, std::slice::from_ref(&(0..5_000)));
         d.absorb(&[
             on(0, 0, Status::Committed, 1_000, 100),
             on(0, 1, Status::Committed, 3_000, 100),
@@ -636,9 +618,11 @@ mod tests {
 
     fn ds2_collector() -> Collector {
         const KINDS3: &[&str] = &["purchase", "browse", ORDER];
-        Collector::new(Workload::Ds2, KINDS3, 2, 2, &[1000..2500, 2500..5000])
-            .with_composite(Some(2))
-            .with_audit(&["x", "y"])
+        Collector::new(
+            Kinds { composite: Some(2), audit: &["x", "y"], per_minute: 2, ..Kinds::plain(KINDS3) },
+            2,
+            &[1000..2500, 2500..5000],
+        )
     }
 
     #[test]
@@ -697,8 +681,11 @@ mod tests {
 
     #[test]
     fn audit_counters_sum_per_window() {
-        let mut c =
-            Collector::new(Workload::Tpcc, KINDS, 0, 1, &[1000..2000, 3000..4000]).with_audit(&["x", "y"]);
+        let mut c = Collector::new(
+            Kinds { audit: &["x", "y"], per_minute: 0, ..Kinds::plain(KINDS) },
+            1,
+            &[1000..2000, 3000..4000],
+        );
         let at = |done_ms, counts| AuditSample { target: 0, done_ms, counts };
         c.absorb_audit(&[
             at(500, [9, 9, 0, 0, 0, 0, 0, 0]),
@@ -712,8 +699,11 @@ mod tests {
 
     #[test]
     fn audit_counters_and_lost_connections_are_kept_per_target() {
-        let mut c = Collector::new(Workload::Tpcc, KINDS, 0, 2, std::slice::from_ref(&(0..1000)))
-            .with_audit(&["x", "y"]);
+        let mut c = Collector::new(
+            Kinds { audit: &["x", "y"], per_minute: 0, ..Kinds::plain(KINDS) },
+            2,
+            std::slice::from_ref(&(0..1000)),
+        );
         c.absorb_audit(&[
             AuditSample { target: 0, done_ms: 100, counts: [2, 1, 0, 0, 0, 0, 0, 0] },
             AuditSample { target: 1, done_ms: 200, counts: [3, 0, 0, 0, 0, 0, 0, 0] },
@@ -724,8 +714,11 @@ mod tests {
         assert_eq!(audit[0], BTreeMap::from([("x".to_string(), 2), ("y".to_string(), 1)]));
         assert_eq!(audit[1], BTreeMap::from([("x".to_string(), 3), ("y".to_string(), 0)]));
         assert_eq!(c.window_connections_lost(0), [0, 2], "only the second target lost its connections");
-        let mut run = Collector::new(Workload::Tpcc, KINDS, 0, 2, std::slice::from_ref(&(0..1000)))
-            .with_audit(&["x", "y"]);
+        let mut run = Collector::new(
+            Kinds { audit: &["x", "y"], per_minute: 0, ..Kinds::plain(KINDS) },
+            2,
+            std::slice::from_ref(&(0..1000)),
+        );
         run.merge(&c.take());
         assert_eq!((run.window_audit(0), run.window_connections_lost(0)), (audit, &[0, 2][..]), "merged");
     }

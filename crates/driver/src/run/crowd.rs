@@ -21,7 +21,7 @@ use super::collector::Collector;
 use super::pool::{Connections, Pool};
 use super::schedule::{Scheduled, Timing};
 use super::user::{Job, User, nanos};
-use super::workload::Workload;
+use super::workload::Driven;
 
 /// The most users [`Crowd::due`] begins, and the most it wakes, at once: when the shard's loop falls
 /// behind (a stall, a burst), it takes back the turns that ended before it starts many more, so the
@@ -29,7 +29,7 @@ use super::workload::Workload;
 const AT_ONCE: usize = 256;
 
 /// A shard's users, their clock and their connections.
-pub struct Crowd<W: Workload> {
+pub struct Crowd<W: Driven> {
     workload: Arc<W>,
     targets: usize,
     /// The run's time zero: every time here is ns after it.
@@ -64,7 +64,7 @@ pub struct Crowd<W: Workload> {
     stopping: bool,
 }
 
-impl<W: Workload> Crowd<W> {
+impl<W: Driven> Crowd<W> {
     /// The crowd of users `users` (indices in the run) of `workload`, beginning as `timing` places them
     /// in the steps [`decide`](Self::decide) gives, after `start`, on connections `pooled` (this
     /// shard's share of each target's pool) or their own.
@@ -284,7 +284,7 @@ impl<W: Workload> Crowd<W> {
         let user = &mut self.users[place as usize];
         let done_ns = nanos(job.done().saturating_duration_since(self.start));
         let from_ns = if job.ran() {
-            job.record(user, self.start, collector);
+            job.record(user, self.start, collector, self.workload.profile().kinds.sum);
             user.rested_ns(&job, done_ns, self.workload.pace())
         } else {
             // Its own connection opened (or failed to: its first transaction meets that again, and counts

@@ -3,7 +3,7 @@
 //! while its transaction runs ([`user`]); a collector that turns their samples into figures, live lines
 //! every interval, and the measured window's statistics at the end. Each step is laid as a [`Stepper`]
 //! decides it (a sweep walks its list; a search reads the verdict on the step before). Workload-neutral:
-//! a workload plugs in through [`Workload`].
+//! a workload plugs in through [`Driven`].
 
 #![warn(clippy::too_many_lines)]
 
@@ -49,7 +49,7 @@ pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 use shard::Shards;
 pub use stepper::{Stepper, Sweep};
 pub use study::{StudyOptions, one_or_each, study};
-pub use workload::{Next, Op, Ops, Workload};
+pub use workload::{Driven, Next, Op, Ops};
 
 /// The shape of one run: its steps (a sweep when there are several), connections, timing, and the
 /// response-time cap each step is judged by.
@@ -188,7 +188,7 @@ const GRACE: Duration = Duration::from_secs(2);
 
 /// Runs `plan` against `workload`, its steps the plan's list ([`Sweep`]), telling `progress` about every
 /// interval and every finished step.
-pub async fn drive<W: Workload>(
+pub async fn drive<W: Driven>(
     workload: Arc<W>,
     plan: &RunPlan,
     progress: impl FnMut(Progress<'_>),
@@ -200,7 +200,7 @@ pub async fn drive<W: Workload>(
 /// users), telling `progress` about every interval and every finished step. Its phases: decide the first
 /// steps and spawn the users, watch them (live lines, steps judged as their windows close and the next
 /// decided), stop and drain them, then judge the steps the run ended in and take the client's own cost.
-pub async fn drive_stepped<W: Workload>(
+pub async fn drive_stepped<W: Driven>(
     workload: Arc<W>,
     plan: &RunPlan,
     stepper: &mut impl Stepper,
@@ -213,7 +213,7 @@ pub async fn drive_stepped<W: Workload>(
 }
 
 /// A run under way: its users, its collector, its steps as decided and judged, what it read so far.
-struct Run<'a, W: Workload, S> {
+struct Run<'a, W: Driven, S> {
     plan: &'a RunPlan,
     /// The run's time zero.
     start: Instant,
@@ -243,7 +243,7 @@ enum AfterVerdict {
     Ends,
 }
 
-impl<'a, W: Workload, S: Stepper> Run<'a, W, S> {
+impl<'a, W: Driven, S: Stepper> Run<'a, W, S> {
     /// Decides the steps that can be decided before the run (the whole list of a sweep; a stepper that
     /// reads verdicts, its first) and spawns the users.
     fn start(workload: Arc<W>, plan: &'a RunPlan, stepper: &'a mut S) -> Self {
@@ -252,10 +252,7 @@ impl<'a, W: Workload, S: Stepper> Run<'a, W, S> {
         let mut steps = Steps::new(workload.clone(), plan, stepper);
         steps.decide(Duration::ZERO);
         let windows: Vec<_> = steps.laid.iter().map(|s| ms(s.window.0)..ms(s.window.1)).collect();
-        let collector =
-            Collector::new(W::REPORT, W::KINDS, W::PER_MINUTE_KIND, steps.targets.len(), &windows)
-                .with_audit(W::AUDIT)
-                .with_composite(W::COMPOSITE_KIND);
+        let collector = Collector::new(workload.profile().kinds, steps.targets.len(), &windows);
         let running = Arc::new(AtomicU64::new(0));
         let shards = Shards::spawn(&workload, plan, &steps.laid, (start, running.clone()), &collector);
         let (energy, energy_max_uj): (Vec<_>, Vec<u64>) =
@@ -413,7 +410,7 @@ struct Steps<'a, W, S> {
     ended: bool,
 }
 
-impl<'a, W: Workload, S: Stepper> Steps<'a, W, S> {
+impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
     fn new(workload: Arc<W>, plan: &'a RunPlan, stepper: &'a mut S) -> Self {
         let targets = workload.targets().to_vec();
         Steps { workload, plan, stepper, targets, laid: Vec::new(), judged: Vec::new(), ended: false }
@@ -467,7 +464,8 @@ impl<'a, W: Workload, S: Stepper> Steps<'a, W, S> {
         let end = stopped_at.map_or(s.window.1, |at| s.window.1.min(at));
         let window_s = (s.window.0.as_secs_f64(), end.as_secs_f64());
         let measured = (collector.window_transactions(i), collector.window_connections_lost(i).to_vec());
-        let mut step = step_result(W::REPORT, self.plan, s, i, &self.targets, measured, window_s);
+        let descriptor = &self.workload.profile().descriptor;
+        let mut step = step_result(descriptor, self.plan, s, i, &self.targets, measured, window_s);
         self.workload.audit(&mut step, collector.window_audit(i));
         if stopped.is_some_and(|(at, early)| early && at < s.window.1) {
             let verdicts = step.cap.iter_mut().chain(step.target_caps.values_mut());
@@ -503,7 +501,7 @@ fn client_cpu(collector: &Collector, cpu_before: (f64, f64)) -> ClientCpu {
 /// transactions that lost their connection in its window per target (`measured`), judged by the plan's
 /// cap (a step or target not measured as it should have been does not pass).
 pub fn step_result(
-    kind: oltpgen_report::model::Workload,
+    workload: &oltpgen_report::model::descriptor::Descriptor,
     plan: &RunPlan,
     scheduled: &Scheduled,
     index: usize,
@@ -527,7 +525,7 @@ pub fn step_result(
     };
     // With one target, Step::new keeps only the totals, and the step's connections are the target's.
     let connections: Vec<u64> = per_target.iter().map(|&c| u64::from(c)).collect();
-    let mut step = Step::new(kind, step_plan, targets.iter().cloned().zip(transactions).collect());
+    let mut step = Step::described(workload, step_plan, targets.iter().cloned().zip(transactions).collect());
     if targets.len() > 1 {
         step.target_connections = targets.iter().cloned().zip(connections).collect();
     }

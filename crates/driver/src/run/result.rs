@@ -4,9 +4,7 @@ use std::time::SystemTime;
 
 use oltpgen_report::model::cycle::RunRecord;
 use oltpgen_report::model::descriptor::Descriptor;
-use oltpgen_report::model::{
-    ClientCpu, Cost, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload as Kind,
-};
+use oltpgen_report::model::{ClientCpu, Cost, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool};
 use oltpgen_report::stats::cap::max_within_cap;
 use oltpgen_report::stats::power::{Meter, study_power};
 use oltpgen_report::stats::{median_run, steady};
@@ -15,9 +13,8 @@ use super::{Measured, RunPlan};
 
 /// Everything about a run that is not a measurement.
 pub struct Context {
-    /// Which workload ran.
-    pub workload: Kind,
-    /// What the reports say about it, as it declared it ([`super::workload::descriptor`]).
+    /// What the reports say about the workload that ran, as it declared it
+    /// ([`Profile::descriptor`](crate::workload::Profile::descriptor)).
     pub descriptor: Descriptor,
     /// The server's engine, version and key settings.
     pub server: Server,
@@ -77,7 +74,7 @@ pub fn document(
     RunResult {
         schema_version: SCHEMA_VERSION,
         tool: Tool { name: "oltpgen".into(), version: env!("CARGO_PKG_VERSION").into() },
-        workload: ctx.workload,
+        workload: crate::workload::registry::result_workload(&ctx.descriptor),
         written_descriptor: Some(ctx.descriptor.clone()),
         started_at: humantime::format_rfc3339_seconds(ctx.started_at).to_string(),
         config: ctx.config.clone(),

@@ -4,11 +4,11 @@
 
 use oltpgen_vocab::error::Fault;
 
-/// The most audit counters a workload declares ([`Workload::AUDIT`](super::Workload::AUDIT)).
+/// The most audit counters a workload declares ([`Kinds::audit`](crate::workload::Kinds::audit)).
 pub const MAX_AUDIT: usize = 8;
 
 /// What one completed transaction adds to each of its workload's audit counters (index = position in
-/// [`Workload::AUDIT`](super::Workload::AUDIT)); small numbers (an order's lines, a Delivery's skipped
+/// [`Kinds::audit`](crate::workload::Kinds::audit)); small numbers (an order's lines, a Delivery's skipped
 /// districts).
 pub type AuditCounts = [u8; MAX_AUDIT];
 

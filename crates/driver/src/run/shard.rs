@@ -25,7 +25,7 @@ use super::collector::Collector;
 use super::crowd::Crowd;
 use super::schedule::Scheduled;
 use super::user;
-use super::{RunPlan, Workload};
+use super::{Driven, RunPlan};
 
 /// Users still running this long after being told to stop are aborted.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -72,7 +72,7 @@ pub struct Shards {
 }
 
 /// What one shard runs: its users, what it tells, and its collector.
-struct Shard<W: Workload> {
+struct Shard<W: Driven> {
     crowd: Crowd<W>,
     /// Users running now, over every shard (changed when users begin or stop, never per transaction).
     running: Arc<AtomicU64>,
@@ -84,7 +84,7 @@ impl Shards {
     /// `schedule` (the steps decided so far; [`step`](Self::step) adds the later ones) after `start`,
     /// telling `running` when users start or end, until [`drain`](Self::drain) stops them; each shard's
     /// collector is shaped like `collector`.
-    pub fn spawn<W: Workload>(
+    pub fn spawn<W: Driven>(
         workload: &Arc<W>,
         plan: &RunPlan,
         schedule: &[Scheduled],
@@ -118,7 +118,7 @@ impl Shards {
 
     /// Runs `shard` on a thread of its own with a current-thread runtime; where the thread or its
     /// runtime cannot be made, on the caller's runtime instead (the run goes on, on fewer threads).
-    fn start_thread<W: Workload>(&mut self, s: usize, shard: Shard<W>, rx: mpsc::UnboundedReceiver<Request>) {
+    fn start_thread<W: Driven>(&mut self, s: usize, shard: Shard<W>, rx: mpsc::UnboundedReceiver<Request>) {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
         let (hand, take) = std::sync::mpsc::channel::<(tokio::runtime::Runtime, Shard<W>, _)>();
         let thread = runtime.as_ref().ok().and_then(|_| {
@@ -184,7 +184,7 @@ impl Shards {
     }
 }
 
-impl<W: Workload> Shard<W> {
+impl<W: Driven> Shard<W> {
     /// Begins and wakes the shard's users as their times come, runs their turns, records them, and
     /// answers the run's requests until it asks the shard to drain (or is gone: then the turns in
     /// flight are dropped).
@@ -246,7 +246,7 @@ impl<W: Workload> Shard<W> {
 
 /// Lets the turns in flight end and records them (each transaction completes after the window and is
 /// not measured); those not done within [`DRAIN_TIMEOUT`] are dropped.
-async fn drain<W: Workload, F: Future<Output = Box<user::Job<W>>>>(
+async fn drain<W: Driven, F: Future<Output = Box<user::Job<W>>>>(
     crowd: &mut Crowd<W>,
     in_flight: &mut FuturesUnordered<F>,
     collector: &mut Collector,

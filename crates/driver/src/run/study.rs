@@ -22,7 +22,7 @@ use oltpgen_report::stats::power::Meter;
 use super::fault::PlannedFault;
 use super::metrics::{Endpoint, Live};
 use super::{
-    EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, Workload, drive, energy_sample, result,
+    Driven, EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, drive, energy_sample, result,
 };
 use crate::counters::{self, Sampler, Sources};
 use crate::{Error, Target};
@@ -138,6 +138,8 @@ pub struct RunStart {
 /// What the result says of a study besides its measurements: the server and the configuration (the
 /// workload's settings; the plan's are added).
 pub struct About {
+    /// Who the workload is.
+    pub profile: crate::workload::Profile,
     /// The server's engine, version and key settings.
     pub server: Server,
     /// The workload's own settings.
@@ -181,7 +183,7 @@ pub fn run_seed(first: u64, run: u32) -> u64 {
 ///
 /// # Errors
 /// A usage error when `--metrics-listen`'s address cannot be listened on.
-pub async fn study<W: Workload>(
+pub async fn study<W: Driven>(
     workload: impl Fn(u32) -> (u64, Arc<W>),
     cycle: &mut impl Cycle,
     targets: &[Target],
@@ -191,7 +193,7 @@ pub async fn study<W: Workload>(
     mut progress: impl FnMut(Progress<'_>),
 ) -> Result<Studied, Error> {
     let watch = Watch::start(targets, plan, opts).await?;
-    let mut study = Study::new(context::<W>(about, plan, opts), targets, plan, opts, watch);
+    let mut study = Study::new(context(about, plan, opts), targets, plan, opts, watch);
     'runs: for run in 1..=plan.runs() {
         for phase in PHASES {
             let flow = match phase {
@@ -225,15 +227,14 @@ enum Phase {
 }
 
 /// The result's context as the study begins: the workload's settings and the plan's, the server.
-fn context<W: Workload>(about: About, plan: &RunPlan, opts: &StudyOptions) -> result::Context {
+fn context(about: About, plan: &RunPlan, opts: &StudyOptions) -> result::Context {
     let mut config = about.config;
     if plan.agent.is_part() {
         config.insert("agent".into(), plan.agent.name().into());
     }
     config.extend(plan.config());
     result::Context {
-        workload: W::REPORT,
-        descriptor: super::workload::descriptor::<W>(),
+        descriptor: about.profile.descriptor,
         server: about.server,
         config: serde_json::Value::Object(config),
         started_at: SystemTime::now(),
@@ -329,7 +330,7 @@ impl<'a> Study<'a> {
     ///
     /// # Errors
     /// A usage error when this agent reached the common start later than the warmup allows.
-    async fn drive<W: Workload>(
+    async fn drive<W: Driven>(
         &mut self,
         workload: &impl Fn(u32) -> (u64, Arc<W>),
         run: u32,
@@ -339,6 +340,7 @@ impl<'a> Study<'a> {
         self.checkpoint.targets = workload.targets().to_vec();
         let shift = self.begin_run(run, seed)?;
         let (watch, checkpoint, dir) = (&self.watch, &mut self.checkpoint, &self.opts.result_dir);
+        let acknowledged = workload.clone();
         let mut measured = drive(workload, &self.plan.of_run(run), |p| {
             let p = shift.progress(p);
             watch.hear(&p.as_progress());
@@ -352,7 +354,7 @@ impl<'a> Study<'a> {
         let tag = u8::try_from(run).unwrap_or(u8::MAX);
         measured.acks.iter_mut().for_each(|a| a.run = tag);
         if let Some(record) = self.checkpoint.context.runs.last_mut() {
-            record.lost_commits = lost_commits(self.targets, W::REPORT, &measured).await;
+            record.lost_commits = lost_commits(self.targets, acknowledged.acknowledged(), &measured).await;
         }
         let interrupted = measured.interrupted;
         self.total.add(shift.measured(measured));
@@ -454,14 +456,14 @@ fn meters(opts: &StudyOptions, total: &Total) -> Vec<Meter> {
 /// cannot be made is recorded as not measured, with why.
 async fn lost_commits(
     targets: &[Target],
-    workload: oltpgen_report::model::Workload,
+    workload: Option<&dyn crate::workload::Acknowledged>,
     run: &Measured,
 ) -> Option<AckComparison> {
     let lost = run.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);
     if lost == 0 || run.acks.is_empty() {
         return None;
     }
-    Some(crate::lost_commits::compare(targets, workload, &run.acks).await)
+    Some(crate::lost_commits::compare(targets, workload?, &run.acks).await)
 }
 
 /// The study's start: on one clock with other agents, the common start (`--start-at`), with how late

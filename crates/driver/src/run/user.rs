@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use super::collector::Collector;
 use super::sample::{AuditCounts, AuditSample, Sample, Status};
-use super::workload::{MAX_RETRIES, Next, Ops, Workload};
+use super::workload::{Driven, MAX_RETRIES, Next, Ops};
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{Ack, Done, TxnError};
 
@@ -23,7 +23,7 @@ const BACKOFF_MS: (u32, u32) = (100, 5_000);
 const PARKED: u64 = u64::MAX;
 
 /// A user between its turns: what it must remember, and nothing more.
-pub struct User<W: Workload> {
+pub struct User<W: Driven> {
     /// The workload's state for the user: its random stream, its deck, its home.
     state: W::User,
     /// The transaction dealt for its next turn, with its keying and think times; taken while it runs.
@@ -36,7 +36,7 @@ pub struct User<W: Workload> {
     backoff_ms: u32,
 }
 
-impl<W: Workload> User<W> {
+impl<W: Driven> User<W> {
     /// User `index` of `w`, beginning `begin_ns` after the run's start, no transaction dealt yet.
     pub fn new(w: &W, index: u32, begin_ns: u64) -> Self {
         User { state: w.user(index), card: None, index, intended_ns: begin_ns, backoff_ms: 0 }
@@ -83,7 +83,7 @@ impl<W: Workload> User<W> {
     }
 
     /// Where the user's next keying time starts, once the turn `job` (that ran the user's card) ended
-    /// at `done_ns`: after its think time, or, for a paced workload ([`Workload::pace`]), one interval
+    /// at `done_ns`: after its think time, or, for a paced workload ([`Driven::pace`]), one interval
     /// after the turn's intended start however long it took (so a slow server shows as latency, not as a
     /// lower rate); or, when it found no connection (the server is away, or a new one failed to open or
     /// prepare), after a wait a little longer each time.
@@ -105,7 +105,7 @@ impl<W: Workload> User<W> {
 /// A turn: the user at place `place` of its shard running its card on `session`, and, once [`turn`]
 /// ran it, how it went. A shard keeps the boxes of ended turns for the next ones (with their operations'
 /// buffers), so a turn moves a pointer, allocates nothing, and copies only the card it runs.
-pub struct Job<W: Workload> {
+pub struct Job<W: Driven> {
     /// The user's place in its shard.
     pub place: u32,
     /// The target it runs against.
@@ -123,7 +123,7 @@ pub struct Job<W: Workload> {
     done: Option<Instant>,
 }
 
-impl<W: Workload> Job<W> {
+impl<W: Driven> Job<W> {
     /// A turn of nobody yet, to be filled by [`run`](Self::run) or [`connect`](Self::connect).
     pub fn new() -> Box<Self> {
         Box::new(Job {
@@ -160,8 +160,9 @@ impl<W: Workload> Job<W> {
     }
 
     /// Records the turn of `user` into `collector` (`start` the run's time zero): its composite sum (when
-    /// the workload has one), the operations it ran, its audit counts, and the transaction itself.
-    pub fn record(&mut self, user: &User<W>, start: Instant, collector: &mut Collector) {
+    /// the workload has one: `sum`, [`Kinds::sum`](crate::workload::Kinds::sum)), the operations it ran,
+    /// its audit counts, and the transaction itself.
+    pub fn record(&mut self, user: &User<W>, start: Instant, collector: &mut Collector, sum: Option<usize>) {
         let (Some(card), Some((outcome, retries)), Some(done)) = (&self.card, &self.outcome, self.done)
         else {
             return;
@@ -175,7 +176,7 @@ impl<W: Workload> Job<W> {
         let ops = &mut self.ops;
         let done_ms = |at: Instant| (at - start).as_millis().min(u128::from(u32::MAX)) as u32;
         // The order again as DS2's driver times it, when it completed (DS2 counts no failed order).
-        if let Some(kind) = W::SUM_KIND.filter(|_| !ops.is_empty() && !matches!(status, Status::Failed(_))) {
+        if let Some(kind) = sum.filter(|_| !ops.is_empty() && !matches!(status, Status::Failed(_))) {
             collector.record(&Sample {
                 kind: kind as u8,
                 target,
@@ -218,7 +219,7 @@ impl<W: Workload> Job<W> {
 /// (connecting first when it has none), retrying conflicts; a composite transaction that recorded
 /// operations retried each itself and is not run again whole (DS2 would register a customer twice). A
 /// lost connection empties the session, so the next turn on it reconnects.
-pub async fn turn<W: Workload>(w: &W, mut job: Box<Job<W>>) -> Box<Job<W>> {
+pub async fn turn<W: Driven>(w: &W, mut job: Box<Job<W>>) -> Box<Job<W>> {
     let Job { target, session, card, ops, outcome, .. } = &mut *job;
     match card {
         None => *session = w.connect(*target).await.ok(),
@@ -230,7 +231,7 @@ pub async fn turn<W: Workload>(w: &W, mut job: Box<Job<W>>) -> Box<Job<W>> {
 
 /// Runs one transaction on `slot`'s session to `target` (connecting first when it has none), retrying
 /// conflicts.
-async fn attempt<W: Workload>(
+async fn attempt<W: Driven>(
     w: &W,
     target: usize,
     slot: &mut Option<W::Session>,

@@ -6,10 +6,10 @@ use std::future::Future;
 use std::time::Duration;
 
 use oltpgen_report::model::Step;
-use oltpgen_report::model::descriptor::Descriptor;
 use tokio::time::Instant;
 
 use super::sample::{AuditCounts, Status};
+use crate::workload::Profile;
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{Ack, Done, TxnError};
 
@@ -18,7 +18,7 @@ use oltpgen_vocab::outcome::{Ack, Done, TxnError};
 pub const MAX_RETRIES: u8 = 5;
 
 /// The names of a workload's transaction types in index order, as a constant array, from an array of
-/// its kinds (an enum's `ALL`) whose `name()` is a `const fn`: so [`Workload::KINDS`] comes from the
+/// its kinds (an enum's `ALL`) whose `name()` is a `const fn`: so [`Kinds::names`](crate::workload::Kinds::names) comes from the
 /// workload's own enum.
 #[macro_export]
 macro_rules! kind_names {
@@ -35,7 +35,7 @@ macro_rules! kind_names {
 
 /// The next transaction a user will run, with the waits around it.
 pub struct Next<I> {
-    /// Index into [`Workload::KINDS`].
+    /// Index into [`Kinds::names`](crate::workload::Kinds::names).
     pub kind: usize,
     /// The transaction's input, made before any SQL runs.
     pub input: I,
@@ -48,7 +48,7 @@ pub struct Next<I> {
 /// One operation of a composite transaction, as it ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Op {
-    /// Index into [`Workload::KINDS`].
+    /// Index into [`Kinds::names`](crate::workload::Kinds::names).
     pub kind: usize,
     /// When it was sent.
     pub started: Instant,
@@ -151,23 +151,8 @@ impl Ops {
     }
 }
 
-/// A workload the run machinery can drive.
-pub trait Workload: Send + Sync + 'static {
-    /// Which workload the results are of (it decides the headline unit and how it is counted).
-    const REPORT: oltpgen_report::model::Workload;
-    /// Transaction types, in the order samples index them.
-    const KINDS: &'static [&'static str];
-    /// The index of the type counted per minute (TPC-C's New-Order, DS2's order).
-    const PER_MINUTE_KIND: usize;
-    /// The workload's audit counters, by name (at most [`MAX_AUDIT`](super::MAX_AUDIT)); a transaction adds to them
-    /// through [`Ops::count`], and each step's sums go to [`audit`](Self::audit).
-    const AUDIT: &'static [&'static str] = &[];
-    /// The index of the type that records a composite transaction again as the sum of its operations'
-    /// times ([`Ops::counted_sum`]), as DS2's driver times an order (its `rt_tot`); none by default.
-    const SUM_KIND: Option<usize> = None;
-    /// The index of the composite type (DS2's order: login, browses, purchase), whose failures are the
-    /// errors and which results leave out of sums over every operation; none by default.
-    const COMPOSITE_KIND: Option<usize> = None;
+/// A workload as one run drives it: the [`Driven`] of the [workload family](crate::workload).
+pub trait Driven: Send + Sync + 'static {
     /// A user's own state: its random stream, its deck, its home.
     type User: Send + 'static;
     /// A connection ready to run transactions (its statements prepared): an enum over the engines
@@ -176,6 +161,9 @@ pub trait Workload: Send + Sync + 'static {
     type Session: Send + Sync + 'static;
     /// A transaction's input.
     type Input: Send + Sync + 'static;
+
+    /// Who the workload is: its transaction types and what its results say about it.
+    fn profile(&self) -> &Profile;
 
     /// The databases driven side by side, as results name them (labels without passwords, distinct).
     /// User `i` drives target `i % targets().len()`.
@@ -212,22 +200,12 @@ pub trait Workload: Send + Sync + 'static {
     fn audit(&self, step: &mut Step, counters: Vec<BTreeMap<String, u64>>) {
         let _ = (step, counters);
     }
-}
 
-/// What the reports say about workload `W`, written into its results: its built-in words
-/// ([`Kind::descriptor`](oltpgen_report::model::Workload::descriptor): title, headline, step columns,
-/// unit of work) with the transactions, the per-minute type, the composite entries and the audit it
-/// declares.
-pub fn descriptor<W: Workload>() -> Descriptor {
-    let mut d = W::REPORT.descriptor().clone();
-    d.transactions = W::KINDS.iter().map(|k| k.to_string()).collect();
-    d.per_minute_transaction = W::KINDS[W::PER_MINUTE_KIND].into();
-    d.composite =
-        [W::COMPOSITE_KIND, W::SUM_KIND].into_iter().flatten().map(|i| W::KINDS[i].into()).collect();
-    if W::AUDIT.is_empty() {
-        d.audit = None;
+    /// How the workload's acknowledged orders are looked for after a failover, if it acknowledges
+    /// any ([`Ops::acknowledge`]).
+    fn acknowledged(&self) -> Option<&dyn crate::workload::Acknowledged> {
+        None
     }
-    d
 }
 
 #[cfg(test)]
@@ -238,13 +216,11 @@ mod tests {
     /// old and new render alike.
     #[test]
     fn each_workload_declares_its_built_in_descriptor() {
-        assert_eq!(&descriptor::<crate::tpcc::Tpcc>(), oltpgen_report::model::Workload::Tpcc.descriptor());
-        assert_eq!(&descriptor::<crate::ds2::Ds2>(), oltpgen_report::model::Workload::Ds2.descriptor());
+        use oltpgen_report::model::Workload;
+        assert_eq!(&crate::tpcc::PROFILE.descriptor, Workload::Tpcc.descriptor());
+        assert_eq!(&crate::ds2::PROFILE.descriptor, Workload::Ds2.descriptor());
         #[cfg(feature = "io")]
-        assert_eq!(
-            &descriptor::<crate::io::workload::IoWorkload>(),
-            oltpgen_report::model::Workload::Io.descriptor()
-        );
+        assert_eq!(&crate::io::workload::PROFILE.descriptor, Workload::Io.descriptor());
     }
 
     #[tokio::test]

@@ -34,7 +34,7 @@ pub const CHECKS: Checks = Checks {
 /// # Errors
 /// [`Error::Usage`] when `target` holds no finished TPC-C load; [`Error::Failed`] when a query fails.
 pub async fn check(target: &Target, connections: usize) -> Result<Vec<Clause>, Error> {
-    let runs = inventory::loaded::<Tpcc>(&Conn::open(target).await?, target).await?.runs;
+    let runs = inventory::loaded(&Tpcc, &Conn::open(target).await?, target).await?.runs;
     consistency::run(target, connections, CHECKS, runs, engine::tpcc::check_queries).await
 }
 

@@ -9,7 +9,7 @@ use super::{LoadedParams, Tpcc};
 use crate::engine::Conn;
 use crate::inventory;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
-use crate::restore::{self, Extras, Restorable};
+use crate::restore::{self, Extras};
 use crate::{Error, Target};
 
 /// Loads TPC-C at `scale` warehouses from `seed` into `target`.
@@ -21,7 +21,7 @@ pub async fn load(target: &Target, scale: u32, seed: u64, opts: &LoadOptions) ->
     let c = data.params().c;
     let params = LoadedParams { scale, seed, c_last: c.c_last, c_id: c.c_id, ol_i_id: c.ol_i_id, runs: 0 };
     let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new() };
-    load::load(target, loading, opts).await
+    load::load(&Tpcc, target, loading, opts).await
 }
 
 /// Writes TPC-C at `scale` from `seed` as one CSV file per table in `dir`.
@@ -32,13 +32,13 @@ pub async fn write_csv(dir: &Path, scale: u32, seed: u64, opts: &LoadOptions) ->
     load::write_csv(dir, TpccData::new(TpccParams::new(scale, seed)), opts).await
 }
 
-impl Restorable for Tpcc {
-    const GROWING: &'static [&'static str] = &["orders", "order_line"];
-
-    async fn restore(target: &Target, opts: &LoadOptions) -> Result<(), Error> {
-        let loaded = inventory::loaded::<Tpcc>(&Conn::open(target).await?, target).await?;
-        // The load's own seed and scale: the same rows, and the same NURand constants the run's obey.
-        let data = TpccData::new(TpccParams::new(loaded.scale, loaded.seed));
-        restore::restore::<Tpcc, _>(target, data, Extras::default(), opts).await
-    }
+/// Puts `target`'s TPC-C tables back to the rows its recorded load generated.
+///
+/// # Errors
+/// See [`restore::restore`].
+pub async fn restore(target: &Target, opts: &LoadOptions) -> Result<(), Error> {
+    let loaded = inventory::loaded(&Tpcc, &Conn::open(target).await?, target).await?;
+    // The load's own seed and scale: the same rows, and the same NURand constants the run's obey.
+    let data = TpccData::new(TpccParams::new(loaded.scale, loaded.seed));
+    restore::restore(&Tpcc, target, data, Extras::default(), opts).await
 }

@@ -1,7 +1,7 @@
 //! The TPC-C-style workload against a database: load it, check its consistency, drop it, run it.
 //!
 //! Everything here is the workload's own and the same on every engine: its identity (name, tables,
-//! load record: [`Definition`] on [`Tpcc`]; transaction names from [`TxnKind`](oltpgen_datagen::tpcc::mix::TxnKind)),
+//! load record: [`Stored`] on [`Tpcc`]; transaction names from [`TxnKind`](oltpgen_datagen::tpcc::mix::TxnKind)),
 //! the inputs, deck and pacing, the audit, and the table of checks. What differs per engine (the
 //! transactions' SQL, each check's query) sits under the engine's module (`pg::tpcc`), reached only
 //! through the seam ([`crate::engine::tpcc`]: the session enum, the finishing DDL, the checks' queries).
@@ -11,22 +11,37 @@ mod load;
 mod run;
 
 pub use check::{CHECKS, check};
-pub use load::{load, write_csv};
-pub use run::{RunOptions, Tpcc, TpccUser, run};
+pub use load::{load, restore, write_csv};
+pub use run::{RunOptions, TpccDriver, TpccUser, run};
 
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;
 use oltpgen_datagen::tpcc::schema::Table;
 use serde::{Deserialize, Serialize};
 
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::LazyLock;
+
+use oltpgen_datagen::tpcc::consts::DISTRICTS_PER_WAREHOUSE;
+use oltpgen_datagen::tpcc::mix::TxnKind;
+use oltpgen_report::model::Workload;
+use oltpgen_report::model::audit::TPCC_COUNTERS;
+use oltpgen_report::model::checks::Clause;
+
 use crate::engine::{self, Conn};
-use crate::inventory::{self, Definition};
-use crate::prepare::Drivable;
+use crate::inventory;
+use crate::load::{LoadOptions, LoadSummary};
+use crate::lost_commits::{not_held, span, width};
+use crate::workload::{Acknowledged, Kinds, Profile, Stored};
 use crate::{Error, Target};
+use oltpgen_vocab::outcome::Ack;
 use oltpgen_vocab::target::Engine;
+use oltpgen_vocab::tpcc_checks::orders_between;
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
-pub const WORKLOAD: &str = oltpgen_report::model::Workload::Tpcc.name();
+pub const WORKLOAD: &str = Workload::Tpcc.name();
 
 /// The nine table names.
 pub fn table_names() -> Vec<&'static str> {
@@ -59,46 +74,68 @@ impl LoadedParams {
     }
 }
 
-impl Definition for Tpcc {
-    const NAME: &'static str = WORKLOAD;
+/// TPC-C's tables and indexes per warehouse, for the disk the built-in server needs: 120 MB measured
+/// at scale 1 (PostgreSQL 15), rounded up.
+const BYTES_PER_WAREHOUSE: u64 = 125 << 20;
+
+/// The transaction types' names in index order, from [`TxnKind`] (the results'
+/// [`TPCC_TRANSACTIONS`](oltpgen_report::model::TPCC_TRANSACTIONS), checked by a test).
+pub(crate) const KIND_NAMES: [&str; TxnKind::ALL.len()] = crate::kind_names!(TxnKind::ALL);
+
+/// TPC-C as the run counts it and its results say it: the five transactions, New-Order counted per
+/// minute (NOPM), the audit's counters.
+pub static PROFILE: LazyLock<Profile> = LazyLock::new(|| {
+    let kinds =
+        Kinds { per_minute: TxnKind::NewOrder.index(), audit: &TPCC_COUNTERS, ..Kinds::plain(&KIND_NAMES) };
+    Profile::new(Workload::Tpcc.descriptor().clone(), kinds)
+});
+
+/// TPC-C, the workload: what it keeps in a database and how. A run's own state is a
+/// [`TpccDriver`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tpcc;
+
+impl Stored for Tpcc {
     type Params = LoadedParams;
-
-    fn table_names() -> Vec<&'static str> {
-        table_names()
-    }
-
-    /// The server-side transactions, created with the schema so that a run in either mode finds them.
-    fn finish(engine: Engine) -> Vec<String> {
-        engine::tpcc::finish(engine)
-    }
-
-    fn describe(p: &LoadedParams) -> String {
-        format!("scale {}", p.scale)
-    }
-
-    fn seed(p: &LoadedParams) -> u64 {
-        p.seed
-    }
-
-    fn runs(p: &LoadedParams) -> u32 {
-        p.runs
-    }
-}
-
-impl Drivable for Tpcc {
+    type Size = u32;
     type Asked = u32;
     /// Only oltpgen loads TPC-C.
     type Origin = ();
 
-    async fn identify(conn: &Conn, target: &Target) -> Result<(LoadedParams, ()), Error> {
-        Ok((inventory::loaded::<Tpcc>(conn, target).await?, ()))
+    fn profile(&self) -> &Profile {
+        &PROFILE
     }
 
-    fn records_runs((): ()) -> bool {
+    fn tables(&self) -> Vec<&str> {
+        table_names()
+    }
+
+    /// The server-side transactions, created with the schema so that a run in either mode finds them.
+    fn finish(&self, engine: Engine) -> Vec<String> {
+        engine::tpcc::finish(engine)
+    }
+
+    fn describe(&self, p: &LoadedParams) -> String {
+        format!("scale {}", p.scale)
+    }
+
+    fn seed(&self, p: &LoadedParams) -> u64 {
+        p.seed
+    }
+
+    fn runs(&self, p: &LoadedParams) -> u32 {
+        p.runs
+    }
+
+    async fn identify(&self, conn: &Conn, target: &Target) -> Result<(LoadedParams, ()), Error> {
+        Ok((inventory::loaded(self, conn, target).await?, ()))
+    }
+
+    fn records_runs(&self, (): ()) -> bool {
         true
     }
 
-    fn mismatch(target: &Target, loaded: &LoadedParams, asked: &u32) -> Option<Error> {
+    fn mismatch(&self, target: &Target, loaded: &LoadedParams, asked: &u32) -> Option<Error> {
         (*asked != loaded.scale).then(|| {
             // A scale above what --scale takes (another version's load) is not one to suggest.
             if loaded.scale > MAX_WAREHOUSES {
@@ -116,9 +153,70 @@ impl Drivable for Tpcc {
         })
     }
 
-    fn same_size(a: &LoadedParams, b: &LoadedParams) -> bool {
+    fn same_size(&self, a: &LoadedParams, b: &LoadedParams) -> bool {
         a.scale == b.scale
     }
+
+    fn size_words(&self, scale: u32) -> String {
+        format!("tpcc scale {scale}")
+    }
+
+    fn size_bytes(&self, scale: u32) -> u64 {
+        BYTES_PER_WAREHOUSE * u64::from(scale)
+    }
+
+    async fn load(
+        &self,
+        target: &Target,
+        scale: u32,
+        seed: u64,
+        opts: &LoadOptions,
+    ) -> Result<LoadSummary, Error> {
+        load(target, scale, seed, opts).await
+    }
+
+    async fn write_csv(&self, dir: &Path, scale: u32, seed: u64, opts: &LoadOptions) -> Result<u64, Error> {
+        write_csv(dir, scale, seed, opts).await
+    }
+
+    async fn check(&self, target: &Target, connections: usize) -> Result<Vec<Clause>, Error> {
+        check(target, connections).await
+    }
+
+    fn growing(&self) -> &[&str] {
+        &["orders", "order_line"]
+    }
+
+    async fn restore(&self, target: &Target, opts: &LoadOptions) -> Result<(), Error> {
+        restore(target, opts).await
+    }
+
+    fn acknowledged(&self) -> Option<&dyn Acknowledged> {
+        Some(self)
+    }
+}
+
+impl Acknowledged for Tpcc {
+    fn missing<'a>(
+        &'a self,
+        conn: &'a Conn,
+        target: &'a Target,
+        acks: &'a [Ack],
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<Ack>, Error>> + Send + 'a>> {
+        Box::pin(missing_new_orders(conn, target, acks))
+    }
+}
+
+/// Of TPC-C's acknowledged New-Orders `acks` (one target's), those the database does not hold as
+/// acknowledged: the orders of their warehouses in their id range, read back in the same SQL on every
+/// engine ([`orders_between`]), through the checks' own query runner.
+async fn missing_new_orders(conn: &Conn, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
+    let (w, o) = (span(acks, |a| a.w_id), span(acks, |a| a.o_id));
+    // Every order the query can yield: one per id in each district of each warehouse.
+    let room = width(w) * i64::from(DISTRICTS_PER_WAREHOUSE) * width(o);
+    let what = "comparing the acknowledged orders";
+    let (_, held) = conn.offending(target, what, &orders_between(w, o), room).await?;
+    Ok(not_held(acks, &held))
 }
 
 #[cfg(test)]
@@ -126,14 +224,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_disk_a_load_needs_scales_with_the_warehouses() {
+        assert_eq!(Tpcc.size_bytes(10), 10 * BYTES_PER_WAREHOUSE);
+    }
+
+    #[test]
     fn a_scale_mismatch_never_suggests_a_scale_above_the_maximum() {
         let target: Target = crate::engine::parse_url("postgres://bench@db1/tpcc").unwrap();
         let loaded = |scale| LoadedParams { scale, seed: 1, c_last: 0, c_id: 0, ol_i_id: 0, runs: 0 };
-        let err = Tpcc::mismatch(&target, &loaded(20), &10).unwrap().to_string();
+        let err = Tpcc.mismatch(&target, &loaded(20), &10).unwrap().to_string();
         assert!(err.contains("run at --scale 20, or reload with --scale 10 --replace"), "{err}");
-        let err = Tpcc::mismatch(&target, &loaded(MAX_WAREHOUSES + 1), &10).unwrap().to_string();
+        let err = Tpcc.mismatch(&target, &loaded(MAX_WAREHOUSES + 1), &10).unwrap().to_string();
         assert!(err.contains("above the 1000000 warehouses --scale takes: reload with --scale 10"), "{err}");
         assert!(!err.contains("run at"), "{err}");
-        assert!(Tpcc::mismatch(&target, &loaded(10), &10).is_none());
+        assert!(Tpcc.mismatch(&target, &loaded(10), &10).is_none());
     }
 }

@@ -7,31 +7,27 @@ use std::sync::Arc;
 
 use oltpgen_datagen::Rng;
 use oltpgen_datagen::tpcc::input::{CustomerSelector, InputGen, Terminal, TxnInput};
-use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime, TxnKind};
+use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime};
 use oltpgen_datagen::tpcc::random::CConstants;
 use oltpgen_report::model::Step;
-use oltpgen_report::model::audit::TPCC_COUNTERS;
+
 use oltpgen_report::stats::audit::{self, AuditPart, TpccAuditPlan};
 
-use super::LoadedParams;
+use super::{LoadedParams, PROFILE, Tpcc};
 use crate::engine::tpcc::{self as seam, TpccConnector, TpccSession};
-use crate::inventory::Definition;
 use crate::prepare::prepare;
 use crate::run::study::{About, Cycle, Studied, run_seed};
-use crate::run::{AuditCounts, Next, Ops, RunPlan, StudyOptions, Workload, one_or_each, study};
+use crate::run::{AuditCounts, Driven, Next, Ops, RunPlan, StudyOptions, one_or_each, study};
+use crate::workload::{Acknowledged, Profile, Stored};
 use crate::{Error, Target};
 use oltpgen_vocab::outcome::{Ack, Done, TxnError};
 use oltpgen_vocab::tpcc::{Outcome, Transactions};
 
-/// The transaction types' names in index order, from [`TxnKind`] (the results' [`TPCC_TRANSACTIONS`](oltpgen_report::model::TPCC_TRANSACTIONS),
-/// checked by a test).
-const KIND_NAMES: [&str; TxnKind::ALL.len()] = crate::kind_names!(TxnKind::ALL);
-
 /// Tags that keep the run's random streams apart from the load's.
 const RUN_STREAM: u64 = 0x0052_554e;
 
-/// TPC-C as the run machinery drives it.
-pub struct Tpcc {
+/// TPC-C as one run drives it.
+pub struct TpccDriver {
     /// Per target: opens the run's sessions.
     connectors: Vec<TpccConnector>,
     /// Per target: its stable key.
@@ -52,7 +48,7 @@ pub struct TpccUser {
     rng: Rng,
 }
 
-impl Tpcc {
+impl TpccDriver {
     /// The workload over `targets` (each with how its transactions run), loaded with `loaded` (in the
     /// same order, all at one scale), paced by `pacing`; `seed` picks the run's random streams and its
     /// NURand constants (which obey the C-delta rule against each target's load).
@@ -73,7 +69,7 @@ impl Tpcc {
             .collect();
         let labels = targets.iter().map(|(t, _)| t.key()).collect();
         let connectors = targets.into_iter().map(|(t, how)| TpccConnector::new(t, how)).collect();
-        Tpcc { connectors, labels, scale, seed, inputs, pacing }
+        TpccDriver { connectors, labels, scale, seed, inputs, pacing }
     }
 }
 
@@ -106,14 +102,18 @@ fn audit_counts(input: &TxnInput, outcome: &Outcome) -> AuditCounts {
     counts
 }
 
-impl Workload for Tpcc {
-    const REPORT: oltpgen_report::model::Workload = oltpgen_report::model::Workload::Tpcc;
-    const KINDS: &'static [&'static str] = &KIND_NAMES;
-    const PER_MINUTE_KIND: usize = TxnKind::NewOrder.index();
-    const AUDIT: &'static [&'static str] = &TPCC_COUNTERS;
+impl Driven for TpccDriver {
     type User = TpccUser;
     type Session = TpccSession;
     type Input = TxnInput;
+
+    fn profile(&self) -> &Profile {
+        &PROFILE
+    }
+
+    fn acknowledged(&self) -> Option<&dyn Acknowledged> {
+        Some(&Tpcc)
+    }
 
     fn targets(&self) -> &[String] {
         &self.labels
@@ -218,15 +218,15 @@ pub async fn run(
     cycle: &mut impl Cycle,
     progress: impl FnMut(crate::run::Progress<'_>),
 ) -> Result<Studied, Error> {
-    let prepared = prepare::<Tpcc>(targets, opts.scale.as_ref(), &opts.plan).await?;
+    let prepared = prepare(&Tpcc, targets, opts.scale.as_ref(), &opts.plan).await?;
     let each = transactions_of(targets, opts.transactions);
     for (target, transactions) in &each {
         seam::ready(target, *transactions).await?;
     }
-    let seed = Tpcc::run_seed(&prepared.loaded, opts.seed);
+    let seed = Tpcc.run_seed(&prepared.loaded, opts.seed);
     let workload = |run| {
         let seed = run_seed(seed, run);
-        (seed, Arc::new(Tpcc::new(each.clone(), &prepared.each, opts.pacing, seed)))
+        (seed, Arc::new(TpccDriver::new(each.clone(), &prepared.each, opts.pacing, seed)))
     };
     let labels: Vec<String> = targets.iter().map(Target::key).collect();
     let names: Vec<&str> = each.iter().map(|(_, t)| t.name()).collect();
@@ -252,14 +252,17 @@ pub async fn run(
         [one] => config.insert("target".into(), one.label().into()),
         _ => config.insert("targets".into(), labels.into()),
     };
-    let about = About { server: prepared.server.into_result(), config };
+    let about = About { profile: PROFILE.clone(), server: prepared.server.into_result(), config };
     study(workload, cycle, targets, &opts.plan, &opts.study, about, progress).await
 }
 
 #[cfg(test)]
 mod tests {
+    use oltpgen_datagen::tpcc::mix::TxnKind;
     use oltpgen_report::model::TPCC_TRANSACTIONS;
-    use oltpgen_report::model::audit;
+    use oltpgen_report::model::audit::{self, TPCC_COUNTERS};
+
+    use super::super::KIND_NAMES;
 
     use super::*;
 
@@ -283,8 +286,8 @@ mod tests {
     fn a_run_seed_counts_the_run_about_to_start() {
         let loaded = LoadedParams { scale: 1, seed: 7, c_last: 0, c_id: 0, ol_i_id: 0, runs: 2 };
         // The third run since the load: the recorded two, plus this one.
-        assert_eq!(Tpcc::run_seed(&loaded, None), Rng::derive(7, &[3]).next_u64());
-        assert_eq!(Tpcc::run_seed(&loaded, Some(42)), 42, "a seed the user gave wins");
+        assert_eq!(Tpcc.run_seed(&loaded, None), Rng::derive(7, &[3]).next_u64());
+        assert_eq!(Tpcc.run_seed(&loaded, Some(42)), 42, "a seed the user gave wins");
     }
 
     #[test]

@@ -1,14 +1,16 @@
-//! What `check` and `drop` share across workloads: the lines a check prints and its verdict, and the
-//! drop of what a load created, said the same way for every workload.
+//! The commands every stored workload has, written once over [`Stored`]: `W load` ([`load`], in
+//! [`super::load`]), `W check` ([`check`]: the workload's own checks and their verdict, the run's
+//! acknowledged orders compared) and `W drop` ([`drop`]). A workload's `run` has flags of its own
+//! (TPC-C's `--scale`, DS2's driver's), so each has its plan; they share the study's machinery.
 
 use oltpgen_report::model::checks::{self as clauses, Clause};
 use oltpgen_report::render::text::checks;
 
-use std::future::Future;
-
 use super::{CheckRequest, Console, Databases, Exit, interruptible, workers_or_cores};
 use crate::files::acks;
-use crate::inventory::Definition;
+use crate::workload::Stored;
+
+pub use super::load::{LoadRequest, load};
 use crate::{Error, Target};
 
 /// Says one line per check; a failed check fails the command, in one line saying which.
@@ -39,25 +41,21 @@ pub(super) fn verdict(target: &Target, clauses: &[Clause], console: &mut dyn Con
 /// # Errors
 /// A result directory without a `W` run's acknowledged orders, an unloaded database, a query that
 /// fails, a check that fails, an acknowledged commit lost, the interruption.
-pub(super) async fn check<W, F>(
+pub async fn check<W: Stored>(
+    w: &W,
     req: &CheckRequest,
     db: &Databases,
     console: &mut dyn Console,
-    check: impl Fn(Target, usize) -> F,
-) -> Result<Exit, Error>
-where
-    W: Definition,
-    F: Future<Output = Result<Vec<Clause>, Error>>,
-{
+) -> Result<Exit, Error> {
     // A wrong directory is said before any database is opened.
-    let acks = req.result.as_deref().map(|dir| acks::read(dir, W::NAME)).transpose()?;
+    let acks = req.result.as_deref().map(|dir| acks::read(dir, w.name())).transpose()?;
     interruptible("the check", async {
-        db.refuse_empty_instance(W::NAME, "check")?;
+        db.refuse_empty_instance(w.name(), "check")?;
         let workers = workers_or_cores(req.workers);
-        let (_database, targets) = db.open_all(workers as u32, W::NAME).await?;
+        let (_database, targets) = db.open_all(workers as u32, w.name()).await?;
         let mut outcome = Ok(Exit::Success);
         for target in &targets {
-            let clauses = check(target.clone(), workers).await?;
+            let clauses = w.check(target, workers).await?;
             if targets.len() > 1 {
                 console.line(&format!("{target}:"));
             }
@@ -70,8 +68,11 @@ where
             if let Some(which) = &held.which {
                 console.line(which);
             }
+            let Some(acknowledged) = w.acknowledged() else {
+                return Err(Error::usage(format!("{} acknowledges no orders to compare", w.name())));
+            };
             let lost =
-                crate::lost_commits::check(&targets, held.workload, &held.acks, std::time::Duration::ZERO)
+                crate::lost_commits::check(&targets, acknowledged, &held.acks, std::time::Duration::ZERO)
                     .await?;
             if lost.lost > 0 {
                 return Err(Error::failed(lost.sentence()));
@@ -88,15 +89,15 @@ where
 ///
 /// # Errors
 /// A bad URL, a server that cannot start, a drop refused or failed, the interruption.
-pub(super) async fn drop<W: Definition>(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+pub async fn drop<W: Stored>(w: &W, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
     interruptible("the drop", async {
         for one in db.each()? {
-            let database = one.open_one(2, W::NAME).await?;
+            let database = one.open_one(2, w.name()).await?;
             let target = &database.target;
-            if crate::load::drop_all::<W>(target).await? {
-                console.line(&format!("dropped the {} tables from {target}", W::NAME));
+            if crate::load::drop_all(w, target).await? {
+                console.line(&format!("dropped the {} tables from {target}", w.name()));
             } else {
-                console.line(&format!("{target} holds no {} tables: nothing to drop", W::NAME));
+                console.line(&format!("{target} holds no {} tables: nothing to drop", w.name()));
             }
         }
         Ok(Exit::Success)

@@ -1,0 +1,162 @@
+//! A workload kept in a database ([`Stored`]): its tables, what its load records, how a run finds and
+//! refuses it, how it is loaded, checked and restored, and how its acknowledged orders are looked for
+//! after a failover. One trait with `&self` methods, so a workload defined at run time is one as TPC-C
+//! and DS2 are; the machinery written once (loading, inventory, the checks before a run, restoring,
+//! the lost-commit comparison, the commands) asks it and names no workload.
+
+use std::fmt;
+use std::future::Future;
+use std::path::Path;
+
+use oltpgen_report::model::checks::Clause;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::Profile;
+use crate::engine::Conn;
+use crate::load::{LoadOptions, LoadSummary};
+use crate::{Error, Target};
+use oltpgen_vocab::outcome::Ack;
+use oltpgen_vocab::target::Engine;
+
+/// A workload whose data lives in a database oltpgen loads.
+pub trait Stored: Send + Sync + 'static {
+    /// What a load records about itself, for later commands.
+    type Params: Clone + Serialize + DeserializeOwned + Send + Sync + 'static;
+    /// How big a load is, in the workload's own measure (TPC-C's warehouses, DS2's `--db-size`).
+    type Size: Copy + Send + Sync + fmt::Debug + 'static;
+    /// The size the user asked a run to find (`--scale`, `--db-size`), in the flag's terms.
+    type Asked: ?Sized + Sync;
+    /// Who built the database's server-side code: oltpgen, or (DS2) the benchmark's own installer,
+    /// whose databases are driven as they are and never written to.
+    type Origin: Copy + PartialEq + Send + Sync + 'static;
+
+    /// Who the workload is: its name (its load record's key, its built-in database, its command).
+    fn profile(&self) -> &Profile;
+
+    /// The workload's one name.
+    fn name(&self) -> &str {
+        self.profile().name()
+    }
+
+    /// The workload's tables.
+    fn tables(&self) -> Vec<&str>;
+
+    /// The statements a load runs on `engine` once the tables' keys and indexes exist, in order on one
+    /// connection: the functions, procedures, triggers and sequences the workload creates. `drop` removes
+    /// what they create ([`created_objects`](oltpgen_vocab::schema::created_objects)): one list for both.
+    fn finish(&self, engine: Engine) -> Vec<String>;
+
+    /// How a loaded database of this workload is described in a refusal (e.g. `scale 10`).
+    fn describe(&self, params: &Self::Params) -> String;
+
+    /// The load's seed.
+    fn seed(&self, params: &Self::Params) -> u64;
+
+    /// Runs driven since the load (as recorded, before the one starting).
+    fn runs(&self, params: &Self::Params) -> u32;
+
+    /// The seed of the run about to start on a database loaded with `params`: `asked` when the user
+    /// gave one; else each run draws new streams, reproducibly, from the load's seed and the run's
+    /// number (counting from 1: the recorded runs, plus this one).
+    fn run_seed(&self, params: &Self::Params, asked: Option<u64>) -> u64 {
+        asked.unwrap_or_else(|| {
+            oltpgen_datagen::Rng::derive(self.seed(params), &[u64::from(self.runs(params)) + 1]).next_u64()
+        })
+    }
+
+    /// What `target` holds, and who built it.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for an empty, half-loaded or foreign database.
+    fn identify(
+        &self,
+        conn: &Conn,
+        target: &Target,
+    ) -> impl Future<Output = Result<(Self::Params, Self::Origin), Error>> + Send;
+
+    /// Whether a run is recorded in a database of `origin` (the run seed counts runs).
+    fn records_runs(&self, origin: Self::Origin) -> bool;
+
+    /// The refusal when `target` holds `loaded` but the user asked for `asked`: what it holds, what
+    /// was asked, and the flags that fix it.
+    fn mismatch(&self, target: &Target, loaded: &Self::Params, asked: &Self::Asked) -> Option<Error>;
+
+    /// Whether two databases hold the same data size (targets driven side by side must).
+    fn same_size(&self, a: &Self::Params, b: &Self::Params) -> bool;
+
+    /// What a line about a load of `size` calls it, e.g. `tpcc scale 10`.
+    fn size_words(&self, size: Self::Size) -> String;
+
+    /// The disk a load of `size` takes on the built-in server, roughly.
+    fn size_bytes(&self, size: Self::Size) -> u64;
+
+    /// Loads `target` at `size` from `seed`.
+    ///
+    /// # Errors
+    /// As [`load::load`](crate::load::load).
+    fn load(
+        &self,
+        target: &Target,
+        size: Self::Size,
+        seed: u64,
+        opts: &LoadOptions,
+    ) -> impl Future<Output = Result<LoadSummary, Error>> + Send;
+
+    /// Writes the rows a load of `size` from `seed` would load as CSV files into `dir`; their count.
+    ///
+    /// # Errors
+    /// A file that cannot be written.
+    fn write_csv(
+        &self,
+        dir: &Path,
+        size: Self::Size,
+        seed: u64,
+        opts: &LoadOptions,
+    ) -> impl Future<Output = Result<u64, Error>> + Send;
+
+    /// The workload's own checks of `target` (TPC-C's consistency conditions, DS2's integrity
+    /// checks) over `connections` connections.
+    ///
+    /// # Errors
+    /// A query that fails.
+    fn check(
+        &self,
+        target: &Target,
+        connections: usize,
+    ) -> impl Future<Output = Result<Vec<Clause>, Error>> + Send;
+
+    /// The tables a run grows (TPC-C's orders and order lines, DS2's orders): their rows at a run's
+    /// start show how far the database has drifted from its load.
+    fn growing(&self) -> &[&str];
+
+    /// Puts `target`'s tables back to the rows its recorded load generated, over `opts.workers`
+    /// connections.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a database oltpgen must not write (not loaded by it); [`Error::Failed`] when
+    /// a statement or the copy fails.
+    fn restore(&self, target: &Target, opts: &LoadOptions) -> impl Future<Output = Result<(), Error>> + Send;
+
+    /// How this workload's acknowledged orders are looked for after a failover, if it acknowledges
+    /// any.
+    fn acknowledged(&self) -> Option<&dyn Acknowledged> {
+        None
+    }
+}
+
+/// A workload whose transactions the database acknowledges as orders ([`Ack`]), kept so that those
+/// a failover lost can be found: the one thing about them only the workload knows is where they are.
+/// Dynamic, as it is asked once at a run's end, never on the hot path.
+pub trait Acknowledged: Send + Sync {
+    /// Of `acks` (one target's), those the database `conn` reaches does not hold as acknowledged.
+    ///
+    /// # Errors
+    /// A query that fails.
+    fn missing<'a>(
+        &'a self,
+        conn: &'a Conn,
+        target: &'a Target,
+        acks: &'a [Ack],
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<Vec<Ack>, Error>> + Send + 'a>>;
+}
