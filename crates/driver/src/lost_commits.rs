@@ -13,7 +13,7 @@ use oltpgen_report::model::outage::{AckComparison, LISTED, LostCommits};
 use std::collections::HashMap;
 
 use crate::engine::Conn;
-use crate::workload::Acknowledged;
+use crate::workload::AckLookup;
 use crate::{Error, Target};
 pub use oltpgen_vocab::outcome::Ack;
 
@@ -26,7 +26,7 @@ pub use oltpgen_vocab::outcome::Ack;
 /// cannot be reached or queried.
 pub async fn check(
     targets: &[Target],
-    workload: &dyn Acknowledged,
+    workload: AckLookup,
     acks: &[Ack],
     wait: Duration,
 ) -> Result<LostCommits, Error> {
@@ -44,7 +44,9 @@ pub async fn check(
             continue;
         }
         let conn = serving(target, wait).await?;
-        let missing = workload.missing(&conn, target, &mine).await?;
+        let (query, room) = (workload.query)(&mine);
+        let (_, held) = conn.offending(target, workload.what, &query, room).await?;
+        let missing = not_held(&mine, &held);
         lost.lost += missing.len() as u64;
         let room = LISTED.saturating_sub(lost.first.len());
         lost.first.extend(
@@ -81,7 +83,7 @@ async fn serving(target: &Target, wait: Duration) -> Result<Conn, Error> {
 
 /// [`check`] as a run's end records it, waiting [`AFTER_A_RUN`] for the database: the figures, or why the comparison could not be made (never a 0
 /// that would read as "nothing lost").
-pub async fn compare(targets: &[Target], workload: &dyn Acknowledged, acks: &[Ack]) -> AckComparison {
+pub async fn compare(targets: &[Target], workload: AckLookup, acks: &[Ack]) -> AckComparison {
     match check(targets, workload, acks, AFTER_A_RUN).await {
         Ok(lost) => AckComparison::Compared(lost),
         Err(e) => AckComparison::NotMeasured { not_measured: e.to_string() },
@@ -101,7 +103,7 @@ pub fn width((lo, hi): (u32, u32)) -> i64 {
 /// The acknowledged orders of `acks` that `held` (the database's rows, as `orderid,customer,lines` for
 /// DS2's purchases or `w_id,d_id,o_id,customer,lines` for TPC-C's orders) does not hold as acknowledged
 /// (missing, or another customer or line count under the key), in key order.
-pub fn not_held(acks: &[Ack], held: &[String]) -> Vec<Ack> {
+fn not_held(acks: &[Ack], held: &[String]) -> Vec<Ack> {
     let held: HashMap<(u32, u32, u32), (u32, u32)> = held
         .iter()
         .filter_map(|row| {
@@ -129,7 +131,7 @@ mod tests {
     async fn orders_of_more_databases_than_given_are_refused_before_any_is_asked() {
         let a = Ack { w_id: 1, o_id: 3_001, c_id: 1, d_id: 1, lines: 5, target: 1, run: 0 };
         let target: Target = crate::engine::parse_url("postgres://u@127.0.0.1:1/tpcc").unwrap();
-        let e = check(&[target], &crate::tpcc::Tpcc, &[a], Duration::ZERO).await.unwrap_err();
+        let e = check(&[target], crate::tpcc::ACKS, &[a], Duration::ZERO).await.unwrap_err();
         assert!(matches!(e, Error::Usage(_)), "{e}");
         assert!(e.to_string().contains("are of 2 databases: give the check the run's 2 URLs"), "{e}");
     }

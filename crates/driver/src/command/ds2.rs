@@ -15,10 +15,10 @@ use oltpgen_report::render::csv::ds2::CsvOutput;
 use oltpgen_report::render::text::{ds2 as ds2_report, live};
 
 use super::cycle::StudyCycle;
-use super::load;
-use super::{Console, Databases, Exit, agent, before_the_run, finish, interruptible};
+use super::workload::{self, Opened};
+use super::{Console, Databases, Exit, before_the_run, finish};
 use crate::database::Database;
-use crate::ds2::{self, RunOptions};
+use crate::ds2::{self, Ds2, RunOptions};
 use crate::run::{Pace, Progress, Ramp, StudyFlags, Timing, plan};
 use crate::{Error, Target};
 use oltpgen_vocab::claim::{DirClaim, FileClaim};
@@ -139,10 +139,7 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
         transactions: req.transactions,
         study: study.options(),
     };
-    agent::refuse_unshared(study, db, ds2::WORKLOAD, req.load_if_empty)?;
-    if !req.load_if_empty {
-        db.refuse_empty_instance("ds2", "run")?;
-    }
+    workload::refuse(&Ds2, study, db, req.load_if_empty)?;
     // A command that fails removes what its claims made.
     let out = study.claim_out()?;
     let csv_claim = req
@@ -151,14 +148,9 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
         .map(FileClaim::take)
         .transpose()
         .map_err(|e| Error::usage(format!("--csv-output: {e}")))?;
-    let (database, targets) = interruptible("starting", db.open_all(connections, ds2::WORKLOAD)).await?;
-    if req.load_if_empty {
-        let room = database.is_some().then_some(db);
-        let size = req.db_size.unwrap_or_default();
-        for target in &targets {
-            load::load_when_empty(&ds2::Ds2, size, target, room, req.quiet, console).await?;
-        }
-    }
+    let size = req.load_if_empty.then(|| req.db_size.unwrap_or_default());
+    let Opened { database, targets } =
+        workload::open(&Ds2, db, connections, size, req.quiet, console).await?;
     Ok(Ds2Plan { _database: database, targets, options, req: req.clone(), csv_claim, _out: out })
 }
 
@@ -192,7 +184,7 @@ impl Ds2Plan {
         let mut lines =
             ProgressLines { quiet: req.quiet, detailed: req.detailed_view, labels: &labels, reset_at_s: 0.0 };
         let mut csv_error = None;
-        let mut cycle = StudyCycle::new(ds2::Ds2, &req.study, &self.targets, req.quiet, console.err_lines());
+        let mut cycle = StudyCycle::new(Ds2, &req.study, &self.targets, req.quiet, console.err_lines());
         let runs = self.options.plan.runs();
         let studied = ds2::run(&self.targets, &self.options, &mut cycle, |p| match p {
             Progress::Started(1) if !req.quiet => console.line(&ds2_report::header(&header)),

@@ -8,13 +8,13 @@ use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::text::live;
 
 use super::cycle::StudyCycle;
-use super::load;
-use super::{Console, Databases, Exit, agent, before_the_run, finish, interruptible};
+use super::workload::{self, Opened};
+use super::{Console, Databases, Exit, before_the_run, finish};
 use crate::database::Database;
 use crate::engine::Conn;
 use crate::inventory;
 use crate::run::{Pace, Progress, StudyFlags, plan};
-use crate::tpcc::{self, RunOptions};
+use crate::tpcc::{self, RunOptions, Tpcc};
 use crate::{Error, Target};
 use oltpgen_vocab::claim::DirClaim;
 use oltpgen_vocab::tpcc::Transactions;
@@ -94,25 +94,17 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
             console.notes("--users", plan::terminals_note(counts, scale).as_slice());
         }
     }
-    agent::refuse_unshared(study, db, tpcc::WORKLOAD, req.load_if_empty)?;
-    if !req.load_if_empty {
-        db.refuse_empty_instance("tpcc", "run")?;
-    }
+    workload::refuse(&Tpcc, study, db, req.load_if_empty)?;
     let out = study.claim_out()?;
     // The built-in server is sized for the run's connections.
     let most_users = users.and_then(|u| u.iter().max().copied());
     let connections = plan::connections_to_open(most_users, req.connections);
-    let (database, targets) = interruptible("starting", db.open_all(connections, tpcc::WORKLOAD)).await?;
-    if req.load_if_empty {
-        let room = database.is_some().then_some(db);
-        let size = req.scale.unwrap_or(1);
-        for target in &targets {
-            load::load_when_empty(&tpcc::Tpcc, size, target, room, req.quiet, console).await?;
-        }
-    }
+    let size = req.load_if_empty.then(|| req.scale.unwrap_or(1));
+    let Opened { database, targets } =
+        workload::open(&Tpcc, db, connections, size, req.quiet, console).await?;
     // Every database holds one scale (the run's checks refuse it otherwise): the first's sizes the users.
     let first = &targets[0];
-    let loaded_scale = inventory::loaded(&tpcc::Tpcc, &Conn::open(first).await?, first).await?.scale;
+    let loaded_scale = inventory::loaded(&Tpcc, &Conn::open(first).await?, first).await?.scale;
     let counts = plan::tpcc_users(users, loaded_scale);
     if req.scale.is_none() {
         console.notes("--users", plan::terminals_note(&counts, loaded_scale).as_slice());
@@ -168,7 +160,7 @@ impl TpccPlan {
             cap: &plan.cap,
         };
         let quiet = self.quiet;
-        let mut cycle = StudyCycle::new(tpcc::Tpcc, &self.study, &self.targets, quiet, console.err_lines());
+        let mut cycle = StudyCycle::new(Tpcc, &self.study, &self.targets, quiet, console.err_lines());
         let studied = tpcc::run(&self.targets, &self.options, &mut cycle, |p| match p {
             Progress::Started(1) if !quiet => console.line(&live::tpcc_header(&header)),
             Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),

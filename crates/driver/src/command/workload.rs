@@ -11,6 +11,10 @@ use crate::files::acks;
 use crate::workload::Stored;
 
 pub use super::load::{LoadRequest, load};
+
+use super::{agent, load::load_when_empty};
+use crate::database::Database;
+use crate::run::StudyFlags;
 use crate::{Error, Target};
 
 /// Says one line per check; a failed check fails the command, in one line saying which.
@@ -68,12 +72,11 @@ pub async fn check<W: Stored>(
             if let Some(which) = &held.which {
                 console.line(which);
             }
-            let Some(acknowledged) = w.acknowledged() else {
+            let Some(lookup) = w.acknowledged() else {
                 return Err(Error::usage(format!("{} acknowledges no orders to compare", w.name())));
             };
             let lost =
-                crate::lost_commits::check(&targets, acknowledged, &held.acks, std::time::Duration::ZERO)
-                    .await?;
+                crate::lost_commits::check(&targets, lookup, &held.acks, std::time::Duration::ZERO).await?;
             if lost.lost > 0 {
                 return Err(Error::failed(lost.sentence()));
             }
@@ -103,4 +106,49 @@ pub async fn drop<W: Stored>(w: &W, db: &Databases, console: &mut dyn Console) -
         Ok(Exit::Success)
     })
     .await
+}
+
+/// The databases a run of a workload drives, open: held by the run's plan until its result is written.
+pub struct Opened {
+    /// The built-in server, while the run lives, when it is the database.
+    pub database: Option<Database>,
+    /// The databases driven side by side.
+    pub targets: Vec<Target>,
+}
+
+/// Opens, for a run of `w` with `connections` per database, every database `db` names (or the built-in
+/// PostgreSQL), and loads each empty one at `load_if_empty` (bare `tpcc`, `ds2`), saying so. What
+/// [`refuse`] refuses and the run's claims (`--out`) come before it.
+///
+/// # Errors
+/// The refusals; a server that cannot be reached; a load that fails; the interruption.
+pub async fn open<W: Stored>(
+    w: &W,
+    db: &Databases,
+    connections: u32,
+    load_if_empty: Option<W::Size>,
+    quiet: bool,
+    console: &mut dyn Console,
+) -> Result<Opened, Error> {
+    let (database, targets) = interruptible("starting", db.open_all(connections, w.name())).await?;
+    if let Some(size) = load_if_empty {
+        let room = database.is_some().then_some(db);
+        for target in &targets {
+            load_when_empty(w, size, target, room, quiet, console).await?;
+        }
+    }
+    Ok(Opened { database, targets })
+}
+
+/// Refuses, before anything starts, a run of `w` that cannot go on: on a database an agent of several
+/// does not share, or on a built-in instance never loaded (unless the run loads it, `loads`).
+///
+/// # Errors
+/// [`Error::Usage`] saying which, and what to do.
+pub fn refuse<W: Stored>(w: &W, study: &StudyFlags, db: &Databases, loads: bool) -> Result<(), Error> {
+    agent::refuse_unshared(study, db, w.name(), loads)?;
+    if !loads {
+        db.refuse_empty_instance(w.name(), "run")?;
+    }
+    Ok(())
 }

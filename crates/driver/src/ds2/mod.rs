@@ -18,9 +18,7 @@ use oltpgen_datagen::ds2::schema::Table;
 use oltpgen_datagen::ds2::size::DbSize;
 use serde::{Deserialize, Serialize};
 
-use std::future::Future;
 use std::path::Path;
-use std::pin::Pin;
 use std::sync::LazyLock;
 
 use oltpgen_report::model::Workload;
@@ -29,12 +27,11 @@ use oltpgen_report::model::checks::Clause;
 use crate::engine::{self, Conn};
 use crate::inventory::{self, Holding};
 use crate::load::{LoadOptions, LoadSummary};
-use crate::lost_commits::{not_held, span, width};
-use crate::workload::{Acknowledged, Kinds, Profile, Stored};
+use crate::lost_commits::{span, width};
+use crate::workload::{AckLookup, Kinds, Profile, Stored};
 use crate::{Error, Target};
 use oltpgen_vocab::ds2::Functions;
 use oltpgen_vocab::ds2_checks::purchases_between;
-use oltpgen_vocab::outcome::Ack;
 use oltpgen_vocab::target::Engine;
 
 /// The workload's name: its `oltpgen_meta` key, its built-in database, its command.
@@ -173,31 +170,20 @@ impl Stored for Ds2 {
         restore(target, opts).await
     }
 
-    fn acknowledged(&self) -> Option<&dyn Acknowledged> {
-        Some(self)
+    fn acknowledged(&self) -> Option<AckLookup> {
+        Some(ACKS)
     }
 }
 
-impl Acknowledged for Ds2 {
-    fn missing<'a>(
-        &'a self,
-        conn: &'a Conn,
-        target: &'a Target,
-        acks: &'a [Ack],
-    ) -> Pin<Box<dyn Future<Output = Result<Vec<Ack>, Error>> + Send + 'a>> {
-        Box::pin(missing_purchases(conn, target, acks))
-    }
-}
-
-/// Of DS2's acknowledged purchases `acks` (one target's), those the database does not hold as
-/// acknowledged: the orders in their id range read back in the same SQL on every engine
-/// ([`purchases_between`]), through the checks' own query runner.
-async fn missing_purchases(conn: &Conn, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
-    let o = span(acks, |a| a.o_id);
-    let what = "comparing the acknowledged purchases";
-    let (_, held) = conn.offending(target, what, &purchases_between(o.0, o.1), width(o)).await?;
-    Ok(not_held(acks, &held))
-}
+/// DS2's acknowledged purchases, read back by their id range in the same SQL on every engine
+/// ([`purchases_between`]).
+pub const ACKS: AckLookup = AckLookup {
+    what: "comparing the acknowledged purchases",
+    query: |acks| {
+        let o = span(acks, |a| a.o_id);
+        (purchases_between(o.0, o.1), width(o))
+    },
+};
 
 /// What `target` holds for a run or a check, and whose server functions serve it: a finished oltpgen
 /// load, or a database DS2's own installer built (its eight tables and five functions, no oltpgen

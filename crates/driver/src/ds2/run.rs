@@ -17,7 +17,7 @@ use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
 use crate::run::study::{About, Cycle, Studied, run_seed};
 use crate::run::{Driven, Next, Ops, RunPlan, StudyOptions, one_or_each, study};
-use crate::workload::{Acknowledged, Profile, Stored};
+use crate::workload::{AckLookup, Profile, Stored};
 use crate::{Error, Target};
 use oltpgen_vocab::ds2::{Functions, Purchase};
 use oltpgen_vocab::error::Fault;
@@ -175,8 +175,8 @@ impl Driven for Ds2Driver {
         &PROFILE
     }
 
-    fn acknowledged(&self) -> Option<&dyn Acknowledged> {
-        Some(&Ds2)
+    fn acknowledged(&self) -> Option<AckLookup> {
+        Some(super::ACKS)
     }
 
     fn targets(&self) -> &[String] {

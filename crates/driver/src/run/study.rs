@@ -456,7 +456,7 @@ fn meters(opts: &StudyOptions, total: &Total) -> Vec<Meter> {
 /// cannot be made is recorded as not measured, with why.
 async fn lost_commits(
     targets: &[Target],
-    workload: Option<&dyn crate::workload::Acknowledged>,
+    workload: Option<crate::workload::AckLookup>,
     run: &Measured,
 ) -> Option<AckComparison> {
     let lost = run.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);

@@ -203,7 +203,7 @@ pub trait Driven: Send + Sync + 'static {
 
     /// How the workload's acknowledged orders are looked for after a failover, if it acknowledges
     /// any ([`Ops::acknowledge`]).
-    fn acknowledged(&self) -> Option<&dyn crate::workload::Acknowledged> {
+    fn acknowledged(&self) -> Option<crate::workload::AckLookup> {
         None
     }
 }

@@ -19,9 +19,7 @@ use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;
 use oltpgen_datagen::tpcc::schema::Table;
 use serde::{Deserialize, Serialize};
 
-use std::future::Future;
 use std::path::Path;
-use std::pin::Pin;
 use std::sync::LazyLock;
 
 use oltpgen_datagen::tpcc::consts::DISTRICTS_PER_WAREHOUSE;
@@ -33,10 +31,9 @@ use oltpgen_report::model::checks::Clause;
 use crate::engine::{self, Conn};
 use crate::inventory;
 use crate::load::{LoadOptions, LoadSummary};
-use crate::lost_commits::{not_held, span, width};
-use crate::workload::{Acknowledged, Kinds, Profile, Stored};
+use crate::lost_commits::{span, width};
+use crate::workload::{AckLookup, Kinds, Profile, Stored};
 use crate::{Error, Target};
-use oltpgen_vocab::outcome::Ack;
 use oltpgen_vocab::target::Engine;
 use oltpgen_vocab::tpcc_checks::orders_between;
 
@@ -191,52 +188,18 @@ impl Stored for Tpcc {
         restore(target, opts).await
     }
 
-    fn acknowledged(&self) -> Option<&dyn Acknowledged> {
-        Some(self)
+    fn acknowledged(&self) -> Option<AckLookup> {
+        Some(ACKS)
     }
 }
 
-impl Acknowledged for Tpcc {
-    fn missing<'a>(
-        &'a self,
-        conn: &'a Conn,
-        target: &'a Target,
-        acks: &'a [Ack],
-    ) -> Pin<Box<dyn Future<Output = Result<Vec<Ack>, Error>> + Send + 'a>> {
-        Box::pin(missing_new_orders(conn, target, acks))
-    }
-}
-
-/// Of TPC-C's acknowledged New-Orders `acks` (one target's), those the database does not hold as
-/// acknowledged: the orders of their warehouses in their id range, read back in the same SQL on every
-/// engine ([`orders_between`]), through the checks' own query runner.
-async fn missing_new_orders(conn: &Conn, target: &Target, acks: &[Ack]) -> Result<Vec<Ack>, Error> {
-    let (w, o) = (span(acks, |a| a.w_id), span(acks, |a| a.o_id));
-    // Every order the query can yield: one per id in each district of each warehouse.
-    let room = width(w) * i64::from(DISTRICTS_PER_WAREHOUSE) * width(o);
-    let what = "comparing the acknowledged orders";
-    let (_, held) = conn.offending(target, what, &orders_between(w, o), room).await?;
-    Ok(not_held(acks, &held))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_disk_a_load_needs_scales_with_the_warehouses() {
-        assert_eq!(Tpcc.size_bytes(10), 10 * BYTES_PER_WAREHOUSE);
-    }
-
-    #[test]
-    fn a_scale_mismatch_never_suggests_a_scale_above_the_maximum() {
-        let target: Target = crate::engine::parse_url("postgres://bench@db1/tpcc").unwrap();
-        let loaded = |scale| LoadedParams { scale, seed: 1, c_last: 0, c_id: 0, ol_i_id: 0, runs: 0 };
-        let err = Tpcc.mismatch(&target, &loaded(20), &10).unwrap().to_string();
-        assert!(err.contains("run at --scale 20, or reload with --scale 10 --replace"), "{err}");
-        let err = Tpcc.mismatch(&target, &loaded(MAX_WAREHOUSES + 1), &10).unwrap().to_string();
-        assert!(err.contains("above the 1000000 warehouses --scale takes: reload with --scale 10"), "{err}");
-        assert!(!err.contains("run at"), "{err}");
-        assert!(Tpcc.mismatch(&target, &loaded(10), &10).is_none());
-    }
-}
+/// TPC-C's acknowledged New-Orders, read back by their warehouses and id range in the same SQL on
+/// every engine ([`orders_between`]).
+pub const ACKS: AckLookup = AckLookup {
+    what: "comparing the acknowledged orders",
+    query: |acks| {
+        let (w, o) = (span(acks, |a| a.w_id), span(acks, |a| a.o_id));
+        // Every order the query can yield: one per id in each district of each warehouse.
+        (orders_between(w, o), width(w) * i64::from(DISTRICTS_PER_WAREHOUSE) * width(o))
+    },
+};

@@ -18,7 +18,7 @@ use crate::engine::tpcc::{self as seam, TpccConnector, TpccSession};
 use crate::prepare::prepare;
 use crate::run::study::{About, Cycle, Studied, run_seed};
 use crate::run::{AuditCounts, Driven, Next, Ops, RunPlan, StudyOptions, one_or_each, study};
-use crate::workload::{Acknowledged, Profile, Stored};
+use crate::workload::{AckLookup, Profile, Stored};
 use crate::{Error, Target};
 use oltpgen_vocab::outcome::{Ack, Done, TxnError};
 use oltpgen_vocab::tpcc::{Outcome, Transactions};
@@ -111,8 +111,8 @@ impl Driven for TpccDriver {
         &PROFILE
     }
 
-    fn acknowledged(&self) -> Option<&dyn Acknowledged> {
-        Some(&Tpcc)
+    fn acknowledged(&self) -> Option<AckLookup> {
+        Some(super::ACKS)
     }
 
     fn targets(&self) -> &[String] {

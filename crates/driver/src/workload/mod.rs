@@ -5,7 +5,7 @@
 //! - [`Profile`] — who it is, as a value: its name, its transaction types as the run counts them, and
 //!   what its results say about it (their [`Descriptor`](oltpgen_report::model::descriptor::Descriptor)).
 //! - [`Stored`] — a workload whose data lives in a database: its tables, its load record, its load,
-//!   checks and restore, how a run finds and refuses it, its acknowledged orders ([`Acknowledged`]).
+//!   checks and restore, how a run finds and refuses it, its acknowledged orders ([`AckLookup`]).
 //! - [`Driven`](crate::run::Driven) — a workload as one run drives it: its users, their next
 //!   transaction, a session per connection and one transaction run on it. Its types are the
 //!   workload's own, so a built-in workload's hot path is statically dispatched (its session an enum
@@ -19,4 +19,4 @@ pub mod registry;
 mod stored;
 
 pub use profile::{Kinds, Profile, intern};
-pub use stored::{Acknowledged, Stored};
+pub use stored::{AckLookup, Stored};

@@ -140,23 +140,20 @@ pub trait Stored: Send + Sync + 'static {
 
     /// How this workload's acknowledged orders are looked for after a failover, if it acknowledges
     /// any.
-    fn acknowledged(&self) -> Option<&dyn Acknowledged> {
+    fn acknowledged(&self) -> Option<AckLookup> {
         None
     }
 }
 
-/// A workload whose transactions the database acknowledges as orders ([`Ack`]), kept so that those
-/// a failover lost can be found: the one thing about them only the workload knows is where they are.
-/// Dynamic, as it is asked once at a run's end, never on the hot path.
-pub trait Acknowledged: Send + Sync {
-    /// Of `acks` (one target's), those the database `conn` reaches does not hold as acknowledged.
-    ///
-    /// # Errors
-    /// A query that fails.
-    fn missing<'a>(
-        &'a self,
-        conn: &'a Conn,
-        target: &'a Target,
-        acks: &'a [Ack],
-    ) -> std::pin::Pin<Box<dyn Future<Output = Result<Vec<Ack>, Error>> + Send + 'a>>;
+/// How a workload's acknowledged orders ([`Ack`]) are looked for in its database after a failover:
+/// the one thing about them only the workload knows is the query that reads them back. The comparison
+/// itself ([`lost_commits`](crate::lost_commits)) is written once.
+#[derive(Clone, Copy, Debug)]
+pub struct AckLookup {
+    /// What the comparison is called in an error (`comparing the acknowledged orders`).
+    pub what: &'static str,
+    /// The query that reads back the rows `acks` (one target's, at least one) can be, as
+    /// `w_id,d_id,o_id,customer,lines` or `orderid,customer,lines` text rows, with how many rows it
+    /// can yield at most.
+    pub query: fn(acks: &[Ack]) -> (String, i64),
 }
