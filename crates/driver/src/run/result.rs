@@ -77,7 +77,7 @@ pub fn document(
     RunResult {
         schema_version: SCHEMA_VERSION,
         tool: Tool { name: "oltpgen".into(), version: env!("CARGO_PKG_VERSION").into() },
-        workload: ctx.workload,
+        workload: ctx.workload.into(),
         written_descriptor: Some(ctx.descriptor.clone()),
         started_at: humantime::format_rfc3339_seconds(ctx.started_at).to_string(),
         config: ctx.config.clone(),

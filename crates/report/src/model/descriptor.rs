@@ -159,7 +159,7 @@ impl Descriptor {
 }
 
 /// A column of the step table.
-fn column(title: &str, width: usize, figure: Figure, digits: usize) -> Column {
+pub(crate) fn column(title: &str, width: usize, figure: Figure, digits: usize) -> Column {
     Column { title: title.into(), width, figure, digits }
 }
 
