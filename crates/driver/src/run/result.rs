@@ -60,7 +60,7 @@ pub fn document(
     let mut steps = steps;
     let interval_s = ctx.plan.report_interval.as_secs_f64();
     for step in &mut steps {
-        step.trend = steady::trend(&timeseries, step.window, interval_s);
+        step.trend = steady::trend(&ctx.descriptor, &timeseries, step.window, interval_s);
     }
     let t0 = ctx.started_at.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
     let mut runs = ctx.runs.clone();
