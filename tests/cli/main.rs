@@ -14,6 +14,7 @@
 
 mod agents;
 mod agents_merge;
+mod any_workload;
 mod bad_input;
 mod checks;
 // Its MariaDB and SQL Server sums serve the matrix (`tests/matrix`), which drives every engine.

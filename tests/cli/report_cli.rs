@@ -18,7 +18,7 @@ use crate::common::{Outcome, assert_matches_schema, assert_refused, oltpgen, res
 use crate::report_html::{run_of, sweep};
 
 /// Writes `result` as `dir/name/result.json` and returns that directory.
-fn write(dir: &Path, name: &str, result: &RunResult) -> PathBuf {
+pub(crate) fn write(dir: &Path, name: &str, result: &RunResult) -> PathBuf {
     let at = dir.join(name);
     std::fs::create_dir(&at).unwrap();
     std::fs::write(at.join("result.json"), serde_json::to_string_pretty(result).unwrap()).unwrap();

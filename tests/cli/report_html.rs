@@ -144,7 +144,7 @@ pub fn run_of(workload: Workload, loads: &[(u64, f64, f64)], targets: &[&str], c
     RunResult {
         schema_version: SCHEMA_VERSION,
         tool: Tool { name: "oltpgen".into(), version: "0.1.0".into() },
-        workload,
+        workload: workload.into(),
         written_descriptor: Some(workload.descriptor().clone()),
         started_at: "2025-06-01T12:00:00Z".into(),
         config,

@@ -2,10 +2,13 @@
 
 use std::collections::BTreeMap;
 
+use crate::model::descriptor::{Descriptor, Figure, Rate, SizeSetting, Work, column};
 use crate::model::ds2_progress::{Ds2Interval, Ds2Progress, OpCounts};
 use crate::model::step::tests::txn;
 use crate::model::step::{StepPlan, Transactions};
-use crate::model::{ClientCpu, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool, Workload};
+use crate::model::{
+    ClientCpu, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool, Window, Workload, WorkloadName,
+};
 use crate::stats::cap::{Cap, max_within_cap};
 
 /// One minute of TPC-C on target `db`: `new_orders` New-Orders (so NOPM = `new_orders`) and
@@ -69,7 +72,7 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
     RunResult {
         schema_version: SCHEMA_VERSION,
         tool: Tool { name: "oltpgen".into(), version: "0.1.0".into() },
-        workload,
+        workload: workload.into(),
         // As a result of schema 3 reads: the renderers find the workload's built-in descriptor (tests
         // change `workload` after building one); the driver's results carry their own.
         written_descriptor: None,
@@ -212,5 +215,123 @@ pub(crate) fn failed_over() -> RunResult {
         per_second: vec![[32.0, 40.0], [33.0, 0.0]],
     }];
     r.fault = Some(crate::model::outage::FaultCommand { at_s: 30.02, ended_s: 31.5, failed: None });
+    r
+}
+
+/// A workload the report crate does not know, as one defined at run time declares itself (issue 38):
+/// `kv`, a key-value store's puts and gets, counted per second (TPS), with no audit and no figure per
+/// minute.
+pub(crate) fn kv_descriptor() -> Descriptor {
+    Descriptor {
+        name: "kv".into(),
+        title: "key-value".into(),
+        headline: Rate::Iops,
+        unit: "TPS".into(),
+        per_minute_transaction: "put".into(),
+        transactions: vec!["put".into(), "get".into()],
+        composite: Vec::new(),
+        audit: None,
+        load: "clients".into(),
+        load_column: ("clients".into(), 9),
+        per_target: column("TPS", 10, Figure::Tps, 1),
+        step_columns: vec![
+            column("TPS", 10, Figure::Tps, 1),
+            column("put avg ms", 11, Figure::Avg("put".into()), 2),
+            column("get avg ms", 11, Figure::Avg("get".into()), 2),
+            column("p95 ms", 10, Figure::RtP95, 2),
+        ],
+        work: Work { one: "operation".into(), many: "operations".into() },
+        size: Some(SizeSetting { key: "keys".into(), before: String::new(), after: " keys".into() }),
+        default_cap: "avg=1s".into(),
+    }
+}
+
+/// One minute of `kv` on target `db`: `puts` puts and `gets` gets, all at `latency_us`, judged by `cap`
+/// when given.
+pub(crate) fn kv_step(index: u32, users: u64, (puts, gets): (u64, u64), latency_us: u64, cap: &Cap) -> Step {
+    let start_s = 10.0 + 60.0 * f64::from(index);
+    let window = Window { start_s, end_s: start_s + 60.0 };
+    let plan = StepPlan {
+        index,
+        run: 1,
+        users,
+        connections: users,
+        duration_s: 60.0,
+        window,
+        ..StepPlan::default()
+    };
+    let t = Transactions::from([
+        ("put".to_string(), txn(puts, latency_us, 0)),
+        ("get".to_string(), txn(gets, latency_us / 2, 0)),
+    ]);
+    let mut step = Step::described(&kv_descriptor(), plan, BTreeMap::from([("db".to_string(), t)]));
+    step.cap = Some(cap.evaluate(&step.figures));
+    step
+}
+
+/// A `kv` sweep as its run writes it, its descriptor in it: three steps under `avg=1s`, the last over
+/// it, a minute of intervals per step, a counter, power and cost.
+pub(crate) fn kv() -> RunResult {
+    let cap: Cap = kv_descriptor().default_cap.parse().expect("kv's default cap parses");
+    let steps: Vec<Step> =
+        (0..3).map(|i| kv_step(i, 8 << i, (6_000 << i, 18_000 << i), 500_000 << i, &cap)).collect();
+    let mut r = result(Workload::Tpcc, Vec::new());
+    r.workload = WorkloadName::new("kv");
+    r.written_descriptor = Some(kv_descriptor());
+    r.config = serde_json::json!({ "keys": 1_000_000, "users": "8,16,32", "rt_cap": "avg=1s" });
+    r.targets = vec!["postgres://u@h:5432/kv".into()];
+    r.server = Server { engine: "postgresql".into(), version: "15.18".into(), settings: BTreeMap::new() };
+    r.timeseries = steps
+        .iter()
+        .flat_map(|s| {
+            (1..=6).flat_map(move |i| {
+                let t = s.window.start_s + f64::from(i) * 10.0;
+                let (put, get) = (&s.figures.transactions["put"], &s.figures.transactions["get"]);
+                [
+                    interval_row(t, "put", put.count / 6, put.avg_ms, put.p95_ms),
+                    interval_row(t, "get", get.count / 6, get.avg_ms, get.p95_ms),
+                ]
+            })
+        })
+        .collect();
+    r.counters = vec![crate::model::CounterSeries {
+        source: "client".into(),
+        name: "cpu_pct".into(),
+        points: (1..=18).map(|i| [10.0 + f64::from(i) * 10.0, 20.0 + f64::from(i)]).collect(),
+    }];
+    r.client = ClientCpu::new(3.0, 1.0, 96_000);
+    r.max_within_cap = max_within_cap(&steps);
+    r.power = crate::model::Power::new(Some(90.0), 180.0, &steps[1].figures);
+    r.cost = Some(crate::model::Cost::new(5_000.0, Some(&steps[1].figures)));
+    r.steps = steps;
+    r
+}
+
+/// `kv` run three times (`--runs 3`), one step each, every run restored first.
+pub(crate) fn kv_study() -> RunResult {
+    let cap = Cap::default();
+    let mut r = kv();
+    r.steps = [6_000, 9_000, 7_500]
+        .into_iter()
+        .zip(1..)
+        .map(|(puts, run)| Step { run, ..kv_step(0, 8, (puts, 3 * puts), 400_000, &cap) })
+        .collect();
+    r.runs = (1..=3)
+        .map(|run| crate::model::cycle::RunRecord {
+            run,
+            seed: u64::from(run),
+            start_s: 0.0,
+            restored: Some(crate::model::cycle::Restored { method: "generator".into(), duration_s: 2.0 }),
+            start_rows: BTreeMap::from([("kv".to_string(), 1_000_000)]),
+            idle_window_s: None,
+            idle_counters: BTreeMap::new(),
+            meters: BTreeMap::new(),
+            power: None,
+            lost_commits: None,
+        })
+        .collect();
+    let median = crate::stats::median_run(&r.steps);
+    let median: Vec<Step> = r.steps.iter().filter(|s| Some(s.run) == median).cloned().collect();
+    r.max_within_cap = max_within_cap(&median);
     r
 }

@@ -23,6 +23,8 @@
 #[cfg(test)]
 mod any_input;
 #[cfg(test)]
+mod any_workload;
+#[cfg(test)]
 mod fixtures;
 pub mod model;
 pub mod numfmt;

@@ -63,16 +63,16 @@ pub fn read(dir: &Path, workload: &str) -> Result<Held, Error> {
         )));
     }
     let result = crate::files::result_dir::read_result(dir)?;
-    if result.workload.name() != workload {
+    let Some(kind) = result.workload.builtin().filter(|w| w.name() == workload) else {
         return Err(said(format!(
             "a {} run's result: check it with `oltpgen {} check --result`",
             result.workload.name(),
             result.workload.name()
         )));
-    }
+    };
     let acks = read_file(dir).map_err(said)?;
     let (acks, which) = since_last_restore(&result.runs, acks).map_err(said)?;
-    Ok(Held { workload: result.workload, acks, which })
+    Ok(Held { workload: kind, acks, which })
 }
 
 /// The orders in `dir`'s [`ACKS_FILE`], or why they cannot be read.

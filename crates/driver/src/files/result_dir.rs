@@ -135,7 +135,7 @@ mod tests {
         RunResult {
             schema_version: SCHEMA_VERSION,
             tool: Tool { name: "oltpgen".into(), version: "0.1.0".into() },
-            workload,
+            workload: workload.into(),
             written_descriptor: Some(workload.descriptor().clone()),
             started_at: "2025-01-01T00:00:00Z".into(),
             config: serde_json::json!({}),

@@ -4,7 +4,9 @@ use std::time::SystemTime;
 
 use oltpgen_report::model::cycle::RunRecord;
 use oltpgen_report::model::descriptor::Descriptor;
-use oltpgen_report::model::{ClientCpu, Cost, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool};
+use oltpgen_report::model::{
+    ClientCpu, Cost, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool, WorkloadName,
+};
 use oltpgen_report::stats::cap::max_within_cap;
 use oltpgen_report::stats::power::{Meter, study_power};
 use oltpgen_report::stats::{median_run, steady};
@@ -57,7 +59,7 @@ pub fn document(
     let mut steps = steps;
     let interval_s = ctx.plan.report_interval.as_secs_f64();
     for step in &mut steps {
-        step.trend = steady::trend(&timeseries, step.window, interval_s);
+        step.trend = steady::trend(&ctx.descriptor, &timeseries, step.window, interval_s);
     }
     let t0 = ctx.started_at.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
     let mut runs = ctx.runs.clone();
@@ -74,7 +76,7 @@ pub fn document(
     RunResult {
         schema_version: SCHEMA_VERSION,
         tool: Tool { name: "oltpgen".into(), version: env!("CARGO_PKG_VERSION").into() },
-        workload: crate::workload::registry::result_workload(&ctx.descriptor),
+        workload: WorkloadName::new(ctx.descriptor.name.clone()),
         written_descriptor: Some(ctx.descriptor.clone()),
         started_at: humantime::format_rfc3339_seconds(ctx.started_at).to_string(),
         config: ctx.config.clone(),

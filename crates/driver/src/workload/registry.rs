@@ -11,7 +11,3 @@ pub fn stored() -> impl Iterator<Item = &'static str> {
     BUILT_IN.into_iter().filter(|w| *w != Workload::Io).map(Workload::name)
 }
 
-/// The `workload` a result of the workload `descriptor` describes carries.
-pub fn result_workload(descriptor: &oltpgen_report::model::descriptor::Descriptor) -> Workload {
-    BUILT_IN.into_iter().find(|w| w.name() == descriptor.name).unwrap_or(Workload::Tpcc)
-}

@@ -62,7 +62,8 @@ pub enum Rate {
     Nopm,
     /// Orders per minute (`opm`), `rt_tot_avg` beside it.
     Opm,
-    /// Work per second (`tps`, read as IOPS), the mean response time in two decimals beside it.
+    /// Work per second (`tps`: `io`'s IOPS, or the per-second figure of any workload that counts none per
+    /// minute, named by its `unit`), the mean response time in two decimals beside it.
     Iops,
 }
 
@@ -159,7 +160,7 @@ impl Descriptor {
 }
 
 /// A column of the step table.
-fn column(title: &str, width: usize, figure: Figure, digits: usize) -> Column {
+pub(crate) fn column(title: &str, width: usize, figure: Figure, digits: usize) -> Column {
     Column { title: title.into(), width, figure, digits }
 }
 

@@ -35,20 +35,68 @@ pub const SCHEMA_VERSION: u32 = 4;
 impl RunResult {
     /// The workload's descriptor: the one the result was written with, or (a result of schema 3) the
     /// built-in workload's, so every renderer can rely on it.
+    ///
+    /// # Panics
+    /// When the result names a workload that is not built in and carries no descriptor: a result read
+    /// from JSON never does ([`RunResult::described`] refuses it), so only code building one that way.
     pub fn descriptor(&self) -> &descriptor::Descriptor {
-        self.written_descriptor.as_ref().unwrap_or_else(|| self.workload.descriptor())
+        self.written_descriptor.as_ref().unwrap_or_else(|| {
+            let workload = self.workload.builtin();
+            workload.expect("a result of a workload not built in carries its descriptor").descriptor()
+        })
+    }
+
+    /// Whether the result can be rendered: it carries its workload's descriptor, naming that workload,
+    /// or it is of a built-in workload (a result of schema 3). Checked on every read of a result.
+    ///
+    /// # Errors
+    /// One line saying which workload the result names and what it lacks.
+    pub fn described(&self) -> Result<(), String> {
+        let name = self.workload.name();
+        match &self.written_descriptor {
+            Some(d) if d.name != name => {
+                Err(format!("its workload is {name} but its descriptor describes {}", d.name))
+            }
+            Some(_) => Ok(()),
+            None if self.workload.builtin().is_some() => Ok(()),
+            None => Err(format!(
+                "its workload {name} is not built in and it carries no descriptor of it, so its figures \
+                 cannot be named; only an oltpgen result of schema {SCHEMA_VERSION} or later holds one"
+            )),
+        }
+    }
+}
+
+/// `result.json` is read as written (the derived reading, `RunResult::deserialize`, which serde's
+/// `remote = "Self"` makes an inherent function), then checked ([`RunResult::described`]): a result
+/// naming a workload it cannot be rendered for is refused when read, with one line, never later in a
+/// renderer.
+impl<'de> Deserialize<'de> for RunResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let result = RunResult::deserialize(deserializer)?;
+        result.described().map_err(serde::de::Error::custom)?;
+        Ok(result)
+    }
+}
+
+/// Written as derived (`remote = "Self"` makes the derived writing the inherent `RunResult::serialize`).
+impl Serialize for RunResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RunResult::serialize(self, serializer)
     }
 }
 
 /// One run of oltpgen: everything the text, CSV and HTML reports are rendered from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Derived as inherent functions, which the `Serialize` and `Deserialize` above call: reading checks after.
+#[serde(remote = "Self")]
 pub struct RunResult {
     /// Layout version ([`SCHEMA_VERSION`]), so readers can refuse documents they do not know.
     pub schema_version: u32,
     /// The oltpgen that produced the result.
     pub tool: Tool,
-    /// Which benchmark ran.
-    pub workload: Workload,
+    /// Which workload ran: a built-in one ([`Workload`]) or one defined at run time, by its name.
+    pub workload: WorkloadName,
     /// What the renderers say about the workload (its headline, transactions, step columns, unit of
     /// work), as the driver declared it; absent in results of schema 3, which read with the built-in
     /// workload's: ask [`RunResult::descriptor`].
@@ -140,6 +188,48 @@ pub enum Workload {
     /// `oltpgen io`: a storage model (Iometer's access specification) on a file, no database; its
     /// transactions are the reads and writes, its throughput I/Os per second (IOPS).
     Io,
+}
+
+/// The name of the workload a result comes from, as result.json writes it (`"tpcc"`): a built-in
+/// workload's ([`Workload`]) or any other's, a workload defined at run time, whose result renders from
+/// the descriptor it carries ([`RunResult::descriptor`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct WorkloadName(String);
+
+impl WorkloadName {
+    /// A workload's name, as its descriptor gives it.
+    pub fn new(name: impl Into<String>) -> Self {
+        WorkloadName(name.into())
+    }
+
+    /// The name, as result.json and the reports write it.
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+
+    /// The built-in workload of this name, when it is one.
+    pub fn builtin(&self) -> Option<Workload> {
+        [Workload::Tpcc, Workload::Ds2, Workload::Io].into_iter().find(|w| w.name() == self.0)
+    }
+}
+
+impl From<Workload> for WorkloadName {
+    fn from(w: Workload) -> Self {
+        WorkloadName(w.name().into())
+    }
+}
+
+impl PartialEq<Workload> for WorkloadName {
+    fn eq(&self, w: &Workload) -> bool {
+        self.0 == w.name()
+    }
+}
+
+impl std::fmt::Display for WorkloadName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// TPC-C's five transactions, in the spec's order.

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::model::counters::{quoted, split_key};
-use crate::model::{Figures, RunResult, Step, Workload};
+use crate::model::{Figures, RunResult, Step, WorkloadName};
 use crate::numfmt::{figure, percent};
 use crate::stats::cap::best_step_within_cap;
 use crate::stats::significance::{Significance, welch};
@@ -40,16 +40,20 @@ pub enum CompareError {
     #[error(
         "A ran {} and B ran {}: their throughputs ({} and {}) count different work, so no change \
          between them means anything; compare results of one workload",
-        .a.name(),
-        .b.name(),
-        .a.descriptor().unit,
-        .b.descriptor().unit
+        .a,
+        .b,
+        .a_unit,
+        .b_unit
     )]
     Workloads {
         /// A's workload.
-        a: Workload,
+        a: WorkloadName,
         /// B's workload.
-        b: Workload,
+        b: WorkloadName,
+        /// A's throughput's unit, as its descriptor names it.
+        a_unit: String,
+        /// B's.
+        b_unit: String,
     },
 }
 
@@ -255,7 +259,12 @@ fn cap_of(r: &RunResult) -> Option<String> {
 /// [`CompareError::Workloads`] when they ran different workloads.
 pub fn compare<'a>(a: &'a RunResult, b: &RunResult) -> Result<Comparison<'a>, CompareError> {
     if a.workload != b.workload {
-        return Err(CompareError::Workloads { a: a.workload, b: b.workload });
+        return Err(CompareError::Workloads {
+            a: a.workload.clone(),
+            b: b.workload.clone(),
+            a_unit: a.descriptor().unit.clone(),
+            b_unit: b.descriptor().unit.clone(),
+        });
     }
     let (a_steps, b_steps) = (median_steps(a), median_steps(b));
     let mut steps = Vec::new();

@@ -35,7 +35,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use crate::model::step::{Transactions, merge_transactions};
-use crate::model::{ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Step, Window, Workload};
+use crate::model::{
+    ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Step, Window, WorkloadName,
+};
 use crate::stats::agents::{self, PartsError};
 use crate::stats::cap::{Cap, CapError, best_step_within_cap, max_within_cap};
 use crate::stats::{merge_kept, ratio};
@@ -70,14 +72,14 @@ pub enum MergeError {
     #[error("no results to merge")]
     Empty,
     /// A result ran another benchmark.
-    #[error("result {result} ran {found:?}, result 1 ran {expected:?}: only results of one plan merge")]
+    #[error("result {result} ran {found}, result 1 ran {expected}: only results of one plan merge")]
     Workload {
         /// The result at fault.
         result: usize,
         /// The first result's workload.
-        expected: Workload,
+        expected: WorkloadName,
         /// This result's.
-        found: Workload,
+        found: WorkloadName,
     },
     /// A result has another number of steps.
     #[error("result {result} has {found} steps, result 1 has {expected}: only results of one plan merge")]
@@ -168,7 +170,7 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
     Ok(RunResult {
         schema_version: SCHEMA_VERSION,
         tool: first.tool.clone(),
-        workload: first.workload,
+        workload: first.workload.clone(),
         written_descriptor: Some(first.descriptor().clone()),
         started_at: results.iter().map(|r| &r.started_at).min().unwrap_or(&first.started_at).clone(),
         config: agents.map_or_else(|| first.config.clone(), |n| agents::merged_config(results, n)),
@@ -216,7 +218,8 @@ fn check_plans(results: &[RunResult], parts: bool) -> Result<(), MergeError> {
     let Some((first, rest)) = results.split_first() else { return Ok(()) };
     for (r, result) in rest.iter().zip(2..) {
         if r.workload != first.workload {
-            return Err(MergeError::Workload { result, expected: first.workload, found: r.workload });
+            let (expected, found) = (first.workload.clone(), r.workload.clone());
+            return Err(MergeError::Workload { result, expected, found });
         }
         let cut_short = parts && (r.interrupted || first.interrupted);
         if r.steps.len() != first.steps.len() && !cut_short {
@@ -383,7 +386,7 @@ mod tests {
     use crate::fixtures::result;
     use crate::model::histogram::LatencyHistogram;
     use crate::model::step::StepPlan;
-    use crate::model::{TxnCounters, TxnStats};
+    use crate::model::{TxnCounters, TxnStats, Workload};
 
     const CAP: &str = "avg=1s,new_order.p90=5s";
 
@@ -564,9 +567,11 @@ mod tests {
         assert_eq!(merge(&[]), Err(MergeError::Empty));
 
         let mut other = base.clone();
-        other.workload = Workload::Ds2;
+        other.workload = Workload::Ds2.into();
         let e = merge(&[base.clone(), other]).unwrap_err();
-        assert_eq!(e, MergeError::Workload { result: 2, expected: Workload::Tpcc, found: Workload::Ds2 });
+        let (expected, found) = (Workload::Tpcc.into(), Workload::Ds2.into());
+        assert_eq!(e, MergeError::Workload { result: 2, expected, found });
+        assert_eq!(e.to_string(), "result 2 ran ds2, result 1 ran tpcc: only results of one plan merge");
 
         let mut other = base.clone();
         other.steps.pop();

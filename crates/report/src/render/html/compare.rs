@@ -56,7 +56,9 @@ fn headline_table(results: &[(String, RunResult)], comparisons: &[Comparison]) -
     );
     for ((name, r), c) in results.iter().zip(comparisons) {
         let best = best_step_within_cap(&r.steps);
-        let value = best.and_then(|s| s.figures.per_minute()).map_or("none".into(), |v| thousands(v, 0));
+        // The headline's unit's figure: per minute (NOPM, OPM), or per second (a workload with none per
+        // minute, `io`'s IOPS).
+        let value = best.map_or("none".into(), |s| thousands(s.figures.headline_figure(), 0));
         let users = best.map_or("-".into(), |s| thousands(s.users as f64, 0));
         let (f, p) = c.headline.as_ref().map_or(("n/a".into(), "n/a".into()), |x| {
             (factor(x.throughput.ratio), percent(x.throughput.percent))
@@ -229,7 +231,7 @@ mod tests {
     #[test]
     fn another_workload_is_refused_and_other_caps_are_said() {
         let mut ds2 = accelerated();
-        ds2.workload = crate::model::Workload::Ds2;
+        ds2.workload = crate::model::Workload::Ds2.into();
         let refused = render(&[("tpcc".to_string(), baseline()), ("ds2".to_string(), ds2)]);
         assert!(matches!(refused, Err(CompareError::Workloads { .. })), "{refused:?}");
         let mut strict = accelerated();

@@ -282,9 +282,11 @@ mod tests {
     fn different_workloads_are_refused() {
         let a = baseline();
         let mut b = accelerated();
-        b.workload = Workload::Ds2;
+        b.workload = Workload::Ds2.into();
         let refused = compare(&a, &b).expect_err("TPC-C against DS2 has no meaning");
-        assert_eq!(refused, CompareError::Workloads { a: Workload::Tpcc, b: Workload::Ds2 });
+        let (a, b) = (Workload::Tpcc.into(), Workload::Ds2.into());
+        let (a_unit, b_unit) = ("NOPM".into(), "OPM".into());
+        assert_eq!(refused, CompareError::Workloads { a, b, a_unit, b_unit });
         assert_eq!(
             refused.to_string(),
             "A ran tpcc and B ran ds2: their throughputs (NOPM and OPM) count different work, so no change \

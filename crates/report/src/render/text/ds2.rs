@@ -342,7 +342,7 @@ mod tests {
             "{}",
             final_report(&r, false)
         );
-        r.workload = Workload::Tpcc;
+        r.workload = Workload::Tpcc.into();
         assert_eq!(final_report(&r, true), "");
     }
 

@@ -95,22 +95,23 @@ fn render_step(w: &mut String, r: &RunResult, s: &Step) {
 /// order's mean and p95 from its intended start beside it under its own name.
 fn figures_line(workload: &Descriptor, f: &Figures) -> String {
     let tail = format!("errors {}   rollbacks {}   retries {}", f.errors, f.rollbacks, f.retries);
+    let unit = &workload.unit;
     match workload.headline {
         Rate::Nopm => format!(
-            "TPS {:.1}   NOPM {}   avg {:.1} ms   p95 {:.1} ms   {tail}",
+            "TPS {:.1}   {unit} {}   avg {:.1} ms   p95 {:.1} ms   {tail}",
             f.tps,
             fixed(f.nopm, 0),
             f.rt_avg_ms,
             f.rt_p95_ms
         ),
         Rate::Iops => {
-            format!("IOPS {:.0}   avg {:.2} ms   p95 {:.2} ms   {tail}", f.tps, f.rt_avg_ms, f.rt_p95_ms)
+            format!("{unit} {:.0}   avg {:.2} ms   p95 {:.2} ms   {tail}", f.tps, f.rt_avg_ms, f.rt_p95_ms)
         }
         Rate::Opm => {
             // No order completed: no order means (absent, not 0).
             let order = f.transactions.get(ORDER).filter(|o| o.count > 0);
             format!(
-                "OPM {}   rt_tot_avg {} ms   order avg {} ms   order p95 {} ms   {tail}",
+                "{unit} {}   rt_tot_avg {} ms   order avg {} ms   order p95 {} ms   {tail}",
                 fixed(f.opm, 0),
                 fixed(f.rt_tot_avg_ms, 1),
                 fixed(order.map(|o| o.avg_ms), 1),
