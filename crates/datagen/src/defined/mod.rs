@@ -46,20 +46,12 @@
 //! use oltpgen_datagen::schema::Dataset;
 //! let def = WorkloadDef {
 //!     name: "tiny".into(),
-//!     tables: vec![TableSpec {
-//!         name: "t".into(),
-//!         rows: 10,
-//!         columns: vec![ColumnSpec { name: "id".into(), ty: "int".parse().unwrap(), generator: Gen::Sequence }],
-//!         primary_key: vec!["id".into()],
-//!     }],
-//!     transactions: vec![TxnSpec {
-//!         name: "read".into(),
-//!         weight: 1,
-//!         statements: vec![StatementSpec {
-//!             sql: "SELECT id FROM t WHERE id = $1".into(),
-//!             params: vec![ParamSpec::rows_of(1, "t")],
-//!         }],
-//!     }],
+//!     tables: vec![TableSpec::new("t", 10, &["id"], vec![ColumnSpec::new("id", "int", Gen::Sequence)])],
+//!     transactions: vec![TxnSpec::new(
+//!         "read",
+//!         1,
+//!         vec![StatementSpec::new("SELECT id FROM t WHERE id = $1", vec![ParamSpec::rows_of(1, "t")])],
+//!     )],
 //! };
 //! let workload = def.intern().unwrap();
 //! let data = oltpgen_datagen::defined::DefinedData::new(workload, 3, 1).unwrap();
@@ -79,7 +71,7 @@ use serde::{Deserialize, Serialize};
 use crate::schema::ColumnType;
 
 pub use mix::{Draw, Mix};
-pub use rows::{Chunk, DefinedData};
+pub use rows::{CHUNK_ROWS, Chunk, DefinedData};
 pub use workload::{Slot, Workload};
 
 /// A workload as written: its name, its tables with how their rows are generated, and its weighted
@@ -204,6 +196,38 @@ pub enum ParamSpec {
     Constant(i64),
 }
 
+impl TableSpec {
+    /// A table of `rows` rows at scale 1 keyed by `primary_key`, for a definition built in code.
+    pub fn new(name: &str, rows: u64, primary_key: &[&str], columns: Vec<ColumnSpec>) -> Self {
+        let primary_key = primary_key.iter().map(|k| k.to_string()).collect();
+        TableSpec { name: name.into(), rows, columns, primary_key }
+    }
+}
+
+impl ColumnSpec {
+    /// A column whose type is written as in SQL (`"int"`, `"varchar(20)"`), for a definition built in code.
+    ///
+    /// # Panics
+    /// When `ty` is not a type [`SqlType`] reads: a mistake in the code, not in input.
+    pub fn new(name: &str, ty: &str, generator: Gen) -> Self {
+        ColumnSpec { name: name.into(), ty: ty.parse().unwrap_or_else(|e| panic!("{e}")), generator }
+    }
+}
+
+impl TxnSpec {
+    /// A transaction of `statements` drawn `weight` times in `Σ weights`, for a definition built in code.
+    pub fn new(name: &str, weight: u32, statements: Vec<StatementSpec>) -> Self {
+        TxnSpec { name: name.into(), weight, statements }
+    }
+}
+
+impl StatementSpec {
+    /// A statement and its parameters' draws, `$1` first, for a definition built in code.
+    pub fn new(sql: &str, params: Vec<ParamSpec>) -> Self {
+        StatementSpec { sql: sql.into(), params }
+    }
+}
+
 impl ParamSpec {
     /// A uniform draw in `[min, max]`.
     pub fn uniform(min: i64, max: i64) -> Self {
@@ -299,4 +323,4 @@ impl fmt::Display for SqlType {
 }
 
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;

@@ -8,66 +8,59 @@ use crate::encode::Csv;
 use crate::schema::Dataset;
 use crate::testing::{Capture, Checker, V};
 
-fn column(name: &str, ty: &str, generator: Gen) -> ColumnSpec {
-    ColumnSpec { name: name.into(), ty: ty.parse().unwrap(), generator }
-}
-
-fn statement(sql: &str, params: Vec<ParamSpec>) -> StatementSpec {
-    StatementSpec { sql: sql.into(), params }
-}
-
 /// Two tables, two transactions: every generator and every parameter kind.
-pub(crate) fn bank() -> WorkloadDef {
+fn bank() -> WorkloadDef {
+    let text = |s: &str| Gen::Constant(Value::Text(s.into()));
     WorkloadDef {
         name: "bank".into(),
         tables: vec![
-            TableSpec {
-                name: "branches".into(),
-                rows: 3,
-                columns: vec![
-                    column("id", "smallint", Gen::Sequence),
-                    column("city", "varchar(20)", Gen::Text { len: 12 }),
+            TableSpec::new(
+                "branches",
+                3,
+                &["id"],
+                vec![
+                    ColumnSpec::new("id", "smallint", Gen::Sequence),
+                    ColumnSpec::new("city", "varchar(20)", Gen::Text { len: 12 }),
                 ],
-                primary_key: vec!["id".into()],
-            },
-            TableSpec {
-                name: "accounts".into(),
-                rows: 25_000,
-                columns: vec![
-                    column("branch", "int", Gen::Uniform { min: 1, max: 3 }),
-                    column("id", "integer", Gen::Sequence),
-                    column("balance", "numeric(12,2)", Gen::Uniform { min: 0, max: 1000 }),
-                    column("owner", "char(8)", Gen::Text { len: 8 }),
-                    column("note", "varchar(10)", Gen::Constant(Value::Text("new".into()))),
-                    column("opened", "date", Gen::Uniform { min: 0, max: 20_000 }),
-                    column("seen", "timestamp", Gen::Constant(Value::Int(1_700_000_000))),
+            ),
+            TableSpec::new(
+                "accounts",
+                25_000,
+                &["branch", "id"],
+                vec![
+                    ColumnSpec::new("branch", "int", Gen::Uniform { min: 1, max: 3 }),
+                    ColumnSpec::new("id", "integer", Gen::Sequence),
+                    ColumnSpec::new("balance", "numeric(12,2)", Gen::Uniform { min: 0, max: 1000 }),
+                    ColumnSpec::new("owner", "char(8)", Gen::Text { len: 8 }),
+                    ColumnSpec::new("note", "varchar(10)", text("new")),
+                    ColumnSpec::new("opened", "date", Gen::Uniform { min: 0, max: 20_000 }),
+                    ColumnSpec::new("seen", "timestamp", Gen::Constant(Value::Int(1_700_000_000))),
                 ],
-                primary_key: vec!["branch".into(), "id".into()],
-            },
+            ),
         ],
         transactions: vec![
-            TxnSpec {
-                name: "deposit".into(),
-                weight: 3,
-                statements: vec![
-                    statement(
+            TxnSpec::new(
+                "deposit",
+                3,
+                vec![
+                    StatementSpec::new(
                         "UPDATE accounts SET balance = balance + $2 WHERE id = $1",
                         vec![ParamSpec::rows_of(1, "accounts"), ParamSpec::uniform(1, 100)],
                     ),
-                    statement(
+                    StatementSpec::new(
                         "SELECT city FROM branches WHERE id = $1",
                         vec![ParamSpec::rows_of(1, "branches")],
                     ),
                 ],
-            },
-            TxnSpec {
-                name: "audit".into(),
-                weight: 1,
-                statements: vec![statement(
+            ),
+            TxnSpec::new(
+                "audit",
+                1,
+                vec![StatementSpec::new(
                     "SELECT count(*) FROM accounts WHERE balance > $1 AND note = 'x$2'",
                     vec![ParamSpec::Constant(500)],
                 )],
-            },
+            ),
         ],
     }
 }
