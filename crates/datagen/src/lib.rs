@@ -10,6 +10,7 @@
 //!   [`csv_files::write_csv_files`] writes it as one CSV file per table.
 //! - [`encode`] holds the formats rows are written in ([`encode::PgBinaryCopy`], [`encode::Csv`]).
 //! - [`tpcc::input`], [`tpcc::mix`] and [`ds2::input`] draw the runs' transactions and their inputs.
+//! - [`defined`] is a workload given as a value (read from a file at run time): its tables, data and mix.
 //!
 //! ```
 //! use oltpgen_datagen::Rng;
@@ -20,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub mod csv_files;
+pub mod defined;
 pub mod ds2;
 pub mod encode;
 mod rng;

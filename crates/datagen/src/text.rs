@@ -9,6 +9,11 @@ use crate::Rng;
 /// Upper-case letters: TPC-C's states (4.3.3.1) and DS2's names and cities (`ds2_create_cust.c`).
 pub(crate) const UPPERCASE: Alphabet = Alphabet::new(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ");
 
+/// TPC-C's a-strings (4.3.2.2), alphanumeric: only letters and digits, so CSV never needs quoting. Also
+/// the text of a workload defined at run time (`defined`).
+pub(crate) const ALNUM: Alphabet =
+    Alphabet::new(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+
 /// An alphabet padded to 64 entries, so that picking a character needs no bounds check.
 pub(crate) struct Alphabet {
     len: u128,

@@ -19,10 +19,12 @@
 //! | [`pristine`] | the faster `--restore` of a database oltpgen created: a pristine copy cloned back by `CREATE DATABASE … TEMPLATE` |
 //! | [`tpcc`] | TPC-C's transactions, a run's sessions and the queries of its checks |
 //! | [`ds2`] | DS2's schema extras and functions, its operations, its checks, and DS2's own databases |
+//! | [`defined`] | a workload defined at run time: a session running its drawn statements in one transaction |
 
 pub mod bulk;
 pub mod copy;
 pub mod counters;
+pub mod defined;
 pub mod ds2;
 pub mod error;
 pub mod meta;

@@ -38,7 +38,7 @@ use super::schema::{SECONDARY_INDEXES, TABLES, Table};
 use crate::Rng;
 use crate::encode::RowEncoder;
 use crate::schema::{Dataset, Index, TableDef};
-use crate::text::{Alphabet, UPPERCASE, fill};
+use crate::text::{ALNUM, Alphabet, UPPERCASE, fill};
 
 /// 2026-01-01 00:00:00 UTC in microseconds since the Unix epoch: the load's "current date/time"
 /// (4.3.3.1 `c_since`, `h_date`, `o_entry_d`). Fixed, not read from the clock, so that rows are identical
@@ -108,8 +108,6 @@ const MIN_S_QUANTITY: i64 = 10;
 /// See [`MIN_S_QUANTITY`].
 const MAX_S_QUANTITY: i64 = 100;
 
-/// 4.3.2.2: a-strings are alphanumeric. Only letters and digits, so CSV never needs quoting.
-const ALNUM: Alphabet = Alphabet::new(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
 /// 4.3.2.2: n-strings are digits.
 const DIGITS: Alphabet = Alphabet::new(b"0123456789");
 /// 4.3.3.1: states are "a-strings of 2 letters".

@@ -1,0 +1,363 @@
+//! [`WorkloadDef::check`]: a definition refused before anything is created, with one line naming the
+//! table, column, transaction or statement at fault and what to write instead.
+
+use std::collections::BTreeSet;
+
+use super::{ColumnSpec, Gen, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value, WorkloadDef};
+use crate::schema::ColumnType;
+
+/// The longest identifier PostgreSQL keeps (`NAMEDATALEN` - 1 bytes); it cuts a longer one short.
+const MAX_IDENTIFIER: usize = 63;
+
+/// PostgreSQL's reserved key words (its documentation's appendix C, "reserved" and "reserved (can be
+/// function or type)"): the DDL writes names unquoted, so a table called `order` would not parse.
+const RESERVED: &[&str] = &[
+    "all",
+    "analyse",
+    "analyze",
+    "and",
+    "any",
+    "array",
+    "as",
+    "asc",
+    "asymmetric",
+    "authorization",
+    "binary",
+    "both",
+    "case",
+    "cast",
+    "check",
+    "collate",
+    "collation",
+    "column",
+    "concurrently",
+    "constraint",
+    "create",
+    "cross",
+    "current_catalog",
+    "current_date",
+    "current_role",
+    "current_schema",
+    "current_time",
+    "current_timestamp",
+    "current_user",
+    "default",
+    "deferrable",
+    "desc",
+    "distinct",
+    "do",
+    "else",
+    "end",
+    "except",
+    "false",
+    "fetch",
+    "for",
+    "foreign",
+    "freeze",
+    "from",
+    "full",
+    "grant",
+    "group",
+    "having",
+    "ilike",
+    "in",
+    "initially",
+    "inner",
+    "intersect",
+    "into",
+    "is",
+    "isnull",
+    "join",
+    "lateral",
+    "leading",
+    "left",
+    "like",
+    "limit",
+    "localtime",
+    "localtimestamp",
+    "natural",
+    "not",
+    "notnull",
+    "null",
+    "offset",
+    "on",
+    "only",
+    "or",
+    "order",
+    "outer",
+    "overlaps",
+    "placing",
+    "primary",
+    "references",
+    "returning",
+    "right",
+    "select",
+    "session_user",
+    "similar",
+    "some",
+    "symmetric",
+    "system_user",
+    "table",
+    "tablesample",
+    "then",
+    "to",
+    "trailing",
+    "true",
+    "union",
+    "unique",
+    "user",
+    "using",
+    "variadic",
+    "verbose",
+    "when",
+    "where",
+    "window",
+    "with",
+];
+
+/// The first day and second a date or timestamp column may hold, counted from 1970-01-01 (0001-01-01),
+/// and the last (9999-12-31, 23:59:59): every engine takes these years.
+const DATE_DAYS: (i64, i64) = (-719_162, 2_932_896);
+/// See [`DATE_DAYS`].
+const TIMESTAMP_SECONDS: (i64, i64) = (DATE_DAYS.0 * 86_400, DATE_DAYS.1 * 86_400 + 86_399);
+
+impl WorkloadDef {
+    /// Whether the definition can be loaded and run: names are lower-case SQL identifiers, not reserved
+    /// words, and unique; there is at least one table and one transaction; weights are above 0; every
+    /// generator fits its column; primary-key columns exist and one of them is a sequence; every
+    /// statement uses exactly `$1` to `$n` for its `n` parameters; every `rows_of` names a table.
+    ///
+    /// # Errors
+    /// One line naming the part at fault and what to write instead.
+    pub fn check(&self) -> Result<(), String> {
+        identifier("workload name", &self.name)?;
+        if self.tables.is_empty() {
+            return Err(format!("workload {}: no tables: define at least one", self.name));
+        }
+        if self.transactions.is_empty() {
+            return Err(format!("workload {}: no transactions: define at least one", self.name));
+        }
+        unique("table", self.tables.iter().map(|t| t.name.as_str()))?;
+        unique("transaction", self.transactions.iter().map(|t| t.name.as_str()))?;
+        for table in &self.tables {
+            check_table(table)?;
+        }
+        for txn in &self.transactions {
+            self.check_txn(txn)?;
+        }
+        Ok(())
+    }
+
+    /// The table named `name`.
+    pub(super) fn table(&self, name: &str) -> Option<&TableSpec> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+
+    fn check_txn(&self, txn: &TxnSpec) -> Result<(), String> {
+        let at = format!("transaction {}", txn.name);
+        identifier("transaction name", &txn.name)?;
+        if txn.weight == 0 {
+            return Err(format!("{at}: weight 0: give it a weight above 0, or leave it out"));
+        }
+        if txn.statements.is_empty() {
+            return Err(format!("{at}: no statements: give it at least one"));
+        }
+        for (i, statement) in txn.statements.iter().enumerate() {
+            self.check_statement(&format!("{at}, statement {}", i + 1), statement)?;
+        }
+        Ok(())
+    }
+
+    fn check_statement(&self, at: &str, statement: &StatementSpec) -> Result<(), String> {
+        if statement.sql.trim().is_empty() {
+            return Err(format!("{at}: the SQL is empty"));
+        }
+        let used = placeholders(&statement.sql);
+        let n = statement.params.len();
+        if let Some(&past) = used.iter().find(|&&p| p == 0 || p > n) {
+            return Err(format!(
+                "{at}: uses ${past} but gives {n} params: give one param per placeholder, $1 first"
+            ));
+        }
+        if let Some(missing) = (1..=n).find(|p| !used.contains(p)) {
+            return Err(format!("{at}: gives {n} params but never uses ${missing}: use each of $1 to ${n}"));
+        }
+        for (i, param) in statement.params.iter().enumerate() {
+            self.check_param(&format!("{at}, ${}", i + 1), param)?;
+        }
+        Ok(())
+    }
+
+    fn check_param(&self, at: &str, param: &ParamSpec) -> Result<(), String> {
+        let ParamSpec::Uniform { min, max, rows_of } = param else { return Ok(()) };
+        match (max, rows_of) {
+            (Some(max), None) if min <= max => Ok(()),
+            (Some(max), None) => Err(format!("{at}: min {min} is above max {max}")),
+            (None, Some(table)) => match self.table(table) {
+                None => Err(format!("{at}: rows_of names {table:?}, which is not one of the tables")),
+                // Scale 1 has the fewest rows: a range not empty there is not empty at any scale.
+                Some(t) if (t.rows as i128) < i128::from(*min) => {
+                    Err(format!("{at}: min {min} is above the {} rows of {table} at scale 1", t.rows))
+                }
+                Some(_) => Ok(()),
+            },
+            _ => Err(format!("{at}: give either max or rows_of, not both nor neither")),
+        }
+    }
+}
+
+fn check_table(table: &TableSpec) -> Result<(), String> {
+    let at = format!("table {}", table.name);
+    identifier("table name", &table.name)?;
+    if table.columns.is_empty() {
+        return Err(format!("{at}: no columns: define at least one"));
+    }
+    unique(&format!("{at}: column"), table.columns.iter().map(|c| c.name.as_str()))?;
+    for column in &table.columns {
+        identifier("column name", &column.name)?;
+        check_column(&format!("{at}, column {}", column.name), column, table.rows)?;
+    }
+    unique(&format!("{at}: primary-key column"), table.primary_key.iter().map(String::as_str))?;
+    let mut sequence = false;
+    for key in &table.primary_key {
+        let column = table.columns.iter().find(|c| &c.name == key);
+        let Some(column) = column else {
+            return Err(format!("{at}: primary key names {key:?}, which is not one of its columns"));
+        };
+        sequence |= column.generator == Gen::Sequence;
+    }
+    if !table.primary_key.is_empty() && !sequence && table.rows > 0 {
+        return Err(format!(
+            "{at}: no primary-key column is generated as a sequence, so generated keys would repeat: make \
+             one `gen = \"sequence\"`"
+        ));
+    }
+    Ok(())
+}
+
+/// The smallest and largest integer a column of type `ty` takes from an integer generator; `None` for
+/// a text column.
+pub(super) fn int_range(ty: ColumnType) -> Option<(i64, i64)> {
+    match ty {
+        ColumnType::Int4 => Some((i32::MIN.into(), i32::MAX.into())),
+        ColumnType::Int2 => Some((i16::MIN.into(), i16::MAX.into())),
+        ColumnType::Numeric { precision, scale } => {
+            // Whole numbers of at most precision - scale digits, whose scaled value fits an i64.
+            let digits = u32::from(precision - scale);
+            let whole = 10i64.checked_pow(digits).map_or(i64::MAX, |p| p - 1);
+            let top = whole.min(i64::MAX / 10i64.pow(u32::from(scale)));
+            Some((-top, top))
+        }
+        ColumnType::Date => Some(DATE_DAYS),
+        ColumnType::Timestamp => Some(TIMESTAMP_SECONDS),
+        ColumnType::Char(_) | ColumnType::Varchar(_) => None,
+    }
+}
+
+fn check_column(at: &str, column: &ColumnSpec, rows: u64) -> Result<(), String> {
+    let ty = column.ty;
+    let range = int_range(ty.0);
+    let fits = |v: i64| range.is_some_and(|(lo, hi)| (lo..=hi).contains(&v));
+    let text_len = match ty.0 {
+        ColumnType::Char(n) | ColumnType::Varchar(n) => Some(n),
+        _ => None,
+    };
+    match &column.generator {
+        Gen::Sequence | Gen::Uniform { .. } | Gen::Constant(Value::Int(_)) if range.is_none() => {
+            Err(format!("{at}: an integer generator cannot fill {ty}: use text or a text constant"))
+        }
+        Gen::Sequence if !fits(rows.try_into().unwrap_or(i64::MAX)) => {
+            Err(format!("{at}: {rows} rows overflow {ty}: use a wider type"))
+        }
+        Gen::Uniform { min, max } if min > max => Err(format!("{at}: min {min} is above max {max}")),
+        Gen::Uniform { min, max } if !fits(*min) || !fits(*max) => {
+            Err(format!("{at}: [{min}, {max}] does not fit {ty}: use a wider type or a narrower range"))
+        }
+        Gen::Constant(Value::Int(v)) if !fits(*v) => Err(format!("{at}: {v} does not fit {ty}")),
+        Gen::Text { .. } | Gen::Constant(Value::Text(_)) if text_len.is_none() => {
+            Err(format!("{at}: a text generator cannot fill {ty}: use char(n) or varchar(n)"))
+        }
+        Gen::Text { len } => match ty.0 {
+            ColumnType::Char(n) if *len != n => {
+                Err(format!("{at}: text of {len} characters for {ty}: make it {n}"))
+            }
+            _ if *len == 0 || text_len.is_some_and(|n| *len > n) => {
+                Err(format!("{at}: text of {len} characters for {ty}: give 1 to {}", text_len.unwrap_or(0)))
+            }
+            _ => Ok(()),
+        },
+        Gen::Constant(Value::Text(v)) if v.len() > usize::from(text_len.unwrap_or(0)) || v.contains('\0') => {
+            Err(format!("{at}: the constant {v:?} does not fit {ty} (too long, or it holds a NUL)"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a name that the DDL, written unquoted, would not keep as written.
+fn identifier(what: &str, name: &str) -> Result<(), String> {
+    let mut chars = name.chars();
+    let well_formed = chars.next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !well_formed || name.len() > MAX_IDENTIFIER {
+        return Err(format!(
+            "{what} {name:?} is not an SQL identifier: use lower-case letters, digits and _, a letter or _ \
+             first, at most {MAX_IDENTIFIER} of them"
+        ));
+    }
+    if RESERVED.contains(&name) {
+        return Err(format!("{what} {name:?} is a reserved SQL word: choose another name"));
+    }
+    Ok(())
+}
+
+/// Refuses the second of two equal names.
+fn unique<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> Result<(), String> {
+    let mut seen = BTreeSet::new();
+    for name in names {
+        if !seen.insert(name) {
+            return Err(format!("{what} {name:?} is defined twice: give each its own name"));
+        }
+    }
+    Ok(())
+}
+
+/// The placeholder numbers `sql` uses (`$1` is 1), outside string literals, quoted identifiers,
+/// dollar-quoted strings and comments, as PostgreSQL's lexer reads them.
+pub(super) fn placeholders(sql: &str) -> BTreeSet<usize> {
+    let b = sql.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+    let mut used = BTreeSet::new();
+    let mut i = 0;
+    // The index of the first `close` at or after `from`, else the end.
+    let skip_to = |from: usize, close: &[u8]| {
+        b[from..].windows(close.len()).position(|w| w == close).map_or(b.len(), |p| from + p + close.len())
+    };
+    while i < b.len() {
+        let after_ident = i > 0 && ident(b[i - 1]);
+        match b[i] {
+            // A doubled quote inside a literal ends it and starts another: the same for our purpose.
+            b'\'' => i = skip_to(i + 1, b"'"),
+            b'"' => i = skip_to(i + 1, b"\""),
+            b'-' if b.get(i + 1) == Some(&b'-') => i = skip_to(i + 2, b"\n"),
+            b'/' if b.get(i + 1) == Some(&b'*') => i = skip_to(i + 2, b"*/"),
+            b'$' if !after_ident => {
+                let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if digits > 0 {
+                    used.insert(sql[i + 1..i + 1 + digits].parse().unwrap_or(usize::MAX));
+                    i += 1 + digits;
+                    continue;
+                }
+                // `$tag$ … $tag$` (or `$$ … $$`): a string whose tag is an identifier not starting with a digit.
+                let tag = b[i + 1..].iter().take_while(|&&c| ident(c) && c != b'$').count();
+                if b.get(i + 1 + tag) == Some(&b'$') {
+                    let delimiter = &b[i..i + tag + 2];
+                    i = skip_to(i + tag + 2, delimiter);
+                } else {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    used
+}

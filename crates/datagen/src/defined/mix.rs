@@ -1,0 +1,87 @@
+//! [`Mix`]: which transaction a user of a defined workload runs next, and its parameters.
+//!
+//! Transactions are drawn by weight, each independently (`weight / Σ weights` of the time in
+//! expectation), not dealt from a deck as TPC-C's exact mix is: weights are any `u32`s, and a deck of
+//! `Σ weights` cards per user could be arbitrarily big.
+
+use std::ops::RangeInclusive;
+
+use super::{ParamSpec, Workload};
+use crate::Rng;
+
+/// A defined workload's mix at one scale: the transactions' cumulative weights and every parameter's
+/// range, resolved once so that a draw is a few random numbers.
+#[derive(Clone, Debug)]
+pub struct Mix {
+    workload: &'static Workload,
+    /// Per transaction, the sum of the weights up to and including it.
+    cumulative: Vec<u64>,
+    /// Per transaction, each of its parameters' range, in [`Slot::params`](super::Slot::params) order.
+    params: Vec<Vec<RangeInclusive<i64>>>,
+}
+
+/// One drawn transaction: which, and the values of its statements' parameters.
+#[derive(Clone, Debug)]
+pub struct Draw {
+    workload: &'static Workload,
+    /// The transaction's index, among [`Workload::txn_names`].
+    pub txn: usize,
+    /// Every parameter of its statements, the first statement's `$1` first (see [`Draw::calls`]).
+    pub values: Vec<i64>,
+}
+
+impl Mix {
+    /// The mix of `workload` at `scale`, whose `rows_of` parameters reach the rows loaded at that scale.
+    ///
+    /// # Errors
+    /// [`Workload::check_scale`]'s line.
+    pub fn new(workload: &'static Workload, scale: u64) -> Result<Self, String> {
+        workload.check_scale(scale)?;
+        let def = workload.def();
+        let cumulative = def
+            .transactions
+            .iter()
+            .scan(0u64, |sum, t| {
+                *sum += u64::from(t.weight);
+                Some(*sum)
+            })
+            .collect();
+        let params = def
+            .transactions
+            .iter()
+            .map(|t| {
+                let params = t.statements.iter().flat_map(|s| &s.params);
+                params
+                    .map(|p| match p {
+                        ParamSpec::Constant(v) => *v..=*v,
+                        ParamSpec::Uniform { min, max: Some(max), .. } => *min..=*max,
+                        ParamSpec::Uniform { min, rows_of, .. } => {
+                            let table = rows_of.as_deref().expect("checked: max or rows_of");
+                            let index = def.tables.iter().position(|t| t.name == table).expect("checked");
+                            *min..=workload.rows_at(index, scale).expect("checked by check_scale") as i64
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Mix { workload, cumulative, params })
+    }
+
+    /// Draws the next transaction by weight, and its parameters.
+    pub fn next(&self, rng: &mut Rng) -> Draw {
+        let total = *self.cumulative.last().expect("checked: at least one transaction");
+        let card = rng.below(total);
+        let txn = self.cumulative.partition_point(|&sum| sum <= card);
+        let values = self.params[txn].iter().map(|r| rng.uniform(*r.start(), *r.end())).collect();
+        Draw { workload: self.workload, txn, values }
+    }
+}
+
+impl Draw {
+    /// The transaction's statements as a session runs them: each one's index among
+    /// [`Workload::statements`] and its parameters' values, in order.
+    pub fn calls(&self) -> Vec<(usize, &[i64])> {
+        let slots = self.workload.slots(self.txn);
+        slots.iter().map(|s| (s.statement, &self.values[s.params.clone()])).collect()
+    }
+}

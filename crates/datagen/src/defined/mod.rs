@@ -1,0 +1,326 @@
+//! A workload as a value: its name, tables and transactions come from a [`WorkloadDef`] (deserialized
+//! from a file at run time, or built in code), so that a workload read at run time is loaded and run
+//! like TPC-C.
+//!
+//! - [`WorkloadDef`] is the definition as written: tables whose columns each have a generator ([`Gen`]),
+//!   and weighted transactions of parameterised SQL statements ([`ParamSpec`]). [`WorkloadDef::check`]
+//!   refuses a bad one with one line naming the part at fault.
+//! - [`WorkloadDef::intern`] checks it and turns it into a [`Workload`]: the static table shapes the
+//!   loader and the DDL take ([`TableDef`](crate::schema::TableDef), `&'static` like TPC-C's), and the
+//!   statements flattened for a session.
+//! - [`DefinedData`] generates its initial database ([`Dataset`](crate::schema::Dataset)), in chunks that
+//!   any thread generates in any order with byte-identical results.
+//! - [`Mix`] draws the run's transactions by weight, and their parameters.
+//!
+//! **Interning leaks the definition.** The loader's table shapes are `&'static` (they are constants for
+//! the built-in workloads), so a definition read at run time is leaked once, with everything derived
+//! from it, and lives as long as the process. A command interns the one workload it runs, a few
+//! kilobytes; nothing is ever freed or interned per transaction.
+//!
+//! In a file (TOML, say), a two-table workload reads:
+//!
+//! ```toml
+//! name = "bank"
+//!
+//! [[tables]]
+//! name = "accounts"
+//! rows = 1000                      # at scale 1; a load at scale s writes 1000 × s
+//! primary_key = ["id"]
+//! columns = [
+//!   { name = "id", ty = "int", gen = "sequence" },
+//!   { name = "balance", ty = "numeric(12,2)", gen = { uniform = { min = 0, max = 1000 } } },
+//!   { name = "owner", ty = "char(8)", gen = { text = { len = 8 } } },
+//! ]
+//!
+//! [[transactions]]
+//! name = "deposit"
+//! weight = 9
+//! statements = [
+//!   { sql = "UPDATE accounts SET balance = balance + $2 WHERE id = $1",
+//!     params = [{ uniform = { min = 1, rows_of = "accounts" } }, { uniform = { min = 1, max = 100 } }] },
+//! ]
+//! ```
+//!
+//! ```
+//! use oltpgen_datagen::defined::{ColumnSpec, Gen, ParamSpec, StatementSpec, TableSpec, TxnSpec, WorkloadDef};
+//! use oltpgen_datagen::schema::Dataset;
+//! let def = WorkloadDef {
+//!     name: "tiny".into(),
+//!     tables: vec![TableSpec::new("t", 10, &["id"], vec![ColumnSpec::new("id", "int", Gen::Sequence)])],
+//!     transactions: vec![TxnSpec::new(
+//!         "read",
+//!         1,
+//!         vec![StatementSpec::new("SELECT id FROM t WHERE id = $1", vec![ParamSpec::rows_of(1, "t")])],
+//!     )],
+//! };
+//! let workload = def.intern().unwrap();
+//! let data = oltpgen_datagen::defined::DefinedData::new(workload, 3, 1).unwrap();
+//! assert_eq!(data.rows_of("t"), 30);
+//! ```
+
+mod check;
+mod mix;
+mod rows;
+mod workload;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::schema::ColumnType;
+
+pub use mix::{Draw, Mix};
+pub use rows::{CHUNK_ROWS, Chunk, DefinedData};
+pub use workload::{Slot, Workload};
+
+/// A workload as written: its name, its tables with how their rows are generated, and its weighted
+/// transactions. Check it with [`check`](Self::check); use it through [`intern`](Self::intern).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadDef {
+    /// The workload's name, as results and reports show it (an SQL identifier).
+    pub name: String,
+    /// Its tables, in the order they are created (at least one).
+    pub tables: Vec<TableSpec>,
+    /// Its transactions, in the order results list them (at least one).
+    pub transactions: Vec<TxnSpec>,
+}
+
+/// A table: its name, how many rows it has at scale 1, its columns and its primary key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    /// The table's SQL name (lower case, as the DDL writes it unquoted).
+    pub name: String,
+    /// Rows at scale 1: a load at scale `s` writes `rows × s` (0 for a table the transactions fill).
+    pub rows: u64,
+    /// Its columns, in the order the DDL and the generator write them.
+    pub columns: Vec<ColumnSpec>,
+    /// The primary key's columns; empty for none. One of them must be generated as
+    /// [`Gen::Sequence`], so that the generated keys never repeat.
+    #[serde(default)]
+    pub primary_key: Vec<String>,
+}
+
+/// A column: its name, its type and the generator of its values. Every column is NOT NULL.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnSpec {
+    /// The column's SQL name.
+    pub name: String,
+    /// Its type, written as in SQL (`"int"`, `"numeric(12,2)"`, `"varchar(20)"`, …).
+    pub ty: SqlType,
+    /// How its values are generated (`gen` in a file: `gen` is a reserved word in Rust 2024).
+    #[serde(rename = "gen")]
+    pub generator: Gen,
+}
+
+/// How a column's values are generated, row by row, from the seed (so a load is reproducible).
+///
+/// Integer generators fill the integer, numeric, date and timestamp columns: a numeric gets the whole
+/// number, a date the day that many days after 1970-01-01, a timestamp the second that many seconds
+/// after 1970-01-01 00:00:00. Text generators fill `char` and `varchar` columns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Gen {
+    /// The row's number, 1 to the table's rows at the load's scale: a key (`gen = "sequence"`).
+    Sequence,
+    /// A uniform integer in `[min, max]` (`gen = { uniform = { min = 1, max = 100 } }`).
+    Uniform {
+        /// The smallest value.
+        min: i64,
+        /// The largest value (included).
+        max: i64,
+    },
+    /// `len` random letters and digits (TPC-C's a-string; `gen = { text = { len = 20 } }`).
+    Text {
+        /// Characters per value: a `char(n)` column takes exactly `n`, a `varchar(n)` at most `n`.
+        len: u16,
+    },
+    /// The same value in every row (`gen = { constant = 0 }`, `gen = { constant = "new" }`).
+    Constant(Value),
+}
+
+/// A constant column value: an integer or a text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// For integer, numeric, date and timestamp columns (see [`Gen`]).
+    Int(i64),
+    /// For `char` and `varchar` columns.
+    Text(String),
+}
+
+/// A transaction: its name, its share of the mix and its statements, run in order in one transaction.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TxnSpec {
+    /// The name results and reports give its figures (an SQL identifier).
+    pub name: String,
+    /// Its weight in the mix: it is drawn `weight / Σ weights` of the time (more than 0).
+    pub weight: u32,
+    /// Its statements, run in order in one transaction (at least one).
+    pub statements: Vec<StatementSpec>,
+}
+
+/// One statement of a transaction: SQL with placeholders `$1` to `$n` and the `n` parameters' draws.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatementSpec {
+    /// The SQL, one statement, with `$1` … `$n` for the parameters (each used at least once).
+    pub sql: String,
+    /// How each parameter is drawn, `$1` first.
+    #[serde(default)]
+    pub params: Vec<ParamSpec>,
+}
+
+/// How a statement's parameter is drawn for each transaction: always an integer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ParamSpec {
+    /// A uniform integer in `[min, max]`, where the top is either `max` or, with `rows_of`, the rows that
+    /// table holds at the run's scale, so that keys stay inside the loaded rows at any scale (exactly
+    /// one of the two is given).
+    Uniform {
+        /// The smallest value.
+        min: i64,
+        /// The largest value (included).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<i64>,
+        /// The table whose row count at the run's scale is the largest value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rows_of: Option<String>,
+    },
+    /// The same value every time.
+    Constant(i64),
+}
+
+impl TableSpec {
+    /// A table of `rows` rows at scale 1 keyed by `primary_key`, for a definition built in code.
+    pub fn new(name: &str, rows: u64, primary_key: &[&str], columns: Vec<ColumnSpec>) -> Self {
+        let primary_key = primary_key.iter().map(|k| k.to_string()).collect();
+        TableSpec { name: name.into(), rows, columns, primary_key }
+    }
+}
+
+impl ColumnSpec {
+    /// A column whose type is written as in SQL (`"int"`, `"varchar(20)"`), for a definition built in code.
+    ///
+    /// # Panics
+    /// When `ty` is not a type [`SqlType`] reads: a mistake in the code, not in input.
+    pub fn new(name: &str, ty: &str, generator: Gen) -> Self {
+        ColumnSpec { name: name.into(), ty: ty.parse().unwrap_or_else(|e| panic!("{e}")), generator }
+    }
+}
+
+impl TxnSpec {
+    /// A transaction of `statements` drawn `weight` times in `Σ weights`, for a definition built in code.
+    pub fn new(name: &str, weight: u32, statements: Vec<StatementSpec>) -> Self {
+        TxnSpec { name: name.into(), weight, statements }
+    }
+}
+
+impl StatementSpec {
+    /// A statement and its parameters' draws, `$1` first, for a definition built in code.
+    pub fn new(sql: &str, params: Vec<ParamSpec>) -> Self {
+        StatementSpec { sql: sql.into(), params }
+    }
+}
+
+impl ParamSpec {
+    /// A uniform draw in `[min, max]`.
+    pub fn uniform(min: i64, max: i64) -> Self {
+        ParamSpec::Uniform { min, max: Some(max), rows_of: None }
+    }
+
+    /// A uniform draw from `min` to the rows of `table` at the run's scale: a key of a loaded row.
+    pub fn rows_of(min: i64, table: &str) -> Self {
+        ParamSpec::Uniform { min, max: None, rows_of: Some(table.to_string()) }
+    }
+}
+
+/// A column's type as a definition writes it: a [`ColumnType`] read from and written as its SQL
+/// spelling (`int`, `smallint`, `numeric(p,s)`, `char(n)`, `varchar(n)`, `timestamp`, `date`), so a file
+/// reads like DDL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct SqlType(pub ColumnType);
+
+impl FromStr for SqlType {
+    type Err = String;
+
+    /// Case and spaces do not matter; `integer`/`int4`, `int2` and `decimal` are accepted as their synonyms.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let spelled: String =
+            s.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+        let (word, args) = match spelled.split_once('(') {
+            Some((word, rest)) => {
+                let inner = rest.strip_suffix(')').ok_or_else(|| unknown_type(s))?;
+                let args: Result<Vec<u16>, _> = inner.split(',').map(str::parse).collect();
+                (word, args.map_err(|_| unknown_type(s))?)
+            }
+            None => (spelled.as_str(), Vec::new()),
+        };
+        let ty = match (word, args.as_slice()) {
+            ("int" | "integer" | "int4", []) => ColumnType::Int4,
+            ("smallint" | "int2", []) => ColumnType::Int2,
+            ("numeric" | "decimal", [p]) => ColumnType::Numeric { precision: precision(*p, s)?, scale: 0 },
+            ("numeric" | "decimal", [p, sc]) if sc <= p => {
+                ColumnType::Numeric { precision: precision(*p, s)?, scale: *sc as u8 }
+            }
+            ("char" | "character", [n]) if *n > 0 => ColumnType::Char(*n),
+            ("varchar", [n]) if *n > 0 => ColumnType::Varchar(*n),
+            ("timestamp", []) => ColumnType::Timestamp,
+            ("date", []) => ColumnType::Date,
+            _ => return Err(unknown_type(s)),
+        };
+        Ok(SqlType(ty))
+    }
+}
+
+/// The largest numeric precision a definition may declare: every generated value must fit an `i64`
+/// once scaled, and most engines stop at 38 digits.
+const MAX_PRECISION: u16 = 38;
+
+fn precision(p: u16, spelled: &str) -> Result<u8, String> {
+    if (1..=MAX_PRECISION).contains(&p) { Ok(p as u8) } else { Err(unknown_type(spelled)) }
+}
+
+fn unknown_type(s: &str) -> String {
+    format!(
+        "type {s:?} is not one oltpgen generates: use int, smallint, numeric(p,s) (p from 1 to \
+         {MAX_PRECISION}), char(n), varchar(n), timestamp or date"
+    )
+}
+
+impl TryFrom<String> for SqlType {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<SqlType> for String {
+    fn from(t: SqlType) -> String {
+        t.to_string()
+    }
+}
+
+impl fmt::Display for SqlType {
+    /// The canonical spelling, which [`FromStr`] reads back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            ColumnType::Int4 => f.write_str("int"),
+            ColumnType::Int2 => f.write_str("smallint"),
+            ColumnType::Numeric { precision, scale } => write!(f, "numeric({precision},{scale})"),
+            ColumnType::Char(n) => write!(f, "char({n})"),
+            ColumnType::Varchar(n) => write!(f, "varchar({n})"),
+            ColumnType::Timestamp => f.write_str("timestamp"),
+            ColumnType::Date => f.write_str("date"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,131 @@
+//! [`DefinedData`]: a defined workload's initial database, generated in chunks of at most
+//! [`CHUNK_ROWS`] rows, each from its own random stream `(seed, table, chunk)`, so that any thread
+//! generates any chunk with byte-identical results.
+
+use super::{Gen, Value, Workload};
+use crate::Rng;
+use crate::encode::RowEncoder;
+use crate::schema::{ColumnType, Dataset, Index, TableDef};
+use crate::text::{ALNUM, fill};
+
+/// The most rows in one chunk: small enough that a table spreads over the load's workers, big enough
+/// that a chunk's overhead (a COPY stream, a queue entry) is negligible.
+pub const CHUNK_ROWS: u64 = 10_000;
+
+/// A defined workload's database at one scale and seed.
+#[derive(Clone, Copy, Debug)]
+pub struct DefinedData {
+    workload: &'static Workload,
+    scale: u64,
+    seed: u64,
+}
+
+/// One unit of generation work: rows `part × CHUNK_ROWS + 1` onwards of one table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Chunk {
+    /// The table's index among [`Workload::tables`].
+    pub table: u32,
+    /// Which [`CHUNK_ROWS`] rows of it, from 0.
+    pub part: u64,
+}
+
+impl DefinedData {
+    /// The database of `workload` at `scale` (every table's rows times `scale`), generated from `seed`.
+    ///
+    /// # Errors
+    /// [`Workload::check_scale`]'s line.
+    pub fn new(workload: &'static Workload, scale: u64, seed: u64) -> Result<Self, String> {
+        workload.check_scale(scale)?;
+        Ok(DefinedData { workload, scale, seed })
+    }
+
+    /// The workload it generates.
+    pub fn workload(&self) -> &'static Workload {
+        self.workload
+    }
+
+    /// The rows of table `table` (its index).
+    fn rows(&self, table: usize) -> u64 {
+        self.workload.rows_at(table, self.scale).expect("checked by new")
+    }
+}
+
+impl Dataset for DefinedData {
+    type Chunk = Chunk;
+
+    fn tables(&self) -> &'static [TableDef] {
+        self.workload.tables()
+    }
+
+    /// None: a defined workload declares its primary keys only.
+    fn indexes(&self) -> &'static [Index] {
+        &[]
+    }
+
+    /// Every chunk, biggest tables first (so that workers taking them in order finish together), each
+    /// table's chunks in key order.
+    fn chunks(&self) -> Vec<Chunk> {
+        let tables = self.tables();
+        let mut order: Vec<usize> = (0..tables.len()).collect();
+        order.sort_by_key(|&t| std::cmp::Reverse(self.rows(t).saturating_mul(tables[t].row_bytes())));
+        order
+            .into_iter()
+            .flat_map(|t| {
+                (0..self.rows(t).div_ceil(CHUNK_ROWS)).map(move |part| Chunk { table: t as u32, part })
+            })
+            .collect()
+    }
+
+    fn table_of(&self, chunk: Chunk) -> &'static TableDef {
+        &self.tables()[chunk.table as usize]
+    }
+
+    /// # Panics
+    /// When `chunk` is not one of [`chunks`](Self::chunks).
+    fn rows_in(&self, chunk: Chunk) -> u64 {
+        let rows = self.rows(chunk.table as usize);
+        let first = chunk.part * CHUNK_ROWS;
+        assert!(first < rows, "{chunk:?} is not a chunk of this database");
+        (rows - first).min(CHUNK_ROWS)
+    }
+
+    fn write<E: RowEncoder>(&self, chunk: Chunk, out: &mut E) {
+        let table = self.table_of(chunk);
+        let spec = &self.workload.def().tables[chunk.table as usize];
+        let first = chunk.part * CHUNK_ROWS + 1;
+        let mut rng = Rng::derive(self.seed, &[u64::from(chunk.table), chunk.part]);
+        let longest =
+            spec.columns.iter().map(|c| if let Gen::Text { len } = c.generator { len } else { 0 }).max();
+        let mut text = vec![0u8; usize::from(longest.unwrap_or(0))];
+        for row in first..first + self.rows_in(chunk) {
+            out.begin_row(table.width());
+            for (column, c) in spec.columns.iter().zip(table.columns) {
+                match &column.generator {
+                    Gen::Sequence => int(out, c.ty, row as i64),
+                    Gen::Uniform { min, max } => int(out, c.ty, rng.uniform(*min, *max)),
+                    Gen::Text { len } => {
+                        let text = &mut text[..usize::from(*len)];
+                        fill(&mut rng, &ALNUM, text);
+                        out.text(text);
+                    }
+                    Gen::Constant(Value::Int(v)) => int(out, c.ty, *v),
+                    Gen::Constant(Value::Text(v)) => out.text(v.as_bytes()),
+                }
+            }
+            out.end_row();
+        }
+    }
+}
+
+/// Writes the integer `v` into a column of type `ty`, as [`Gen`] says integers fill each type (checked
+/// to fit by [`WorkloadDef::check`](super::WorkloadDef::check)).
+fn int<E: RowEncoder>(out: &mut E, ty: ColumnType, v: i64) {
+    match ty {
+        ColumnType::Int4 => out.int4(v as i32),
+        ColumnType::Int2 => out.int2(v as i16),
+        ColumnType::Numeric { scale, .. } => out.numeric(v * 10i64.pow(u32::from(scale)), scale),
+        ColumnType::Date => out.date(v as i32),
+        ColumnType::Timestamp => out.timestamp_us(v * 1_000_000),
+        ColumnType::Char(_) | ColumnType::Varchar(_) => unreachable!("checked: integers fill no text column"),
+    }
+}

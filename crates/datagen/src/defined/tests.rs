@@ -1,0 +1,362 @@
+//! The defined workload's tests: its file shape, its checks, its data and its mix.
+
+use super::check::placeholders;
+use super::rows::CHUNK_ROWS;
+use super::*;
+use crate::Rng;
+use crate::encode::Csv;
+use crate::schema::Dataset;
+use crate::testing::{Capture, Checker, V};
+
+/// Two tables, two transactions: every generator and every parameter kind.
+fn bank() -> WorkloadDef {
+    let text = |s: &str| Gen::Constant(Value::Text(s.into()));
+    WorkloadDef {
+        name: "bank".into(),
+        tables: vec![
+            TableSpec::new(
+                "branches",
+                3,
+                &["id"],
+                vec![
+                    ColumnSpec::new("id", "smallint", Gen::Sequence),
+                    ColumnSpec::new("city", "varchar(20)", Gen::Text { len: 12 }),
+                ],
+            ),
+            TableSpec::new(
+                "accounts",
+                25_000,
+                &["branch", "id"],
+                vec![
+                    ColumnSpec::new("branch", "int", Gen::Uniform { min: 1, max: 3 }),
+                    ColumnSpec::new("id", "integer", Gen::Sequence),
+                    ColumnSpec::new("balance", "numeric(12,2)", Gen::Uniform { min: 0, max: 1000 }),
+                    ColumnSpec::new("owner", "char(8)", Gen::Text { len: 8 }),
+                    ColumnSpec::new("note", "varchar(10)", text("new")),
+                    ColumnSpec::new("opened", "date", Gen::Uniform { min: 0, max: 20_000 }),
+                    ColumnSpec::new("seen", "timestamp", Gen::Constant(Value::Int(1_700_000_000))),
+                ],
+            ),
+        ],
+        transactions: vec![
+            TxnSpec::new(
+                "deposit",
+                3,
+                vec![
+                    StatementSpec::new(
+                        "UPDATE accounts SET balance = balance + $2 WHERE id = $1",
+                        vec![ParamSpec::rows_of(1, "accounts"), ParamSpec::uniform(1, 100)],
+                    ),
+                    StatementSpec::new(
+                        "SELECT city FROM branches WHERE id = $1",
+                        vec![ParamSpec::rows_of(1, "branches")],
+                    ),
+                ],
+            ),
+            TxnSpec::new(
+                "audit",
+                1,
+                vec![StatementSpec::new(
+                    "SELECT count(*) FROM accounts WHERE balance > $1 AND note = 'x$2'",
+                    vec![ParamSpec::Constant(500)],
+                )],
+            ),
+        ],
+    }
+}
+
+#[test]
+fn a_definition_reads_from_its_file_shape_and_writes_back() {
+    let json = r#"{
+        "name": "bank",
+        "tables": [
+            { "name": "branches", "rows": 3, "primary_key": ["id"], "columns": [
+                { "name": "id", "ty": "smallint", "gen": "sequence" },
+                { "name": "city", "ty": "varchar(20)", "gen": { "text": { "len": 12 } } } ] },
+            { "name": "accounts", "rows": 25000, "primary_key": ["branch", "id"], "columns": [
+                { "name": "branch", "ty": "int", "gen": { "uniform": { "min": 1, "max": 3 } } },
+                { "name": "id", "ty": "integer", "gen": "sequence" },
+                { "name": "balance", "ty": "Numeric(12, 2)", "gen": { "uniform": { "min": 0, "max": 1000 } } },
+                { "name": "owner", "ty": "char(8)", "gen": { "text": { "len": 8 } } },
+                { "name": "note", "ty": "varchar(10)", "gen": { "constant": "new" } },
+                { "name": "opened", "ty": "date", "gen": { "uniform": { "min": 0, "max": 20000 } } },
+                { "name": "seen", "ty": "timestamp", "gen": { "constant": 1700000000 } } ] }
+        ],
+        "transactions": [
+            { "name": "deposit", "weight": 3, "statements": [
+                { "sql": "UPDATE accounts SET balance = balance + $2 WHERE id = $1",
+                  "params": [{ "uniform": { "min": 1, "rows_of": "accounts" } }, { "uniform": { "min": 1, "max": 100 } }] },
+                { "sql": "SELECT city FROM branches WHERE id = $1",
+                  "params": [{ "uniform": { "min": 1, "rows_of": "branches" } }] } ] },
+            { "name": "audit", "weight": 1, "statements": [
+                { "sql": "SELECT count(*) FROM accounts WHERE balance > $1 AND note = 'x$2'", "params": [{ "constant": 500 }] } ] }
+        ]
+    }"#;
+    let def: WorkloadDef = serde_json::from_str(json).unwrap();
+    assert_eq!(def, bank());
+    let written = serde_json::to_string(&def).unwrap();
+    assert!(written.contains(r#""ty":"numeric(12,2)""#), "{written}");
+    assert_eq!(serde_json::from_str::<WorkloadDef>(&written).unwrap(), def);
+    // A misspelt field or type is refused by name, not ignored.
+    let typo = json.replacen("\"rows\": 3", "\"row\": 3", 1);
+    assert!(serde_json::from_str::<WorkloadDef>(&typo).unwrap_err().to_string().contains("row"));
+    let bigint = json.replacen("\"smallint\"", "\"bigint\"", 1);
+    let err = serde_json::from_str::<WorkloadDef>(&bigint).unwrap_err().to_string();
+    assert!(err.contains(r#"type "bigint" is not one oltpgen generates"#), "{err}");
+}
+
+#[test]
+fn types_read_as_sql_spells_them() {
+    for (spelled, canonical) in [
+        ("INT", "int"),
+        ("int4", "int"),
+        ("int2", "smallint"),
+        ("decimal(5)", "numeric(5,0)"),
+        ("numeric( 12 , 2 )", "numeric(12,2)"),
+        ("character(3)", "char(3)"),
+        ("varchar(7)", "varchar(7)"),
+        ("timestamp", "timestamp"),
+        ("date", "date"),
+    ] {
+        assert_eq!(spelled.parse::<SqlType>().unwrap().to_string(), canonical, "{spelled}");
+    }
+    for bad in
+        ["bigint", "numeric(3,4)", "numeric(39,0)", "char(0)", "varchar", "int(4)", "text", "varchar(7"]
+    {
+        assert!(bad.parse::<SqlType>().is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn bad_definitions_are_refused_with_one_line_naming_the_part() {
+    type Edit = fn(&mut WorkloadDef);
+    let cases: &[(Edit, &str)] = &[
+        (|d| d.name = "Bank".into(), r#"workload name "Bank" is not an SQL identifier"#),
+        (|d| d.tables.clear(), "workload bank: no tables"),
+        (|d| d.transactions.clear(), "workload bank: no transactions"),
+        (|d| d.tables[1].name = "branches".into(), r#"table "branches" is defined twice"#),
+        (|d| d.tables[0].name = "order".into(), r#"table name "order" is a reserved SQL word"#),
+        (|d| d.transactions[1].name = "deposit".into(), r#"transaction "deposit" is defined twice"#),
+        (|d| d.transactions[0].name = "1st".into(), r#"transaction name "1st" is not an SQL identifier"#),
+        (|d| d.transactions[1].weight = 0, "transaction audit: weight 0"),
+        (|d| d.transactions[1].statements.clear(), "transaction audit: no statements"),
+        (|d| d.tables[0].columns[1].name = "id".into(), r#"table branches: column "id" is defined twice"#),
+        (|d| d.tables[0].primary_key = vec!["key".into()], r#"table branches: primary key names "key""#),
+        (
+            |d| d.tables[1].primary_key = vec!["branch".into()],
+            "table accounts: no primary-key column is generated",
+        ),
+        (|d| d.tables[0].rows = 40_000, "table branches, column id: 40000 rows overflow smallint"),
+        (
+            |d| d.tables[0].columns[1].generator = Gen::Sequence,
+            "column city: an integer generator cannot fill varchar(20)",
+        ),
+        (
+            |d| d.tables[1].columns[3].generator = Gen::Text { len: 7 },
+            "column owner: text of 7 characters for char(8): make it 8",
+        ),
+        (
+            |d| d.tables[0].columns[1].generator = Gen::Text { len: 21 },
+            "column city: text of 21 characters for varchar(20): give 1 to 20",
+        ),
+        (
+            |d| d.tables[1].columns[0].generator = Gen::Text { len: 2 },
+            "column branch: a text generator cannot fill int",
+        ),
+        (
+            |d| d.tables[1].columns[0].generator = Gen::Uniform { min: 2, max: 1 },
+            "column branch: min 2 is above max 1",
+        ),
+        (
+            |d| d.tables[1].columns[2].generator = Gen::Uniform { min: 0, max: 10_000_000_000 },
+            "column balance: [0, 10000000000] does not fit numeric(12,2)",
+        ),
+        (
+            |d| d.tables[1].columns[5].generator = Gen::Constant(Value::Int(3_000_000)),
+            "column opened: 3000000 does not fit date",
+        ),
+        (
+            |d| d.tables[1].columns[4].generator = Gen::Constant(Value::Text("much too long".into())),
+            r#"column note: the constant "much too long" does not fit varchar(10)"#,
+        ),
+        (
+            |d| d.transactions[0].statements[0].params.truncate(1),
+            "transaction deposit, statement 1: uses $2 but gives 1 params",
+        ),
+        (
+            |d| d.transactions[1].statements[0].params.push(ParamSpec::Constant(1)),
+            "transaction audit, statement 1: gives 2 params but never uses $2",
+        ),
+        (
+            |d| d.transactions[0].statements[1].params[0] = ParamSpec::rows_of(1, "branch"),
+            r#"transaction deposit, statement 2, $1: rows_of names "branch", which is not one of the tables"#,
+        ),
+        (
+            |d| d.transactions[0].statements[1].params[0] = ParamSpec::rows_of(4, "branches"),
+            "transaction deposit, statement 2, $1: min 4 is above the 3 rows of branches at scale 1",
+        ),
+        (
+            |d| {
+                d.transactions[0].statements[1].params[0] =
+                    ParamSpec::Uniform { min: 1, max: None, rows_of: None }
+            },
+            "statement 2, $1: give either max or rows_of",
+        ),
+        (
+            |d| d.transactions[0].statements[1].sql = " ".into(),
+            "transaction deposit, statement 2: the SQL is empty",
+        ),
+    ];
+    assert_eq!(bank().check(), Ok(()));
+    for (edit, expected) in cases {
+        let mut def = bank();
+        edit(&mut def);
+        let err = def.clone().intern().expect_err(expected);
+        assert!(err.contains(expected), "{err}\n  expected: {expected}");
+        assert!(!err.contains('\n'), "{err}");
+    }
+}
+
+#[test]
+fn placeholders_are_read_as_postgresql_reads_them() {
+    let used = |sql: &str| placeholders(sql).into_iter().collect::<Vec<_>>();
+    assert_eq!(used("SELECT $1, $2 + $10 FROM t WHERE a = $1"), [1, 2, 10]);
+    assert_eq!(used("SELECT '$1', \"$2\", $3 -- $4\n, /* $5 */ $6"), [3, 6]);
+    assert_eq!(used("SELECT 'it''s $1', $2"), [2]);
+    assert_eq!(used("SELECT $$ $1 $$, $tag$ $2 $tag$, $3"), [3]);
+    assert_eq!(used("SELECT a$1 FROM t WHERE b = $0"), [0]);
+}
+
+/// The CSV of every chunk of `data`, in `chunks`' order.
+fn csv_of(data: &DefinedData, chunks: &[Chunk]) -> Vec<Vec<u8>> {
+    chunks
+        .iter()
+        .map(|&c| {
+            let mut out = Csv::new(Vec::new());
+            data.write(c, &mut out);
+            assert_eq!(out.rows(), data.rows_in(c), "{c:?}");
+            out.into_inner()
+        })
+        .collect()
+}
+
+#[test]
+fn the_same_seed_gives_the_same_bytes_in_any_order() {
+    let workload = bank().intern().unwrap();
+    let data = DefinedData::new(workload, 2, 7).unwrap();
+    let chunks = data.chunks();
+    let forward = csv_of(&data, &chunks);
+    let mut reversed: Vec<Chunk> = chunks.clone();
+    reversed.reverse();
+    let mut backward = csv_of(&DefinedData::new(workload, 2, 7).unwrap(), &reversed);
+    backward.reverse();
+    assert!(forward == backward, "a chunk depends on what was generated before it");
+    let other_seed = csv_of(&DefinedData::new(workload, 2, 8).unwrap(), &chunks);
+    assert!(forward.iter().zip(&other_seed).all(|(a, b)| a != b), "the seed reaches every table");
+    // A bigger scale adds chunks; the ones both have are the same.
+    let bigger = DefinedData::new(workload, 5, 7).unwrap();
+    assert_eq!(csv_of(&bigger, &chunks[..1]), forward[..1]);
+}
+
+#[test]
+fn rows_are_counted_exactly_and_scale_multiplies_them() {
+    let workload = bank().intern().unwrap();
+    for scale in [1, 3] {
+        let data = DefinedData::new(workload, scale, 1).unwrap();
+        let rows = data.rows_by_table();
+        assert_eq!(rows.get("accounts"), Some(&(25_000 * scale)));
+        assert_eq!(rows.get("branches"), Some(&(3 * scale)));
+        let chunks = data.chunks();
+        assert_eq!(chunks.len() as u64, (25_000 * scale).div_ceil(CHUNK_ROWS) + 1);
+        assert_eq!(chunks[0], Chunk { table: 1, part: 0 }, "the biggest table first");
+        assert!(chunks.iter().all(|&c| data.rows_in(c) <= CHUNK_ROWS));
+        let mut written = 0;
+        for &c in &chunks {
+            let mut checker = Checker::new(data.table_of(c));
+            data.write(c, &mut checker);
+            assert_eq!(checker.rows, data.rows_in(c), "{c:?}");
+            written += checker.rows;
+        }
+        assert_eq!(written, data.total_rows());
+        assert!(data.indexes().is_empty());
+    }
+    // A table the transactions fill: no chunks, 0 rows.
+    let mut empty = bank();
+    empty.tables[0].rows = 0;
+    empty.transactions[0].statements[1].params[0] = ParamSpec::uniform(1, 3);
+    let empty = DefinedData::new(empty.intern().unwrap(), 4, 1).unwrap();
+    assert!(empty.chunks().iter().all(|c| c.table == 1));
+    assert_eq!(empty.rows_of("branches"), 0);
+}
+
+#[test]
+fn values_follow_their_generators() {
+    let workload = bank().intern().unwrap();
+    let data = DefinedData::new(workload, 3, 1).unwrap();
+    let last = Chunk { table: 1, part: 7 };
+    let mut capture = Capture::default();
+    data.write(last, &mut capture);
+    let rows = crate::testing::Rows { table: data.table_of(last), rows: capture.rows };
+    assert_eq!(
+        rows.ints("id"),
+        (70_001..=75_000).collect::<Vec<_>>(),
+        "the sequence numbers rows at the scale"
+    );
+    let branches = rows.ints("branch");
+    assert!(branches.iter().all(|b| (1..=3).contains(b)) && (1..=3).all(|b| branches.contains(&b)));
+    assert!(rows.get("balance").all(|v| v.num() % 100 == 0 && (0..=100_000).contains(&v.num())));
+    assert!(rows.get("owner").all(|v| v.text().len() == 8 && v.text().iter().all(u8::is_ascii_alphanumeric)));
+    assert!(rows.get("note").all(|v| v.text() == b"new"));
+    assert!(rows.get("opened").all(|v| matches!(v, V::Date(d) if (0..=20_000).contains(d))));
+    assert!(rows.get("seen").all(|v| *v == V::Ts(1_700_000_000_000_000)));
+    let table = workload.tables()[1];
+    assert_eq!(table.name, "accounts");
+    assert_eq!(table.primary_key, ["branch", "id"]);
+    assert_eq!(table.column_names(), ["branch", "id", "balance", "owner", "note", "opened", "seen"]);
+}
+
+#[test]
+fn a_scale_too_big_for_a_sequence_is_refused() {
+    let workload = bank().intern().unwrap();
+    let err = DefinedData::new(workload, 20_000, 1).unwrap_err();
+    assert_eq!(
+        err,
+        "scale 20000: table branches would hold 60000 rows, more than column id (smallint) numbers: use a \
+         smaller scale or a wider type"
+    );
+    assert!(Mix::new(workload, 0).unwrap_err().contains("scale 0 holds no rows"));
+    assert!(DefinedData::new(workload, u64::MAX, 1).unwrap_err().contains("too many rows"));
+}
+
+#[test]
+fn the_mix_honours_the_weights_and_keeps_keys_in_the_loaded_rows() {
+    let workload = bank().intern().unwrap();
+    assert_eq!(workload.txn_names(), ["deposit", "audit"]);
+    assert_eq!(workload.statements().len(), 3);
+    let mix = Mix::new(workload, 4).unwrap();
+    let mut rng = Rng::new(5);
+    let (mut counts, mut top_account) = ([0u32; 2], 0);
+    let draws = 100_000;
+    for _ in 0..draws {
+        let draw = mix.next(&mut rng);
+        counts[draw.txn] += 1;
+        let calls = draw.calls();
+        match draw.txn {
+            0 => {
+                assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), [0, 1]);
+                let (account, amount, branch) = (calls[0].1[0], calls[0].1[1], calls[1].1[0]);
+                assert!((1..=100_000).contains(&account), "{account}");
+                assert!((1..=100).contains(&amount) && (1..=12).contains(&branch));
+                top_account = top_account.max(account);
+            }
+            _ => assert_eq!(calls, [(2, &[500][..])]),
+        }
+    }
+    // 3 : 1; the deposits' share has a standard error of 0.14%.
+    let share = f64::from(counts[0]) / f64::from(draws);
+    assert!((0.745..0.755).contains(&share), "{counts:?}");
+    assert!(top_account > 99_000, "rows_of reaches the rows at scale 4: {top_account}");
+    // The same generator, the same draws.
+    let again = |seed| (0..50).map(|_| mix.next(&mut Rng::new(seed)).values).collect::<Vec<_>>();
+    assert_eq!(again(9), again(9));
+}

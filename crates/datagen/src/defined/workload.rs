@@ -1,0 +1,148 @@
+//! [`Workload`]: a checked definition interned for the process's life, holding the static table shapes
+//! the loader and the DDL take and the statements flattened as a session prepares them.
+
+use std::ops::Range;
+
+use super::{Gen, WorkloadDef, check::int_range};
+use crate::schema::{Column, TableDef, col};
+
+/// A checked [`WorkloadDef`], leaked once for the process's life (see the [module](super) doc): the
+/// table shapes are `&'static` as the loader wants them, and every name borrowed from the definition.
+#[derive(Debug)]
+pub struct Workload {
+    def: &'static WorkloadDef,
+    tables: &'static [TableDef],
+    /// Every transaction's statements, the first transaction's first.
+    statements: Vec<&'static str>,
+    /// Per transaction, where each of its statements is among [`Self::statements`] and in a draw's params.
+    slots: Vec<Vec<Slot>>,
+}
+
+/// Where one statement of a transaction stands: its index among [`Workload::statements`] (what a
+/// session prepared), and its parameters' positions among the transaction's drawn values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// The statement's index among [`Workload::statements`].
+    pub statement: usize,
+    /// Its parameters among a [`Draw`](super::Draw)'s values, `$1` first.
+    pub params: Range<usize>,
+}
+
+impl WorkloadDef {
+    /// Checks the definition ([`check`](Self::check)) and interns it: leaked, with the table shapes built
+    /// from it, for the rest of the process. Call it once per workload a command runs.
+    ///
+    /// # Errors
+    /// [`check`](Self::check)'s line.
+    pub fn intern(self) -> Result<&'static Workload, String> {
+        self.check()?;
+        let def: &'static WorkloadDef = Box::leak(Box::new(self));
+        let tables = def
+            .tables
+            .iter()
+            .map(|t| {
+                let columns: Vec<Column> = t.columns.iter().map(|c| col(c.name.as_str(), c.ty.0)).collect();
+                let key: Vec<&'static str> = t.primary_key.iter().map(String::as_str).collect();
+                TableDef {
+                    name: t.name.as_str(),
+                    columns: Box::leak(columns.into_boxed_slice()),
+                    primary_key: Box::leak(key.into_boxed_slice()),
+                }
+            })
+            .collect::<Vec<_>>();
+        let mut statements = Vec::new();
+        let slots = def
+            .transactions
+            .iter()
+            .map(|txn| {
+                let mut at = 0;
+                txn.statements
+                    .iter()
+                    .map(|s| {
+                        statements.push(s.sql.as_str());
+                        at += s.params.len();
+                        Slot { statement: statements.len() - 1, params: at - s.params.len()..at }
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Box::leak(Box::new(Workload {
+            def,
+            tables: Box::leak(tables.into_boxed_slice()),
+            statements,
+            slots,
+        })))
+    }
+}
+
+impl Workload {
+    /// The definition it was made from.
+    pub fn def(&self) -> &'static WorkloadDef {
+        self.def
+    }
+
+    /// The workload's name, for results and reports.
+    pub fn name(&self) -> &'static str {
+        &self.def.name
+    }
+
+    /// Every table's shape, in the definition's order: what the DDL and the loader take.
+    pub fn tables(&self) -> &'static [TableDef] {
+        self.tables
+    }
+
+    /// The transactions' names, in the definition's order (a [`Draw`](super::Draw)'s `txn` indexes them).
+    pub fn txn_names(&self) -> Vec<&'static str> {
+        self.def.transactions.iter().map(|t| t.name.as_str()).collect()
+    }
+
+    /// Every statement's SQL, the first transaction's first: what a session prepares, in the order
+    /// [`Slot::statement`] numbers them.
+    pub fn statements(&self) -> &[&'static str] {
+        &self.statements
+    }
+
+    /// Where transaction `txn`'s statements stand (see [`Slot`]).
+    ///
+    /// # Panics
+    /// When `txn` is not a transaction's index.
+    pub fn slots(&self, txn: usize) -> &[Slot] {
+        &self.slots[txn]
+    }
+
+    /// The rows of table `table` (its index) at `scale`, when they can be counted.
+    pub(super) fn rows_at(&self, table: usize, scale: u64) -> Option<u64> {
+        self.def.tables[table].rows.checked_mul(scale)
+    }
+
+    /// Whether the workload can be loaded and run at `scale`: at least 1, and every table's rows still
+    /// numbered by its sequence columns' types (and by a parameter's 64-bit integer).
+    ///
+    /// # Errors
+    /// One line naming the table and column at fault, and that a smaller scale is the remedy.
+    pub fn check_scale(&self, scale: u64) -> Result<(), String> {
+        if scale == 0 {
+            return Err("scale 0 holds no rows: use a scale of 1 or more".into());
+        }
+        for (i, table) in self.def.tables.iter().enumerate() {
+            let rows = self.rows_at(i, scale).filter(|&r| r <= i64::MAX as u64);
+            let Some(rows) = rows else {
+                return Err(format!(
+                    "scale {scale}: table {} would hold too many rows: use a smaller scale",
+                    table.name
+                ));
+            };
+            for c in table.columns.iter().filter(|c| c.generator == Gen::Sequence) {
+                let top = int_range(c.ty.0).map_or(0, |(_, hi)| hi);
+                if rows as i64 > top {
+                    return Err(format!(
+                        "scale {scale}: table {} would hold {rows} rows, more than column {} ({}) numbers: use \
+                         a smaller scale or a wider type",
+                        table.name, c.name, c.ty
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,147 @@
+//! A workload defined at run time ([`oltpgen_datagen::defined`]) on PostgreSQL: a session that prepares
+//! the workload's statements once and runs a drawn transaction's statements in one transaction.
+//!
+//! The tables' DDL is the generic one ([`schema::create_table`](super::schema::create_table),
+//! [`schema::primary_key`](super::schema::primary_key)) and the load the generic
+//! [`bulk::load_chunks`](super::bulk::load_chunks): nothing here is specific to a definition.
+//!
+//! Parameters are drawn as 64-bit integers and bound as each prepared statement's parameter type asks
+//! (`bind`): PostgreSQL infers `$1` compared with an `int4` column as `int4`, and `balance + $2` with a
+//! numeric `balance` as `numeric`. A value its type cannot hold fails the transaction before anything is
+//! sent, so that a transaction never commits only some of its statements.
+
+mod bind;
+
+use futures_util::future::join_all;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Statement};
+
+use self::bind::{Bind, Param};
+use super::error::txn_error;
+use oltpgen_vocab::error::Fault;
+use oltpgen_vocab::outcome::{Done, TxnError};
+use oltpgen_vocab::{Error, Target};
+
+/// The isolation level every transaction of a defined workload runs at, as results record it: pinned,
+/// whatever the server's default, so that results on two servers compare.
+pub const ISOLATION: &str = "read committed";
+const BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
+
+/// Opens a run's sessions on one target, each with the workload's statements prepared.
+#[derive(Clone, Debug)]
+pub struct Connector {
+    target: Target,
+    statements: Vec<String>,
+}
+
+impl Connector {
+    /// The connector of a run on `target` whose transactions are made of `statements` (every
+    /// transaction's, flattened: [`Workload::statements`](oltpgen_datagen::defined::Workload::statements)),
+    /// which [`Session::run`] names by index.
+    pub fn new(target: Target, statements: Vec<String>) -> Self {
+        Connector { target, statements }
+    }
+
+    /// Whether every statement prepares on the target and binds integers, said before a run starts so that
+    /// a mistake in the definition is one line, not a run of failed transactions.
+    ///
+    /// # Errors
+    /// [`Error`] naming the target, the statement (its number, from 1, and its start) and the server's
+    /// complaint or the parameter whose type an integer cannot be bound to.
+    pub async fn ready(&self) -> Result<(), Error> {
+        let client = super::connect(&self.target).await?;
+        for (i, sql) in self.statements.iter().enumerate() {
+            let what = format!("statement {} ({})", i + 1, abbreviated(sql));
+            let prepared = client.prepare(sql).await.map_err(|e| super::failed(&what, &self.target, &e))?;
+            if let Err(refused) = Bind::of(&prepared) {
+                return Err(Error::usage(format!("{}: {what}: {refused}", self.target.label())));
+            }
+        }
+        Ok(())
+    }
+
+    /// Connects to the target and prepares every statement (pipelined: one round trip).
+    ///
+    /// # Errors
+    /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when a statement does not
+    /// prepare; a fatal one when a parameter's type takes no integer ([`ready`](Self::ready) says which).
+    pub async fn open(&self) -> Result<Session, TxnError> {
+        let client = super::connect(&self.target).await.map_err(|_| TxnError::LOST)?;
+        let fixed = [BEGIN, "COMMIT"].map(|sql| client.prepare(sql));
+        let (fixed, prepared) =
+            tokio::join!(join_all(fixed), join_all(self.statements.iter().map(|sql| client.prepare(sql))));
+        let [begin, commit]: [Statement; 2] = fixed
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| txn_error(&e))?
+            .try_into()
+            .expect("two statements");
+        let statements = prepared
+            .into_iter()
+            .map(|p| {
+                let p = p.map_err(|e| txn_error(&e))?;
+                let binds = Bind::of(&p).map_err(|_| TxnError { fault: Fault::Fatal })?;
+                Ok((p, binds))
+            })
+            .collect::<Result<_, TxnError>>()?;
+        Ok(Session { client, begin, commit, statements })
+    }
+}
+
+/// The first 60 characters of `sql`, on one line, to name a statement in an error.
+fn abbreviated(sql: &str) -> String {
+    let line: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
+}
+
+/// A connection with a defined workload's statements prepared.
+pub struct Session {
+    client: Client,
+    begin: Statement,
+    commit: Statement,
+    /// Each statement, with how each of its parameters is bound.
+    statements: Vec<(Statement, Vec<Bind>)>,
+}
+
+impl Session {
+    /// Runs `calls` — each a statement's index among the connector's statements and its parameters'
+    /// values (a [`Draw::calls`](oltpgen_datagen::defined::Draw::calls)) — in one transaction, pipelined
+    /// in one round trip: BEGIN, the statements in order, COMMIT. The first error wins: a statement's (the
+    /// COMMIT then ends the aborted transaction, rolling it back), else the COMMIT's own. Either way no
+    /// transaction is left open: the connection is ready for the next one, or gone.
+    ///
+    /// # Errors
+    /// The server's error, sorted ([`txn_error`]); a fatal one, with nothing sent, when a call names no
+    /// statement, gives the wrong number of values, or a value its parameter's type cannot hold.
+    pub async fn run(&self, calls: &[(usize, &[i64])]) -> Result<Done, TxnError> {
+        let fatal = TxnError { fault: Fault::Fatal };
+        let bound = calls
+            .iter()
+            .map(|&(i, values)| {
+                let (statement, binds) = self.statements.get(i).ok_or(fatal)?;
+                if binds.len() != values.len() {
+                    return Err(fatal);
+                }
+                let params = binds.iter().zip(values).map(|(b, &v)| b.bind(v).ok_or(fatal));
+                Ok((statement, params.collect::<Result<Vec<Param>, _>>()?))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let refs: Vec<Vec<&(dyn ToSql + Sync)>> = bound
+            .iter()
+            .map(|(_, params)| params.iter().map(|p| p as &(dyn ToSql + Sync)).collect())
+            .collect();
+        let begin = self.client.query(&self.begin, &[]);
+        let body =
+            bound.iter().zip(&refs).map(|((statement, _), params)| self.client.query(*statement, params));
+        let commit = self.client.query(&self.commit, &[]);
+        let (begin, body, commit) = tokio::join!(biased; begin, join_all(body), commit);
+        let first_error = begin.err().or_else(|| body.into_iter().find_map(Result::err)).or(commit.err());
+        match first_error {
+            Some(e) => Err(txn_error(&e)),
+            None => Ok(Done::default()),
+        }
+    }
+}
