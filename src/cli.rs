@@ -1,5 +1,9 @@
 //! The command line: flags, their defaults and their `--help` lines.
 
+mod custom;
+
+pub use custom::{CustomAction, CustomCmd};
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -87,6 +91,8 @@ pub enum Command {
     Tpcc(Box<TpccCmd>),
     /// DVD Store 2: orders per minute from customers who log in, browse and buy
     Ds2(Box<Ds2Cmd>),
+    /// A workload defined in a file (--workload FILE): its tables, rows and weighted transactions
+    Custom(Box<CustomCmd>),
     /// The storage model of a database (Iometer's study): an access specification replayed on a file
     #[cfg(feature = "io")]
     Io {
@@ -176,6 +182,29 @@ pub struct RunArgs {
     /// step each; users carry over from step to step [default: 10 per warehouse, as the spec has it]
     #[arg(long, short, value_name = "N|LIST|A..B:STEP")]
     pub users: Option<UserLoad>,
+    /// Connections, ramp, warmup, duration and the live line's period.
+    #[command(flatten)]
+    pub pace: PaceArgs,
+    /// Think time after each transaction: spec (negative exponential, the spec's means), 0, or a mean (e.g. 2s)
+    #[arg(long, value_name = "spec|0|MEAN", default_value = "spec", value_parser = parse_think)]
+    pub think_time: ThinkTime,
+    /// Keying time before each transaction: spec (the spec's fixed times), 0, or a fixed time
+    #[arg(long, value_name = "spec|0|TIME", default_value = "spec", value_parser = parse_keying)]
+    pub keying_time: KeyingTime,
+    /// Where each transaction runs, on PostgreSQL and SQL Server: server (one call of a function or
+    /// stored procedure created at load, what HammerDB calls "stored procedures") or client (the client
+    /// sends its statements; needs no right to create procedures) [default: server]
+    #[arg(long, value_name = "server|client", value_parser = parse_transactions)]
+    pub transactions: Option<Transactions>,
+    /// The cap, repetitions, cost, power and where the result goes.
+    #[command(flatten)]
+    pub study: StudyArgs,
+}
+
+/// How a run of users paces itself, whatever the workload: connections, ramp, warmup, measured time,
+/// the live line's period.
+#[derive(Debug, Args)]
+pub struct PaceArgs {
     /// Connections per database shared by its users [default: one per user]; waits for one count in
     /// response times
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -195,23 +224,21 @@ pub struct RunArgs {
     #[arg(long, short, value_name = "DURATION", default_value = "1m", value_parser = parse_positive_duration,
           conflicts_with = "window")]
     pub duration: Duration,
-    /// Think time after each transaction: spec (negative exponential, the spec's means), 0, or a mean (e.g. 2s)
-    #[arg(long, value_name = "spec|0|MEAN", default_value = "spec", value_parser = parse_think)]
-    pub think_time: ThinkTime,
-    /// Keying time before each transaction: spec (the spec's fixed times), 0, or a fixed time
-    #[arg(long, value_name = "spec|0|TIME", default_value = "spec", value_parser = parse_keying)]
-    pub keying_time: KeyingTime,
     /// Period of the live line and of the result's time series
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_report_interval)]
     pub report_interval: Duration,
-    /// Where each transaction runs, on PostgreSQL and SQL Server: server (one call of a function or
-    /// stored procedure created at load, what HammerDB calls "stored procedures") or client (the client
-    /// sends its statements; needs no right to create procedures) [default: server]
-    #[arg(long, value_name = "server|client", value_parser = parse_transactions)]
-    pub transactions: Option<Transactions>,
-    /// The cap, repetitions, cost, power and where the result goes.
-    #[command(flatten)]
-    pub study: StudyArgs,
+}
+
+impl PaceArgs {
+    /// How the users start, warm up and are measured.
+    pub fn pace(&self) -> Pace {
+        Pace {
+            ramp: self.ramp_up.map_or(Ramp::Rate(self.ramp_rate), Ramp::Over),
+            warmup: self.warmup,
+            duration: self.duration,
+            report_interval: self.report_interval,
+        }
+    }
 }
 
 /// What every workload's run is judged by and records: the cap, repetitions, cost, power, the window,
@@ -732,13 +759,8 @@ impl RunArgs {
             load_if_empty,
             scale,
             users: self.users.clone(),
-            connections: self.connections,
-            pace: Pace {
-                ramp: self.ramp_up.map_or(Ramp::Rate(self.ramp_rate), Ramp::Over),
-                warmup: self.warmup,
-                duration: self.duration,
-                report_interval: self.report_interval,
-            },
+            connections: self.pace.connections,
+            pace: self.pace.pace(),
             pacing: Pacing { keying: self.keying_time, think: self.think_time },
             transactions: self.transactions,
             seed: self.study.seed,

@@ -9,7 +9,7 @@ use oltpgen_driver::tpcc::Tpcc;
 use crate::cli::IoAction;
 #[cfg(feature = "local")]
 use crate::cli::LocalAction;
-use crate::cli::{Command, Ds2Action, Ds2Cmd, ReportAction, TpccAction, TpccCmd};
+use crate::cli::{Command, CustomAction, CustomCmd, Ds2Action, Ds2Cmd, ReportAction, TpccAction, TpccCmd};
 
 /// Runs the command `command` names, saying what it does to `console`.
 pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exit, Error> {
@@ -27,6 +27,10 @@ pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exi
             // DS2's --target and --database_name name its databases as DS2's driver does.
             let db = cmd.common.db.databases().ds2_named(&run.target, run.database_name.as_deref())?;
             db.name_env_url(ds2(*cmd, &db, console).await)
+        }
+        Command::Custom(cmd) => {
+            let db = cmd.common.db.databases();
+            db.name_env_url(custom(*cmd, &db, console).await)
         }
         #[cfg(feature = "local")]
         Command::Local { db, action } => local(action, &db.databases(), console).await,
@@ -69,6 +73,21 @@ async fn ds2(cmd: Ds2Cmd, db: &Databases, console: &mut dyn Console) -> Result<E
         }
         Some(Ds2Action::Check(c)) => workload::check(&Ds2, &c.request(), db, console).await,
         Some(Ds2Action::Drop) => workload::drop(&Ds2, db, console).await,
+    }
+}
+
+async fn custom(cmd: CustomCmd, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    let (quiet, w) = (cmd.common.quiet, cmd.workload()?);
+    match cmd.action {
+        None => run::custom::run(&cmd.run.request(w, cmd.scale, true, quiet), db, console).await,
+        Some(CustomAction::Run(args)) => {
+            run::custom::run(&args.request(w, None, false, quiet), db, console).await
+        }
+        Some(CustomAction::Load(args)) => {
+            workload::load(&w, args.scale, &args.load.request(quiet), db, console).await
+        }
+        Some(CustomAction::Check(c)) => workload::check(&w, &c.request(), db, console).await,
+        Some(CustomAction::Drop) => workload::drop(&w, db, console).await,
     }
 }
 

@@ -24,6 +24,7 @@ mod common;
 mod console_words;
 mod corruptions;
 mod counters;
+mod custom;
 mod descriptor;
 mod drop_dependents;
 mod ds2;

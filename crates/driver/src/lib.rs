@@ -60,6 +60,7 @@ pub mod command;
 pub mod consistency;
 pub mod counters;
 pub mod database;
+pub mod defined;
 pub mod ds2;
 pub mod engine;
 pub mod files;

@@ -71,6 +71,7 @@ fn bank() -> &'static Workload {
                 vec![StatementSpec::new("SELECT owner FROM accounts WHERE id = $1", vec![account])],
             ),
         ],
+        checks: Vec::new(),
     }
     .intern()
     .expect("a valid definition")

@@ -145,6 +145,11 @@ impl WorkloadDef {
         for txn in &self.transactions {
             self.check_txn(txn)?;
         }
+        for (i, check) in self.checks.iter().enumerate() {
+            if check.name.trim().is_empty() || check.sql.trim().is_empty() {
+                return Err(format!("check {}: give it a name and the SQL of its offending rows", i + 1));
+            }
+        }
         Ok(())
     }
 

@@ -52,6 +52,7 @@
 //!         1,
 //!         vec![StatementSpec::new("SELECT id FROM t WHERE id = $1", vec![ParamSpec::rows_of(1, "t")])],
 //!     )],
+//!     checks: Vec::new(),
 //! };
 //! let workload = def.intern().unwrap();
 //! let data = oltpgen_datagen::defined::DefinedData::new(workload, 3, 1).unwrap();
@@ -85,6 +86,20 @@ pub struct WorkloadDef {
     pub tables: Vec<TableSpec>,
     /// Its transactions, in the order results list them (at least one).
     pub transactions: Vec<TxnSpec>,
+    /// Its own consistency checks, which `check` runs after a load or a run (none by default).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckSpec>,
+}
+
+/// One consistency check of a defined workload: a query whose rows are what breaks it, one text column
+/// naming each (no rows: it holds), as TPC-C's consistency conditions are written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSpec {
+    /// What it asserts, in one line (`every account balance is at least 0`).
+    pub name: String,
+    /// The query: one text column, a row per offending key.
+    pub sql: String,
 }
 
 /// A table: its name, how many rows it has at scale 1, its columns and its primary key.

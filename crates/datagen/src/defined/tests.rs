@@ -62,6 +62,7 @@ fn bank() -> WorkloadDef {
                 )],
             ),
         ],
+        checks: Vec::new(),
     }
 }
 

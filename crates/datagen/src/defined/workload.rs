@@ -12,6 +12,8 @@ use crate::schema::{Column, TableDef, col};
 pub struct Workload {
     def: &'static WorkloadDef,
     tables: &'static [TableDef],
+    /// The tables loaded empty.
+    filled: &'static [&'static str],
     /// Every transaction's statements, the first transaction's first.
     statements: Vec<&'static str>,
     /// Per transaction, where each of its statements is among [`Self::statements`] and in a draw's params.
@@ -66,8 +68,11 @@ impl WorkloadDef {
                     .collect()
             })
             .collect();
+        let filled: Vec<&'static str> =
+            def.tables.iter().filter(|t| t.rows == 0).map(|t| t.name.as_str()).collect();
         Ok(Box::leak(Box::new(Workload {
             def,
+            filled: Box::leak(filled.into_boxed_slice()),
             tables: Box::leak(tables.into_boxed_slice()),
             statements,
             slots,
@@ -84,6 +89,11 @@ impl Workload {
     /// The workload's name, for results and reports.
     pub fn name(&self) -> &'static str {
         &self.def.name
+    }
+
+    /// The tables it loads empty (no rows at any scale): those its transactions fill.
+    pub fn filled(&self) -> &'static [&'static str] {
+        self.filled
     }
 
     /// Every table's shape, in the definition's order: what the DDL and the loader take.

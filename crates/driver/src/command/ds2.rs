@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use oltpgen_datagen::ds2::input::OrderParams;
 use oltpgen_datagen::ds2::size::DbSize;
-use oltpgen_report::model::Workload;
 use oltpgen_report::model::ds2_progress::Ds2Progress;
 use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::csv::ds2::CsvOutput;
@@ -120,7 +119,7 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
         ));
     }
     let study = &req.study;
-    let cap = study.cap(Workload::Ds2)?;
+    let cap = study.cap(&ds2::PROFILE.descriptor)?;
     let csv_output = req.csv_output.as_deref().map(|p| ("--csv-output", p));
     study.check_paths(csv_output.as_slice())?;
     console.notes("--n-threads", req.n_threads.notes());

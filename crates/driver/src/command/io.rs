@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use oltpgen_report::model::endurance::Endurance;
-use oltpgen_report::model::{IO_WRITE, RunResult, Server, Workload as Kind};
+use oltpgen_report::model::{IO_WRITE, RunResult, Server};
 use oltpgen_report::render::text::{io as lines, live};
 use oltpgen_report::stats::io_model::Model;
 
@@ -122,7 +122,7 @@ impl IoRun {
         }
         let threads = IoWorkload::threads(engine, self.workers, most as u32);
         let flags = StudyFlags { client_threads: Some(threads), ..self.study.clone() };
-        let cap = flags.cap(Kind::Io)?;
+        let cap = flags.cap(&crate::io::workload::PROFILE.descriptor)?;
         // Paced users start spread over one interval, so that their I/Os arrive evenly.
         let pace = Pace {
             ramp: Ramp::Over(self.interval(most).unwrap_or(Duration::ZERO)),

@@ -8,6 +8,7 @@
 
 mod agent;
 
+pub mod custom;
 pub mod cycle;
 pub mod databases;
 pub mod ds2;

@@ -3,7 +3,6 @@
 //! the result written. Several `--url`s drive several databases side by side, as `ds2` does.
 
 use oltpgen_datagen::tpcc::mix::Pacing;
-use oltpgen_report::model::Workload;
 use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::text::live;
 
@@ -81,7 +80,7 @@ pub async fn run(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> Re
 /// interruption.
 pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> Result<TpccPlan, Error> {
     let study = &req.study;
-    let cap = study.cap(Workload::Tpcc)?;
+    let cap = study.cap(&tpcc::PROFILE.descriptor)?;
     study.check_paths(&[])?;
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;

@@ -86,6 +86,7 @@ macro_rules! each_engine {
 
 mod bulk;
 mod conn;
+pub mod defined;
 pub mod ds2;
 pub mod pristine;
 mod schema;

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use oltpgen_report::model::Workload as Kind;
+use oltpgen_report::model::descriptor::Descriptor;
 use oltpgen_report::stats::cap::Cap;
 
 use crate::files::result_dir::ResultDir;
@@ -87,8 +87,8 @@ impl StudyFlags {
     ///
     /// # Errors
     /// A usage error for a rule naming a transaction the workload does not run.
-    pub fn cap(&self, workload: Kind) -> Result<Cap, Error> {
-        let cap = self.rt_cap.clone().unwrap_or_else(|| Cap::default_for(workload));
+    pub fn cap(&self, workload: &Descriptor) -> Result<Cap, Error> {
+        let cap = self.rt_cap.clone().unwrap_or_else(|| Cap::default_of(workload));
         cap.validate(workload).map_err(|e| Error::usage(format!("--rt-cap: {e}")))?;
         Ok(cap)
     }

@@ -10,4 +10,3 @@ pub const BUILT_IN: [Workload; 3] = [Workload::Tpcc, Workload::Ds2, Workload::Io
 pub fn stored() -> impl Iterator<Item = &'static str> {
     BUILT_IN.into_iter().filter(|w| *w != Workload::Io).map(Workload::name)
 }
-

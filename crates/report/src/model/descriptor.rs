@@ -159,6 +159,37 @@ impl Descriptor {
     }
 }
 
+impl Descriptor {
+    /// The words of a database workload counted per second, as one defined at run time is: TPS
+    /// headlined (no per-minute figure), the mean and 95th percentile of every transaction, the largest;
+    /// sized by its scale; judged by [`DEFAULT_CAP`](crate::stats::cap::DEFAULT_CAP) unless told. Its
+    /// transactions are the workload's to fill in.
+    pub fn per_second(name: &str) -> Descriptor {
+        Descriptor {
+            name: name.into(),
+            title: name.into(),
+            headline: Rate::Iops,
+            unit: "TPS".into(),
+            per_minute_transaction: String::new(),
+            transactions: Vec::new(),
+            composite: Vec::new(),
+            audit: None,
+            load: "users".into(),
+            load_column: ("users".into(), 9),
+            per_target: column("TPS", 10, Figure::Tps, 1),
+            step_columns: vec![
+                column("TPS", 10, Figure::Tps, 1),
+                column("avg ms", 10, Figure::RtAvg, 2),
+                column("p95 ms", 10, Figure::RtP95, 2),
+                column("max ms", 10, Figure::Max, 1),
+            ],
+            work: transactions(),
+            size: Some(SizeSetting { key: "scale".into(), before: "scale ".into(), after: String::new() }),
+            default_cap: crate::stats::cap::DEFAULT_CAP.into(),
+        }
+    }
+}
+
 /// A column of the step table.
 pub(crate) fn column(title: &str, width: usize, figure: Figure, digits: usize) -> Column {
     Column { title: title.into(), width, figure, digits }

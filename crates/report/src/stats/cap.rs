@@ -30,6 +30,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::model::descriptor::Descriptor;
 use crate::model::histogram::LatencyHistogram;
 use crate::model::{CapVerdict, Figures, Headline, RuleVerdict, Step, Workload};
 
@@ -315,8 +316,8 @@ impl Cap {
     ///
     /// # Errors
     /// [`CapError::UnknownTransaction`] for the first rule naming another transaction.
-    pub fn validate(&self, workload: Workload) -> Result<(), CapError> {
-        let known = &workload.descriptor().transactions;
+    pub fn validate(&self, workload: &Descriptor) -> Result<(), CapError> {
+        let known = &workload.transactions;
         for rule in &self.rules {
             if let Some(name) = rule.transaction.as_deref().filter(|n| !known.iter().any(|k| k == n)) {
                 return Err(CapError::UnknownTransaction {
@@ -334,7 +335,13 @@ impl Cap {
     /// The cap `workload` is judged by unless told otherwise, its descriptor's ([`DEFAULT_CAP`],
     /// [`DS2_DEFAULT_CAP`], [`IO_DEFAULT_CAP`]).
     pub fn default_for(workload: Workload) -> Cap {
-        workload.descriptor().default_cap.parse().expect("a built-in default cap parses")
+        Self::default_of(workload.descriptor())
+    }
+
+    /// The cap a workload described by `workload` is judged by unless told otherwise: its descriptor's,
+    /// or [`DEFAULT_CAP`] when that does not parse (a descriptor written by hand).
+    pub fn default_of(workload: &Descriptor) -> Cap {
+        workload.default_cap.parse().unwrap_or_default()
     }
 }
 
@@ -560,7 +567,7 @@ mod tests {
         assert_eq!(Cap::default_for(Workload::Tpcc), Cap::default());
         let ds2 = Cap::default_for(Workload::Ds2);
         assert_eq!(ds2.to_string(), DS2_DEFAULT_CAP);
-        assert_eq!(ds2.validate(Workload::Ds2), Ok(()));
+        assert_eq!(ds2.validate(Workload::Ds2.descriptor()), Ok(()));
     }
 
     #[test]
@@ -571,7 +578,7 @@ mod tests {
             "avg=1s,new_order.p90=5s,payment.p90=5s,order_status.p90=5s,delivery.p90=5s,stock_level.p90=20s"
         );
         assert_eq!(cap.to_string().parse::<Cap>().unwrap(), cap);
-        assert_eq!(cap.validate(Workload::Tpcc), Ok(()));
+        assert_eq!(cap.validate(Workload::Tpcc.descriptor()), Ok(()));
     }
 
     #[test]
@@ -604,10 +611,10 @@ mod tests {
     #[test]
     fn validate_refuses_transactions_the_workload_does_not_run() {
         let cap: Cap = "p90=tpcc".parse().unwrap();
-        let e = cap.validate(Workload::Ds2).unwrap_err();
+        let e = cap.validate(Workload::Ds2.descriptor()).unwrap_err();
         assert!(matches!(&e, CapError::UnknownTransaction { transaction, .. } if transaction == "new_order"));
         assert!(e.to_string().contains("browse_category"), "{e}");
-        assert_eq!("purchase.avg=1s".parse::<Cap>().unwrap().validate(Workload::Ds2), Ok(()));
+        assert_eq!("purchase.avg=1s".parse::<Cap>().unwrap().validate(Workload::Ds2.descriptor()), Ok(()));
     }
 
     #[test]

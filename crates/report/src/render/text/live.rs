@@ -23,21 +23,57 @@ pub fn interval_line(
     p95_ms: f64,
     errors: u64,
 ) -> String {
+    let nopm = format!("  NOPM {per_minute:>8.0}");
+    interval_line_with(elapsed_s, users, tps, &nopm, avg_ms, p95_ms, errors)
+}
+
+/// The line printed every interval of a workload counted per second (one defined at run time): TPS,
+/// with no per-minute figure.
+pub fn per_second_interval_line(
+    elapsed_s: f64,
+    users: u64,
+    tps: f64,
+    avg_ms: f64,
+    p95_ms: f64,
+    errors: u64,
+) -> String {
+    interval_line_with(elapsed_s, users, tps, "", avg_ms, p95_ms, errors)
+}
+
+/// An interval's line, `per_minute` (the per-minute figure as it is said, or nothing) after its TPS.
+fn interval_line_with(
+    elapsed_s: f64,
+    users: u64,
+    tps: f64,
+    per_minute: &str,
+    avg_ms: f64,
+    p95_ms: f64,
+    errors: u64,
+) -> String {
     format!(
-        "{elapsed_s:>7.0}s  users {users:>7}  TPS {tps:>8.1}  NOPM {per_minute:>8.0}  avg {avg_ms:>7.1} ms  \
+        "{elapsed_s:>7.0}s  users {users:>7}  TPS {tps:>8.1}{per_minute}  avg {avg_ms:>7.1} ms  \
          p95 {p95_ms:>7.1} ms  errors {errors}"
     )
 }
 
 /// The line printed when a step's window closes and it is judged (`unit`: the per-minute figure's name).
 pub fn step_line(s: &Step, unit: &str) -> String {
+    step_line_with(s, &format!("  {unit} {}", fixed(s.figures.per_minute(), 0)))
+}
+
+/// The line printed when a step of a workload counted per second is judged: TPS, no per-minute figure.
+pub fn per_second_step_line(s: &Step) -> String {
+    step_line_with(s, "")
+}
+
+/// A judged step's line, `per_minute` (its per-minute figure as it is said, or nothing) after its TPS.
+fn step_line_with(s: &Step, per_minute: &str) -> String {
     format!(
-        "step {} (run {}): {} users  TPS {:.1}  {unit} {}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
+        "step {} (run {}): {} users  TPS {:.1}{per_minute}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
         s.index + 1,
         s.run,
         s.users,
         s.figures.tps,
-        fixed(s.figures.per_minute(), 0),
         s.figures.rt_avg_ms,
         s.figures.rt_p95_ms,
         s.figures.errors,
@@ -90,13 +126,19 @@ pub fn run_line(run: u32, runs: u32) -> String {
 
 /// The line a TPC-C run starts with.
 pub fn tpcc_header(h: &TpccHeader<'_>) -> String {
+    run_header("tpcc", h)
+}
+
+/// The line a run of `workload` (a database workload, its name) starts with: [`tpcc_header`]'s, in
+/// its name.
+pub fn run_header(workload: &str, h: &TpccHeader<'_>) -> String {
     let users: Vec<String> = h.users.iter().map(u64::to_string).collect();
     let measured = match h.window_s {
         Some((a, b)) => format!("measuring {a:.0} s..{b:.0} s of each step"),
         None => format!("warmup {:.0} s, measuring {:.0} s per step", h.warmup_s, h.duration_s),
     };
     format!(
-        "running tpcc on {}: {} users in {} step(s), up to {} connections, {measured} (keying {}, think {}, \
+        "running {workload} on {}: {} users in {} step(s), up to {} connections, {measured} (keying {}, think {}, \
          cap {})",
         h.target,
         users.join(","),

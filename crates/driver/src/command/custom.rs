@@ -1,0 +1,146 @@
+//! `oltpgen custom --workload FILE [load|run|check|drop]`: a workload a user defined in a file, loaded,
+//! driven, checked and dropped as TPC-C is (its load, check and drop are [`super::workload`]'s; its
+//! run is here, with TPC-C's study flags and its own: the scale it expects, users, think time).
+
+use std::time::Duration;
+
+use oltpgen_report::model::users::UserLoad;
+use oltpgen_report::render::text::live;
+
+use super::cycle::StudyCycle;
+use super::workload::{self, Opened};
+use super::{Console, Databases, Exit, before_the_run, finish};
+use crate::database::Database;
+use crate::defined::{self, Defined, RunOptions};
+use crate::run::{Pace, Progress, StudyFlags, plan};
+use crate::workload::Stored;
+use crate::{Error, Target};
+use oltpgen_vocab::claim::DirClaim;
+
+/// A run of a defined workload as the flags ask for it.
+#[derive(Clone, Debug)]
+pub struct CustomRun {
+    /// The workload, read from `--workload`.
+    pub workload: Defined,
+    /// Bare `custom`: load an empty database at `scale` (default 1) first.
+    pub load_if_empty: bool,
+    /// `--scale`: the scale to load, and to expect.
+    pub scale: Option<u64>,
+    /// `--users` per database.
+    pub users: UserLoad,
+    /// `--connections`, or `None` for one per user.
+    pub connections: Option<u32>,
+    /// How users start, warm up and are measured.
+    pub pace: Pace,
+    /// `--think-time`: the mean think time after each transaction (0: none).
+    pub think_mean: Duration,
+    /// `--run-seed`.
+    pub seed: Option<u64>,
+    /// The cap, repetitions, cost, power and where the result goes.
+    pub study: StudyFlags,
+    /// `--quiet`: no live lines.
+    pub quiet: bool,
+}
+
+/// A run of a defined workload checked, its databases open (and loaded, for bare `custom`): what
+/// [`plan()`] returns and [`CustomPlan::run`] runs.
+pub struct CustomPlan {
+    /// The built-in server, while the plan lives, when it is the database.
+    _database: Option<Database>,
+    /// The databases driven side by side.
+    targets: Vec<Target>,
+    /// The request.
+    req: CustomRun,
+    /// The run's plan and options.
+    options: RunOptions,
+    /// Users per step, every database's together.
+    counts: Vec<u64>,
+    /// The hold on `--out`, until the result is written.
+    _out: DirClaim,
+}
+
+/// `custom run`, and bare `custom`: [`plan()`], then [`CustomPlan::run`].
+///
+/// # Errors
+/// As [`plan()`] and [`CustomPlan::run`].
+pub async fn run(req: &CustomRun, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    before_the_run(plan(req, db, console).await)?.run(console).await
+}
+
+/// Checks every flag and path of `req` before anything starts, opens every database `db` names (or the
+/// built-in PostgreSQL), loading each empty one for bare `custom`.
+///
+/// # Errors
+/// Bad flags or paths, a server that cannot be reached, a load that fails, the interruption.
+pub async fn plan(req: &CustomRun, db: &Databases, console: &mut dyn Console) -> Result<CustomPlan, Error> {
+    let study = &req.study;
+    let w = &req.workload;
+    let cap = study.cap(&w.profile().descriptor)?;
+    study.check_paths(&[])?;
+    console.notes("--users", req.users.notes());
+    // Every database gets the same users; the built-in PostgreSQL is one.
+    let n = db.targets()?.len().max(1) as u64;
+    let counts: Vec<u64> = req.users.counts().iter().map(|c| c * n).collect();
+    let plan = study.plan(cap, &counts, "--users", req.connections, req.pace)?;
+    workload::refuse(w, study, db, req.load_if_empty)?;
+    let out = study.claim_out()?;
+    let most = req.users.counts().iter().copied().max();
+    let connections = plan::connections_to_open(most, req.connections);
+    let size = req.load_if_empty.then(|| req.scale.unwrap_or(1));
+    let Opened { database, targets } = workload::open(w, db, connections, size, req.quiet, console).await?;
+    let options = RunOptions {
+        seed: plan.run_seed(req.seed),
+        plan,
+        think_mean: req.think_mean,
+        scale: req.scale,
+        study: study.options(),
+    };
+    Ok(CustomPlan { _database: database, targets, req: req.clone(), options, counts, _out: out })
+}
+
+impl CustomPlan {
+    /// Runs the plan with a live line per interval and writes the result (also after Ctrl-C, which then
+    /// ends in [`Error::Interrupted`]).
+    ///
+    /// # Errors
+    /// A database not ready for the run, a statement that does not prepare, a result that cannot be
+    /// written, a server that went away for good, the interruption.
+    pub async fn run(self, console: &mut dyn Console) -> Result<Exit, Error> {
+        let (req, plan) = (&self.req, &self.options.plan);
+        let n = self.targets.len() as u32;
+        let names = self.targets.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+        let think = humantime::format_duration(req.think_mean).to_string();
+        let header = live::TpccHeader {
+            target: &names,
+            users: &self.counts,
+            steps: plan.steps.len(),
+            // Each database has its own users and connections.
+            connections: plan.connections_for(plan.max_users() / n) * n,
+            warmup_s: plan.timing.warmup.as_secs_f64(),
+            duration_s: plan.timing.duration.as_secs_f64(),
+            window_s: plan.timing.window.map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())),
+            keying: &0,
+            think: &think,
+            cap: &plan.cap,
+        };
+        let (quiet, name) = (req.quiet, req.workload.profile().name().to_string());
+        let mut cycle =
+            StudyCycle::new(req.workload.clone(), &req.study, &self.targets, quiet, console.err_lines());
+        let studied = defined::run(&req.workload, &self.targets, &self.options, &mut cycle, |p| match p {
+            Progress::Started(1) if !quiet => console.line(&live::run_header(&name, &header)),
+            Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),
+            Progress::Interval(f) if !quiet => console.line(&live::per_second_interval_line(
+                f.elapsed_s,
+                f.users,
+                f.tps,
+                f.avg_ms,
+                f.p95_ms,
+                f.errors,
+            )),
+            Progress::Step(s) => console.line(&live::per_second_step_line(s)),
+            Progress::Started(_) | Progress::Interval(_) => {}
+        })
+        .await?;
+        finish::finish(studied, &req.study, "", &self.targets, console).await
+    }
+}

@@ -1,0 +1,219 @@
+//! A workload defined at run time: its tables, their rows and its weighted transactions come from a
+//! [`WorkloadDef`] (a file a user wrote, or a value made in code), and it is loaded, driven, checked,
+//! restored and reported exactly as TPC-C is, through the workload family ([`Stored`], [`Driven`]).
+//!
+//! Its statements are the user's own SQL, with PostgreSQL's `$1` placeholders: it runs on PostgreSQL
+//! (a URL of another engine is refused before anything starts). Its load is the loader's, so its
+//! tables, keys and rows go to any engine alike.
+
+mod run;
+
+use std::path::Path;
+
+use oltpgen_datagen::defined::{DefinedData, WorkloadDef};
+use oltpgen_report::model::checks::{Clause, ClauseOutcome};
+use oltpgen_report::model::descriptor::Descriptor;
+use serde::{Deserialize, Serialize};
+
+pub use run::{DefinedDriver, RunOptions, run};
+
+use crate::engine::Conn;
+use crate::inventory;
+use crate::load::{self, LoadOptions, LoadSummary, Loading};
+use crate::restore::{self, Extras};
+use crate::workload::{Kinds, Profile, Stored, intern};
+use crate::{Error, Target};
+use oltpgen_vocab::target::Engine;
+
+/// A workload defined at run time, checked and ready: its definition interned for the process's life
+/// (see [`oltpgen_datagen::defined`]) and its profile made from it.
+#[derive(Clone, Debug)]
+pub struct Defined {
+    workload: &'static oltpgen_datagen::defined::Workload,
+    profile: Profile,
+    /// The definition's fingerprint, recorded by a load: a run or restore with another definition of
+    /// the same name is refused.
+    fingerprint: u64,
+}
+
+/// What a load of a defined workload records about itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadedParams {
+    /// The scale loaded: every table holds its rows times this.
+    pub scale: u64,
+    /// The data's seed.
+    pub seed: u64,
+    /// The fingerprint of the definition loaded.
+    pub definition: u64,
+    /// Runs driven since the load.
+    #[serde(default)]
+    pub runs: u32,
+}
+
+impl Defined {
+    /// The workload `def` defines, checked.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] with the definition's fault in one line.
+    pub fn new(def: WorkloadDef) -> Result<Self, Error> {
+        let fingerprint = fingerprint(&def);
+        let name = def.name.clone();
+        let workload = def.intern().map_err(|e| Error::usage(format!("workload {name}: {e}")))?;
+        let names: Vec<String> = workload.txn_names().iter().map(|n| n.to_string()).collect();
+        let profile = Profile::new(Descriptor::per_second(workload.name()), Kinds::plain(intern(&names)));
+        Ok(Defined { workload, profile, fingerprint })
+    }
+
+    /// The workload the TOML file at `path` defines.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] naming the file and what is wrong with it.
+    pub fn read(path: &Path) -> Result<Self, Error> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::usage(format!("--workload: cannot read {}: {e}", path.display())))?;
+        let def: WorkloadDef = toml::from_str(&text).map_err(|e| {
+            Error::usage(format!("--workload: {}: {}", path.display(), one_line(&e.to_string())))
+        })?;
+        Self::new(def).map_err(|e| Error::usage(format!("--workload: {}: {e}", path.display())))
+    }
+
+    /// The definition's data at `scale` from `seed`.
+    fn data(&self, scale: u64, seed: u64) -> Result<DefinedData, Error> {
+        DefinedData::new(self.workload, scale, seed).map_err(|e| Error::usage(format!("--scale: {e}")))
+    }
+
+    /// The statements a session prepares, in the order a draw numbers them.
+    fn statements(&self) -> Vec<String> {
+        self.workload.statements().iter().map(|s| s.to_string()).collect()
+    }
+}
+
+/// A TOML error's message on one line.
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A stable fingerprint of a definition (FNV-1a over its JSON form).
+fn fingerprint(def: &WorkloadDef) -> u64 {
+    let json = serde_json::to_string(def).expect("a definition serializes");
+    json.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+impl Stored for Defined {
+    type Params = LoadedParams;
+    type Size = u64;
+    type Asked = u64;
+    type Origin = ();
+
+    fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    fn tables(&self) -> Vec<&str> {
+        self.workload.tables().iter().map(|t| t.name).collect()
+    }
+
+    /// Nothing beside its tables and keys.
+    fn finish(&self, _engine: Engine) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn describe(&self, p: &LoadedParams) -> String {
+        format!("scale {}", p.scale)
+    }
+
+    fn seed(&self, p: &LoadedParams) -> u64 {
+        p.seed
+    }
+
+    fn runs(&self, p: &LoadedParams) -> u32 {
+        p.runs
+    }
+
+    async fn identify(&self, conn: &Conn, target: &Target) -> Result<(LoadedParams, ()), Error> {
+        let loaded: LoadedParams = inventory::loaded(self, conn, target).await?;
+        if loaded.definition != self.fingerprint {
+            return Err(Error::usage(format!(
+                "{target} holds {} loaded from another definition of it: reload it with this one (oltpgen \
+                 custom --workload FILE load --replace)",
+                self.name()
+            )));
+        }
+        Ok((loaded, ()))
+    }
+
+    fn records_runs(&self, (): ()) -> bool {
+        true
+    }
+
+    fn mismatch(&self, target: &Target, loaded: &LoadedParams, asked: &u64) -> Option<Error> {
+        (*asked != loaded.scale).then(|| {
+            Error::usage(format!(
+                "{target} holds {} at scale {} but --scale {asked} was asked: run at --scale {}, or reload \
+                 with --scale {asked} --replace",
+                self.name(),
+                loaded.scale,
+                loaded.scale
+            ))
+        })
+    }
+
+    fn same_size(&self, a: &LoadedParams, b: &LoadedParams) -> bool {
+        a.scale == b.scale
+    }
+
+    fn size_words(&self, scale: u64) -> String {
+        format!("{} scale {scale}", self.name())
+    }
+
+    /// The rows' width on the wire, twice over for keys and the table's own overhead.
+    fn size_bytes(&self, scale: u64) -> u64 {
+        let tables = self.workload.tables().iter().zip(&self.workload.def().tables);
+        tables.map(|(t, spec)| 2 * t.row_bytes() * spec.rows.saturating_mul(scale)).sum()
+    }
+
+    async fn load(
+        &self,
+        target: &Target,
+        scale: u64,
+        seed: u64,
+        opts: &LoadOptions,
+    ) -> Result<LoadSummary, Error> {
+        let data = self.data(scale, seed)?;
+        let params = LoadedParams { scale, seed, definition: self.fingerprint, runs: 0 };
+        load::load(self, target, Loading::<Defined, _> { data, params, extra_indexes: Vec::new() }, opts)
+            .await
+    }
+
+    async fn write_csv(&self, dir: &Path, scale: u64, seed: u64, opts: &LoadOptions) -> Result<u64, Error> {
+        load::write_csv(dir, self.data(scale, seed)?, opts).await
+    }
+
+    /// The definition's own checks, each a query whose rows are what breaks it.
+    async fn check(&self, target: &Target, _connections: usize) -> Result<Vec<Clause>, Error> {
+        let conn = Conn::open(target).await?;
+        self.identify(&conn, target).await?;
+        let mut clauses = Vec::new();
+        for (i, check) in self.workload.def().checks.iter().enumerate() {
+            let (count, examples) = conn.offending(target, &check.name, &check.sql, 5).await?;
+            let outcome = ClauseOutcome::of(count, examples);
+            clauses.push(Clause {
+                number: format!("{}.{}", self.name(), i + 1),
+                title: check.name.as_str(),
+                outcome,
+            });
+        }
+        Ok(clauses)
+    }
+
+    /// The tables it loads empty: those its transactions fill.
+    fn growing(&self) -> &[&str] {
+        self.workload.filled()
+    }
+
+    async fn restore(&self, target: &Target, opts: &LoadOptions) -> Result<(), Error> {
+        let (loaded, ()) = self.identify(&Conn::open(target).await?, target).await?;
+        let data = self.data(loaded.scale, loaded.seed)?;
+        restore::restore(self, target, data, Extras::default(), opts).await
+    }
+}

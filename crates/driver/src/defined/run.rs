@@ -1,0 +1,139 @@
+//! Running a workload defined at run time: users drawing its transactions by weight, each run in one
+//! database transaction on the target's session; several databases side by side, as TPC-C drives them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use oltpgen_datagen::Rng;
+use oltpgen_datagen::defined::{Draw, Mix};
+
+use super::Defined;
+use crate::engine::defined::{DefinedConnector, DefinedSession};
+use crate::prepare::prepare;
+use crate::run::study::{About, Cycle, Studied, run_seed};
+use crate::run::{Driven, Next, Ops, RunPlan, StudyOptions, study};
+use crate::workload::{Profile, Stored};
+use crate::{Error, Target};
+use oltpgen_vocab::outcome::{Done, TxnError};
+
+/// Tags that keep the run's random streams apart from the load's.
+const RUN_STREAM: u64 = 0x4445_4649;
+
+/// A defined workload as one run drives it.
+pub struct DefinedDriver {
+    profile: Profile,
+    connectors: Arc<[DefinedConnector]>,
+    labels: Vec<String>,
+    mix: Mix,
+    think_mean: Duration,
+    seed: u64,
+}
+
+impl Driven for DefinedDriver {
+    type User = Rng;
+    type Session = DefinedSession;
+    type Input = Draw;
+
+    fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    fn targets(&self) -> &[String] {
+        &self.labels
+    }
+
+    fn user(&self, index: u32) -> Rng {
+        Rng::derive(self.seed, &[RUN_STREAM, u64::from(index)])
+    }
+
+    fn next(&self, rng: &mut Rng) -> Next<Draw> {
+        let input = self.mix.next(rng);
+        Next { kind: input.txn, input, keying: Duration::ZERO, think: think(self.think_mean, rng) }
+    }
+
+    async fn connect(&self, target: usize) -> Result<DefinedSession, TxnError> {
+        self.connectors[target].open().await
+    }
+
+    async fn execute(&self, session: &DefinedSession, draw: &Draw, _ops: &mut Ops) -> Result<Done, TxnError> {
+        session.run(&draw.calls()).await
+    }
+}
+
+/// A think time of mean `mean`, negative exponential as TPC-C's (cut at ten times the mean); none for
+/// a mean of 0.
+fn think(mean: Duration, rng: &mut Rng) -> Duration {
+    if mean.is_zero() {
+        return Duration::ZERO;
+    }
+    let u = rng.unit_f64().max(f64::MIN_POSITIVE);
+    mean.mul_f64((-u.ln()).min(10.0))
+}
+
+/// A run of a defined workload as asked for.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Users, connections and timing.
+    pub plan: RunPlan,
+    /// Mean think time after each transaction (0: none).
+    pub think_mean: Duration,
+    /// The run's seed; `None` derives one from the load's seed and the run's number.
+    pub seed: Option<u64>,
+    /// The scale the user expects the databases to hold, when they said.
+    pub scale: Option<u64>,
+    /// Cost and power.
+    pub study: StudyOptions,
+}
+
+/// Runs `workload` against `targets` side by side as a study (`--runs` times over, each run readied by
+/// `cycle`) and returns the result document (also when Ctrl-C, a restore or a hook cut it short).
+///
+/// # Errors
+/// [`Error::Usage`] when a database is not ready for the run (see [`prepare`]), or a statement of the
+/// definition does not prepare there.
+pub async fn run(
+    workload: &Defined,
+    targets: &[Target],
+    opts: &RunOptions,
+    cycle: &mut impl Cycle,
+    progress: impl FnMut(crate::run::Progress<'_>),
+) -> Result<Studied, Error> {
+    let prepared = prepare(workload, targets, opts.scale.as_ref(), &opts.plan).await?;
+    let mut connectors = Vec::with_capacity(targets.len());
+    for target in targets {
+        connectors.push(DefinedConnector::ready(target, workload.statements()).await?);
+    }
+    let connectors: Arc<[DefinedConnector]> = connectors.into();
+    let mix = Mix::new(workload.workload, prepared.loaded.scale)
+        .map_err(|e| Error::usage(format!("--scale: {e}")))?;
+    let seed = workload.run_seed(&prepared.loaded, opts.seed);
+    let labels: Vec<String> = targets.iter().map(Target::key).collect();
+    let driver = |run| {
+        let seed = run_seed(seed, run);
+        let driver = DefinedDriver {
+            profile: workload.profile.clone(),
+            connectors: connectors.clone(),
+            labels: labels.clone(),
+            mix: mix.clone(),
+            think_mean: opts.think_mean,
+            seed,
+        };
+        (seed, Arc::new(driver))
+    };
+    let serde_json::Value::Object(mut config) = serde_json::json!({
+        "scale": prepared.loaded.scale,
+        "think_time_s": opts.think_mean.as_secs_f64(),
+        "seed": seed,
+        "load_seed": prepared.loaded.seed,
+        "definition": format!("{:016x}", prepared.loaded.definition),
+    }) else {
+        unreachable!("an object literal")
+    };
+    prepared.record_clock(&labels, &mut config);
+    match targets {
+        [one] => config.insert("target".into(), one.label().into()),
+        _ => config.insert("targets".into(), labels.clone().into()),
+    };
+    let about = About { profile: workload.profile.clone(), server: prepared.server.into_result(), config };
+    study(driver, cycle, targets, &opts.plan, &opts.study, about, progress).await
+}

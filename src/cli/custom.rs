@@ -1,0 +1,116 @@
+//! `oltpgen custom --workload FILE …`: the flags of a workload a user defined in a file.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use oltpgen_driver::Error;
+use oltpgen_driver::command::custom::CustomRun;
+use oltpgen_driver::command::values::parse_duration;
+use oltpgen_driver::defined::Defined;
+use oltpgen_report::model::users::UserLoad;
+
+use super::{CheckArgs, Common, LoadCommon, PaceArgs, StudyArgs};
+
+/// `oltpgen custom …`: without a subcommand, load when the database is empty, then run.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct CustomCmd {
+    /// Where the work happens, and how much it says.
+    #[command(flatten)]
+    pub common: Common,
+    /// The workload's definition, a TOML file: its name, its tables (columns, rows per unit of scale,
+    /// how each column is generated), its weighted transactions (SQL with $1.. parameters drawn as
+    /// given) and its checks; see the README
+    #[arg(long, global = true, value_name = "FILE")]
+    pub workload: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub action: Option<CustomAction>,
+    /// The scale to load when the database is empty (each table's rows times it), and to expect when
+    /// it is not [default: 1, or what is loaded]
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub scale: Option<u64>,
+    /// How to run.
+    #[command(flatten)]
+    pub run: CustomRunArgs,
+}
+
+/// The commands of a defined workload.
+#[derive(Debug, Subcommand)]
+pub enum CustomAction {
+    /// Create the workload's tables and load their generated rows, then build keys and ANALYZE
+    Load(CustomLoadArgs),
+    /// Drive the loaded database with virtual users drawing the workload's transactions by weight
+    Run(Box<CustomRunArgs>),
+    /// Run the workload's own checks (each a query of the rows that break it); exit 1 when one fails
+    Check(CheckArgs),
+    /// Drop the workload's tables
+    Drop,
+}
+
+/// How big, and how fast, a load of a defined workload is.
+#[derive(Debug, Args)]
+pub struct CustomLoadArgs {
+    /// The scale: each table's rows times it
+    #[arg(long, short, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u64).range(1..))]
+    pub scale: u64,
+    /// Seed, replacement, CSV and parallelism.
+    #[command(flatten)]
+    pub load: LoadCommon,
+}
+
+/// Users, pacing and the study of a run of a defined workload.
+#[derive(Debug, Args)]
+pub struct CustomRunArgs {
+    /// Virtual users per database: a number, a list (8,16,32) or a range (8..64:8), one step each; users
+    /// carry over from step to step
+    #[arg(long, short, value_name = "N|LIST|A..B:STEP", default_value = "1")]
+    pub users: UserLoad,
+    /// Connections, ramp, warmup, duration and the live line's period.
+    #[command(flatten)]
+    pub pace: PaceArgs,
+    /// Mean think time after each transaction (negative exponential), e.g. 100ms; 0 for none
+    #[arg(long, value_name = "MEAN", default_value = "0", value_parser = parse_duration)]
+    pub think_time: Duration,
+    /// The cap, repetitions, cost, power and where the result goes.
+    #[command(flatten)]
+    pub study: StudyArgs,
+}
+
+impl CustomCmd {
+    /// The workload `--workload` defines, read and checked before anything starts.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] when `--workload` is missing, unreadable or not a valid definition.
+    pub fn workload(&self) -> Result<Defined, Error> {
+        let path = self.workload.as_deref().ok_or_else(|| {
+            Error::usage("oltpgen custom needs the workload's definition: give --workload FILE (a TOML file)")
+        })?;
+        Defined::read(path)
+    }
+}
+
+impl CustomRunArgs {
+    /// The run these flags ask for, of `workload` (`scale` and `load_if_empty` from bare `custom`).
+    pub fn request(
+        &self,
+        workload: Defined,
+        scale: Option<u64>,
+        load_if_empty: bool,
+        quiet: bool,
+    ) -> CustomRun {
+        CustomRun {
+            workload,
+            load_if_empty,
+            scale,
+            users: self.users.clone(),
+            connections: self.pace.connections,
+            pace: self.pace.pace(),
+            think_mean: self.think_time,
+            seed: self.study.seed,
+            study: self.study.flags(),
+            quiet,
+        }
+    }
+}
