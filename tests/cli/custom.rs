@@ -154,7 +154,7 @@ fn a_missing_bad_or_other_definition_is_refused_before_anything_starts() {
     assert_refused(&nowhere, "--workload: cannot read");
 
     let garbled = file(keep.path(), "garbled.toml", "name = \"bank\"\ntables = 3\n");
-    assert_refused(&custom(&garbled, &root, &["load"]), "garbled.toml");
+    assert_refused(&custom(&garbled, &root, &["load"]), "garbled.toml: line 2");
 
     let no_txn = file(keep.path(), "empty.toml", "name = \"bank\"\ntables = []\ntransactions = []\n");
     assert_refused(&custom(&no_txn, &root, &["load"]), "no tables");

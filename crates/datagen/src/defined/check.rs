@@ -161,6 +161,10 @@ impl WorkloadDef {
     fn check_txn(&self, txn: &TxnSpec) -> Result<(), String> {
         let at = format!("transaction {}", txn.name);
         identifier("transaction name", &txn.name)?;
+        if txn.name == "rt_tot" {
+            // Results keep the name for DS2's sum of an order's operations, left out of overall figures.
+            return Err(format!("{at}: rt_tot names DS2's composite entry in results: choose another name"));
+        }
         if txn.weight == 0 {
             return Err(format!("{at}: weight 0: give it a weight above 0, or leave it out"));
         }

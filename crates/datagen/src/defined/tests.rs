@@ -140,6 +140,14 @@ fn bad_definitions_are_refused_with_one_line_naming_the_part() {
         (|d| d.transactions[1].name = "deposit".into(), r#"transaction "deposit" is defined twice"#),
         (|d| d.transactions[0].name = "1st".into(), r#"transaction name "1st" is not an SQL identifier"#),
         (|d| d.transactions[1].weight = 0, "transaction audit: weight 0"),
+        (
+            |d| d.transactions[1].name = "rt_tot".into(),
+            "transaction rt_tot: rt_tot names DS2's composite entry",
+        ),
+        (
+            |d| d.checks = vec![CheckSpec { name: " ".into(), sql: "SELECT 1".into() }],
+            "check 1: give it a name",
+        ),
         (|d| d.transactions[1].statements.clear(), "transaction audit: no statements"),
         (|d| d.tables[0].columns[1].name = "id".into(), r#"table branches: column "id" is defined twice"#),
         (|d| d.tables[0].primary_key = vec!["key".into()], r#"table branches: primary key names "key""#),

@@ -72,7 +72,8 @@ impl Defined {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::usage(format!("--workload: cannot read {}: {e}", path.display())))?;
         let def: WorkloadDef = toml::from_str(&text).map_err(|e| {
-            Error::usage(format!("--workload: {}: {}", path.display(), one_line(&e.to_string())))
+            let line = e.span().map_or(1, |at| text[..at.start].matches('\n').count() + 1);
+            Error::usage(format!("--workload: {}: line {line}: {}", path.display(), one_line(e.message())))
         })?;
         Self::new(def).map_err(|e| Error::usage(format!("--workload: {}: {e}", path.display())))
     }

@@ -15,7 +15,7 @@ use std::ops::Range;
 use oltpgen_report::model::histogram::LatencyHistogram;
 use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::step::Transactions;
-use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats, is_composite};
+use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats};
 
 use crate::workload::Kinds;
 
@@ -154,6 +154,8 @@ pub struct Collector {
     /// The composite type (DS2's order), whose failures are the errors: each failed order counts once,
     /// whether an operation of it failed or it failed before any (a connection that would not open).
     composite: Option<usize>,
+    /// The type that times the composite again as the sum of its operations (DS2's `rt_tot`).
+    sum: Option<usize>,
     per_minute_kind: usize,
     targets: usize,
     audit: &'static [&'static str],
@@ -203,6 +205,7 @@ impl Collector {
         Collector {
             kinds: names,
             composite: kinds.composite,
+            sum: kinds.sum,
             per_minute_kind: kinds.per_minute,
             targets: targets.max(1),
             audit,
@@ -264,6 +267,7 @@ impl Collector {
         Collector {
             kinds: self.kinds,
             composite: self.composite,
+            sum: self.sum,
             per_minute_kind: self.per_minute_kind,
             targets: self.targets,
             audit: self.audit,
@@ -340,7 +344,7 @@ impl Collector {
             Status::Failed(_) => {}
             _ if self.composite == Some(usize::from(s.kind)) => self.orders += 1,
             // DS2's rt_tot is the same order again, timed as DS2 times it.
-            _ if is_composite(self.kinds[usize::from(s.kind)]) => {}
+            _ if self.sum == Some(usize::from(s.kind)) => {}
             _ => {
                 self.completed += 1;
                 self.timeline.completed(s.done_ms);
@@ -390,7 +394,7 @@ impl Collector {
         for (i, (name, t)) in self.kinds.iter().zip(&total).enumerate() {
             // DS2's order (and its rt_tot) is made of the other operations: its time is counted once,
             // through them; its failures are the errors (a failed order counts once, however it failed).
-            if !is_composite(name) {
+            if self.composite != Some(i) && self.sum != Some(i) {
                 all.add(&t.histogram);
             }
             if self.composite.is_none_or(|c| c == i) {
