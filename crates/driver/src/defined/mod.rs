@@ -1,6 +1,6 @@
 //! A workload defined at run time: its tables, their rows and its weighted transactions come from a
 //! [`WorkloadDef`] (a file a user wrote, or a value made in code), and it is loaded, driven, checked,
-//! restored and reported exactly as TPC-C is, through the workload family ([`Stored`], [`Driven`]).
+//! restored and reported exactly as TPC-C is, through the workload family ([`Stored`], [`Driven`](crate::run::Driven)).
 //!
 //! Its statements are the user's own SQL, with PostgreSQL's `$1` placeholders: it runs on PostgreSQL
 //! (a URL of another engine is refused before anything starts). Its load is the loader's, so its

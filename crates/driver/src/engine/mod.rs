@@ -22,7 +22,7 @@
 //! `match` the compiler sees through, with no boxing or dynamic dispatch per call, and adding an engine
 //! is a compile error at every `match` here that must learn about it, and nowhere else. The user loop,
 //! pool, collector and results never see an engine at all: they drive a
-//! [`Workload`](crate::run::Workload), whose session type is one of the session enums here.
+//! [`Driven`](crate::run::Driven), whose session type is one of the session enums here.
 
 /// One arm per engine this build speaks, the engine's crate in scope as `$m` in each: the `match` of
 /// every call the seam passes on alike to whichever engine (the same function of each engine's crate).

@@ -1,7 +1,7 @@
 //! The TPC-C-style workload against a database: load it, check its consistency, drop it, run it.
 //!
 //! Everything here is the workload's own and the same on every engine: its identity (name, tables,
-//! load record: [`Stored`] on [`Tpcc`]; transaction names from [`TxnKind`](oltpgen_datagen::tpcc::mix::TxnKind)),
+//! load record: [`Stored`] on [`Tpcc`]; transaction names from [`TxnKind`]),
 //! the inputs, deck and pacing, the audit, and the table of checks. What differs per engine (the
 //! transactions' SQL, each check's query) sits under the engine's module (`pg::tpcc`), reached only
 //! through the seam ([`crate::engine::tpcc`]: the session enum, the finishing DDL, the checks' queries).
