@@ -107,27 +107,14 @@ impl CustomPlan {
     /// written, a server that went away for good, the interruption.
     pub async fn run(self, console: &mut dyn Console) -> Result<Exit, Error> {
         let (req, plan) = (&self.req, &self.options.plan);
-        let n = self.targets.len() as u32;
-        let names = self.targets.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
         let think = humantime::format_duration(req.think_mean).to_string();
-        let header = live::TpccHeader {
-            target: &names,
-            users: &self.counts,
-            steps: plan.steps.len(),
-            // Each database has its own users and connections.
-            connections: plan.connections_for(plan.max_users() / n) * n,
-            warmup_s: plan.timing.warmup.as_secs_f64(),
-            duration_s: plan.timing.duration.as_secs_f64(),
-            window_s: plan.timing.window.map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())),
-            keying: &0,
-            think: &think,
-            cap: &plan.cap,
-        };
-        let (quiet, name) = (req.quiet, req.workload.profile().name().to_string());
+        let name = req.workload.name();
+        let header = workload::header(name, &self.targets, &self.counts, plan, (&0, &think));
+        let quiet = req.quiet;
         let mut cycle =
             StudyCycle::new(req.workload.clone(), &req.study, &self.targets, quiet, console.err_lines());
         let studied = defined::run(&req.workload, &self.targets, &self.options, &mut cycle, |p| match p {
-            Progress::Started(1) if !quiet => console.line(&live::run_header(&name, &header)),
+            Progress::Started(1) if !quiet => console.line(&header),
             Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),
             Progress::Interval(f) if !quiet => console.line(&live::per_second_interval_line(
                 f.elapsed_s,

@@ -14,6 +14,7 @@ use crate::engine::Conn;
 use crate::inventory;
 use crate::run::{Pace, Progress, StudyFlags, plan};
 use crate::tpcc::{self, RunOptions, Tpcc};
+use crate::workload::Stored;
 use crate::{Error, Target};
 use oltpgen_vocab::claim::DirClaim;
 use oltpgen_vocab::tpcc::Transactions;
@@ -143,25 +144,12 @@ impl TpccPlan {
     /// good, the interruption.
     pub async fn run(self, console: &mut dyn Console) -> Result<Exit, Error> {
         let plan = &self.options.plan;
-        let n = self.targets.len() as u32;
-        let names = self.targets.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
-        let header = live::TpccHeader {
-            target: &names,
-            users: &self.counts,
-            steps: plan.steps.len(),
-            // Each database has its own users and connections.
-            connections: plan.connections_for(plan.max_users() / n) * n,
-            warmup_s: plan.timing.warmup.as_secs_f64(),
-            duration_s: plan.timing.duration.as_secs_f64(),
-            window_s: plan.timing.window.map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())),
-            keying: &self.options.pacing.keying,
-            think: &self.options.pacing.think,
-            cap: &plan.cap,
-        };
+        let pacing = (&self.options.pacing.keying as _, &self.options.pacing.think as _);
+        let header = workload::header(Tpcc.name(), &self.targets, &self.counts, plan, pacing);
         let quiet = self.quiet;
         let mut cycle = StudyCycle::new(Tpcc, &self.study, &self.targets, quiet, console.err_lines());
         let studied = tpcc::run(&self.targets, &self.options, &mut cycle, |p| match p {
-            Progress::Started(1) if !quiet => console.line(&live::tpcc_header(&header)),
+            Progress::Started(1) if !quiet => console.line(&header),
             Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),
             Progress::Interval(f) if !quiet => console.line(&live::interval_line(
                 f.elapsed_s,

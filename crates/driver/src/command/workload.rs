@@ -14,7 +14,11 @@ pub use super::load::{LoadRequest, load};
 
 use super::{agent, load::load_when_empty};
 use crate::database::Database;
-use crate::run::StudyFlags;
+use std::fmt::Display;
+
+use oltpgen_report::render::text::live;
+
+use crate::run::{RunPlan, StudyFlags};
 use crate::{Error, Target};
 
 /// Says one line per check; a failed check fails the command, in one line saying which.
@@ -151,4 +155,33 @@ pub fn refuse<W: Stored>(w: &W, study: &StudyFlags, db: &Databases, loads: bool)
         db.refuse_empty_instance(w.name(), "run")?;
     }
     Ok(())
+}
+
+/// The line a run of workload `name` starts with, on `targets` with `counts` users per step (every
+/// database's together): its steps, connections, timing, pacing (`keying`, `think`) and cap.
+pub fn header(
+    name: &str,
+    targets: &[Target],
+    counts: &[u64],
+    plan: &RunPlan,
+    (keying, think): (&dyn Display, &dyn Display),
+) -> String {
+    let n = targets.len() as u32;
+    let names = targets.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    live::run_header(
+        name,
+        &live::TpccHeader {
+            target: &names,
+            users: counts,
+            steps: plan.steps.len(),
+            // Each database has its own users and connections.
+            connections: plan.connections_for(plan.max_users() / n) * n,
+            warmup_s: plan.timing.warmup.as_secs_f64(),
+            duration_s: plan.timing.duration.as_secs_f64(),
+            window_s: plan.timing.window.map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())),
+            keying,
+            think,
+            cap: &plan.cap,
+        },
+    )
 }

@@ -1,5 +1,5 @@
 //! The lines a run prints while it goes, as renderers of plain figures so that they are tested here
-//! and the CLI only prints them: TPC-C's header ([`TpccHeader`]), the line per interval
+//! and the CLI only prints them: a run's header ([`TpccHeader`]), the line per interval
 //! ([`interval_line`]), the line per judged step ([`step_line`]), the client's cost at the end
 //! ([`client_line`]) and a finished load's line ([`load_line`]). DS2's own lines are in [`crate::render::text::ds2`].
 
@@ -124,13 +124,7 @@ pub fn run_line(run: u32, runs: u32) -> String {
     format!("-- run {run} of {runs} --")
 }
 
-/// The line a TPC-C run starts with.
-pub fn tpcc_header(h: &TpccHeader<'_>) -> String {
-    run_header("tpcc", h)
-}
-
-/// The line a run of `workload` (a database workload, its name) starts with: [`tpcc_header`]'s, in
-/// its name.
+/// The line a run of a database workload (`workload`, its name: `tpcc`, a defined one's) starts with.
 pub fn run_header(workload: &str, h: &TpccHeader<'_>) -> String {
     let users: Vec<String> = h.users.iter().map(u64::to_string).collect();
     let measured = match h.window_s {
@@ -248,9 +242,9 @@ mod tests {
             think: &"0",
             cap: &"avg=1s",
         };
-        insta::assert_snapshot!(tpcc_header(&h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, warmup 10 s, measuring 60 s per step (keying spec, think 0, cap avg=1s)");
+        insta::assert_snapshot!(run_header("tpcc", &h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, warmup 10 s, measuring 60 s per step (keying spec, think 0, cap avg=1s)");
         h.window_s = Some((100.0, 120.0));
-        insta::assert_snapshot!(tpcc_header(&h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, measuring 100 s..120 s of each step (keying spec, think 0, cap avg=1s)");
+        insta::assert_snapshot!(run_header("tpcc", &h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, measuring 100 s..120 s of each step (keying spec, think 0, cap avg=1s)");
     }
 
     #[test]
