@@ -91,7 +91,7 @@ pub enum Command {
     Tpcc(Box<TpccCmd>),
     /// DVD Store 2: orders per minute from customers who log in, browse and buy
     Ds2(Box<Ds2Cmd>),
-    /// A workload defined in a file (--workload FILE): its tables, rows and weighted transactions
+    /// A workload defined in a file (--file FILE): its tables, rows and weighted transactions
     Custom(Box<CustomCmd>),
     /// The storage model of a database (Iometer's study): an access specification replayed on a file
     #[cfg(feature = "io")]

@@ -1,4 +1,4 @@
-//! `oltpgen custom --workload FILE …`: the flags of a workload a user defined in a file.
+//! `oltpgen custom --file FILE …`: the flags of a workload a user defined in a file.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -23,7 +23,7 @@ pub struct CustomCmd {
     /// how each column is generated), its weighted transactions (SQL with $1.. parameters drawn as
     /// given) and its checks; see the README
     #[arg(long, global = true, value_name = "FILE")]
-    pub workload: Option<PathBuf>,
+    pub file: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub action: Option<CustomAction>,
@@ -79,13 +79,13 @@ pub struct CustomRunArgs {
 }
 
 impl CustomCmd {
-    /// The workload `--workload` defines, read and checked before anything starts.
+    /// The workload `--file` defines, read and checked before anything starts.
     ///
     /// # Errors
-    /// [`Error::Usage`] when `--workload` is missing, unreadable or not a valid definition.
+    /// [`Error::Usage`] when `--file` is missing, unreadable or not a valid definition.
     pub fn workload(&self) -> Result<Defined, Error> {
-        let path = self.workload.as_deref().ok_or_else(|| {
-            Error::usage("oltpgen custom needs the workload's definition: give --workload FILE (a TOML file)")
+        let path = self.file.as_deref().ok_or_else(|| {
+            Error::usage("oltpgen custom needs the workload's definition: give --file FILE (a TOML file)")
         })?;
         Defined::read(path)
     }

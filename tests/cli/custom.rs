@@ -1,5 +1,5 @@
 //! A workload defined at run time (issue 38): a test writes its definition — two tables, two
-//! transactions and a check — and `oltpgen custom --workload FILE` loads it into the built-in
+//! transactions and a check — and `oltpgen custom --file FILE` loads it into the built-in
 //! PostgreSQL, runs a sweep of two steps, checks it, and every report renders its result in its own
 //! words; a bad or missing definition, and a database loaded from another definition, are refused in one
 //! line before anything starts.
@@ -63,10 +63,10 @@ fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 /// `oltpgen custom` with `args` (its subcommand first) on the built-in instance at `root`, the
-/// workload `--workload FILE`.
+/// workload `--file FILE`.
 fn custom(workload: &Path, root: &str, args: &[&str]) -> crate::common::Outcome {
     let w = workload.to_str().unwrap();
-    oltpgen(&[&["custom"][..], args, &["--workload", w, "--data-dir", root]].concat())
+    oltpgen(&[&["custom"][..], args, &["--file", w, "--data-dir", root]].concat())
 }
 
 /// Words of the built-in workloads that a report of `bank` must not say.
@@ -148,10 +148,10 @@ fn a_workload_defined_at_run_time_loads_runs_a_sweep_checks_reports_and_drops() 
 fn a_missing_bad_or_other_definition_is_refused_before_anything_starts() {
     let (keep, root) = data_dir();
     let missing = oltpgen(&["custom", "run", "--data-dir", &root]);
-    assert_refused(&missing, "give --workload FILE");
+    assert_refused(&missing, "give --file FILE");
 
     let nowhere = custom(&keep.path().join("nowhere.toml"), &root, &["load"]);
-    assert_refused(&nowhere, "--workload: cannot read");
+    assert_refused(&nowhere, "--file: cannot read");
 
     let garbled = file(keep.path(), "garbled.toml", "name = \"bank\"\ntables = 3\n");
     assert_refused(&custom(&garbled, &root, &["load"]), "garbled.toml: line 2");

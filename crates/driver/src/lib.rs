@@ -9,8 +9,9 @@
 //! and path rule, the databases opened, loaded when empty, users sized) and run into the result and the
 //! exit verdict; it writes and reads the result files through [`files`]. Below it, in this crate:
 //!
-//! 1. **Workloads** — each workload ([`tpcc`], [`ds2`], and `io`, which drives a file, no database) and
-//!    the machinery written once for all of them: loading ([`load`]) and restoring ([`restore`]), what a
+//! 1. **Workloads** — each workload ([`tpcc`], [`ds2`], [`defined`]: one defined at run time, and `io`,
+//!    which drives a file, no database), what the machinery asks of them ([`workload`]: a [`Profile`]
+//!    value, [`Stored`], [`Driven`]) and the machinery written once for all of them: loading ([`load`]) and restoring ([`restore`]), what a
 //!    database holds ([`inventory`]), checks ([`consistency`]), the checks before a run ([`prepare`]),
 //!    the users, collector and study ([`run`], with its live endpoint [`run::metrics`]), the sampler
 //!    ([`counters`]), and the database a command drives ([`database`], with the built-in PostgreSQL).
@@ -39,6 +40,24 @@
 //! All on by default. `cargo build --no-default-features --features postgres` builds an oltpgen that
 //! compiles one database client and neither the downloader nor io_uring; given a URL of an engine it
 //! was built without, or `io`, or no `--url`, it says in one line which feature it lacks (exit 2).
+//!
+//! # Adding a workload
+//!
+//! A workload defined by a value needs no code: `oltpgen custom --workload FILE` ([`defined`]). One with
+//! code of its own (say `ycsb`) touches:
+//! - its folders: `crates/datagen/src/ycsb/` (its [`Dataset`](oltpgen_datagen::schema::Dataset) and
+//!   inputs), `crates/driver/src/ycsb/` (its [`Stored`] and [`Driven`], its [`Profile`]), and
+//!   `{pg,mssql,mysql}/src/ycsb/` (its SQL), with its session enum in `engine/ycsb.rs`;
+//! - one line in [`workload::registry`];
+//! - its command: `command/ycsb.rs` (its run's own flags; load, check and drop are
+//!   [`command::workload`]'s) and its flags in the binary's `src/cli.rs` and `src/commands.rs`.
+//!
+//! Results, reports, restores, the checks before a run, lost commits and the study need nothing: they
+//! read the [`Profile`] and ask [`Stored`].
+//!
+//! [`Profile`]: workload::Profile
+//! [`Stored`]: workload::Stored
+//! [`Driven`]: run::Driven
 //!
 //! # Adding an engine
 //!

@@ -1,4 +1,4 @@
-//! `oltpgen custom --workload FILE [load|run|check|drop]`: a workload a user defined in a file, loaded,
+//! `oltpgen custom --file FILE [load|run|check|drop]`: a workload a user defined in a file, loaded,
 //! driven, checked and dropped as TPC-C is (its load, check and drop are [`super::workload`]'s; its
 //! run is here, with TPC-C's study flags and its own: the scale it expects, users, think time).
 
@@ -20,7 +20,7 @@ use oltpgen_vocab::claim::DirClaim;
 /// A run of a defined workload as the flags ask for it.
 #[derive(Clone, Debug)]
 pub struct CustomRun {
-    /// The workload, read from `--workload`.
+    /// The workload, read from `--file`.
     pub workload: Defined,
     /// Bare `custom`: load an empty database at `scale` (default 1) first.
     pub load_if_empty: bool,

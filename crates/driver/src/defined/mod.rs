@@ -70,12 +70,12 @@ impl Defined {
     /// [`Error::Usage`] naming the file and what is wrong with it.
     pub fn read(path: &Path) -> Result<Self, Error> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::usage(format!("--workload: cannot read {}: {e}", path.display())))?;
+            .map_err(|e| Error::usage(format!("--file: cannot read {}: {e}", path.display())))?;
         let def: WorkloadDef = toml::from_str(&text).map_err(|e| {
             let line = e.span().map_or(1, |at| text[..at.start].matches('\n').count() + 1);
-            Error::usage(format!("--workload: {}: line {line}: {}", path.display(), one_line(e.message())))
+            Error::usage(format!("--file: {}: line {line}: {}", path.display(), one_line(e.message())))
         })?;
-        Self::new(def).map_err(|e| Error::usage(format!("--workload: {}: {e}", path.display())))
+        Self::new(def).map_err(|e| Error::usage(format!("--file: {}: {e}", path.display())))
     }
 
     /// The definition's data at `scale` from `seed`.
@@ -136,7 +136,7 @@ impl Stored for Defined {
         if loaded.definition != self.fingerprint {
             return Err(Error::usage(format!(
                 "{target} holds {} loaded from another definition of it: reload it with this one (oltpgen \
-                 custom --workload FILE load --replace)",
+                 custom load --file FILE --replace)",
                 self.name()
             )));
         }
