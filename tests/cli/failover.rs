@@ -234,7 +234,9 @@ fn check_result_needs_a_result_of_its_workload_with_its_acknowledged_orders() {
     let mut result = crate::report_html::sweep();
     std::fs::write(dir.join("result.json"), serde_json::to_string(&result).unwrap()).unwrap();
     assert_refused(&oltpgen(&["tpcc", "check", "--temp-db", "--result", d]), "cannot read acks.bin");
+    // A DS2 run's result, as one reads: its workload and the descriptor it carries.
     result.workload = oltpgen_report::model::Workload::Ds2.into();
+    result.written_descriptor = Some(oltpgen_report::model::Workload::Ds2.descriptor().clone());
     std::fs::write(dir.join("result.json"), serde_json::to_string(&result).unwrap()).unwrap();
     let out = oltpgen(&["tpcc", "check", "--temp-db", "--result", d]);
     assert_refused(&out, "a ds2 run's result: check it with `oltpgen ds2 check --result`");
