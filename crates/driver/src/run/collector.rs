@@ -574,7 +574,12 @@ mod tests {
         assert!((live.kinds[1].max_ms - 5.0).abs() < 0.01);
 
         // DS2's rt_tot is the same orders again: neither a transaction nor an order of its own.
-        let kinds = Kinds { composite: Some(1), per_minute: 1, ..Kinds::plain(&["purchase", ORDER, RT_TOT]) };
+        let kinds = Kinds {
+            composite: Some(1),
+            sum: Some(2),
+            per_minute: 1,
+            ..Kinds::plain(&["purchase", ORDER, RT_TOT])
+        };
         let mut d = Collector::new(kinds, 1, std::slice::from_ref(&(0..5_000)));
         d.absorb(&[
             on(0, 0, Status::Committed, 1_000, 100),
