@@ -26,7 +26,9 @@ use oltpgen_driver::io::workload::IoEngine;
 use oltpgen_driver::run::hooks::Hooks;
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
 use oltpgen_report::model::users::UserLoad;
-use oltpgen_report::stats::cap::Cap;
+#[cfg(feature = "io")]
+use oltpgen_report::stats::cap::IO_DEFAULT_CAP;
+use oltpgen_report::stats::cap::{Cap, DEFAULT_CAP, DS2_DEFAULT_CAP};
 use oltpgen_vocab::tpcc::Transactions;
 
 /// oltpgen: a load generator for OLTP database performance studies.
@@ -54,21 +56,40 @@ pub struct Common {
 /// The database a command drives. Its `Debug` is [`Databases`]' (no URL shown: one may hold a password).
 #[derive(Args)]
 pub struct DbArgs {
-    /// The database to drive, e.g. postgres://user@host:5432/tpcc, sqlserver://user@host:1433/tpcc or an
-    /// ADO.NET string [env: OLTPGEN_URL; default: the built-in PostgreSQL]; give it several times to load,
-    /// drive, check or drop several databases side by side (any mix of engines, all at one size). The password comes from PGPASSWORD or ~/.pgpass as for psql,
-    /// SQLCMDPASSWORD as for sqlcmd (a password in --url shows in `ps`)
+    /// The database to drive ([`url_help`] says how, naming the workload's own database).
     // Kept as text here and parsed by the driver: clap's own errors would echo the value, password and all.
     // OLTPGEN_URL is read in `urls`, not by clap, so that --data-dir and --temp-db win over it.
-    #[arg(long, global = true, value_name = "URL")]
+    #[arg(long, global = true, value_name = "URL", help = url_help("tpcc"), conflicts_with = "data_dir")]
     pub url: Vec<String>,
-    /// The built-in PostgreSQL's directory [default: $OLTPGEN_DATA_DIR, else ~/.local/share/oltpgen/postgres;
-    /// as root /var/lib/oltpgen/postgres]
-    #[arg(long, global = true, value_name = "DIR", conflicts_with = "url")]
-    pub data_dir: Option<PathBuf>,
+    /// Where the built-in PostgreSQL lives.
+    #[command(flatten)]
+    pub local: DataDirArg,
     /// Use a throwaway built-in PostgreSQL, removed when the command ends
     #[arg(long, global = true, conflicts_with_all = ["url", "data_dir"])]
     pub temp_db: bool,
+}
+
+/// `--url`'s help, its examples naming `database` (each workload's own: DS2's is `ds2`), and where each
+/// engine's password comes from.
+pub(crate) fn url_help(database: &str) -> String {
+    format!(
+        "The database to drive, e.g. postgres://user@host:5432/{database}, \
+         mysql://user@host:3306/{database} (or mariadb://), sqlserver://user@host:1433/{database} or an \
+         ADO.NET string [env: OLTPGEN_URL; default: the built-in PostgreSQL]; give it several times to \
+         load, drive, check or drop several databases side by side (any mix of engines, all at one size). \
+         The password comes from PGPASSWORD or ~/.pgpass as for psql, ~/.my.cnf or MYSQL_PWD as for \
+         mysql, SQLCMDPASSWORD as for sqlcmd (a password in --url shows in `ps`)"
+    )
+}
+
+/// The built-in PostgreSQL's directory: all that `oltpgen local` takes, and a workload's alternative to
+/// `--url`.
+#[derive(Debug, Args)]
+pub struct DataDirArg {
+    /// The built-in PostgreSQL's directory [default: $OLTPGEN_DATA_DIR, else ~/.local/share/oltpgen/postgres;
+    /// as root /var/lib/oltpgen/postgres]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for DbArgs {
@@ -80,7 +101,7 @@ impl std::fmt::Debug for DbArgs {
 impl DbArgs {
     /// The databases as the driver takes them.
     pub fn databases(&self) -> Databases {
-        Databases { urls: self.url.clone(), data_dir: self.data_dir.clone(), temp_db: self.temp_db }
+        Databases { urls: self.url.clone(), data_dir: self.local.data_dir.clone(), temp_db: self.temp_db }
     }
 }
 
@@ -117,9 +138,9 @@ pub enum Command {
     },
     /// The built-in PostgreSQL: see where it is, start, stop or remove it, print its URL
     Local {
-        /// Which built-in PostgreSQL.
+        /// Which built-in PostgreSQL (no --url, no --temp-db: it manages the lasting one).
         #[command(flatten)]
-        db: DbArgs,
+        dir: DataDirArg,
         /// What to do with it.
         #[command(subcommand)]
         action: LocalAction,
@@ -191,14 +212,18 @@ pub struct RunArgs {
     /// Keying time before each transaction: spec (the spec's fixed times), 0, or a fixed time
     #[arg(long, value_name = "spec|0|TIME", default_value = "spec", value_parser = parse_keying)]
     pub keying_time: KeyingTime,
-    /// Where each transaction runs, on PostgreSQL and SQL Server: server (one call of a function or
-    /// stored procedure created at load, what HammerDB calls "stored procedures") or client (the client
-    /// sends its statements; needs no right to create procedures) [default: server]
+    /// Where each transaction runs: server (one call of a function or stored procedure created at
+    /// load, what HammerDB calls "stored procedures") or client (the client sends its statements; needs
+    /// no right to create procedures) [default: server]
     #[arg(long, value_name = "server|client", value_parser = parse_transactions)]
     pub transactions: Option<Transactions>,
+    /// The response-time cap each step is judged by: rules joined by commas, e.g. avg=1s, p90=5s,
+    /// new_order.p90=5s, or p90=tpcc (TPC-C's five 90th-percentile limits)
+    #[arg(long, value_name = "RULES", default_value = DEFAULT_CAP)]
+    pub rt_cap: Cap,
     /// The cap, repetitions, cost, power and where the result goes.
     #[command(flatten)]
-    pub study: StudyArgs,
+    pub study: DbStudyArgs,
 }
 
 /// How a run of users paces itself, whatever the workload: connections, ramp, warmup, measured time,
@@ -241,14 +266,84 @@ impl PaceArgs {
     }
 }
 
-/// What every workload's run is judged by and records: the cap, repetitions, cost, power, the window,
-/// the result's directory and the run's seed.
+/// What every run is judged by and records, whatever it drives (a database, or `io`'s file): repetitions,
+/// the sweep's end, power, the window, the result's directory and the counters. Each workload adds its
+/// own cap (its default is its own) and, for a database, [`DbStudyArgs`].
 #[derive(Debug, Args)]
 pub struct StudyArgs {
     /// Run the whole step sweep this many times; the headline, power and counters come from the run
-    /// with the median NOPM (DS2: OPM)
+    /// whose headline figure is the median
     #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub runs: u32,
+    /// End a sweep after this many steps in a row broke the cap
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub stop_after_breach: Option<u32>,
+    /// A power meter's log (CSV: timestamp,watts) for throughput per watt; LABEL=FILE names one of
+    /// several meters, whose watts add up (repeatable: server=a.csv, storage=b.csv) [default: the host's
+    /// RAPL energy counters, where it has them]
+    #[arg(long, value_name = "[LABEL=]FILE", value_parser = parse_power_log)]
+    pub power_log: Vec<(String, PathBuf)>,
+    /// Sit idle this long just before every run starts and average the meter's idle power over it
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
+    pub idle_sample: Option<Duration>,
+    /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s), instead of
+    /// warming up and measuring for a time
+    #[arg(long, value_name = "A..B", value_parser = parse_window)]
+    pub window: Option<(Duration, Duration)>,
+    /// Where to write result.json, summary.txt, timeseries.csv and report.html [default:
+    /// results/TIME-WORKLOAD, TIME in UTC]
+    #[arg(long, short, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Write over the result already in --out (without it, such an --out is refused)
+    #[arg(long)]
+    pub replace: bool,
+    /// Scrape a database host's Prometheus node_exporter every interval for its CPU, disks and network,
+    /// e.g. http://db1:9100/metrics (repeatable: one per server)
+    #[arg(long = "node-exporter", value_name = "URL")]
+    pub node_exporter: Vec<String>,
+    /// Serve the live figures for Prometheus at http://ADDR/metrics while the run goes on, e.g.
+    /// 127.0.0.1:9187
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Sample no host or database counters [default: this machine's CPU, memory, network and disks,
+    /// and each database's own statistics, every report interval]
+    #[arg(long, conflicts_with = "node_exporter")]
+    pub no_counters: bool,
+}
+
+impl StudyArgs {
+    /// The study's flags as the driver's plan takes them, judged by `rt_cap`, with `system_cost`:
+    /// nothing around the runs (no restore, hook or fault), one process on the machine's cores.
+    pub fn flags(&self, rt_cap: Cap, system_cost: Option<f64>) -> StudyFlags {
+        StudyFlags {
+            runs: self.runs,
+            rt_cap: Some(rt_cap),
+            stop_after_breach: self.stop_after_breach,
+            system_cost_usd: system_cost,
+            power_logs: self.power_log.clone(),
+            idle_sample: self.idle_sample,
+            window: self.window,
+            out: self.out.clone(),
+            replace: self.replace,
+            client_threads: None,
+            no_counters: self.no_counters,
+            node_exporters: self.node_exporter.clone(),
+            metrics_listen: self.metrics_listen,
+            agent: None,
+            start_at: None,
+            restore: false,
+            hooks: Hooks::default(),
+        }
+    }
+}
+
+/// What a study of databases adds to [`StudyArgs`]: the tables put back, the hooks and the fault around
+/// the runs, the cost per transaction, the run's seed from the load's, client threads and agents.
+#[derive(Debug, Args)]
+pub struct DbStudyArgs {
+    /// Repetitions, power, the window, the result's directory, counters.
+    #[command(flatten)]
+    pub study: StudyArgs,
     /// Put the workload's tables back to their loaded state before every run (their rows generated
     /// again from the load's seed and size; nothing else of the database is touched)
     #[arg(long)]
@@ -272,36 +367,10 @@ pub struct StudyArgs {
     /// are killed
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_positive_duration)]
     pub hook_timeout: Duration,
-    /// The response-time cap each step is judged by: avg=1s, p90=5s, new_order.p90=5s, p90=tpcc,
-    /// order.avg=1s, joined by commas [default: avg=1s; ds2: order.avg=1s, a whole order's mean]
-    #[arg(long, value_name = "RULES")]
-    pub rt_cap: Option<Cap>,
-    /// End a sweep after this many steps in a row broke the cap
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
-    pub stop_after_breach: Option<u32>,
-    /// What the system under test cost, in USD: the result gives cost per TPS and per NOPM/OPM
+    /// What the system under test cost, in USD: the result gives the cost per TPS and per unit of the
+    /// headline (NOPM, OPM)
     #[arg(long, value_name = "USD", value_parser = parse_cost)]
     pub system_cost: Option<f64>,
-    /// A power meter's log (CSV: timestamp,watts) for throughput per watt; LABEL=FILE names one of
-    /// several meters, whose watts add up (repeatable: server=a.csv, storage=b.csv) [default: the host's
-    /// RAPL energy counters, where it has them]
-    #[arg(long, value_name = "[LABEL=]FILE", value_parser = parse_power_log)]
-    pub power_log: Vec<(String, PathBuf)>,
-    /// Sit idle this long before every run (after its restore and hooks) and average the meter's idle
-    /// power over it
-    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
-    pub idle_sample: Option<Duration>,
-    /// Measure only this part of each step, from the step's start (e.g. 1000s..1200s), instead of
-    /// warming up and measuring for a time
-    #[arg(long, value_name = "A..B", value_parser = parse_window)]
-    pub window: Option<(Duration, Duration)>,
-    /// Where to write result.json, summary.txt, timeseries.csv and report.html [default:
-    /// results/TIME-WORKLOAD, TIME in UTC]
-    #[arg(long, short, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Write over the result already in --out (without it, such an --out is refused)
-    #[arg(long)]
-    pub replace: bool,
     /// The run's seed [default: derived from the load's seed and the run's number]
     #[arg(long = "run-seed", value_name = "N")]
     pub seed: Option<u64>,
@@ -309,18 +378,6 @@ pub struct StudyArgs {
     /// [default: the number of cores]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub client_threads: Option<u32>,
-    /// Scrape a database host's Prometheus node_exporter every interval for its CPU, disks and network,
-    /// e.g. http://db1:9100/metrics (repeatable: one per server)
-    #[arg(long = "node-exporter", value_name = "URL")]
-    pub node_exporter: Vec<String>,
-    /// Serve the live figures for Prometheus at http://ADDR/metrics while the run goes on, e.g.
-    /// 127.0.0.1:9187
-    #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
-    pub metrics_listen: Option<std::net::SocketAddr>,
-    /// Sample no host or database counters [default: this machine's CPU, memory, network and disks,
-    /// and each database's own statistics, every report interval]
-    #[arg(long, conflicts_with = "node_exporter")]
-    pub no_counters: bool,
     /// Run agent I's share of a plan N agents run together on N client machines: the users whose index
     /// modulo N is I, and its share of each database's connections; `auto` takes I and N from
     /// JOB_COMPLETION_INDEX with OLTPGEN_AGENTS (Kubernetes) or SLURM_PROCID and SLURM_NTASKS (srun)
@@ -334,26 +391,13 @@ pub struct StudyArgs {
     pub start_at: Option<String>,
 }
 
-impl StudyArgs {
-    /// The study's flags as the driver's plan takes them.
-    pub fn flags(&self) -> StudyFlags {
+impl DbStudyArgs {
+    /// The study's flags as the driver's plan takes them, judged by `rt_cap`.
+    pub fn flags(&self, rt_cap: Cap) -> StudyFlags {
         StudyFlags {
-            runs: self.runs,
-            rt_cap: self.rt_cap.clone(),
-            stop_after_breach: self.stop_after_breach,
-            system_cost_usd: self.system_cost,
-            power_logs: self.power_log.clone(),
-            idle_sample: self.idle_sample,
-            window: self.window,
-            out: self.out.clone(),
-            replace: self.replace,
             client_threads: self.client_threads,
-            no_counters: self.no_counters,
-            node_exporters: self.node_exporter.clone(),
-            metrics_listen: self.metrics_listen,
             agent: self.agent.clone(),
             start_at: self.start_at.clone(),
-
             restore: self.restore,
             hooks: Hooks {
                 before_run: self.before_run.clone(),
@@ -361,6 +405,7 @@ impl StudyArgs {
                 timeout: self.hook_timeout,
                 fault: self.fault_at.zip(self.fault_cmd.clone()),
             },
+            ..self.study.flags(rt_cap, self.system_cost)
         }
     }
 }
@@ -400,7 +445,7 @@ pub struct LoadCommon {
 /// `oltpgen ds2 …`: without a subcommand, load when the database is empty, then run. The flags are
 /// DS2 driver's, with its defaults and meanings.
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(args_conflicts_with_subcommands = true, mut_arg("url", |a| a.help(url_help("ds2"))))]
 pub struct Ds2Cmd {
     /// Where the work happens, and how much it says.
     #[command(flatten)]
@@ -507,9 +552,13 @@ pub struct Ds2RunArgs {
     /// --node-exporter
     #[arg(long, alias = "linux_perf_host", value_name = "USER:PASS:HOST", hide = true)]
     pub linux_perf_host: Option<String>,
+    /// The response-time cap each step is judged by: rules joined by commas, e.g. order.avg=1s (a whole
+    /// order's mean), avg=500ms, purchase.p90=3s
+    #[arg(long, value_name = "RULES", default_value = DS2_DEFAULT_CAP)]
+    pub rt_cap: Cap,
     /// The cap, repetitions, cost, power and where the result goes.
     #[command(flatten)]
-    pub study: StudyArgs,
+    pub study: DbStudyArgs,
 }
 
 /// Parallelism of loads and checks.
@@ -635,7 +684,17 @@ pub struct IoRunArgs {
     /// No progress bar or live lines; only results and errors.
     #[arg(long, short)]
     pub quiet: bool,
-    /// The cap, repetitions, counters and where the result goes [--rt-cap default: avg=10ms].
+    /// The latency cap each step is judged by: rules joined by commas, e.g. avg=10ms, p99=20ms,
+    /// write.avg=5ms
+    #[arg(long, value_name = "RULES", default_value = IO_DEFAULT_CAP)]
+    pub rt_cap: Cap,
+    /// What the system under test cost, in USD: the result gives the cost per IOPS
+    #[arg(long, value_name = "USD", value_parser = parse_cost)]
+    pub system_cost: Option<f64>,
+    /// The run's seed, which draws the random blocks [default: from the clock; the result records it]
+    #[arg(long = "run-seed", value_name = "N")]
+    pub seed: Option<u64>,
+    /// Repetitions, power, the window, counters and where the result goes.
     #[command(flatten)]
     pub study: StudyArgs,
 }
@@ -659,11 +718,11 @@ impl IoRunArgs {
             ioengine: self.ioengine,
             precondition: self.precondition,
             keep_file: self.keep_file,
-            seed: self.study.seed,
+            seed: self.seed,
             endurance: self.rated_endurance.map(|rated| (rated, self.write_amplification)),
             iops: self.iops,
             validate: self.validate.clone().map(|r| (r, self.disk.clone())),
-            study: self.study.flags(),
+            study: self.study.flags(self.rt_cap.clone(), self.system_cost),
             quiet: self.quiet,
         }
     }
@@ -764,7 +823,7 @@ impl RunArgs {
             pacing: Pacing { keying: self.keying_time, think: self.think_time },
             transactions: self.transactions,
             seed: self.study.seed,
-            study: self.study.flags(),
+            study: self.study.flags(self.rt_cap.clone()),
             quiet,
         }
     }
@@ -794,7 +853,7 @@ impl Ds2RunArgs {
             linux_perf_host: self.linux_perf_host.is_some(),
             seed: self.study.seed,
             transactions: self.transactions,
-            study: self.study.flags(),
+            study: self.study.flags(self.rt_cap.clone()),
             quiet,
         }
     }
@@ -868,6 +927,27 @@ mod tests {
         let Some(TpccAction::Run(run)) = t.action else { panic!("run") };
         assert_eq!(run.run.transactions, Some(Transactions::Server));
         assert!(parse_transactions("procedures").unwrap_err().contains("neither server nor client"));
+    }
+
+    #[test]
+    fn each_workload_s_cap_defaults_to_its_descriptor_s() {
+        use oltpgen_report::model::Workload;
+        let parse = |args: &[&str]| Cli::try_parse_from([&["oltpgen"], args].concat()).unwrap().command;
+        let Command::Tpcc(t) = parse(&["tpcc"]) else { panic!("tpcc") };
+        assert_eq!(t.run.rt_cap, Cap::default_for(Workload::Tpcc));
+        let Command::Ds2(d) = parse(&["ds2"]) else { panic!("ds2") };
+        assert_eq!(d.run.rt_cap, Cap::default_for(Workload::Ds2));
+        let Command::Custom(c) = parse(&["custom"]) else { panic!("custom") };
+        let defined = oltpgen_report::model::descriptor::Descriptor::per_second("bank");
+        assert_eq!(c.run.rt_cap, Cap::default_of(&defined));
+        #[cfg(feature = "io")]
+        {
+            let Command::Io { action: IoAction::Run(io) } = parse(&["io", "run", "--file", "f"]) else {
+                panic!("io")
+            };
+            assert_eq!(io.rt_cap, Cap::default_for(Workload::Io));
+            assert_eq!(io.request().study.rt_cap, Some(Cap::default_for(Workload::Io)));
+        }
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exi
             db.name_env_url(custom(*cmd, &db, console).await)
         }
         #[cfg(feature = "local")]
-        Command::Local { db, action } => local(action, &db.databases(), console).await,
+        Command::Local { dir, action } => local(action, dir.data_dir.as_deref(), console).await,
         #[cfg(not(feature = "local"))]
         Command::Local { .. } => Err(run::not_built("oltpgen local (the built-in PostgreSQL)", "local")),
         #[cfg(feature = "io")]
@@ -103,12 +103,16 @@ fn report(action: ReportAction, console: &mut dyn Console) -> Result<Exit, Error
 }
 
 #[cfg(feature = "local")]
-async fn local(action: LocalAction, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+async fn local(
+    action: LocalAction,
+    data_dir: Option<&std::path::Path>,
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
     match action {
-        LocalAction::Status => run::local::status(db, console),
-        LocalAction::Start => run::local::start(db, false, console).await,
-        LocalAction::Url => run::local::start(db, true, console).await,
-        LocalAction::Stop => run::local::stop(db, console),
-        LocalAction::Rm => run::local::rm(db, console),
+        LocalAction::Status => run::local::status(data_dir, console),
+        LocalAction::Start => run::local::start(data_dir, false, console).await,
+        LocalAction::Url => run::local::start(data_dir, true, console).await,
+        LocalAction::Stop => run::local::stop(data_dir, console),
+        LocalAction::Rm => run::local::rm(data_dir, console),
     }
 }

@@ -9,12 +9,13 @@ use oltpgen_driver::command::custom::CustomRun;
 use oltpgen_driver::command::values::parse_duration;
 use oltpgen_driver::defined::Defined;
 use oltpgen_report::model::users::UserLoad;
+use oltpgen_report::stats::cap::{Cap, DEFAULT_CAP};
 
-use super::{CheckArgs, Common, LoadCommon, PaceArgs, StudyArgs};
+use super::{CheckArgs, Common, DbStudyArgs, LoadCommon, PaceArgs, url_help};
 
 /// `oltpgen custom …`: without a subcommand, load when the database is empty, then run.
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(args_conflicts_with_subcommands = true, mut_arg("url", |a| a.help(url_help("DBNAME"))))]
 pub struct CustomCmd {
     /// Where the work happens, and how much it says.
     #[command(flatten)]
@@ -73,9 +74,13 @@ pub struct CustomRunArgs {
     /// Mean think time after each transaction (negative exponential), e.g. 100ms; 0 for none
     #[arg(long, value_name = "MEAN", default_value = "0", value_parser = parse_duration)]
     pub think_time: Duration,
+    /// The response-time cap each step is judged by: rules joined by commas, e.g. avg=1s, p95=50ms, or
+    /// NAME.p90=5s for the definition's transaction NAME
+    #[arg(long, value_name = "RULES", default_value = DEFAULT_CAP)]
+    pub rt_cap: Cap,
     /// The cap, repetitions, cost, power and where the result goes.
     #[command(flatten)]
-    pub study: StudyArgs,
+    pub study: DbStudyArgs,
 }
 
 impl CustomCmd {
@@ -109,7 +114,7 @@ impl CustomRunArgs {
             pace: self.pace.pace(),
             think_mean: self.think_time,
             seed: self.study.seed,
-            study: self.study.flags(),
+            study: self.study.flags(self.rt_cap.clone()),
             quiet,
         }
     }

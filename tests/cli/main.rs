@@ -31,6 +31,7 @@ mod ds2;
 mod ds2_dropin;
 mod failover;
 mod figures;
+mod help_flags;
 mod io;
 mod io_kernels;
 mod local;

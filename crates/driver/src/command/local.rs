@@ -1,18 +1,17 @@
 //! `oltpgen local status|start|stop|url|rm`: the built-in PostgreSQL, seen and handled from outside a
-//! run.
+//! run. Each takes the lasting instance's `--data-dir` only (a `--temp-db` instance lives only as long
+//! as the command that made it, and `--url` names another server), so none is offered.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::{Console, Databases, Exit};
+use super::{Console, Exit};
 use crate::{Error, tpcc};
 use oltpgen_local::{LocalPg, Placement};
 
-/// `local status`: where the instance `db` places lives, whether it runs, how big it is.
-///
-/// # Errors
-/// `--url` or `--temp-db` given.
-pub fn status(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    let s = LocalPg::status(&instance_dir(db)?);
+/// `local status`: where the instance in `data_dir` (`--data-dir`, else the default) lives, whether it
+/// runs, how big it is.
+pub fn status(data_dir: Option<&Path>, console: &mut dyn Console) -> Result<Exit, Error> {
+    let s = LocalPg::status(&instance_dir(data_dir));
     console.line(&format!("directory:   {}", s.root.display()));
     console.line(&format!("initialised: {}", if s.initialised { "yes" } else { "no" }));
     match s.running_port {
@@ -26,12 +25,17 @@ pub fn status(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> 
     Ok(Exit::Success)
 }
 
-/// `local start` and `local url` (`url_only`): starts the instance, leaves it running, and says where.
+/// `local start` and `local url` (`url_only`): starts the instance in `data_dir`, leaves it running, and
+/// says where.
 ///
 /// # Errors
-/// `--url` or `--temp-db` given, a server that cannot start.
-pub async fn start(db: &Databases, url_only: bool, console: &mut dyn Console) -> Result<Exit, Error> {
-    let place = Placement::Dir(instance_dir(db)?);
+/// A server that cannot start.
+pub async fn start(
+    data_dir: Option<&Path>,
+    url_only: bool,
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
+    let place = Placement::Dir(instance_dir(data_dir));
     let said = console.err_lines();
     let mut pg = tokio::task::spawn_blocking(move || LocalPg::start(&place, 200, &said))
         .await
@@ -49,12 +53,12 @@ pub async fn start(db: &Databases, url_only: bool, console: &mut dyn Console) ->
     Ok(Exit::Success)
 }
 
-/// `local stop`: stops the instance if it runs.
+/// `local stop`: stops the instance in `data_dir` if it runs.
 ///
 /// # Errors
-/// `--url` or `--temp-db` given, a server that cannot be stopped.
-pub fn stop(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    let root = instance_dir(db)?;
+/// A server that cannot be stopped.
+pub fn stop(data_dir: Option<&Path>, console: &mut dyn Console) -> Result<Exit, Error> {
+    let root = instance_dir(data_dir);
     let line = match LocalPg::stop_at(&root)? {
         true => format!("stopped the built-in PostgreSQL in {}", root.display()),
         false => format!("the built-in PostgreSQL in {} was not running", root.display()),
@@ -63,12 +67,13 @@ pub fn stop(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
     Ok(Exit::Success)
 }
 
-/// `local rm`: stops the instance and removes what oltpgen made in its directory, naming what it kept.
+/// `local rm`: stops the instance in `data_dir` and removes what oltpgen made in its directory, naming
+/// what it kept.
 ///
 /// # Errors
-/// `--url` or `--temp-db` given, a server that cannot be stopped, a directory that cannot be removed.
-pub fn rm(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    let root = instance_dir(db)?;
+/// A server that cannot be stopped, a directory that cannot be removed.
+pub fn rm(data_dir: Option<&Path>, console: &mut dyn Console) -> Result<Exit, Error> {
+    let root = instance_dir(data_dir);
     let line = match LocalPg::remove(&root)? {
         None => format!("nothing at {}", root.display()),
         Some(kept) if kept.is_empty() => format!("removed {}", root.display()),
@@ -82,18 +87,7 @@ pub fn rm(db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
     Ok(Exit::Success)
 }
 
-/// The instance's directory: refused for `--url` (another server) and `--temp-db` (which lives only as
-/// long as its command).
-fn instance_dir(db: &Databases) -> Result<PathBuf, Error> {
-    if !db.urls.is_empty() {
-        return Err(Error::usage(
-            "oltpgen local manages the built-in PostgreSQL; --url names another server: drop --url",
-        ));
-    }
-    match db.placement() {
-        Placement::Dir(d) => Ok(d),
-        Placement::Temp => Err(Error::usage(
-            "--temp-db instances live only as long as the command that made them: use --data-dir",
-        )),
-    }
+/// The instance's directory: `--data-dir`, else the default one.
+fn instance_dir(data_dir: Option<&Path>) -> PathBuf {
+    data_dir.map_or_else(oltpgen_local::default_dir, Path::to_path_buf)
 }

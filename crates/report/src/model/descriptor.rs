@@ -157,6 +157,15 @@ impl Descriptor {
     pub fn runs(&self, name: &str) -> bool {
         self.transactions.iter().any(|t| t == name)
     }
+
+    /// The unit of a step's per-second figure (its `tps`) as the reports print it: the headline's own
+    /// where the headline is that figure (`io`'s `IOPS`, a defined workload's `TPS`), else `TPS`.
+    pub fn per_second_unit(&self) -> &str {
+        match self.headline {
+            Rate::Iops => &self.unit,
+            Rate::Nopm | Rate::Opm => "TPS",
+        }
+    }
 }
 
 impl Descriptor {

@@ -117,10 +117,10 @@ pub fn power(r: &RunResult) -> Option<String> {
 /// What the system cost and what each unit of throughput cost at the headline.
 pub fn cost(r: &RunResult) -> Option<String> {
     let c = r.cost?;
-    let unit = &r.descriptor().unit;
+    let (unit, per_second) = (&r.descriptor().unit, r.descriptor().per_second_unit());
     let mut parts = vec![format!("cost: ${} system", thousands(c.system_cost_usd, 2))];
     parts.extend(c.per_minute_unit_usd.map(|usd| format!("${} per {unit}", money(usd))));
-    parts.extend(c.per_tps_usd.map(|usd| format!("${} per TPS", money(usd))));
+    parts.extend(c.per_tps_usd.map(|usd| format!("${} per {per_second}", money(usd))));
     Some(parts.join(", "))
 }
 

@@ -103,6 +103,17 @@ pub enum CapError {
         "`{0}`: `{TPCC_PRESET}` stands for TPC-C's five 90th-percentile limits and is only valid as `p90={TPCC_PRESET}`"
     )]
     MisplacedPreset(String),
+    /// `p90=tpcc` given to a workload that does not run TPC-C's transactions.
+    #[error(
+        "`p90={TPCC_PRESET}` stands for TPC-C's five 90th-percentile limits, and {workload} does not run \
+         TPC-C's transactions: give {workload}'s own rules, e.g. {default} (its default)"
+    )]
+    PresetNotRun {
+        /// The workload's name.
+        workload: String,
+        /// Its default cap.
+        default: String,
+    },
     /// A per-transaction rule naming a transaction the workload does not have.
     #[error("`{rule}` names `{transaction}`, which this workload does not run; it runs {known}")]
     UnknownTransaction {
@@ -274,9 +285,20 @@ fn parse_duration_us(text: &str) -> Option<u64> {
 ///
 /// It exists so that "the maximum throughput within the cap" is decided in one place, the same
 /// way for every step, and recorded with what each rule observed ([`CapVerdict`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Cap {
     rules: Vec<CapRule>,
+    /// Whether `p90=tpcc` was given: its rules are TPC-C's, and a workload that does not run TPC-C's
+    /// transactions is told so in those words, not of a rule never typed ([`Cap::validate`]).
+    tpcc_preset: bool,
+}
+
+impl PartialEq for Cap {
+    /// Caps are equal when they judge alike: the same rules, whether `p90=tpcc` or its five rules wrote
+    /// them.
+    fn eq(&self, other: &Cap) -> bool {
+        self.rules == other.rules
+    }
 }
 
 impl Cap {
@@ -315,15 +337,21 @@ impl Cap {
     /// name is refused before a run instead of failing every step after it.
     ///
     /// # Errors
+    /// [`CapError::PresetNotRun`] for `p90=tpcc` on a workload without TPC-C's transactions, else
     /// [`CapError::UnknownTransaction`] for the first rule naming another transaction.
     pub fn validate(&self, workload: &Descriptor) -> Result<(), CapError> {
-        let known = &workload.transactions;
+        if self.tpcc_preset && !TPCC_P90_LIMITS_MS.iter().all(|(name, _)| workload.runs(name)) {
+            return Err(CapError::PresetNotRun {
+                workload: workload.name.clone(),
+                default: workload.default_cap.clone(),
+            });
+        }
         for rule in &self.rules {
-            if let Some(name) = rule.transaction.as_deref().filter(|n| !known.iter().any(|k| k == n)) {
+            if let Some(name) = rule.transaction.as_deref().filter(|n| !workload.runs(n)) {
                 return Err(CapError::UnknownTransaction {
                     rule: rule.to_string(),
                     transaction: name.to_string(),
-                    known: known.join(", "),
+                    known: workload.transactions.join(", "),
                 });
             }
         }
@@ -348,7 +376,10 @@ impl Cap {
 impl Default for Cap {
     /// [`DEFAULT_CAP`]: the mean response time at or under 1 s.
     fn default() -> Self {
-        Cap { rules: vec![CapRule { transaction: None, statistic: Statistic::Avg, limit_us: US_PER_S }] }
+        Cap {
+            rules: vec![CapRule { transaction: None, statistic: Statistic::Avg, limit_us: US_PER_S }],
+            tpcc_preset: false,
+        }
     }
 }
 
@@ -364,12 +395,13 @@ impl FromStr for Cap {
         if spec.is_empty() {
             return Err(CapError::Empty);
         }
-        let mut rules = Vec::new();
+        let (mut rules, mut tpcc_preset) = (Vec::new(), false);
         for part in spec.split(',').map(str::trim) {
             if part.is_empty() {
                 return Err(CapError::EmptyRule(spec.to_string()));
             }
             if part.split_once('=').is_some_and(|(l, r)| l.trim() == "p90" && r.trim() == TPCC_PRESET) {
+                tpcc_preset = true;
                 rules.extend(TPCC_P90_LIMITS_MS.iter().map(|&(name, limit_ms)| CapRule {
                     transaction: Some(name.to_string()),
                     statistic: Statistic::Percentile(90.0),
@@ -379,7 +411,7 @@ impl FromStr for Cap {
                 rules.push(part.parse()?);
             }
         }
-        Ok(Cap { rules })
+        Ok(Cap { rules, tpcc_preset })
     }
 }
 
@@ -610,11 +642,29 @@ mod tests {
 
     #[test]
     fn validate_refuses_transactions_the_workload_does_not_run() {
-        let cap: Cap = "p90=tpcc".parse().unwrap();
+        let cap: Cap = "new_order.p90=5s".parse().unwrap();
         let e = cap.validate(Workload::Ds2.descriptor()).unwrap_err();
         assert!(matches!(&e, CapError::UnknownTransaction { transaction, .. } if transaction == "new_order"));
         assert!(e.to_string().contains("browse_category"), "{e}");
         assert_eq!("purchase.avg=1s".parse::<Cap>().unwrap().validate(Workload::Ds2.descriptor()), Ok(()));
+    }
+
+    #[test]
+    fn p90_tpcc_on_another_workload_is_named_as_typed() {
+        for (w, default) in [(Workload::Io, IO_DEFAULT_CAP), (Workload::Ds2, DS2_DEFAULT_CAP)] {
+            let e = "avg=1s, p90=tpcc".parse::<Cap>().unwrap().validate(w.descriptor()).unwrap_err();
+            assert_eq!(e, CapError::PresetNotRun { workload: w.name().into(), default: default.into() });
+            let words = e.to_string();
+            assert!(words.starts_with("`p90=tpcc` stands for TPC-C's five") && !words.contains("new_order"));
+        }
+        let cap: Cap = "p90=tpcc".parse().unwrap();
+        assert_eq!(cap.validate(Workload::Tpcc.descriptor()), Ok(()));
+        let typed: Cap = cap.to_string().parse().unwrap();
+        assert_eq!(typed, cap, "the same rules judge alike, however written");
+        assert!(matches!(
+            typed.validate(Workload::Io.descriptor()),
+            Err(CapError::UnknownTransaction { transaction, .. }) if transaction == "new_order"
+        ));
     }
 
     #[test]

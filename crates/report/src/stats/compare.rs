@@ -179,6 +179,8 @@ pub struct HeadlineComparison<'a> {
 pub struct Comparison<'a> {
     /// `NOPM` or `OPM`: the workload's per-minute unit (both ran the same workload).
     pub per_minute_unit: &'a str,
+    /// `TPS`, or the unit of the headline when it is the per-second figure (`IOPS`).
+    pub per_second_unit: &'a str,
     /// The headlines; `None` unless both results have one.
     pub headline: Option<HeadlineComparison<'a>>,
     /// Throughput per watt, when both measured power.
@@ -187,7 +189,7 @@ pub struct Comparison<'a> {
     pub active_w: Option<Change>,
     /// Mean watts while idle before the run (`--idle-sample`), when both measured it.
     pub idle_w: Option<Change>,
-    /// Dollars per TPS, when both have it.
+    /// Dollars per TPS (per IOPS), when both have it.
     pub cost_per_tps_usd: Option<Change>,
     /// Dollars per NOPM or OPM, when both have it.
     pub cost_per_minute_unit_usd: Option<Change>,
@@ -290,6 +292,7 @@ pub fn compare<'a>(a: &'a RunResult, b: &RunResult) -> Result<Comparison<'a>, Co
     let (a_cap, b_cap) = (cap_of(a), cap_of(b));
     Ok(Comparison {
         per_minute_unit: &a.descriptor().unit,
+        per_second_unit: a.descriptor().per_second_unit(),
         headline: headline(a, b),
         per_watt: Change::both(ap.map(|p| p.per_watt), bp.map(|p| p.per_watt)),
         active_w: Change::both(ap.map(|p| p.active_w), bp.map(|p| p.active_w)),

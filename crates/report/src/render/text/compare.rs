@@ -62,7 +62,7 @@ pub fn power_and_cost(c: &Comparison) -> Vec<(String, Change, &'static str)> {
         (format!("{unit} per watt"), c.per_watt, ""),
         ("active watts".to_string(), c.active_w, ""),
         ("idle watts".to_string(), c.idle_w, ""),
-        ("cost per TPS".to_string(), c.cost_per_tps_usd, "$"),
+        (format!("cost per {}", c.per_second_unit), c.cost_per_tps_usd, "$"),
         (format!("cost per {unit}"), c.cost_per_minute_unit_usd, "$"),
     ]
     .into_iter()

@@ -160,6 +160,18 @@ mod tests {
     }
 
     #[test]
+    fn io_s_cost_is_per_iops() {
+        let t = Transactions::from([("read".into(), txn(2_000, 2_000, 0))]);
+        let plan = StepPlan { users: 16, duration_s: 1.0, ..StepPlan::default() };
+        let mut r = crate::fixtures::result(
+            Workload::Io,
+            vec![Step::new(Workload::Io, plan, BTreeMap::from([("f".into(), t)]))],
+        );
+        r.cost = Some(crate::model::Cost::new(100.0, Some(&r.steps[0].figures)));
+        assert_eq!(crate::render::study::cost(&r).unwrap(), "cost: $100.00 system, $0.050 per IOPS");
+    }
+
+    #[test]
     fn the_endurance_line_reads_as_the_study_s_arithmetic() {
         let e = Endurance::project(1e15, 3.0, 151e9 / 86_400.0).unwrap();
         assert_eq!(
