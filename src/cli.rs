@@ -344,8 +344,8 @@ pub struct StudyArgs {
     /// warming up and measuring for a time
     #[arg(long, value_name = "A..B", value_parser = parse_window)]
     pub window: Option<(Duration, Duration)>,
-    /// Where to write result.json, summary.txt, timeseries.csv and report.html [default:
-    /// results/TIME-WORKLOAD, TIME in UTC]
+    /// Where to write result.json, summary.txt, timeseries.csv, counters.csv, report.html and (a
+    /// database workload's acknowledged orders) acks.bin [default: results/TIME-WORKLOAD, TIME in UTC]
     #[arg(long, short, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Write over the result already in --out (without it, such an --out is refused)

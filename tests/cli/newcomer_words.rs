@@ -131,3 +131,54 @@ fn report_html_writes_over_its_own_page_with_replace_only() {
     );
     assert_eq!(std::fs::read_to_string(&page).unwrap(), "my notes");
 }
+
+#[test]
+fn ci_runs_every_test_command_and_names_those_that_failed() {
+    // Issue 39: `.ci/run` stopped at the first failing test command, hiding the rest. Run it on a
+    // copy of itself with a `cargo` that records its calls and fails two of the test commands.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".ci")).unwrap();
+    std::fs::copy(repo.join(".ci/run"), dir.path().join(".ci/run")).unwrap();
+    std::fs::write(dir.path().join("BENCHMARKS.md"), "# figures\n").unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let log = dir.path().join("calls");
+    let stub = "#!/bin/sh\necho \"$*\" >> \"$CALLS\"\ncase \"$*\" in\n  test*--lib*|test*--workspace*) exit 101;;\nesac\nexit 0\n";
+    std::fs::write(bin.join("cargo"), stub).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("cargo"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = std::process::Command::new("bash")
+        .arg(dir.path().join(".ci/run"))
+        .env("PATH", path)
+        .env("CALLS", &log)
+        .env("OLTPGEN_TEST_MSSQL_URL", "sqlserver://ci@127.0.0.1:1/x")
+        .env("SLURM_CONF", "/nonexistent/slurm.conf")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let tests: Vec<&str> = calls.lines().filter(|c| c.starts_with("test ")).collect();
+    assert_eq!(tests.len(), 3, "every test command ran after the first failed: {calls}");
+    assert!(tests.iter().all(|c| c.contains("--no-fail-fast")), "{calls}");
+    assert!(calls.lines().last().unwrap().starts_with("test --workspace --locked"), "{calls}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let failed: Vec<&str> = stderr.lines().filter(|l| l.starts_with("ci: failed: ")).collect();
+    assert_eq!(failed.len(), 2, "{stderr}");
+    assert!(failed[0].starts_with("ci: failed: cargo test -p oltpgen-vocab"), "{stderr}");
+    assert_eq!(failed[1], "ci: failed: cargo test --workspace --locked --no-fail-fast", "{stderr}");
+}
+
+#[test]
+fn out_s_help_names_every_file_of_a_result() {
+    // Issue 39: `--out`'s help left out counters.csv and acks.bin.
+    let help = oltpgen(&["tpcc", "run", "--help"]).stdout;
+    let out = help.split("--out <DIR>").nth(1).unwrap();
+    let line: String = out.split("\n  -").next().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    for file in ["result.json", "summary.txt", "timeseries.csv", "counters.csv", "report.html", "acks.bin"] {
+        assert!(line.contains(file), "{file}: {line}");
+    }
+    let html = oltpgen(&["report", "html", "--help"]).stdout;
+    assert!(html.contains("--replace"), "{html}");
+}
