@@ -3,7 +3,7 @@
 //! apart from its steps, `check --result` of a merged result said to be one, and `report html --out`
 //! run twice with `--replace`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::common::{assert_refused, oltpgen};
 use crate::report_cli::write;
@@ -48,26 +48,11 @@ fn ds2_s_target_is_named_in_its_errors() {
 fn a_study_s_first_line_counts_its_step_and_its_runs_apart() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("result");
-    let out = oltpgen(&[
-        "tpcc",
-        "--temp-db",
-        "--users",
-        "2",
-        "--runs",
-        "2",
-        "--warmup",
-        "0",
-        "--duration",
-        "1s",
-        "--think-time",
-        "0",
-        "--keying-time",
-        "0",
-        "--report-interval",
-        "1s",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
+    let study = "tpcc --temp-db --users 2 --runs 2 --warmup 0 --duration 1s --think-time 0 --keying-time 0 \
+                 --report-interval 1s";
+    let mut args: Vec<&str> = study.split_whitespace().collect();
+    args.extend(["--out", out_dir.to_str().unwrap()]);
+    let out = oltpgen(&args);
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(out.stdout.contains(": 2 users in 1 step, 2 runs, up to 2 connections"), "{}", out.stdout);
     // Issue 39: summary.txt printed `connections=null … window_s=null`.
@@ -77,17 +62,27 @@ fn a_study_s_first_line_counts_its_step_and_its_runs_apart() {
     assert!(config.contains("(not set: connections,") && config.contains("window_s)"), "{config}");
 }
 
-#[test]
-fn check_of_a_merged_result_says_it_is_merged_and_what_to_give() {
+/// A directory holding two results of one plan (`a` and `b`, the second machine's against its own
+/// database), with their paths, and the path of `name` in it.
+fn two_results(name: &str) -> (tempfile::TempDir, [String; 3]) {
     let dir = tempfile::tempdir().unwrap();
     let mut b = sweep();
     b.targets = vec!["postgres://oltpgen@10.0.0.2:5432/<tpcc>".into()];
-    let (a, b) = (write(dir.path(), "a", &sweep()), write(dir.path(), "b", &b));
-    let merged = dir.path().join("merged");
-    let path = |p: &Path| p.to_str().unwrap().to_string();
-    let out = oltpgen(&["report", "merge", &path(&a), &path(&b), "--out", &path(&merged)]);
+    let path = |p: PathBuf| p.to_str().unwrap().to_string();
+    let paths = [
+        path(write(dir.path(), "a", &sweep())),
+        path(write(dir.path(), "b", &b)),
+        path(dir.path().join(name)),
+    ];
+    (dir, paths)
+}
+
+#[test]
+fn check_of_a_merged_result_says_it_is_merged_and_what_to_give() {
+    let (_dir, [a, b, merged]) = two_results("merged");
+    let out = oltpgen(&["report", "merge", &a, &b, "--out", &merged]);
     assert_eq!(out.code, 0, "{}", out.all());
-    let out = oltpgen(&["tpcc", "check", "--url", "postgres://u@127.0.0.1:1/x", "--result", &path(&merged)]);
+    let out = oltpgen(&["tpcc", "check", "--url", "postgres://u@127.0.0.1:1/x", "--result", &merged]);
     assert_refused(
         &out,
         "a merged result (report merge of 2 results) without the parts' acknowledged orders",
@@ -98,18 +93,8 @@ fn check_of_a_merged_result_says_it_is_merged_and_what_to_give() {
 
 #[test]
 fn report_html_writes_over_its_own_page_with_replace_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut b = sweep();
-    b.targets = vec!["postgres://oltpgen@10.0.0.2:5432/<tpcc>".into()];
-    let (a, b) = (write(dir.path(), "a", &sweep()), write(dir.path(), "b", &b));
-    let page = dir.path().join("compare.html");
-    let path = |p: &Path| p.to_str().unwrap().to_string();
-    let html = |more: &[&str]| {
-        let mut args =
-            vec!["report".to_string(), "html".into(), path(&a), path(&b), "--out".into(), path(&page)];
-        args.extend(more.iter().map(|s| s.to_string()));
-        oltpgen(&args.iter().map(String::as_str).collect::<Vec<_>>())
-    };
+    let (dir, [a, b, page]) = two_results("compare.html");
+    let html = |more: &[&str]| oltpgen(&[&["report", "html", &a, &b, "--out", &page][..], more].concat());
     assert_eq!(html(&[]).code, 0);
     let first = std::fs::read_to_string(&page).unwrap();
     let again = html(&[]);

@@ -20,7 +20,7 @@ pub(crate) fn open_page(title: &str) -> String {
     )
 }
 
-/// Whether `text` is a page [`open_page`] opened: what `report html --replace` may write over (a page
+/// Whether `text` is a page the report's frame opened: what `report html --replace` may write over (a page
 /// oltpgen wrote), and nothing else.
 pub fn is_page(text: &str) -> bool {
     let opening = open_page("");
