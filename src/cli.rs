@@ -45,10 +45,11 @@ fn signed_values(cmd: clap::Command) -> clap::Command {
     let named = |a: &clap::Arg, names: &[&str]| {
         a.get_value_names().and_then(|v| v.first()).is_some_and(|n| names.contains(&n.as_str()))
     };
-    cmd.mut_args(|a| {
-        let times = named(&a, &TIMES);
-        let numbers = named(&a, &NUMBERS);
-        a.allow_hyphen_values(times).allow_negative_numbers(numbers)
+    // Set, never unset: a flag that takes any value already (a hook's command) keeps it.
+    cmd.mut_args(|a| match (named(&a, &TIMES), named(&a, &NUMBERS)) {
+        (true, _) => a.allow_hyphen_values(true),
+        (_, true) => a.allow_negative_numbers(true),
+        _ => a,
     })
     .mut_subcommands(signed_values)
 }
