@@ -31,6 +31,56 @@ use oltpgen_report::stats::cap::IO_DEFAULT_CAP;
 use oltpgen_report::stats::cap::{Cap, DEFAULT_CAP, DS2_DEFAULT_CAP};
 use oltpgen_vocab::tpcc::Transactions;
 
+/// The values people write as times (`-5s`, `-1`): a flag taking one takes a value that starts with a
+/// hyphen, so that its parser refuses a negative time in its own words instead of clap reading `-5` as
+/// an unknown flag.
+const TIMES: [&str; 6] = ["DURATION", "MINUTES", "SECONDS", "A..B", "spec|0|MEAN", "spec|0|TIME"];
+/// The values that are numbers (counts, rates, costs, shares): a flag taking one takes a negative
+/// number (`-5`), which its parser refuses in its own words.
+const NUMBERS: [&str; 10] =
+    ["N", "N|LIST|A..B:STEP", "USERS_PER_S", "USD", "WAREHOUSES", "K", "PCT", "SIZE", "TB|PB", "WA"];
+
+/// `cmd` and its subcommands with every flag that takes a time or a number given its negative
+/// values ([`TIMES`], [`NUMBERS`]): `--duration -5s` is refused as a negative duration, not as an
+/// unexpected argument `-5`.
+fn signed_values(cmd: clap::Command) -> clap::Command {
+    let named = |a: &clap::Arg, names: &[&str]| {
+        a.get_value_names().and_then(|v| v.first()).is_some_and(|n| names.contains(&n.as_str()))
+    };
+    // Set, never unset: a flag that takes any value already (a hook's command) keeps it.
+    cmd.mut_args(|a| match (named(&a, &TIMES), named(&a, &NUMBERS)) {
+        (true, _) => a.allow_hyphen_values(true),
+        (_, true) => a.allow_negative_numbers(true),
+        _ => a,
+    })
+    .mut_subcommands(signed_values)
+}
+
+impl Cli {
+    /// The command line of this process, read as [`signed_values`] has it; what
+    /// [`clap::Parser::try_parse`] would give otherwise.
+    ///
+    /// # Errors
+    /// clap's error: a bad flag or value, or the help or version asked for.
+    pub fn try_parse() -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::env::args_os())
+    }
+
+    /// The command line `args`, read as [`signed_values`] has it.
+    ///
+    /// # Errors
+    /// clap's error: a bad flag or value, or the help or version asked for.
+    pub fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::{CommandFactory, FromArgMatches};
+        let mut matches = signed_values(Cli::command()).try_get_matches_from(args)?;
+        Cli::from_arg_matches_mut(&mut matches)
+    }
+}
+
 /// oltpgen: a load generator for OLTP database performance studies.
 ///
 /// Without --url, oltpgen runs its own PostgreSQL from the binaries installed on this machine.
@@ -290,8 +340,8 @@ pub struct StudyArgs {
     /// warming up and measuring for a time
     #[arg(long, value_name = "A..B", value_parser = parse_window)]
     pub window: Option<(Duration, Duration)>,
-    /// Where to write result.json, summary.txt, timeseries.csv and report.html [default:
-    /// results/TIME-WORKLOAD, TIME in UTC]
+    /// Where to write result.json, summary.txt, timeseries.csv, counters.csv, report.html and (a
+    /// database workload's acknowledged orders) acks.bin [default: results/TIME-WORKLOAD, TIME in UTC]
     #[arg(long, short, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Write over the result already in --out (without it, such an --out is refused)
@@ -781,6 +831,9 @@ pub enum ReportAction {
         /// The HTML file to write, or a directory to write report.html into
         #[arg(long, short, value_name = "FILE|DIR")]
         out: Option<PathBuf>,
+        /// Write over the page oltpgen wrote at --out (without it, an existing file is refused)
+        #[arg(long, requires = "out")]
+        replace: bool,
     },
     /// Several results of the same plan (several machines or targets) merged exactly, histograms and all
     Merge {

@@ -26,7 +26,9 @@ pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exi
             };
             // DS2's --target and --database_name name its databases as DS2's driver does.
             let db = cmd.common.db.databases().ds2_named(&run.target, run.database_name.as_deref())?;
-            db.name_env_url(ds2(*cmd, &db, console).await)
+            let by_target = !run.target.is_empty();
+            let outcome = db.name_env_url(ds2(*cmd, &db, console).await);
+            if by_target { Databases::name_target(outcome) } else { outcome }
         }
         Command::Custom(cmd) => {
             let db = cmd.common.db.databases();
@@ -97,7 +99,9 @@ fn report(action: ReportAction, console: &mut dyn Console) -> Result<Exit, Error
         ReportAction::Compare { a, b, fail_if_slower, json } => {
             run::report::compare(&a, &b, fail_if_slower, json, console)
         }
-        ReportAction::Html { results, out } => run::report::html(&results, out.as_deref(), console),
+        ReportAction::Html { results, out, replace } => {
+            run::report::html(&results, out.as_deref(), replace, console)
+        }
         ReportAction::Merge { results, out, replace } => run::report::merge(&results, &out, replace, console),
     }
 }

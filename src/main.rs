@@ -9,7 +9,6 @@ mod commands;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::Parser;
 use clap::error::ErrorKind;
 use oltpgen_driver::command::{Console, ErrLines, Exit};
 
@@ -107,8 +106,6 @@ fn one_line(clap_message: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::*;
 
     fn message(args: &[&str]) -> String {

@@ -132,7 +132,19 @@ async fn bare_ds2_loads_runs_and_reports_in_ds2_terms_and_the_data_stays_intact(
     assert!(std::fs::read_to_string(out_dir.join("report.html")).unwrap().contains("<svg"));
 
     let rows = std::fs::read_to_string(&csv).unwrap();
-    assert!(rows.starts_with("et_s,target,users,opm,rt_tot_avg_ms,"), "{rows}");
+    assert!(rows.starts_with("run_s,et_s,target,users,opm,rt_tot_avg_ms,"), "{rows}");
+    // Issue 39: each row's et_s is its progress line's et=, which restarts at `Stats reset` as DS2's
+    // driver's does; run_s goes on.
+    for row in rows.lines().skip(1).filter(|r| r.split(',').nth(2) == Some("all")) {
+        let (run_s, et_s) =
+            row.split_once(',').map(|(a, rest)| (a, rest.split(',').next().unwrap())).unwrap();
+        let et_s: f64 = et_s.parse().unwrap();
+        assert!(out.stdout.contains(&format!("et={et_s:7.1} n_overall=")), "{row}: {}", out.stdout);
+        assert!(run_s.parse::<f64>().unwrap() >= et_s, "{row}");
+    }
+    let last = rows.lines().last().unwrap();
+    let clock = |i: usize| last.split(',').nth(i).unwrap().parse::<f64>().unwrap();
+    assert!(clock(0) > clock(1), "after the reset et_s restarted, run_s did not: {last}");
     assert!(rows.lines().next().unwrap().ends_with(",order_avg_ms,order_max_ms"), "{rows}");
     assert!(rows.lines().count() >= 3, "a row per interval: {rows}");
 

@@ -44,6 +44,7 @@ mod mssql_common;
 mod mssql_ds2;
 mod mssql_modes;
 mod mssql_tpcc;
+mod newcomer_words;
 mod pair;
 mod pristine_window;
 mod report_cli;

@@ -30,7 +30,43 @@ fn seams(url: &str) -> Result<Seams<'_>, Error> {
 
 /// `url` with `host` in place of its host (its port kept unless `host` names one).
 fn url_at_host(url: &str, host: &str) -> Result<String, Error> {
-    Ok(seams(url)?.with_host(host))
+    Ok(seams(url)?.with_host(target_host(host)?))
+}
+
+/// One host of `--target`: a name or address (`db1`, `10.0.0.2`, `[::1]`), with a port or without
+/// (`db1:5433`), checked before it is put in a URL, so that a bad one is told as `--target`'s.
+///
+/// # Errors
+/// A usage error naming the host and what `--target` takes.
+fn target_host(host: &str) -> Result<&str, Error> {
+    let (name, port) = match host.rsplit_once(':') {
+        Some((name, port)) if !name.contains(':') || name.ends_with(']') => (name, Some(port)),
+        _ => (host, None),
+    };
+    let bracketed = name.strip_prefix('[').and_then(|n| n.strip_suffix(']'));
+    let name_ok = match bracketed {
+        Some(v6) => !v6.is_empty() && v6.chars().all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.'),
+        None => !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "-._".contains(c)),
+    };
+    let port_ok = port.is_none_or(|p| p.parse::<u16>().is_ok_and(|p| p > 0));
+    if name_ok && port_ok {
+        return Ok(host);
+    }
+    Err(Error::usage(format!(
+        "--target {host:?} is not a host: write each database server as a name or address, with its port when \
+         not the URL's (e.g. --target=db1,db2:5433)"
+    )))
+}
+
+/// `outcome`, its error saying `to` where it said `from`.
+fn renamed<T>(outcome: Result<T, Error>, from: &str, to: &str) -> Result<T, Error> {
+    let rename = |m: String| m.replace(from, to);
+    outcome.map_err(|err| match err {
+        Error::Usage(m) => Error::Usage(rename(m)),
+        Error::Environment(m) => Error::Environment(rename(m)),
+        Error::Failed(m) => Error::Failed(rename(m)),
+        Error::Interrupted(m) => Error::Interrupted(m),
+    })
 }
 
 /// `url` naming database `database` (its options kept).
@@ -147,13 +183,17 @@ impl Databases {
         if self.env_url().is_none() {
             return outcome;
         }
-        let rename = |m: String| m.replace("--url", URL_VAR);
-        outcome.map_err(|err| match err {
-            Error::Usage(m) => Error::Usage(rename(m)),
-            Error::Environment(m) => Error::Environment(rename(m)),
-            Error::Failed(m) => Error::Failed(rename(m)),
-            Error::Interrupted(m) => Error::Interrupted(m),
-        })
+        renamed(outcome, "--url", URL_VAR)
+    }
+
+    /// `outcome` of a DS2 command whose hosts `--target` named ([`Databases::ds2_named`]), its error
+    /// pointing at the host and port in `--target` where it pointed at those of `--url`: the user
+    /// typed the host in `--target`, whatever URL it was put in.
+    ///
+    /// # Errors
+    /// `outcome`'s error, renamed.
+    pub fn name_target<T>(outcome: Result<T, Error>) -> Result<T, Error> {
+        renamed(outcome, "the host and port in --url", "the host and port in --target")
     }
 
     /// The databases DS2's own flags name: `--target=db1,db2` (`hosts`) puts each host in place of the
@@ -327,5 +367,30 @@ mod tests {
                 .contains("not a connection string")
         );
         assert!(urls(&[], &[], Some("x")).unwrap_err().contains("give one of them"));
+    }
+
+    #[test]
+    fn a_bad_host_in_target_is_told_as_target_s() {
+        // Issue 39: these were told as "--url is not a valid PostgreSQL URL" or a failed lookup.
+        for bad in ["", "foo:bar:baz", "db1:notaport", "db1:0", "db 1", "u@db1", "db1/x", "[]"] {
+            let e = urls(&[], &[bad], None).unwrap_err();
+            assert!(e.starts_with(&format!("--target {bad:?} is not a host")), "{bad}: {e}");
+        }
+        let good = ["db1", "10.0.0.2:5433", "[::1]", "[::1]:5433", "db-1.example.org"];
+        assert_eq!(
+            urls(&[], &good, None).unwrap(),
+            [
+                "postgres://db1:5432/ds2",
+                "postgres://10.0.0.2:5433/ds2",
+                "postgres://[::1]:5432/ds2",
+                "postgres://[::1]:5433/ds2",
+                "postgres://db-1.example.org:5432/ds2"
+            ]
+        );
+        let refused: Result<(), Error> = Err(Error::environment(
+            "cannot connect to postgres://db9:5432/ds2: no such host; is the server running and the host and port in --url right?",
+        ));
+        let e = Databases::name_target(refused).unwrap_err().to_string();
+        assert!(e.ends_with("the host and port in --target right?"), "{e}");
     }
 }

@@ -171,7 +171,8 @@ impl Ds2Plan {
         let header = ds2_report::Ds2Header {
             labels: &labels,
             threads: req.n_threads.counts(),
-            steps: self.options.plan.steps.len(),
+            steps: self.options.plan.of_run(1).steps.len(),
+            runs: self.options.plan.runs(),
             ramp_rate: req.ramp_rate,
             warmup: req.warmup_time,
             run_time: (!req.until_stopped()).then_some(req.run_time),

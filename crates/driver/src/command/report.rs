@@ -60,12 +60,18 @@ pub fn compare(
 
 /// `report html`: one result's page (beside it unless `out` says where), or a comparison page of
 /// several (`out` required: a file, or a directory to write `report.html` into). Never writes over a
-/// file, except a result's own `report.html`, rendered again.
+/// file, except a result's own `report.html`, rendered again, and with `replace` a page oltpgen wrote
+/// at `out` (so that the same command runs twice).
 ///
 /// # Errors
 /// A bad `--out`, a result that cannot be read, results of different workloads, a page that cannot be
 /// written.
-pub fn html(results: &[PathBuf], out: Option<&Path>, console: &mut dyn Console) -> Result<Exit, Error> {
+pub fn html(
+    results: &[PathBuf],
+    out: Option<&Path>,
+    replace: bool,
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
     let (file, make_dir) = match (out, results) {
         // A directory (or a name ending in `/`, made when missing): report.html in it.
         (Some(dir), _) if dir.is_dir() || dir.as_os_str().to_string_lossy().ends_with('/') => {
@@ -86,11 +92,9 @@ pub fn html(results: &[PathBuf], out: Option<&Path>, console: &mut dyn Console) 
             return Err(Error::usage("--out: a comparison page of several results needs --out FILE|DIR"));
         }
     };
-    // --out never writes over a file: checked before the results are read (a directory to make is
-    // made once the page is rendered).
-    if make_dir.is_none_or(Path::is_dir) {
-        claim::check_new_file(&file).map_err(out_error)?;
-    }
+    // --out never writes over a file but, with --replace, a page oltpgen wrote: checked before the
+    // results are read (a directory to make is made once the page is rendered).
+    let over = make_dir.is_none_or(Path::is_dir) && page_to_replace(&file, replace)?;
     let page = match results {
         [one] => html::render(&read_result(one)?),
         several => {
@@ -105,9 +109,51 @@ pub fn html(results: &[PathBuf], out: Option<&Path>, console: &mut dyn Console) 
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::failed(format!("cannot create {}: {e}", dir.display())))?;
     }
-    FileClaim::write_new(&file, page.as_bytes()).map_err(out_error)?;
+    if over {
+        replace_page(&file, page.as_bytes())?;
+    } else {
+        FileClaim::write_new(&file, page.as_bytes()).map_err(out_error)?;
+    }
     console.line(&format!("wrote {}", file.display()));
     Ok(Exit::Success)
+}
+
+/// Whether `report html --out FILE` writes over `file`: `false` for a new file; `true` for a page
+/// oltpgen wrote there, given `replace`.
+///
+/// # Errors
+/// A usage error: a file there without `replace`, or one oltpgen did not write (never written over),
+/// or `file` a directory or in a directory that does not exist.
+fn page_to_replace(file: &Path, replace: bool) -> Result<bool, Error> {
+    if file.is_dir() || file.symlink_metadata().is_err() {
+        return claim::check_new_file(file).map(|()| false).map_err(out_error);
+    }
+    if !replace {
+        return Err(out_error(format!(
+            "{} already exists: name a new file, or pass --replace to write over the page oltpgen wrote there",
+            file.display()
+        )));
+    }
+    let ours = std::fs::read_to_string(file).is_ok_and(|text| oltpgen_report::render::html::is_page(&text));
+    if !ours {
+        return Err(out_error(format!(
+            "{} is not a page oltpgen wrote: --replace writes over oltpgen's pages only; name a new file",
+            file.display()
+        )));
+    }
+    Ok(true)
+}
+
+/// Writes `bytes` over the page at `file` whole: into a file beside it, then renamed over it, so that a
+/// failed write leaves the old page.
+fn replace_page(file: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let name = file.file_name().map_or("report.html".into(), |n| n.to_string_lossy().into_owned());
+    let temp = file.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, file));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        Error::failed(format!("cannot write {}: {e}", file.display()))
+    })
 }
 
 /// `report merge`: the results of one plan (several machines or targets) merged exactly into `out`

@@ -28,10 +28,24 @@ pub fn parse_scale(s: &str) -> Result<u32, String> {
     }
 }
 
+/// What a negative time `s` is told: a time is 0 or more.
+fn negative(s: &str) -> String {
+    format!("'{s}' is negative: a time is 0 or more (write e.g. 90s)")
+}
+
 /// A duration as people write them (`90s`, `3m`, `1h`; a bare `0` is none).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     if s.trim() == "0" {
         return Ok(Duration::ZERO);
+    }
+    match s.trim().strip_prefix('-') {
+        Some(rest) if rest.starts_with('-') => {
+            return Err(format!(
+                "'{s}' is a flag, not a duration: give the flag before it a duration (e.g. 90s)"
+            ));
+        }
+        Some(_) => return Err(negative(s)),
+        None => {}
     }
     humantime::parse_duration(s.trim())
         .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 90s, 3m, 1h"))
@@ -44,6 +58,7 @@ pub fn parse_in_units(s: &str, unit_s: f64, unit: &str) -> Result<Duration, Stri
         // Issue 36: `1e20` minutes panicked in Duration::from_secs_f64.
         Ok(n) if n.is_finite() && n >= 0.0 => Duration::try_from_secs_f64(n * unit_s)
             .map_err(|_| format!("'{s}' {unit} is longer than a duration can be")),
+        Ok(n) if n < 0.0 => Err(negative(s)),
         Ok(_) => Err(format!("'{s}' is not a number of {unit}")),
         Err(_) => parse_duration(s),
     }
@@ -125,12 +140,22 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A pacing value `s` that is neither `spec`, `off` nor a time: a word (`spc`) is told the words, a
+/// time that does not read is told what [`parse_duration`] says.
+fn pacing_duration(s: &str, time: &str) -> Result<Duration, String> {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic()) {
+        return Err(format!("'{s}' is not a pacing: write spec (the spec's), 0 (none) or {time} (e.g. 2s)"));
+    }
+    parse_duration(s)
+}
+
 /// `--think-time`: `spec`, `0`/`off`, or a mean.
 pub fn parse_think(s: &str) -> Result<ThinkTime, String> {
     match s.trim() {
         "spec" => Ok(ThinkTime::Spec),
         "off" => Ok(ThinkTime::Off),
-        other => parse_duration(other).map(|d| if d.is_zero() { ThinkTime::Off } else { ThinkTime::Mean(d) }),
+        other => pacing_duration(other, "a mean")
+            .map(|d| if d.is_zero() { ThinkTime::Off } else { ThinkTime::Mean(d) }),
     }
 }
 
@@ -148,9 +173,8 @@ pub fn parse_keying(s: &str) -> Result<KeyingTime, String> {
     match s.trim() {
         "spec" => Ok(KeyingTime::Spec),
         "off" => Ok(KeyingTime::Off),
-        other => {
-            parse_duration(other).map(|d| if d.is_zero() { KeyingTime::Off } else { KeyingTime::Fixed(d) })
-        }
+        other => pacing_duration(other, "a fixed time")
+            .map(|d| if d.is_zero() { KeyingTime::Off } else { KeyingTime::Fixed(d) }),
     }
 }
 
@@ -230,5 +254,25 @@ mod tests {
         assert!(parse_window("1m..10s").unwrap_err().contains("ends before it starts"));
         assert_eq!(parse_listen("127.0.0.1:9187").unwrap().port(), 9187);
         assert!(parse_listen("localhost").unwrap_err().contains("e.g. 127.0.0.1:9187"));
+    }
+
+    #[test]
+    fn a_mistyped_pacing_is_told_the_words_and_a_negative_time_is_refused_as_one() {
+        // Issue 39: `--think-time spc` was told "expected number at 0", nothing about `spec`.
+        for bad in [parse_think("spc").unwrap_err(), parse_keying("sepc").unwrap_err()] {
+            assert!(bad.contains("is not a pacing: write spec (the spec's), 0 (none) or a"), "{bad}");
+        }
+        assert!(parse_think("2x").unwrap_err().contains("not a duration"));
+        for (bad, said) in [
+            (parse_duration("-5s"), "'-5s' is negative: a time is 0 or more"),
+            (parse_positive_duration("-1m"), "'-1m' is negative"),
+            (parse_minutes("-5"), "'-5' is negative"),
+            (parse_seconds("-0.5"), "'-0.5' is negative"),
+            (parse_window("-5s..10s").map(|w| w.0), "'-5s' is negative"),
+        ] {
+            assert!(bad.as_ref().unwrap_err().contains(said), "{bad:?}");
+        }
+        assert!(parse_think("-2s").unwrap_err().contains("is negative"));
+        assert!(parse_duration("--replace").unwrap_err().contains("'--replace' is a flag, not a duration"));
     }
 }

@@ -173,7 +173,8 @@ pub fn header(
         &live::TpccHeader {
             target: &names,
             users: counts,
-            steps: plan.steps.len(),
+            steps: plan.of_run(1).steps.len(),
+            runs: plan.runs(),
             // Each database has its own users and connections.
             connections: plan.connections_for(plan.max_users() / n) * n,
             warmup_s: plan.timing.warmup.as_secs_f64(),

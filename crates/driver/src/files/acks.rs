@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use oltpgen_report::model::Workload;
 use oltpgen_report::model::cycle::RunRecord;
+use oltpgen_report::stats::merge::MERGED_RESULTS;
 
 use crate::Error;
 use oltpgen_vocab::claim::RESULT_FILE;
@@ -54,7 +55,8 @@ pub struct Held {
 ///
 /// # Errors
 /// A usage error naming the directory when it holds no result of `workload` or no [`ACKS_FILE`], or a
-/// file that is not one, or one of an older oltpgen whose orders a restore mixed up.
+/// file that is not one, or one of an older oltpgen whose orders a restore mixed up; a merged result
+/// without one is named as merged.
 pub fn read(dir: &Path, workload: &str) -> Result<Held, Error> {
     let said = |why: String| Error::usage(format!("--result {}: {why}", dir.display()));
     if !dir.join(RESULT_FILE).is_file() {
@@ -70,7 +72,20 @@ pub fn read(dir: &Path, workload: &str) -> Result<Held, Error> {
             result.workload.name()
         )));
     };
-    let acks = read_file(dir).map_err(said)?;
+    let merged = result.config.get(MERGED_RESULTS).and_then(serde_json::Value::as_u64);
+    let acks = match (read_file(dir), merged) {
+        (Ok(acks), _) => acks,
+        // A merge keeps the parts' orders only when every part kept its own: no run of an older
+        // oltpgen is to blame, but the parts.
+        (Err(_), Some(n)) => {
+            return Err(said(format!(
+                "a merged result (report merge of {n} results) without the parts' acknowledged orders \
+                 ({ACKS_FILE}: a part kept none): give --result each part's own result directory, \
+                 checked against the database it ran on"
+            )));
+        }
+        (Err(why), None) => return Err(said(why)),
+    };
     let (acks, which) = since_last_restore(&result.runs, acks).map_err(said)?;
     Ok(Held { workload: kind, acks, which })
 }

@@ -385,7 +385,13 @@ mod tests {
 
     #[test]
     fn a_tpcc_result_of_schema_3_renders_as_before() {
-        let r = renders_as_before(&schema3!("tpcc"), Workload::Tpcc, &[]);
+        // Issue 39: summary.txt names the settings without a value instead of printing `null`.
+        let unset = [
+            (" connections=null", ""),
+            (" stop_after_breach=null", ""),
+            (" window_s=null", " (not set: connections, stop_after_breach, window_s)"),
+        ];
+        let r = renders_as_before(&schema3!("tpcc"), Workload::Tpcc, &unset);
         let audit = include_str!("../../testdata/schema3/tpcc/show-audit.txt");
         let full = crate::render::text::show::report(&r, crate::render::text::show::AuditView::Full);
         assert_eq!(full.trim_end(), audit.trim_end());
@@ -402,6 +408,15 @@ mod tests {
                 ("238,684 transactions", "238,684 I/Os"),
                 ("238684 transactions", "238684 I/Os"),
                 ("<td>transactions</td>", "<td>I/Os</td>"),
+                // Issue 39: summary.txt names the settings without a value instead of printing `null`.
+                (" connections=null", ""),
+                (" io_uring_refused=null", ""),
+                (" iops=null", ""),
+                (" stop_after_breach=null", ""),
+                (
+                    " window_s=null workers=1",
+                    " workers=1 (not set: connections, io_uring_refused, iops, stop_after_breach, window_s)",
+                ),
             ],
         );
     }

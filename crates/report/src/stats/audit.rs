@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 use crate::model::audit::{
     Audit, AuditCheck, BY_NAME_ORDER_STATUS, BY_NAME_PAYMENTS, ORDER_LINES, PACING_CHECK, REMOTE_ORDER_LINES,
-    REMOTE_PAYMENTS, SKIPPED_DISTRICTS, USERS_PER_WAREHOUSE_CHECK, Verdict,
+    REMOTE_PAYMENTS, SKIPPED_DISTRICTS, USERS_PER_WAREHOUSE_CHECK, Verdict, WAREHOUSES_WITH_A_USER_CHECK,
 };
 use crate::model::{Figures, Step, TPCC_TRANSACTIONS, TxnStats};
 
@@ -291,7 +291,8 @@ fn load_checks(parts: &[AuditPart], paced: bool) -> [AuditCheck; 3] {
     // User i's home is warehouse i mod W + 1: the first min(users, W) warehouses of each part have a user.
     let touched: u64 = parts.iter().map(|p| p.users.min(warehouses_of(p))).sum();
     let verdict = if touched < warehouses { Verdict::Flag } else { Verdict::Pass };
-    let used = share_check(("4.2.2", "warehouses with a user"), (touched, warehouses), "100%", verdict, None);
+    let used =
+        share_check(("4.2.2", WAREHOUSES_WITH_A_USER_CHECK), (touched, warehouses), "100%", verdict, None);
     [pacing, per, used]
 }
 

@@ -25,7 +25,8 @@
 //!   worst single process's.
 //! - **Power and cost**, when every result has them, are taken as separate systems under test: watts
 //!   and costs summed, throughput per watt over the summed watts, cost per unit of the merged headline.
-//! - The tool, server and configuration are the first result's; the start time is the earliest.
+//! - The tool, server and configuration are the first result's, the configuration saying how many
+//!   results were merged ([`MERGED_RESULTS`]); the start time is the earliest.
 //! - **Agents' parts** (`--agent I/N`) are checked to be every agent's part of one plan and one start
 //!   ([`crate::stats::agents`]); their steps match by index and run (each agent ran its share of the
 //!   users, summed here), a part that stopped early leaves the steps it did not reach INVALID, and the
@@ -173,7 +174,10 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         workload: first.workload.clone(),
         written_descriptor: Some(first.descriptor().clone()),
         started_at: results.iter().map(|r| &r.started_at).min().unwrap_or(&first.started_at).clone(),
-        config: agents.map_or_else(|| first.config.clone(), |n| agents::merged_config(results, n)),
+        config: merged_from(
+            agents.map_or_else(|| first.config.clone(), |n| agents::merged_config(results, n)),
+            results.len(),
+        ),
         server: first.server.clone(),
         targets,
         max_within_cap: max_within_cap(&steps),
@@ -200,6 +204,18 @@ pub fn merge(results: &[RunResult]) -> Result<RunResult, MergeError> {
         // Each agent read the servers over its own connections: the first part's account stands.
         served_by: first.served_by.clone(),
     })
+}
+
+/// The key of a merged result's configuration that says how many results it was merged from: what
+/// tells a merged result from a run's (`check --result` names it so).
+pub const MERGED_RESULTS: &str = "merged_results";
+
+/// `config` saying it is that of a merge of `parts` results ([`MERGED_RESULTS`]).
+fn merged_from(mut config: serde_json::Value, parts: usize) -> serde_json::Value {
+    if let Some(map) = config.as_object_mut() {
+        map.insert(MERGED_RESULTS.into(), parts.into());
+    }
+    config
 }
 
 /// Every agent's lost commits added up, the first ten of them all; `None` when none compared.
@@ -483,6 +499,7 @@ mod tests {
         assert_eq!(merged.targets, ["db"]);
         assert_eq!(merged.started_at, "2024-12-31T23:59:59Z");
         assert!(!merged.interrupted);
+        assert_eq!(merged.config[MERGED_RESULTS], 2, "a merged result says it is one");
     }
 
     #[test]

@@ -20,6 +20,14 @@ pub(crate) fn open_page(title: &str) -> String {
     )
 }
 
+/// Whether `text` is a page the report's frame opened: what `report html --replace` may write over (a page
+/// oltpgen wrote), and nothing else.
+pub fn is_page(text: &str) -> bool {
+    let opening = open_page("");
+    let head = &opening[..opening.find("<title>").unwrap_or(opening.len())];
+    text.starts_with(head) && text.contains(&format!("<style>{STYLE}</style>"))
+}
+
 /// Text made safe for HTML, in elements and in quoted attributes.
 pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -27,4 +35,17 @@ pub(crate) fn esc(s: &str) -> String {
         .replace('>', "&gt;")
         .replace('"', "&quot;")
         .replace('\'', "&#39;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_is_known_by_its_frame() {
+        assert!(is_page(&format!("{}<p>x</p></body></html>", open_page("a <title>"))));
+        assert!(!is_page("<!DOCTYPE html>\n<html><head><title>mine</title></head></html>"));
+        assert!(!is_page("notes.txt: keep me"));
+        assert!(!is_page(""));
+    }
 }

@@ -6,6 +6,7 @@
 pub mod charts;
 pub mod compare;
 pub(crate) mod frame;
+pub use frame::is_page;
 pub(crate) mod intervals;
 pub mod result;
 pub mod svg;

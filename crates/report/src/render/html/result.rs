@@ -389,6 +389,21 @@ mod tests {
     }
 
     #[test]
+    fn warehouses_without_a_user_in_an_unpaced_sweep_are_not_marked_as_a_failure() {
+        // Issue 39: 10 then 20 users flat out on 30 warehouses, the sweep's first steps.
+        let mut r = sweep();
+        let plan = TpccAuditPlan { paced: false, warehouses: 30 };
+        r.steps[0].audit = Some(tpcc(&r.steps[0], BTreeMap::new(), plan));
+        let html = render(&r);
+        assert!(
+            html.contains(
+                "<td>warehouses with a user</td><td>33.33% (10/30)</td><td>100%</td><td></td><td>FLAG</td>"
+            ),
+            "{html}"
+        );
+    }
+
+    #[test]
     fn an_outage_is_said_in_a_sentence_on_the_page_and_in_show() {
         let r = crate::fixtures::failed_over();
         let html = render(&r);

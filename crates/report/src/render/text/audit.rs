@@ -193,6 +193,24 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_below_a_user_per_warehouse_flags_its_unused_warehouses_as_expected() {
+        // Issue 39: 8 users flat out on 10 warehouses leave two without a user, as any sweep that
+        // starts below one user per warehouse does: expected, not an alarm.
+        let (step, unpaced) = spec_mix(8, false, 10);
+        assert_eq!(
+            line(&step, &unpaced),
+            "step 1 run 1 audit: FLAG keying and think times, users per warehouse, warehouses with a user \
+             (expected of a run without keying and think times)"
+        );
+        // Paced, the spec's ten terminals per warehouse would have used every one: a plain FLAG.
+        let (step, paced) = spec_mix(8, true, 10);
+        assert_eq!(
+            line(&step, &paced),
+            "step 1 run 1 audit: FLAG users per warehouse, warehouses with a user"
+        );
+    }
+
+    #[test]
     fn the_notes_are_said_once() {
         let mut r = sweep();
         for s in &mut r.steps {

@@ -23,7 +23,7 @@ use crate::model::ds2_progress::Ds2Progress;
 use crate::model::histogram::LatencyHistogram;
 use crate::model::{Figures, ORDER, RT_TOT, RunResult, Step, TxnStats};
 use crate::numfmt::fixed;
-use crate::render::text::live::cap_verdict;
+use crate::render::text::live::{cap_verdict, steps_and_runs};
 use crate::render::text::transactions::transaction_table;
 use crate::stats::variability as spread;
 
@@ -95,8 +95,10 @@ pub struct Ds2Header<'a> {
     pub labels: &'a [String],
     /// Threads per database, for each step of the sweep.
     pub threads: &'a [u64],
-    /// Steps, `--runs` included.
+    /// Steps of one run: the sweep's.
     pub steps: usize,
+    /// How many times the sweep runs (`--runs`).
+    pub runs: u32,
     /// `--ramp-rate`, threads per second.
     pub ramp_rate: f64,
     /// `--warmup-time`.
@@ -122,11 +124,11 @@ pub fn header(h: &Ds2Header<'_>) -> String {
         None => format!("warmup {}, run {run_time} per step", secs(h.warmup)),
     };
     format!(
-        "running ds2 on {}: {} thread(s) per database in {} step(s), ramp {}/s, {measured} \
+        "running ds2 on {}: {} thread(s) per database in {}, ramp {}/s, {measured} \
          (think {}, {}% new customers, cap {}; DS2's rt_tot_avg printed beside it)",
         h.labels.join(" + "),
         threads.join(","),
-        h.steps,
+        steps_and_runs(h.steps, h.runs),
         h.ramp_rate,
         secs(h.think),
         h.pct_newcustomers,
@@ -286,6 +288,7 @@ mod tests {
             labels: &labels,
             threads: &[4, 8],
             steps: 2,
+            runs: 1,
             ramp_rate: 10.0,
             warmup: Duration::from_secs(60),
             run_time: Some(Duration::from_secs(90)),
@@ -294,17 +297,20 @@ mod tests {
             pct_newcustomers: 20,
             cap: "order.avg=1s",
         };
-        insta::assert_snapshot!(header(&h), @"running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 step(s), ramp 10/s, warmup 60 s, run 90 s per step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)");
+        insta::assert_snapshot!(header(&h), @"running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 steps, ramp 10/s, warmup 60 s, run 90 s per step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)");
         h.run_time = None;
         assert!(header(&h).contains(", run until Ctrl-C per step "), "{}", header(&h));
-        insta::assert_snapshot!(header(&h), @"running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 step(s), ramp 10/s, warmup 60 s, run until Ctrl-C per step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)");
+        insta::assert_snapshot!(header(&h), @"running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 steps, ramp 10/s, warmup 60 s, run until Ctrl-C per step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)");
         h.window = Some((Duration::from_secs(100), Duration::from_secs(120)));
         assert!(
             header(&h).contains(", ramp 10/s, measuring 100 s..120 s of each step (think"),
             "{}",
             header(&h)
         );
-        insta::assert_snapshot!(header(&h), @"running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 step(s), ramp 10/s, measuring 100 s..120 s of each step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)");
+        insta::assert_snapshot!(header(&h), @"running ds2 on pg1 + pg2: 4,8 thread(s) per database in 2 steps, ramp 10/s, measuring 100 s..120 s of each step (think 0 s, 20% new customers, cap order.avg=1s: order = a whole order from its intended start to its end, not DS2's rt_tot; DS2's rt_tot_avg printed beside it)");
+        // Issue 39: one step run three times is one step, and three runs.
+        (h.threads, h.steps, h.runs) = (&[16], 1, 3);
+        assert!(header(&h).contains(": 16 thread(s) per database in 1 step, 3 runs, ramp"), "{}", header(&h));
     }
 
     #[test]

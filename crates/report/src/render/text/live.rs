@@ -100,8 +100,10 @@ pub struct TpccHeader<'a> {
     pub target: &'a dyn Display,
     /// The users of each step of the sweep.
     pub users: &'a [u64],
-    /// Steps, `--runs` included.
+    /// Steps of one run: the sweep's.
     pub steps: usize,
+    /// How many times the sweep runs (`--runs`).
+    pub runs: u32,
     /// Connections opened at most.
     pub connections: u32,
     /// Unmeasured seconds per step.
@@ -124,6 +126,16 @@ pub fn run_line(run: u32, runs: u32) -> String {
     format!("-- run {run} of {runs} --")
 }
 
+/// How much a study runs, as its first line says it: the sweep's `steps`, and its `runs` when more
+/// than one (`1 step, 3 runs`): a step run three times is still one step.
+pub fn steps_and_runs(steps: usize, runs: u32) -> String {
+    let plural = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
+    match runs {
+        0 | 1 => plural(steps, "step"),
+        n => format!("{}, {}", plural(steps, "step"), plural(n as usize, "run")),
+    }
+}
+
 /// The line a run of a database workload (`workload`, its name: `tpcc`, a defined one's) starts with.
 pub fn run_header(workload: &str, h: &TpccHeader<'_>) -> String {
     let users: Vec<String> = h.users.iter().map(u64::to_string).collect();
@@ -132,11 +144,11 @@ pub fn run_header(workload: &str, h: &TpccHeader<'_>) -> String {
         None => format!("warmup {:.0} s, measuring {:.0} s per step", h.warmup_s, h.duration_s),
     };
     format!(
-        "running {workload} on {}: {} users in {} step(s), up to {} connections, {measured} (keying {}, think {}, \
+        "running {workload} on {}: {} users in {}, up to {} connections, {measured} (keying {}, think {}, \
          cap {})",
         h.target,
         users.join(","),
-        h.steps,
+        steps_and_runs(h.steps, h.runs),
         h.connections,
         h.keying,
         h.think,
@@ -234,6 +246,7 @@ mod tests {
             target: &"postgres://u@h:5432/tpcc",
             users: &[4, 8],
             steps: 2,
+            runs: 1,
             connections: 8,
             warmup_s: 10.0,
             duration_s: 60.0,
@@ -242,9 +255,24 @@ mod tests {
             think: &"0",
             cap: &"avg=1s",
         };
-        insta::assert_snapshot!(run_header("tpcc", &h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, warmup 10 s, measuring 60 s per step (keying spec, think 0, cap avg=1s)");
+        insta::assert_snapshot!(run_header("tpcc", &h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 steps, up to 8 connections, warmup 10 s, measuring 60 s per step (keying spec, think 0, cap avg=1s)");
         h.window_s = Some((100.0, 120.0));
-        insta::assert_snapshot!(run_header("tpcc", &h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 step(s), up to 8 connections, measuring 100 s..120 s of each step (keying spec, think 0, cap avg=1s)");
+        insta::assert_snapshot!(run_header("tpcc", &h), @"running tpcc on postgres://u@h:5432/tpcc: 4,8 users in 2 steps, up to 8 connections, measuring 100 s..120 s of each step (keying spec, think 0, cap avg=1s)");
+        // Issue 39: a step run three times (`--users 16 --runs 3`) is one step, not three.
+        (h.users, h.steps, h.runs) = (&[16], 1, 3);
+        assert!(
+            run_header("tpcc", &h).contains(": 16 users in 1 step, 3 runs, up to"),
+            "{}",
+            run_header("tpcc", &h)
+        );
+    }
+
+    #[test]
+    fn steps_and_runs_are_counted_apart() {
+        assert_eq!(steps_and_runs(1, 1), "1 step");
+        assert_eq!(steps_and_runs(3, 1), "3 steps");
+        assert_eq!(steps_and_runs(1, 3), "1 step, 3 runs");
+        assert_eq!(steps_and_runs(2, 2), "2 steps, 2 runs");
     }
 
     #[test]

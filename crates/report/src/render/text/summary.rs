@@ -28,8 +28,7 @@ pub fn render(r: &RunResult) -> String {
     );
     let _ = writeln!(w, "started {}", r.started_at);
     if let Some(config) = r.config.as_object() {
-        let items: Vec<String> = config.iter().map(|(k, v)| format!("{k}={}", plain(v))).collect();
-        let _ = writeln!(w, "config: {}", items.join(" "));
+        let _ = writeln!(w, "config: {}", config_line(config));
     }
     if r.interrupted {
         let _ = writeln!(w, "INTERRUPTED: the figures cover the part of the run that happened");
@@ -121,6 +120,18 @@ fn figures_line(workload: &Descriptor, f: &Figures) -> String {
     }
 }
 
+/// The configuration as `config:` prints it: `key=value` for each value set, then the keys without
+/// one named (`not set: window_s`), never printed as `null`.
+fn config_line(config: &serde_json::Map<String, serde_json::Value>) -> String {
+    let (unset, set): (Vec<_>, Vec<_>) = config.iter().partition(|(_, v)| v.is_null());
+    let mut line: Vec<String> = set.iter().map(|(k, v)| format!("{k}={}", plain(v))).collect();
+    if !unset.is_empty() {
+        let names: Vec<&str> = unset.iter().map(|(k, _)| k.as_str()).collect();
+        line.push(format!("(not set: {})", names.join(", ")));
+    }
+    line.join(" ")
+}
+
 /// A configuration value as `config:` prints it: a string without its quotes, anything else as JSON.
 fn plain(v: &serde_json::Value) -> String {
     match v {
@@ -157,6 +168,15 @@ mod tests {
         r.steps[1].audit =
             Some(tpcc(&r.steps[1], BTreeMap::new(), TpccAuditPlan { paced: false, warehouses: 2 }));
         insta::assert_snapshot!(whole_lines(render(&r)));
+    }
+
+    #[test]
+    fn a_setting_without_a_value_is_named_not_printed_as_null() {
+        // Issue 39: summary.txt printed `connections=null … window_s=null`.
+        let config = serde_json::json!({"connections": null, "scale": 10, "users": "8", "window_s": null});
+        let line = config_line(config.as_object().unwrap());
+        assert_eq!(line, "scale=10 users=8 (not set: connections, window_s)");
+        assert!(!line.contains("null"), "{line}");
     }
 
     #[test]
