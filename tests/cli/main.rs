@@ -33,6 +33,7 @@ mod failover;
 mod figures;
 mod io;
 mod io_kernels;
+mod load_stop;
 mod local;
 mod mariadb_common;
 mod mariadb_ds2;
