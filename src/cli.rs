@@ -282,7 +282,8 @@ pub struct StudyArgs {
     /// What the system under test cost, in USD: the result gives cost per TPS and per NOPM/OPM
     #[arg(long, value_name = "USD", value_parser = parse_cost)]
     pub system_cost: Option<f64>,
-    /// A power meter's log (CSV: timestamp,watts) for throughput per watt; LABEL=FILE names one of
+    /// A power meter's log (CSV lines of timestamp,watts: Unix seconds or RFC 3339; its first lines are
+    /// checked before the run) for throughput per watt; LABEL=FILE names one of
     /// several meters, whose watts add up (repeatable: server=a.csv, storage=b.csv) [default: the host's
     /// RAPL energy counters, where it has them]
     #[arg(long, value_name = "[LABEL=]FILE", value_parser = parse_power_log)]
