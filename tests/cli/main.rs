@@ -32,6 +32,7 @@ mod ds2;
 mod ds2_dropin;
 mod failover;
 mod figures;
+mod first_hook;
 mod io;
 mod io_kernels;
 mod load_stop;
