@@ -183,7 +183,9 @@ impl Drop for CancelOnDrop {
         // waited for (at most CANCEL_WAIT), so that it reaches the server before the process ends.
         let sent = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
-            runtime.block_on(tokio::time::timeout(CANCEL_WAIT, token.cancel_query(NoTls))).ok()
+            runtime
+                .block_on(async { tokio::time::timeout(CANCEL_WAIT, token.cancel_query(NoTls)).await })
+                .ok()
         });
         let _ = sent.join();
     }
