@@ -122,7 +122,10 @@ fn nothing_ran(stopped: Error, hook_log: Option<&HookLogMark>, console: &mut dyn
         output_is = log.path().parent().map(hooks::output_is_in);
     }
     reworded(stopped, |m| {
-        let m = output_is.map_or_else(|| m.clone(), |said| m.replace(&said, "its output is above"));
+        let m = match &output_is {
+            Some(said) => m.replace(said, "its output is above"),
+            None => m,
+        };
         format!("{m}; no run began, so no result was written")
     })
 }

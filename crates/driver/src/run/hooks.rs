@@ -213,6 +213,21 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_mark_takes_back_what_the_hooks_appended_and_only_that() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join(HOOK_LOG);
+        let mark = HookLogMark::take(dir.path());
+        std::fs::write(&log, "new\n").unwrap();
+        assert_eq!(mark.take_back(), "new\n");
+        assert!(!log.exists(), "a log the command made goes");
+        std::fs::write(&log, "old\n").unwrap();
+        let mark = HookLogMark::take(dir.path());
+        std::fs::write(&log, "old\nnew\n").unwrap();
+        assert_eq!(mark.take_back(), "new\n");
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "old\n", "a log that was there is as it was");
+    }
+
     #[tokio::test]
     async fn a_failing_hook_names_itself_and_its_status() {
         let dir = tempfile::tempdir().unwrap();
