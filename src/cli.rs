@@ -328,7 +328,8 @@ pub struct StudyArgs {
     /// End a sweep after this many steps in a row broke the cap
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     pub stop_after_breach: Option<u32>,
-    /// A power meter's log (CSV: timestamp,watts) for throughput per watt; LABEL=FILE names one of
+    /// A power meter's log (CSV lines of timestamp,watts: Unix seconds or RFC 3339; its first lines are
+    /// checked before the run) for throughput per watt; LABEL=FILE names one of
     /// several meters, whose watts add up (repeatable: server=a.csv, storage=b.csv) [default: the host's
     /// RAPL energy counters, where it has them]
     #[arg(long, value_name = "[LABEL=]FILE", value_parser = parse_power_log)]

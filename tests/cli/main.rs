@@ -16,6 +16,7 @@ mod agents;
 mod agents_merge;
 mod any_workload;
 mod bad_input;
+mod checked_first;
 mod checks;
 // Its MariaDB and SQL Server sums serve the matrix (`tests/matrix`), which drives every engine.
 #[allow(dead_code)]
@@ -31,9 +32,11 @@ mod ds2;
 mod ds2_dropin;
 mod failover;
 mod figures;
+mod first_hook;
 mod help_flags;
 mod io;
 mod io_kernels;
+mod load_stop;
 mod local;
 mod mariadb_common;
 mod mariadb_ds2;

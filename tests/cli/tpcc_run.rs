@@ -276,9 +276,11 @@ async fn a_killed_sweep_keeps_the_steps_it_judged() {
     assert_eq!(steps[0]["users"], 2);
     assert!(steps[0]["transactions"]["new_order"]["count"].as_u64().unwrap() > 0);
 
-    // A meter's log that turns out unreadable at the end costs the power figures, not the result.
+    // A meter's log that turns out unreadable at the end costs the power figures, not the result. Its
+    // first lines are checked before the run: it turns bad during the run (the hook writes it).
     let log = keep.path().join("watts.csv");
-    std::fs::write(&log, "not a meter's log\n").unwrap();
+    std::fs::write(&log, "").unwrap();
+    let spoil = format!("echo \"not a meter's log\" > {}", log.display());
     let out_dir = keep.path().join("with-power");
     let mut args = vec!["tpcc", "run", "--data-dir", &root, "--out", out_dir.to_str().unwrap(), "-q"];
     args.extend([
@@ -293,7 +295,7 @@ async fn a_killed_sweep_keeps_the_steps_it_judged() {
         "--warmup",
         "0s",
     ]);
-    args.extend(["--power-log", log.to_str().unwrap()]);
+    args.extend(["--power-log", log.to_str().unwrap(), "--before-run", &spoil]);
     let out = oltpgen(&args);
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(out.stderr.contains("warning: --power-log"), "{}", out.stderr);

@@ -19,11 +19,15 @@ pub async fn copy_binary(
     data: Bytes,
 ) -> Result<u64, Error> {
     let statement = format!("COPY {table} ({}) FROM STDIN (FORMAT binary)", columns.join(", "));
-    let sink = client
-        .copy_in::<_, Bytes>(&statement)
-        .await
-        .map_err(|e| failed(&format!("COPY into {table}"), target, &e))?;
-    futures_util::pin_mut!(sink);
-    sink.send(data).await.map_err(|e| failed(&format!("COPY into {table}"), target, &e))?;
-    sink.finish().await.map_err(|e| failed(&format!("COPY into {table}"), target, &e))
+    let cannot = |e: tokio_postgres::Error| failed(&format!("COPY into {table}"), target, &e);
+    let running = super::CancelOnDrop::arm(client);
+    let copied = async {
+        let sink = client.copy_in::<_, Bytes>(&statement).await.map_err(cannot)?;
+        futures_util::pin_mut!(sink);
+        sink.send(data).await.map_err(cannot)?;
+        sink.finish().await.map_err(cannot)
+    }
+    .await;
+    running.disarm();
+    copied
 }

@@ -149,7 +149,46 @@ pub async fn execute_batch(
     what: &str,
     statements: &[String],
 ) -> Result<(), Error> {
-    client.batch_execute(&statements.join(";\n")).await.map_err(|e| failed(what, target, &e))
+    let running = CancelOnDrop::arm(client);
+    let done = client.batch_execute(&statements.join(";\n")).await.map_err(|e| failed(what, target, &e));
+    running.disarm();
+    done
+}
+
+/// How long a cancel request may take to reach the server (a new connection, one packet).
+const CANCEL_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The statement a client is running, cancelled on the server when this guard is dropped before
+/// [`CancelOnDrop::disarm`]: work dropped part-way (Ctrl-C during a load, a sibling connection's
+/// error) would otherwise go on on the server until it next writes to the client (an index build
+/// runs to its end), holding its locks against the retry.
+pub struct CancelOnDrop(Option<tokio_postgres::CancelToken>);
+
+impl CancelOnDrop {
+    /// Guards what `client` is about to run.
+    pub fn arm(client: &Client) -> CancelOnDrop {
+        CancelOnDrop(Some(client.cancel_token()))
+    }
+
+    /// The statement ended: nothing to cancel.
+    pub fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(token) = self.0.take() else { return };
+        // A drop cannot await, and the runtime may be ending: the request goes from a thread of its own,
+        // waited for (at most CANCEL_WAIT), so that it reaches the server before the process ends.
+        let sent = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            runtime
+                .block_on(async { tokio::time::timeout(CANCEL_WAIT, token.cancel_query(NoTls)).await })
+                .ok()
+        });
+        let _ = sent.join();
+    }
 }
 
 /// Runs `query`, which yields one text column of offending keys: how many rows it yields and the first

@@ -9,6 +9,7 @@ use super::{Console, Exit};
 use crate::engine::Conn;
 use crate::files::{acks, result_dir};
 use crate::run::StudyFlags;
+use crate::run::hooks::{self, HookLogMark};
 use crate::run::study::Studied;
 use crate::{Error, Target};
 use oltpgen_vocab::error::Fault;
@@ -35,7 +36,12 @@ pub(super) async fn finish(
     targets: &[Target],
     console: &mut dyn Console,
 ) -> Result<Exit, Error> {
-    let Studied { result, stopped, acks } = studied;
+    let Studied { result, mut stopped, acks, hook_log } = studied;
+    if result.steps.is_empty()
+        && let Some(e) = stopped.take()
+    {
+        return Err(nothing_ran(e, hook_log.as_ref(), console));
+    }
     let lost = result.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);
     let result = &result;
     let out = study.result_dir().path(result);
@@ -52,13 +58,7 @@ pub(super) async fn finish(
         &out,
     ));
     if let Some(e) = stopped {
-        let kept = format!("; the result of what ran is in {}", out.display());
-        return Err(match e {
-            Error::Usage(m) => Error::Usage(m + &kept),
-            Error::Environment(m) => Error::Environment(m + &kept),
-            Error::Failed(m) => Error::Failed(m + &kept),
-            Error::Interrupted(m) => Error::Interrupted(m + &kept),
-        });
+        return Err(reworded(e, |m| format!("{m}; the result of what ran is in {}", out.display())));
     }
     if result.interrupted {
         return Err(Error::Interrupted(format!(
@@ -97,6 +97,47 @@ pub(super) async fn finish(
          for a while); the steps it happened in are marked not measured"
     ));
     Ok(Exit::Success)
+}
+
+/// The most lines of the hooks' output said on stderr when a study stopped before its first run.
+const HOOK_LINES: usize = 20;
+
+/// A study a restore or a hook stopped before any step ran (`stopped`): nothing to keep, so no result
+/// is written and no empty step table said; what its hooks wrote into `hooks.log` is taken back (the
+/// log cut back to what it held, or removed, so that a `--out` the command made goes with its claim,
+/// and one that was there is left as it was), and its last lines are said on stderr instead.
+fn nothing_ran(stopped: Error, hook_log: Option<&HookLogMark>, console: &mut dyn Console) -> Error {
+    let said = hook_log.map(HookLogMark::take_back).unwrap_or_default();
+    let mut output_is = None;
+    let lines: Vec<&str> = said.lines().collect();
+    if let Some(log) = hook_log.filter(|_| !lines.is_empty()) {
+        let kept = &lines[lines.len().saturating_sub(HOOK_LINES)..];
+        console.err_line(&format!(
+            "the hooks' output ({}last {} line(s); {} is not kept, as no result is):",
+            if kept.len() < lines.len() { "its " } else { "" },
+            kept.len(),
+            log.path().display()
+        ));
+        kept.iter().for_each(|line| console.err_line(&format!("  {line}")));
+        output_is = log.path().parent().map(hooks::output_is_in);
+    }
+    reworded(stopped, |m| {
+        let m = match &output_is {
+            Some(said) => m.replace(said, "its output is above"),
+            None => m,
+        };
+        format!("{m}; no run began, so no result was written")
+    })
+}
+
+/// `e` of the same kind, its message reworded by `f`.
+fn reworded(e: Error, f: impl FnOnce(String) -> String) -> Error {
+    match e {
+        Error::Usage(m) => Error::Usage(f(m)),
+        Error::Environment(m) => Error::Environment(f(m)),
+        Error::Failed(m) => Error::Failed(f(m)),
+        Error::Interrupted(m) => Error::Interrupted(f(m)),
+    }
 }
 
 /// Why `target` cannot be reached now, or `None` when it answers within [`PROBE_TIMEOUT`].

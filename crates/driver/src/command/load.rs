@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::{Console, Databases, Exit, interruptible, workers_or_cores};
+use super::{Console, Databases, Exit, interruptible, interruptible_waiting, workers_or_cores};
 use crate::database::Database;
 use crate::engine::{self, Conn};
 use crate::inventory::{self, Holding};
@@ -50,7 +50,9 @@ pub async fn load<W: Stored>(
     let what = w.size_words(size);
     if let Some(dir) = &req.csv {
         let started = Instant::now();
-        let rows = interruptible("writing the CSV files", w.write_csv(dir, size, req.seed, &opts)).await?;
+        let writing = w.write_csv(dir, size, req.seed, &opts);
+        let waits_for = "the generating threads to finish their chunks";
+        let rows = interruptible_waiting("writing the CSV files", waits_for, writing).await?;
         console.line(&format!(
             "wrote {rows} rows of {what} as CSV into {} in {:.1} s",
             dir.display(),

@@ -51,17 +51,46 @@ pub enum Exit {
     Failure,
 }
 
-/// Runs `work` until it ends or a stop signal (Ctrl-C, SIGTERM, SIGHUP): then `work` is dropped, which
-/// stops what it started (the built-in server's guard, the load's connections), and the command ends
-/// with [`Error::Interrupted`] (exit 128 + the signal); `what` names the work in its message.
+/// Runs `work` until it ends or a stop signal (Ctrl-C, SIGTERM, SIGHUP): then says at once that it
+/// stops and what it waits for, drops `work`, which stops what it started (its statements cancelled on
+/// the server, the built-in server's guard, the load's connections), and the command ends with
+/// [`Error::Interrupted`] (exit 128 + the signal); `what` names the work in its messages.
 ///
 /// # Errors
 /// `work`'s own error, or [`Error::Interrupted`].
 pub async fn interruptible<T>(what: &str, work: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
+    interruptible_waiting(
+        what,
+        "the server to cancel its statements (and the built-in server to stop, when oltpgen started it)",
+        work,
+    )
+    .await
+}
+
+/// How long a stopped command lets the runtime drop the tasks its work spawned (aborted with it), so
+/// that their connections' statements are cancelled before the command goes on to its end.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// [`interruptible`] for work whose stop waits on `waits_for`, said when the signal comes.
+///
+/// # Errors
+/// `work`'s own error, or [`Error::Interrupted`].
+pub async fn interruptible_waiting<T>(
+    what: &str,
+    waits_for: &str,
+    work: impl Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    let mut work = Box::pin(work);
     tokio::select! {
-        r = work => r,
-        () = oltpgen_vocab::stop::requested() => Err(Error::Interrupted(format!("{what} did not finish"))),
+        r = &mut work => return r,
+        () = oltpgen_vocab::stop::requested() => {}
     }
+    ErrLines::current().line(&format!(
+        "stopping: {what} is cancelled; waiting for {waits_for}; a second Ctrl-C ends at once"
+    ));
+    drop(work);
+    tokio::time::sleep(SETTLE).await;
+    Err(Error::Interrupted(format!("{what} did not finish")))
 }
 
 /// `W check`'s request: its parallelism, and the run whose acknowledged orders to compare with the

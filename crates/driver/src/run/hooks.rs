@@ -7,7 +7,7 @@
 //! ([`crate::command::cycle`]) runs them. The planned fault (`--fault-at`, `--fault-cmd`: a failover, a
 //! crash) runs the same way, once, at its moment of the study's clock ([`crate::run::fault`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -107,7 +107,7 @@ pub async fn run_logged(
     let mut group = GroupGuard(child.id());
     let outcome = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(Ok(status)) if status.success() => Ok(()),
-        Ok(Ok(status)) => Err(format!("failed ({status}; its output is in {})", log_path.display())),
+        Ok(Ok(status)) => Err(format!("failed ({status}; {})", output_is_in(&env.out))),
         Ok(Err(e)) => Err(format!("could not be waited for: {e}")),
         Err(_) => Err(format!(
             "ran past its time limit of {} (--hook-timeout) and was killed",
@@ -119,6 +119,53 @@ pub async fn run_logged(
         group.0 = None;
     }
     outcome
+}
+
+/// Where a failed command's output is said to be: `hooks.log` in the result's directory `out`.
+pub fn output_is_in(out: &Path) -> String {
+    format!("its output is in {}", out.join(HOOK_LOG).display())
+}
+
+/// The hooks' log as it was when a command began (its length, or that there was none): a command
+/// that ends with no result takes back what its hooks appended, so that a directory it made goes and
+/// one that was there is left as it was.
+#[derive(Debug)]
+pub struct HookLogMark {
+    path: PathBuf,
+    len: Option<u64>,
+}
+
+impl HookLogMark {
+    /// Marks `hooks.log` in the result's directory `out` as it is now.
+    pub fn take(out: &Path) -> HookLogMark {
+        let path = out.join(HOOK_LOG);
+        let len = std::fs::metadata(&path).ok().map(|m| m.len());
+        HookLogMark { path, len }
+    }
+
+    /// The hooks' output since the mark (empty when they wrote none), the log put back as it was:
+    /// cut to its old length, or removed when there was none.
+    pub fn take_back(&self) -> String {
+        use std::io::{Read as _, Seek as _};
+        let Ok(mut file) = std::fs::File::options().read(true).write(true).open(&self.path) else {
+            return String::new();
+        };
+        let from = self.len.unwrap_or(0);
+        let mut appended = Vec::new();
+        if file.seek(std::io::SeekFrom::Start(from)).is_ok() {
+            let _ = file.read_to_end(&mut appended);
+        }
+        let _ = match self.len {
+            Some(len) => file.set_len(len),
+            None => std::fs::remove_file(&self.path),
+        };
+        String::from_utf8_lossy(&appended).into_owned()
+    }
+
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
 }
 
 /// Kills the process group it names (a hook's shell and everything it started) when dropped.
@@ -164,6 +211,21 @@ mod tests {
             log.contains(&want) && log.contains("oops") && log.contains("--- run 2: --before-run"),
             "{log}"
         );
+    }
+
+    #[test]
+    fn a_mark_takes_back_what_the_hooks_appended_and_only_that() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join(HOOK_LOG);
+        let mark = HookLogMark::take(dir.path());
+        std::fs::write(&log, "new\n").unwrap();
+        assert_eq!(mark.take_back(), "new\n");
+        assert!(!log.exists(), "a log the command made goes");
+        std::fs::write(&log, "old\n").unwrap();
+        let mark = HookLogMark::take(dir.path());
+        std::fs::write(&log, "old\nnew\n").unwrap();
+        assert_eq!(mark.take_back(), "new\n");
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "old\n", "a log that was there is as it was");
     }
 
     #[tokio::test]

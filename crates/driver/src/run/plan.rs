@@ -133,6 +133,7 @@ impl StudyFlags {
         let timing =
             Timing { ramp: pace.ramp, warmup: pace.warmup, duration: pace.duration, window: self.window };
         check_window(&timing, &steps)?;
+        self.check_fault(&timing, &steps)?;
         if timing.until_stopped() && self.runs > 1 {
             return Err(Error::usage(format!(
                 "--runs {} repeats the sweep, but a run time of 0 runs until Ctrl-C, which ends the study: \
@@ -172,6 +173,34 @@ impl StudyFlags {
         })
     }
 
+    /// A planned fault must come before the study ends, or its command never runs (`--fault-at` counts
+    /// from the first run's start). The end is known when the steps have fixed times and nothing of
+    /// unknown length lies between the runs (a later run's restore or hooks): the runs' steps and the
+    /// idle times between them (the first run's idle time comes before the clock starts).
+    ///
+    /// # Errors
+    /// A usage error naming `--fault-at` and the study's length.
+    fn check_fault(&self, timing: &Timing, steps: &[StepSpec]) -> Result<(), Error> {
+        let Some((at, _)) = &self.hooks.fault else { return Ok(()) };
+        let runs = self.runs.max(1);
+        if timing.until_stopped() || (runs > 1 && (self.restore || self.hooks.any())) {
+            return Ok(());
+        }
+        let first: Vec<StepSpec> = steps.iter().filter(|s| s.run <= 1).copied().collect();
+        let Some(run) = timing.schedule(&first).last().map(|s| s.window.1) else { return Ok(()) };
+        let end = run * runs + self.idle_sample.unwrap_or_default() * (runs - 1);
+        if *at < end {
+            return Ok(());
+        }
+        let end = Duration::from_millis(end.as_millis() as u64);
+        Err(Error::usage(format!(
+            "--fault-at {} is past the study's end ({} from the first run's start), so its command would \
+             never run: give a moment within the run",
+            humantime::format_duration(*at),
+            humantime::format_duration(end)
+        )))
+    }
+
     /// Where the result goes: `--out`, or a directory named from the run's start time.
     pub fn result_dir(&self) -> ResultDir {
         self.out.clone().map_or(ResultDir::Dated, ResultDir::Given)
@@ -205,10 +234,7 @@ impl StudyFlags {
                     "--power-log names the meter {name} twice: give each meter its own label (server=FILE, storage=FILE)"
                 )));
             }
-            std::fs::File::open(log)
-                .and_then(|f| f.metadata())
-                .and_then(|m| if m.is_file() { Ok(()) } else { Err(std::io::Error::other("not a file")) })
-                .map_err(|e| Error::usage(format!("--power-log: cannot read {}: {e}", log.display())))?;
+            check_power_log(log)?;
         }
         for (flag, file) in files {
             claim::check_new_file(file).map_err(|e| Error::usage(format!("{flag}: {e}")))?;
@@ -243,6 +269,37 @@ impl StudyFlags {
             }),
         }
     }
+}
+
+/// How much of a meter's log is read before the run: its first lines tell a log of another format.
+const POWER_LOG_HEAD: u64 = 64 * 1024;
+
+/// Checks, before the run, that `log` is a file whose first lines are a meter's readings
+/// (`timestamp,watts`, as [`oltpgen_report::stats::power::parse`] reads them at the end): a log of
+/// another format would cost the power figures only once the whole run is over. A meter still writing
+/// its log may have written nothing yet, or half a line: only the whole lines present are judged.
+///
+/// # Errors
+/// A usage error naming the file, and the line at fault with the format expected.
+fn check_power_log(log: &Path) -> Result<(), Error> {
+    use std::io::Read as _;
+    let cannot = |e: std::io::Error| Error::usage(format!("--power-log: cannot read {}: {e}", log.display()));
+    let file = std::fs::File::open(log).map_err(cannot)?;
+    if !file.metadata().map_err(cannot)?.is_file() {
+        return Err(cannot(std::io::Error::other("not a file")));
+    }
+    let mut head = Vec::new();
+    file.take(POWER_LOG_HEAD).read_to_end(&mut head).map_err(cannot)?;
+    let whole = head.iter().rposition(|&b| b == b'\n').map_or(&head[..0], |end| &head[..=end]);
+    let text = std::str::from_utf8(whole).map_err(|_| {
+        Error::usage(format!(
+            "--power-log {}: not text: give the meter's log as CSV lines of timestamp,watts",
+            log.display()
+        ))
+    })?;
+    oltpgen_report::stats::power::parse(text)
+        .map_err(|e| Error::usage(format!("--power-log {}: {e}", log.display())))?;
+    Ok(())
 }
 
 /// The machine's cores: the client threads a run uses unless told (2 when the system cannot say).
@@ -379,6 +436,51 @@ mod tests {
         let e = check_window(&s(9, 20), &steps(&[1, 20], 1, "--users").unwrap()).unwrap_err().to_string();
         assert!(e.contains("the 20 users of step 2"), "{e}");
         check_window(&s(10, 20), &steps(&[10, 11], 1, "--users").unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_power_log_s_first_whole_lines_are_readings_or_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("w.csv");
+        let check = |text: &str| {
+            std::fs::write(&log, text).unwrap();
+            check_power_log(&log).map_err(|e| e.to_string())
+        };
+        // Not begun, a header only, readings and a line the meter is still writing: all fine.
+        for fine in ["", "timestamp,watts\n", "# meter 1\n1700000000,250\n17000", "1700000000,250"] {
+            check(fine).unwrap();
+        }
+        let e = check("time;W\n1;2\n").unwrap_err();
+        assert!(e.contains("w.csv: line 1: 'time;W' is not 'timestamp,watts'"), "{e}");
+        assert!(check("a,b\n1700000000,250\n1700000001,lots\n").unwrap_err().contains("line 3"));
+        assert!(check_power_log(dir.path()).unwrap_err().to_string().contains("not a file"));
+    }
+
+    #[test]
+    fn a_fault_past_the_study_s_end_is_refused_when_the_end_is_known() {
+        let pace = |secs| Pace {
+            ramp: Ramp::Over(Duration::from_secs(1)),
+            warmup: Duration::from_secs(1),
+            duration: Duration::from_secs(secs),
+            report_interval: Duration::from_secs(1),
+        };
+        let flags = |at, runs, restore| StudyFlags {
+            runs,
+            restore,
+            idle_sample: Some(Duration::from_secs(5)),
+            hooks: Hooks { fault: Some((Duration::from_secs(at), "true".into())), ..Hooks::default() },
+            ..StudyFlags::default()
+        };
+        let plan = |f: StudyFlags, secs| f.plan(Cap::default(), &[2, 4], "--users", None, pace(secs));
+        // Two steps of 1 s ramp + 1 s warmup + 3 s: 10 s a run; three runs and two idle times: 40 s.
+        plan(flags(9, 1, false), 3).unwrap();
+        let e = plan(flags(10, 1, false), 3).unwrap_err().to_string();
+        assert!(e.contains("--fault-at 10s is past the study's end (10s from the first run's start)"), "{e}");
+        plan(flags(39, 3, false), 3).unwrap();
+        assert!(plan(flags(40, 3, false), 3).is_err());
+        // A restore between runs takes a time not known before: not judged.
+        plan(flags(40, 3, true), 3).unwrap();
+        plan(flags(4000, 1, false), Timing::UNTIL_STOPPED.as_secs()).unwrap();
     }
 
     #[test]

@@ -20,6 +20,7 @@ use oltpgen_report::model::{ClientCpu, IntervalRow, RunResult, Server, Step};
 use oltpgen_report::stats::power::Meter;
 
 use super::fault::PlannedFault;
+use super::hooks::HookLogMark;
 use super::metrics::{Endpoint, Live};
 use super::{
     Driven, EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, drive, energy_sample, result,
@@ -156,6 +157,9 @@ pub struct Studied {
     /// Every order the databases acknowledged, each tagged with its run (each run's were compared at
     /// its end, after lost connections), for `check --result` to compare later.
     pub acks: Vec<Ack>,
+    /// The hooks' log in `--out` as the study began, for a study that ends with nothing to keep to
+    /// take back what its hooks wrote (`None` without `--out`).
+    pub hook_log: Option<HookLogMark>,
 }
 
 /// Tags the later runs' seeds apart from every other stream derived from the first's.
@@ -262,6 +266,8 @@ struct Study<'a> {
     /// How the run under way began ([`Cycle::before_run`]), and its idle span.
     run_start: Option<RunStart>,
     idle_window_s: Option<[f64; 2]>,
+    /// The hooks' log as the study began.
+    hook_log: Option<HookLogMark>,
 }
 
 impl<'a> Study<'a> {
@@ -289,6 +295,10 @@ impl<'a> Study<'a> {
             armed: None,
             run_start: None,
             idle_window_s: None,
+            hook_log: match &opts.result_dir {
+                Some(ResultDir::Given(out)) => Some(HookLogMark::take(out)),
+                _ => None,
+            },
         }
     }
 
@@ -412,7 +422,7 @@ impl<'a> Study<'a> {
     /// energy counters, the runs' lost commits added up, the fault, the counters and each run's
     /// counters at rest.
     async fn assemble(self) -> Studied {
-        let Study { plan, opts, watch, checkpoint, total, stopped, armed, .. } = self;
+        let Study { plan, opts, watch, checkpoint, total, stopped, armed, hook_log, .. } = self;
         let mut context = checkpoint.context;
         context.meters = meters(opts, &total);
         let t0 = unix_s(context.started_at);
@@ -432,7 +442,7 @@ impl<'a> Study<'a> {
                 run.idle_counters = counters::window_averages(&result.counters, (a - t0, b - t0), interval_s);
             }
         }
-        Studied { result, stopped, acks }
+        Studied { result, stopped, acks, hook_log }
     }
 }
 
