@@ -14,6 +14,8 @@ pub struct Workload {
     tables: &'static [TableDef],
     /// The tables loaded empty.
     filled: &'static [&'static str],
+    /// The transactions' names, in the definition's order.
+    txn_names: &'static [&'static str],
     /// Every transaction's statements, the first transaction's first.
     statements: Vec<&'static str>,
     /// Per transaction, where each of its statements is among [`Self::statements`] and in a draw's params.
@@ -70,9 +72,11 @@ impl WorkloadDef {
             .collect();
         let filled: Vec<&'static str> =
             def.tables.iter().filter(|t| t.rows == 0).map(|t| t.name.as_str()).collect();
+        let txn_names: Vec<&'static str> = def.transactions.iter().map(|t| t.name.as_str()).collect();
         Ok(Box::leak(Box::new(Workload {
             def,
             filled: Box::leak(filled.into_boxed_slice()),
+            txn_names: Box::leak(txn_names.into_boxed_slice()),
             tables: Box::leak(tables.into_boxed_slice()),
             statements,
             slots,
@@ -102,8 +106,8 @@ impl Workload {
     }
 
     /// The transactions' names, in the definition's order (a [`Draw`](super::Draw)'s `txn` indexes them).
-    pub fn txn_names(&self) -> Vec<&'static str> {
-        self.def.transactions.iter().map(|t| t.name.as_str()).collect()
+    pub fn txn_names(&self) -> &'static [&'static str] {
+        self.txn_names
     }
 
     /// Every statement's SQL, the first transaction's first: what a session prepares, in the order

@@ -21,7 +21,7 @@ use crate::engine::Conn;
 use crate::inventory;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
 use crate::restore::{self, Extras};
-use crate::workload::{Kinds, Profile, Stored, intern};
+use crate::workload::{Kinds, Profile, Stored};
 use crate::{Error, Target};
 use oltpgen_vocab::target::Engine;
 
@@ -59,8 +59,8 @@ impl Defined {
         let fingerprint = fingerprint(&def);
         let name = def.name.clone();
         let workload = def.intern().map_err(|e| Error::usage(format!("workload {name}: {e}")))?;
-        let names: Vec<String> = workload.txn_names().iter().map(|n| n.to_string()).collect();
-        let profile = Profile::new(Descriptor::per_second(workload.name()), Kinds::plain(intern(&names)));
+        let profile =
+            Profile::new(Descriptor::per_second(workload.name()), Kinds::plain(workload.txn_names()));
         Ok(Defined { workload, profile, fingerprint })
     }
 

@@ -18,5 +18,5 @@ mod profile;
 pub mod registry;
 mod stored;
 
-pub use profile::{Kinds, Profile, intern};
+pub use profile::{Kinds, Profile};
 pub use stored::{AckLookup, Stored};

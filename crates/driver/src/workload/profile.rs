@@ -6,7 +6,8 @@ use oltpgen_report::model::descriptor::Descriptor;
 
 /// A workload's transaction types as the run machinery counts them. The names are `'static` because a
 /// run's collectors, shards and users share them on the hot path without reference counts: a built-in
-/// workload's are constants, and one defined at run time interns its own once ([`intern`]).
+/// workload's are constants, and one defined at run time has them from its interned definition
+/// ([`oltpgen_datagen::defined::Workload::txn_names`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Kinds {
     /// Transaction types, in the order samples index them.
@@ -61,11 +62,4 @@ impl Profile {
     pub fn name(&self) -> &str {
         &self.descriptor.name
     }
-}
-
-/// `names` as the `'static` list [`Kinds`] holds, for a workload defined at run time: kept for the
-/// process's life, as a workload read at run time is (a few bytes, once per command).
-pub fn intern(names: &[String]) -> &'static [&'static str] {
-    let names: Vec<&'static str> = names.iter().map(|n| &*Box::leak(n.clone().into_boxed_str())).collect();
-    Box::leak(names.into_boxed_slice())
 }

@@ -290,6 +290,9 @@ static IO: LazyLock<Descriptor> = LazyLock::new(|| Descriptor {
 
 /// The built-in workloads: the one place their names are matched (and the driver's registry).
 impl Workload {
+    /// Every built-in workload, in the order `oltpgen --help` lists them.
+    pub const ALL: [Workload; 3] = [Workload::Tpcc, Workload::Ds2, Workload::Io];
+
     /// The workload's one name: its command, its built-in database, its load record's key, its result
     /// directories and its name in result.json (serde's lowercase spelling of the variant, asserted in a test).
     pub const fn name(self) -> &'static str {
@@ -328,7 +331,7 @@ mod tests {
     /// Each built-in descriptor names its workload as result.json does, and reads back as written.
     #[test]
     fn builtins_name_their_workload_and_round_trip() {
-        for w in [Workload::Tpcc, Workload::Ds2, Workload::Io] {
+        for w in Workload::ALL {
             let d = w.descriptor();
             assert_eq!(serde_json::to_value(w).unwrap(), serde_json::Value::String(d.name.clone()));
             let back: Descriptor = serde_json::from_str(&serde_json::to_string(d).unwrap()).unwrap();
