@@ -6,7 +6,8 @@
 use crate::engine::Conn;
 use crate::inventory;
 use crate::run::RunPlan;
-use crate::workload::Stored;
+use crate::run::study::About;
+use crate::workload::{Profile, Stored};
 use crate::{Error, Target};
 use oltpgen_vocab::server::ServerInfo;
 
@@ -26,12 +27,19 @@ pub struct Prepared<W: Stored> {
 }
 
 impl<W: Stored> Prepared<W> {
-    /// Records the servers' clock offsets in `config` (`clock_offset_ms`: one value, or one per target
-    /// key in `labels`), when they were read.
-    pub fn record_clock(&self, labels: &[String], config: &mut serde_json::Map<String, serde_json::Value>) {
+    /// What the study's result says about the run of `profile` it prepared: the first server, and
+    /// `config` (the workload's own settings) with the servers' clock offsets (`clock_offset_ms`: one
+    /// value, or one per target key in `labels`) when they were read.
+    pub fn about(
+        &self,
+        profile: Profile,
+        labels: &[String],
+        mut config: serde_json::Map<String, serde_json::Value>,
+    ) -> About {
         if !self.clock_offsets_ms.is_empty() {
             config.insert("clock_offset_ms".into(), crate::run::one_or_each(labels, &self.clock_offsets_ms));
         }
+        About { profile, server: self.server.clone().into_result(), config }
     }
 }
 

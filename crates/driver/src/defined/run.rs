@@ -10,7 +10,7 @@ use oltpgen_datagen::defined::{Draw, Mix};
 use super::Defined;
 use crate::engine::defined::{DefinedConnector, DefinedSession};
 use crate::prepare::prepare;
-use crate::run::study::{About, Cycle, Studied, run_seed};
+use crate::run::study::{Cycle, Studied, name_targets, run_seed};
 use crate::run::{Driven, Next, Ops, RunPlan, StudyOptions, study};
 use crate::workload::{Profile, Stored};
 use crate::{Error, Target};
@@ -129,11 +129,7 @@ pub async fn run(
     }) else {
         unreachable!("an object literal")
     };
-    prepared.record_clock(&labels, &mut config);
-    match targets {
-        [one] => config.insert("target".into(), one.label().into()),
-        _ => config.insert("targets".into(), labels.clone().into()),
-    };
-    let about = About { profile: workload.profile.clone(), server: prepared.server.into_result(), config };
+    name_targets(targets, &labels, &mut config);
+    let about = prepared.about(workload.profile.clone(), &labels, config);
     study(driver, cycle, targets, &opts.plan, &opts.study, about, progress).await
 }

@@ -15,7 +15,7 @@ use crate::engine::ds2::{self as seam, Ds2Session};
 use crate::prepare::prepare;
 use crate::run::collector::{IntervalFigures, KindInterval};
 use crate::run::since_reset::SinceReset;
-use crate::run::study::{About, Cycle, Studied, run_seed};
+use crate::run::study::{Cycle, Studied, run_seed};
 use crate::run::{Driven, Next, Ops, RunPlan, StudyOptions, one_or_each, study};
 use crate::workload::{AckLookup, Profile, Stored};
 use crate::{Error, Target};
@@ -373,8 +373,7 @@ pub async fn run(
     if let Some(search) = seam::browse_search(&targets[0]).await? {
         config.insert("browse_search".into(), search.into());
     }
-    prepared.record_clock(&labels, &mut config);
-    let about = About { profile: PROFILE.clone(), server: prepared.server.into_result(), config };
+    let about = prepared.about(PROFILE.clone(), &labels, config);
     study(workload, cycle, targets, &opts.plan, &opts.study, about, progress).await
 }
 

@@ -93,6 +93,19 @@ pub fn one_or_each<T: Into<serde_json::Value> + PartialEq + Copy>(
     }
 }
 
+/// Names the databases a run drives in its `config`: `target`, the one's label, or `targets`, their
+/// keys (`labels`).
+pub fn name_targets(
+    targets: &[Target],
+    labels: &[String],
+    config: &mut serde_json::Map<String, serde_json::Value>,
+) {
+    match targets {
+        [one] => config.insert("target".into(), one.label().into()),
+        _ => config.insert("targets".into(), labels.into()),
+    };
+}
+
 /// What the study does around each run of the sweep, supplied by the command that knows the workload
 /// and the flags: put the database back to its loaded state, run the user's hooks.
 pub trait Cycle {

@@ -16,7 +16,7 @@ use oltpgen_report::stats::audit::{self, AuditPart, TpccAuditPlan};
 use super::{LoadedParams, PROFILE, Tpcc};
 use crate::engine::tpcc::{self as seam, TpccConnector, TpccSession};
 use crate::prepare::prepare;
-use crate::run::study::{About, Cycle, Studied, run_seed};
+use crate::run::study::{Cycle, Studied, name_targets, run_seed};
 use crate::run::{AuditCounts, Driven, Next, Ops, RunPlan, StudyOptions, one_or_each, study};
 use crate::workload::{AckLookup, Profile, Stored};
 use crate::{Error, Target};
@@ -247,12 +247,8 @@ pub async fn run(
     }) else {
         unreachable!("an object literal")
     };
-    prepared.record_clock(&labels, &mut config);
-    match targets {
-        [one] => config.insert("target".into(), one.label().into()),
-        _ => config.insert("targets".into(), labels.into()),
-    };
-    let about = About { profile: PROFILE.clone(), server: prepared.server.into_result(), config };
+    name_targets(targets, &labels, &mut config);
+    let about = prepared.about(PROFILE.clone(), &labels, config);
     study(workload, cycle, targets, &opts.plan, &opts.study, about, progress).await
 }
 
