@@ -481,6 +481,10 @@ pub struct LoadCommon {
     /// Drop and reload a database that already holds the workload
     #[arg(long)]
     pub replace: bool,
+    /// Carry on a load that was cut (Ctrl-C, a kill, a lost server), with the same size and seed: only
+    /// the chunks not yet in are loaded, then the keys; a database loaded whole is left alone
+    #[arg(long, conflicts_with_all = ["replace", "csv", "create_database", "temp_db"])]
+    pub resume: bool,
     /// Write the rows as CSV files into DIR (one per table) instead of loading a database
     #[arg(long, value_name = "DIR", conflicts_with_all = ["url", "temp_db", "data_dir"])]
     pub csv: Option<PathBuf>,
@@ -919,6 +923,7 @@ impl LoadCommon {
         LoadRequest {
             seed: self.seed,
             replace: self.replace,
+            resume: self.resume,
             csv: self.csv.clone(),
             workers: self.workers.workers,
             quiet,

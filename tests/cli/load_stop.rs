@@ -50,7 +50,10 @@ async fn ctrl_c_during_a_load_says_so_at_once_and_stops_within_seconds() {
     assert_eq!(status.code(), Some(130), "{all:?}");
     assert!(!all.iter().any(|l| l.contains("panicked")), "{all:?}");
     assert!(
-        all.last().unwrap().contains("the database is marked half-loaded: run the load again with --replace"),
+        all.last().unwrap().contains(
+            "the database is marked half-loaded: carry it on with --resume (the same size and --seed), or load \
+             it again with --replace"
+        ),
         "{all:?}"
     );
     assert!(ended < Duration::from_secs(3), "stopped {:.1} s after the signal: {all:?}", ended.as_secs_f64());

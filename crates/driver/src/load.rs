@@ -17,7 +17,7 @@ use crate::workload::Stored;
 use crate::{Error, Target};
 use oltpgen_vocab::meta::MetaRow;
 use oltpgen_vocab::progress::Progress;
-use oltpgen_vocab::schema::{create_index, created_objects};
+use oltpgen_vocab::schema::{Object, ObjectKind, create_index, created_objects};
 use oltpgen_vocab::target::Engine;
 
 /// How a load runs, whatever the workload.
@@ -29,6 +29,9 @@ pub struct LoadOptions {
     pub replace: bool,
     /// No progress bar.
     pub quiet: bool,
+    /// `--resume`: carry on a cut load of the same parameters, loading only the chunks not marked
+    /// done, then the keys.
+    pub resume: bool,
 }
 
 /// How a load went, for the line the command prints and for BENCHMARKS.md.
@@ -42,6 +45,8 @@ pub struct LoadSummary {
     pub indexes: Duration,
     /// Everything, from the first connection to the recorded completion.
     pub total: Duration,
+    /// On a resumed load, the chunks found done (not loaded again) of all there are.
+    pub resumed: Option<(usize, usize)>,
 }
 
 /// What one workload loads: its data, what it records about the load, and the engine DDL it needs
@@ -54,17 +59,23 @@ pub struct Loading<W: Stored, D: Dataset> {
     pub params: W::Params,
     /// Extra indexes (e.g. full-text), built beside the keys: (table, statement).
     pub extra_indexes: Vec<(&'static str, String)>,
+    /// The statements dropping `extra_indexes` where they exist, before a resumed load builds them again.
+    pub extra_dropped: Vec<String>,
 }
 
 /// Loads `loading` into `target`, in phases: `clear_the_way`, record the load as started, create
 /// the tables, `copy_rows`, `build_keys_and_finish`, record the load as complete.
 ///
 /// The load records itself as "loading" before it writes a row and as "complete" after the statistics,
-/// so a load that dies (or is interrupted) is recognised later by every command.
+/// so a load that dies (or is interrupted) is recognised later by every command. Where the engine
+/// [`marks_chunks`](engine::marks_chunks), each chunk commits with its done-mark, and `opts.resume`
+/// carries a cut load of the same parameters on: the chunks not marked, then the keys, indexes and
+/// finishing statements whole again (what a cut build left is dropped first).
 ///
 /// # Errors
 /// [`Error::Usage`] when the database already holds the workload (without `replace`) or foreign tables
-/// of the same names; [`Error::Failed`] when the server fails part-way.
+/// of the same names, or `opts.resume` finds no cut load of these parameters (or an engine that marks no
+/// chunks); [`Error::Failed`] when the server fails part-way.
 pub async fn load<W: Stored, D: Dataset>(
     w: &W,
     target: &Target,
@@ -72,30 +83,124 @@ pub async fn load<W: Stored, D: Dataset>(
     opts: &LoadOptions,
 ) -> Result<LoadSummary, Error> {
     let start = Instant::now();
+    if opts.resume {
+        refuse_resume(target)?;
+    }
     let conn = Conn::open(target).await?;
+    let (engine, workload) = (target.engine(), w.name());
     let tables: Vec<&str> = loading.data.tables().iter().map(|t| t.name).collect();
-    clear_the_way(w, &conn, target, &tables, opts.replace).await?;
     let params = serde_json::to_value(&loading.params).expect("load parameters serialize");
-    record(&conn, target, w.name(), LOADING, &params).await?;
-    let engine = target.engine();
-    let ddl: Vec<String> = loading.data.tables().iter().map(|t| engine::create_table(engine, t)).collect();
-    conn.batch(target, &format!("creating the {} tables", w.name()), &ddl).await?;
+    let marks = engine::marks_chunks(engine).then_some(workload);
+    let done = if opts.resume {
+        resume_point(w, &conn, target, &tables, &params).await?
+    } else {
+        clear_the_way(w, &conn, target, &tables, opts.replace).await?;
+        record(&conn, target, workload, LOADING, &params).await?;
+        if marks.is_some() {
+            conn.clear_chunks(target, workload).await?;
+        }
+        Vec::new()
+    };
+    // A resumed load creates the tables its cut left uncreated (none, or all: one batch).
+    let present = conn.existing_tables(target, &tables).await?;
+    let ddl: Vec<String> = (loading.data.tables().iter())
+        .filter(|t| !present.iter().any(|p| p == t.name))
+        .map(|t| engine::create_table(engine, t))
+        .collect();
+    if !ddl.is_empty() {
+        conn.batch(target, &format!("creating the {workload} tables"), &ddl).await?;
+    }
 
     let data = Arc::new(loading.data);
-    let rows = copy_rows(target, &data, opts).await?;
+    let all = data.chunks().len();
+    let rows = copy_rows_marked(target, &data, &done, marks, opts).await?;
     let copied = start.elapsed();
+    if opts.resume {
+        // What a cut key build or finish left: dropped, to be built whole again.
+        let mut dropped = loading.extra_dropped;
+        dropped.extend(keys_and_indexes_dropped(engine, &*data));
+        conn.batch(target, "dropping the keys a cut load built", &dropped).await?;
+        let objects: Vec<Object> = (created_objects(&w.finish(engine)).into_iter())
+            .filter(|o| o.kind != ObjectKind::Sequence)
+            .collect();
+        conn.drop_workload(target, &[], &objects).await?;
+    }
     let keys = index_statements(engine, &*data, &rows, loading.extra_indexes);
     build_keys_and_finish(w, &conn, target, keys, &w.finish(engine), &tables, opts).await?;
 
-    record(&conn, target, w.name(), COMPLETE, &params).await?;
+    record(&conn, target, workload, COMPLETE, &params).await?;
+    conn.remove_chunks(target, workload).await?;
     Ok(LoadSummary {
         rows: rows.values().sum(),
         copy: copied,
         indexes: start.elapsed() - copied,
         total: start.elapsed(),
+        resumed: opts.resume.then_some((done.len(), all)),
     })
 }
 
+/// Refuses `--resume` on an engine whose bulk path commits no done-mark with its chunks (before
+/// anything connects, when the command calls it first).
+///
+/// # Errors
+/// [`Error::Usage`] saying why and what to do.
+pub fn refuse_resume(target: &Target) -> Result<(), Error> {
+    if engine::marks_chunks(target.engine()) {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "--resume: {target} is on {:?}, whose bulk load does not commit each chunk with a done-mark, so a cut \
+         load cannot be resumed there: load it again with --replace",
+        target.engine()
+    )))
+}
+
+/// Where a `--resume` load carries on: the chunks its cut load marked done. Refuses a database that
+/// holds no cut load of `params` (a whole load is never touched).
+///
+/// # Errors
+/// [`Error::Usage`] naming what is there and what to do.
+async fn resume_point<W: Stored>(
+    w: &W,
+    conn: &Conn,
+    target: &Target,
+    tables: &[&str],
+    params: &serde_json::Value,
+) -> Result<Vec<u32>, Error> {
+    let workload = w.name();
+    let describe = |p: serde_json::Value| {
+        serde_json::from_value::<W::Params>(p).map_or_else(
+            |_| "unreadable parameters".to_string(),
+            |p| format!("{}, seed {}", w.describe(&p), w.seed(&p)),
+        )
+    };
+    match inventory::inspect(conn, target, workload, tables).await? {
+        Holding::Empty => Err(Error::usage(format!(
+            "--resume: {target} holds no cut {workload} load to resume: load it without --resume"
+        ))),
+        Holding::Foreign(found) => Err(Error::usage(format!(
+            "--resume: {target} holds tables oltpgen did not load ({}): drop them yourself or load into another database",
+            found.join(", ")
+        ))),
+        Holding::OtherWorkload(other) => Err(Holding::other_workload(target, workload, other)),
+        Holding::Loaded(row) => Err(Error::usage(format!(
+            "--resume: {target} holds a whole {workload} load ({}), which --resume never touches: nothing to resume",
+            describe(row.params)
+        ))),
+        Holding::Partial(why) => match conn.read_meta(target, workload).await? {
+            Some(row) if row.params == *params => conn.done_chunks(target, workload).await,
+            Some(row) => Err(Error::usage(format!(
+                "--resume: the cut {workload} load in {target} is {}, not {}: pass its size and --seed, or \
+                 load again with --replace",
+                describe(row.params),
+                describe(params.clone())
+            ))),
+            None => Err(Error::usage(format!(
+                "--resume: {why}, with no load record: load it again with --replace"
+            ))),
+        },
+    }
+}
 /// Refuses to overwrite what must not be: foreign tables always, a finished or half-finished load of
 /// the workload unless `replace`, which drops it.
 ///
@@ -140,11 +245,33 @@ pub(crate) async fn copy_rows<D: Dataset>(
     data: &Arc<D>,
     opts: &LoadOptions,
 ) -> Result<BTreeMap<&'static str, u64>, Error> {
+    copy_rows_marked(target, data, &[], None, opts).await
+}
+
+/// As [`copy_rows`], all but the chunks numbered in `done`; with `marks` (the workload's name), each
+/// chunk commits with its done-mark. Returns the rows by table of the whole dataset.
+///
+/// # Errors
+/// The first error of any connection.
+async fn copy_rows_marked<D: Dataset>(
+    target: &Target,
+    data: &Arc<D>,
+    done: &[u32],
+    marks: Option<&str>,
+    opts: &LoadOptions,
+) -> Result<BTreeMap<&'static str, u64>, Error> {
     let rows = data.rows_by_table();
-    let bar = Progress::new("loading", rows.values().sum(), "rows", opts.quiet);
-    let chunks = interleave(&**data, data.chunks());
+    let done: std::collections::HashSet<u32> = done.iter().copied().collect();
+    let numbered: Vec<(u32, D::Chunk)> = (data.chunks().into_iter().enumerate())
+        .map(|(i, c)| (i as u32, c))
+        .filter(|(i, _)| !done.contains(i))
+        .collect();
+    let left = numbered.iter().map(|&(_, c)| data.rows_in(c)).sum();
+    let bar = Progress::new("loading", left, "rows", opts.quiet);
+    let chunks = interleave(&**data, numbered);
     let advance = bar.clone();
-    engine::bulk_load(target, opts.workers, data.clone(), chunks, move |rows| advance.advance(rows)).await?;
+    engine::bulk_load(target, opts.workers, data.clone(), chunks, marks, move |rows| advance.advance(rows))
+        .await?;
     bar.finish();
     Ok(rows)
 }
@@ -176,14 +303,18 @@ pub(crate) async fn build_keys_and_finish<W: Stored>(
     Ok(())
 }
 
+/// A chunk and its place in [`Dataset::chunks`], which names its done-mark.
+type Numbered<D> = (u32, <D as Dataset>::Chunk);
+
 /// Orders chunks so that connections working side by side copy into different tables, largest remaining
 /// work first: concurrent COPYs into one table queue on its relation extension lock.
-fn interleave<D: Dataset>(data: &D, chunks: Vec<D::Chunk>) -> Vec<D::Chunk> {
-    let weight = |c: D::Chunk| data.rows_in(c) * data.table_of(c).row_bytes();
-    let mut queues: Vec<(u64, std::collections::VecDeque<D::Chunk>)> = Vec::new();
+fn interleave<D: Dataset>(data: &D, chunks: Vec<Numbered<D>>) -> Vec<Numbered<D>> {
+    let weight = |(_, c): (u32, D::Chunk)| data.rows_in(c) * data.table_of(c).row_bytes();
+    let mut queues: Vec<(u64, std::collections::VecDeque<Numbered<D>>)> = Vec::new();
     for c in chunks {
-        let table = data.table_of(c).name;
-        match queues.iter_mut().find(|(_, q)| q.front().is_some_and(|&f| data.table_of(f).name == table)) {
+        let table = data.table_of(c.1).name;
+        match queues.iter_mut().find(|(_, q)| q.front().is_some_and(|&(_, f)| data.table_of(f).name == table))
+        {
             Some((w, q)) => {
                 *w += weight(c);
                 q.push_back(c);
@@ -277,6 +408,7 @@ pub async fn drop_all<W: Stored>(w: &W, target: &Target) -> Result<bool, Error> 
         Holding::Loaded(_) | Holding::Partial(_) => {
             drop_workload(w, &conn, target).await?;
             conn.remove_meta(target, workload).await?;
+            conn.remove_chunks(target, workload).await?;
             Ok(true)
         }
     }
@@ -425,16 +557,16 @@ mod tests {
     #[test]
     fn neighbouring_chunks_go_to_different_tables_and_none_is_lost() {
         let data = TpccData::new(TpccParams::new(3, 1));
-        let chunks = data.chunks();
+        let chunks: Vec<_> = data.chunks().into_iter().enumerate().map(|(i, c)| (i as u32, c)).collect();
         let mixed = interleave(&data, chunks.clone());
         assert_eq!(mixed.len(), chunks.len());
         for c in &chunks {
             assert!(mixed.contains(c));
         }
-        let same = mixed.windows(2).filter(|w| w[0].table == w[1].table).count();
+        let same = mixed.windows(2).filter(|w| w[0].1.table == w[1].1.table).count();
         // Only the tail of the biggest table, once the others ran out, may follow itself.
         assert!(same * 10 < mixed.len(), "{same} of {} neighbours share a table", mixed.len());
-        let big = mixed.iter().take(4).map(|c| c.table).collect::<Vec<_>>();
+        let big = mixed.iter().take(4).map(|(_, c)| c.table).collect::<Vec<_>>();
         assert!(big.contains(&Table::OrderLine) && big.contains(&Table::Stock), "{big:?}");
     }
 }

@@ -35,26 +35,65 @@ pub async fn load_chunks<D: Dataset>(
     chunks: Vec<D::Chunk>,
     progress: impl Fn(u64) + Send + Sync + 'static,
 ) -> Result<(), Error> {
-    let generate = move |&chunk: &D::Chunk| {
+    let numbered = chunks.into_iter().enumerate().map(|(i, c)| (i as u32, c)).collect();
+    load_marked(target, workers, data, numbered, None, progress).await
+}
+
+/// As [`load_chunks`], `chunks` numbered; with `workload`, each chunk's COPY and its done-mark in
+/// `oltpgen_chunks` ([`meta::mark`](super::meta::mark)) commit together in one transaction, so that a
+/// load cut at any moment holds exactly the rows of the chunks marked done.
+///
+/// # Errors
+/// The first error of any connection.
+pub async fn load_marked<D: Dataset>(
+    target: &Target,
+    workers: usize,
+    data: Arc<D>,
+    chunks: Vec<(u32, D::Chunk)>,
+    workload: Option<String>,
+    progress: impl Fn(u64) + Send + Sync + 'static,
+) -> Result<(), Error> {
+    let generate = move |&(number, chunk): &(u32, D::Chunk)| {
         let mut out = PgBinaryCopy::with_capacity(1 << 20);
         data.write(chunk, &mut out);
         let rows = out.rows();
         let table = data.table_of(chunk);
-        Encoded { table: table.name, columns: table.column_names(), data: Bytes::from(out.finish()), rows }
+        let e = Encoded {
+            table: table.name,
+            columns: table.column_names(),
+            data: Bytes::from(out.finish()),
+            rows,
+        };
+        (number, e)
     };
-    let progress = Arc::new(progress);
-    chunks::send(workers, chunks, generate, |queue: Queue<Encoded>| {
-        let (target, progress) = (target.clone(), progress.clone());
+    let (progress, workload) = (Arc::new(progress), Arc::new(workload));
+    chunks::send(workers, chunks, generate, |queue: Queue<(u32, Encoded)>| {
+        let (target, progress, workload) = (target.clone(), progress.clone(), workload.clone());
         async move {
             let client = super::connect(&target).await?;
-            // A load that dies is detected by its metadata, not by durability of each chunk: no need to
-            // wait for the WAL flush of every COPY.
+            // A load that dies is detected by its metadata (and resumed by its chunk marks, which
+            // commit with their rows or not at all), not by durability of each chunk: no need to wait
+            // for the WAL flush of every COPY.
             client
                 .batch_execute("SET synchronous_commit = off")
                 .await
                 .map_err(|e| super::failed("setting up a load connection", &target, &e))?;
-            while let Some(e) = queue.next().await {
+            let transaction = |sql: &'static str| {
+                let (client, target) = (&client, &target);
+                async move {
+                    client.batch_execute(sql).await.map_err(|e| super::failed("a load's chunk", target, &e))
+                }
+            };
+            while let Some((number, e)) = queue.next().await {
+                let Some(workload) = workload.as_deref() else {
+                    super::copy::copy_binary(&client, &target, e.table, &e.columns, e.data).await?;
+                    progress(e.rows);
+                    continue;
+                };
+                transaction("BEGIN").await?;
                 super::copy::copy_binary(&client, &target, e.table, &e.columns, e.data).await?;
+                super::meta::mark(&client, &target, workload, number).await?;
+                transaction("COMMIT").await?;
                 progress(e.rows);
             }
             Ok(())

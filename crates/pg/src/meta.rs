@@ -64,17 +64,87 @@ pub async fn write(client: &Client, target: &Target, workload: &str, row: &MetaR
 /// # Errors
 /// [`Error::Failed`] when the delete fails.
 pub async fn remove(client: &Client, target: &Target, workload: &str) -> Result<(), Error> {
-    if super::schema::existing_tables(client, target, &[TABLE]).await?.is_empty() {
+    remove_from(client, target, TABLE, workload).await
+}
+
+/// Removes `workload`'s rows from oltpgen's bookkeeping table `table`, and the table when no row is
+/// left.
+async fn remove_from(client: &Client, target: &Target, table: &str, workload: &str) -> Result<(), Error> {
+    if super::schema::existing_tables(client, target, &[table]).await?.is_empty() {
         return Ok(());
     }
     client
-        .execute(&format!("DELETE FROM {TABLE} WHERE workload = $1"), &[&workload])
+        .execute(&format!("DELETE FROM {table} WHERE workload = $1"), &[&workload])
         .await
-        .map_err(|e| failed("updating oltpgen_meta", target, &e))?;
+        .map_err(|e| failed(&format!("updating {table}"), target, &e))?;
     client
         .batch_execute(&format!(
-            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM {TABLE}) THEN DROP TABLE {TABLE}; END IF; END $$"
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM {table}) THEN DROP TABLE {table}; END IF; END $$"
         ))
         .await
-        .map_err(|e| failed("dropping oltpgen_meta", target, &e))
+        .map_err(|e| failed(&format!("dropping {table}"), target, &e))
+}
+
+/// The done-marks of a load's chunks: one row per chunk whose rows are in, written in the chunk's own
+/// transaction ([`mark`]), so that a cut load resumes with the chunks not marked and a chunk cut
+/// mid-way is rolled back with its mark.
+pub const CHUNKS: &str = "oltpgen_chunks";
+
+/// Creates the chunk-mark table when missing and removes `workload`'s marks: a new load starts with
+/// none.
+///
+/// # Errors
+/// [`Error::Failed`] when the table cannot be created or emptied.
+pub async fn clear_chunks(client: &Client, target: &Target, workload: &str) -> Result<(), Error> {
+    client
+        .batch_execute(&format!(
+            "CREATE TABLE IF NOT EXISTS {CHUNKS} (workload text NOT NULL, chunk int4 NOT NULL, \
+             PRIMARY KEY (workload, chunk))"
+        ))
+        .await
+        .map_err(|e| failed("creating oltpgen_chunks", target, &e))?;
+    client
+        .execute(&format!("DELETE FROM {CHUNKS} WHERE workload = $1"), &[&workload])
+        .await
+        .map_err(|e| failed("clearing oltpgen_chunks", target, &e))?;
+    Ok(())
+}
+
+/// The chunks of `workload`'s load marked done (none when the table is missing).
+///
+/// # Errors
+/// [`Error::Failed`] when the table exists but cannot be read.
+pub async fn done_chunks(client: &Client, target: &Target, workload: &str) -> Result<Vec<u32>, Error> {
+    if super::schema::existing_tables(client, target, &[CHUNKS]).await?.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = client
+        .query(&format!("SELECT chunk FROM {CHUNKS} WHERE workload = $1"), &[&workload])
+        .await
+        .map_err(|e| failed("reading oltpgen_chunks", target, &e))?;
+    Ok(rows.iter().map(|r| r.get::<_, i32>(0) as u32).collect())
+}
+
+/// Marks chunk `chunk` of `workload`'s load done, inside the transaction that copied its rows.
+///
+/// # Errors
+/// [`Error::Failed`] when the write fails.
+pub async fn mark(client: &Client, target: &Target, workload: &str, chunk: u32) -> Result<(), Error> {
+    client
+        .execute(
+            &format!("INSERT INTO {CHUNKS} (workload, chunk) VALUES ($1, $2)"),
+            &[&workload, &(chunk as i32)],
+        )
+        .await
+        .map_err(|e| failed("marking a chunk done in oltpgen_chunks", target, &e))?;
+    Ok(())
+}
+
+/// Removes `workload`'s marks, and the table when no mark is left: a load that finished, or a
+/// workload dropped.
+///
+/// # Errors
+/// [`Error::Failed`] when the delete fails.
+pub async fn remove_chunks(client: &Client, target: &Target, workload: &str) -> Result<(), Error> {
+    remove_from(client, target, CHUNKS, workload).await
 }

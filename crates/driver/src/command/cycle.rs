@@ -57,6 +57,7 @@ impl<W: Stored> StudyCycle<W> {
             workers: (workers_or_cores(None) / targets.len().max(1)).max(1),
             replace: false,
             quiet: quiet || targets.len() > 1,
+            resume: false,
         });
         let hook_env = match (&study.out, study.hooks.any()) {
             (Some(out), true) => {

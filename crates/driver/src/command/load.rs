@@ -21,6 +21,8 @@ pub struct LoadRequest {
     pub seed: u64,
     /// `--replace`: drop and reload a database that holds the workload.
     pub replace: bool,
+    /// `--resume`: carry on a cut load, loading only the chunks not marked done.
+    pub resume: bool,
     /// `--csv DIR`: write CSV files there instead of loading a database.
     pub csv: Option<PathBuf>,
     /// `--load-workers`, or `None` for one per core.
@@ -46,7 +48,12 @@ pub async fn load<W: Stored>(
     db: &Databases,
     console: &mut dyn Console,
 ) -> Result<Exit, Error> {
-    let opts = LoadOptions { workers: workers_or_cores(req.workers), replace: req.replace, quiet: req.quiet };
+    let opts = LoadOptions {
+        workers: workers_or_cores(req.workers),
+        replace: req.replace,
+        quiet: req.quiet,
+        resume: req.resume,
+    };
     let what = w.size_words(size);
     if let Some(dir) = &req.csv {
         let started = Instant::now();
@@ -77,6 +84,9 @@ async fn load_into<W: Stored>(
 ) -> Result<(), Error> {
     let what = w.size_words(size);
     let target = db.target()?;
+    if let (Some(target), true) = (&target, req.resume) {
+        crate::load::refuse_resume(target)?;
+    }
     let created = match (&target, req.create_database) {
         (_, false) => false,
         (None, true) => {
@@ -91,6 +101,8 @@ async fn load_into<W: Stored>(
     if target.is_none() {
         room::check(&db.placement(), w.size_bytes(size))?;
     }
+    // The built-in server is PostgreSQL.
+    let target_engine = target.as_ref().map_or(oltpgen_vocab::target::Engine::Postgres, Target::engine);
     let loading = async {
         let database = match target {
             Some(target) => Database::at(target),
@@ -105,6 +117,10 @@ async fn load_into<W: Stored>(
         Error::Interrupted(why) if throwaway => {
             Error::Interrupted(format!("{why}; the throwaway database went with it"))
         }
+        Error::Interrupted(why) if engine::marks_chunks(target_engine) => Error::Interrupted(format!(
+            "{why}; the database is marked half-loaded: carry it on with --resume (the same size and \
+             --seed), or load it again with --replace"
+        )),
         Error::Interrupted(why) => Error::Interrupted(format!(
             "{why}; the database is marked half-loaded: run the load again with --replace"
         )),
@@ -114,6 +130,9 @@ async fn load_into<W: Stored>(
     let into =
         if created { format!("{target} (a database --create-database created)") } else { target.to_string() };
     console.line(&line(&what, &into, &summary));
+    if let Some((done, all)) = summary.resumed {
+        console.line(&format!("resumed: {done} of {all} chunks were in already and were not loaded again"));
+    }
     Ok(())
 }
 
@@ -140,7 +159,7 @@ pub(super) async fn load_when_empty<W: Stored>(
     if let Some(db) = room {
         room::check(&db.placement(), w.size_bytes(size))?;
     }
-    let opts = LoadOptions { workers: workers_or_cores(None), replace: false, quiet };
+    let opts = LoadOptions { workers: workers_or_cores(None), replace: false, quiet, resume: false };
     let summary = interruptible("the load", w.load(target, size, 1, &opts)).await?;
     console.line(&line(&w.size_words(size), target, &summary));
     Ok(())

@@ -182,8 +182,13 @@ impl Stored for Defined {
     ) -> Result<LoadSummary, Error> {
         let data = self.data(scale, seed)?;
         let params = LoadedParams { scale, seed, definition: self.fingerprint, runs: 0 };
-        load::load(self, target, Loading::<Defined, _> { data, params, extra_indexes: Vec::new() }, opts)
-            .await
+        load::load(
+            self,
+            target,
+            Loading::<Defined, _> { data, params, extra_indexes: Vec::new(), extra_dropped: Vec::new() },
+            opts,
+        )
+        .await
     }
 
     async fn write_csv(&self, dir: &Path, scale: u64, seed: u64, opts: &LoadOptions) -> Result<u64, Error> {

@@ -33,7 +33,8 @@ pub async fn load(
         runs: 0,
     };
     let extra_indexes = engine::ds2::extra_indexes(target.engine());
-    let loading = Loading::<Ds2, _> { data, params, extra_indexes };
+    let extra_dropped = engine::ds2::dropped_for_restore(target.engine());
+    let loading = Loading::<Ds2, _> { data, params, extra_indexes, extra_dropped };
     load::load(&Ds2, target, loading, opts).await
 }
 

@@ -10,9 +10,12 @@ use oltpgen_datagen::schema::Dataset;
 use super::Conn;
 use crate::{Error, Target};
 use oltpgen_vocab::chunks::first_error;
+use oltpgen_vocab::target::Engine;
 
-/// Generates `chunks` of `data` on `workers` threads and bulk-loads them over `workers` connections,
-/// calling `progress` with the rows of each chunk the server accepted.
+/// Generates `chunks` of `data` (each numbered by its place in [`Dataset::chunks`]) on `workers`
+/// threads and bulk-loads them over `workers` connections, calling `progress` with the rows of each
+/// chunk the server accepted. With `marks` (a workload's name, on an engine that [`marks_chunks`]),
+/// each chunk's rows commit with its done-mark in the load record.
 ///
 /// # Errors
 /// The first error of any connection.
@@ -20,10 +23,25 @@ pub async fn bulk_load<D: Dataset>(
     target: &Target,
     workers: usize,
     data: Arc<D>,
-    chunks: Vec<D::Chunk>,
+    chunks: Vec<(u32, D::Chunk)>,
+    marks: Option<&str>,
     progress: impl Fn(u64) + Send + Sync + 'static,
 ) -> Result<(), Error> {
+    #[cfg(feature = "postgres")]
+    if target.engine() == Engine::Postgres {
+        let marks = marks.map(str::to_string);
+        return oltpgen_pg::bulk::load_marked(target, workers, data, chunks, marks, progress).await;
+    }
+    let _ = marks;
+    let chunks = chunks.into_iter().map(|(_, c)| c).collect();
     each_engine!(target.engine(), m => m::bulk::load_chunks(target, workers, data, chunks, progress).await)
+}
+
+/// Whether `engine`'s bulk path commits each chunk with its done-mark, so that a cut load resumes
+/// (`--resume`): PostgreSQL's COPY runs in a transaction with the mark; MySQL's `LOAD DATA` streams
+/// a table's chunks as one statement and SQL Server's bulk insert runs outside one, so theirs do not.
+pub fn marks_chunks(engine: Engine) -> bool {
+    engine == Engine::Postgres
 }
 
 /// Runs `statements` over `connections` connections, in the order given, calling `done` after each.

@@ -130,6 +130,46 @@ impl Conn {
         each_engine!(self, Conn(c), m => m::meta::remove(c, target, workload).await)
     }
 
+    /// Empties `workload`'s chunk marks (creating their table) where the engine
+    /// [`marks_chunks`](super::marks_chunks): a load starting from nothing.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the write fails.
+    pub async fn clear_chunks(&self, target: &Target, workload: &str) -> Result<(), Error> {
+        match self {
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(c) => oltpgen_pg::meta::clear_chunks(c, target, workload).await,
+            #[allow(unreachable_patterns)]
+            _ => Ok(()),
+        }
+    }
+
+    /// The chunks of `workload`'s load marked done (none where the engine marks none).
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the marks cannot be read.
+    pub async fn done_chunks(&self, target: &Target, workload: &str) -> Result<Vec<u32>, Error> {
+        match self {
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(c) => oltpgen_pg::meta::done_chunks(c, target, workload).await,
+            #[allow(unreachable_patterns)]
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Removes `workload`'s chunk marks: its load finished, or it was dropped.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the delete fails.
+    pub async fn remove_chunks(&self, target: &Target, workload: &str) -> Result<(), Error> {
+        match self {
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(c) => oltpgen_pg::meta::remove_chunks(c, target, workload).await,
+            #[allow(unreachable_patterns)]
+            _ => Ok(()),
+        }
+    }
+
     /// The server's version and key settings.
     ///
     /// # Errors

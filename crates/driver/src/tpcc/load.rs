@@ -20,7 +20,7 @@ pub async fn load(target: &Target, scale: u32, seed: u64, opts: &LoadOptions) ->
     let data = TpccData::new(TpccParams::new(scale, seed));
     let c = data.params().c;
     let params = LoadedParams { scale, seed, c_last: c.c_last, c_id: c.c_id, ol_i_id: c.ol_i_id, runs: 0 };
-    let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new() };
+    let loading = Loading::<Tpcc, _> { data, params, extra_indexes: Vec::new(), extra_dropped: Vec::new() };
     load::load(&Tpcc, target, loading, opts).await
 }
 
