@@ -485,6 +485,23 @@ pub struct LoadCommon {
     /// the chunks not yet in are loaded, then the keys; a database loaded whole is left alone
     #[arg(long, conflicts_with_all = ["replace", "csv", "create_database", "temp_db"])]
     pub resume: bool,
+    /// Begin a load in parts, one per client machine: create the tables and record the plan of
+    /// --parts N; then each part loads with --agent I/N, and --finish builds the keys
+    #[arg(long, requires = "parts", conflicts_with_all = ["resume", "csv", "temp_db", "agent", "finish"])]
+    pub begin: bool,
+    /// The parts of a load --begin plans
+    #[arg(long, value_name = "N", requires = "begin", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub parts: Option<u32>,
+    /// Load part I of the N a load --begin planned (its warehouses, or DS2's customers and orders;
+    /// part 0 also item, or DS2's products); cut, it carries on where it stopped when run again; `auto`
+    /// takes I and N from JOB_COMPLETION_INDEX with OLTPGEN_AGENTS (Kubernetes) or SLURM_PROCID and
+    /// SLURM_NTASKS (srun)
+    #[arg(long, value_name = "I/N|auto", conflicts_with_all = ["resume", "replace", "csv", "temp_db", "finish", "create_database"])]
+    pub agent: Option<String>,
+    /// Finish a load in parts once every part is in: keys, indexes, the workload's functions and
+    /// statistics; refused (naming the part) while one is missing; run again if cut
+    #[arg(long, conflicts_with_all = ["resume", "replace", "csv", "temp_db", "create_database"])]
+    pub finish: bool,
     /// Write the rows as CSV files into DIR (one per table) instead of loading a database
     #[arg(long, value_name = "DIR", conflicts_with_all = ["url", "temp_db", "data_dir"])]
     pub csv: Option<PathBuf>,
@@ -924,6 +941,9 @@ impl LoadCommon {
             seed: self.seed,
             replace: self.replace,
             resume: self.resume,
+            begin: self.parts.filter(|_| self.begin),
+            agent: self.agent.clone(),
+            finish: self.finish,
             csv: self.csv.clone(),
             workers: self.workers.workers,
             quiet,

@@ -113,7 +113,7 @@ async fn a_load_killed_at_any_moment_resumes_to_the_rows_of_one_never_cut() {
     assert_refused(&out, "which --resume never touches");
     assert_eq!(checksums::pg(&whole).await, sums);
     let out = oltpgen(&["tpcc", "load", "--scale", "2", "--url", &url("other"), "--resume", "-q"]);
-    assert_refused(&out, "holds no cut tpcc load to resume");
+    assert_refused(&out, "holds no cut or begun tpcc load to carry on");
     let mut cut = load("other");
     let client = sql(&pg.target("other")).await;
     until(&mut cut, "it marked a chunk done", || async {
@@ -163,16 +163,21 @@ async fn a_ds2_load_killed_during_its_rows_resumes_to_the_rows_of_one_never_cut(
 }
 
 /// MySQL's `LOAD DATA` streams a table's chunks as one statement, SQL Server's bulk insert runs outside
-/// a transaction: their loads mark no chunks, and `--resume` there says so before it connects.
+/// a transaction: their loads mark no chunks, and `--resume` (or a load in parts) there says so before
+/// it connects.
 #[test]
 fn resume_is_refused_where_the_bulk_path_marks_no_chunks() {
     for url in ["mysql://u@127.0.0.1:9/db", "sqlserver://u:p@127.0.0.1:9/db"] {
-        let out = oltpgen(&["tpcc", "load", "--url", url, "--resume", "-q"]);
-        assert_refused(&out, "--resume: ");
-        assert!(
-            out.stderr.contains("cannot be resumed there: load it again with --replace"),
-            "{}",
-            out.stderr
-        );
+        let steps: [(&str, &[&str]); 3] = [
+            ("--resume", &["--resume"]),
+            ("--agent", &["--agent", "0/2"]),
+            ("--begin", &["--begin", "--parts", "2"]),
+        ];
+        for (flag, step) in steps {
+            let out = oltpgen(&[&["tpcc", "load", "--url", url, "-q"][..], step].concat());
+            assert_refused(&out, &format!("{flag}: "));
+            let why = "can be neither cut into parts nor resumed: load it whole (again with --replace)";
+            assert!(out.stderr.contains(why), "{}", out.stderr);
+        }
     }
 }

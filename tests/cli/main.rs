@@ -36,6 +36,7 @@ mod first_hook;
 mod help_flags;
 mod io;
 mod io_kernels;
+mod load_parts;
 mod load_resume;
 mod load_stop;
 mod local;

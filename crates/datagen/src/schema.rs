@@ -137,6 +137,15 @@ pub trait Dataset: Send + Sync + 'static {
     fn rows_of(&self, table: &str) -> u64 {
         self.rows_by_table().get(table).copied().unwrap_or(0)
     }
+
+    /// Where `chunk` lies when a load is spread over parts (`load --agent I/N`): `Some((u, n))` for
+    /// unit `u` of `n` (part `u * N / n` loads it: TPC-C's warehouse, so parts take contiguous
+    /// warehouse ranges), `Some((0, 1))` for rows part 0 loads whole; `None` (the default) spreads a
+    /// table's chunks over the parts in the order [`chunks`](Self::chunks) gives them.
+    fn share(&self, chunk: Self::Chunk) -> Option<(u32, u32)> {
+        let _ = chunk;
+        None
+    }
 }
 
 /// An `int4` column.

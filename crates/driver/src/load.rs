@@ -32,6 +32,48 @@ pub struct LoadOptions {
     /// `--resume`: carry on a cut load of the same parameters, loading only the chunks not marked
     /// done, then the keys.
     pub resume: bool,
+    /// The whole load, or one step of a load in parts.
+    pub step: Step,
+}
+
+/// Which step of a load this is: the whole load, or one step of a load spread over client machines
+/// (`--begin`, `--agent I/N`, `--finish`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Step {
+    /// Tables, every chunk, keys: one process.
+    #[default]
+    Whole,
+    /// `--begin --parts N`: the tables and the plan of `N` parts.
+    Begin(u32),
+    /// `--agent I/N`: part `index` of `count`'s chunks not yet in (so it carries itself on when cut).
+    Part {
+        /// This part, from 0.
+        index: u32,
+        /// The plan's parts.
+        count: u32,
+    },
+    /// `--finish`: keys, indexes, the workload's finishing statements and statistics, once every part
+    /// is in; the load recorded complete.
+    Finish,
+}
+
+impl Step {
+    /// The flag that asks for this step (`None` for a whole load).
+    pub fn flag(self) -> Option<&'static str> {
+        match self {
+            Step::Whole => None,
+            Step::Begin(_) => Some("--begin"),
+            Step::Part { .. } => Some("--agent"),
+            Step::Finish => Some("--finish"),
+        }
+    }
+}
+
+impl LoadOptions {
+    /// The flag of this load that needs chunk marks (`--resume` or a step in parts), if any.
+    pub fn marked_flag(&self) -> Option<&'static str> {
+        self.step.flag().or(self.resume.then_some("--resume"))
+    }
 }
 
 /// How a load went, for the line the command prints and for BENCHMARKS.md.
@@ -83,23 +125,30 @@ pub async fn load<W: Stored, D: Dataset>(
     opts: &LoadOptions,
 ) -> Result<LoadSummary, Error> {
     let start = Instant::now();
-    if opts.resume {
-        refuse_resume(target)?;
+    if let Some(flag) = opts.marked_flag() {
+        refuse_unmarked(target, flag)?;
     }
     let conn = Conn::open(target).await?;
     let (engine, workload) = (target.engine(), w.name());
     let tables: Vec<&str> = loading.data.tables().iter().map(|t| t.name).collect();
     let params = serde_json::to_value(&loading.params).expect("load parameters serialize");
     let marks = engine::marks_chunks(engine).then_some(workload);
-    let done = if opts.resume {
-        resume_point(w, &conn, target, &tables, &params).await?
-    } else {
+    let fresh = !opts.resume && matches!(opts.step, Step::Whole | Step::Begin(_));
+    let done = if fresh {
         clear_the_way(w, &conn, target, &tables, opts.replace).await?;
         record(&conn, target, workload, LOADING, &params).await?;
         if marks.is_some() {
             conn.clear_chunks(target, workload).await?;
         }
+        if let Step::Begin(parts) = opts.step {
+            conn.write_plan(target, workload, parts).await?;
+        }
         Vec::new()
+    } else {
+        let flag = opts.marked_flag().unwrap_or("--resume");
+        let done = resume_point(w, &conn, target, &tables, &params, flag).await?;
+        check_plan(&conn, target, workload, opts.step).await?;
+        done
     };
     // A resumed load creates the tables its cut left uncreated (none, or all: one batch).
     let present = conn.existing_tables(target, &tables).await?;
@@ -110,12 +159,41 @@ pub async fn load<W: Stored, D: Dataset>(
     if !ddl.is_empty() {
         conn.batch(target, &format!("creating the {workload} tables"), &ddl).await?;
     }
-
     let data = Arc::new(loading.data);
-    let all = data.chunks().len();
-    let rows = copy_rows_marked(target, &data, &done, marks, opts).await?;
+    let chunks = data.chunks();
+    let all = chunks.len();
+    let parts = match opts.step {
+        Step::Part { count, .. } => parts_of(&*data, &chunks, count),
+        Step::Finish => parts_of(&*data, &chunks, check_plan(&conn, target, workload, opts.step).await?),
+        Step::Whole | Step::Begin(_) => vec![0; all],
+    };
+    let done: std::collections::HashSet<u32> = done.into_iter().collect();
+    let left: Vec<Numbered<D>> = (chunks.into_iter().enumerate())
+        .map(|(i, c)| (i as u32, c))
+        .filter(|(i, _)| !done.contains(i))
+        .collect();
+    let summary = |rows, copied| LoadSummary {
+        rows,
+        copy: copied,
+        indexes: start.elapsed() - copied,
+        total: start.elapsed(),
+        resumed: opts.resume.then_some((done.len(), all)),
+    };
+    let wanted: Vec<Numbered<D>> = match opts.step {
+        Step::Begin(_) => return Ok(summary(0, start.elapsed())),
+        Step::Part { index, .. } => left.into_iter().filter(|&(i, _)| parts[i as usize] == index).collect(),
+        Step::Finish => {
+            refuse_missing_parts::<D>(target, &parts, &left)?;
+            Vec::new()
+        }
+        Step::Whole => left,
+    };
+    let rows = copy_rows_marked(target, &data, wanted, marks, opts).await?;
     let copied = start.elapsed();
-    if opts.resume {
+    if let Step::Part { .. } = opts.step {
+        return Ok(summary(rows, copied));
+    }
+    if !fresh {
         // What a cut key build or finish left: dropped, to be built whole again.
         let mut dropped = loading.extra_dropped;
         dropped.extend(keys_and_indexes_dropped(engine, &*data));
@@ -125,33 +203,94 @@ pub async fn load<W: Stored, D: Dataset>(
             .collect();
         conn.drop_workload(target, &[], &objects).await?;
     }
-    let keys = index_statements(engine, &*data, &rows, loading.extra_indexes);
+    let keys = index_statements(engine, &*data, &data.rows_by_table(), loading.extra_indexes);
     build_keys_and_finish(w, &conn, target, keys, &w.finish(engine), &tables, opts).await?;
 
     record(&conn, target, workload, COMPLETE, &params).await?;
     conn.remove_chunks(target, workload).await?;
-    Ok(LoadSummary {
-        rows: rows.values().sum(),
-        copy: copied,
-        indexes: start.elapsed() - copied,
-        total: start.elapsed(),
-        resumed: opts.resume.then_some((done.len(), all)),
-    })
+    Ok(summary(rows, copied))
 }
 
-/// Refuses `--resume` on an engine whose bulk path commits no done-mark with its chunks (before
+/// Which part loads each of `chunks` when the load is spread over `parts` parts: where the dataset
+/// places a chunk ([`Dataset::share`]), else each table's chunks in order, in contiguous runs.
+fn parts_of<D: Dataset>(data: &D, chunks: &[D::Chunk], parts: u32) -> Vec<u32> {
+    let mut of_table: BTreeMap<&str, u64> = BTreeMap::new();
+    for &c in chunks {
+        *of_table.entry(data.table_of(c).name).or_default() += 1;
+    }
+    let mut seen: BTreeMap<&str, u64> = BTreeMap::new();
+    let parts = u64::from(parts);
+    chunks
+        .iter()
+        .map(|&c| {
+            let table = data.table_of(c).name;
+            let position = seen.entry(table).or_default();
+            let (unit, units) =
+                D::share(data, c).map_or((*position, of_table[table]), |(u, n)| (u64::from(u), u64::from(n)));
+            *position += 1;
+            (unit * parts / units.max(1)) as u32
+        })
+        .collect()
+}
+
+/// Refuses `--finish` while a part's chunks are not all in, naming each such part.
+///
+/// # Errors
+/// [`Error::Usage`] naming the parts and what to run.
+fn refuse_missing_parts<D: Dataset>(
+    target: &Target,
+    parts: &[u32],
+    left: &[Numbered<D>],
+) -> Result<(), Error> {
+    let count = parts.iter().max().map_or(1, |m| m + 1);
+    let mut missing: BTreeMap<u32, usize> = BTreeMap::new();
+    for &(i, _) in left {
+        *missing.entry(parts[i as usize]).or_default() += 1;
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let named: Vec<String> =
+        missing.iter().map(|(p, n)| format!("part {p}/{count} ({n} chunks not in)")).collect();
+    Err(Error::usage(format!(
+        "--finish: {target} is not loaded whole yet: {}; run load --agent I/{count} for each (it carries on \
+         where it stopped), then --finish again",
+        named.join(", ")
+    )))
+}
+
+/// The parts of the plan `--begin` recorded, refusing a step of another plan (or of none).
+///
+/// # Errors
+/// [`Error::Usage`] naming the plan and what to do.
+async fn check_plan(conn: &Conn, target: &Target, workload: &str, step: Step) -> Result<u32, Error> {
+    let plan = conn.plan(target, workload).await?;
+    match (step, plan) {
+        (Step::Part { index, count }, Some(parts)) if parts != count => Err(Error::usage(format!(
+            "--agent {index}/{count}: the {workload} load in {target} was begun in {parts} parts: give --agent I/{parts}"
+        ))),
+        (Step::Part { .. } | Step::Finish, None) => Err(Error::usage(format!(
+            "{}: the {workload} load in {target} was not begun in parts (load --begin --parts N): carry it on \
+             with --resume",
+            step.flag().unwrap_or("--finish")
+        ))),
+        (_, plan) => Ok(plan.unwrap_or(1)),
+    }
+}
+
+/// Refuses `flag` (`--resume`, or a step of a load in parts) on an engine whose bulk path commits no done-mark with its chunks (before
 /// anything connects, when the command calls it first).
 ///
 /// # Errors
 /// [`Error::Usage`] saying why and what to do.
-pub fn refuse_resume(target: &Target) -> Result<(), Error> {
+pub fn refuse_unmarked(target: &Target, flag: &str) -> Result<(), Error> {
     if engine::marks_chunks(target.engine()) {
         return Ok(());
     }
     Err(Error::usage(format!(
-        "--resume: {target} is on {:?}, whose bulk load does not commit each chunk with a done-mark, so a cut \
-         load cannot be resumed there: load it again with --replace",
-        target.engine()
+        "{flag}: {target} is on {}, whose bulk load does not commit each chunk with a done-mark, so a load \
+         there can be neither cut into parts nor resumed: load it whole (again with --replace)",
+        target.engine().name()
     )))
 }
 
@@ -166,6 +305,7 @@ async fn resume_point<W: Stored>(
     target: &Target,
     tables: &[&str],
     params: &serde_json::Value,
+    flag: &str,
 ) -> Result<Vec<u32>, Error> {
     let workload = w.name();
     let describe = |p: serde_json::Value| {
@@ -176,28 +316,28 @@ async fn resume_point<W: Stored>(
     };
     match inventory::inspect(conn, target, workload, tables).await? {
         Holding::Empty => Err(Error::usage(format!(
-            "--resume: {target} holds no cut {workload} load to resume: load it without --resume"
+            "{flag}: {target} holds no cut or begun {workload} load to carry on: load it whole, or begin one in parts with --begin --parts N"
         ))),
         Holding::Foreign(found) => Err(Error::usage(format!(
-            "--resume: {target} holds tables oltpgen did not load ({}): drop them yourself or load into another database",
+            "{flag}: {target} holds tables oltpgen did not load ({}): drop them yourself or load into another database",
             found.join(", ")
         ))),
         Holding::OtherWorkload(other) => Err(Holding::other_workload(target, workload, other)),
         Holding::Loaded(row) => Err(Error::usage(format!(
-            "--resume: {target} holds a whole {workload} load ({}), which --resume never touches: nothing to resume",
+            "{flag}: {target} holds a whole {workload} load ({}), which {flag} never touches: nothing to resume",
             describe(row.params)
         ))),
         Holding::Partial(why) => match conn.read_meta(target, workload).await? {
             Some(row) if row.params == *params => conn.done_chunks(target, workload).await,
             Some(row) => Err(Error::usage(format!(
-                "--resume: the cut {workload} load in {target} is {}, not {}: pass its size and --seed, or \
+                "{flag}: the cut {workload} load in {target} is {}, not {}: pass its size and --seed, or \
                  load again with --replace",
                 describe(row.params),
                 describe(params.clone())
             ))),
-            None => Err(Error::usage(format!(
-                "--resume: {why}, with no load record: load it again with --replace"
-            ))),
+            None => {
+                Err(Error::usage(format!("{flag}: {why}, with no load record: load it again with --replace")))
+            }
         },
     }
 }
@@ -245,30 +385,26 @@ pub(crate) async fn copy_rows<D: Dataset>(
     data: &Arc<D>,
     opts: &LoadOptions,
 ) -> Result<BTreeMap<&'static str, u64>, Error> {
-    copy_rows_marked(target, data, &[], None, opts).await
+    let chunks = data.chunks().into_iter().enumerate().map(|(i, c)| (i as u32, c)).collect();
+    copy_rows_marked(target, data, chunks, None, opts).await?;
+    Ok(data.rows_by_table())
 }
 
-/// As [`copy_rows`], all but the chunks numbered in `done`; with `marks` (the workload's name), each
-/// chunk commits with its done-mark. Returns the rows by table of the whole dataset.
+/// Generates `chunks` and bulk-loads them; with `marks` (the workload's name), each chunk commits with
+/// its done-mark. Returns the rows loaded.
 ///
 /// # Errors
 /// The first error of any connection.
 async fn copy_rows_marked<D: Dataset>(
     target: &Target,
     data: &Arc<D>,
-    done: &[u32],
+    chunks: Vec<Numbered<D>>,
     marks: Option<&str>,
     opts: &LoadOptions,
-) -> Result<BTreeMap<&'static str, u64>, Error> {
-    let rows = data.rows_by_table();
-    let done: std::collections::HashSet<u32> = done.iter().copied().collect();
-    let numbered: Vec<(u32, D::Chunk)> = (data.chunks().into_iter().enumerate())
-        .map(|(i, c)| (i as u32, c))
-        .filter(|(i, _)| !done.contains(i))
-        .collect();
-    let left = numbered.iter().map(|&(_, c)| data.rows_in(c)).sum();
-    let bar = Progress::new("loading", left, "rows", opts.quiet);
-    let chunks = interleave(&**data, numbered);
+) -> Result<u64, Error> {
+    let rows = chunks.iter().map(|&(_, c)| data.rows_in(c)).sum();
+    let bar = Progress::new("loading", rows, "rows", opts.quiet);
+    let chunks = interleave(&**data, chunks);
     let advance = bar.clone();
     engine::bulk_load(target, opts.workers, data.clone(), chunks, marks, move |rows| advance.advance(rows))
         .await?;
@@ -552,6 +688,39 @@ mod tests {
                     .concat();
             assert_eq!(dropped(&crate::ds2::Ds2, Engine::SqlServer), ds2_mssql);
         }
+    }
+
+    #[test]
+    fn parts_take_contiguous_warehouse_ranges_and_part_0_the_items() {
+        let data = TpccData::new(TpccParams::new(4, 1));
+        let chunks = data.chunks();
+        let parts = parts_of(&data, &chunks, 2);
+        for (c, part) in chunks.iter().zip(&parts) {
+            match c.table {
+                Table::Item => assert_eq!(*part, 0, "{c:?}"),
+                Table::Warehouse | Table::District => assert!(*part < 2, "{c:?}"),
+                _ => assert_eq!(*part, u32::from(c.warehouse > 2), "{c:?}"),
+            }
+        }
+        let ds2 = oltpgen_datagen::ds2::rows::Ds2Data::new(oltpgen_datagen::ds2::rows::Ds2Params {
+            size: "1GB".parse().unwrap(),
+            seed: 1,
+        });
+        let chunks = ds2.chunks();
+        let parts = parts_of(&ds2, &chunks, 3);
+        for (c, part) in chunks.iter().zip(&parts) {
+            let table = ds2.table_of(*c).name;
+            if ["products", "inventory", "categories"].contains(&table) {
+                assert_eq!(*part, 0, "{c:?}");
+            }
+        }
+        let customers: Vec<u32> = chunks
+            .iter()
+            .zip(&parts)
+            .filter(|(c, _)| ds2.table_of(**c).name == "customers")
+            .map(|(_, p)| *p)
+            .collect();
+        assert!(customers.windows(2).all(|w| w[0] <= w[1]) && customers.contains(&2), "{customers:?}");
     }
 
     #[test]

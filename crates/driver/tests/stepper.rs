@@ -214,7 +214,13 @@ async fn tpcc_on_the_built_in_postgres_goes_4_16_8_on_the_evidence_and_stays_con
     let pg = LocalPg::start(&Placement::Temp, 40, &said).expect("a server");
     let target = pg.target("tpcc");
     oltpgen_driver::engine::create_database(&target).await.expect("the database");
-    let load = oltpgen_driver::load::LoadOptions { workers: 2, replace: false, quiet: true, resume: false };
+    let load = oltpgen_driver::load::LoadOptions {
+        workers: 2,
+        replace: false,
+        quiet: true,
+        resume: false,
+        step: Default::default(),
+    };
     tpcc::load(&target, 1, 42, &load).await.expect("a load");
     let mut plan = plan(&[16], Some(4));
     plan.timing = Timing {

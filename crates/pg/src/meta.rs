@@ -148,3 +148,53 @@ pub async fn mark(client: &Client, target: &Target, workload: &str, chunk: u32) 
 pub async fn remove_chunks(client: &Client, target: &Target, workload: &str) -> Result<(), Error> {
     remove_from(client, target, CHUNKS, workload).await
 }
+
+/// The plan of a load in parts (`load --begin`): one row per part, each naming the parts of the plan,
+/// so that a part of another plan is refused and `--finish` names a part not yet in.
+pub const PARTS: &str = "oltpgen_parts";
+
+/// Records `workload`'s load as `parts` parts (replacing an earlier plan).
+///
+/// # Errors
+/// [`Error::Failed`] when the write fails.
+pub async fn write_plan(client: &Client, target: &Target, workload: &str, parts: u32) -> Result<(), Error> {
+    let parts = parts as i32;
+    let cannot = |e: tokio_postgres::Error| failed("writing oltpgen_parts", target, &e);
+    client
+        .batch_execute(&format!(
+            "CREATE TABLE IF NOT EXISTS {PARTS} (workload text NOT NULL, part int4 NOT NULL, \
+             parts int4 NOT NULL, PRIMARY KEY (workload, part))"
+        ))
+        .await
+        .map_err(cannot)?;
+    client
+        .execute(&format!("DELETE FROM {PARTS} WHERE workload = $1"), &[&workload])
+        .await
+        .map_err(cannot)?;
+    let insert = format!("INSERT INTO {PARTS} SELECT $1, p, $2 FROM generate_series(0, $2 - 1) p");
+    client.execute(&insert, &[&workload, &parts]).await.map_err(cannot)?;
+    Ok(())
+}
+
+/// The parts `workload`'s load was planned in (`None`: not a load in parts).
+///
+/// # Errors
+/// [`Error::Failed`] when the plan exists but cannot be read.
+pub async fn plan(client: &Client, target: &Target, workload: &str) -> Result<Option<u32>, Error> {
+    if super::schema::existing_tables(client, target, &[PARTS]).await?.is_empty() {
+        return Ok(None);
+    }
+    let row = client
+        .query_opt(&format!("SELECT max(parts) FROM {PARTS} WHERE workload = $1"), &[&workload])
+        .await
+        .map_err(|e| failed("reading oltpgen_parts", target, &e))?;
+    Ok(row.and_then(|r| r.get::<_, Option<i32>>(0)).map(|p| p as u32))
+}
+
+/// Removes `workload`'s plan (its load finished, or was dropped), and the table when no plan is left.
+///
+/// # Errors
+/// [`Error::Failed`] when the delete fails.
+pub async fn remove_plan(client: &Client, target: &Target, workload: &str) -> Result<(), Error> {
+    remove_from(client, target, PARTS, workload).await
+}

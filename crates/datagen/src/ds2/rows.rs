@@ -527,6 +527,13 @@ impl Dataset for Ds2Data {
             .collect()
     }
 
+    /// Customers by id range and orders (with their lines and history) in blocks spread over the parts;
+    /// part 0 loads categories, products and inventory, and so computes inventory's sales, which
+    /// replays every order's lines.
+    fn share(&self, chunk: Chunk) -> Option<(u32, u32)> {
+        matches!(chunk.table, Table::Products | Table::Inventory | Table::Categories).then_some((0, 1))
+    }
+
     /// The exact number of rows [`write`](Self::write) writes for `chunk`. Cheap: orderlines and cust_hist
     /// replay only the block's line-count stream.
     ///

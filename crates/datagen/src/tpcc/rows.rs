@@ -555,6 +555,16 @@ impl Dataset for TpccData {
         chunks
     }
 
+    fn share(&self, chunk: Chunk) -> Option<(u32, u32)> {
+        match chunk.table {
+            // Not one warehouse's: item is part 0's; warehouse and district come in few chunks, spread
+            // in order.
+            Table::Item => Some((0, 1)),
+            Table::Warehouse | Table::District => None,
+            _ => Some((chunk.warehouse - 1, self.params.scale)),
+        }
+    }
+
     /// The exact number of rows [`write`](Self::write) writes for `chunk`. Cheap: order_line replays only
     /// the district's line-count stream (3,000 draws).
     ///

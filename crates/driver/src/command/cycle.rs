@@ -58,6 +58,7 @@ impl<W: Stored> StudyCycle<W> {
             replace: false,
             quiet: quiet || targets.len() > 1,
             resume: false,
+            step: Default::default(),
         });
         let hook_env = match (&study.out, study.hooks.any()) {
             (Some(out), true) => {

@@ -8,7 +8,8 @@ use super::{Console, Databases, Exit, interruptible, interruptible_waiting, work
 use crate::database::Database;
 use crate::engine::{self, Conn};
 use crate::inventory::{self, Holding};
-use crate::load::{LoadOptions, LoadSummary};
+use crate::load::{LoadOptions, LoadSummary, Step};
+use crate::run::agent;
 use crate::workload::Stored;
 use crate::{Error, Target};
 #[cfg(feature = "local")]
@@ -23,6 +24,12 @@ pub struct LoadRequest {
     pub replace: bool,
     /// `--resume`: carry on a cut load, loading only the chunks not marked done.
     pub resume: bool,
+    /// `--begin --parts N`: begin a load in `N` parts.
+    pub begin: Option<u32>,
+    /// `--agent I/N|auto`: load part I of N.
+    pub agent: Option<String>,
+    /// `--finish`: build the keys of a load in parts once every part is in.
+    pub finish: bool,
     /// `--csv DIR`: write CSV files there instead of loading a database.
     pub csv: Option<PathBuf>,
     /// `--load-workers`, or `None` for one per core.
@@ -32,6 +39,25 @@ pub struct LoadRequest {
     /// `--create-database`: create the database `--url` names when it does not exist. Explicit only,
     /// so that a mistyped name never becomes a new database; the built-in server makes its own.
     pub create_database: bool,
+}
+
+impl LoadRequest {
+    /// The step of the load these flags ask for; `--agent auto` takes the part from Slurm's or
+    /// Kubernetes' variables, as `run` does.
+    ///
+    /// # Errors
+    /// A bad `--agent`.
+    pub fn step(&self) -> Result<Step, Error> {
+        Ok(match (self.begin, &self.agent, self.finish) {
+            (Some(parts), _, _) => Step::Begin(parts),
+            (_, Some(flag), _) => {
+                let a = agent::resolve(Some(flag), |name| std::env::var(name).ok())?;
+                Step::Part { index: a.index, count: a.count }
+            }
+            (_, _, true) => Step::Finish,
+            _ => Step::Whole,
+        })
+    }
 }
 
 /// `tpcc load` and `ds2 load`: loads every database `db` names at `size`, one after another (or
@@ -53,6 +79,7 @@ pub async fn load<W: Stored>(
         replace: req.replace,
         quiet: req.quiet,
         resume: req.resume,
+        step: req.step()?,
     };
     let what = w.size_words(size);
     if let Some(dir) = &req.csv {
@@ -84,8 +111,8 @@ async fn load_into<W: Stored>(
 ) -> Result<(), Error> {
     let what = w.size_words(size);
     let target = db.target()?;
-    if let (Some(target), true) = (&target, req.resume) {
-        crate::load::refuse_resume(target)?;
+    if let (Some(target), Some(flag)) = (&target, opts.marked_flag()) {
+        crate::load::refuse_unmarked(target, flag)?;
     }
     let created = match (&target, req.create_database) {
         (_, false) => false,
@@ -129,7 +156,18 @@ async fn load_into<W: Stored>(
     // The database is oltpgen's doing: said where the load is, since `drop` empties it but leaves it.
     let into =
         if created { format!("{target} (a database --create-database created)") } else { target.to_string() };
-    console.line(&line(&what, &into, &summary));
+    let secs = summary.total.as_secs_f64();
+    match opts.step {
+        Step::Begin(parts) => console.line(&format!(
+            "began {what} in {parts} parts in {into}: the tables are created; load each part with --agent I/{parts}, \
+             then --finish"
+        )),
+        Step::Part { index, count } => console.line(&format!(
+            "loaded part {index}/{count} of {what} into {into}: {} rows in {secs:.1} s; the keys come with --finish",
+            summary.rows
+        )),
+        Step::Whole | Step::Finish => console.line(&line(&what, &into, &summary)),
+    }
     if let Some((done, all)) = summary.resumed {
         console.line(&format!("resumed: {done} of {all} chunks were in already and were not loaded again"));
     }
@@ -159,7 +197,13 @@ pub(super) async fn load_when_empty<W: Stored>(
     if let Some(db) = room {
         room::check(&db.placement(), w.size_bytes(size))?;
     }
-    let opts = LoadOptions { workers: workers_or_cores(None), replace: false, quiet, resume: false };
+    let opts = LoadOptions {
+        workers: workers_or_cores(None),
+        replace: false,
+        quiet,
+        resume: false,
+        step: Default::default(),
+    };
     let summary = interruptible("the load", w.load(target, size, 1, &opts)).await?;
     console.line(&line(&w.size_words(size), target, &summary));
     Ok(())

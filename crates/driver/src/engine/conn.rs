@@ -157,16 +157,46 @@ impl Conn {
         }
     }
 
-    /// Removes `workload`'s chunk marks: its load finished, or it was dropped.
+    /// Removes `workload`'s chunk marks and its plan in parts: its load finished, or it was dropped.
     ///
     /// # Errors
     /// [`Error::Failed`] when the delete fails.
     pub async fn remove_chunks(&self, target: &Target, workload: &str) -> Result<(), Error> {
         match self {
             #[cfg(feature = "postgres")]
-            Conn::Postgres(c) => oltpgen_pg::meta::remove_chunks(c, target, workload).await,
+            Conn::Postgres(c) => {
+                oltpgen_pg::meta::remove_chunks(c, target, workload).await?;
+                oltpgen_pg::meta::remove_plan(c, target, workload).await
+            }
             #[allow(unreachable_patterns)]
             _ => Ok(()),
+        }
+    }
+
+    /// Records `workload`'s load as `parts` parts (`load --begin`), where the engine
+    /// [`marks_chunks`](super::marks_chunks).
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the write fails.
+    pub async fn write_plan(&self, target: &Target, workload: &str, parts: u32) -> Result<(), Error> {
+        match self {
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(c) => oltpgen_pg::meta::write_plan(c, target, workload, parts).await,
+            #[allow(unreachable_patterns)]
+            _ => Ok(()),
+        }
+    }
+
+    /// The parts `workload`'s load was planned in, `None` for a load not in parts.
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the plan cannot be read.
+    pub async fn plan(&self, target: &Target, workload: &str) -> Result<Option<u32>, Error> {
+        match self {
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(c) => oltpgen_pg::meta::plan(c, target, workload).await,
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
         }
     }
 
