@@ -16,6 +16,7 @@ mod agents;
 mod agents_merge;
 mod any_workload;
 mod bad_input;
+mod check_sample;
 mod checked_first;
 mod checks;
 // Its MariaDB and SQL Server sums serve the matrix (`tests/matrix`), which drives every engine.

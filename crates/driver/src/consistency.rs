@@ -61,11 +61,26 @@ pub async fn run(
     runs: u32,
     queries: fn(Engine) -> &'static [&'static str],
 ) -> Result<Vec<Clause>, Error> {
-    let table = checks.table;
+    let sqls = queries(target.engine()).iter().map(|q| (*q).to_string()).collect();
+    run_queries(target, connections, checks, runs, sqls).await
+}
+
+/// As [`run`], check `i` as `queries[i]` (e.g. restricted to a sample of the database).
+///
+/// # Errors
+/// The first connection or query that fails.
+pub async fn run_queries(
+    target: &Target,
+    connections: usize,
+    checks: Checks,
+    runs: u32,
+    queries: Vec<String>,
+) -> Result<Vec<Clause>, Error> {
+    let (table, queries) = (checks.table, Arc::new(queries));
     let queue = Arc::new(Mutex::new(0..table.len()));
     let mut workers = tokio::task::JoinSet::new();
     for _ in 0..connections.clamp(1, table.len().max(1)) {
-        let (queue, target) = (queue.clone(), target.clone());
+        let (queue, target, queries) = (queue.clone(), target.clone(), queries.clone());
         workers.spawn(async move {
             let conn = Conn::open(&target).await?;
             let mut found = Vec::new();
@@ -76,8 +91,7 @@ pub async fn run(
                     ClauseOutcome::NotApplicable("holds only before the first run")
                 } else {
                     let what = format!("{} {}", checks.noun, check.clause);
-                    let sql = queries(target.engine())[i];
-                    let (count, examples) = conn.offending(&target, &what, sql, EXAMPLES).await?;
+                    let (count, examples) = conn.offending(&target, &what, &queries[i], EXAMPLES).await?;
                     ClauseOutcome::of(count, examples)
                 };
                 found.push((i, outcome));

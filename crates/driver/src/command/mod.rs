@@ -101,6 +101,8 @@ pub struct CheckRequest {
     pub workers: Option<u32>,
     /// A run's result directory: its acknowledged orders are compared too.
     pub result: Option<std::path::PathBuf>,
+    /// `--sample K` with `--sample-seed S`: the checks on K units drawn from S (TPC-C's warehouses).
+    pub sample: Option<(u32, u64)>,
 }
 
 /// `plan`'s error, an interruption said to have come before the run began: nothing was measured and no

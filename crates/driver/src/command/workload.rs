@@ -63,9 +63,15 @@ pub async fn check<W: Stored>(
         let (_database, targets) = db.open_all(workers as u32, w.name()).await?;
         let mut outcome = Ok(Exit::Success);
         for target in &targets {
-            let clauses = w.check(target, workers).await?;
+            let (clauses, said) = match req.sample {
+                Some((k, seed)) => w.check_sampled(target, workers, k, seed).await?,
+                None => (w.check(target, workers).await?, Vec::new()),
+            };
             if targets.len() > 1 {
                 console.line(&format!("{target}:"));
+            }
+            for line in &said {
+                console.line(line);
             }
             let verdict = verdict(target, &clauses, console);
             if outcome.is_ok() {

@@ -127,6 +127,22 @@ pub fn check_queries(engine: Engine) -> &'static [&'static str] {
     each_engine!(engine, m => &m::tpcc::check::QUERIES)
 }
 
+/// Check `i`'s query on `engine` restricted to the rows of `warehouses` (`tpcc check --sample`), where
+/// the engine has one: PostgreSQL's (a table shadowed by a CTE of its sampled rows); `None` elsewhere.
+pub fn sampled_check_query(engine: Engine, i: usize, warehouses: &[u32]) -> Option<String> {
+    match engine {
+        #[cfg(feature = "postgres")]
+        Engine::Postgres => {
+            Some(oltpgen_pg::tpcc::check::sampled(oltpgen_pg::tpcc::check::QUERIES[i], warehouses))
+        }
+        #[allow(unreachable_patterns)]
+        _ => {
+            let _ = (i, warehouses);
+            None
+        }
+    }
+}
+
 /// The isolation level the transactions run at on `engine`, for the result.
 pub fn isolation(engine: Engine) -> &'static str {
     match engine {

@@ -38,6 +38,69 @@ pub async fn check(target: &Target, connections: usize) -> Result<Vec<Clause>, E
     consistency::run(target, connections, CHECKS, runs, engine::tpcc::check_queries).await
 }
 
+/// The conditions `check --sample` runs on every warehouse, in their exact whole-database form:
+/// 3.3.2.1 reads only the warehouse and district tables (scale and ten times scale rows).
+const WHOLE: [&str; 1] = ["3.3.2.1"];
+
+/// `tpcc check --sample K`: the conditions of [`WHOLE`] on every warehouse, every other on `k`
+/// warehouses drawn from `seed` (PostgreSQL). Returns the outcomes and the lines saying which
+/// warehouses were drawn, which conditions ran where, and which were skipped where.
+///
+/// # Errors
+/// [`Error::Usage`] on an engine without the sampled form or without a finished load;
+/// [`Error::Failed`] when a query fails.
+pub async fn check_sampled(
+    target: &Target,
+    connections: usize,
+    k: u32,
+    seed: u64,
+) -> Result<(Vec<Clause>, Vec<String>), Error> {
+    let engine = target.engine();
+    if engine::tpcc::sampled_check_query(engine, 0, &[1]).is_none() {
+        return Err(Error::usage(format!(
+            "--sample: {target} is on {}, where the conditions have no sampled form yet: check it whole \
+             (without --sample)",
+            engine.name()
+        )));
+    }
+    let loaded = inventory::loaded(&Tpcc, &Conn::open(target).await?, target).await?;
+    let warehouses = sample(loaded.scale, k, seed);
+    let whole_queries = engine::tpcc::check_queries(engine);
+    let queries = (CHECKS.table.iter().enumerate())
+        .map(|(i, c)| match WHOLE.contains(&c.clause) {
+            true => whole_queries[i].to_string(),
+            false => engine::tpcc::sampled_check_query(engine, i, &warehouses).expect("a sampled form"),
+        })
+        .collect();
+    let clauses = consistency::run_queries(target, connections, CHECKS, loaded.runs, queries).await?;
+    let sampled: Vec<&str> = CHECKS.table.iter().map(|c| c.clause).filter(|c| !WHOLE.contains(c)).collect();
+    let span = format!("{} to {}", sampled[0], sampled[sampled.len() - 1]);
+    let names = warehouses.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let others = loaded.scale - warehouses.len() as u32;
+    let lines = vec![
+        format!(
+            "sampled {} of {} warehouses (--sample-seed {seed}): {names}",
+            warehouses.len(),
+            loaded.scale
+        ),
+        format!("ran on every warehouse: {}; ran on the sampled warehouses only: {span}", WHOLE.join(", ")),
+        match others {
+            0 => "skipped: none (the sample is every warehouse)".to_string(),
+            n => format!("skipped on the other {n} warehouses: {span}"),
+        },
+    ];
+    Ok((clauses, lines))
+}
+
+/// `k` distinct warehouses of `1..=scale` (all when `k >= scale`) drawn from `seed`, in ascending order.
+fn sample(scale: u32, k: u32, seed: u64) -> Vec<u32> {
+    let mut all: Vec<u32> = (1..=scale).collect();
+    oltpgen_datagen::Rng::derive(seed, &[u64::from(scale)]).shuffle(&mut all);
+    let mut drawn: Vec<u32> = all.into_iter().take(k as usize).collect();
+    drawn.sort_unstable();
+    drawn
+}
+
 #[cfg(test)]
 mod tests {
     use oltpgen_vocab::target::Engine;

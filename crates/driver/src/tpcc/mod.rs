@@ -176,6 +176,16 @@ impl Stored for Tpcc {
         write_csv(dir, scale, seed, opts).await
     }
 
+    async fn check_sampled(
+        &self,
+        target: &Target,
+        connections: usize,
+        k: u32,
+        seed: u64,
+    ) -> Result<(Vec<Clause>, Vec<String>), Error> {
+        check::check_sampled(target, connections, k, seed).await
+    }
+
     async fn check(&self, target: &Target, connections: usize) -> Result<Vec<Clause>, Error> {
         check(target, connections).await
     }

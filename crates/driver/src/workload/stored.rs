@@ -126,6 +126,28 @@ pub trait Stored: Send + Sync + 'static {
         connections: usize,
     ) -> impl Future<Output = Result<Vec<Clause>, Error>> + Send;
 
+    /// The workload's checks of `target` on a sample of `k` of its units drawn from `seed` (TPC-C's
+    /// warehouses, `check --sample`), with the lines saying what was drawn, which checks ran where and
+    /// which were skipped. By default refused: a workload samples only where its checks have a
+    /// per-unit form.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] when the workload (or the engine) has no sampled form; as [`Stored::check`].
+    fn check_sampled(
+        &self,
+        target: &Target,
+        connections: usize,
+        k: u32,
+        seed: u64,
+    ) -> impl Future<Output = Result<(Vec<Clause>, Vec<String>), Error>> + Send {
+        let _ = (target, connections, k, seed);
+        let refusal = format!(
+            "--sample: {}'s checks have no sampled form: check it whole (without --sample)",
+            self.name()
+        );
+        async move { Err(Error::usage(refusal)) }
+    }
+
     /// The tables a run grows (TPC-C's orders and order lines, DS2's orders): their rows at a run's
     /// start show how far the database has drifted from its load.
     fn growing(&self) -> &[&str];

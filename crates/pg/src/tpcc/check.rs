@@ -72,3 +72,25 @@ pub const QUERIES: [&str; 12] = [
        ON ol.o_w_id = c.c_w_id AND ol.o_d_id = c.c_d_id AND ol.o_c_id = c.c_id \
      WHERE c.c_balance + c.c_ytd_payment <> coalesce(ol.s, 0)",
 ];
+
+/// `query` restricted to the rows of `warehouses`: each TPC-C table it reads is shadowed by a
+/// common table expression of the same name holding only those warehouses' rows (a non-recursive CTE's
+/// own name inside it is the table), inlined so that the key's leading `w_id` finds them by index.
+/// Exact for every per-warehouse condition: history is kept where the paying or the paid customer's
+/// warehouse is sampled, which each condition's join narrows to its own.
+pub fn sampled(query: &str, warehouses: &[u32]) -> String {
+    let list = warehouses.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let only = |table: &str, filter: String| {
+        format!("{table} AS NOT MATERIALIZED (SELECT * FROM {table} WHERE {filter})")
+    };
+    let tables = [
+        only("warehouse", format!("w_id IN ({list})")),
+        only("district", format!("d_w_id IN ({list})")),
+        only("customer", format!("c_w_id IN ({list})")),
+        only("history", format!("h_w_id IN ({list}) OR h_c_w_id IN ({list})")),
+        only("orders", format!("o_w_id IN ({list})")),
+        only("new_order", format!("no_w_id IN ({list})")),
+        only("order_line", format!("ol_w_id IN ({list})")),
+    ];
+    format!("WITH {} {query}", tables.join(", "))
+}
