@@ -217,14 +217,14 @@ async fn what_agents_cannot_share_is_refused_in_one_line() {
 /// What a test reads of one of `deploy/kubernetes/`'s manifests, line by line (they are validated
 /// offline with kubernetes-validate; their commands are what run here): its container's `args`, its
 /// `env` values, and every other `key: value` line by key (the last of each).
-struct Manifest {
-    args: Vec<String>,
-    env: Vec<(String, String)>,
+pub(crate) struct Manifest {
+    pub(crate) args: Vec<String>,
+    pub(crate) env: Vec<(String, String)>,
     scalars: std::collections::BTreeMap<String, String>,
 }
 
 impl Manifest {
-    fn read(name: &str) -> Manifest {
+    pub(crate) fn read(name: &str) -> Manifest {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes").join(name);
         let text = std::fs::read_to_string(file).unwrap();
         let (mut args, mut env, mut scalars, mut section) = (Vec::new(), Vec::new(), Default::default(), "");
@@ -259,13 +259,13 @@ impl Manifest {
         Manifest { args, env, scalars }
     }
 
-    fn scalar(&self, key: &str) -> &str {
+    pub(crate) fn scalar(&self, key: &str) -> &str {
         self.scalars.get(key).unwrap_or_else(|| panic!("{key} in the manifest: {:?}", self.scalars))
     }
 
     /// The args as the pod runs them: `$(VAR)` expanded from `env` as Kubernetes expands them, the
     /// volume's mount (`mount`) at `volume`, and `local` for the names of the cluster.
-    fn pod_args(
+    pub(crate) fn pod_args(
         &self,
         env: &[(&str, &str)],
         (mount, volume): (&str, &Path),

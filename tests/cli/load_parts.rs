@@ -63,3 +63,47 @@ async fn a_load_in_parts_over_two_databases_equals_one_load_and_its_finish_waits
     // Once whole, no step touches it.
     assert_refused(&step(&["--agent", "0/3"]), "which --agent never touches");
 }
+
+/// `deploy/kubernetes/`'s load Jobs (begin, the Indexed parts, finish), read as `agents.yaml` is and
+/// their commands run here in order, each pod with its `JOB_COMPLETION_INDEX`: the database they load
+/// passes `tpcc check`.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_kubernetes_load_jobs_run_as_their_pods_load_a_database_check_passes() {
+    use crate::agents::Manifest;
+    let (_pg, urls) = crate::ds2::server_with(&["k8s"]).await;
+    let (begin, parts, finish) = (
+        Manifest::read("load-begin.yaml"),
+        Manifest::read("load-parts.yaml"),
+        Manifest::read("load-finish.yaml"),
+    );
+    let planned = begin
+        .args
+        .iter()
+        .position(|a| a == "--parts")
+        .map(|i| begin.args[i + 1].trim_matches('"').to_string());
+    let agents = parts.env.iter().find(|(name, _)| name == "OLTPGEN_AGENTS").unwrap().1.clone();
+    assert_eq!(planned.as_deref(), Some(agents.as_str()), "the plan's parts are the Indexed Job's agents");
+    assert_eq!(parts.scalar("completions"), agents, "one pod per part");
+    assert_eq!(parts.scalar("completionMode"), "Indexed");
+    let volume = tempfile::tempdir().unwrap();
+    let local = |a: &str| match a.trim_matches('"') {
+        "postgres://bench@db1:5432/tpcc" => Some(urls[0].clone()),
+        "5000" => Some("2".to_string()),
+        other => Some(other.to_string()),
+    };
+    let run = |job: &Manifest, env: &[(&str, &str)]| {
+        let args = job.pod_args(env, ("/results", volume.path()), &local);
+        let out = crate::common::oltpgen_env(&args.iter().map(String::as_str).collect::<Vec<_>>(), env);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.all());
+        out
+    };
+    run(&begin, &[]);
+    for i in 0..agents.parse::<u32>().unwrap() {
+        let index = i.to_string();
+        let out = run(&parts, &[("JOB_COMPLETION_INDEX", &index), ("OLTPGEN_AGENTS", &agents)]);
+        assert!(out.stdout.contains(&format!("loaded part {i}/{agents}")), "{}", out.stdout);
+    }
+    run(&finish, &[]);
+    let out = oltpgen(&["tpcc", "check", "--url", &urls[0]]);
+    assert_eq!(out.code, 0, "{}", out.all());
+}

@@ -60,6 +60,7 @@ mod report_pages;
 mod runs_lost_commits;
 mod session_names;
 mod slurm;
+mod slurm_load;
 mod tpcc_databases;
 
 mod study;

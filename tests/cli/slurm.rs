@@ -36,7 +36,7 @@ fn submit(url: &str, out: &Path, binary: &str) -> (String, String) {
 }
 
 /// What job `job` printed (its `--output` file in `dir`), for a failure's message.
-fn job_output(dir: &Path, job: &str) -> String {
+pub(crate) fn job_output(dir: &Path, job: &str) -> String {
     let file = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -47,7 +47,7 @@ fn job_output(dir: &Path, job: &str) -> String {
 
 /// The job's state as `scontrol` tells it (`COMPLETED`, `FAILED`, `PENDING`, …), once it is not
 /// running any more, or after two minutes.
-fn settled_state(job: &str) -> String {
+pub(crate) fn settled_state(job: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let out = Command::new("scontrol").args(["show", "job", job]).output().unwrap();
