@@ -107,3 +107,23 @@ async fn the_kubernetes_load_jobs_run_as_their_pods_load_a_database_check_passes
     let out = oltpgen(&["tpcc", "check", "--url", &urls[0]]);
     assert_eq!(out.code, 0, "{}", out.all());
 }
+
+/// The disk check before a load into a server named by `--url` (here on this machine, whose data
+/// directory's disk is read): every part, the keys and the WAL counted, a load that cannot fit
+/// refused before a table is created, whole or at its `--begin`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_url_load_the_servers_disk_cannot_hold_is_refused_before_it_starts() {
+    let (pg, urls) = crate::ds2::server_with(&["huge"]).await;
+    for step in [&[][..], &["--begin", "--parts", "4"]] {
+        let out =
+            oltpgen(&[&["tpcc", "load", "--scale", "100000", "--url", &urls[0], "-q"][..], step].concat());
+        assert_refused(
+            &out,
+            "this load needs about 13.1 TB (every part's tables, the keys and indexes, and WAL)",
+        );
+        assert!(out.stderr.contains("disk, which has "), "{}", out.stderr);
+    }
+    let client = sql(&pg.target("huge")).await;
+    let tables = "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'";
+    assert_eq!(client.query_one(tables, &[]).await.unwrap().get::<_, i64>(0), 0, "nothing was created");
+}

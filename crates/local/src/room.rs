@@ -6,7 +6,7 @@
 
 use super::Placement;
 use oltpgen_vocab::Error;
-use oltpgen_vocab::space::free_bytes;
+use oltpgen_vocab::space::{free_bytes, human, load_need};
 
 /// The WAL the server keeps at most (`max_wal_size` in `settings`): a lasting and a throwaway instance.
 const WAL_BYTES: (u64, u64) = (8 << 30, 1 << 30);
@@ -21,7 +21,7 @@ pub fn check(placement: &Placement, data_bytes: u64) -> Result<(), Error> {
         Placement::Dir(d) => (d.clone(), WAL_BYTES.0),
         Placement::Temp => (std::env::temp_dir(), WAL_BYTES.1),
     };
-    let need = data_bytes + data_bytes.min(wal_cap);
+    let need = load_need(data_bytes, wal_cap);
     let Some(free) = free_bytes(&dir) else { return Ok(()) };
     if need <= free {
         return Ok(());
@@ -33,17 +33,6 @@ pub fn check(placement: &Placement, data_bytes: u64) -> Result<(), Error> {
         dir.display(),
         human(free)
     )))
-}
-
-fn human(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1000.0 && unit < UNITS.len() - 1 {
-        value /= 1000.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
 }
 
 #[cfg(test)]

@@ -224,12 +224,33 @@ async fn no_room(client: &Client, at: &Target, db: &str) -> Result<Option<String
         .await
         .map_err(|e| failed("sizing the database to copy", at, &e))?;
     let need = size.get::<_, i64>(0).max(0) as u64 / 10 * 11;
-    let dir = client
-        .query_opt("SELECT setting FROM pg_settings WHERE name = 'data_directory'", &[])
+    Ok(short_of(need, disk_free(client, at).await?.ok()))
+}
+
+/// The bytes free on the disk of the server's data directory, told from its file system where this
+/// client sees it: only when the server is on this machine (a Unix socket or a loopback address) and
+/// says where its data directory is; else why it cannot be known (PostgreSQL reports no free space to
+/// a client).
+///
+/// # Errors
+/// [`Error::Failed`] when the server cannot be asked.
+pub async fn disk_free(client: &Client, at: &Target) -> Result<Result<u64, String>, Error> {
+    let row = client
+        .query_one(
+            "SELECT inet_server_addr() IS NULL OR host(inet_server_addr()) IN ('127.0.0.1', '::1'), \
+             (SELECT setting FROM pg_settings WHERE name = 'data_directory')",
+            &[],
+        )
         .await
         .map_err(|e| failed("finding the server's data directory", at, &e))?;
-    let free = dir.and_then(|row| free_bytes(Path::new(&row.get::<_, String>(0))));
-    Ok(short_of(need, free))
+    let (local, dir): (bool, Option<String>) = (row.get(0), row.get(1));
+    Ok(match (local, dir) {
+        (false, _) => Err("PostgreSQL reports no free disk space to a client on another machine".into()),
+        (true, None) => Err("this login may not read the server's data_directory".into()),
+        (true, Some(dir)) => {
+            free_bytes(Path::new(&dir)).ok_or_else(|| format!("the data directory {dir} cannot be read here"))
+        }
+    })
 }
 
 /// Why `free` bytes (`None`: not known) cannot take a copy that needs `need`; `None` when they can, or

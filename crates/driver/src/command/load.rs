@@ -128,6 +128,9 @@ async fn load_into<W: Stored>(
     if target.is_none() {
         room::check(&db.placement(), w.size_bytes(size))?;
     }
+    if let (Some(target), Step::Whole | Step::Begin(_), false) = (&target, opts.step, req.resume) {
+        server_disk(target, w.size_bytes(size), console).await?;
+    }
     // The built-in server is PostgreSQL.
     let target_engine = target.as_ref().map_or(oltpgen_vocab::target::Engine::Postgres, Target::engine);
     let loading = async {
@@ -172,6 +175,39 @@ async fn load_into<W: Stored>(
         console.line(&format!("resumed: {done} of {all} chunks were in already and were not loaded again"));
     }
     Ok(())
+}
+
+/// The WAL a server named by `--url` is counted to keep at most during a load (PostgreSQL's default
+/// `max_wal_size`).
+const SERVER_WAL: u64 = 1 << 30;
+
+/// The disk check before a whole load (or a load in parts, at its `--begin`) into a server named by
+/// `--url`: every part's rows, the keys and indexes built after, and the WAL, against the free space
+/// the server's disk reports. Refused when it cannot fit; when the server cannot tell, one line says
+/// so and what the load needs.
+///
+/// # Errors
+/// [`Error::Usage`] when the load cannot fit; [`Error::Failed`] when the server cannot be asked.
+async fn server_disk(target: &Target, data_bytes: u64, console: &mut dyn Console) -> Result<(), Error> {
+    use oltpgen_vocab::space::{human, load_need};
+    let need = load_need(data_bytes, SERVER_WAL);
+    match Conn::open(target).await?.disk_free(target).await? {
+        Ok(free) if free < need => Err(Error::usage(format!(
+            "this load needs about {} (every part's tables, the keys and indexes, and WAL) on {target}'s disk, \
+             which has {} free: free some space there, or load less",
+            human(need),
+            human(free)
+        ))),
+        Ok(_) => Ok(()),
+        Err(why) => {
+            console.line(&format!(
+                "disk: {target}'s free space is not known ({why}); this load needs about {} there (tables, \
+                 keys and indexes, WAL)",
+                human(need)
+            ));
+            Ok(())
+        }
+    }
 }
 
 /// Loads `target` at `size` when it holds none of the workload's tables (the bare `tpcc` and `ds2`

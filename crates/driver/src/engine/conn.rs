@@ -200,6 +200,21 @@ impl Conn {
         }
     }
 
+    /// The bytes free on the disk that holds the database, or why the server cannot say
+    /// (PostgreSQL: only a server on this machine, its data directory read here; SQL Server and
+    /// MySQL: not asked).
+    ///
+    /// # Errors
+    /// [`Error::Failed`] when the server cannot be asked.
+    pub async fn disk_free(&self, target: &Target) -> Result<Result<u64, String>, Error> {
+        match self {
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(c) => oltpgen_pg::pristine::disk_free(c, target).await,
+            #[allow(unreachable_patterns)]
+            _ => Ok(Err(format!("oltpgen does not ask {} for its free disk space", target.engine().name()))),
+        }
+    }
+
     /// The server's version and key settings.
     ///
     /// # Errors
