@@ -52,6 +52,7 @@ async fn a_load_in_parts_over_two_databases_equals_one_load_and_its_finish_waits
     finish.wait().unwrap();
     let out = step(&["--finish"]);
     assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("finished tpcc scale 3 in "), "{}", out.stdout);
     for name in ["a", "b"] {
         let client = sql(&pg.target(name)).await;
         assert_eq!(checksums::pg(&client).await, sums, "{name}: the rows of one load");

@@ -169,7 +169,10 @@ async fn load_into<W: Stored>(
             "loaded part {index}/{count} of {what} into {into}: {} rows in {secs:.1} s; the keys come with --finish",
             summary.rows
         )),
-        Step::Whole | Step::Finish => console.line(&line(&what, &into, &summary)),
+        Step::Finish => console.line(&format!(
+            "finished {what} in {into}: every part in; keys, indexes and ANALYZE in {secs:.1} s; loaded"
+        )),
+        Step::Whole => console.line(&line(&what, &into, &summary)),
     }
     if let Some((done, all)) = summary.resumed {
         console.line(&format!("resumed: {done} of {all} chunks were in already and were not loaded again"));
