@@ -112,6 +112,12 @@ async fn a_load_killed_at_any_moment_resumes_to_the_rows_of_one_never_cut() {
     let out = oltpgen(&["tpcc", "load", "--scale", "2", "--url", &url("whole"), "--resume", "-q"]);
     assert_refused(&out, "which --resume never touches");
     assert_eq!(checksums::pg(&whole).await, sums);
+    // Nor one loaded whole whose table was dropped since (its marks went with the load).
+    whole.batch_execute("ALTER TABLE history RENAME TO history_aside").await.unwrap();
+    let out = oltpgen(&["tpcc", "load", "--scale", "2", "--url", &url("whole"), "--resume", "-q"]);
+    assert_refused(&out, "it was loaded whole once: load it again with --replace");
+    whole.batch_execute("ALTER TABLE history_aside RENAME TO history").await.unwrap();
+    assert_eq!(checksums::pg(&whole).await, sums);
     let out = oltpgen(&["tpcc", "load", "--scale", "2", "--url", &url("other"), "--resume", "-q"]);
     assert_refused(&out, "holds no cut or begun tpcc load to carry on");
     let mut cut = load("other");

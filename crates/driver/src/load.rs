@@ -328,6 +328,11 @@ async fn resume_point<W: Stored>(
             describe(row.params)
         ))),
         Holding::Partial(why) => match conn.read_meta(target, workload).await? {
+            // Loaded whole once, then a table went: its marks are gone with the load, so carrying on
+            // would load every chunk again beside the rows still there.
+            Some(row) if row.state == COMPLETE => Err(Error::usage(format!(
+                "{flag}: {why}; it was loaded whole once: load it again with --replace"
+            ))),
             Some(row) if row.params == *params => conn.done_chunks(target, workload).await,
             Some(row) => Err(Error::usage(format!(
                 "{flag}: the cut {workload} load in {target} is {}, not {}: pass its size and --seed, or \
