@@ -26,6 +26,7 @@ mod console_words;
 mod corruptions;
 mod counters;
 mod custom;
+mod custom_engines;
 mod descriptor;
 mod drop_dependents;
 mod ds2;

@@ -178,18 +178,23 @@ impl WorkloadDef {
     }
 
     fn check_statement(&self, at: &str, statement: &StatementSpec) -> Result<(), String> {
-        if statement.sql.trim().is_empty() {
-            return Err(format!("{at}: the SQL is empty"));
-        }
-        let used = placeholders(&statement.sql);
         let n = statement.params.len();
-        if let Some(&past) = used.iter().find(|&&p| p == 0 || p > n) {
-            return Err(format!(
-                "{at}: uses ${past} but gives {n} params: give one param per placeholder, $1 first"
-            ));
-        }
-        if let Some(missing) = (1..=n).find(|p| !used.contains(p)) {
-            return Err(format!("{at}: gives {n} params but never uses ${missing}: use each of $1 to ${n}"));
+        for (key, sql) in statement.variants() {
+            let at = if key == "sql" { at.to_string() } else { format!("{at}, {key}") };
+            if sql.trim().is_empty() {
+                return Err(format!("{at}: the SQL is empty"));
+            }
+            let used = placeholders(sql);
+            if let Some(&past) = used.iter().find(|&&p| p == 0 || p > n) {
+                return Err(format!(
+                    "{at}: uses ${past} but gives {n} params: give one param per placeholder, $1 first"
+                ));
+            }
+            if let Some(missing) = (1..=n).find(|p| !used.contains(p)) {
+                return Err(format!(
+                    "{at}: gives {n} params but never uses ${missing}: use each of $1 to ${n}"
+                ));
+            }
         }
         for (i, param) in statement.params.iter().enumerate() {
             self.check_param(&format!("{at}, ${}", i + 1), param)?;
@@ -333,9 +338,38 @@ fn unique<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> Result<(), St
 /// The placeholder numbers `sql` uses (`$1` is 1), outside string literals, quoted identifiers,
 /// dollar-quoted strings and comments, as PostgreSQL's lexer reads them.
 pub(super) fn placeholders(sql: &str) -> BTreeSet<usize> {
+    placeholder_spans(sql).into_iter().map(|(_, n)| n).collect()
+}
+
+/// `sql` with each placeholder `$n` replaced by `to(n)`, and the placeholders' numbers in the order
+/// they stand: how an engine's session turns oltpgen's placeholders into its own (`?` on MySQL, whose
+/// values then go in that order; `@Pn` on SQL Server).
+///
+/// ```
+/// use oltpgen_datagen::defined::rewrite_placeholders;
+/// let (sql, order) = rewrite_placeholders("UPDATE t SET v = $2 WHERE id = $1 AND s <> '$3'", |_| "?".into());
+/// assert_eq!(sql, "UPDATE t SET v = ? WHERE id = ? AND s <> '$3'");
+/// assert_eq!(order, [2, 1]);
+/// ```
+pub fn rewrite_placeholders(sql: &str, to: impl Fn(usize) -> String) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(sql.len());
+    let mut order = Vec::new();
+    let mut from = 0;
+    for (span, n) in placeholder_spans(sql) {
+        out.push_str(&sql[from..span.start]);
+        out.push_str(&to(n));
+        order.push(n);
+        from = span.end;
+    }
+    out.push_str(&sql[from..]);
+    (out, order)
+}
+
+/// Where each placeholder stands in `sql` and its number, in order (see [`placeholders`]).
+fn placeholder_spans(sql: &str) -> Vec<(std::ops::Range<usize>, usize)> {
     let b = sql.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
-    let mut used = BTreeSet::new();
+    let mut used = Vec::new();
     let mut i = 0;
     // The index of the first `close` at or after `from`, else the end.
     let skip_to = |from: usize, close: &[u8]| {
@@ -352,7 +386,7 @@ pub(super) fn placeholders(sql: &str) -> BTreeSet<usize> {
             b'$' if !after_ident => {
                 let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
                 if digits > 0 {
-                    used.insert(sql[i + 1..i + 1 + digits].parse().unwrap_or(usize::MAX));
+                    used.push((i..i + 1 + digits, sql[i + 1..i + 1 + digits].parse().unwrap_or(usize::MAX)));
                     i += 1 + digits;
                     continue;
                 }

@@ -71,6 +71,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::schema::ColumnType;
 
+pub use check::rewrite_placeholders;
 pub use mix::{Draw, Mix};
 pub use rows::{CHUNK_ROWS, Chunk, DefinedData};
 pub use workload::{Slot, Workload};
@@ -100,6 +101,12 @@ pub struct CheckSpec {
     pub name: String,
     /// The query: one text column, a row per offending key.
     pub sql: String,
+    /// The query in MySQL's and MariaDB's SQL, where it differs from `sql` (which they run otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql_mysql: Option<String>,
+    /// The query in SQL Server's T-SQL, where it differs from `sql` (which it runs otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql_mssql: Option<String>,
 }
 
 /// A table: its name, how many rows it has at scale 1, its columns and its primary key.
@@ -180,11 +187,22 @@ pub struct TxnSpec {
 }
 
 /// One statement of a transaction: SQL with placeholders `$1` to `$n` and the `n` parameters' draws.
+///
+/// The placeholders are oltpgen's, whatever the engine: each engine's session rewrites them into its
+/// own (`?` on MySQL, `@P1` on SQL Server). Where the dialects differ, `sql_mysql` and `sql_mssql` give
+/// the statement in MySQL's or T-SQL's words, with the same placeholders.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatementSpec {
-    /// The SQL, one statement, with `$1` … `$n` for the parameters (each used at least once).
+    /// The SQL, one statement, with `$1` … `$n` for the parameters (each used at least once): what
+    /// PostgreSQL runs, and the other engines where they have no SQL of their own.
     pub sql: String,
+    /// The statement in MySQL's and MariaDB's SQL, where it differs from `sql`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql_mysql: Option<String>,
+    /// The statement in SQL Server's T-SQL, where it differs from `sql`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql_mssql: Option<String>,
     /// How each parameter is drawn, `$1` first.
     #[serde(default)]
     pub params: Vec<ParamSpec>,
@@ -239,8 +257,74 @@ impl TxnSpec {
 impl StatementSpec {
     /// A statement and its parameters' draws, `$1` first, for a definition built in code.
     pub fn new(sql: &str, params: Vec<ParamSpec>) -> Self {
-        StatementSpec { sql: sql.into(), params }
+        StatementSpec { sql: sql.into(), sql_mysql: None, sql_mssql: None, params }
     }
+
+    /// The statement's SQL in `dialect`: its own there, else `sql`.
+    pub fn sql_in(&self, dialect: Dialect) -> &str {
+        dialect.pick(&self.sql, &self.sql_mysql, &self.sql_mssql)
+    }
+
+    /// Each dialect's SQL the statement gives, named as a file names it (`sql`, `sql_mysql`, `sql_mssql`).
+    pub(crate) fn variants(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        dialect_variants(&self.sql, &self.sql_mysql, &self.sql_mssql)
+    }
+}
+
+impl CheckSpec {
+    /// A check named `name` whose offending rows `sql` returns, on every engine alike.
+    pub fn new(name: &str, sql: &str) -> Self {
+        CheckSpec { name: name.into(), sql: sql.into(), sql_mysql: None, sql_mssql: None }
+    }
+
+    /// The check's query in `dialect`: its own there, else `sql`.
+    pub fn sql_in(&self, dialect: Dialect) -> &str {
+        dialect.pick(&self.sql, &self.sql_mysql, &self.sql_mssql)
+    }
+}
+
+/// The SQL dialect an engine speaks, so that a definition gives a statement or check in each engine's
+/// words where they differ (`sql` is PostgreSQL's, and everyone's where no other is given).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// PostgreSQL's SQL: `sql`.
+    Postgres,
+    /// MySQL's and MariaDB's: `sql_mysql`, else `sql`.
+    Mysql,
+    /// SQL Server's T-SQL (Babelfish's too): `sql_mssql`, else `sql`.
+    Mssql,
+}
+
+impl Dialect {
+    /// Of `sql`, `mysql` and `mssql`, the one this dialect runs.
+    fn pick<'a>(self, sql: &'a str, mysql: &'a Option<String>, mssql: &'a Option<String>) -> &'a str {
+        let own = match self {
+            Dialect::Postgres => None,
+            Dialect::Mysql => mysql.as_deref(),
+            Dialect::Mssql => mssql.as_deref(),
+        };
+        own.unwrap_or(sql)
+    }
+}
+
+/// The first 60 characters of `sql`, on one line: how an engine names a statement in an error.
+pub fn abbreviated(sql: &str) -> String {
+    let line: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
+}
+
+/// The SQL texts given, with the key a file writes each under.
+fn dialect_variants<'a>(
+    sql: &'a str,
+    mysql: &'a Option<String>,
+    mssql: &'a Option<String>,
+) -> impl Iterator<Item = (&'static str, &'a str)> {
+    [("sql", Some(sql)), ("sql_mysql", mysql.as_deref()), ("sql_mssql", mssql.as_deref())]
+        .into_iter()
+        .filter_map(|(key, sql)| Some((key, sql?)))
 }
 
 impl ParamSpec {

@@ -144,10 +144,7 @@ fn bad_definitions_are_refused_with_one_line_naming_the_part() {
             |d| d.transactions[1].name = "rt_tot".into(),
             "transaction rt_tot: rt_tot names DS2's composite entry",
         ),
-        (
-            |d| d.checks = vec![CheckSpec { name: " ".into(), sql: "SELECT 1".into() }],
-            "check 1: give it a name",
-        ),
+        (|d| d.checks = vec![CheckSpec::new(" ", "SELECT 1")], "check 1: give it a name"),
         (|d| d.transactions[1].statements.clear(), "transaction audit: no statements"),
         (|d| d.tables[0].columns[1].name = "id".into(), r#"table branches: column "id" is defined twice"#),
         (|d| d.tables[0].primary_key = vec!["key".into()], r#"table branches: primary key names "key""#),
@@ -368,4 +365,24 @@ fn the_mix_honours_the_weights_and_keeps_keys_in_the_loaded_rows() {
     // The same generator, the same draws.
     let again = |seed| (0..50).map(|_| mix.next(&mut Rng::new(seed)).values).collect::<Vec<_>>();
     assert_eq!(again(9), again(9));
+}
+
+#[test]
+fn each_dialect_runs_its_own_sql_else_the_common_one() {
+    let mut def: WorkloadDef = serde_json::from_value(serde_json::json!({
+        "name": "w",
+        "tables": [{ "name": "t", "rows": 10, "primary_key": ["id"],
+                     "columns": [{ "name": "id", "ty": "int", "gen": "sequence" }] }],
+        "transactions": [{ "name": "r", "weight": 1, "statements": [
+            { "sql": "SELECT id FROM t WHERE id = $1", "sql_mssql": "SELECT TOP 1 id FROM t WHERE id = $1",
+              "params": [{ "constant": 1 }] } ] }],
+    }))
+    .unwrap();
+    let workload = def.clone().intern().unwrap();
+    assert_eq!(workload.statements_in(Dialect::Mysql), ["SELECT id FROM t WHERE id = $1"]);
+    assert_eq!(workload.statements_in(Dialect::Mssql), ["SELECT TOP 1 id FROM t WHERE id = $1"]);
+    // Each dialect's SQL uses every parameter, as the common one must.
+    def.transactions[0].statements[0].sql_mysql = Some("SELECT id FROM t".into());
+    let refused = def.check().unwrap_err();
+    assert!(refused.contains("statement 1, sql_mysql: gives 1 params but never uses $1"), "{refused}");
 }

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::{Gen, WorkloadDef, check::int_range};
+use super::{Dialect, Gen, WorkloadDef, check::int_range};
 use crate::schema::{Column, TableDef, col};
 
 /// A checked [`WorkloadDef`], leaked once for the process's life (see the [module](super) doc): the
@@ -114,6 +114,13 @@ impl Workload {
     /// [`Slot::statement`] numbers them.
     pub fn statements(&self) -> &[&'static str] {
         &self.statements
+    }
+
+    /// Every statement's SQL in `dialect` (each its own there, else its `sql`), in the order of
+    /// [`statements`](Self::statements): what a session of that dialect's engine prepares.
+    pub fn statements_in(&self, dialect: Dialect) -> Vec<&'static str> {
+        let all = self.def.transactions.iter().flat_map(|t| &t.statements);
+        all.map(|s| s.sql_in(dialect)).collect()
     }
 
     /// Where transaction `txn`'s statements stand (see [`Slot`]).

@@ -2,9 +2,9 @@
 //! [`WorkloadDef`] (a file a user wrote, or a value made in code), and it is loaded, driven, checked,
 //! restored and reported exactly as TPC-C is, through the workload family ([`Stored`], [`Driven`](crate::run::Driven)).
 //!
-//! Its statements are the user's own SQL, with PostgreSQL's `$1` placeholders: it runs on PostgreSQL
-//! (a URL of another engine is refused before anything starts). Its load is the loader's, so its
-//! tables, keys and rows go to any engine alike.
+//! Its statements are the user's own SQL, with oltpgen's `$1` placeholders, in each engine's dialect
+//! where the definition gives one ([`engine::defined`](crate::engine::defined)). Its load is the
+//! loader's, so its tables, keys and rows go to any engine alike.
 
 mod run;
 
@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 pub use run::{DefinedDriver, RunOptions, run};
 
 use crate::engine::Conn;
+use crate::engine::defined::dialect;
 use crate::inventory;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
 use crate::restore::{self, Extras};
@@ -83,9 +84,9 @@ impl Defined {
         DefinedData::new(self.workload, scale, seed).map_err(|e| Error::usage(format!("--scale: {e}")))
     }
 
-    /// The statements a session prepares, in the order a draw numbers them.
-    fn statements(&self) -> Vec<String> {
-        self.workload.statements().iter().map(|s| s.to_string()).collect()
+    /// The statements a session on `engine` prepares, in its dialect, in the order a draw numbers them.
+    fn statements(&self, engine: Engine) -> Vec<String> {
+        self.workload.statements_in(dialect(engine)).into_iter().map(str::to_string).collect()
     }
 }
 
@@ -196,7 +197,8 @@ impl Stored for Defined {
         self.identify(&conn, target).await?;
         let mut clauses = Vec::new();
         for (i, check) in self.workload.def().checks.iter().enumerate() {
-            let (count, examples) = conn.offending(target, &check.name, &check.sql, 5).await?;
+            let sql = check.sql_in(dialect(target.engine()));
+            let (count, examples) = conn.offending(target, &check.name, sql, 5).await?;
             let outcome = ClauseOutcome::of(count, examples);
             clauses.push(Clause {
                 number: format!("{}.{}", self.name(), i + 1),

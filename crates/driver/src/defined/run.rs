@@ -101,7 +101,7 @@ pub async fn run(
     let prepared = prepare(workload, targets, opts.scale.as_ref(), &opts.plan).await?;
     let mut connectors = Vec::with_capacity(targets.len());
     for target in targets {
-        connectors.push(DefinedConnector::ready(target, workload.statements()).await?);
+        connectors.push(DefinedConnector::ready(target, workload.statements(target.engine())).await?);
     }
     let connectors: Arc<[DefinedConnector]> = connectors.into();
     let mix = Mix::new(workload.workload, prepared.loaded.scale)

@@ -18,9 +18,14 @@ use tokio_postgres::{Client, Statement};
 
 use self::bind::{Bind, Param};
 use super::error::txn_error;
+use oltpgen_datagen::defined::{Dialect, abbreviated};
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{Done, TxnError};
 use oltpgen_vocab::{Error, Target};
+
+/// The dialect of a definition's SQL PostgreSQL runs: every statement's `sql`, whose `$1` placeholders
+/// are its own.
+pub const DIALECT: Dialect = Dialect::Postgres;
 
 /// The isolation level every transaction of a defined workload runs at, as results record it: pinned,
 /// whatever the server's default, so that results on two servers compare.
@@ -85,15 +90,6 @@ impl Connector {
             })
             .collect::<Result<_, TxnError>>()?;
         Ok(Session { client, begin, commit, statements })
-    }
-}
-
-/// The first 60 characters of `sql`, on one line, to name a statement in an error.
-fn abbreviated(sql: &str) -> String {
-    let line: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(60) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line,
     }
 }
 
