@@ -70,6 +70,8 @@ fn cycle(url: &str, create: bool) -> serde_json::Value {
     let check = custom(&file, url, &["check"]);
     assert_eq!(check.code, 0, "{}", check.all());
     assert!(check.stdout.contains("every order names a customer"), "{}", check.stdout);
+    // Named parameters: one draw of :item and :qty per transaction, in both its statements.
+    assert!(check.stdout.contains("every item's sold count is its orders' quantities"), "{}", check.stdout);
 
     let dropped = custom(&file, url, &["drop"]);
     assert_eq!(dropped.code, 0, "{}", dropped.all());

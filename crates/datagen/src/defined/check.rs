@@ -338,7 +338,7 @@ fn unique<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> Result<(), St
 /// The placeholder numbers `sql` uses (`$1` is 1), outside string literals, quoted identifiers,
 /// dollar-quoted strings and comments, as PostgreSQL's lexer reads them.
 pub(super) fn placeholders(sql: &str) -> BTreeSet<usize> {
-    placeholder_spans(sql).into_iter().map(|(_, n)| n).collect()
+    marks(sql).into_iter().filter_map(|(_, m)| m.number()).collect()
 }
 
 /// `sql` with each placeholder `$n` replaced by `to(n)`, and the placeholders' numbers in the order
@@ -355,7 +355,7 @@ pub fn rewrite_placeholders(sql: &str, to: impl Fn(usize) -> String) -> (String,
     let mut out = String::with_capacity(sql.len());
     let mut order = Vec::new();
     let mut from = 0;
-    for (span, n) in placeholder_spans(sql) {
+    for (span, n) in marks(sql).into_iter().filter_map(|(span, m)| Some((span, m.number()?))) {
         out.push_str(&sql[from..span.start]);
         out.push_str(&to(n));
         order.push(n);
@@ -365,8 +365,24 @@ pub fn rewrite_placeholders(sql: &str, to: impl Fn(usize) -> String) -> (String,
     (out, order)
 }
 
-/// Where each placeholder stands in `sql` and its number, in order (see [`placeholders`]).
-fn placeholder_spans(sql: &str) -> Vec<(std::ops::Range<usize>, usize)> {
+/// A parameter's mark in SQL: oltpgen's `$n`, or a named parameter's `:name`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Mark<'a> {
+    /// `$n`.
+    Number(usize),
+    /// `:name` (not PostgreSQL's `::` cast, nor MySQL's `:=`).
+    Name(&'a str),
+}
+
+impl Mark<'_> {
+    fn number(&self) -> Option<usize> {
+        if let Mark::Number(n) = self { Some(*n) } else { None }
+    }
+}
+
+/// Where each parameter's mark stands in `sql`, in order, outside string literals, quoted identifiers,
+/// dollar-quoted strings and comments, as PostgreSQL's lexer reads them.
+pub(super) fn marks(sql: &str) -> Vec<(std::ops::Range<usize>, Mark<'_>)> {
     let b = sql.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
     let mut used = Vec::new();
@@ -386,7 +402,8 @@ fn placeholder_spans(sql: &str) -> Vec<(std::ops::Range<usize>, usize)> {
             b'$' if !after_ident => {
                 let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
                 if digits > 0 {
-                    used.push((i..i + 1 + digits, sql[i + 1..i + 1 + digits].parse().unwrap_or(usize::MAX)));
+                    let n = sql[i + 1..i + 1 + digits].parse().unwrap_or(usize::MAX);
+                    used.push((i..i + 1 + digits, Mark::Number(n)));
                     i += 1 + digits;
                     continue;
                 }
@@ -398,6 +415,13 @@ fn placeholder_spans(sql: &str) -> Vec<(std::ops::Range<usize>, usize)> {
                 } else {
                     i += 1;
                 }
+            }
+            // `::type` is a cast: skip both colons.
+            b':' if b.get(i + 1) == Some(&b':') => i += 2,
+            b':' if b.get(i + 1).is_some_and(|&c| c.is_ascii_lowercase() || c == b'_') => {
+                let len = b[i + 1..].iter().take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_').count();
+                used.push((i..i + 1 + len, Mark::Name(&sql[i + 1..i + 1 + len])));
+                i += 1 + len;
             }
             _ => i += 1,
         }

@@ -72,7 +72,15 @@ impl Mix {
         let total = *self.cumulative.last().expect("checked: at least one transaction");
         let card = rng.below(total);
         let txn = self.cumulative.partition_point(|&sum| sum <= card);
-        let values = self.params[txn].iter().map(|r| rng.uniform(*r.start(), *r.end())).collect();
+        let links = self.workload.links(txn);
+        let mut values: Vec<i64> = Vec::with_capacity(links.len());
+        for (range, link) in self.params[txn].iter().zip(links) {
+            let v = match link {
+                Some(earlier) => values[*earlier],
+                None => rng.uniform(*range.start(), *range.end()),
+            };
+            values.push(v);
+        }
         Draw { workload: self.workload, txn, values }
     }
 }

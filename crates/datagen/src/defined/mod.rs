@@ -61,9 +61,11 @@
 
 mod check;
 mod mix;
+mod named;
 mod rows;
 mod workload;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -184,6 +186,11 @@ pub struct TxnSpec {
     pub weight: u32,
     /// Its statements, run in order in one transaction (at least one).
     pub statements: Vec<StatementSpec>,
+    /// Its named parameters, drawn once per transaction and written `:name` in any of its statements
+    /// (the same value in each): `params = { customer = { uniform = { min = 1, rows_of = "customers" } } }`.
+    /// A statement uses either names or `$n` with its own `params` list, not both.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, ParamSpec>,
 }
 
 /// One statement of a transaction: SQL with placeholders `$1` to `$n` and the `n` parameters' draws.
@@ -250,7 +257,7 @@ impl ColumnSpec {
 impl TxnSpec {
     /// A transaction of `statements` drawn `weight` times in `Σ weights`, for a definition built in code.
     pub fn new(name: &str, weight: u32, statements: Vec<StatementSpec>) -> Self {
-        TxnSpec { name: name.into(), weight, statements }
+        TxnSpec { name: name.into(), weight, statements, params: BTreeMap::new() }
     }
 }
 

@@ -386,3 +386,42 @@ fn each_dialect_runs_its_own_sql_else_the_common_one() {
     let refused = def.check().unwrap_err();
     assert!(refused.contains("statement 1, sql_mysql: gives 1 params but never uses $1"), "{refused}");
 }
+
+#[test]
+fn a_named_parameter_is_drawn_once_per_transaction_and_numbered_per_statement() {
+    let def: WorkloadDef = serde_json::from_value(serde_json::json!({
+        "name": "w",
+        "tables": [{ "name": "t", "rows": 1000, "primary_key": ["id"],
+                     "columns": [{ "name": "id", "ty": "int", "gen": "sequence" }] }],
+        "transactions": [{ "name": "move", "weight": 1,
+            "params": { "id": { "uniform": { "min": 1, "rows_of": "t" } }, "n": { "uniform": { "min": 1, "max": 9 } } },
+            "statements": [
+                { "sql": "UPDATE t SET id = id WHERE id = :id AND :n > 0 AND id::int = :id" },
+                { "sql": "SELECT :n, ':id'", "sql_mysql": "SELECT :n" } ] }],
+    }))
+    .unwrap();
+    let workload = def.clone().intern().unwrap();
+    assert_eq!(
+        workload.statements_in(Dialect::Postgres),
+        ["UPDATE t SET id = id WHERE id = $1 AND $2 > 0 AND id::int = $1", "SELECT $1, ':id'"]
+    );
+    assert_eq!(workload.statements_in(Dialect::Mysql)[1], "SELECT $1");
+    let mix = Mix::new(workload, 1).unwrap();
+    let mut rng = Rng::new(7);
+    for _ in 0..100 {
+        let draw = mix.next(&mut rng);
+        let calls = draw.calls();
+        // :id once, :n in both statements: the same values.
+        assert_eq!(calls[0].1[1], calls[1].1[0]);
+        assert!((1..=1000).contains(&calls[0].1[0]));
+    }
+
+    let mut undefined = def.clone();
+    undefined.transactions[0].statements[1].sql = "SELECT :m".into();
+    let refused = undefined.intern().unwrap_err();
+    assert!(refused.contains("statement 2: parameter :m is used but not defined: define it"), "{refused}");
+    let mut unused = def;
+    unused.transactions[0].params.insert("z".into(), ParamSpec::Constant(1));
+    let refused = unused.intern().unwrap_err();
+    assert!(refused.contains("parameter z is defined but no statement uses :z"), "{refused}");
+}

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use super::named::Links;
 use super::{Dialect, Gen, WorkloadDef, check::int_range};
 use crate::schema::{Column, TableDef, col};
 
@@ -20,6 +21,8 @@ pub struct Workload {
     statements: Vec<&'static str>,
     /// Per transaction, where each of its statements is among [`Self::statements`] and in a draw's params.
     slots: Vec<Vec<Slot>>,
+    /// Per transaction, which of a draw's values repeat an earlier one (a named parameter used again).
+    links: Links,
 }
 
 /// Where one statement of a transaction stands: its index among [`Workload::statements`] (what a
@@ -40,7 +43,9 @@ impl WorkloadDef {
     /// [`check`](Self::check)'s line.
     pub fn intern(self) -> Result<&'static Workload, String> {
         self.check()?;
-        let def: &'static WorkloadDef = Box::leak(Box::new(self));
+        let (def, links) = self.positional()?;
+        def.check()?;
+        let def: &'static WorkloadDef = Box::leak(Box::new(def));
         let tables = def
             .tables
             .iter()
@@ -80,12 +85,19 @@ impl WorkloadDef {
             tables: Box::leak(tables.into_boxed_slice()),
             statements,
             slots,
+            links,
         })))
     }
 }
 
 impl Workload {
-    /// The definition it was made from.
+    /// Per parameter of transaction `txn`'s statements, flattened: the earlier one whose value it
+    /// repeats (a named parameter used again), or `None`.
+    pub(super) fn links(&self, txn: usize) -> &[Option<usize>] {
+        &self.links[txn]
+    }
+
+    /// The definition it was made from, its named parameters made positional.
     pub fn def(&self) -> &'static WorkloadDef {
         self.def
     }
