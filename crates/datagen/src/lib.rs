@@ -32,5 +32,6 @@ pub mod schema;
 mod testing;
 mod text;
 pub mod tpcc;
+pub mod ycsb;
 
 pub use rng::Rng;
