@@ -60,6 +60,7 @@
 //! ```
 
 mod check;
+mod dist;
 mod mix;
 mod named;
 mod rows;
@@ -80,7 +81,7 @@ pub use workload::{Slot, Workload};
 
 /// A workload as written: its name, its tables with how their rows are generated, and its weighted
 /// transactions. Check it with [`check`](Self::check); use it through [`intern`](Self::intern).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadDef {
     /// The workload's name, as results and reports show it (an SQL identifier).
@@ -96,7 +97,7 @@ pub struct WorkloadDef {
 
 /// One consistency check of a defined workload: a query whose rows are what breaks it, one text column
 /// naming each (no rows: it holds), as TPC-C's consistency conditions are written.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckSpec {
     /// What it asserts, in one line (`every account balance is at least 0`).
@@ -112,7 +113,7 @@ pub struct CheckSpec {
 }
 
 /// A table: its name, how many rows it has at scale 1, its columns and its primary key.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
     /// The table's SQL name (lower case, as the DDL writes it unquoted).
@@ -128,7 +129,7 @@ pub struct TableSpec {
 }
 
 /// A column: its name, its type and the generator of its values. Every column is NOT NULL.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ColumnSpec {
     /// The column's SQL name.
@@ -145,7 +146,7 @@ pub struct ColumnSpec {
 /// Integer generators fill the integer, numeric, date and timestamp columns: a numeric gets the whole
 /// number, a date the day that many days after 1970-01-01, a timestamp the second that many seconds
 /// after 1970-01-01 00:00:00. Text generators fill `char` and `varchar` columns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Gen {
     /// The row's number, 1 to the table's rows at the load's scale: a key (`gen = "sequence"`).
@@ -157,17 +158,70 @@ pub enum Gen {
         /// The largest value (included).
         max: i64,
     },
-    /// `len` random letters and digits (TPC-C's a-string; `gen = { text = { len = 20 } }`).
+    /// TPC-C's NURand(A, x, y) (`gen = { nurand = { a = 255, min = 0, max = 999 } }`), its constant C
+    /// drawn from the load's seed in `[0, A]`.
+    Nurand {
+        /// A: 255, 1023 or 8191 in TPC-C.
+        a: i64,
+        /// x.
+        min: i64,
+        /// y.
+        max: i64,
+    },
+    /// YCSB's zipfian (Gray et al.) over `[min, max]`, `min` the most popular, `P ∝ 1/rank^θ`.
+    Zipfian {
+        /// The smallest, most popular value.
+        min: i64,
+        /// The largest value.
+        max: i64,
+        /// θ, above 0 and below 1 (YCSB's 0.99).
+        theta: f64,
+    },
+    /// pgbench's `random_exponential(min, max, parameter)`.
+    Exponential {
+        /// The smallest value.
+        min: i64,
+        /// The largest value.
+        max: i64,
+        /// Above 0: the larger, the more the draws crowd at `min`.
+        parameter: f64,
+    },
+    /// pgbench's `random_gaussian(min, max, parameter)`.
+    Gaussian {
+        /// The smallest value.
+        min: i64,
+        /// The largest value.
+        max: i64,
+        /// At least 2: the standard deviations either side of the range's middle.
+        parameter: f64,
+    },
+    /// A uniform key of another table: 1 to its rows at the load's scale (`gen = { key_of = "items" }`).
+    KeyOf(String),
+    /// One of the listed values, uniformly (`gen = { choice = ["new", "paid", "sent"] }`).
+    Choice(Vec<Value>),
+    /// Random letters and digits (TPC-C's a-string; `gen = { text = { len = 20 } }`, or `min_len = 8`
+    /// for a length drawn in `[min_len, len]`).
     Text {
-        /// Characters per value: a `char(n)` column takes exactly `n`, a `varchar(n)` at most `n`.
+        /// The most characters per value: a `char(n)` column takes exactly `n`, a `varchar(n)` at most `n`.
         len: u16,
+        /// The fewest (default: `len`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_len: Option<u16>,
+    },
+    /// Random digits (TPC-C's n-string; `gen = { digits = { len = 16 } }`, `min_len` as for text).
+    Digits {
+        /// The most digits per value.
+        len: u16,
+        /// The fewest (default: `len`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_len: Option<u16>,
     },
     /// The same value in every row (`gen = { constant = 0 }`, `gen = { constant = "new" }`).
     Constant(Value),
 }
 
 /// A constant column value: an integer or a text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Value {
     /// For integer, numeric, date and timestamp columns (see [`Gen`]).
@@ -177,7 +231,7 @@ pub enum Value {
 }
 
 /// A transaction: its name, its share of the mix and its statements, run in order in one transaction.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TxnSpec {
     /// The name results and reports give its figures (an SQL identifier).
@@ -198,7 +252,7 @@ pub struct TxnSpec {
 /// The placeholders are oltpgen's, whatever the engine: each engine's session rewrites them into its
 /// own (`?` on MySQL, `@P1` on SQL Server). Where the dialects differ, `sql_mysql` and `sql_mssql` give
 /// the statement in MySQL's or T-SQL's words, with the same placeholders.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatementSpec {
     /// The SQL, one statement, with `$1` … `$n` for the parameters (each used at least once): what
@@ -216,7 +270,7 @@ pub struct StatementSpec {
 }
 
 /// How a statement's parameter is drawn for each transaction: always an integer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ParamSpec {
     /// A uniform integer in `[min, max]`, where the top is either `max` or, with `rows_of`, the rows that
@@ -232,8 +286,76 @@ pub enum ParamSpec {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rows_of: Option<String>,
     },
+    /// TPC-C's NURand(A, min, max), its constant C fixed for the run from A; the top as for `uniform`.
+    Nurand {
+        /// A.
+        a: i64,
+        /// The smallest value.
+        min: i64,
+        /// The largest value (or `rows_of`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<i64>,
+        /// The table whose rows are the largest value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rows_of: Option<String>,
+    },
+    /// YCSB's zipfian (Gray et al.), `min` the most popular; the top as for `uniform`.
+    Zipfian {
+        /// The smallest, most popular value.
+        min: i64,
+        /// The largest value (or `rows_of`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<i64>,
+        /// The table whose rows are the largest value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rows_of: Option<String>,
+        /// θ, above 0 and below 1.
+        theta: f64,
+    },
+    /// pgbench's `random_exponential`; the top as for `uniform`.
+    Exponential {
+        /// The smallest value.
+        min: i64,
+        /// The largest value (or `rows_of`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<i64>,
+        /// The table whose rows are the largest value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rows_of: Option<String>,
+        /// Above 0.
+        parameter: f64,
+    },
+    /// pgbench's `random_gaussian`; the top as for `uniform`.
+    Gaussian {
+        /// The smallest value.
+        min: i64,
+        /// The largest value (or `rows_of`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<i64>,
+        /// The table whose rows are the largest value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rows_of: Option<String>,
+        /// At least 2.
+        parameter: f64,
+    },
+    /// One of the listed integers, uniformly.
+    Choice(Vec<i64>),
     /// The same value every time.
     Constant(i64),
+}
+
+impl ParamSpec {
+    /// The range of a drawn parameter: its `min`, `max` and `rows_of`; `None` for a choice or a constant.
+    pub(crate) fn range(&self) -> Option<(i64, Option<i64>, Option<&str>)> {
+        match self {
+            ParamSpec::Uniform { min, max, rows_of }
+            | ParamSpec::Nurand { min, max, rows_of, .. }
+            | ParamSpec::Zipfian { min, max, rows_of, .. }
+            | ParamSpec::Exponential { min, max, rows_of, .. }
+            | ParamSpec::Gaussian { min, max, rows_of, .. } => Some((*min, *max, rows_of.as_deref())),
+            ParamSpec::Choice(_) | ParamSpec::Constant(_) => None,
+        }
+    }
 }
 
 impl TableSpec {
