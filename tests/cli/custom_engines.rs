@@ -57,6 +57,11 @@ fn cycle(url: &str, create: bool) -> serde_json::Value {
     assert_no_secret(&run);
     let result = result_json(&out);
     assert_eq!(result["workload"], "shop");
+    assert_eq!(
+        result["config"]["workload_file"].as_str(),
+        Some(order_entry().as_str()),
+        "the result embeds the file"
+    );
     let steps = result["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 2, "{result}");
     for step in steps {

@@ -181,6 +181,11 @@ impl WorkloadDef {
         if txn.statements.is_empty() {
             return Err(format!("{at}: no statements: give it at least one"));
         }
+        for (key, v) in [("keying_s", txn.keying_s), ("think_s", txn.think_s)] {
+            if let Some(v) = v.filter(|v| !(0.0..=3600.0).contains(v)) {
+                return Err(format!("{at}: {key} = {v}: give seconds from 0 to 3600"));
+            }
+        }
         for (i, statement) in txn.statements.iter().enumerate() {
             self.check_statement(&format!("{at}, statement {}", i + 1), statement)?;
         }

@@ -245,6 +245,13 @@ pub struct TxnSpec {
     /// A statement uses either names or `$n` with its own `params` list, not both.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, ParamSpec>,
+    /// Its keying time in seconds, waited before it runs (TPC-C's 5.2.5.2; none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keying_s: Option<f64>,
+    /// The mean of its think time in seconds, negative exponential as TPC-C's, after it runs (default:
+    /// the run's `--think-time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_s: Option<f64>,
 }
 
 /// One statement of a transaction: SQL with placeholders `$1` to `$n` and the `n` parameters' draws.
@@ -379,7 +386,14 @@ impl ColumnSpec {
 impl TxnSpec {
     /// A transaction of `statements` drawn `weight` times in `Σ weights`, for a definition built in code.
     pub fn new(name: &str, weight: u32, statements: Vec<StatementSpec>) -> Self {
-        TxnSpec { name: name.into(), weight, statements, params: BTreeMap::new() }
+        TxnSpec {
+            name: name.into(),
+            weight,
+            statements,
+            params: BTreeMap::new(),
+            keying_s: None,
+            think_s: None,
+        }
     }
 }
 

@@ -135,6 +135,15 @@ impl Workload {
         all.map(|s| s.sql_in(dialect)).collect()
     }
 
+    /// How a definition names statement `index` of [`statements`](Self::statements) (from 0):
+    /// `transaction deposit, statement 2`, as its checks' errors do.
+    pub fn statement_label(&self, index: usize) -> Option<String> {
+        self.slots.iter().enumerate().find_map(|(txn, slots)| {
+            let at = slots.iter().position(|s| s.statement == index)?;
+            Some(format!("transaction {}, statement {}", self.txn_names[txn], at + 1))
+        })
+    }
+
     /// Where transaction `txn`'s statements stand (see [`Slot`]).
     ///
     /// # Panics

@@ -6,9 +6,11 @@
 //! where the definition gives one ([`engine::defined`](crate::engine::defined)). Its load is the
 //! loader's, so its tables, keys and rows go to any engine alike.
 
+mod locate;
 mod run;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use oltpgen_datagen::defined::{DefinedData, WorkloadDef};
 use oltpgen_report::model::checks::{Clause, ClauseOutcome};
@@ -35,6 +37,10 @@ pub struct Defined {
     /// The definition's fingerprint, recorded by a load: a run or restore with another definition of
     /// the same name is refused.
     fingerprint: u64,
+    /// The file it was read from, as written: what a run's result embeds (`None` for one built in code).
+    source: Option<Arc<str>>,
+    /// The file's path, to name it and the line at fault when the server refuses a part of it.
+    path: Option<Arc<Path>>,
 }
 
 /// What a load of a defined workload records about itself.
@@ -62,7 +68,7 @@ impl Defined {
         let workload = def.intern().map_err(|e| Error::usage(format!("workload {name}: {e}")))?;
         let profile =
             Profile::new(Descriptor::per_second(workload.name()), Kinds::plain(workload.txn_names()));
-        Ok(Defined { workload, profile, fingerprint })
+        Ok(Defined { workload, profile, fingerprint, source: None, path: None })
     }
 
     /// The workload the TOML file at `path` defines.
@@ -76,7 +82,8 @@ impl Defined {
             let line = e.span().map_or(1, |at| text[..at.start].matches('\n').count() + 1);
             Error::usage(format!("--file: {}: line {line}: {}", path.display(), one_line(e.message())))
         })?;
-        Self::new(def).map_err(|e| Error::usage(format!("--file: {}: {e}", path.display())))
+        let defined = Self::new(def).map_err(|e| Error::usage(at_line(path, &text, &e.to_string())))?;
+        Ok(Defined { source: Some(text.into()), path: Some(path.into()), ..defined })
     }
 
     /// The definition's data at `scale` from `seed`.
@@ -87,6 +94,26 @@ impl Defined {
     /// The statements a session on `engine` prepares, in its dialect, in the order a draw numbers them.
     fn statements(&self, engine: Engine) -> Vec<String> {
         self.workload.statements_in(dialect(engine)).into_iter().map(str::to_string).collect()
+    }
+}
+
+/// `error`, about the workload file `path` holding `text`, as `--file: PATH:LINE: error` (the line of
+/// the part the error names, where it can be found).
+fn at_line(path: &Path, text: &str, error: &str) -> String {
+    match locate::line_of(text, error) {
+        Some(line) => format!("--file: {}:{line}: {error}", path.display()),
+        None => format!("--file: {}: {error}", path.display()),
+    }
+}
+
+impl Defined {
+    /// A usage error about a part of the workload the server refused, at the part's line of the file
+    /// it was read from; other errors as they are.
+    pub(crate) fn in_file(&self, e: Error) -> Error {
+        match (e, &self.path, &self.source) {
+            (Error::Usage(msg), Some(path), Some(text)) => Error::usage(at_line(path, text, &msg)),
+            (e, ..) => e,
+        }
     }
 }
 
@@ -198,7 +225,15 @@ impl Stored for Defined {
         let mut clauses = Vec::new();
         for (i, check) in self.workload.def().checks.iter().enumerate() {
             let sql = check.sql_in(dialect(target.engine()));
-            let (count, examples) = conn.offending(target, &check.name, sql, 5).await?;
+            let what = format!("check {} ({})", i + 1, check.name);
+            let (count, examples) = conn.offending(target, &what, sql, 5).await.map_err(|e| match e {
+                // The server refused the check's SQL: a fault of the file's, said at its line.
+                Error::Failed(msg) => self.in_file(Error::usage(format!(
+                    "{msg}: correct its SQL (a check returns one text column named k; sql_mysql or sql_mssql \
+                     give an engine's own)"
+                ))),
+                other => other,
+            })?;
             let outcome = ClauseOutcome::of(count, examples);
             clauses.push(Clause {
                 number: format!("{}.{}", self.name(), i + 1),

@@ -57,7 +57,10 @@ impl Connector {
         let client = super::connect(&self.target).await?;
         for (i, sql) in self.statements.iter().enumerate() {
             let what = format!("statement {} ({})", i + 1, abbreviated(sql));
-            let prepared = client.prepare(sql).await.map_err(|e| super::failed(&what, &self.target, &e))?;
+            let prepared = client.prepare(sql).await.map_err(|e| {
+                let msg = e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string());
+                Error::usage(format!("{}: {what} does not prepare: {msg}: correct it", self.target.label()))
+            })?;
             if let Err(refused) = Bind::of(&prepared) {
                 return Err(Error::usage(format!("{}: {what}: {refused}", self.target.label())));
             }
