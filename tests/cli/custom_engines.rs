@@ -141,3 +141,34 @@ async fn the_readme_order_entry_workload_runs_on_sql_server() {
     let result = tokio::task::spawn_blocking(move || cycle(&db.url, false)).await.unwrap();
     assert_eq!(result["server"]["engine"], "sqlserver", "{}", result["server"]);
 }
+
+#[test]
+fn a_statement_that_touches_other_than_its_rows_fails_and_rolls_back() {
+    let (_keep, root) = data_dir();
+    let dir = tempfile::tempdir().unwrap();
+    // The README's workload with payment aimed past the last customer: it touches no row, not its 1.
+    let shop = order_entry().replace(
+        "UPDATE customers SET balance = balance + $2 WHERE id = $1\"",
+        "UPDATE customers SET balance = balance + $2 WHERE id = $1 + 1000000\"",
+    );
+    assert_ne!(shop, order_entry());
+    let file = dir.path().join("shop.toml");
+    std::fs::write(&file, shop).unwrap();
+    let at = |args: &[&str]| {
+        oltpgen(&[&["custom"][..], args, &["--file", file.to_str().unwrap(), "--data-dir", &root]].concat())
+    };
+    assert_eq!(at(&["load", "-q"]).code, 0);
+    let out = dir.path().join("result");
+    let run =
+        at(&["run", "--users", "2", "--warmup", "0s", "--duration", "3s", "--out", out.to_str().unwrap()]);
+    // So many failures make the step invalid, as any run's: said, and the result written.
+    assert!(run.stderr.contains("nothing was measured: the step is INVALID"), "{}", run.all());
+    let result = result_json(&out);
+    let step = &result["steps"][0];
+    assert!(step["errors"].as_u64().unwrap() > 0, "payments touching 0 rows are errors: {step}");
+    assert_eq!(step["transactions"]["payment"]["count"].as_u64().unwrap_or(0), 0, "none counts: {step}");
+    assert!(step["transactions"]["new_order"]["count"].as_u64().unwrap() > 0, "{step}");
+    // New orders roll back 1 in 100 on purpose: the sold counts still match the orders.
+    let check = at(&["check"]);
+    assert_eq!(check.code, 0, "{}", check.all());
+}

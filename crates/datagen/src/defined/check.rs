@@ -181,6 +181,9 @@ impl WorkloadDef {
         if txn.statements.is_empty() {
             return Err(format!("{at}: no statements: give it at least one"));
         }
+        if let Some(pct) = txn.rollback_pct.filter(|p| !(0.0..=100.0).contains(p)) {
+            return Err(format!("{at}: rollback_pct = {pct}: give a percentage from 0 to 100"));
+        }
         for (key, v) in [("keying_s", txn.keying_s), ("think_s", txn.think_s)] {
             if let Some(v) = v.filter(|v| !(0.0..=3600.0).contains(v)) {
                 return Err(format!("{at}: {key} = {v}: give seconds from 0 to 3600"));

@@ -31,6 +31,8 @@ pub struct Draw {
     pub txn: usize,
     /// Every parameter of its statements, the first statement's `$1` first (see [`Draw::calls`]).
     pub values: Vec<i64>,
+    /// Whether it rolls back on purpose (its transaction's `rollback_pct`) rather than commit.
+    pub rollback: bool,
 }
 
 impl Mix {
@@ -88,7 +90,10 @@ impl Mix {
             };
             values.push(v);
         }
-        Draw { workload: self.workload, txn, values }
+        let pct = self.workload.def().transactions[txn].rollback_pct.unwrap_or(0.0);
+        // No draw for a transaction that never rolls back: the other draws stay as they were.
+        let rollback = pct > 0.0 && rng.unit_f64() * 100.0 < pct;
+        Draw { workload: self.workload, txn, values, rollback }
     }
 }
 

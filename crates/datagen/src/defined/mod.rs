@@ -252,6 +252,10 @@ pub struct TxnSpec {
     /// the run's `--think-time`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_s: Option<f64>,
+    /// The share of its runs, in percent, that roll back rather than commit, on purpose (TPC-C's
+    /// New-Order rolls back 1%); counted as rolled back, not as errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback_pct: Option<f64>,
 }
 
 /// One statement of a transaction: SQL with placeholders `$1` to `$n` and the `n` parameters' draws.
@@ -274,6 +278,10 @@ pub struct StatementSpec {
     /// How each parameter is drawn, `$1` first.
     #[serde(default)]
     pub params: Vec<ParamSpec>,
+    /// The rows it must touch (an UPDATE's or DELETE's) or return (a SELECT's): any other count is an
+    /// error, and the transaction rolls back (none: any count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u64>,
 }
 
 /// How a statement's parameter is drawn for each transaction: always an integer.
@@ -393,6 +401,7 @@ impl TxnSpec {
             params: BTreeMap::new(),
             keying_s: None,
             think_s: None,
+            rollback_pct: None,
         }
     }
 }
@@ -400,7 +409,7 @@ impl TxnSpec {
 impl StatementSpec {
     /// A statement and its parameters' draws, `$1` first, for a definition built in code.
     pub fn new(sql: &str, params: Vec<ParamSpec>) -> Self {
-        StatementSpec { sql: sql.into(), sql_mysql: None, sql_mssql: None, params }
+        StatementSpec { sql: sql.into(), sql_mysql: None, sql_mssql: None, params, rows: None }
     }
 
     /// The statement's SQL in `dialect`: its own there, else `sql`.

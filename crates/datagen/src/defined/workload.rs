@@ -135,6 +135,12 @@ impl Workload {
         all.map(|s| s.sql_in(dialect)).collect()
     }
 
+    /// Every statement's expected row count (its `rows`), in the order of
+    /// [`statements`](Self::statements): what a session checks each against.
+    pub fn expected_rows(&self) -> Vec<Option<u64>> {
+        self.def.transactions.iter().flat_map(|t| &t.statements).map(|s| s.rows).collect()
+    }
+
     /// How a definition names statement `index` of [`statements`](Self::statements) (from 0):
     /// `transaction deposit, statement 2`, as its checks' errors do.
     pub fn statement_label(&self, index: usize) -> Option<String> {

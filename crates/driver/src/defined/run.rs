@@ -61,7 +61,7 @@ impl Driven for DefinedDriver {
     }
 
     async fn execute(&self, session: &DefinedSession, draw: &Draw, _ops: &mut Ops) -> Result<Done, TxnError> {
-        session.run(&draw.calls()).await
+        session.run(&draw.calls(), draw.rollback).await
     }
 }
 
@@ -120,7 +120,8 @@ pub async fn run(
     let prepared = prepare(workload, targets, opts.scale.as_ref(), &opts.plan).await?;
     let mut connectors = Vec::with_capacity(targets.len());
     for target in targets {
-        let ready = DefinedConnector::ready(target, workload.statements(target.engine())).await;
+        let expected = workload.workload.expected_rows();
+        let ready = DefinedConnector::ready(target, workload.statements(target.engine()), expected).await;
         connectors.push(ready.map_err(|e| workload.in_file(label_statement(workload, e)))?);
     }
     let connectors: Arc<[DefinedConnector]> = connectors.into();

@@ -28,12 +28,13 @@ pub enum DefinedSession {
 }
 
 impl DefinedSession {
-    /// Runs one transaction: each call a statement's index and its parameters' values.
+    /// Runs one transaction: each call a statement's index and its parameters' values; rolled back on
+    /// purpose when `rollback`.
     ///
     /// # Errors
     /// The server's error, sorted.
-    pub async fn run(&self, calls: &[(usize, &[i64])]) -> Result<Done, TxnError> {
-        each_engine!(self, DefinedSession(s) => s.run(calls).await)
+    pub async fn run(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
+        each_engine!(self, DefinedSession(s) => s.run_as(calls, rollback).await)
     }
 }
 
@@ -52,27 +53,35 @@ pub enum DefinedConnector {
 
 impl DefinedConnector {
     /// The connector of a run on `target` whose transactions are made of `statements` (in the target's
-    /// dialect: [`dialect`]), after checking that each prepares there.
+    /// dialect: [`dialect`]), each checked against its `expected` rows, after checking that each
+    /// prepares there.
     ///
     /// # Errors
     /// [`Error::Usage`] for a statement the server refuses (naming it).
-    pub async fn ready(target: &Target, statements: Vec<String>) -> Result<Self, Error> {
+    pub async fn ready(
+        target: &Target,
+        statements: Vec<String>,
+        expected: Vec<Option<u64>>,
+    ) -> Result<Self, Error> {
         Ok(match target.engine() {
             #[cfg(feature = "postgres")]
             Engine::Postgres => {
-                let connector = oltpgen_pg::defined::Connector::new(target.clone(), statements);
+                let connector =
+                    oltpgen_pg::defined::Connector::new(target.clone(), statements).expecting(expected);
                 connector.ready().await?;
                 DefinedConnector::Postgres(connector)
             }
             #[cfg(feature = "mssql")]
             Engine::SqlServer => {
-                let connector = oltpgen_mssql::defined::Connector::new(target.clone(), &statements);
+                let connector =
+                    oltpgen_mssql::defined::Connector::new(target.clone(), &statements).expecting(expected);
                 connector.ready().await?;
                 DefinedConnector::SqlServer(connector)
             }
             #[cfg(feature = "mysql")]
             Engine::MySql => {
-                let connector = oltpgen_mysql::defined::Connector::new(target.clone(), &statements);
+                let connector =
+                    oltpgen_mysql::defined::Connector::new(target.clone(), &statements).expecting(expected);
                 connector.ready().await?;
                 DefinedConnector::MySql(connector)
             }

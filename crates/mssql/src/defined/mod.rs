@@ -81,6 +81,8 @@ pub struct Connector {
     statements: Vec<Pieces>,
     /// The statements as given, to name one in an error.
     texts: Vec<String>,
+    /// Each statement's expected row count, when it has one.
+    expected: Vec<Option<u64>>,
 }
 
 impl Connector {
@@ -93,7 +95,14 @@ impl Connector {
             target,
             statements: statements.iter().map(|s| Pieces::of(s)).collect(),
             texts: statements.to_vec(),
+            expected: Vec::new(),
         }
+    }
+
+    /// The same, each statement's rows (touched or returned, `@@ROWCOUNT`) checked against `expected`
+    /// (by index) in the batch itself: another count throws, rolling the transaction back.
+    pub fn expecting(self, expected: Vec<Option<u64>>) -> Self {
+        Connector { expected, ..self }
     }
 
     /// Whether every statement compiles on the target: each run once, every parameter 1, in a
@@ -116,7 +125,7 @@ impl Connector {
             let ran =
                 timed(TXN_TIMEOUT, async { query.query(&mut client).await?.into_results().await }).await;
             let Err(e) = ran else { continue };
-            let _ = rollback(&mut client).await;
+            let _ = end_open(&mut client).await;
             let refused = match &e {
                 tiberius::error::Error::Server(s) => {
                     let words = s.message();
@@ -145,12 +154,16 @@ impl Connector {
     /// [`TxnError::LOST`] when the server cannot be reached.
     pub async fn open(&self) -> Result<Session, TxnError> {
         let client = super::connect(&self.target).await.map_err(|_| TxnError::LOST)?;
-        Ok(Session { client: Mutex::new(Box::new(client)), statements: self.statements.clone() })
+        Ok(Session {
+            client: Mutex::new(Box::new(client)),
+            statements: self.statements.clone(),
+            expected: self.expected.clone(),
+        })
     }
 }
 
 /// Ends a transaction an error left open (Babelfish does not always end it under `XACT_ABORT`).
-async fn rollback(client: &mut Client) -> Result<(), tiberius::error::Error> {
+async fn end_open(client: &mut Client) -> Result<(), tiberius::error::Error> {
     client.simple_query("IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION").await?.into_results().await.map(drop)
 }
 
@@ -158,6 +171,7 @@ async fn rollback(client: &mut Client) -> Result<(), tiberius::error::Error> {
 pub struct Session {
     client: Mutex<Box<Client>>,
     statements: Vec<Pieces>,
+    expected: Vec<Option<u64>>,
 }
 
 impl Session {
@@ -169,6 +183,15 @@ impl Session {
     /// The server's error, sorted; a fatal one, with nothing sent, when a call names no statement or
     /// gives fewer values than its placeholders take.
     pub async fn run(&self, calls: &[(usize, &[i64])]) -> Result<Done, TxnError> {
+        self.run_as(calls, false).await
+    }
+
+    /// As [`run`](Self::run), ending in ROLLBACK when `rollback` (a rollback on purpose, counted as
+    /// such); a statement whose `@@ROWCOUNT` is not its expected count throws, rolling back.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run); the throw is a fatal error.
+    pub async fn run_as(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
         let fatal = TxnError { fault: Fault::Fatal };
         let mut batch = BEGIN.to_string();
         let mut values = Vec::new();
@@ -179,8 +202,13 @@ impl Session {
             }
             pieces.write(&mut batch, values.len());
             values.extend_from_slice(&given[..pieces.arity()]);
+            if let Some(rows) = self.expected.get(i).copied().flatten() {
+                batch.push_str(&format!(
+                    "IF @@ROWCOUNT <> {rows} THROW 50041, 'oltpgen: a statement touched other than its {rows} rows', 1;\n"
+                ));
+            }
         }
-        batch.push_str("COMMIT TRANSACTION;");
+        batch.push_str(if rollback { "ROLLBACK TRANSACTION;" } else { "COMMIT TRANSACTION;" });
         let mut query = Query::new(batch);
         for v in values {
             query.bind(v);
@@ -188,10 +216,10 @@ impl Session {
         let mut client = self.client.lock().await;
         let ran = timed(TXN_TIMEOUT, async { query.query(&mut client).await?.into_results().await }).await;
         match ran {
-            Ok(_) => Ok(Done::default()),
+            Ok(_) => Ok(Done { rolled_back: rollback }),
             Err(e) => {
                 if matches!(e, tiberius::error::Error::Server(_)) {
-                    let _ = timed(TXN_TIMEOUT, rollback(&mut client)).await;
+                    let _ = timed(TXN_TIMEOUT, end_open(&mut client)).await;
                 }
                 Err(txn_error(&e))
             }

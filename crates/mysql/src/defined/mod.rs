@@ -29,6 +29,8 @@ pub struct Connector {
     target: Target,
     /// Each statement with `?` placeholders, and the parameter (from 0) each `?` takes, in order.
     statements: Vec<(String, Vec<usize>)>,
+    /// Each statement's expected row count, when it has one.
+    expected: Vec<Option<u64>>,
 }
 
 impl Connector {
@@ -44,7 +46,12 @@ impl Connector {
                 (sql, order.into_iter().map(|n| n - 1).collect())
             })
             .collect();
-        Connector { target, statements }
+        Connector { target, statements, expected: Vec::new() }
+    }
+
+    /// The same, each statement's rows (touched or returned) checked against `expected` (by index).
+    pub fn expecting(self, expected: Vec<Option<u64>>) -> Self {
+        Connector { expected, ..self }
     }
 
     /// Whether every statement prepares on the target, said before a run starts so that a mistake in
@@ -85,7 +92,7 @@ impl Connector {
             let prepared = timed(TXN_TIMEOUT, conn.prep(sql.as_str())).await.map_err(|e| txn_error(&e))?;
             statements.push((prepared, order.clone()));
         }
-        Ok(Session { conn: Mutex::new(conn), statements })
+        Ok(Session { conn: Mutex::new(conn), statements, expected: self.expected.clone() })
     }
 }
 
@@ -94,6 +101,8 @@ pub struct Session {
     conn: Mutex<Conn>,
     /// Each statement, with the parameter each of its `?` takes.
     statements: Vec<(Statement, Vec<usize>)>,
+    /// Each statement's expected row count, when it has one.
+    expected: Vec<Option<u64>>,
 }
 
 impl Session {
@@ -106,30 +115,57 @@ impl Session {
     /// The server's error, sorted; a fatal one, with nothing sent, when a call names no statement or
     /// gives fewer values than its placeholders take.
     pub async fn run(&self, calls: &[(usize, &[i64])]) -> Result<Done, TxnError> {
+        self.run_as(calls, false).await
+    }
+
+    /// As [`run`](Self::run), ending in ROLLBACK when `rollback` (a rollback on purpose, counted as
+    /// such); a statement whose rows (touched, or returned) are not its expected count fails the
+    /// transaction, fatal, and rolls it back.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run), and a fatal one for a count other than expected.
+    pub async fn run_as(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
         let fatal = TxnError { fault: Fault::Fatal };
         let bound = calls
             .iter()
             .map(|&(i, values)| {
                 let (statement, order) = self.statements.get(i).ok_or(fatal)?;
                 let params = order.iter().map(|&p| values.get(p).map(|&v| Value::Int(v)).ok_or(fatal));
-                Ok((statement, params.collect::<Result<Vec<_>, _>>()?))
+                let expected = self.expected.get(i).copied().flatten();
+                Ok((statement, params.collect::<Result<Vec<_>, _>>()?, expected))
             })
             .collect::<Result<Vec<_>, TxnError>>()?;
         let mut conn = self.conn.lock().await;
-        let ran = timed(TXN_TIMEOUT, transaction(&mut conn, bound)).await;
-        settle(&mut conn, ran).await
+        let ran = timed(TXN_TIMEOUT, transaction(&mut conn, bound, rollback)).await;
+        match settle(&mut conn, ran).await? {
+            Ok(done) => Ok(done),
+            Err(Unexpected) => {
+                let _ = timed(TXN_TIMEOUT, conn.query_drop("ROLLBACK")).await;
+                Err(fatal)
+            }
+        }
     }
 }
 
-/// The statements in one transaction, committed.
+/// A statement touched or returned other than its expected rows.
+struct Unexpected;
+
+/// The statements in one transaction, committed (rolled back when `rollback`); `Err(Unexpected)`, the
+/// transaction left open, when a statement's rows are not its expected count.
 async fn transaction(
     conn: &mut Conn,
-    bound: Vec<(&Statement, Vec<Value>)>,
-) -> Result<Done, mysql_async::Error> {
+    bound: Vec<(&Statement, Vec<Value>, Option<u64>)>,
+    rollback: bool,
+) -> Result<Result<Done, Unexpected>, mysql_async::Error> {
     conn.query_drop("START TRANSACTION").await?;
-    for (statement, params) in bound {
-        conn.exec_drop(statement, params).await?;
+    for (statement, params, expected) in bound {
+        let rows: Vec<mysql_async::Row> = conn.exec(statement, params).await?;
+        // A SELECT's rows, else the rows an UPDATE, DELETE or INSERT touched.
+        let count = if rows.is_empty() { conn.affected_rows() } else { rows.len() as u64 };
+        if expected.is_some_and(|e| e != count) {
+            return Ok(Err(Unexpected));
+        }
     }
-    conn.query_drop("COMMIT").await?;
-    Ok(Done::default())
+    conn.query_drop(if rollback { "ROLLBACK" } else { "COMMIT" }).await?;
+    Ok(Ok(Done { rolled_back: rollback }))
 }
