@@ -37,7 +37,7 @@ impl Connector {
     /// The connector of a run on `target` whose transactions are made of `statements` (with `$n`
     /// placeholders, flattened as
     /// [`Workload::statements_in`](oltpgen_datagen::defined::Workload::statements_in) gives them), which
-    /// [`Session::run`] names by index.
+    /// [`Session::run_as`] names by index.
     pub fn new(target: Target, statements: &[String]) -> Self {
         let statements = statements
             .iter()
@@ -111,19 +111,14 @@ impl Session {
     /// TRANSACTION, the statements in order (every result received), COMMIT. On an error what is left of
     /// the transaction is rolled back ([`settle`]).
     ///
-    /// # Errors
-    /// The server's error, sorted; a fatal one, with nothing sent, when a call names no statement or
-    /// gives fewer values than its placeholders take.
-    pub async fn run(&self, calls: &[(usize, &[i64])]) -> Result<Done, TxnError> {
-        self.run_as(calls, false).await
-    }
-
-    /// As [`run`](Self::run), ending in ROLLBACK when `rollback` (a rollback on purpose, counted as
+    /// It ends in ROLLBACK when `rollback` (a rollback on purpose, counted as
     /// such); a statement whose rows (touched, or returned) are not its expected count fails the
     /// transaction, fatal, and rolls it back.
     ///
     /// # Errors
-    /// As [`run`](Self::run), and a fatal one for a count other than expected.
+    /// The server's error, sorted; a fatal one, with nothing sent, when a call names no statement or
+    /// gives fewer values than its placeholders take; a fatal one when a statement's rows are not its
+    /// expected count.
     pub async fn run_as(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
         let fatal = TxnError { fault: Fault::Fatal };
         let bound = calls
