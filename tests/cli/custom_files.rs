@@ -104,3 +104,15 @@ fn a_check_the_server_cannot_run_is_refused_at_its_line() {
     assert!(check.stderr.contains("check 1 (no balance is negative): syntax error"), "{}", check.stderr);
     assert!(check.stderr.contains("correct its SQL"), "{}", check.stderr);
 }
+
+#[test]
+fn a_run_with_a_changed_file_names_what_changed() {
+    let (keep, root) = data_dir();
+    let good = keep.path().join("good.toml");
+    std::fs::write(&good, GOOD).unwrap();
+    let loaded = custom("load", &good, &root, &["-q"]);
+    assert_eq!(loaded.code, 0, "{}", loaded.all());
+    let file = broken(keep.path(), "max = 100 }", "max = 99 }");
+    let run = custom("run", &file, &root, &["--duration", "1s"]);
+    assert_refused(&run, "loaded from another definition of it (table accounts changed): reload it");
+}

@@ -12,6 +12,8 @@ use crate::schema::{Column, TableDef, col};
 #[derive(Debug)]
 pub struct Workload {
     def: &'static WorkloadDef,
+    /// The definition as written (its named parameters not yet made positional).
+    source: WorkloadDef,
     tables: &'static [TableDef],
     /// The tables loaded empty.
     filled: &'static [&'static str],
@@ -43,6 +45,7 @@ impl WorkloadDef {
     /// [`check`](Self::check)'s line.
     pub fn intern(self) -> Result<&'static Workload, String> {
         self.check()?;
+        let source = self.clone();
         let (def, links) = self.positional()?;
         def.check()?;
         let def: &'static WorkloadDef = Box::leak(Box::new(def));
@@ -80,6 +83,7 @@ impl WorkloadDef {
         let txn_names: Vec<&'static str> = def.transactions.iter().map(|t| t.name.as_str()).collect();
         Ok(Box::leak(Box::new(Workload {
             def,
+            source,
             filled: Box::leak(filled.into_boxed_slice()),
             txn_names: Box::leak(txn_names.into_boxed_slice()),
             tables: Box::leak(tables.into_boxed_slice()),
@@ -95,6 +99,11 @@ impl Workload {
     /// repeats (a named parameter used again), or `None`.
     pub(super) fn links(&self, txn: usize) -> &[Option<usize>] {
         &self.links[txn]
+    }
+
+    /// The definition as written, which a load records and a later run compares with its own.
+    pub fn source_def(&self) -> &WorkloadDef {
+        &self.source
     }
 
     /// The definition it was made from, its named parameters made positional.

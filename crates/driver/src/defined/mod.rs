@@ -44,7 +44,7 @@ pub struct Defined {
 }
 
 /// What a load of a defined workload records about itself.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoadedParams {
     /// The scale loaded: every table holds its rows times this.
     pub scale: u64,
@@ -55,6 +55,10 @@ pub struct LoadedParams {
     /// Runs driven since the load.
     #[serde(default)]
     pub runs: u32,
+    /// The definition loaded, so that a run with another can name what changed (absent in the records of
+    /// loads before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loaded_definition: Option<WorkloadDef>,
 }
 
 impl Defined {
@@ -117,6 +121,30 @@ impl Defined {
     }
 }
 
+/// What differs between the definition `was` loaded and `now`: each table, transaction or check by
+/// name, changed, added or removed.
+fn changes(was: &WorkloadDef, now: &WorkloadDef) -> Vec<String> {
+    fn diff<T: PartialEq>(what: &str, was: &[T], now: &[T], name: impl Fn(&T) -> &str) -> Vec<String> {
+        let find = |list: &'_ [T], n: &str| list.iter().position(|t| name(t) == n);
+        let mut out = Vec::new();
+        for t in was {
+            match find(now, name(t)) {
+                None => out.push(format!("{what} {} removed", name(t))),
+                Some(i) if now[i] != *t => out.push(format!("{what} {} changed", name(t))),
+                Some(_) => {}
+            }
+        }
+        out.extend(
+            now.iter().filter(|t| find(was, name(t)).is_none()).map(|t| format!("{what} {} added", name(t))),
+        );
+        out
+    }
+    let mut out = diff("table", &was.tables, &now.tables, |t| &t.name);
+    out.extend(diff("transaction", &was.transactions, &now.transactions, |t| &t.name));
+    out.extend(diff("check", &was.checks, &now.checks, |c| &c.name));
+    out
+}
+
 /// A TOML error's message on one line.
 fn one_line(message: &str) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -162,9 +190,13 @@ impl Stored for Defined {
     async fn identify(&self, conn: &Conn, target: &Target) -> Result<(LoadedParams, ()), Error> {
         let loaded: LoadedParams = inventory::loaded(self, conn, target).await?;
         if loaded.definition != self.fingerprint {
+            let changed =
+                loaded.loaded_definition.as_ref().map(|was| changes(was, self.workload.source_def()));
+            let changed =
+                changed.filter(|c| !c.is_empty()).map_or(String::new(), |c| format!(" ({})", c.join(", ")));
             return Err(Error::usage(format!(
-                "{target} holds {} loaded from another definition of it: reload it with this one (oltpgen \
-                 custom load --file FILE --replace)",
+                "{target} holds {} loaded from another definition of it{changed}: reload it with this one \
+                 (oltpgen custom load --file FILE --replace)",
                 self.name()
             )));
         }
@@ -209,7 +241,13 @@ impl Stored for Defined {
         opts: &LoadOptions,
     ) -> Result<LoadSummary, Error> {
         let data = self.data(scale, seed)?;
-        let params = LoadedParams { scale, seed, definition: self.fingerprint, runs: 0 };
+        let params = LoadedParams {
+            scale,
+            seed,
+            definition: self.fingerprint,
+            runs: 0,
+            loaded_definition: Some(self.workload.source_def().clone()),
+        };
         load::load(self, target, Loading::<Defined, _> { data, params, extra_indexes: Vec::new() }, opts)
             .await
     }
