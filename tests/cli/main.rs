@@ -27,6 +27,8 @@ mod console_words;
 mod corruptions;
 mod counters;
 mod custom;
+mod custom_engines;
+mod custom_files;
 mod descriptor;
 mod drop_dependents;
 mod ds2;

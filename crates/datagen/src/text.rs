@@ -14,6 +14,9 @@ pub(crate) const UPPERCASE: Alphabet = Alphabet::new(b"ABCDEFGHIJKLMNOPQRSTUVWXY
 pub(crate) const ALNUM: Alphabet =
     Alphabet::new(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
 
+/// Digits: TPC-C's n-strings (4.3.2.2), for a defined workload's `digits` generator.
+pub(crate) const DIGITS: Alphabet = Alphabet::new(b"0123456789");
+
 /// An alphabet padded to 64 entries, so that picking a character needs no bounds check.
 pub(crate) struct Alphabet {
     len: u128,

@@ -13,6 +13,7 @@
 //! | [`bulk`] | TDS bulk insert over many connections |
 //! | [`counters`] | the server's perfmon counters, file I/O and lock waits, for the sampler |
 //! | [`tpcc`] | TPC-C's transactions as stored procedures, a run's sessions and the queries of its checks |
+//! | [`defined`] | a workload defined at run time: a session running its drawn statements in one transaction |
 //! | [`ds2`] | DS2's operations as its SQL Server build's stored procedures, its checks, databases DS2's installer built |
 //!
 //! Babelfish (a SQL Server layer on PostgreSQL, the server the tests run against) is detected once at
@@ -21,6 +22,7 @@
 
 pub mod bulk;
 pub mod counters;
+pub mod defined;
 pub mod ds2;
 pub mod error;
 pub mod meta;

@@ -13,6 +13,7 @@
 //! | [`bulk`] | `LOAD DATA LOCAL INFILE` fed from oltpgen's own row stream, one statement per table, several tables at once |
 //! | [`counters`] | the server's `SHOW GLOBAL STATUS`, for the sampler |
 //! | [`tpcc`] | TPC-C's transactions as stored procedures or statements, a run's sessions and the queries of its checks |
+//! | [`defined`] | a workload defined at run time: a session running its drawn statements in one transaction |
 //! | [`ds2`] | DS2's operations as stored procedures or statements, a run's sessions, its schema beyond the tables and the queries of its checks |
 
 // The stored procedures' shared pieces, before the modules that use them (macros are in scope
@@ -34,6 +35,7 @@ macro_rules! nth {
 
 pub mod bulk;
 pub mod counters;
+pub mod defined;
 pub mod ds2;
 pub mod error;
 pub mod meta;

@@ -141,6 +141,16 @@ impl WorkloadDef {
         unique("transaction", self.transactions.iter().map(|t| t.name.as_str()))?;
         for table in &self.tables {
             check_table(table)?;
+            for c in &table.columns {
+                if let Gen::KeyOf(other) = &c.generator
+                    && self.table(other).is_none_or(|t| t.rows == 0)
+                {
+                    return Err(format!(
+                        "table {}, column {}: key_of names {other:?}, which is not a loaded table: name one with rows",
+                        table.name, c.name
+                    ));
+                }
+            }
         }
         for txn in &self.transactions {
             self.check_txn(txn)?;
@@ -171,6 +181,14 @@ impl WorkloadDef {
         if txn.statements.is_empty() {
             return Err(format!("{at}: no statements: give it at least one"));
         }
+        if let Some(pct) = txn.rollback_pct.filter(|p| !(0.0..=100.0).contains(p)) {
+            return Err(format!("{at}: rollback_pct = {pct}: give a percentage from 0 to 100"));
+        }
+        for (key, v) in [("keying_s", txn.keying_s), ("think_s", txn.think_s)] {
+            if let Some(v) = v.filter(|v| !(0.0..=3600.0).contains(v)) {
+                return Err(format!("{at}: {key} = {v}: give seconds from 0 to 3600"));
+            }
+        }
         for (i, statement) in txn.statements.iter().enumerate() {
             self.check_statement(&format!("{at}, statement {}", i + 1), statement)?;
         }
@@ -178,18 +196,23 @@ impl WorkloadDef {
     }
 
     fn check_statement(&self, at: &str, statement: &StatementSpec) -> Result<(), String> {
-        if statement.sql.trim().is_empty() {
-            return Err(format!("{at}: the SQL is empty"));
-        }
-        let used = placeholders(&statement.sql);
         let n = statement.params.len();
-        if let Some(&past) = used.iter().find(|&&p| p == 0 || p > n) {
-            return Err(format!(
-                "{at}: uses ${past} but gives {n} params: give one param per placeholder, $1 first"
-            ));
-        }
-        if let Some(missing) = (1..=n).find(|p| !used.contains(p)) {
-            return Err(format!("{at}: gives {n} params but never uses ${missing}: use each of $1 to ${n}"));
+        for (key, sql) in statement.variants() {
+            let at = if key == "sql" { at.to_string() } else { format!("{at}, {key}") };
+            if sql.trim().is_empty() {
+                return Err(format!("{at}: the SQL is empty"));
+            }
+            let used = placeholders(sql);
+            if let Some(&past) = used.iter().find(|&&p| p == 0 || p > n) {
+                return Err(format!(
+                    "{at}: uses ${past} but gives {n} params: give one param per placeholder, $1 first"
+                ));
+            }
+            if let Some(missing) = (1..=n).find(|p| !used.contains(p)) {
+                return Err(format!(
+                    "{at}: gives {n} params but never uses ${missing}: use each of $1 to ${n}"
+                ));
+            }
         }
         for (i, param) in statement.params.iter().enumerate() {
             self.check_param(&format!("{at}, ${}", i + 1), param)?;
@@ -198,14 +221,26 @@ impl WorkloadDef {
     }
 
     fn check_param(&self, at: &str, param: &ParamSpec) -> Result<(), String> {
-        let ParamSpec::Uniform { min, max, rows_of } = param else { return Ok(()) };
+        match param {
+            ParamSpec::Choice(values) if values.is_empty() => {
+                return Err(format!("{at}: an empty choice: list at least one value"));
+            }
+            ParamSpec::Nurand { a, .. } if *a < 1 => {
+                return Err(format!("{at}: nurand's a is {a}: give A above 0 (255, 1023, 8191)"));
+            }
+            ParamSpec::Zipfian { theta, .. } => theta_ok(at, *theta)?,
+            ParamSpec::Exponential { parameter, .. } => exponential_ok(at, *parameter)?,
+            ParamSpec::Gaussian { parameter, .. } => gaussian_ok(at, *parameter)?,
+            _ => {}
+        }
+        let Some((min, max, rows_of)) = param.range() else { return Ok(()) };
         match (max, rows_of) {
             (Some(max), None) if min <= max => Ok(()),
             (Some(max), None) => Err(format!("{at}: min {min} is above max {max}")),
             (None, Some(table)) => match self.table(table) {
                 None => Err(format!("{at}: rows_of names {table:?}, which is not one of the tables")),
                 // Scale 1 has the fewest rows: a range not empty there is not empty at any scale.
-                Some(t) if (t.rows as i128) < i128::from(*min) => {
+                Some(t) if (t.rows as i128) < i128::from(min) => {
                     Err(format!("{at}: min {min} is above the {} rows of {table} at scale 1", t.rows))
                 }
                 Some(_) => Ok(()),
@@ -271,34 +306,121 @@ fn check_column(at: &str, column: &ColumnSpec, rows: u64) -> Result<(), String> 
         ColumnType::Char(n) | ColumnType::Varchar(n) => Some(n),
         _ => None,
     };
+    let integer = |g: &Gen| {
+        matches!(
+            g,
+            Gen::Sequence
+                | Gen::Uniform { .. }
+                | Gen::Nurand { .. }
+                | Gen::Zipfian { .. }
+                | Gen::Exponential { .. }
+                | Gen::Gaussian { .. }
+                | Gen::KeyOf(_)
+                | Gen::Constant(Value::Int(_))
+        )
+    };
+    let text = |g: &Gen| matches!(g, Gen::Text { .. } | Gen::Digits { .. } | Gen::Constant(Value::Text(_)));
+    let fits_text = |v: &str| v.len() <= usize::from(text_len.unwrap_or(0)) && !v.contains('\0');
     match &column.generator {
-        Gen::Sequence | Gen::Uniform { .. } | Gen::Constant(Value::Int(_)) if range.is_none() => {
-            Err(format!("{at}: an integer generator cannot fill {ty}: use text or a text constant"))
+        g if integer(g) && range.is_none() => {
+            Err(format!("{at}: an integer generator cannot fill {ty}: use text, digits or a text constant"))
+        }
+        g if text(g) && text_len.is_none() => {
+            Err(format!("{at}: a text generator cannot fill {ty}: use char(n) or varchar(n)"))
         }
         Gen::Sequence if !fits(rows.try_into().unwrap_or(i64::MAX)) => {
             Err(format!("{at}: {rows} rows overflow {ty}: use a wider type"))
         }
-        Gen::Uniform { min, max } if min > max => Err(format!("{at}: min {min} is above max {max}")),
-        Gen::Uniform { min, max } if !fits(*min) || !fits(*max) => {
+        Gen::Uniform { min, max }
+        | Gen::Nurand { min, max, .. }
+        | Gen::Zipfian { min, max, .. }
+        | Gen::Exponential { min, max, .. }
+        | Gen::Gaussian { min, max, .. }
+            if min > max =>
+        {
+            Err(format!("{at}: min {min} is above max {max}"))
+        }
+        Gen::Uniform { min, max }
+        | Gen::Nurand { min, max, .. }
+        | Gen::Zipfian { min, max, .. }
+        | Gen::Exponential { min, max, .. }
+        | Gen::Gaussian { min, max, .. }
+            if !fits(*min) || !fits(*max) =>
+        {
             Err(format!("{at}: [{min}, {max}] does not fit {ty}: use a wider type or a narrower range"))
         }
-        Gen::Constant(Value::Int(v)) if !fits(*v) => Err(format!("{at}: {v} does not fit {ty}")),
-        Gen::Text { .. } | Gen::Constant(Value::Text(_)) if text_len.is_none() => {
-            Err(format!("{at}: a text generator cannot fill {ty}: use char(n) or varchar(n)"))
+        Gen::Nurand { a, .. } if *a < 1 => {
+            Err(format!("{at}: nurand's a is {a}: give A above 0 (255, 1023, 8191)"))
         }
-        Gen::Text { len } => match ty.0 {
-            ColumnType::Char(n) if *len != n => {
-                Err(format!("{at}: text of {len} characters for {ty}: make it {n}"))
+        Gen::Zipfian { theta, .. } => theta_ok(at, *theta),
+        Gen::Exponential { parameter, .. } => exponential_ok(at, *parameter),
+        Gen::Gaussian { parameter, .. } => gaussian_ok(at, *parameter),
+        Gen::Constant(Value::Int(v)) if !fits(*v) => Err(format!("{at}: {v} does not fit {ty}")),
+        Gen::Choice(values) if values.is_empty() => {
+            Err(format!("{at}: an empty choice: list at least one value"))
+        }
+        Gen::Choice(values) => {
+            for v in values {
+                match v {
+                    Value::Int(i) if !fits(*i) => {
+                        return Err(format!(
+                            "{at}: the choice {i} does not fit {ty}: list values of its type"
+                        ));
+                    }
+                    Value::Text(t) if !fits_text(t) => {
+                        return Err(format!(
+                            "{at}: the choice {t:?} does not fit {ty}: list values of its type"
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+            Ok(())
+        }
+        Gen::Text { len, min_len } | Gen::Digits { len, min_len } => match ty.0 {
+            ColumnType::Char(n) if *len != n || min_len.is_some_and(|m| m != n) => {
+                Err(format!("{at}: text of {len} characters for {ty}: make it {n}, min_len too"))
             }
             _ if *len == 0 || text_len.is_some_and(|n| *len > n) => {
                 Err(format!("{at}: text of {len} characters for {ty}: give 1 to {}", text_len.unwrap_or(0)))
             }
+            _ if min_len.is_some_and(|m| m == 0 || m > *len) => Err(format!(
+                "{at}: min_len {} is not in 1 to len {len}: give one in it",
+                min_len.unwrap_or(0)
+            )),
             _ => Ok(()),
         },
-        Gen::Constant(Value::Text(v)) if v.len() > usize::from(text_len.unwrap_or(0)) || v.contains('\0') => {
+        Gen::Constant(Value::Text(v)) if !fits_text(v) => {
             Err(format!("{at}: the constant {v:?} does not fit {ty} (too long, or it holds a NUL)"))
         }
         _ => Ok(()),
+    }
+}
+
+/// A zipfian's θ: YCSB's generator takes 0 < θ < 1.
+pub(super) fn theta_ok(at: &str, theta: f64) -> Result<(), String> {
+    if theta > 0.0 && theta < 1.0 {
+        Ok(())
+    } else {
+        Err(format!("{at}: zipfian theta {theta}: give one above 0 and below 1 (YCSB's is 0.99)"))
+    }
+}
+
+/// An exponential's parameter, as pgbench takes it.
+pub(super) fn exponential_ok(at: &str, parameter: f64) -> Result<(), String> {
+    if parameter > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("{at}: exponential parameter {parameter}: give one above 0"))
+    }
+}
+
+/// A Gaussian's parameter, as pgbench takes it.
+pub(super) fn gaussian_ok(at: &str, parameter: f64) -> Result<(), String> {
+    if parameter >= 2.0 {
+        Ok(())
+    } else {
+        Err(format!("{at}: gaussian parameter {parameter}: give one of at least 2"))
     }
 }
 
@@ -333,9 +455,54 @@ fn unique<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> Result<(), St
 /// The placeholder numbers `sql` uses (`$1` is 1), outside string literals, quoted identifiers,
 /// dollar-quoted strings and comments, as PostgreSQL's lexer reads them.
 pub(super) fn placeholders(sql: &str) -> BTreeSet<usize> {
+    marks(sql).into_iter().filter_map(|(_, m)| m.number()).collect()
+}
+
+/// `sql` with each placeholder `$n` replaced by `to(n)`, and the placeholders' numbers in the order
+/// they stand: how an engine's session turns oltpgen's placeholders into its own (`?` on MySQL, whose
+/// values then go in that order; `@Pn` on SQL Server).
+///
+/// ```
+/// use oltpgen_datagen::defined::rewrite_placeholders;
+/// let (sql, order) = rewrite_placeholders("UPDATE t SET v = $2 WHERE id = $1 AND s <> '$3'", |_| "?".into());
+/// assert_eq!(sql, "UPDATE t SET v = ? WHERE id = ? AND s <> '$3'");
+/// assert_eq!(order, [2, 1]);
+/// ```
+pub fn rewrite_placeholders(sql: &str, to: impl Fn(usize) -> String) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(sql.len());
+    let mut order = Vec::new();
+    let mut from = 0;
+    for (span, n) in marks(sql).into_iter().filter_map(|(span, m)| Some((span, m.number()?))) {
+        out.push_str(&sql[from..span.start]);
+        out.push_str(&to(n));
+        order.push(n);
+        from = span.end;
+    }
+    out.push_str(&sql[from..]);
+    (out, order)
+}
+
+/// A parameter's mark in SQL: oltpgen's `$n`, or a named parameter's `:name`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Mark<'a> {
+    /// `$n`.
+    Number(usize),
+    /// `:name` (not PostgreSQL's `::` cast, nor MySQL's `:=`).
+    Name(&'a str),
+}
+
+impl Mark<'_> {
+    fn number(&self) -> Option<usize> {
+        if let Mark::Number(n) = self { Some(*n) } else { None }
+    }
+}
+
+/// Where each parameter's mark stands in `sql`, in order, outside string literals, quoted identifiers,
+/// dollar-quoted strings and comments, as PostgreSQL's lexer reads them.
+pub(super) fn marks(sql: &str) -> Vec<(std::ops::Range<usize>, Mark<'_>)> {
     let b = sql.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
-    let mut used = BTreeSet::new();
+    let mut used = Vec::new();
     let mut i = 0;
     // The index of the first `close` at or after `from`, else the end.
     let skip_to = |from: usize, close: &[u8]| {
@@ -352,7 +519,8 @@ pub(super) fn placeholders(sql: &str) -> BTreeSet<usize> {
             b'$' if !after_ident => {
                 let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
                 if digits > 0 {
-                    used.insert(sql[i + 1..i + 1 + digits].parse().unwrap_or(usize::MAX));
+                    let n = sql[i + 1..i + 1 + digits].parse().unwrap_or(usize::MAX);
+                    used.push((i..i + 1 + digits, Mark::Number(n)));
                     i += 1 + digits;
                     continue;
                 }
@@ -364,6 +532,13 @@ pub(super) fn placeholders(sql: &str) -> BTreeSet<usize> {
                 } else {
                     i += 1;
                 }
+            }
+            // `::type` is a cast: skip both colons.
+            b':' if b.get(i + 1) == Some(&b':') => i += 2,
+            b':' if b.get(i + 1).is_some_and(|&c| c.is_ascii_lowercase() || c == b'_') => {
+                let len = b[i + 1..].iter().take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_').count();
+                used.push((i..i + 1 + len, Mark::Name(&sql[i + 1..i + 1 + len])));
+                i += 1 + len;
             }
             _ => i += 1,
         }

@@ -4,10 +4,13 @@
 //! expectation), not dealt from a deck as TPC-C's exact mix is: weights are any `u32`s, and a deck of
 //! `Σ weights` cards per user could be arbitrarily big.
 
-use std::ops::RangeInclusive;
-
-use super::{ParamSpec, Workload};
+use super::Workload;
+use super::dist::Sampler;
 use crate::Rng;
+
+/// The seed of the run's NURand constants (the load's come from the load's seed, so they differ, as
+/// TPC-C's C_load and C_run do).
+const RUN_NURAND: u64 = 0x52_554e;
 
 /// A defined workload's mix at one scale: the transactions' cumulative weights and every parameter's
 /// range, resolved once so that a draw is a few random numbers.
@@ -16,8 +19,8 @@ pub struct Mix {
     workload: &'static Workload,
     /// Per transaction, the sum of the weights up to and including it.
     cumulative: Vec<u64>,
-    /// Per transaction, each of its parameters' range, in [`Slot::params`](super::Slot::params) order.
-    params: Vec<Vec<RangeInclusive<i64>>>,
+    /// Per transaction, each of its parameters' generator, in [`Slot::params`](super::Slot::params) order.
+    params: Vec<Vec<Sampler>>,
 }
 
 /// One drawn transaction: which, and the values of its statements' parameters.
@@ -28,6 +31,8 @@ pub struct Draw {
     pub txn: usize,
     /// Every parameter of its statements, the first statement's `$1` first (see [`Draw::calls`]).
     pub values: Vec<i64>,
+    /// Whether it rolls back on purpose (its transaction's `rollback_pct`) rather than commit.
+    pub rollback: bool,
 }
 
 impl Mix {
@@ -46,24 +51,28 @@ impl Mix {
                 Some(*sum)
             })
             .collect();
+        let top = |min: i64, max: Option<i64>, rows_of: Option<&str>| {
+            let Some(max) = max else {
+                let table = rows_of.expect("checked: max or rows_of");
+                let index = def.tables.iter().position(|t| t.name == table).expect("checked");
+                let rows = workload.rows_at(index, scale).expect("checked by check_scale") as i64;
+                return rows.max(min);
+            };
+            max
+        };
         let params = def
             .transactions
             .iter()
             .map(|t| {
                 let params = t.statements.iter().flat_map(|s| &s.params);
                 params
-                    .map(|p| match p {
-                        ParamSpec::Constant(v) => *v..=*v,
-                        ParamSpec::Uniform { min, max: Some(max), .. } => *min..=*max,
-                        ParamSpec::Uniform { min, rows_of, .. } => {
-                            let table = rows_of.as_deref().expect("checked: max or rows_of");
-                            let index = def.tables.iter().position(|t| t.name == table).expect("checked");
-                            *min..=workload.rows_at(index, scale).expect("checked by check_scale") as i64
-                        }
+                    .map(|p| {
+                        let top = p.range().map_or(0, |(min, max, rows_of)| top(min, max, rows_of));
+                        Sampler::of_param(p, top, RUN_NURAND)
                     })
-                    .collect()
+                    .collect::<Result<Vec<_>, _>>()
             })
-            .collect();
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Mix { workload, cumulative, params })
     }
 
@@ -72,8 +81,19 @@ impl Mix {
         let total = *self.cumulative.last().expect("checked: at least one transaction");
         let card = rng.below(total);
         let txn = self.cumulative.partition_point(|&sum| sum <= card);
-        let values = self.params[txn].iter().map(|r| rng.uniform(*r.start(), *r.end())).collect();
-        Draw { workload: self.workload, txn, values }
+        let links = self.workload.links(txn);
+        let mut values: Vec<i64> = Vec::with_capacity(links.len());
+        for (sampler, link) in self.params[txn].iter().zip(links) {
+            let v = match link {
+                Some(earlier) => values[*earlier],
+                None => sampler.draw(rng),
+            };
+            values.push(v);
+        }
+        let pct = self.workload.def().transactions[txn].rollback_pct.unwrap_or(0.0);
+        // No draw for a transaction that never rolls back: the other draws stay as they were.
+        let rollback = pct > 0.0 && rng.unit_f64() * 100.0 < pct;
+        Draw { workload: self.workload, txn, values, rollback }
     }
 }
 

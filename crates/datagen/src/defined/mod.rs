@@ -60,10 +60,13 @@
 //! ```
 
 mod check;
+mod dist;
 mod mix;
+mod named;
 mod rows;
 mod workload;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -71,13 +74,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::schema::ColumnType;
 
+pub use check::rewrite_placeholders;
 pub use mix::{Draw, Mix};
 pub use rows::{CHUNK_ROWS, Chunk, DefinedData};
 pub use workload::{Slot, Workload};
 
 /// A workload as written: its name, its tables with how their rows are generated, and its weighted
 /// transactions. Check it with [`check`](Self::check); use it through [`intern`](Self::intern).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadDef {
     /// The workload's name, as results and reports show it (an SQL identifier).
@@ -93,17 +97,23 @@ pub struct WorkloadDef {
 
 /// One consistency check of a defined workload: a query whose rows are what breaks it, one text column
 /// naming each (no rows: it holds), as TPC-C's consistency conditions are written.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckSpec {
     /// What it asserts, in one line (`every account balance is at least 0`).
     pub name: String,
     /// The query: one text column, a row per offending key.
     pub sql: String,
+    /// The query in MySQL's and MariaDB's SQL, where it differs from `sql` (which they run otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql_mysql: Option<String>,
+    /// The query in SQL Server's T-SQL, where it differs from `sql` (which it runs otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql_mssql: Option<String>,
 }
 
 /// A table: its name, how many rows it has at scale 1, its columns and its primary key.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
     /// The table's SQL name (lower case, as the DDL writes it unquoted).
@@ -119,7 +129,7 @@ pub struct TableSpec {
 }
 
 /// A column: its name, its type and the generator of its values. Every column is NOT NULL.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ColumnSpec {
     /// The column's SQL name.
@@ -136,7 +146,7 @@ pub struct ColumnSpec {
 /// Integer generators fill the integer, numeric, date and timestamp columns: a numeric gets the whole
 /// number, a date the day that many days after 1970-01-01, a timestamp the second that many seconds
 /// after 1970-01-01 00:00:00. Text generators fill `char` and `varchar` columns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Gen {
     /// The row's number, 1 to the table's rows at the load's scale: a key (`gen = "sequence"`).
@@ -148,17 +158,70 @@ pub enum Gen {
         /// The largest value (included).
         max: i64,
     },
-    /// `len` random letters and digits (TPC-C's a-string; `gen = { text = { len = 20 } }`).
+    /// TPC-C's NURand(A, x, y) (`gen = { nurand = { a = 255, min = 0, max = 999 } }`), its constant C
+    /// drawn from the load's seed in `[0, A]`.
+    Nurand {
+        /// A: 255, 1023 or 8191 in TPC-C.
+        a: i64,
+        /// x.
+        min: i64,
+        /// y.
+        max: i64,
+    },
+    /// YCSB's zipfian (Gray et al.) over `[min, max]`, `min` the most popular, `P ∝ 1/rank^θ`.
+    Zipfian {
+        /// The smallest, most popular value.
+        min: i64,
+        /// The largest value.
+        max: i64,
+        /// θ, above 0 and below 1 (YCSB's 0.99).
+        theta: f64,
+    },
+    /// pgbench's `random_exponential(min, max, parameter)`.
+    Exponential {
+        /// The smallest value.
+        min: i64,
+        /// The largest value.
+        max: i64,
+        /// Above 0: the larger, the more the draws crowd at `min`.
+        parameter: f64,
+    },
+    /// pgbench's `random_gaussian(min, max, parameter)`.
+    Gaussian {
+        /// The smallest value.
+        min: i64,
+        /// The largest value.
+        max: i64,
+        /// At least 2: the standard deviations either side of the range's middle.
+        parameter: f64,
+    },
+    /// A uniform key of another table: 1 to its rows at the load's scale (`gen = { key_of = "items" }`).
+    KeyOf(String),
+    /// One of the listed values, uniformly (`gen = { choice = ["new", "paid", "sent"] }`).
+    Choice(Vec<Value>),
+    /// Random letters and digits (TPC-C's a-string; `gen = { text = { len = 20 } }`, or `min_len = 8`
+    /// for a length drawn in `[min_len, len]`).
     Text {
-        /// Characters per value: a `char(n)` column takes exactly `n`, a `varchar(n)` at most `n`.
+        /// The most characters per value: a `char(n)` column takes exactly `n`, a `varchar(n)` at most `n`.
         len: u16,
+        /// The fewest (default: `len`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_len: Option<u16>,
+    },
+    /// Random digits (TPC-C's n-string; `gen = { digits = { len = 16 } }`, `min_len` as for text).
+    Digits {
+        /// The most digits per value.
+        len: u16,
+        /// The fewest (default: `len`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_len: Option<u16>,
     },
     /// The same value in every row (`gen = { constant = 0 }`, `gen = { constant = "new" }`).
     Constant(Value),
 }
 
 /// A constant column value: an integer or a text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Value {
     /// For integer, numeric, date and timestamp columns (see [`Gen`]).
@@ -168,7 +231,7 @@ pub enum Value {
 }
 
 /// A transaction: its name, its share of the mix and its statements, run in order in one transaction.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TxnSpec {
     /// The name results and reports give its figures (an SQL identifier).
@@ -177,21 +240,52 @@ pub struct TxnSpec {
     pub weight: u32,
     /// Its statements, run in order in one transaction (at least one).
     pub statements: Vec<StatementSpec>,
+    /// Its named parameters, drawn once per transaction and written `:name` in any of its statements
+    /// (the same value in each): `params = { customer = { uniform = { min = 1, rows_of = "customers" } } }`.
+    /// A statement uses either names or `$n` with its own `params` list, not both.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, ParamSpec>,
+    /// Its keying time in seconds, waited before it runs (TPC-C's 5.2.5.2; none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keying_s: Option<f64>,
+    /// The mean of its think time in seconds, negative exponential as TPC-C's, after it runs (default:
+    /// the run's `--think-time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_s: Option<f64>,
+    /// The share of its runs, in percent, that roll back rather than commit, on purpose (TPC-C's
+    /// New-Order rolls back 1%); counted as rolled back, not as errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback_pct: Option<f64>,
 }
 
 /// One statement of a transaction: SQL with placeholders `$1` to `$n` and the `n` parameters' draws.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The placeholders are oltpgen's, whatever the engine: each engine's session rewrites them into its
+/// own (`?` on MySQL, `@P1` on SQL Server). Where the dialects differ, `sql_mysql` and `sql_mssql` give
+/// the statement in MySQL's or T-SQL's words, with the same placeholders.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatementSpec {
-    /// The SQL, one statement, with `$1` … `$n` for the parameters (each used at least once).
+    /// The SQL, one statement, with `$1` … `$n` for the parameters (each used at least once): what
+    /// PostgreSQL runs, and the other engines where they have no SQL of their own.
     pub sql: String,
+    /// The statement in MySQL's and MariaDB's SQL, where it differs from `sql`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql_mysql: Option<String>,
+    /// The statement in SQL Server's T-SQL, where it differs from `sql`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql_mssql: Option<String>,
     /// How each parameter is drawn, `$1` first.
     #[serde(default)]
     pub params: Vec<ParamSpec>,
+    /// The rows it must touch (an UPDATE's or DELETE's) or return (a SELECT's): any other count is an
+    /// error, and the transaction rolls back (none: any count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u64>,
 }
 
 /// How a statement's parameter is drawn for each transaction: always an integer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ParamSpec {
     /// A uniform integer in `[min, max]`, where the top is either `max` or, with `rows_of`, the rows that
@@ -207,8 +301,76 @@ pub enum ParamSpec {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rows_of: Option<String>,
     },
+    /// TPC-C's NURand(A, min, max), its constant C fixed for the run from A; the top as for `uniform`.
+    Nurand {
+        /// A.
+        a: i64,
+        /// The smallest value.
+        min: i64,
+        /// The largest value (or `rows_of`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<i64>,
+        /// The table whose rows are the largest value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rows_of: Option<String>,
+    },
+    /// YCSB's zipfian (Gray et al.), `min` the most popular; the top as for `uniform`.
+    Zipfian {
+        /// The smallest, most popular value.
+        min: i64,
+        /// The largest value (or `rows_of`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<i64>,
+        /// The table whose rows are the largest value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rows_of: Option<String>,
+        /// θ, above 0 and below 1.
+        theta: f64,
+    },
+    /// pgbench's `random_exponential`; the top as for `uniform`.
+    Exponential {
+        /// The smallest value.
+        min: i64,
+        /// The largest value (or `rows_of`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<i64>,
+        /// The table whose rows are the largest value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rows_of: Option<String>,
+        /// Above 0.
+        parameter: f64,
+    },
+    /// pgbench's `random_gaussian`; the top as for `uniform`.
+    Gaussian {
+        /// The smallest value.
+        min: i64,
+        /// The largest value (or `rows_of`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<i64>,
+        /// The table whose rows are the largest value.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rows_of: Option<String>,
+        /// At least 2.
+        parameter: f64,
+    },
+    /// One of the listed integers, uniformly.
+    Choice(Vec<i64>),
     /// The same value every time.
     Constant(i64),
+}
+
+impl ParamSpec {
+    /// The range of a drawn parameter: its `min`, `max` and `rows_of`; `None` for a choice or a constant.
+    pub(crate) fn range(&self) -> Option<(i64, Option<i64>, Option<&str>)> {
+        match self {
+            ParamSpec::Uniform { min, max, rows_of }
+            | ParamSpec::Nurand { min, max, rows_of, .. }
+            | ParamSpec::Zipfian { min, max, rows_of, .. }
+            | ParamSpec::Exponential { min, max, rows_of, .. }
+            | ParamSpec::Gaussian { min, max, rows_of, .. } => Some((*min, *max, rows_of.as_deref())),
+            ParamSpec::Choice(_) | ParamSpec::Constant(_) => None,
+        }
+    }
 }
 
 impl TableSpec {
@@ -232,15 +394,89 @@ impl ColumnSpec {
 impl TxnSpec {
     /// A transaction of `statements` drawn `weight` times in `Σ weights`, for a definition built in code.
     pub fn new(name: &str, weight: u32, statements: Vec<StatementSpec>) -> Self {
-        TxnSpec { name: name.into(), weight, statements }
+        TxnSpec {
+            name: name.into(),
+            weight,
+            statements,
+            params: BTreeMap::new(),
+            keying_s: None,
+            think_s: None,
+            rollback_pct: None,
+        }
     }
 }
 
 impl StatementSpec {
     /// A statement and its parameters' draws, `$1` first, for a definition built in code.
     pub fn new(sql: &str, params: Vec<ParamSpec>) -> Self {
-        StatementSpec { sql: sql.into(), params }
+        StatementSpec { sql: sql.into(), sql_mysql: None, sql_mssql: None, params, rows: None }
     }
+
+    /// The statement's SQL in `dialect`: its own there, else `sql`.
+    pub fn sql_in(&self, dialect: Dialect) -> &str {
+        dialect.pick(&self.sql, &self.sql_mysql, &self.sql_mssql)
+    }
+
+    /// Each dialect's SQL the statement gives, named as a file names it (`sql`, `sql_mysql`, `sql_mssql`).
+    pub(crate) fn variants(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        dialect_variants(&self.sql, &self.sql_mysql, &self.sql_mssql)
+    }
+}
+
+impl CheckSpec {
+    /// A check named `name` whose offending rows `sql` returns, on every engine alike.
+    pub fn new(name: &str, sql: &str) -> Self {
+        CheckSpec { name: name.into(), sql: sql.into(), sql_mysql: None, sql_mssql: None }
+    }
+
+    /// The check's query in `dialect`: its own there, else `sql`.
+    pub fn sql_in(&self, dialect: Dialect) -> &str {
+        dialect.pick(&self.sql, &self.sql_mysql, &self.sql_mssql)
+    }
+}
+
+/// The SQL dialect an engine speaks, so that a definition gives a statement or check in each engine's
+/// words where they differ (`sql` is PostgreSQL's, and everyone's where no other is given).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// PostgreSQL's SQL: `sql`.
+    Postgres,
+    /// MySQL's and MariaDB's: `sql_mysql`, else `sql`.
+    Mysql,
+    /// SQL Server's T-SQL (Babelfish's too): `sql_mssql`, else `sql`.
+    Mssql,
+}
+
+impl Dialect {
+    /// Of `sql`, `mysql` and `mssql`, the one this dialect runs.
+    fn pick<'a>(self, sql: &'a str, mysql: &'a Option<String>, mssql: &'a Option<String>) -> &'a str {
+        let own = match self {
+            Dialect::Postgres => None,
+            Dialect::Mysql => mysql.as_deref(),
+            Dialect::Mssql => mssql.as_deref(),
+        };
+        own.unwrap_or(sql)
+    }
+}
+
+/// The first 60 characters of `sql`, on one line: how an engine names a statement in an error.
+pub fn abbreviated(sql: &str) -> String {
+    let line: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
+}
+
+/// The SQL texts given, with the key a file writes each under.
+fn dialect_variants<'a>(
+    sql: &'a str,
+    mysql: &'a Option<String>,
+    mssql: &'a Option<String>,
+) -> impl Iterator<Item = (&'static str, &'a str)> {
+    [("sql", Some(sql)), ("sql_mysql", mysql.as_deref()), ("sql_mssql", mssql.as_deref())]
+        .into_iter()
+        .filter_map(|(key, sql)| Some((key, sql?)))
 }
 
 impl ParamSpec {

@@ -2,11 +2,12 @@
 //! [`CHUNK_ROWS`] rows, each from its own random stream `(seed, table, chunk)`, so that any thread
 //! generates any chunk with byte-identical results.
 
+use super::dist::Sampler;
 use super::{Gen, Value, Workload};
 use crate::Rng;
 use crate::encode::RowEncoder;
 use crate::schema::{ColumnType, Dataset, Index, TableDef};
-use crate::text::{ALNUM, fill};
+use crate::text::{ALNUM, DIGITS, fill};
 
 /// The most rows in one chunk: small enough that a table spreads over the load's workers, big enough
 /// that a chunk's overhead (a COPY stream, a queue entry) is negligible.
@@ -94,22 +95,45 @@ impl Dataset for DefinedData {
         let spec = &self.workload.def().tables[chunk.table as usize];
         let first = chunk.part * CHUNK_ROWS + 1;
         let mut rng = Rng::derive(self.seed, &[u64::from(chunk.table), chunk.part]);
-        let longest =
-            spec.columns.iter().map(|c| if let Gen::Text { len } = c.generator { len } else { 0 }).max();
-        let mut text = vec![0u8; usize::from(longest.unwrap_or(0))];
+        let longest = spec.columns.iter().map(|c| match c.generator {
+            Gen::Text { len, .. } | Gen::Digits { len, .. } => len,
+            _ => 0,
+        });
+        let mut text = vec![0u8; usize::from(longest.max().unwrap_or(0))];
+        let rows_of = |name: &str| {
+            let index = self.workload.def().tables.iter().position(|t| t.name == name).expect("checked");
+            self.rows(index) as i64
+        };
+        let samplers: Vec<Option<Sampler>> =
+            spec.columns.iter().map(|c| Sampler::of_column(&c.generator, self.seed, rows_of)).collect();
         for row in first..first + self.rows_in(chunk) {
             out.begin_row(table.width());
-            for (column, c) in spec.columns.iter().zip(table.columns) {
+            for ((column, c), sampler) in spec.columns.iter().zip(table.columns).zip(&samplers) {
+                if let Some(sampler) = sampler {
+                    int(out, c.ty, sampler.draw(&mut rng));
+                    continue;
+                }
                 match &column.generator {
                     Gen::Sequence => int(out, c.ty, row as i64),
-                    Gen::Uniform { min, max } => int(out, c.ty, rng.uniform(*min, *max)),
-                    Gen::Text { len } => {
-                        let text = &mut text[..usize::from(*len)];
-                        fill(&mut rng, &ALNUM, text);
+                    Gen::Text { len, min_len } | Gen::Digits { len, min_len } => {
+                        // A fixed length draws nothing for it (the data of earlier definitions stays).
+                        let n = match min_len {
+                            Some(min) if min < len => rng.uniform(i64::from(*min), i64::from(*len)) as usize,
+                            _ => usize::from(*len),
+                        };
+                        let text = &mut text[..n];
+                        let alphabet =
+                            if matches!(column.generator, Gen::Digits { .. }) { &DIGITS } else { &ALNUM };
+                        fill(&mut rng, alphabet, text);
                         out.text(text);
                     }
+                    Gen::Choice(values) => match &values[rng.below(values.len() as u64) as usize] {
+                        Value::Int(v) => int(out, c.ty, *v),
+                        Value::Text(v) => out.text(v.as_bytes()),
+                    },
                     Gen::Constant(Value::Int(v)) => int(out, c.ty, *v),
                     Gen::Constant(Value::Text(v)) => out.text(v.as_bytes()),
+                    _ => unreachable!("an integer generator has its sampler"),
                 }
             }
             out.end_row();

@@ -20,7 +20,7 @@ fn bank() -> WorkloadDef {
                 &["id"],
                 vec![
                     ColumnSpec::new("id", "smallint", Gen::Sequence),
-                    ColumnSpec::new("city", "varchar(20)", Gen::Text { len: 12 }),
+                    ColumnSpec::new("city", "varchar(20)", Gen::Text { len: 12, min_len: None }),
                 ],
             ),
             TableSpec::new(
@@ -31,7 +31,7 @@ fn bank() -> WorkloadDef {
                     ColumnSpec::new("branch", "int", Gen::Uniform { min: 1, max: 3 }),
                     ColumnSpec::new("id", "integer", Gen::Sequence),
                     ColumnSpec::new("balance", "numeric(12,2)", Gen::Uniform { min: 0, max: 1000 }),
-                    ColumnSpec::new("owner", "char(8)", Gen::Text { len: 8 }),
+                    ColumnSpec::new("owner", "char(8)", Gen::Text { len: 8, min_len: None }),
                     ColumnSpec::new("note", "varchar(10)", text("new")),
                     ColumnSpec::new("opened", "date", Gen::Uniform { min: 0, max: 20_000 }),
                     ColumnSpec::new("seen", "timestamp", Gen::Constant(Value::Int(1_700_000_000))),
@@ -144,10 +144,7 @@ fn bad_definitions_are_refused_with_one_line_naming_the_part() {
             |d| d.transactions[1].name = "rt_tot".into(),
             "transaction rt_tot: rt_tot names DS2's composite entry",
         ),
-        (
-            |d| d.checks = vec![CheckSpec { name: " ".into(), sql: "SELECT 1".into() }],
-            "check 1: give it a name",
-        ),
+        (|d| d.checks = vec![CheckSpec::new(" ", "SELECT 1")], "check 1: give it a name"),
         (|d| d.transactions[1].statements.clear(), "transaction audit: no statements"),
         (|d| d.tables[0].columns[1].name = "id".into(), r#"table branches: column "id" is defined twice"#),
         (|d| d.tables[0].primary_key = vec!["key".into()], r#"table branches: primary key names "key""#),
@@ -161,15 +158,15 @@ fn bad_definitions_are_refused_with_one_line_naming_the_part() {
             "column city: an integer generator cannot fill varchar(20)",
         ),
         (
-            |d| d.tables[1].columns[3].generator = Gen::Text { len: 7 },
+            |d| d.tables[1].columns[3].generator = Gen::Text { len: 7, min_len: None },
             "column owner: text of 7 characters for char(8): make it 8",
         ),
         (
-            |d| d.tables[0].columns[1].generator = Gen::Text { len: 21 },
+            |d| d.tables[0].columns[1].generator = Gen::Text { len: 21, min_len: None },
             "column city: text of 21 characters for varchar(20): give 1 to 20",
         ),
         (
-            |d| d.tables[1].columns[0].generator = Gen::Text { len: 2 },
+            |d| d.tables[1].columns[0].generator = Gen::Text { len: 2, min_len: None },
             "column branch: a text generator cannot fill int",
         ),
         (
@@ -368,4 +365,151 @@ fn the_mix_honours_the_weights_and_keeps_keys_in_the_loaded_rows() {
     // The same generator, the same draws.
     let again = |seed| (0..50).map(|_| mix.next(&mut Rng::new(seed)).values).collect::<Vec<_>>();
     assert_eq!(again(9), again(9));
+}
+
+#[test]
+fn each_dialect_runs_its_own_sql_else_the_common_one() {
+    let mut def: WorkloadDef = serde_json::from_value(serde_json::json!({
+        "name": "w",
+        "tables": [{ "name": "t", "rows": 10, "primary_key": ["id"],
+                     "columns": [{ "name": "id", "ty": "int", "gen": "sequence" }] }],
+        "transactions": [{ "name": "r", "weight": 1, "statements": [
+            { "sql": "SELECT id FROM t WHERE id = $1", "sql_mssql": "SELECT TOP 1 id FROM t WHERE id = $1",
+              "params": [{ "constant": 1 }] } ] }],
+    }))
+    .unwrap();
+    let workload = def.clone().intern().unwrap();
+    assert_eq!(workload.statements_in(Dialect::Mysql), ["SELECT id FROM t WHERE id = $1"]);
+    assert_eq!(workload.statements_in(Dialect::Mssql), ["SELECT TOP 1 id FROM t WHERE id = $1"]);
+    // Each dialect's SQL uses every parameter, as the common one must.
+    def.transactions[0].statements[0].sql_mysql = Some("SELECT id FROM t".into());
+    let refused = def.check().unwrap_err();
+    assert!(refused.contains("statement 1, sql_mysql: gives 1 params but never uses $1"), "{refused}");
+}
+
+#[test]
+fn a_named_parameter_is_drawn_once_per_transaction_and_numbered_per_statement() {
+    let def: WorkloadDef = serde_json::from_value(serde_json::json!({
+        "name": "w",
+        "tables": [{ "name": "t", "rows": 1000, "primary_key": ["id"],
+                     "columns": [{ "name": "id", "ty": "int", "gen": "sequence" }] }],
+        "transactions": [{ "name": "move", "weight": 1,
+            "params": { "id": { "uniform": { "min": 1, "rows_of": "t" } }, "n": { "uniform": { "min": 1, "max": 9 } } },
+            "statements": [
+                { "sql": "UPDATE t SET id = id WHERE id = :id AND :n > 0 AND id::int = :id" },
+                { "sql": "SELECT :n, ':id'", "sql_mysql": "SELECT :n" } ] }],
+    }))
+    .unwrap();
+    let workload = def.clone().intern().unwrap();
+    assert_eq!(
+        workload.statements_in(Dialect::Postgres),
+        ["UPDATE t SET id = id WHERE id = $1 AND $2 > 0 AND id::int = $1", "SELECT $1, ':id'"]
+    );
+    assert_eq!(workload.statements_in(Dialect::Mysql)[1], "SELECT $1");
+    let mix = Mix::new(workload, 1).unwrap();
+    let mut rng = Rng::new(7);
+    for _ in 0..100 {
+        let draw = mix.next(&mut rng);
+        let calls = draw.calls();
+        // :id once, :n in both statements: the same values.
+        assert_eq!(calls[0].1[1], calls[1].1[0]);
+        assert!((1..=1000).contains(&calls[0].1[0]));
+    }
+
+    let mut undefined = def.clone();
+    undefined.transactions[0].statements[1].sql = "SELECT :m".into();
+    let refused = undefined.intern().unwrap_err();
+    assert!(refused.contains("statement 2: parameter :m is used but not defined: define it"), "{refused}");
+    let mut unused = def;
+    unused.transactions[0].params.insert("z".into(), ParamSpec::Constant(1));
+    let refused = unused.intern().unwrap_err();
+    assert!(refused.contains("parameter z is defined but no statement uses :z"), "{refused}");
+}
+
+#[test]
+fn every_column_and_parameter_generator_stays_in_its_range() {
+    let def: WorkloadDef = serde_json::from_value(serde_json::json!({
+        "name": "w",
+        "tables": [
+            { "name": "items", "rows": 50, "primary_key": ["id"],
+              "columns": [{ "name": "id", "ty": "int", "gen": "sequence" }] },
+            { "name": "t", "rows": 2000, "primary_key": ["id"], "columns": [
+                { "name": "id", "ty": "int", "gen": "sequence" },
+                { "name": "n", "ty": "int", "gen": { "nurand": { "a": 255, "min": 0, "max": 999 } } },
+                { "name": "z", "ty": "int", "gen": { "zipfian": { "min": 1, "max": 100, "theta": 0.99 } } },
+                { "name": "e", "ty": "int", "gen": { "exponential": { "min": 1, "max": 100, "parameter": 5.0 } } },
+                { "name": "g", "ty": "int", "gen": { "gaussian": { "min": 1, "max": 100, "parameter": 2.5 } } },
+                { "name": "k", "ty": "int", "gen": { "key_of": "items" } },
+                { "name": "c", "ty": "varchar(4)", "gen": { "choice": ["new", "paid"] } },
+                { "name": "s", "ty": "varchar(20)", "gen": { "text": { "len": 20, "min_len": 5 } } },
+                { "name": "d", "ty": "char(16)", "gen": { "digits": { "len": 16 } } } ] } ],
+        "transactions": [{ "name": "r", "weight": 1, "statements": [
+            { "sql": "SELECT $1, $2, $3, $4, $5, $6", "params": [
+                { "nurand": { "a": 1023, "min": 1, "rows_of": "t" } },
+                { "zipfian": { "min": 1, "rows_of": "items", "theta": 0.5 } },
+                { "exponential": { "min": 1, "max": 10, "parameter": 1.0 } },
+                { "gaussian": { "min": 1, "max": 10, "parameter": 3.0 } },
+                { "choice": [3, 5, 7] },
+                { "uniform": { "min": 1, "max": 2 } } ] } ] }],
+    }))
+    .unwrap();
+    let workload = def.intern().unwrap();
+    let data = DefinedData::new(workload, 2, 9).unwrap();
+    let chunk = Chunk { table: 1, part: 0 };
+    let mut capture = Capture::default();
+    data.write(chunk, &mut capture);
+    let rows = crate::testing::Rows { table: data.table_of(chunk), rows: capture.rows };
+    assert!(rows.ints("n").iter().all(|v| (0..=999).contains(v)));
+    let z = rows.ints("z");
+    assert!(z.iter().all(|v| (1..=100).contains(v)));
+    assert!(
+        z.iter().filter(|&&v| v == 1).count() > z.iter().filter(|&&v| v == 50).count() * 5,
+        "1 is the most popular"
+    );
+    let e = rows.ints("e");
+    assert!(e.iter().all(|v| (1..=100).contains(v)) && e.iter().filter(|&&v| v <= 20).count() > e.len() / 2);
+    let g = rows.ints("g");
+    assert!(
+        g.iter().all(|v| (1..=100).contains(v))
+            && g.iter().filter(|&&v| (26..=75).contains(&v)).count() > g.len() / 2
+    );
+    // key_of reaches every row of the other table at the load's scale (50 × 2).
+    let k = rows.ints("k");
+    assert!(k.iter().all(|v| (1..=100).contains(v)) && k.iter().any(|&v| v > 50));
+    assert!(rows.get("c").all(|v| v.text() == b"new" || v.text() == b"paid"));
+    assert!(rows.get("s").all(|v| (5..=20).contains(&v.text().len())));
+    assert!(rows.get("s").any(|v| v.text().len() < 20));
+    assert!(rows.get("d").all(|v| v.text().len() == 16 && v.text().iter().all(u8::is_ascii_digit)));
+
+    let mix = Mix::new(workload, 2).unwrap();
+    let mut rng = Rng::new(5);
+    for _ in 0..500 {
+        let draw = mix.next(&mut rng);
+        let v = &draw.values;
+        assert!((1..=4000).contains(&v[0]) && (1..=100).contains(&v[1]), "{v:?}");
+        assert!((1..=10).contains(&v[2]) && (1..=10).contains(&v[3]) && [3, 5, 7].contains(&v[4]), "{v:?}");
+    }
+}
+
+#[test]
+fn a_generator_s_bad_parameter_is_refused_in_one_line() {
+    let column = |generator: serde_json::Value| {
+        serde_json::from_value::<WorkloadDef>(serde_json::json!({
+            "name": "w",
+            "tables": [{ "name": "t", "rows": 10, "primary_key": ["id"], "columns": [
+                { "name": "id", "ty": "int", "gen": "sequence" }, { "name": "v", "ty": "int", "gen": generator } ] }],
+            "transactions": [{ "name": "r", "weight": 1, "statements": [{ "sql": "SELECT 1" }] }],
+        }))
+        .unwrap()
+        .check()
+        .unwrap_err()
+    };
+    let refused = column(serde_json::json!({ "zipfian": { "min": 1, "max": 9, "theta": 1.5 } }));
+    assert!(refused.contains("zipfian theta 1.5: give one above 0 and below 1"), "{refused}");
+    let refused = column(serde_json::json!({ "gaussian": { "min": 1, "max": 9, "parameter": 1.0 } }));
+    assert!(refused.contains("gaussian parameter 1: give one of at least 2"), "{refused}");
+    let refused = column(serde_json::json!({ "key_of": "nowhere" }));
+    assert!(refused.contains("key_of names \"nowhere\""), "{refused}");
+    let refused = column(serde_json::json!({ "choice": ["a"] }));
+    assert!(refused.contains("the choice \"a\" does not fit int"), "{refused}");
 }

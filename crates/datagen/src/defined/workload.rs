@@ -3,7 +3,8 @@
 
 use std::ops::Range;
 
-use super::{Gen, WorkloadDef, check::int_range};
+use super::named::Links;
+use super::{Dialect, Gen, WorkloadDef, check::int_range};
 use crate::schema::{Column, TableDef, col};
 
 /// A checked [`WorkloadDef`], leaked once for the process's life (see the [module](super) doc): the
@@ -11,6 +12,8 @@ use crate::schema::{Column, TableDef, col};
 #[derive(Debug)]
 pub struct Workload {
     def: &'static WorkloadDef,
+    /// The definition as written (its named parameters not yet made positional).
+    source: WorkloadDef,
     tables: &'static [TableDef],
     /// The tables loaded empty.
     filled: &'static [&'static str],
@@ -20,6 +23,8 @@ pub struct Workload {
     statements: Vec<&'static str>,
     /// Per transaction, where each of its statements is among [`Self::statements`] and in a draw's params.
     slots: Vec<Vec<Slot>>,
+    /// Per transaction, which of a draw's values repeat an earlier one (a named parameter used again).
+    links: Links,
 }
 
 /// Where one statement of a transaction stands: its index among [`Workload::statements`] (what a
@@ -40,7 +45,10 @@ impl WorkloadDef {
     /// [`check`](Self::check)'s line.
     pub fn intern(self) -> Result<&'static Workload, String> {
         self.check()?;
-        let def: &'static WorkloadDef = Box::leak(Box::new(self));
+        let source = self.clone();
+        let (def, links) = self.positional()?;
+        def.check()?;
+        let def: &'static WorkloadDef = Box::leak(Box::new(def));
         let tables = def
             .tables
             .iter()
@@ -75,17 +83,30 @@ impl WorkloadDef {
         let txn_names: Vec<&'static str> = def.transactions.iter().map(|t| t.name.as_str()).collect();
         Ok(Box::leak(Box::new(Workload {
             def,
+            source,
             filled: Box::leak(filled.into_boxed_slice()),
             txn_names: Box::leak(txn_names.into_boxed_slice()),
             tables: Box::leak(tables.into_boxed_slice()),
             statements,
             slots,
+            links,
         })))
     }
 }
 
 impl Workload {
-    /// The definition it was made from.
+    /// Per parameter of transaction `txn`'s statements, flattened: the earlier one whose value it
+    /// repeats (a named parameter used again), or `None`.
+    pub(super) fn links(&self, txn: usize) -> &[Option<usize>] {
+        &self.links[txn]
+    }
+
+    /// The definition as written, which a load records and a later run compares with its own.
+    pub fn source_def(&self) -> &WorkloadDef {
+        &self.source
+    }
+
+    /// The definition it was made from, its named parameters made positional.
     pub fn def(&self) -> &'static WorkloadDef {
         self.def
     }
@@ -114,6 +135,28 @@ impl Workload {
     /// [`Slot::statement`] numbers them.
     pub fn statements(&self) -> &[&'static str] {
         &self.statements
+    }
+
+    /// Every statement's SQL in `dialect` (each its own there, else its `sql`), in the order of
+    /// [`statements`](Self::statements): what a session of that dialect's engine prepares.
+    pub fn statements_in(&self, dialect: Dialect) -> Vec<&'static str> {
+        let all = self.def.transactions.iter().flat_map(|t| &t.statements);
+        all.map(|s| s.sql_in(dialect)).collect()
+    }
+
+    /// Every statement's expected row count (its `rows`), in the order of
+    /// [`statements`](Self::statements): what a session checks each against.
+    pub fn expected_rows(&self) -> Vec<Option<u64>> {
+        self.def.transactions.iter().flat_map(|t| &t.statements).map(|s| s.rows).collect()
+    }
+
+    /// How a definition names statement `index` of [`statements`](Self::statements) (from 0):
+    /// `transaction deposit, statement 2`, as its checks' errors do.
+    pub fn statement_label(&self, index: usize) -> Option<String> {
+        self.slots.iter().enumerate().find_map(|(txn, slots)| {
+            let at = slots.iter().position(|s| s.statement == index)?;
+            Some(format!("transaction {}, statement {}", self.txn_names[txn], at + 1))
+        })
     }
 
     /// Where transaction `txn`'s statements stand (see [`Slot`]).

@@ -2,13 +2,15 @@
 //! [`WorkloadDef`] (a file a user wrote, or a value made in code), and it is loaded, driven, checked,
 //! restored and reported exactly as TPC-C is, through the workload family ([`Stored`], [`Driven`](crate::run::Driven)).
 //!
-//! Its statements are the user's own SQL, with PostgreSQL's `$1` placeholders: it runs on PostgreSQL
-//! (a URL of another engine is refused before anything starts). Its load is the loader's, so its
-//! tables, keys and rows go to any engine alike.
+//! Its statements are the user's own SQL, with oltpgen's `$1` placeholders, in each engine's dialect
+//! where the definition gives one ([`engine::defined`](crate::engine::defined)). Its load is the
+//! loader's, so its tables, keys and rows go to any engine alike.
 
+mod locate;
 mod run;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use oltpgen_datagen::defined::{DefinedData, WorkloadDef};
 use oltpgen_report::model::checks::{Clause, ClauseOutcome};
@@ -18,6 +20,7 @@ use serde::{Deserialize, Serialize};
 pub use run::{DefinedDriver, RunOptions, run};
 
 use crate::engine::Conn;
+use crate::engine::defined::dialect;
 use crate::inventory;
 use crate::load::{self, LoadOptions, LoadSummary, Loading};
 use crate::restore::{self, Extras};
@@ -34,10 +37,14 @@ pub struct Defined {
     /// The definition's fingerprint, recorded by a load: a run or restore with another definition of
     /// the same name is refused.
     fingerprint: u64,
+    /// The file it was read from, as written: what a run's result embeds (`None` for one built in code).
+    source: Option<Arc<str>>,
+    /// The file's path, to name it and the line at fault when the server refuses a part of it.
+    path: Option<Arc<Path>>,
 }
 
 /// What a load of a defined workload records about itself.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoadedParams {
     /// The scale loaded: every table holds its rows times this.
     pub scale: u64,
@@ -48,6 +55,10 @@ pub struct LoadedParams {
     /// Runs driven since the load.
     #[serde(default)]
     pub runs: u32,
+    /// The definition loaded, so that a run with another can name what changed (absent in the records of
+    /// loads before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loaded_definition: Option<WorkloadDef>,
 }
 
 impl Defined {
@@ -61,7 +72,7 @@ impl Defined {
         let workload = def.intern().map_err(|e| Error::usage(format!("workload {name}: {e}")))?;
         let profile =
             Profile::new(Descriptor::per_second(workload.name()), Kinds::plain(workload.txn_names()));
-        Ok(Defined { workload, profile, fingerprint })
+        Ok(Defined { workload, profile, fingerprint, source: None, path: None })
     }
 
     /// The workload the TOML file at `path` defines.
@@ -75,7 +86,8 @@ impl Defined {
             let line = e.span().map_or(1, |at| text[..at.start].matches('\n').count() + 1);
             Error::usage(format!("--file: {}: line {line}: {}", path.display(), one_line(e.message())))
         })?;
-        Self::new(def).map_err(|e| Error::usage(format!("--file: {}: {e}", path.display())))
+        let defined = Self::new(def).map_err(|e| Error::usage(at_line(path, &text, &e.to_string())))?;
+        Ok(Defined { source: Some(text.into()), path: Some(path.into()), ..defined })
     }
 
     /// The definition's data at `scale` from `seed`.
@@ -83,10 +95,54 @@ impl Defined {
         DefinedData::new(self.workload, scale, seed).map_err(|e| Error::usage(format!("--scale: {e}")))
     }
 
-    /// The statements a session prepares, in the order a draw numbers them.
-    fn statements(&self) -> Vec<String> {
-        self.workload.statements().iter().map(|s| s.to_string()).collect()
+    /// The statements a session on `engine` prepares, in its dialect, in the order a draw numbers them.
+    fn statements(&self, engine: Engine) -> Vec<String> {
+        self.workload.statements_in(dialect(engine)).into_iter().map(str::to_string).collect()
     }
+}
+
+/// `error`, about the workload file `path` holding `text`, as `--file: PATH:LINE: error` (the line of
+/// the part the error names, where it can be found).
+fn at_line(path: &Path, text: &str, error: &str) -> String {
+    match locate::line_of(text, error) {
+        Some(line) => format!("--file: {}:{line}: {error}", path.display()),
+        None => format!("--file: {}: {error}", path.display()),
+    }
+}
+
+impl Defined {
+    /// A usage error about a part of the workload the server refused, at the part's line of the file
+    /// it was read from; other errors as they are.
+    pub(crate) fn in_file(&self, e: Error) -> Error {
+        match (e, &self.path, &self.source) {
+            (Error::Usage(msg), Some(path), Some(text)) => Error::usage(at_line(path, text, &msg)),
+            (e, ..) => e,
+        }
+    }
+}
+
+/// What differs between the definition `was` loaded and `now`: each table, transaction or check by
+/// name, changed, added or removed.
+fn changes(was: &WorkloadDef, now: &WorkloadDef) -> Vec<String> {
+    fn diff<T: PartialEq>(what: &str, was: &[T], now: &[T], name: impl Fn(&T) -> &str) -> Vec<String> {
+        let find = |list: &'_ [T], n: &str| list.iter().position(|t| name(t) == n);
+        let mut out = Vec::new();
+        for t in was {
+            match find(now, name(t)) {
+                None => out.push(format!("{what} {} removed", name(t))),
+                Some(i) if now[i] != *t => out.push(format!("{what} {} changed", name(t))),
+                Some(_) => {}
+            }
+        }
+        out.extend(
+            now.iter().filter(|t| find(was, name(t)).is_none()).map(|t| format!("{what} {} added", name(t))),
+        );
+        out
+    }
+    let mut out = diff("table", &was.tables, &now.tables, |t| &t.name);
+    out.extend(diff("transaction", &was.transactions, &now.transactions, |t| &t.name));
+    out.extend(diff("check", &was.checks, &now.checks, |c| &c.name));
+    out
 }
 
 /// A TOML error's message on one line.
@@ -134,9 +190,13 @@ impl Stored for Defined {
     async fn identify(&self, conn: &Conn, target: &Target) -> Result<(LoadedParams, ()), Error> {
         let loaded: LoadedParams = inventory::loaded(self, conn, target).await?;
         if loaded.definition != self.fingerprint {
+            let changed =
+                loaded.loaded_definition.as_ref().map(|was| changes(was, self.workload.source_def()));
+            let changed =
+                changed.filter(|c| !c.is_empty()).map_or(String::new(), |c| format!(" ({})", c.join(", ")));
             return Err(Error::usage(format!(
-                "{target} holds {} loaded from another definition of it: reload it with this one (oltpgen \
-                 custom load --file FILE --replace)",
+                "{target} holds {} loaded from another definition of it{changed}: reload it with this one \
+                 (oltpgen custom load --file FILE --replace)",
                 self.name()
             )));
         }
@@ -181,7 +241,13 @@ impl Stored for Defined {
         opts: &LoadOptions,
     ) -> Result<LoadSummary, Error> {
         let data = self.data(scale, seed)?;
-        let params = LoadedParams { scale, seed, definition: self.fingerprint, runs: 0 };
+        let params = LoadedParams {
+            scale,
+            seed,
+            definition: self.fingerprint,
+            runs: 0,
+            loaded_definition: Some(self.workload.source_def().clone()),
+        };
         load::load(
             self,
             target,
@@ -201,7 +267,16 @@ impl Stored for Defined {
         self.identify(&conn, target).await?;
         let mut clauses = Vec::new();
         for (i, check) in self.workload.def().checks.iter().enumerate() {
-            let (count, examples) = conn.offending(target, &check.name, &check.sql, 5).await?;
+            let sql = check.sql_in(dialect(target.engine()));
+            let what = format!("check {} ({})", i + 1, check.name);
+            let (count, examples) = conn.offending(target, &what, sql, 5).await.map_err(|e| match e {
+                // The server refused the check's SQL: a fault of the file's, said at its line.
+                Error::Failed(msg) => self.in_file(Error::usage(format!(
+                    "{msg}: correct its SQL (a check returns one text column named k; sql_mysql or sql_mssql \
+                     give an engine's own)"
+                ))),
+                other => other,
+            })?;
             let outcome = ClauseOutcome::of(count, examples);
             clauses.push(Clause {
                 number: format!("{}.{}", self.name(), i + 1),

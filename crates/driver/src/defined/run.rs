@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oltpgen_datagen::Rng;
-use oltpgen_datagen::defined::{Draw, Mix};
+use oltpgen_datagen::defined::{Draw, Mix, WorkloadDef};
 
 use super::Defined;
 use crate::engine::defined::{DefinedConnector, DefinedSession};
@@ -25,6 +25,8 @@ pub struct DefinedDriver {
     connectors: Arc<[DefinedConnector]>,
     labels: Vec<String>,
     mix: Mix,
+    /// The definition, for each transaction's own keying and think times.
+    definition: &'static WorkloadDef,
     think_mean: Duration,
     seed: u64,
 }
@@ -48,7 +50,10 @@ impl Driven for DefinedDriver {
 
     fn next(&self, rng: &mut Rng) -> Next<Draw> {
         let input = self.mix.next(rng);
-        Next { kind: input.txn, input, keying: Duration::ZERO, think: think(self.think_mean, rng) }
+        let spec = &self.definition.transactions[input.txn];
+        let keying = spec.keying_s.map_or(Duration::ZERO, Duration::from_secs_f64);
+        let mean = spec.think_s.map_or(self.think_mean, Duration::from_secs_f64);
+        Next { kind: input.txn, input, keying, think: think(mean, rng) }
     }
 
     async fn connect(&self, target: usize) -> Result<DefinedSession, TxnError> {
@@ -56,7 +61,21 @@ impl Driven for DefinedDriver {
     }
 
     async fn execute(&self, session: &DefinedSession, draw: &Draw, _ops: &mut Ops) -> Result<Done, TxnError> {
-        session.run(&draw.calls()).await
+        session.run(&draw.calls(), draw.rollback).await
+    }
+}
+
+/// An engine's refusal of "statement K (…)" (K counting every transaction's statements) as the
+/// definition names it: "transaction T, statement J (…)".
+fn label_statement(workload: &Defined, e: Error) -> Error {
+    let Error::Usage(msg) = e else { return e };
+    let Some(at) = msg.find("statement ") else { return Error::Usage(msg) };
+    let digits: String = msg[at + 10..].chars().take_while(char::is_ascii_digit).collect();
+    let label =
+        digits.parse::<usize>().ok().and_then(|k| workload.workload.statement_label(k.checked_sub(1)?));
+    match label {
+        Some(label) => Error::usage(format!("{}{label}{}", &msg[..at], &msg[at + 10 + digits.len()..])),
+        None => Error::Usage(msg),
     }
 }
 
@@ -101,7 +120,9 @@ pub async fn run(
     let prepared = prepare(workload, targets, opts.scale.as_ref(), &opts.plan).await?;
     let mut connectors = Vec::with_capacity(targets.len());
     for target in targets {
-        connectors.push(DefinedConnector::ready(target, workload.statements()).await?);
+        let expected = workload.workload.expected_rows();
+        let ready = DefinedConnector::ready(target, workload.statements(target.engine()), expected).await;
+        connectors.push(ready.map_err(|e| workload.in_file(label_statement(workload, e)))?);
     }
     let connectors: Arc<[DefinedConnector]> = connectors.into();
     let mix = Mix::new(workload.workload, prepared.loaded.scale)
@@ -115,6 +136,7 @@ pub async fn run(
             connectors: connectors.clone(),
             labels: labels.clone(),
             mix: mix.clone(),
+            definition: workload.workload.def(),
             think_mean: opts.think_mean,
             seed,
         };
@@ -129,6 +151,10 @@ pub async fn run(
     }) else {
         unreachable!("an object literal")
     };
+    if let Some(text) = &workload.source {
+        // The file as written, so that a result says exactly what ran.
+        config.insert("workload_file".into(), serde_json::Value::String(text.to_string()));
+    }
     name_targets(targets, &labels, &mut config);
     let about = prepared.about(workload.profile.clone(), &labels, config);
     study(driver, cycle, targets, &opts.plan, &opts.study, about, progress).await

@@ -1,29 +1,40 @@
 //! A workload defined at run time on the target's engine: the sessions a run's users drive
-//! ([`DefinedSession`], opened by a run's [`DefinedConnector`]). Its statements are the user's SQL with
-//! PostgreSQL's placeholders, so only PostgreSQL runs them (`oltpgen_pg::defined`); another engine is
-//! refused in one line before the run starts.
+//! ([`DefinedSession`], opened by a run's [`DefinedConnector`]). Each engine runs the statements in its
+//! own dialect ([`dialect`]: a statement's `sql_mysql` or `sql_mssql` where the definition gives one),
+//! its placeholders rewritten from oltpgen's `$1` into its own by its module (`oltpgen_pg::defined`,
+//! `oltpgen_mysql::defined`, `oltpgen_mssql::defined`).
 
 use crate::{Error, Target};
+use oltpgen_datagen::defined::Dialect;
 use oltpgen_vocab::outcome::{Done, TxnError};
 use oltpgen_vocab::target::Engine;
+
+/// The dialect `engine` speaks: which of a definition's SQL texts it runs.
+pub fn dialect(engine: Engine) -> Dialect {
+    each_engine!(engine, m => m::defined::DIALECT)
+}
 
 /// A connection with the workload's statements prepared, in its engine's terms.
 pub enum DefinedSession {
     /// On PostgreSQL.
     #[cfg(feature = "postgres")]
     Postgres(oltpgen_pg::defined::Session),
+    /// On SQL Server.
+    #[cfg(feature = "mssql")]
+    SqlServer(oltpgen_mssql::defined::Session),
+    /// On MySQL or MariaDB.
+    #[cfg(feature = "mysql")]
+    MySql(oltpgen_mysql::defined::Session),
 }
 
 impl DefinedSession {
-    /// Runs one transaction: each call a statement's index and its parameters' values.
+    /// Runs one transaction: each call a statement's index and its parameters' values; rolled back on
+    /// purpose when `rollback`.
     ///
     /// # Errors
     /// The server's error, sorted.
-    pub async fn run(&self, calls: &[(usize, &[i64])]) -> Result<Done, TxnError> {
-        match self {
-            #[cfg(feature = "postgres")]
-            DefinedSession::Postgres(s) => s.run(calls).await,
-        }
+    pub async fn run(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
+        each_engine!(self, DefinedSession(s) => s.run_as(calls, rollback).await)
     }
 }
 
@@ -32,30 +43,49 @@ pub enum DefinedConnector {
     /// On PostgreSQL.
     #[cfg(feature = "postgres")]
     Postgres(oltpgen_pg::defined::Connector),
+    /// On SQL Server.
+    #[cfg(feature = "mssql")]
+    SqlServer(oltpgen_mssql::defined::Connector),
+    /// On MySQL or MariaDB.
+    #[cfg(feature = "mysql")]
+    MySql(oltpgen_mysql::defined::Connector),
 }
 
 impl DefinedConnector {
-    /// The connector of a run on `target` whose transactions are made of `statements`, after checking
-    /// that each prepares there.
+    /// The connector of a run on `target` whose transactions are made of `statements` (in the target's
+    /// dialect: [`dialect`]), each checked against its `expected` rows, after checking that each
+    /// prepares there.
     ///
     /// # Errors
-    /// [`Error::Usage`] for an engine that does not run defined workloads, or a statement the server
-    /// refuses (naming it).
-    pub async fn ready(target: &Target, statements: Vec<String>) -> Result<Self, Error> {
-        match target.engine() {
+    /// [`Error::Usage`] for a statement the server refuses (naming it).
+    pub async fn ready(
+        target: &Target,
+        statements: Vec<String>,
+        expected: Vec<Option<u64>>,
+    ) -> Result<Self, Error> {
+        Ok(match target.engine() {
             #[cfg(feature = "postgres")]
             Engine::Postgres => {
-                let connector = oltpgen_pg::defined::Connector::new(target.clone(), statements);
+                let connector =
+                    oltpgen_pg::defined::Connector::new(target.clone(), statements).expecting(expected);
                 connector.ready().await?;
-                Ok(DefinedConnector::Postgres(connector))
+                DefinedConnector::Postgres(connector)
             }
-            #[allow(unreachable_patterns)]
-            other => Err(Error::usage(format!(
-                "{target}: a workload defined in a file runs its SQL on PostgreSQL only (its statements use \
-                 $1 placeholders), not on {}: give a postgres:// URL",
-                other.name()
-            ))),
-        }
+            #[cfg(feature = "mssql")]
+            Engine::SqlServer => {
+                let connector =
+                    oltpgen_mssql::defined::Connector::new(target.clone(), &statements).expecting(expected);
+                connector.ready().await?;
+                DefinedConnector::SqlServer(connector)
+            }
+            #[cfg(feature = "mysql")]
+            Engine::MySql => {
+                let connector =
+                    oltpgen_mysql::defined::Connector::new(target.clone(), &statements).expecting(expected);
+                connector.ready().await?;
+                DefinedConnector::MySql(connector)
+            }
+        })
     }
 
     /// Opens one session.
@@ -63,9 +93,13 @@ impl DefinedConnector {
     /// # Errors
     /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when preparing fails.
     pub async fn open(&self) -> Result<DefinedSession, TxnError> {
-        match self {
+        Ok(match self {
             #[cfg(feature = "postgres")]
-            DefinedConnector::Postgres(c) => Ok(DefinedSession::Postgres(c.open().await?)),
-        }
+            DefinedConnector::Postgres(c) => DefinedSession::Postgres(c.open().await?),
+            #[cfg(feature = "mssql")]
+            DefinedConnector::SqlServer(c) => DefinedSession::SqlServer(c.open().await?),
+            #[cfg(feature = "mysql")]
+            DefinedConnector::MySql(c) => DefinedSession::MySql(c.open().await?),
+        })
     }
 }

@@ -18,9 +18,14 @@ use tokio_postgres::{Client, Statement};
 
 use self::bind::{Bind, Param};
 use super::error::txn_error;
+use oltpgen_datagen::defined::{Dialect, abbreviated};
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{Done, TxnError};
 use oltpgen_vocab::{Error, Target};
+
+/// The dialect of a definition's SQL PostgreSQL runs: every statement's `sql`, whose `$1` placeholders
+/// are its own.
+pub const DIALECT: Dialect = Dialect::Postgres;
 
 /// The isolation level every transaction of a defined workload runs at, as results record it: pinned,
 /// whatever the server's default, so that results on two servers compare.
@@ -32,6 +37,8 @@ const BEGIN: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 pub struct Connector {
     target: Target,
     statements: Vec<String>,
+    /// Each statement's expected row count, when it has one.
+    expected: Vec<Option<u64>>,
 }
 
 impl Connector {
@@ -39,7 +46,12 @@ impl Connector {
     /// transaction's, flattened: [`Workload::statements`](oltpgen_datagen::defined::Workload::statements)),
     /// which [`Session::run`] names by index.
     pub fn new(target: Target, statements: Vec<String>) -> Self {
-        Connector { target, statements }
+        Connector { target, statements, expected: Vec::new() }
+    }
+
+    /// The same, each statement's rows (touched or returned) checked against `expected` (by index).
+    pub fn expecting(self, expected: Vec<Option<u64>>) -> Self {
+        Connector { expected, ..self }
     }
 
     /// Whether every statement prepares on the target and binds integers, said before a run starts so that
@@ -52,7 +64,10 @@ impl Connector {
         let client = super::connect(&self.target).await?;
         for (i, sql) in self.statements.iter().enumerate() {
             let what = format!("statement {} ({})", i + 1, abbreviated(sql));
-            let prepared = client.prepare(sql).await.map_err(|e| super::failed(&what, &self.target, &e))?;
+            let prepared = client.prepare(sql).await.map_err(|e| {
+                let msg = e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string());
+                Error::usage(format!("{}: {what} does not prepare: {msg}: correct it", self.target.label()))
+            })?;
             if let Err(refused) = Bind::of(&prepared) {
                 return Err(Error::usage(format!("{}: {what}: {refused}", self.target.label())));
             }
@@ -84,16 +99,7 @@ impl Connector {
                 Ok((p, binds))
             })
             .collect::<Result<_, TxnError>>()?;
-        Ok(Session { client, begin, commit, statements })
-    }
-}
-
-/// The first 60 characters of `sql`, on one line, to name a statement in an error.
-fn abbreviated(sql: &str) -> String {
-    let line: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(60) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line,
+        Ok(Session { client, begin, commit, statements, expected: self.expected.clone() })
     }
 }
 
@@ -104,6 +110,8 @@ pub struct Session {
     commit: Statement,
     /// Each statement, with how each of its parameters is bound.
     statements: Vec<(Statement, Vec<Bind>)>,
+    /// Each statement's expected row count, when it has one.
+    expected: Vec<Option<u64>>,
 }
 
 impl Session {
@@ -117,6 +125,17 @@ impl Session {
     /// The server's error, sorted ([`txn_error`]); a fatal one, with nothing sent, when a call names no
     /// statement, gives the wrong number of values, or a value its parameter's type cannot hold.
     pub async fn run(&self, calls: &[(usize, &[i64])]) -> Result<Done, TxnError> {
+        self.run_as(calls, false).await
+    }
+
+    /// As [`run`](Self::run), ending in ROLLBACK when `rollback` (a rollback on purpose, counted as
+    /// such). When the transaction rolls back or a statement has an expected row count, the end waits
+    /// for the statements' counts (one more round trip): a count other than the expected one is a
+    /// fatal error, and the transaction rolls back.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run), and a fatal one for a count other than expected.
+    pub async fn run_as(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
         let fatal = TxnError { fault: Fault::Fatal };
         let bound = calls
             .iter()
@@ -133,6 +152,27 @@ impl Session {
             .iter()
             .map(|(_, params)| params.iter().map(|p| p as &(dyn ToSql + Sync)).collect())
             .collect();
+        let checked = calls.iter().any(|&(i, _)| self.expected.get(i).copied().flatten().is_some());
+        if rollback || checked {
+            let begin = self.client.query(&self.begin, &[]);
+            let body = bound
+                .iter()
+                .zip(&refs)
+                .map(|((statement, _), params)| self.client.execute(*statement, params));
+            let (begin, counts) = tokio::join!(biased; begin, join_all(body));
+            let mut outcome = begin.map(drop).map_err(|e| txn_error(&e));
+            for (&(i, _), count) in calls.iter().zip(counts) {
+                let count = count.map_err(|e| txn_error(&e));
+                let expected = self.expected.get(i).copied().flatten();
+                outcome = outcome.and(
+                    count.and_then(|n| if expected.is_none_or(|e| e == n) { Ok(()) } else { Err(fatal) }),
+                );
+            }
+            let end = if rollback || outcome.is_err() { "ROLLBACK" } else { "COMMIT" };
+            let ended = self.client.batch_execute(end).await.map_err(|e| txn_error(&e));
+            outcome.and(ended)?;
+            return Ok(Done { rolled_back: rollback });
+        }
         let begin = self.client.query(&self.begin, &[]);
         let body =
             bound.iter().zip(&refs).map(|((statement, _), params)| self.client.query(*statement, params));

@@ -1,0 +1,239 @@
+//! A workload defined at run time ([`oltpgen_datagen::defined`]) on SQL Server (and Babelfish): a
+//! session that sends a drawn transaction as one batch, one round trip:
+//! `SET XACT_ABORT ON; BEGIN TRANSACTION; <statements>; COMMIT TRANSACTION`, so that any error rolls
+//! the whole transaction back (as TPC-C's bodies do, [`tpcc::procs`](super::tpcc::procs)).
+//!
+//! The statements are the definition's `sql_mssql` where it gives one, else its `sql` ([`DIALECT`]);
+//! each statement's placeholders `$n` become tiberius' `@P…`, numbered on through the batch (the
+//! second statement's `$1` is `@P3` after a first of two parameters). Values are bound as `bigint`; the
+//! server converts them to the column's type.
+//!
+//! T-SQL has no prepare without running: [`Connector::ready`] runs each statement once in a transaction
+//! it rolls back, every parameter 1, and refuses the statement when the server does not compile it
+//! (a constraint the values 1 break is no fault of the SQL's).
+//!
+//! The tables' DDL and the load are the generic ones ([`schema`](super::schema), [`bulk`](super::bulk)).
+
+use std::time::Duration;
+
+use tiberius::Query;
+use tokio::sync::Mutex;
+
+use super::error::txn_error;
+use super::{Client, timed};
+use oltpgen_datagen::defined::{Dialect, abbreviated, rewrite_placeholders};
+use oltpgen_vocab::error::Fault;
+use oltpgen_vocab::outcome::{Done, TxnError};
+use oltpgen_vocab::{Error, Target};
+
+/// The dialect of a definition's SQL SQL Server runs: `sql_mssql`, else `sql`.
+pub const DIALECT: Dialect = Dialect::Mssql;
+
+/// How long one transaction may take before its connection is given up as lost.
+const TXN_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What starts every transaction's batch: any error rolls it all back, at READ COMMITTED as on the
+/// other engines.
+const BEGIN: &str = "SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL READ COMMITTED; BEGIN TRANSACTION;\n";
+
+/// Errors of a statement's values, not of its SQL: what [`Connector::ready`]'s trial run may meet
+/// with every parameter 1 (2627/2601 duplicate key, 547 constraint, 515 NULL, 8152/2628 truncation,
+/// 220/8115 overflow, 245 conversion); Babelfish reports some in PostgreSQL's words.
+const VALUE_ERRORS: [u32; 9] = [2627, 2601, 547, 515, 8152, 2628, 220, 8115, 245];
+
+/// One statement cut at its placeholders: the text before each, and the parameter (from 0) it takes.
+#[derive(Clone, Debug)]
+struct Pieces {
+    parts: Vec<(String, usize)>,
+    tail: String,
+}
+
+impl Pieces {
+    fn of(sql: &str) -> Pieces {
+        // Cut at a marker no SQL holds, then split the rewritten text.
+        const MARK: char = '\u{1}';
+        let (marked, order) = rewrite_placeholders(sql, |_| MARK.to_string());
+        let mut texts: Vec<String> = marked.split(MARK).map(str::to_string).collect();
+        let tail = texts.pop().unwrap_or_default();
+        Pieces { parts: texts.into_iter().zip(order.into_iter().map(|n| n - 1)).collect(), tail }
+    }
+
+    /// The number of values the statement takes: its highest placeholder.
+    fn arity(&self) -> usize {
+        self.parts.iter().map(|(_, p)| p + 1).max().unwrap_or(0)
+    }
+
+    /// Appends the statement to `batch`, its parameter `p` as `@P{first + p + 1}`.
+    fn write(&self, batch: &mut String, first: usize) {
+        for (text, p) in &self.parts {
+            batch.push_str(text);
+            batch.push_str(&format!("@P{}", first + p + 1));
+        }
+        batch.push_str(&self.tail);
+        batch.push_str(";\n");
+    }
+}
+
+/// Opens a run's sessions on one target.
+#[derive(Clone, Debug)]
+pub struct Connector {
+    target: Target,
+    statements: Vec<Pieces>,
+    /// The statements as given, to name one in an error.
+    texts: Vec<String>,
+    /// Each statement's expected row count, when it has one.
+    expected: Vec<Option<u64>>,
+}
+
+impl Connector {
+    /// The connector of a run on `target` whose transactions are made of `statements` (with `$n`
+    /// placeholders, flattened as
+    /// [`Workload::statements_in`](oltpgen_datagen::defined::Workload::statements_in) gives them), which
+    /// [`Session::run_as`] names by index.
+    pub fn new(target: Target, statements: &[String]) -> Self {
+        Connector {
+            target,
+            statements: statements.iter().map(|s| Pieces::of(s)).collect(),
+            texts: statements.to_vec(),
+            expected: Vec::new(),
+        }
+    }
+
+    /// The same, each statement's rows (touched or returned, `@@ROWCOUNT`) checked against `expected`
+    /// (by index) in the batch itself: another count throws, rolling the transaction back.
+    pub fn expecting(self, expected: Vec<Option<u64>>) -> Self {
+        Connector { expected, ..self }
+    }
+
+    /// Whether every statement compiles on the target: each run once, every parameter 1, in a
+    /// transaction rolled back; said before a run starts so that a mistake in the definition is one
+    /// line, not a run of failed transactions.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] naming the target, the statement (its number, from 1, and its start) and the
+    /// server's complaint.
+    pub async fn ready(&self) -> Result<(), Error> {
+        let mut client = super::connect(&self.target).await?;
+        for (i, pieces) in self.statements.iter().enumerate() {
+            let mut batch = BEGIN.to_string();
+            pieces.write(&mut batch, 0);
+            batch.push_str("ROLLBACK TRANSACTION;");
+            let mut query = Query::new(batch);
+            for _ in 0..pieces.arity() {
+                query.bind(1i64);
+            }
+            let ran =
+                timed(TXN_TIMEOUT, async { query.query(&mut client).await?.into_results().await }).await;
+            let Err(e) = ran else { continue };
+            let _ = end_open(&mut client).await;
+            let refused = match &e {
+                tiberius::error::Error::Server(s) => {
+                    let words = s.message();
+                    let of_values = VALUE_ERRORS.contains(&s.code())
+                        || words.contains("duplicate key")
+                        || words.contains("violates");
+                    (!of_values).then(|| words.to_string())
+                }
+                other => Some(other.to_string()),
+            };
+            if let Some(msg) = refused {
+                return Err(Error::usage(format!(
+                    "{}: statement {} ({}) does not compile: {msg}: correct it, or give T-SQL's own as sql_mssql",
+                    self.target.label(),
+                    i + 1,
+                    abbreviated(&self.texts[i])
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Connects to the target.
+    ///
+    /// # Errors
+    /// [`TxnError::LOST`] when the server cannot be reached.
+    pub async fn open(&self) -> Result<Session, TxnError> {
+        let client = super::connect(&self.target).await.map_err(|_| TxnError::LOST)?;
+        Ok(Session {
+            client: Mutex::new(Box::new(client)),
+            statements: self.statements.clone(),
+            expected: self.expected.clone(),
+        })
+    }
+}
+
+/// Ends a transaction an error left open (Babelfish does not always end it under `XACT_ABORT`).
+async fn end_open(client: &mut Client) -> Result<(), tiberius::error::Error> {
+    client.simple_query("IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION").await?.into_results().await.map(drop)
+}
+
+/// A connection that runs a defined workload's transactions.
+pub struct Session {
+    client: Mutex<Box<Client>>,
+    statements: Vec<Pieces>,
+    expected: Vec<Option<u64>>,
+}
+
+impl Session {
+    /// Runs `calls` — each a statement's index among the connector's statements and its parameters'
+    /// values (a [`Draw::calls`](oltpgen_datagen::defined::Draw::calls)) — as one batch in one
+    /// transaction (every result received); on an error the transaction is rolled back.
+    ///
+    /// It ends in ROLLBACK when `rollback` (a rollback on purpose, counted as
+    /// such); a statement whose `@@ROWCOUNT` is not its expected count throws, rolling back.
+    ///
+    /// # Errors
+    /// The server's error, sorted; a fatal one, with nothing sent, when a call names no statement or
+    /// gives fewer values than its placeholders take; a fatal one when a statement's rows are not its
+    /// expected count.
+    pub async fn run_as(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
+        let fatal = TxnError { fault: Fault::Fatal };
+        let mut batch = BEGIN.to_string();
+        let mut values = Vec::new();
+        for &(i, given) in calls {
+            let pieces = self.statements.get(i).ok_or(fatal)?;
+            if given.len() < pieces.arity() {
+                return Err(fatal);
+            }
+            pieces.write(&mut batch, values.len());
+            values.extend_from_slice(&given[..pieces.arity()]);
+            if let Some(rows) = self.expected.get(i).copied().flatten() {
+                batch.push_str(&format!(
+                    "IF @@ROWCOUNT <> {rows} THROW 50041, 'oltpgen: a statement touched other than its {rows} rows', 1;\n"
+                ));
+            }
+        }
+        batch.push_str(if rollback { "ROLLBACK TRANSACTION;" } else { "COMMIT TRANSACTION;" });
+        let mut query = Query::new(batch);
+        for v in values {
+            query.bind(v);
+        }
+        let mut client = self.client.lock().await;
+        let ran = timed(TXN_TIMEOUT, async { query.query(&mut client).await?.into_results().await }).await;
+        match ran {
+            Ok(_) => Ok(Done { rolled_back: rollback }),
+            Err(e) => {
+                if matches!(e, tiberius::error::Error::Server(_)) {
+                    let _ = timed(TXN_TIMEOUT, end_open(&mut client)).await;
+                }
+                Err(txn_error(&e))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_numbered_on_through_the_batch() {
+        let first = Pieces::of("UPDATE t SET v = v + $2 WHERE id = $1");
+        let second = Pieces::of("INSERT INTO h VALUES ($1, '$1')");
+        let mut batch = String::new();
+        first.write(&mut batch, 0);
+        second.write(&mut batch, 2);
+        assert_eq!(batch, "UPDATE t SET v = v + @P2 WHERE id = @P1;\nINSERT INTO h VALUES (@P3, '$1');\n");
+        assert_eq!((first.arity(), second.arity()), (2, 1));
+    }
+}
