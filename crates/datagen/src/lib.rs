@@ -11,6 +11,7 @@
 //! - [`encode`] holds the formats rows are written in ([`encode::PgBinaryCopy`], [`encode::Csv`]).
 //! - [`tpcc::input`], [`tpcc::mix`] and [`ds2::input`] draw the runs' transactions and their inputs.
 //! - [`defined`] is a workload given as a value (read from a file at run time): its tables, data and mix.
+//! - [`pgbench`] is pgbench's script language: expressions, distributions, scripts and their steps.
 //!
 //! ```
 //! use oltpgen_datagen::Rng;
@@ -24,6 +25,7 @@ pub mod csv_files;
 pub mod defined;
 pub mod ds2;
 pub mod encode;
+pub mod pgbench;
 mod rng;
 pub mod schema;
 #[cfg(test)]
