@@ -24,6 +24,7 @@ pub mod random;
 mod script;
 #[cfg(test)]
 mod tests;
+pub mod tpcb;
 mod value;
 
 use std::collections::HashMap;
@@ -107,9 +108,9 @@ pub struct Vars {
 /// What a script asks for next.
 #[derive(Debug)]
 pub enum Step<'s> {
-    /// Run this SQL command with these parameters (`None` is SQL NULL), then store its rows with
-    /// [`Vars::store`].
-    Sql(&'s Sql, Vec<Option<String>>),
+    /// Run this SQL command (its index in [`Script::sql`]) with these parameters (`None` is SQL NULL),
+    /// then store its rows with [`Vars::store`].
+    Sql(usize, &'s Sql, Vec<Option<String>>),
     /// Sleep this many microseconds.
     Sleep(u64),
     /// The script has ended.
@@ -201,7 +202,7 @@ impl Vars {
                 Command::Sql(i) => {
                     let sql = &script.sql[*i];
                     let params = sql.params.iter().map(|p| self.param(p)).collect::<Result<_, _>>()?;
-                    return Ok(Step::Sql(sql, params));
+                    return Ok(Step::Sql(*i, sql, params));
                 }
                 Command::JumpUnless { cond, to } => {
                     if !cond.eval(&|n| self.value(n), rng)?.truth() {
