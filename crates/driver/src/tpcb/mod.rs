@@ -70,7 +70,7 @@ impl Tpcb {
     /// The branches `pgbench_branches` holds.
     async fn count_branches(conn: &Conn, target: &Target) -> Result<u64, Error> {
         Ok(conn
-            .offending(target, "counting pgbench_branches", "SELECT bid::text FROM pgbench_branches", 0)
+            .offending(target, "counting pgbench_branches", "SELECT bid::text FROM pgbench_branches", 1)
             .await?
             .0)
     }
