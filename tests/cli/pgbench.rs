@@ -105,6 +105,7 @@ SELECT 1/0;
         &["custom", "run", "--url", &urls[0], "--users", "3"][..],
         &["--pgbench-builtin", "tpcb-like", "--pgbench-builtin", "simple-update@1"],
         &["--pgbench-builtin", "select-only", "--pgbench-script", &mine],
+        &["--rt-cap", "avg=1s,mine.p95=10s,tpcb-like.p95=10s"],
         &SHORT,
     ]
     .concat();

@@ -71,10 +71,13 @@ impl Scripts {
         }
         let mut names: Vec<String> = Vec::new();
         for s in &scripts {
-            let mut name = s.name.clone();
+            // A file's stem (`mine` for `dir/mine.sql`), so that `--rt-cap mine.p95=…` reads.
+            let stem = Path::new(&s.name).file_stem().map(|f| f.to_string_lossy().into_owned());
+            let base = stem.unwrap_or_else(|| s.name.clone());
+            let mut name = base.clone();
             let mut n = 2;
             while names.contains(&name) {
-                name = format!("{}#{n}", s.name);
+                name = format!("{base}-{n}");
                 n += 1;
             }
             names.push(name);
@@ -94,7 +97,7 @@ impl Scripts {
         Ok(Scripts { builtin: !builtins.is_empty(), scripts, weights, defines, profile })
     }
 
-    /// The run's profile: one transaction type per script, named by its file or built-in name.
+    /// The run's profile: one transaction type per script, named by its file's stem or built-in name.
     pub fn profile(&self) -> &Profile {
         &self.profile
     }
@@ -123,4 +126,21 @@ impl Scripts {
 fn weighted<'a>(flag: &str, spec: &'a str) -> Result<(&'a str, u32), Error> {
     pgbench::split_weight(spec)
         .ok_or_else(|| Error::usage(format!("{flag} {spec}: the weight after @ must be a whole number")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_are_named_by_their_files_stems_and_built_in_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mine.sql");
+        std::fs::write(&file, "SELECT 1;\n").unwrap();
+        let f = file.to_str().unwrap().to_string();
+        let s = Scripts::read(&[format!("{f}@2"), f], &["select".into()], &[]).unwrap();
+        assert_eq!(s.profile().kinds.names, ["select-only", "mine", "mine-2"]);
+        assert_eq!(s.weights, [1, 2, 1]);
+        assert!(s.has_builtin());
+    }
 }
