@@ -231,3 +231,13 @@ fn a_refused_script_names_its_file_and_line() {
     let out = oltpgen(&["custom", "run", "--url", url, "--pgbench-builtin", "s"]);
     assert_refused(&out, "--pgbench-builtin s: no such built-in script");
 }
+
+#[test]
+fn the_builtins_are_pgbench_15s_texts() {
+    for (name, text) in oltpgen_datagen::pgbench::BUILTINS {
+        let out = Command::new(pgbench()).arg(format!("--show-script={name}")).output().unwrap();
+        let shown = String::from_utf8_lossy(&out.stderr);
+        let body = shown.split_once('\n').map(|(_, b)| b).unwrap_or_default();
+        assert_eq!(body.trim_end(), text.trim_end(), "{name}");
+    }
+}

@@ -36,37 +36,47 @@ pub use value::{EvalError, Value};
 
 use crate::Rng;
 
+/// The first lines `tpcb-like` and `simple-update` share: their variables, BEGIN, the account's update
+/// and read.
+macro_rules! account_update {
+    () => {
+        "\\set aid random(1, 100000 * :scale)
+\\set bid random(1, 1 * :scale)
+\\set tid random(1, 10 * :scale)
+\\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+"
+    };
+}
+
+/// The last lines `tpcb-like` and `simple-update` share: the history row, END.
+macro_rules! history_insert {
+    () => {
+        "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+"
+    };
+}
+
 /// pgbench 15's built-in scripts by name, their text as `pgbench --show-script` prints it.
 pub const BUILTINS: [(&str, &str); 3] = [
     (
         "tpcb-like",
-        "\\set aid random(1, 100000 * :scale)
-\\set bid random(1, 1 * :scale)
-\\set tid random(1, 10 * :scale)
-\\set delta random(-5000, 5000)
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+        concat!(
+            account_update!(),
+            "UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
 UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-END;
 ",
+            history_insert!()
+        ),
     ),
+    ("simple-update", concat!(account_update!(), history_insert!())),
     (
-        "simple-update",
-        "\\set aid random(1, 100000 * :scale)
-\\set bid random(1, 1 * :scale)
-\\set tid random(1, 10 * :scale)
-\\set delta random(-5000, 5000)
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-END;
-",
+        "select-only",
+        "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n",
     ),
-    ("select-only", "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"),
 ];
 
 /// A built-in script by its name or a prefix of one name (as `pgbench -b` takes it): its full name and

@@ -3,13 +3,13 @@
 //! `--runs`, `--restore` on a database `oltpgen tpcb load` made, hooks, agents, counters).
 
 use oltpgen_report::model::users::UserLoad;
-use oltpgen_report::render::text::live;
 
+use super::custom::per_second_progress;
 use super::cycle::StudyCycle;
 use super::workload::{self, Opened};
 use super::{Console, Databases, Exit, before_the_run, finish};
 use crate::database::Database;
-use crate::run::{Pace, Progress, StudyFlags, plan};
+use crate::run::{Pace, StudyFlags, plan};
 use crate::script::{self, ScriptRunOptions, Scripts};
 use crate::tpcb::Tpcb;
 use crate::{Error, Target};
@@ -52,21 +52,8 @@ pub async fn run(req: &ScriptRun, db: &Databases, console: &mut dyn Console) -> 
     let header = workload::header("pgbench", &targets, &counts, plan, (&0, &0));
     let quiet = req.quiet;
     let mut cycle = StudyCycle::new(w, &req.study, &targets, quiet, console.err_lines());
-    let studied = script::run(&req.scripts, &targets, &options, &mut cycle, |p| match p {
-        Progress::Started(1) if !quiet => console.line(&header),
-        Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),
-        Progress::Interval(f) if !quiet => console.line(&live::per_second_interval_line(
-            f.elapsed_s,
-            f.users,
-            f.tps,
-            f.avg_ms,
-            f.p95_ms,
-            f.errors,
-        )),
-        Progress::Step(s) => console.line(&live::per_second_step_line(s)),
-        Progress::Started(_) | Progress::Interval(_) => {}
-    })
-    .await?;
+    let progress = per_second_progress(&mut *console, &header, plan.runs(), quiet);
+    let studied = script::run(&req.scripts, &targets, &options, &mut cycle, progress).await?;
     finish::finish(studied, &req.study, "", &targets, console).await
 }
 
