@@ -130,7 +130,13 @@ pub enum Step<'s> {
 impl Vars {
     /// Sets a variable to a value.
     pub fn set(&mut self, name: &str, value: Value) {
-        self.map.insert(name.to_string(), Var::Value(value));
+        // A script sets the same variables every turn: no new key (no allocation) once one exists.
+        match self.map.get_mut(name) {
+            Some(v) => *v = Var::Value(value),
+            None => {
+                self.map.insert(name.to_string(), Var::Value(value));
+            }
+        }
     }
 
     /// Sets a variable to text (read as a value when an expression uses it).
