@@ -124,6 +124,7 @@ async fn tpcb(cmd: TpcbCmd, db: &Databases, console: &mut dyn Console) -> Result
             run::script::run(&run.script_request(None, quiet)?, db, console).await
         }
         TpcbAction::Load(args) => {
+            Tpcb::check_scale(args.scale)?;
             workload::load(&w, args.scale, &args.load.request(quiet), db, console).await
         }
         TpcbAction::Check(c) => workload::check(&w, &c.request(), db, console).await,

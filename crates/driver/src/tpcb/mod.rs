@@ -58,6 +58,14 @@ impl Tpcb {
         Tpcb { profile: scripts.profile().clone(), lenient: !scripts.has_builtin() }
     }
 
+    /// Refuses a scale oltpgen cannot load, before anything starts (a database is created, say).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] naming `--scale` and the largest scale loaded.
+    pub fn check_scale(scale: u64) -> Result<(), Error> {
+        Self::data(scale).map(|_| ())
+    }
+
     fn data(scale: u64) -> Result<TpcbData, Error> {
         TpcbData::new(scale).ok_or_else(|| {
             Error::usage(format!(
