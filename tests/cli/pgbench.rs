@@ -244,3 +244,30 @@ fn the_builtins_are_pgbench_15s_texts() {
         assert_eq!(body.trim_end(), text.trim_end(), "{name}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn max_tries_retries_serialization_failures_as_pgbench() {
+    let (server, urls) = server_with(&["tries"]).await;
+    run_pgbench(&["-i", "-s", "1", "-q"], &urls[0]);
+    // Under REPEATABLE READ eight clients on one branch row fail to serialize often.
+    let client = sql(&server.target("tries")).await;
+    client
+        .batch_execute("ALTER DATABASE tries SET default_transaction_isolation = 'repeatable read'")
+        .await
+        .unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let errors = |tries: &str| {
+        let args =
+            [&["tpcb", "run", "--url", &urls[0], "--users", "8", "--max-tries", tries][..], &SHORT].concat();
+        let out = oltpgen_out(&args, &results);
+        let step =
+            out.stdout.lines().find(|l| l.starts_with("step 1 (run 1)")).unwrap_or_default().to_string();
+        let n =
+            step.split("errors ").nth(1).and_then(|e| e.split_whitespace().next()).map(|e| e.parse::<u64>());
+        (n.and_then(Result::ok).unwrap_or_else(|| panic!("no errors figure: {}", out.all())), step)
+    };
+    let (once, step) = errors("1");
+    assert!(once > 0, "pgbench's default tries once, so failures are errors: {step}");
+    let (retried, step) = errors("50");
+    assert_eq!(retried, 0, "each failed script was run again: {step}");
+}
