@@ -1,8 +1,10 @@
 //! The command line: flags, their defaults and their `--help` lines.
 
 mod custom;
+mod tpcb;
 
 pub use custom::{CustomAction, CustomCmd};
+pub use tpcb::{TpcbAction, TpcbCmd};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -164,6 +166,8 @@ pub enum Command {
     Ds2(Box<Ds2Cmd>),
     /// A workload defined in a file (--file FILE): its tables, rows and weighted transactions
     Custom(Box<CustomCmd>),
+    /// TPC-B as pgbench makes and runs it: load|run|check|drop --scale N
+    Tpcb(Box<TpcbCmd>),
     /// The storage model of a database (Iometer's study): an access specification replayed on a file
     #[cfg(feature = "io")]
     Io {

@@ -3,13 +3,17 @@
 use oltpgen_driver::Error;
 use oltpgen_driver::command::{self as run, Console, Databases, Exit, workload};
 use oltpgen_driver::ds2::Ds2;
+use oltpgen_driver::tpcb::Tpcb;
 use oltpgen_driver::tpcc::Tpcc;
 
 #[cfg(feature = "io")]
 use crate::cli::IoAction;
 #[cfg(feature = "local")]
 use crate::cli::LocalAction;
-use crate::cli::{Command, CustomAction, CustomCmd, Ds2Action, Ds2Cmd, ReportAction, TpccAction, TpccCmd};
+use crate::cli::{
+    Command, CustomAction, CustomCmd, Ds2Action, Ds2Cmd, ReportAction, TpcbAction, TpcbCmd, TpccAction,
+    TpccCmd,
+};
 
 /// Runs the command `command` names, saying what it does to `console`.
 pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exit, Error> {
@@ -33,6 +37,10 @@ pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exi
         Command::Custom(cmd) => {
             let db = cmd.common.db.databases();
             db.name_env_url(custom(*cmd, &db, console).await)
+        }
+        Command::Tpcb(cmd) => {
+            let db = cmd.common.db.databases();
+            db.name_env_url(tpcb(*cmd, &db, console).await)
         }
         #[cfg(feature = "local")]
         Command::Local { dir, action } => local(action, dir.data_dir.as_deref(), console).await,
@@ -79,17 +87,48 @@ async fn ds2(cmd: Ds2Cmd, db: &Databases, console: &mut dyn Console) -> Result<E
 }
 
 async fn custom(cmd: CustomCmd, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
-    let (quiet, w) = (cmd.common.quiet, cmd.workload()?);
+    let quiet = cmd.common.quiet;
+    if let Some(CustomAction::Run(args)) = &cmd.action
+        && args.run.pgbench.given()
+    {
+        if cmd.file.is_some() {
+            return Err(Error::usage(
+                "custom run: give either --file (a defined workload) or --pgbench-script/--pgbench-builtin, not both",
+            ));
+        }
+        return run::script::run(&args.run.script_request(args.scale, quiet)?, db, console).await;
+    }
+    let w = cmd.workload()?;
     match cmd.action {
         None => run::custom::run(&cmd.run.request(w, cmd.scale, true, quiet), db, console).await,
         Some(CustomAction::Run(args)) => {
-            run::custom::run(&args.request(w, None, false, quiet), db, console).await
+            run::custom::run(&args.run.request(w, args.scale, false, quiet), db, console).await
         }
         Some(CustomAction::Load(args)) => {
             workload::load(&w, args.scale, &args.load.request(quiet), db, console).await
         }
         Some(CustomAction::Check(c)) => workload::check(&w, &c.request(), db, console).await,
         Some(CustomAction::Drop) => workload::drop(&w, db, console).await,
+    }
+}
+
+async fn tpcb(cmd: TpcbCmd, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    let quiet = cmd.common.quiet;
+    let w = Tpcb::new();
+    match cmd.action {
+        TpcbAction::Run(args) => {
+            let mut run = args.run;
+            if !run.pgbench.given() {
+                run.pgbench.builtins.push("tpcb-like".into());
+            }
+            run::script::run(&run.script_request(None, quiet)?, db, console).await
+        }
+        TpcbAction::Load(args) => {
+            Tpcb::check_scale(args.scale)?;
+            workload::load(&w, args.scale, &args.load.request(quiet), db, console).await
+        }
+        TpcbAction::Check(c) => workload::check(&w, &c.request(), db, console).await,
+        TpcbAction::Drop => workload::drop(&w, db, console).await,
     }
 }
 

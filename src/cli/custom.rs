@@ -6,8 +6,10 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use oltpgen_driver::Error;
 use oltpgen_driver::command::custom::CustomRun;
+use oltpgen_driver::command::script::ScriptRun;
 use oltpgen_driver::command::values::parse_duration;
 use oltpgen_driver::defined::Defined;
+use oltpgen_driver::script::Scripts;
 use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::stats::cap::{Cap, DEFAULT_CAP};
 
@@ -42,8 +44,9 @@ pub struct CustomCmd {
 pub enum CustomAction {
     /// Create the workload's tables and load their generated rows, then build keys and ANALYZE
     Load(CustomLoadArgs),
-    /// Drive the loaded database with virtual users drawing the workload's transactions by weight
-    Run(Box<CustomRunArgs>),
+    /// Drive the loaded database with virtual users drawing the workload's transactions by weight (or
+    /// pgbench's scripts: --pgbench-script, --pgbench-builtin)
+    Run(Box<CustomRunCmd>),
     /// Run the workload's own checks (each a query of the rows that break it); exit 1 when one fails
     Check(CheckArgs),
     /// Drop the workload's tables
@@ -59,6 +62,46 @@ pub struct CustomLoadArgs {
     /// Seed, replacement, CSV and parallelism.
     #[command(flatten)]
     pub load: LoadCommon,
+}
+
+/// `custom run`: the run's flags and the scale it expects (for pgbench's scripts: `:scale`).
+#[derive(Debug, Args)]
+pub struct CustomRunCmd {
+    /// The run.
+    #[command(flatten)]
+    pub run: CustomRunArgs,
+    /// The scale the database holds (checked), or for pgbench's scripts the value of :scale [default:
+    /// 1, or pgbench_branches' rows for a built-in script]
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub scale: Option<u64>,
+}
+
+/// pgbench's scripts in place of a defined workload (`custom run --pgbench-script FILE`).
+#[derive(Debug, Args)]
+pub struct PgbenchArgs {
+    /// A pgbench script (SQL and \set, \sleep, \gset, \aset, \if as pgbench 15 reads them), with
+    /// its weight after @ (default 1); repeatable. Runs on PostgreSQL, its queries prepared
+    #[arg(long = "pgbench-script", value_name = "FILE[@WEIGHT]")]
+    pub scripts: Vec<String>,
+    /// One of pgbench 15's built-in scripts (tpcb-like, simple-update, select-only), with its weight
+    /// after @; repeatable
+    #[arg(long = "pgbench-builtin", value_name = "NAME[@WEIGHT]")]
+    pub builtins: Vec<String>,
+    /// A variable every client starts with, as pgbench's -D; repeatable
+    #[arg(long = "define", short = 'D', value_name = "NAME=VALUE")]
+    pub defines: Vec<String>,
+    /// Tries of a script that meets a serialization failure or deadlock (pgbench's --max-tries; its
+    /// default 1: no retry)
+    #[arg(long, value_name = "N", default_value_t = oltpgen_driver::script::DEFAULT_MAX_TRIES,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tries: u32,
+}
+
+impl PgbenchArgs {
+    /// Whether a script was named (the run is pgbench's, not a defined workload's).
+    pub fn given(&self) -> bool {
+        !self.scripts.is_empty() || !self.builtins.is_empty()
+    }
 }
 
 /// Users, pacing and the study of a run of a defined workload.
@@ -81,6 +124,9 @@ pub struct CustomRunArgs {
     /// The cap, repetitions, cost, power and where the result goes.
     #[command(flatten)]
     pub study: DbStudyArgs,
+    /// pgbench's scripts, in place of --file.
+    #[command(flatten)]
+    pub pgbench: PgbenchArgs,
 }
 
 impl CustomCmd {
@@ -117,5 +163,24 @@ impl CustomRunArgs {
             study: self.study.flags(self.rt_cap.clone()),
             quiet,
         }
+    }
+
+    /// The run of pgbench's scripts these flags ask for, `:scale` from `scale` (`--scale`).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a script that cannot be read or is refused (naming its file and line).
+    pub fn script_request(&self, scale: Option<u64>, quiet: bool) -> Result<ScriptRun, Error> {
+        let p = &self.pgbench;
+        Ok(ScriptRun {
+            scripts: Scripts::read(&p.scripts, &p.builtins, &p.defines)?,
+            scale,
+            max_tries: p.max_tries,
+            users: self.users.clone(),
+            connections: self.pace.connections,
+            pace: self.pace.pace(),
+            seed: self.study.seed,
+            study: self.study.flags(self.rt_cap.clone()),
+            quiet,
+        })
     }
 }

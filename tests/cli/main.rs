@@ -54,6 +54,7 @@ mod mssql_modes;
 mod mssql_tpcc;
 mod newcomer_words;
 mod pair;
+mod pgbench;
 mod pristine_window;
 mod report_cli;
 mod report_figures;

@@ -91,6 +91,8 @@ pub mod lost_commits;
 pub mod prepare;
 pub mod restore;
 pub mod run;
+pub mod script;
+pub mod tpcb;
 pub mod tpcc;
 pub mod workload;
 

@@ -31,6 +31,7 @@ pub mod meta;
 pub mod pgpass;
 pub mod pristine;
 pub mod schema;
+pub mod script;
 pub mod target;
 pub mod tpcc;
 

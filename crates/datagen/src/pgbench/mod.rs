@@ -24,6 +24,7 @@ pub mod random;
 mod script;
 #[cfg(test)]
 mod tests;
+pub mod tpcb;
 mod value;
 
 use std::collections::HashMap;
@@ -35,37 +36,47 @@ pub use value::{EvalError, Value};
 
 use crate::Rng;
 
+/// The first lines `tpcb-like` and `simple-update` share: their variables, BEGIN, the account's update
+/// and read.
+macro_rules! account_update {
+    () => {
+        "\\set aid random(1, 100000 * :scale)
+\\set bid random(1, 1 * :scale)
+\\set tid random(1, 10 * :scale)
+\\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+"
+    };
+}
+
+/// The last lines `tpcb-like` and `simple-update` share: the history row, END.
+macro_rules! history_insert {
+    () => {
+        "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+"
+    };
+}
+
 /// pgbench 15's built-in scripts by name, their text as `pgbench --show-script` prints it.
 pub const BUILTINS: [(&str, &str); 3] = [
     (
         "tpcb-like",
-        "\\set aid random(1, 100000 * :scale)
-\\set bid random(1, 1 * :scale)
-\\set tid random(1, 10 * :scale)
-\\set delta random(-5000, 5000)
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+        concat!(
+            account_update!(),
+            "UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
 UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-END;
 ",
+            history_insert!()
+        ),
     ),
+    ("simple-update", concat!(account_update!(), history_insert!())),
     (
-        "simple-update",
-        "\\set aid random(1, 100000 * :scale)
-\\set bid random(1, 1 * :scale)
-\\set tid random(1, 10 * :scale)
-\\set delta random(-5000, 5000)
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-END;
-",
+        "select-only",
+        "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n",
     ),
-    ("select-only", "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"),
 ];
 
 /// A built-in script by its name or a prefix of one name (as `pgbench -b` takes it): its full name and
@@ -107,9 +118,9 @@ pub struct Vars {
 /// What a script asks for next.
 #[derive(Debug)]
 pub enum Step<'s> {
-    /// Run this SQL command with these parameters (`None` is SQL NULL), then store its rows with
-    /// [`Vars::store`].
-    Sql(&'s Sql, Vec<Option<String>>),
+    /// Run this SQL command (its index in [`Script::sql`]) with these parameters (`None` is SQL NULL),
+    /// then store its rows with [`Vars::store`].
+    Sql(usize, &'s Sql, Vec<Option<String>>),
     /// Sleep this many microseconds.
     Sleep(u64),
     /// The script has ended.
@@ -119,7 +130,13 @@ pub enum Step<'s> {
 impl Vars {
     /// Sets a variable to a value.
     pub fn set(&mut self, name: &str, value: Value) {
-        self.map.insert(name.to_string(), Var::Value(value));
+        // A script sets the same variables every turn: no new key (no allocation) once one exists.
+        match self.map.get_mut(name) {
+            Some(v) => *v = Var::Value(value),
+            None => {
+                self.map.insert(name.to_string(), Var::Value(value));
+            }
+        }
     }
 
     /// Sets a variable to text (read as a value when an expression uses it).
@@ -201,7 +218,7 @@ impl Vars {
                 Command::Sql(i) => {
                     let sql = &script.sql[*i];
                     let params = sql.params.iter().map(|p| self.param(p)).collect::<Result<_, _>>()?;
-                    return Ok(Step::Sql(sql, params));
+                    return Ok(Step::Sql(*i, sql, params));
                 }
                 Command::JumpUnless { cond, to } => {
                     if !cond.eval(&|n| self.value(n), rng)?.truth() {

@@ -184,7 +184,7 @@ fn run(script: &Script, vars: &mut Vars) -> Vec<String> {
     let mut out = Vec::new();
     loop {
         match vars.step(script, &mut pc, &mut rng).unwrap() {
-            Step::Sql(q, params) => {
+            Step::Sql(_, q, params) => {
                 out.push(format!("{} {:?}", q.text, params));
                 if let Some(store) = &q.store {
                     vars.store(store, &["one".into(), "two".into()], &[vec![Some("41".into()), None]])

@@ -113,21 +113,33 @@ impl CustomPlan {
         let quiet = req.quiet;
         let mut cycle =
             StudyCycle::new(req.workload.clone(), &req.study, &self.targets, quiet, console.err_lines());
-        let studied = defined::run(&req.workload, &self.targets, &self.options, &mut cycle, |p| match p {
-            Progress::Started(1) if !quiet => console.line(&header),
-            Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),
-            Progress::Interval(f) if !quiet => console.line(&live::per_second_interval_line(
-                f.elapsed_s,
-                f.users,
-                f.tps,
-                f.avg_ms,
-                f.p95_ms,
-                f.errors,
-            )),
-            Progress::Step(s) => console.line(&live::per_second_step_line(s)),
-            Progress::Started(_) | Progress::Interval(_) => {}
-        })
-        .await?;
+        let progress = per_second_progress(&mut *console, &header, plan.runs(), quiet);
+        let studied = defined::run(&req.workload, &self.targets, &self.options, &mut cycle, progress).await?;
         finish::finish(studied, &req.study, "", &self.targets, console).await
+    }
+}
+
+/// The live lines of a run of a workload counted per second (a defined workload's, pgbench's
+/// scripts'): `header` when the study starts, a line per run, interval and step; only the steps' when
+/// `quiet`.
+pub(super) fn per_second_progress<'a>(
+    console: &'a mut dyn Console,
+    header: &'a str,
+    runs: u32,
+    quiet: bool,
+) -> impl FnMut(Progress<'_>) + 'a {
+    move |p| match p {
+        Progress::Started(1) if !quiet => console.line(header),
+        Progress::Started(run) if !quiet => console.line(&live::run_line(run, runs)),
+        Progress::Interval(f) if !quiet => console.line(&live::per_second_interval_line(
+            f.elapsed_s,
+            f.users,
+            f.tps,
+            f.avg_ms,
+            f.p95_ms,
+            f.errors,
+        )),
+        Progress::Step(s) => console.line(&live::per_second_step_line(s)),
+        Progress::Started(_) | Progress::Interval(_) => {}
     }
 }

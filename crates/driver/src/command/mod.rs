@@ -19,6 +19,7 @@ pub mod load;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod report;
+pub mod script;
 pub mod tpcc;
 pub mod values;
 pub mod workload;

@@ -90,6 +90,7 @@ pub mod defined;
 pub mod ds2;
 pub mod pristine;
 mod schema;
+pub mod script;
 mod target;
 pub mod tpcc;
 
