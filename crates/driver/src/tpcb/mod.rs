@@ -188,7 +188,13 @@ impl Stored for Tpcb {
     ) -> Result<LoadSummary, Error> {
         let data = Self::data(scale)?;
         let params = LoadedParams { scale, seed, runs: 0 };
-        load::load(self, target, Loading::<Tpcb, _> { data, params, extra_indexes: Vec::new() }, opts).await
+        load::load(
+            self,
+            target,
+            Loading::<Tpcb, _> { data, params, extra_indexes: Vec::new(), extra_dropped: Vec::new() },
+            opts,
+        )
+        .await
     }
 
     async fn write_csv(&self, dir: &Path, scale: u64, _seed: u64, opts: &LoadOptions) -> Result<u64, Error> {
