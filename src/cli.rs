@@ -2,9 +2,11 @@
 
 mod custom;
 mod tpcb;
+mod ycsb;
 
 pub use custom::{CustomAction, CustomCmd};
 pub use tpcb::{TpcbAction, TpcbCmd};
+pub use ycsb::{DEFAULT_RECORDS, YcsbAction, YcsbCmd};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -168,6 +170,8 @@ pub enum Command {
     Custom(Box<CustomCmd>),
     /// TPC-B as pgbench makes and runs it: load|run|check|drop --scale N
     Tpcb(Box<TpcbCmd>),
+    /// YCSB's core workloads A–F: load|run|check|drop --workload a..f --records N
+    Ycsb(Box<YcsbCmd>),
     /// The storage model of a database (Iometer's study): an access specification replayed on a file
     #[cfg(feature = "io")]
     Io {

@@ -11,8 +11,8 @@ use crate::cli::IoAction;
 #[cfg(feature = "local")]
 use crate::cli::LocalAction;
 use crate::cli::{
-    Command, CustomAction, CustomCmd, Ds2Action, Ds2Cmd, ReportAction, TpcbAction, TpcbCmd, TpccAction,
-    TpccCmd,
+    Command, CustomAction, CustomCmd, DEFAULT_RECORDS, Ds2Action, Ds2Cmd, ReportAction, TpcbAction, TpcbCmd,
+    TpccAction, TpccCmd, YcsbAction, YcsbCmd,
 };
 
 /// Runs the command `command` names, saying what it does to `console`.
@@ -37,6 +37,10 @@ pub async fn dispatch(command: Command, console: &mut dyn Console) -> Result<Exi
         Command::Custom(cmd) => {
             let db = cmd.common.db.databases();
             db.name_env_url(custom(*cmd, &db, console).await)
+        }
+        Command::Ycsb(cmd) => {
+            let db = cmd.common.db.databases();
+            db.name_env_url(ycsb(*cmd, &db, console).await)
         }
         Command::Tpcb(cmd) => {
             let db = cmd.common.db.databases();
@@ -109,6 +113,25 @@ async fn custom(cmd: CustomCmd, db: &Databases, console: &mut dyn Console) -> Re
         }
         Some(CustomAction::Check(c)) => workload::check(&w, &c.request(), db, console).await,
         Some(CustomAction::Drop) => workload::drop(&w, db, console).await,
+    }
+}
+
+async fn ycsb(cmd: YcsbCmd, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {
+    let quiet = cmd.common.quiet;
+    let w = cmd.workload()?;
+    match cmd.action {
+        YcsbAction::Run(args) if args.pgbench.given() => Err(Error::usage(
+            "ycsb run: --pgbench-script/--pgbench-builtin run with custom run, not ycsb: leave them out",
+        )),
+        YcsbAction::Run(args) => {
+            run::custom::run(&args.request(w, cmd.records, false, quiet), db, console).await
+        }
+        YcsbAction::Load(args) => {
+            let records = cmd.records.unwrap_or(DEFAULT_RECORDS);
+            workload::load(&w, records, &args.load.request(quiet), db, console).await
+        }
+        YcsbAction::Check(c) => workload::check(&w, &c.request(), db, console).await,
+        YcsbAction::Drop => workload::drop(&w, db, console).await,
     }
 }
 

@@ -73,3 +73,4 @@ mod tpcc_run;
 mod tpcc_server_side;
 mod tpcc_spec;
 mod tpcc_stream;
+mod ycsb;

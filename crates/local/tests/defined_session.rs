@@ -152,7 +152,7 @@ async fn a_defined_workload_loads_runs_and_sorts_its_failures() {
     assert_eq!(totals(&admin).await, (balances + 25_000, 5, 25_000));
 
     // Drawn transactions: every one commits, and every deposit's money is in one account and one transfer.
-    let mix = Mix::new(workload, 2).unwrap();
+    let mix = Mix::new(workload, 2, 0).unwrap();
     let mut rng = Rng::new(7);
     let mut deposits = 0;
     for _ in 0..200 {

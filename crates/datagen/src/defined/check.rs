@@ -115,6 +115,9 @@ const RESERVED: &[&str] = &[
     "with",
 ];
 
+/// The longest YCSB key: `user` and the 20 digits of a 64-bit hash.
+const YCSB_KEY_LEN: u16 = 24;
+
 /// The first day and second a date or timestamp column may hold, counted from 1970-01-01 (0001-01-01),
 /// and the last (9999-12-31, 23:59:59): every engine takes these years.
 const DATE_DAYS: (i64, i64) = (-719_162, 2_932_896);
@@ -231,6 +234,11 @@ impl WorkloadDef {
             ParamSpec::Zipfian { theta, .. } => theta_ok(at, *theta)?,
             ParamSpec::Exponential { parameter, .. } => exponential_ok(at, *parameter)?,
             ParamSpec::Gaussian { parameter, .. } => gaussian_ok(at, *parameter)?,
+            ParamSpec::Ycsb { rows_of, .. } if self.table(rows_of).is_none_or(|t| t.rows == 0) => {
+                return Err(format!(
+                    "{at}: rows_of names {rows_of:?}, which is not a loaded table: name one with rows"
+                ));
+            }
             _ => {}
         }
         let Some((min, max, rows_of)) = param.range() else { return Ok(()) };
@@ -268,7 +276,7 @@ fn check_table(table: &TableSpec) -> Result<(), String> {
         let Some(column) = column else {
             return Err(format!("{at}: primary key names {key:?}, which is not one of its columns"));
         };
-        sequence |= column.generator == Gen::Sequence;
+        sequence |= matches!(column.generator, Gen::Sequence | Gen::YcsbKey);
     }
     if !table.primary_key.is_empty() && !sequence && table.rows > 0 {
         return Err(format!(
@@ -390,6 +398,9 @@ fn check_column(at: &str, column: &ColumnSpec, rows: u64) -> Result<(), String> 
             )),
             _ => Ok(()),
         },
+        Gen::YcsbKey if !matches!(ty.0, ColumnType::Varchar(n) if n >= YCSB_KEY_LEN) => Err(format!(
+            "{at}: ycsb_key makes keys of up to {YCSB_KEY_LEN} characters: use varchar({YCSB_KEY_LEN}) or wider"
+        )),
         Gen::Constant(Value::Text(v)) if !fits_text(v) => {
             Err(format!("{at}: the constant {v:?} does not fit {ty} (too long, or it holds a NUL)"))
         }

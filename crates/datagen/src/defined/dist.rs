@@ -1,22 +1,79 @@
 //! [`Sampler`]: an integer generator of a column or parameter resolved once (its range's top known, a
 //! zipfian's ζ summed), so that a draw is a few random numbers.
 
-use super::{Gen, ParamSpec};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{Gen, ParamSpec, YcsbRequest};
 use crate::Rng;
 use crate::pgbench::random::{exponential, gaussian};
 use crate::tpcc::random::nurand;
-use crate::ycsb::Zipfian;
+use crate::ycsb::{Latest, ScrambledZipfian, Zipfian, fnv_hash64};
 
 /// A resolved integer generator.
 #[derive(Clone, Debug)]
 pub(super) enum Sampler {
     Fixed(i64),
     Uniform(i64, i64),
-    Nurand { a: i64, lo: i64, hi: i64, c: i64 },
+    Nurand {
+        a: i64,
+        lo: i64,
+        hi: i64,
+        c: i64,
+    },
     Zipfian(Zipfian),
     Exponential(i64, i64, f64),
     Gaussian(i64, i64, f64),
     Choice(Vec<i64>),
+    /// A YCSB record, bound as its FNV hash.
+    Ycsb(Record),
+}
+
+/// How a [`ParamSpec::Ycsb`] picks its record (a record number from 0).
+#[derive(Clone, Debug)]
+pub(super) enum Record {
+    Uniform(u64),
+    Zipfian(ScrambledZipfian),
+    Latest(Latest, Inserts),
+    Insert(Inserts),
+}
+
+/// The records a table holds and the ones this process inserts into it: the loaded `0..loaded`, then
+/// `first..` as many as `count` says (shared by every user and run of the process).
+#[derive(Clone, Debug)]
+pub(super) struct Inserts {
+    pub(super) loaded: u64,
+    pub(super) first: u64,
+    pub(super) count: Arc<AtomicU64>,
+}
+
+impl Record {
+    /// The sampler of a `request` over `inserts`' table.
+    pub(super) fn new(request: YcsbRequest, inserts: Inserts) -> Result<Self, String> {
+        let loaded = inserts.loaded.max(1);
+        Ok(match request {
+            YcsbRequest::Uniform => Record::Uniform(loaded),
+            YcsbRequest::Zipfian => Record::Zipfian(ScrambledZipfian::new(0, loaded as i64 - 1)?),
+            // Ranks summed over twice the loaded records: a run inserts a small share of them (5% of
+            // workload D's transactions), and a rank past the count wraps (Latest::next).
+            YcsbRequest::Latest => Record::Latest(Latest::new(loaded.saturating_mul(2))?, inserts),
+            YcsbRequest::Insert => Record::Insert(inserts),
+        })
+    }
+
+    /// The next record's number.
+    fn next(&self, rng: &mut Rng) -> u64 {
+        match self {
+            Record::Uniform(n) => rng.below(*n),
+            Record::Zipfian(z) => z.next(rng) as u64,
+            Record::Latest(latest, inserts) => {
+                let count = inserts.loaded + inserts.count.load(Ordering::Relaxed);
+                let item = latest.next(rng, count) as u64;
+                if item < inserts.loaded { item } else { inserts.first + (item - inserts.loaded) }
+            }
+            Record::Insert(inserts) => inserts.first + inserts.count.fetch_add(1, Ordering::Relaxed),
+        }
+    }
 }
 
 /// NURand's constant C for `a`: in `[0, a]`, fixed by `a` and `seed` (TPC-C picks it at random once).
@@ -30,8 +87,14 @@ impl Sampler {
     ///
     /// # Errors
     /// A zipfian's θ out of range (checked before, so a mistake in the code).
-    pub(super) fn of_param(spec: &ParamSpec, top: i64, seed: u64) -> Result<Self, String> {
+    pub(super) fn of_param(
+        spec: &ParamSpec,
+        top: i64,
+        seed: u64,
+        inserts: impl FnOnce(&str) -> Inserts,
+    ) -> Result<Self, String> {
         Ok(match spec {
+            ParamSpec::Ycsb { request, rows_of } => Sampler::Ycsb(Record::new(*request, inserts(rows_of))?),
             ParamSpec::Constant(v) => Sampler::Fixed(*v),
             ParamSpec::Choice(values) => Sampler::Choice(values.clone()),
             ParamSpec::Uniform { min, .. } => Sampler::Uniform(*min, top),
@@ -71,6 +134,8 @@ impl Sampler {
             Sampler::Exponential(lo, hi, p) => exponential(rng, *lo, *hi, *p).unwrap_or(*lo),
             Sampler::Gaussian(lo, hi, p) => gaussian(rng, *lo, *hi, *p).unwrap_or(*lo),
             Sampler::Choice(values) => values[rng.below(values.len() as u64) as usize],
+            // The hash is below 2^63 (YCSB's is made non-negative) but for one: it wraps as YCSB's does.
+            Sampler::Ycsb(record) => fnv_hash64(record.next(rng)) as i64,
         }
     }
 }

@@ -4,9 +4,16 @@
 //! expectation), not dealt from a deck as TPC-C's exact mix is: weights are any `u32`s, and a deck of
 //! `Σ weights` cards per user could be arbitrarily big.
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
 use super::Workload;
-use super::dist::Sampler;
+use super::dist::{Inserts, Sampler};
 use crate::Rng;
+
+/// How many records one insert range holds: a YCSB insert takes record numbers past the loaded ones,
+/// in range `slot` (see [`Mix::new`]) from `loaded + slot × INSERT_RANGE`.
+pub const INSERT_RANGE: u64 = 1 << 28;
 
 /// The seed of the run's NURand constants (the load's come from the load's seed, so they differ, as
 /// TPC-C's C_load and C_run do).
@@ -36,11 +43,13 @@ pub struct Draw {
 }
 
 impl Mix {
-    /// The mix of `workload` at `scale`, whose `rows_of` parameters reach the rows loaded at that scale.
+    /// The mix of `workload` at `scale`, whose `rows_of` parameters reach the rows loaded at that scale;
+    /// its YCSB inserts take insert range `slot` (one a run and an agent own, so that no two insert the
+    /// same record).
     ///
     /// # Errors
     /// [`Workload::check_scale`]'s line.
-    pub fn new(workload: &'static Workload, scale: u64) -> Result<Self, String> {
+    pub fn new(workload: &'static Workload, scale: u64, slot: u64) -> Result<Self, String> {
         workload.check_scale(scale)?;
         let def = workload.def();
         let cumulative = def
@@ -60,6 +69,14 @@ impl Mix {
             };
             max
         };
+        // One count of inserted records per table, shared by its inserts and its `latest` draws.
+        let counts: Vec<Arc<AtomicU64>> = def.tables.iter().map(|_| Arc::default()).collect();
+        let inserts = |table: &str| {
+            let index = def.tables.iter().position(|t| t.name == table).expect("checked");
+            let loaded = workload.rows_at(index, scale).expect("checked by check_scale");
+            let first = loaded.saturating_add(slot.saturating_mul(INSERT_RANGE));
+            Inserts { loaded, first, count: counts[index].clone() }
+        };
         let params = def
             .transactions
             .iter()
@@ -68,7 +85,7 @@ impl Mix {
                 params
                     .map(|p| {
                         let top = p.range().map_or(0, |(min, max, rows_of)| top(min, max, rows_of));
-                        Sampler::of_param(p, top, RUN_NURAND)
+                        Sampler::of_param(p, top, RUN_NURAND, inserts)
                     })
                     .collect::<Result<Vec<_>, _>>()
             })

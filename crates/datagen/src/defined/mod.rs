@@ -75,7 +75,7 @@ use serde::{Deserialize, Serialize};
 use crate::schema::ColumnType;
 
 pub use check::rewrite_placeholders;
-pub use mix::{Draw, Mix};
+pub use mix::{Draw, INSERT_RANGE, Mix};
 pub use rows::{CHUNK_ROWS, Chunk, DefinedData};
 pub use workload::{Slot, Workload};
 
@@ -218,6 +218,9 @@ pub enum Gen {
     },
     /// The same value in every row (`gen = { constant = 0 }`, `gen = { constant = "new" }`).
     Constant(Value),
+    /// YCSB's key of the row: `user` followed by YCSB's FNV hash of its record number (the row's number
+    /// less 1), as YCSB's `CoreWorkload` builds keys (`gen = "ycsb_key"`; a `varchar(n)` of n ≥ 24).
+    YcsbKey,
 }
 
 /// A constant column value: an integer or a text.
@@ -357,6 +360,32 @@ pub enum ParamSpec {
     Choice(Vec<i64>),
     /// The same value every time.
     Constant(i64),
+    /// A YCSB record of table `rows_of` drawn as `request` says, bound as YCSB's FNV hash of its record
+    /// number: the SQL makes the key, `'user' || CAST($1 AS bigint)` (`ycsb = { request = "zipfian",
+    /// rows_of = "usertable" }`).
+    Ycsb {
+        /// Which record: YCSB's request distribution, or a new record to insert.
+        request: YcsbRequest,
+        /// The table of YCSB keys (its rows are the loaded records).
+        rows_of: String,
+    },
+}
+
+/// Which YCSB record a [`ParamSpec::Ycsb`] draws, as YCSB's `requestdistribution` names them, or the
+/// record an insert makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum YcsbRequest {
+    /// Every record alike (`uniform`).
+    Uniform,
+    /// YCSB's scrambled zipfian, θ = 0.99 (`zipfian`, workloads A, B, C, E and F).
+    Zipfian,
+    /// The latest inserted the most popular (`latest`, workload D): the loaded records and the ones
+    /// this process inserted.
+    Latest,
+    /// The next new record: past the loaded ones, in a range of this run's and this agent's own, so
+    /// that agents and later runs never insert the same key.
+    Insert,
 }
 
 impl ParamSpec {
@@ -368,7 +397,7 @@ impl ParamSpec {
             | ParamSpec::Zipfian { min, max, rows_of, .. }
             | ParamSpec::Exponential { min, max, rows_of, .. }
             | ParamSpec::Gaussian { min, max, rows_of, .. } => Some((*min, *max, rows_of.as_deref())),
-            ParamSpec::Choice(_) | ParamSpec::Constant(_) => None,
+            ParamSpec::Choice(_) | ParamSpec::Constant(_) | ParamSpec::Ycsb { .. } => None,
         }
     }
 }

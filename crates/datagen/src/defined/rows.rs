@@ -8,6 +8,7 @@ use crate::Rng;
 use crate::encode::RowEncoder;
 use crate::schema::{ColumnType, Dataset, Index, TableDef};
 use crate::text::{ALNUM, DIGITS, fill};
+use crate::ycsb::fnv_hash64;
 
 /// The most rows in one chunk: small enough that a table spreads over the load's workers, big enough
 /// that a chunk's overhead (a COPY stream, a queue entry) is negligible.
@@ -133,6 +134,7 @@ impl Dataset for DefinedData {
                     },
                     Gen::Constant(Value::Int(v)) => int(out, c.ty, *v),
                     Gen::Constant(Value::Text(v)) => out.text(v.as_bytes()),
+                    Gen::YcsbKey => out.text(format!("user{}", fnv_hash64(row - 1)).as_bytes()),
                     _ => unreachable!("an integer generator has its sampler"),
                 }
             }

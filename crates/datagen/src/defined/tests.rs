@@ -330,7 +330,7 @@ fn a_scale_too_big_for_a_sequence_is_refused() {
         "scale 20000: table branches would hold 60000 rows, more than column id (smallint) numbers: use a \
          smaller scale or a wider type"
     );
-    assert!(Mix::new(workload, 0).unwrap_err().contains("scale 0 holds no rows"));
+    assert!(Mix::new(workload, 0, 0).unwrap_err().contains("scale 0 holds no rows"));
     assert!(DefinedData::new(workload, u64::MAX, 1).unwrap_err().contains("too many rows"));
 }
 
@@ -339,7 +339,7 @@ fn the_mix_honours_the_weights_and_keeps_keys_in_the_loaded_rows() {
     let workload = bank().intern().unwrap();
     assert_eq!(workload.txn_names(), ["deposit", "audit"]);
     assert_eq!(workload.statements().len(), 3);
-    let mix = Mix::new(workload, 4).unwrap();
+    let mix = Mix::new(workload, 4, 0).unwrap();
     let mut rng = Rng::new(5);
     let (mut counts, mut top_account) = ([0u32; 2], 0);
     let draws = 100_000;
@@ -406,7 +406,7 @@ fn a_named_parameter_is_drawn_once_per_transaction_and_numbered_per_statement() 
         ["UPDATE t SET id = id WHERE id = $1 AND $2 > 0 AND id::int = $1", "SELECT $1, ':id'"]
     );
     assert_eq!(workload.statements_in(Dialect::Mysql)[1], "SELECT $1");
-    let mix = Mix::new(workload, 1).unwrap();
+    let mix = Mix::new(workload, 1, 0).unwrap();
     let mut rng = Rng::new(7);
     for _ in 0..100 {
         let draw = mix.next(&mut rng);
@@ -481,7 +481,7 @@ fn every_column_and_parameter_generator_stays_in_its_range() {
     assert!(rows.get("s").any(|v| v.text().len() < 20));
     assert!(rows.get("d").all(|v| v.text().len() == 16 && v.text().iter().all(u8::is_ascii_digit)));
 
-    let mix = Mix::new(workload, 2).unwrap();
+    let mix = Mix::new(workload, 2, 0).unwrap();
     let mut rng = Rng::new(5);
     for _ in 0..500 {
         let draw = mix.next(&mut rng);
@@ -512,4 +512,82 @@ fn a_generator_s_bad_parameter_is_refused_in_one_line() {
     assert!(refused.contains("key_of names \"nowhere\""), "{refused}");
     let refused = column(serde_json::json!({ "choice": ["a"] }));
     assert!(refused.contains("the choice \"a\" does not fit int"), "{refused}");
+}
+
+/// A YCSB-shaped table of 100 records and two transactions: a zipfian read and an insert.
+fn ycsb_like() -> WorkloadDef {
+    let key = |request| ParamSpec::Ycsb { request, rows_of: "usertable".into() };
+    WorkloadDef {
+        name: "y".into(),
+        tables: vec![TableSpec::new(
+            "usertable",
+            100,
+            &["ycsb_key"],
+            vec![ColumnSpec::new("ycsb_key", "varchar(24)", Gen::YcsbKey)],
+        )],
+        transactions: vec![
+            TxnSpec::new(
+                "read",
+                1,
+                vec![StatementSpec::new(
+                    "SELECT 1 FROM usertable WHERE ycsb_key = 'user' || $1",
+                    vec![key(YcsbRequest::Latest)],
+                )],
+            ),
+            TxnSpec::new(
+                "insert",
+                1,
+                vec![StatementSpec::new(
+                    "INSERT INTO usertable VALUES ('user' || $1)",
+                    vec![key(YcsbRequest::Insert)],
+                )],
+            ),
+        ],
+        checks: Vec::new(),
+    }
+}
+
+#[test]
+fn ycsb_keys_are_user_and_the_hash_and_inserts_take_ranges_of_their_own() {
+    let workload = ycsb_like().intern().unwrap();
+    let data = DefinedData::new(workload, 1, 1).unwrap();
+    let mut csv = Csv::new(Vec::new());
+    data.write(Chunk { table: 0, part: 0 }, &mut csv);
+    let text = String::from_utf8(csv.into_inner()).unwrap();
+    let keys: Vec<&str> = text.lines().collect();
+    assert_eq!(keys[0], format!("user{}", crate::ycsb::fnv_hash64(0)));
+    assert_eq!(keys[99], format!("user{}", crate::ycsb::fnv_hash64(99)));
+
+    let loaded: std::collections::HashSet<i64> =
+        (0..100).map(|n| crate::ycsb::fnv_hash64(n) as i64).collect();
+    let inserted = |slot: u64| {
+        let mix = Mix::new(workload, 1, slot).unwrap();
+        let mut rng = Rng::new(slot);
+        let (mut inserts, mut reads) = (Vec::new(), Vec::new());
+        for _ in 0..2000 {
+            let draw = mix.next(&mut rng);
+            if draw.txn == 1 { inserts.push(draw.values[0]) } else { reads.push(draw.values[0]) }
+        }
+        // The latest records are read most: the inserted ones among them, and nothing never made.
+        let fresh = reads.iter().filter(|r| !loaded.contains(r)).count();
+        assert!(fresh > reads.len() / 2, "latest reads favour the new records: {fresh} of {}", reads.len());
+        assert!(reads.iter().all(|r| loaded.contains(r) || inserts.contains(r)));
+        inserts
+    };
+    let (a, b) = (inserted(0), inserted(1));
+    let a_set: std::collections::HashSet<_> = a.iter().collect();
+    assert_eq!(a_set.len(), a.len(), "no record is inserted twice");
+    assert!(a.iter().chain(&b).all(|k| !loaded.contains(k)), "inserts are past the loaded records");
+    assert!(b.iter().all(|k| !a_set.contains(k)), "two slots (agents, runs) insert different records");
+}
+
+#[test]
+fn a_ycsb_key_needs_a_varchar_of_24() {
+    let mut def = ycsb_like();
+    def.tables[0].columns[0].ty = "varchar(10)".parse().unwrap();
+    let e = def.check().unwrap_err();
+    assert!(
+        e.contains("column ycsb_key: ycsb_key makes keys of up to 24 characters: use varchar(24)"),
+        "{e}"
+    );
 }

@@ -8,6 +8,7 @@
 
 mod locate;
 mod run;
+mod ycsb;
 
 use std::path::Path;
 use std::sync::Arc;

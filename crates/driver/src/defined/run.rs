@@ -125,7 +125,9 @@ pub async fn run(
         connectors.push(ready.map_err(|e| workload.in_file(label_statement(workload, e)))?);
     }
     let connectors: Arc<[DefinedConnector]> = connectors.into();
-    let mix = Mix::new(workload.workload, prepared.loaded.scale)
+    // YCSB inserts: a range of this run's and this agent's own (4096 agents a run).
+    let slot = u64::from(prepared.loaded.runs) << 12 | u64::from(opts.plan.agent.index);
+    let mix = Mix::new(workload.workload, prepared.loaded.scale, slot)
         .map_err(|e| Error::usage(format!("--scale: {e}")))?;
     let seed = workload.run_seed(&prepared.loaded, opts.seed);
     let labels: Vec<String> = targets.iter().map(Target::key).collect();
