@@ -66,6 +66,7 @@ mod slurm;
 mod slurm_load;
 mod tpcc_databases;
 
+mod custom_types;
 mod study;
 mod study_common;
 mod tpcc_load;

@@ -3,7 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use super::{ColumnSpec, Gen, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value, WorkloadDef};
+use super::{
+    ColumnSpec, Gen, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value, WorkloadDef, parse_timestamp,
+};
 use crate::schema::ColumnType;
 
 /// The longest identifier PostgreSQL keeps (`NAMEDATALEN` - 1 bytes); it cuts a longer one short.
@@ -270,6 +272,17 @@ fn check_table(table: &TableSpec) -> Result<(), String> {
         check_column(&format!("{at}, column {}", column.name), column, table.rows)?;
     }
     unique(&format!("{at}: primary-key column"), table.primary_key.iter().map(String::as_str))?;
+    for (i, index) in table.indexes.iter().enumerate() {
+        let at = format!("{at}, index {}", i + 1);
+        if index.is_empty() {
+            return Err(format!("{at}: no columns: list the columns it indexes"));
+        }
+        if let Some(c) = index.iter().find(|c| !table.columns.iter().any(|col| &&col.name == c)) {
+            return Err(format!("{at}: names {c:?}, which is not one of the table's columns"));
+        }
+        unique(&format!("{at}: column"), index.iter().map(String::as_str))?;
+        identifier("index name", &index_name(&table.name, i))?;
+    }
     let mut sequence = false;
     for key in &table.primary_key {
         let column = table.columns.iter().find(|c| &c.name == key);
@@ -285,6 +298,11 @@ fn check_table(table: &TableSpec) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The name of index `i` (from 0) of `table`.
+pub(super) fn index_name(table: &str, i: usize) -> String {
+    format!("{table}_i{}", i + 1)
 }
 
 /// The smallest and largest integer a column of type `ty` takes from an integer generator; `None` for
@@ -397,6 +415,16 @@ fn check_column(at: &str, column: &ColumnSpec, rows: u64) -> Result<(), String> 
                 min_len.unwrap_or(0)
             )),
             _ => Ok(()),
+        },
+        Gen::Timestamp { .. } if ty.0 != ColumnType::Timestamp => {
+            Err(format!("{at}: a timestamp generator fills a timestamp column, not {ty}: make it timestamp"))
+        }
+        Gen::Timestamp { from, to } => match (parse_timestamp(from), parse_timestamp(to)) {
+            (Some(a), Some(b)) if a <= b => Ok(()),
+            (Some(_), Some(_)) => Err(format!("{at}: timestamp from {from:?} is after to {to:?}")),
+            _ => Err(format!(
+                "{at}: timestamp from {from:?} to {to:?}: write each as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS"
+            )),
         },
         Gen::YcsbKey if !matches!(ty.0, ColumnType::Varchar(n) if n >= YCSB_KEY_LEN) => Err(format!(
             "{at}: ycsb_key makes keys of up to {YCSB_KEY_LEN} characters: use varchar({YCSB_KEY_LEN}) or wider"

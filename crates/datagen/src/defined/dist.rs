@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Gen, ParamSpec, YcsbRequest};
+use super::{Gen, ParamSpec, YcsbRequest, parse_timestamp};
 use crate::Rng;
 use crate::pgbench::random::{exponential, gaussian};
 use crate::tpcc::random::nurand;
@@ -119,6 +119,7 @@ impl Sampler {
             Gen::Exponential { min, max, parameter } => Sampler::Exponential(*min, *max, *parameter),
             Gen::Gaussian { min, max, parameter } => Sampler::Gaussian(*min, *max, *parameter),
             Gen::KeyOf(table) => Sampler::Uniform(1, rows_of(table)),
+            Gen::Timestamp { from, to } => Sampler::Uniform(parse_timestamp(from)?, parse_timestamp(to)?),
             _ => return None,
         })
     }

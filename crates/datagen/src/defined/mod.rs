@@ -126,6 +126,10 @@ pub struct TableSpec {
     /// [`Gen::Sequence`], so that the generated keys never repeat.
     #[serde(default)]
     pub primary_key: Vec<String>,
+    /// Its secondary indexes, each a list of columns (`indexes = [["owner"], ["branch", "balance"]]`),
+    /// built after the data as the keys are, and named `<table>_i1`, `<table>_i2`, … (none by default).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indexes: Vec<Vec<String>>,
 }
 
 /// A column: its name, its type and the generator of its values. Every column is NOT NULL.
@@ -218,6 +222,15 @@ pub enum Gen {
     },
     /// The same value in every row (`gen = { constant = 0 }`, `gen = { constant = "new" }`).
     Constant(Value),
+    /// A uniform instant in `[from, to]`, to the second, each written `YYYY-MM-DD` or `YYYY-MM-DD
+    /// HH:MM:SS` (`gen = { timestamp = { from = "2020-01-01", to = "2024-12-31 23:59:59" } }`), for a
+    /// timestamp column.
+    Timestamp {
+        /// The earliest instant.
+        from: String,
+        /// The latest instant (included).
+        to: String,
+    },
     /// YCSB's key of the row: `user` followed by YCSB's FNV hash of its record number (the row's number
     /// less 1), as YCSB's `CoreWorkload` builds keys (`gen = "ycsb_key"`; a `varchar(n)` of n ≥ 24).
     YcsbKey,
@@ -406,7 +419,7 @@ impl TableSpec {
     /// A table of `rows` rows at scale 1 keyed by `primary_key`, for a definition built in code.
     pub fn new(name: &str, rows: u64, primary_key: &[&str], columns: Vec<ColumnSpec>) -> Self {
         let primary_key = primary_key.iter().map(|k| k.to_string()).collect();
-        TableSpec { name: name.into(), rows, columns, primary_key }
+        TableSpec { name: name.into(), rows, columns, primary_key, indexes: Vec::new() }
     }
 }
 
@@ -486,6 +499,33 @@ impl Dialect {
         };
         own.unwrap_or(sql)
     }
+}
+
+/// The seconds from 1970-01-01 00:00:00 to `text`, written `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`
+/// (years 1 to 9999); `None` for anything else.
+pub fn parse_timestamp(text: &str) -> Option<i64> {
+    let (date, time) = text.trim().split_once(' ').unwrap_or((text.trim(), "00:00:00"));
+    let num = |s: &str, lo: i64, hi: i64| {
+        let v: i64 = s.parse().ok().filter(|_| s.bytes().all(|b| b.is_ascii_digit()))?;
+        (lo..=hi).contains(&v).then_some(v)
+    };
+    let d: Vec<&str> = date.split('-').collect();
+    let t: Vec<&str> = time.trim().split(':').collect();
+    let ([y, m, day], [h, min, sec]) = (d.as_slice(), t.as_slice()) else { return None };
+    let (y, m, day) = (num(y, 1, 9999)?, num(m, 1, 12)?, num(day, 1, 31)?);
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if day > month_days[m as usize - 1] {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm), 1970-01-01 day 0.
+    let yy = if m <= 2 { y - 1 } else { y };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + num(h, 0, 23)? * 3600 + num(min, 0, 59)? * 60 + num(sec, 0, 59)?)
 }
 
 /// The first 60 characters of `sql`, on one line: how an engine names a statement in an error.

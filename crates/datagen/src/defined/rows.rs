@@ -59,9 +59,9 @@ impl Dataset for DefinedData {
         self.workload.tables()
     }
 
-    /// None: a defined workload declares its primary keys only.
+    /// The definition's `indexes`.
     fn indexes(&self) -> &'static [Index] {
-        &[]
+        self.workload.indexes()
     }
 
     /// Every chunk, biggest tables first (so that workers taking them in order finish together), each

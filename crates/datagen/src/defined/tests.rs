@@ -591,3 +591,31 @@ fn a_ycsb_key_needs_a_varchar_of_24() {
         "{e}"
     );
 }
+
+#[test]
+fn timestamps_parse_as_seconds_from_1970_and_bad_ones_are_refused() {
+    assert_eq!(parse_timestamp("1970-01-01"), Some(0));
+    assert_eq!(parse_timestamp("2000-03-01 00:00:01"), Some(951_868_801));
+    assert_eq!(parse_timestamp("2024-02-29 23:59:59"), Some(1_709_251_199));
+    for bad in ["2023-02-29", "2024-13-01", "2024-01-01 24:00:00", "yesterday", "2024-1-1x"] {
+        assert_eq!(parse_timestamp(bad), None, "{bad}");
+    }
+    let mut def = bank();
+    def.tables[0].columns.push(ColumnSpec::new(
+        "opened",
+        "timestamp",
+        Gen::Timestamp { from: "2024-01-01".into(), to: "last week".into() },
+    ));
+    assert!(
+        def.check().unwrap_err().contains(
+            "column opened: timestamp from \"2024-01-01\" to \"last week\": write each as YYYY-MM-DD"
+        )
+    );
+    def.tables[0].columns.pop();
+    def.tables[0].indexes = vec![vec!["town".into()]];
+    assert!(
+        def.check()
+            .unwrap_err()
+            .contains("table branches, index 1: names \"town\", which is not one of the table's columns")
+    );
+}

@@ -3,9 +3,10 @@
 
 use std::ops::Range;
 
+use super::check::{index_name, int_range};
 use super::named::Links;
-use super::{Dialect, Gen, WorkloadDef, check::int_range};
-use crate::schema::{Column, TableDef, col};
+use super::{Dialect, Gen, WorkloadDef};
+use crate::schema::{Column, Index, TableDef, col};
 
 /// A checked [`WorkloadDef`], leaked once for the process's life (see the [module](super) doc): the
 /// table shapes are `&'static` as the loader wants them, and every name borrowed from the definition.
@@ -15,6 +16,8 @@ pub struct Workload {
     /// The definition as written (its named parameters not yet made positional).
     source: WorkloadDef,
     tables: &'static [TableDef],
+    /// The tables' secondary indexes, built after the data.
+    indexes: &'static [Index],
     /// The tables loaded empty.
     filled: &'static [&'static str],
     /// The transactions' names, in the definition's order.
@@ -62,6 +65,21 @@ impl WorkloadDef {
                 }
             })
             .collect::<Vec<_>>();
+        let indexes: Vec<Index> = def
+            .tables
+            .iter()
+            .flat_map(|t| {
+                t.indexes.iter().enumerate().map(|(i, columns)| {
+                    let columns: Vec<&'static str> = columns.iter().map(String::as_str).collect();
+                    Index {
+                        name: Box::leak(index_name(&t.name, i).into_boxed_str()),
+                        table: t.name.as_str(),
+                        columns: Box::leak(columns.into_boxed_slice()),
+                        unique: false,
+                    }
+                })
+            })
+            .collect();
         let mut statements = Vec::new();
         let slots = def
             .transactions
@@ -87,6 +105,7 @@ impl WorkloadDef {
             filled: Box::leak(filled.into_boxed_slice()),
             txn_names: Box::leak(txn_names.into_boxed_slice()),
             tables: Box::leak(tables.into_boxed_slice()),
+            indexes: Box::leak(indexes.into_boxed_slice()),
             statements,
             slots,
             links,
@@ -95,6 +114,11 @@ impl WorkloadDef {
 }
 
 impl Workload {
+    /// The tables' secondary indexes (a definition's `indexes`), built after the data.
+    pub fn indexes(&self) -> &'static [Index] {
+        self.indexes
+    }
+
     /// Per parameter of transaction `txn`'s statements, flattened: the earlier one whose value it
     /// repeats (a named parameter used again), or `None`.
     pub(super) fn links(&self, txn: usize) -> &[Option<usize>] {
