@@ -32,6 +32,14 @@ pub enum ColumnType {
     Timestamp,
     /// A calendar date (DS2's order dates).
     Date,
+    /// A 64-bit signed integer (a defined workload's `bigint`).
+    Int8,
+    /// A double-precision float (a defined workload's `float`).
+    Float8,
+    /// A boolean (a defined workload's `bool`).
+    Bool,
+    /// Text of any length (a defined workload's `text`; SQL Server's `varchar(max)`).
+    Text,
 }
 
 /// One column of a table.
@@ -76,6 +84,9 @@ impl TableDef {
                 ColumnType::Int4 | ColumnType::Date => 8,
                 ColumnType::Numeric { .. } | ColumnType::Timestamp => 12,
                 ColumnType::Char(n) | ColumnType::Varchar(n) => 4 + u64::from(n),
+                ColumnType::Int8 | ColumnType::Float8 => 12,
+                ColumnType::Bool => 5,
+                ColumnType::Text => 104,
             })
             .sum()
     }

@@ -61,6 +61,18 @@ impl RowEncoder for TdsRows {
         self.push(ColumnData::Numeric(Some(Numeric::new_with_scale(i128::from(unscaled), scale))));
     }
 
+    fn int8(&mut self, v: i64) {
+        self.push(ColumnData::I64(Some(v)));
+    }
+
+    fn float8(&mut self, v: f64) {
+        self.push(ColumnData::F64(Some(v)));
+    }
+
+    fn bool(&mut self, v: bool) {
+        self.push(ColumnData::Bit(Some(v)));
+    }
+
     fn text(&mut self, v: &[u8]) {
         self.push(ColumnData::String(Some(Cow::Owned(String::from_utf8_lossy(v).into_owned()))));
     }
@@ -82,7 +94,10 @@ impl RowEncoder for TdsRows {
         let null = match self.columns.get(self.row.len()).map(|c| c.ty) {
             Some(ColumnType::Int2) => ColumnData::I16(None),
             Some(ColumnType::Numeric { .. }) => ColumnData::Numeric(None),
-            Some(ColumnType::Char(_) | ColumnType::Varchar(_)) => ColumnData::String(None),
+            Some(ColumnType::Char(_) | ColumnType::Varchar(_) | ColumnType::Text) => ColumnData::String(None),
+            Some(ColumnType::Int8) => ColumnData::I64(None),
+            Some(ColumnType::Float8) => ColumnData::F64(None),
+            Some(ColumnType::Bool) => ColumnData::Bit(None),
             Some(ColumnType::Timestamp | ColumnType::Date) => ColumnData::DateTime2(None),
             Some(ColumnType::Int4) | None => ColumnData::I32(None),
         };

@@ -19,6 +19,10 @@ pub fn create_table(table: &TableDef) -> String {
         ColumnType::Varchar(n) => format!("VARCHAR({n})"),
         ColumnType::Timestamp => "DATETIME2(6)".to_string(),
         ColumnType::Date => "DATETIME2(0)".to_string(),
+        ColumnType::Int8 => "BIGINT".to_string(),
+        ColumnType::Float8 => "FLOAT".to_string(),
+        ColumnType::Bool => "BIT".to_string(),
+        ColumnType::Text => "VARCHAR(MAX)".to_string(),
     };
     create_table_as(table, ty, " NOT NULL", " NULL")
 }

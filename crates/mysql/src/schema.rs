@@ -22,6 +22,10 @@ pub fn create_table(table: &TableDef) -> String {
         ColumnType::Varchar(n) => format!("VARCHAR({n})"),
         ColumnType::Timestamp => "DATETIME(6)".to_string(),
         ColumnType::Date => "DATE".to_string(),
+        ColumnType::Int8 => "BIGINT".to_string(),
+        ColumnType::Float8 => "DOUBLE".to_string(),
+        ColumnType::Bool => "BOOLEAN".to_string(),
+        ColumnType::Text => "TEXT".to_string(),
     };
     let columns = create_table_as(table, ty, " NOT NULL", " NULL");
     let columns = columns.strip_suffix(')').unwrap_or(&columns);

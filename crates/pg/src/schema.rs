@@ -18,6 +18,10 @@ pub fn create_table(table: &TableDef) -> String {
         ColumnType::Varchar(n) => format!("varchar({n})"),
         ColumnType::Timestamp => "timestamp".to_string(),
         ColumnType::Date => "date".to_string(),
+        ColumnType::Int8 => "bigint".to_string(),
+        ColumnType::Float8 => "double precision".to_string(),
+        ColumnType::Bool => "boolean".to_string(),
+        ColumnType::Text => "text".to_string(),
     };
     create_table_as(table, ty, " NOT NULL", "")
 }

@@ -320,7 +320,11 @@ pub(super) fn int_range(ty: ColumnType) -> Option<(i64, i64)> {
         }
         ColumnType::Date => Some(DATE_DAYS),
         ColumnType::Timestamp => Some(TIMESTAMP_SECONDS),
-        ColumnType::Char(_) | ColumnType::Varchar(_) => None,
+        ColumnType::Int8 => Some((i64::MIN, i64::MAX)),
+        // Whole numbers a double holds exactly.
+        ColumnType::Float8 => Some((-(1 << 53), 1 << 53)),
+        ColumnType::Bool => Some((0, 1)),
+        ColumnType::Char(_) | ColumnType::Varchar(_) | ColumnType::Text => None,
     }
 }
 
@@ -330,6 +334,7 @@ fn check_column(at: &str, column: &ColumnSpec, rows: u64) -> Result<(), String> 
     let fits = |v: i64| range.is_some_and(|(lo, hi)| (lo..=hi).contains(&v));
     let text_len = match ty.0 {
         ColumnType::Char(n) | ColumnType::Varchar(n) => Some(n),
+        ColumnType::Text => Some(u16::MAX),
         _ => None,
     };
     let integer = |g: &Gen| {

@@ -593,6 +593,10 @@ impl FromStr for SqlType {
             ("varchar", [n]) if *n > 0 => ColumnType::Varchar(*n),
             ("timestamp", []) => ColumnType::Timestamp,
             ("date", []) => ColumnType::Date,
+            ("bigint" | "int8", []) => ColumnType::Int8,
+            ("float" | "float8" | "doubleprecision" | "double", []) => ColumnType::Float8,
+            ("bool" | "boolean", []) => ColumnType::Bool,
+            ("text", []) => ColumnType::Text,
             _ => return Err(unknown_type(s)),
         };
         Ok(SqlType(ty))
@@ -609,8 +613,8 @@ fn precision(p: u16, spelled: &str) -> Result<u8, String> {
 
 fn unknown_type(s: &str) -> String {
     format!(
-        "type {s:?} is not one oltpgen generates: use int, smallint, numeric(p,s) (p from 1 to \
-         {MAX_PRECISION}), char(n), varchar(n), timestamp or date"
+        "type {s:?} is not one oltpgen generates: use int, smallint, bigint, numeric(p,s) (p from 1 to \
+         {MAX_PRECISION}), float, bool, char(n), varchar(n), text, timestamp or date"
     )
 }
 
@@ -638,6 +642,10 @@ impl fmt::Display for SqlType {
             ColumnType::Varchar(n) => write!(f, "varchar({n})"),
             ColumnType::Timestamp => f.write_str("timestamp"),
             ColumnType::Date => f.write_str("date"),
+            ColumnType::Int8 => f.write_str("bigint"),
+            ColumnType::Float8 => f.write_str("float"),
+            ColumnType::Bool => f.write_str("bool"),
+            ColumnType::Text => f.write_str("text"),
         }
     }
 }

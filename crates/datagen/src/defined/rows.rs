@@ -152,6 +152,11 @@ fn int<E: RowEncoder>(out: &mut E, ty: ColumnType, v: i64) {
         ColumnType::Numeric { scale, .. } => out.numeric(v * 10i64.pow(u32::from(scale)), scale),
         ColumnType::Date => out.date(v as i32),
         ColumnType::Timestamp => out.timestamp_us(v * 1_000_000),
-        ColumnType::Char(_) | ColumnType::Varchar(_) => unreachable!("checked: integers fill no text column"),
+        ColumnType::Int8 => out.int8(v),
+        ColumnType::Float8 => out.float8(v as f64),
+        ColumnType::Bool => out.bool(v != 0),
+        ColumnType::Char(_) | ColumnType::Varchar(_) | ColumnType::Text => {
+            unreachable!("checked: integers fill no text column")
+        }
     }
 }

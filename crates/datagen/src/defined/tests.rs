@@ -101,9 +101,9 @@ fn a_definition_reads_from_its_file_shape_and_writes_back() {
     // A misspelt field or type is refused by name, not ignored.
     let typo = json.replacen("\"rows\": 3", "\"row\": 3", 1);
     assert!(serde_json::from_str::<WorkloadDef>(&typo).unwrap_err().to_string().contains("row"));
-    let bigint = json.replacen("\"smallint\"", "\"bigint\"", 1);
-    let err = serde_json::from_str::<WorkloadDef>(&bigint).unwrap_err().to_string();
-    assert!(err.contains(r#"type "bigint" is not one oltpgen generates"#), "{err}");
+    let money = json.replacen("\"smallint\"", "\"money\"", 1);
+    let err = serde_json::from_str::<WorkloadDef>(&money).unwrap_err().to_string();
+    assert!(err.contains(r#"type "money" is not one oltpgen generates"#), "{err}");
 }
 
 #[test]
@@ -118,11 +118,16 @@ fn types_read_as_sql_spells_them() {
         ("varchar(7)", "varchar(7)"),
         ("timestamp", "timestamp"),
         ("date", "date"),
+        ("BIGINT", "bigint"),
+        ("int8", "bigint"),
+        ("double precision", "float"),
+        ("boolean", "bool"),
+        ("text", "text"),
     ] {
         assert_eq!(spelled.parse::<SqlType>().unwrap().to_string(), canonical, "{spelled}");
     }
     for bad in
-        ["bigint", "numeric(3,4)", "numeric(39,0)", "char(0)", "varchar", "int(4)", "text", "varchar(7"]
+        ["money", "numeric(3,4)", "numeric(39,0)", "char(0)", "varchar", "int(4)", "text(5)", "varchar(7"]
     {
         assert!(bad.parse::<SqlType>().is_err(), "{bad}");
     }

@@ -34,6 +34,24 @@ pub trait RowEncoder {
     fn timestamp_us(&mut self, unix_us: i64);
     /// A calendar date, as days since 1970-01-01.
     fn date(&mut self, unix_days: i32);
+    /// A 64-bit integer (a `bigint` column); by default its decimal digits as text, as text formats
+    /// write it.
+    fn int8(&mut self, v: i64) {
+        let mut digits = Vec::with_capacity(20);
+        if v < 0 {
+            digits.push(b'-');
+        }
+        push_u64(&mut digits, v.unsigned_abs());
+        self.text(&digits);
+    }
+    /// A double-precision float; by default its shortest exact decimal as text.
+    fn float8(&mut self, v: f64) {
+        self.text(v.to_string().as_bytes());
+    }
+    /// A boolean; by default 1 or 0, as text formats (and MySQL's `BOOLEAN`) take it.
+    fn bool(&mut self, v: bool) {
+        self.int4(i32::from(v));
+    }
     /// SQL NULL.
     fn null(&mut self);
     /// Ends the current row.

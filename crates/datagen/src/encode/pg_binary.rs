@@ -64,6 +64,21 @@ impl RowEncoder for PgBinaryCopy {
         self.buf.extend_from_slice(&field);
     }
 
+    fn int8(&mut self, v: i64) {
+        self.buf.extend_from_slice(&8i32.to_be_bytes());
+        self.buf.extend_from_slice(&v.to_be_bytes());
+    }
+
+    fn float8(&mut self, v: f64) {
+        self.buf.extend_from_slice(&8i32.to_be_bytes());
+        self.buf.extend_from_slice(&v.to_bits().to_be_bytes());
+    }
+
+    fn bool(&mut self, v: bool) {
+        self.buf.extend_from_slice(&1i32.to_be_bytes());
+        self.buf.push(u8::from(v));
+    }
+
     #[inline]
     fn int2(&mut self, v: i16) {
         // The field's length, then its two bytes.
