@@ -1,4 +1,5 @@
-//! A workload file's indexes (built after the data) and timestamp generator (issue 41), on PostgreSQL.
+//! A workload file's indexes (built after the data), timestamp generator, rows as an expression of
+//! `:scale` and its bigint, float, bool and text columns (issue 41).
 
 use crate::common::{data_dir, oltpgen, sql, start_server};
 
@@ -6,7 +7,7 @@ const FILE: &str = r#"name = "events"
 
 [[tables]]
 name = "events"
-rows = 500
+rows = "250 * :scale"
 primary_key = ["id"]
 indexes = [["at"], ["kind", "at"]]
 columns = [
@@ -27,7 +28,8 @@ async fn indexes_are_built_and_timestamps_stay_in_their_range() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("events.toml");
     std::fs::write(&file, FILE).unwrap();
-    let loaded = oltpgen(&["custom", "load", "-q", "--file", file.to_str().unwrap(), "--data-dir", &root]);
+    let file = file.to_str().unwrap();
+    let loaded = oltpgen(&["custom", "load", "-q", "--scale", "2", "--file", file, "--data-dir", &root]);
     assert_eq!(loaded.code, 0, "{}", loaded.all());
 
     let server = start_server(&root);
@@ -37,9 +39,10 @@ async fn indexes_are_built_and_timestamps_stay_in_their_range() {
     assert_eq!(indexes.len(), 3, "the key and two indexes: {indexes:?}");
     assert!(indexes[0].starts_with("events_i1:") && indexes[0].ends_with("(at)"), "{indexes:?}");
     assert!(indexes[1].starts_with("events_i2:") && indexes[1].ends_with("(kind, at)"), "{indexes:?}");
-    let q = "SELECT min(at)::text, max(at)::text, count(DISTINCT at::date)::int FROM events";
+    let q = "SELECT min(at)::text, max(at)::text, count(DISTINCT at::date)::int, count(*)::int FROM events";
     let row = client.query_one(q, &[]).await.unwrap();
     let (lo, hi, days): (String, String, i32) = (row.get(0), row.get(1), row.get(2));
+    assert_eq!(row.get::<_, i32>(3), 500, "rows = \"250 * :scale\" at scale 2");
     assert!(lo.as_str() >= "2024-02-28 00:00:00" && hi.as_str() <= "2024-03-01 12:00:00", "{lo} {hi}");
     assert_eq!(days, 3, "the 28th, the 29th (a leap year) and the 1st");
 }

@@ -148,7 +148,7 @@ impl WorkloadDef {
             check_table(table)?;
             for c in &table.columns {
                 if let Gen::KeyOf(other) = &c.generator
-                    && self.table(other).is_none_or(|t| t.rows == 0)
+                    && self.table(other).is_none_or(|t| t.rows.at_1() == 0)
                 {
                     return Err(format!(
                         "table {}, column {}: key_of names {other:?}, which is not a loaded table: name one with rows",
@@ -236,7 +236,7 @@ impl WorkloadDef {
             ParamSpec::Zipfian { theta, .. } => theta_ok(at, *theta)?,
             ParamSpec::Exponential { parameter, .. } => exponential_ok(at, *parameter)?,
             ParamSpec::Gaussian { parameter, .. } => gaussian_ok(at, *parameter)?,
-            ParamSpec::Ycsb { rows_of, .. } if self.table(rows_of).is_none_or(|t| t.rows == 0) => {
+            ParamSpec::Ycsb { rows_of, .. } if self.table(rows_of).is_none_or(|t| t.rows.at_1() == 0) => {
                 return Err(format!(
                     "{at}: rows_of names {rows_of:?}, which is not a loaded table: name one with rows"
                 ));
@@ -250,8 +250,8 @@ impl WorkloadDef {
             (None, Some(table)) => match self.table(table) {
                 None => Err(format!("{at}: rows_of names {table:?}, which is not one of the tables")),
                 // Scale 1 has the fewest rows: a range not empty there is not empty at any scale.
-                Some(t) if (t.rows as i128) < i128::from(min) => {
-                    Err(format!("{at}: min {min} is above the {} rows of {table} at scale 1", t.rows))
+                Some(t) if (t.rows.at_1() as i128) < i128::from(min) => {
+                    Err(format!("{at}: min {min} is above the {} rows of {table} at scale 1", t.rows.at_1()))
                 }
                 Some(_) => Ok(()),
             },
@@ -263,13 +263,14 @@ impl WorkloadDef {
 fn check_table(table: &TableSpec) -> Result<(), String> {
     let at = format!("table {}", table.name);
     identifier("table name", &table.name)?;
+    let rows = table.rows.at(1).map_err(|e| format!("{at}: {e}"))?;
     if table.columns.is_empty() {
         return Err(format!("{at}: no columns: define at least one"));
     }
     unique(&format!("{at}: column"), table.columns.iter().map(|c| c.name.as_str()))?;
     for column in &table.columns {
         identifier("column name", &column.name)?;
-        check_column(&format!("{at}, column {}", column.name), column, table.rows)?;
+        check_column(&format!("{at}, column {}", column.name), column, rows)?;
     }
     unique(&format!("{at}: primary-key column"), table.primary_key.iter().map(String::as_str))?;
     for (i, index) in table.indexes.iter().enumerate() {
@@ -291,7 +292,7 @@ fn check_table(table: &TableSpec) -> Result<(), String> {
         };
         sequence |= matches!(column.generator, Gen::Sequence | Gen::YcsbKey);
     }
-    if !table.primary_key.is_empty() && !sequence && table.rows > 0 {
+    if !table.primary_key.is_empty() && !sequence && rows > 0 {
         return Err(format!(
             "{at}: no primary-key column is generated as a sequence, so generated keys would repeat: make \
              one `gen = \"sequence\"`"

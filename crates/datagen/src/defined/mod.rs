@@ -118,8 +118,10 @@ pub struct CheckSpec {
 pub struct TableSpec {
     /// The table's SQL name (lower case, as the DDL writes it unquoted).
     pub name: String,
-    /// Rows at scale 1: a load at scale `s` writes `rows × s` (0 for a table the transactions fill).
-    pub rows: u64,
+    /// Its rows: a number, which a load at scale `s` writes `s` times over (0 for a table the
+    /// transactions fill), or an expression of `:scale` in pgbench's language (`"1000 * :scale"`,
+    /// `"100000 + :scale"`).
+    pub rows: Rows,
     /// Its columns, in the order the DDL and the generator write them.
     pub columns: Vec<ColumnSpec>,
     /// The primary key's columns; empty for none. One of them must be generated as
@@ -130,6 +132,61 @@ pub struct TableSpec {
     /// built after the data as the keys are, and named `<table>_i1`, `<table>_i2`, … (none by default).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub indexes: Vec<Vec<String>>,
+}
+
+/// How many rows a table holds at a scale: a count per unit of scale, or pgbench's expression of
+/// `:scale`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Rows {
+    /// Rows per unit of scale (`rows = 1000`).
+    PerScale(u64),
+    /// An expression of `:scale` (`rows = "1000 * :scale"`).
+    Expr(String),
+}
+
+impl From<u64> for Rows {
+    fn from(n: u64) -> Self {
+        Rows::PerScale(n)
+    }
+}
+
+impl Rows {
+    /// The rows at `scale`.
+    ///
+    /// # Errors
+    /// An expression that does not parse or evaluate to an integer from 0 to 2^63 - 1, or a count
+    /// that overflows; said as what to write instead.
+    pub fn at(&self, scale: u64) -> Result<u64, String> {
+        let expr = match self {
+            Rows::PerScale(n) => {
+                return n.checked_mul(scale).filter(|&r| r <= i64::MAX as u64).ok_or_else(|| {
+                    format!(
+                        "{n} rows per unit of scale at scale {scale} are too many rows: use a smaller scale"
+                    )
+                });
+            }
+            Rows::Expr(text) => text,
+        };
+        let parsed = crate::pgbench::Expr::parse(expr).map_err(|e| {
+            format!("rows {expr:?}: {e}: write an expression of :scale in pgbench's language, as \"1000 * :scale\"")
+        })?;
+        let vars = |name: &str| (name == "scale").then(|| crate::pgbench::Value::Int(scale as i64));
+        let value = parsed
+            .eval(&vars, &mut crate::Rng::new(0))
+            .map_err(|e| format!("rows {expr:?} at scale {scale}: {e}"))?;
+        match value {
+            crate::pgbench::Value::Int(n) if n >= 0 => Ok(n as u64),
+            other => Err(format!(
+                "rows {expr:?} at scale {scale} is {other}, not a count: make it an integer of 0 or more"
+            )),
+        }
+    }
+
+    /// The rows at scale 1, or 0 when they cannot be counted ([`WorkloadDef::check`] refuses that).
+    pub(crate) fn at_1(&self) -> u64 {
+        self.at(1).unwrap_or(0)
+    }
 }
 
 /// A column: its name, its type and the generator of its values. Every column is NOT NULL.
@@ -419,7 +476,7 @@ impl TableSpec {
     /// A table of `rows` rows at scale 1 keyed by `primary_key`, for a definition built in code.
     pub fn new(name: &str, rows: u64, primary_key: &[&str], columns: Vec<ColumnSpec>) -> Self {
         let primary_key = primary_key.iter().map(|k| k.to_string()).collect();
-        TableSpec { name: name.into(), rows, columns, primary_key, indexes: Vec::new() }
+        TableSpec { name: name.into(), rows: Rows::PerScale(rows), columns, primary_key, indexes: Vec::new() }
     }
 }
 

@@ -157,7 +157,7 @@ fn bad_definitions_are_refused_with_one_line_naming_the_part() {
             |d| d.tables[1].primary_key = vec!["branch".into()],
             "table accounts: no primary-key column is generated",
         ),
-        (|d| d.tables[0].rows = 40_000, "table branches, column id: 40000 rows overflow smallint"),
+        (|d| d.tables[0].rows = 40_000.into(), "table branches, column id: 40000 rows overflow smallint"),
         (
             |d| d.tables[0].columns[1].generator = Gen::Sequence,
             "column city: an integer generator cannot fill varchar(20)",
@@ -293,7 +293,7 @@ fn rows_are_counted_exactly_and_scale_multiplies_them() {
     }
     // A table the transactions fill: no chunks, 0 rows.
     let mut empty = bank();
-    empty.tables[0].rows = 0;
+    empty.tables[0].rows = 0.into();
     empty.transactions[0].statements[1].params[0] = ParamSpec::uniform(1, 3);
     let empty = DefinedData::new(empty.intern().unwrap(), 4, 1).unwrap();
     assert!(empty.chunks().iter().all(|c| c.table == 1));
@@ -623,4 +623,30 @@ fn timestamps_parse_as_seconds_from_1970_and_bad_ones_are_refused() {
             .unwrap_err()
             .contains("table branches, index 1: names \"town\", which is not one of the table's columns")
     );
+}
+
+#[test]
+fn rows_may_be_pgbench_expressions_of_the_scale() {
+    let mut def = bank();
+    def.tables[0].rows = Rows::Expr("2 + :scale".into());
+    def.tables[1].rows = serde_json::from_str(r#""1000 * :scale""#).unwrap();
+    let workload = def.intern().unwrap();
+    let data = DefinedData::new(workload, 3, 1).unwrap();
+    assert_eq!((data.rows_of("branches"), data.rows_of("accounts")), (5, 3000));
+    assert_eq!(
+        serde_json::from_str::<Rows>("7").unwrap(),
+        Rows::PerScale(7),
+        "numbers still count per scale"
+    );
+
+    for (rows, says) in [
+        ("1000 *", "table branches: rows \"1000 *\": "),
+        (":scale - 2", "table branches: rows \":scale - 2\" at scale 1 is int -1, not a count"),
+        (":warehouses", "table branches: rows \":warehouses\" at scale 1: "),
+    ] {
+        let mut def = bank();
+        def.tables[0].rows = Rows::Expr(rows.into());
+        let e = def.check().unwrap_err();
+        assert!(e.contains(says), "{rows}: {e}");
+    }
 }

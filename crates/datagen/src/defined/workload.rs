@@ -97,7 +97,7 @@ impl WorkloadDef {
             })
             .collect();
         let filled: Vec<&'static str> =
-            def.tables.iter().filter(|t| t.rows == 0).map(|t| t.name.as_str()).collect();
+            def.tables.iter().filter(|t| t.rows.at_1() == 0).map(|t| t.name.as_str()).collect();
         let txn_names: Vec<&'static str> = def.transactions.iter().map(|t| t.name.as_str()).collect();
         Ok(Box::leak(Box::new(Workload {
             def,
@@ -192,8 +192,8 @@ impl Workload {
     }
 
     /// The rows of table `table` (its index) at `scale`, when they can be counted.
-    pub(super) fn rows_at(&self, table: usize, scale: u64) -> Option<u64> {
-        self.def.tables[table].rows.checked_mul(scale)
+    pub fn rows_at(&self, table: usize, scale: u64) -> Option<u64> {
+        self.def.tables[table].rows.at(scale).ok()
     }
 
     /// Whether the workload can be loaded and run at `scale`: at least 1, and every table's rows still
@@ -205,14 +205,9 @@ impl Workload {
         if scale == 0 {
             return Err("scale 0 holds no rows: use a scale of 1 or more".into());
         }
-        for (i, table) in self.def.tables.iter().enumerate() {
-            let rows = self.rows_at(i, scale).filter(|&r| r <= i64::MAX as u64);
-            let Some(rows) = rows else {
-                return Err(format!(
-                    "scale {scale}: table {} would hold too many rows: use a smaller scale",
-                    table.name
-                ));
-            };
+        for table in &self.def.tables {
+            let rows =
+                table.rows.at(scale).map_err(|e| format!("scale {scale}: table {}: {e}", table.name))?;
             for c in table.columns.iter().filter(|c| c.generator == Gen::Sequence) {
                 let top = int_range(c.ty.0).map_or(0, |(_, hi)| hi);
                 if rows as i64 > top {

@@ -230,8 +230,8 @@ impl Stored for Defined {
 
     /// The rows' width on the wire, twice over for keys and the table's own overhead.
     fn size_bytes(&self, scale: u64) -> u64 {
-        let tables = self.workload.tables().iter().zip(&self.workload.def().tables);
-        tables.map(|(t, spec)| 2 * t.row_bytes() * spec.rows.saturating_mul(scale)).sum()
+        let tables = self.workload.tables().iter().enumerate();
+        tables.map(|(i, t)| 2 * t.row_bytes() * self.workload.rows_at(i, scale).unwrap_or(0)).sum()
     }
 
     async fn load(
