@@ -171,7 +171,7 @@ impl Rows {
         let parsed = crate::pgbench::Expr::parse(expr).map_err(|e| {
             format!("rows {expr:?}: {e}: write an expression of :scale in pgbench's language, as \"1000 * :scale\"")
         })?;
-        let vars = |name: &str| (name == "scale").then(|| crate::pgbench::Value::Int(scale as i64));
+        let vars = |name: &str| (name == "scale").then_some(crate::pgbench::Value::Int(scale as i64));
         let value = parsed
             .eval(&vars, &mut crate::Rng::new(0))
             .map_err(|e| format!("rows {expr:?} at scale {scale}: {e}"))?;
