@@ -4,6 +4,7 @@
 //! fixed list ([`Sweep`]).
 
 use oltpgen_report::model::Step;
+use oltpgen_report::model::search::ProbeRole;
 
 use super::StepSpec;
 
@@ -25,6 +26,27 @@ pub trait Stepper {
     /// for every step at its start and lays each at the end of the one before.
     fn reads_verdicts(&self) -> bool {
         true
+    }
+
+    /// The part the step [`next`](Self::next) last decided plays in a search, recorded on the step
+    /// (`None`: a sweep's step).
+    fn role(&self) -> Option<ProbeRole> {
+        None
+    }
+}
+
+/// A boxed stepper decides as the one inside: a run's stepper is chosen by its flags.
+impl<S: Stepper + ?Sized> Stepper for Box<S> {
+    fn next(&mut self, judged: &[Step]) -> Option<u32> {
+        (**self).next(judged)
+    }
+
+    fn reads_verdicts(&self) -> bool {
+        (**self).reads_verdicts()
+    }
+
+    fn role(&self) -> Option<ProbeRole> {
+        (**self).role()
     }
 }
 
