@@ -64,12 +64,12 @@ const CAP: &str = "avg=100ms";
 /// The most New-Orders per minute the trigger lets through: one at a time, 10 ms each.
 const CAPACITY_NOPM: f64 = 6_000.0;
 
-/// `tpcc run --find-max` over 2..64 users on `url`, flat out, short steps, result in `out`; `extra`
-/// flags too.
-fn search_args(url: &str, out: &Path, extra: &[&str]) -> Vec<String> {
+/// `tpcc run --find-max` over 2..64 users on `url`, flat out, short steps (each warming up for
+/// `warmup`), result in `out`; `extra` flags too.
+fn search_args(url: &str, out: &Path, warmup: &str, extra: &[&str]) -> Vec<String> {
     let args = [
         &["tpcc", "run", "--url", url, "--users", "2..64", "--find-max", "--rt-cap", CAP][..],
-        &["--think-time", "0", "--keying-time", "0", "--warmup", "1s", "--duration", "2s"],
+        &["--think-time", "0", "--keying-time", "0", "--warmup", warmup, "--duration", "2s"],
         &["--report-interval", "1s", "--client-threads", "2", "--no-counters", "--quiet"],
         &["--out", out.to_str().unwrap()],
         extra,
@@ -79,7 +79,7 @@ fn search_args(url: &str, out: &Path, extra: &[&str]) -> Vec<String> {
 
 /// Runs the search and returns its result: exit 0.
 fn run_search(url: &str, out: &Path, extra: &[&str]) -> serde_json::Value {
-    let args = search_args(url, out, extra);
+    let args = search_args(url, out, "1s", extra);
     let started = Instant::now();
     let run = oltpgen(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(run.code, 0, "{}", run.all());
@@ -195,7 +195,7 @@ async fn a_confirmation_that_fails_moves_the_answer_down() {
     let out = dir.path().join("search");
     // Two confirmations: once the best probe's first one is judged, the trigger sleeps 300 ms (every
     // New-Order over the cap), so its second fails; once that is judged, 10 ms again.
-    let args = search_args(&url, &out, &["--confirm", "2", "--warmup", "2s"]);
+    let args = search_args(&url, &out, "2s", &["--confirm", "2"]);
     let child = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let watch = out.clone();
     let first =
