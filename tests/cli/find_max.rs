@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::{assert_refused, oltpgen, result_json, spawn};
+use crate::common::{assert_matches_schema, assert_refused, oltpgen, result_json, spawn};
 
 fn nowhere() -> String {
     format!("postgres://bench:{}@127.0.0.1:1/tpcc", crate::common::SECRET)
@@ -159,6 +159,7 @@ async fn postgres_search_finds_the_capacity_a_trigger_fixes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     let r = tokio::task::spawn_blocking(move || run_search(&url, &out, &[])).await.unwrap();
+    assert_matches_schema(&r);
     assert_found_the_capacity(&r);
     assert_eq!(r["config"]["find_max"]["resolution_pct"], 5.0);
     assert_eq!(r["config"]["users"], serde_json::json!([2, 64]));
