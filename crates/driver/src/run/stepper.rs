@@ -1,7 +1,8 @@
 //! Who decides a run's steps: the run asks a [`Stepper`] for its next step's users, and the stepper
 //! answers from the steps judged so far, so that a search (the most users within a cap, say) can go up
-//! or down on the evidence of each step. Today's sweep (`--users 4,8,16`) is the stepper that walks its
-//! fixed list ([`Sweep`]).
+//! or down on the evidence of each step. A sweep (`--users 4,8,16`) is the stepper that walks its
+//! fixed list ([`Sweep`]); `--find-max`'s search is [`UserSearch`](super::find_max::UserSearch), each
+//! step it decides named by its part in the search ([`Stepper::role`]).
 
 use oltpgen_report::model::Step;
 use oltpgen_report::model::search::ProbeRole;

@@ -63,7 +63,7 @@ impl RunPlan {
         };
         // The sweep once: every run repeats it.
         let users: Vec<u32> = self.of_run(1).steps.iter().map(|s| s.users).collect();
-        let serde_json::Value::Object(map) = serde_json::json!({
+        let serde_json::Value::Object(mut map) = serde_json::json!({
             "users": users,
             "runs": self.runs(),
             "connections": self.connections,
@@ -78,7 +78,7 @@ impl RunPlan {
         }) else {
             unreachable!("an object literal")
         };
-        let mut map = map;
+        // A search's range is its `users`, its resolution and confirmations these.
         if let Some(r) = self.search {
             let search = serde_json::json!({ "resolution_pct": r.resolution_pct, "confirm": r.confirm });
             map.insert("find_max".into(), search);
