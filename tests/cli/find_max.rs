@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 
 use crate::common::{assert_matches_schema, assert_refused, oltpgen, result_json, spawn};
 
+/// One search at a time: each fixes its server's capacity and measures it, and two at once on a
+/// 2-core machine would measure each other.
+static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn nowhere() -> String {
     format!("postgres://bench:{}@127.0.0.1:1/tpcc", crate::common::SECRET)
 }
@@ -176,6 +180,7 @@ async fn capped_postgres() -> (oltpgen_driver::local::LocalPg, String) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn postgres_search_finds_the_capacity_a_trigger_fixes() {
+    let _turn = TURN.lock().await;
     let (pg, url) = capped_postgres().await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
@@ -212,6 +217,7 @@ fn confirms(steps: &[serde_json::Value]) -> usize {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_confirmation_that_fails_moves_the_answer_down() {
+    let _turn = TURN.lock().await;
     let (pg, url) = capped_postgres().await;
     let client = crate::common::sql(&pg.target("tpcc")).await;
     let dir = tempfile::tempdir().unwrap();
@@ -271,6 +277,7 @@ DELIMITER ;
 )]
 #[test]
 fn mariadb_search_finds_the_capacity_a_trigger_fixes() {
+    let _turn = TURN.blocking_lock();
     let db = crate::mariadb_common::MariaDb::start();
     let url = db.url("tpcc");
     let load = oltpgen(&["tpcc", "load", "--scale", "1", "--quiet", "--create-database", "--url", &url]);
@@ -308,6 +315,7 @@ END
 )]
 #[tokio::test(flavor = "multi_thread")]
 async fn sql_server_search_finds_the_capacity_a_trigger_fixes() {
+    let _turn = TURN.lock().await;
     let server = crate::mssql_common::server().await;
     let db = crate::mssql_common::Database::create(&server.url, "find_max").await;
     let url = db.url.clone();
