@@ -161,6 +161,7 @@ fn drive_once(threads: u32) -> run::Measured {
         client_threads: threads,
         agent: Agent::WHOLE,
         start_at: None,
+        search: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     runtime.block_on(run::drive(workload, &plan, |_| {}))

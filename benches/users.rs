@@ -144,6 +144,7 @@ fn measure(users: u32, warmup: Duration, duration: Duration) -> Figures {
         client_threads: 2,
         agent: Agent::WHOLE,
         start_at: None,
+        search: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let before = rss_bytes();

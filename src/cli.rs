@@ -26,7 +26,7 @@ use oltpgen_driver::io::spec::{parse_bytes, parse_pct, parse_rating};
 use oltpgen_driver::io::workload::IoEngine;
 
 use oltpgen_driver::run::hooks::Hooks;
-use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
+use oltpgen_driver::run::{self, Pace, Ramp, StudyFlags};
 use oltpgen_report::model::users::UserLoad;
 #[cfg(feature = "io")]
 use oltpgen_report::stats::cap::IO_DEFAULT_CAP;
@@ -388,6 +388,7 @@ impl StudyArgs {
             start_at: None,
             restore: false,
             hooks: Hooks::default(),
+            find_max: None,
         }
     }
 }
@@ -444,6 +445,20 @@ pub struct DbStudyArgs {
     /// OLTPGEN_START_AT]
     #[arg(long, value_name = "TIME")]
     pub start_at: Option<String>,
+    /// Search the --users range (e.g. 8..4096) for the most throughput within the cap instead of
+    /// stepping through it: grow the users until the cap fails, bisect, probe beside the best, measure
+    /// it again; every probe is a full step, and probes do not restore
+    #[arg(long)]
+    pub find_max: bool,
+    /// How close --find-max bisects: until the last pass and the first fail are this many percent of the
+    /// users apart (or one user), at most 50
+    #[arg(long, value_name = "PCT", default_value_t = run::find_max::DEFAULT_RESOLUTION_PCT, requires = "find_max")]
+    pub resolution: f64,
+    /// How many times --find-max measures its best passing probe again; one that fails is never the
+    /// answer, and the next best is measured instead
+    #[arg(long, value_name = "N", default_value_t = run::find_max::DEFAULT_CONFIRM, requires = "find_max",
+          value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub confirm: u32,
 }
 
 impl DbStudyArgs {
@@ -460,6 +475,9 @@ impl DbStudyArgs {
                 timeout: self.hook_timeout,
                 fault: self.fault_at.zip(self.fault_cmd.clone()),
             },
+            find_max: self
+                .find_max
+                .then_some(run::find_max::Resolve { resolution_pct: self.resolution, confirm: self.confirm }),
             ..self.study.flags(rt_cap, self.system_cost)
         }
     }
@@ -722,7 +740,7 @@ pub struct IoRunArgs {
     pub workers: u32,
     /// Outstanding I/Os per worker (Iometer's "# of outstanding I/Os"): a number, a list (1,2,4,8,16,32)
     /// or a range (4..32:4), one step each
-    #[arg(long, value_name = "N|LIST|A..B:STEP", default_value = "4")]
+    #[arg(long, value_name = "N|LIST|A..B:STEP", default_value = "4", value_parser = parse_sweep)]
     pub outstanding: UserLoad,
     /// Iometer's ramp-up time: I/O runs unmeasured this long at the start of each step
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration,
@@ -784,6 +802,15 @@ pub struct IoRunArgs {
     /// Repetitions, power, the window, counters and where the result goes.
     #[command(flatten)]
     pub study: StudyArgs,
+}
+
+/// A `--outstanding` value: a sweep's counts (a range needs its step; `io` has no search).
+#[cfg(feature = "io")]
+fn parse_sweep(text: &str) -> Result<UserLoad, String> {
+    let load: UserLoad =
+        text.parse().map_err(|e: oltpgen_report::model::users::UserLoadError| e.to_string())?;
+    load.sweep().map_err(|e| e.to_string())?;
+    Ok(load)
 }
 
 #[cfg(feature = "io")]

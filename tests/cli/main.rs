@@ -35,6 +35,7 @@ mod ds2;
 mod ds2_dropin;
 mod failover;
 mod figures;
+mod find_max;
 mod first_hook;
 mod help_flags;
 mod io;

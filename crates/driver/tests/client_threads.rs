@@ -86,6 +86,7 @@ fn plan(client_threads: u32, connections: Option<u32>) -> RunPlan {
         client_threads,
         agent: Agent::WHOLE,
         start_at: None,
+        search: None,
     }
 }
 

@@ -97,6 +97,7 @@ fn plan(users: &[u32], connections: Option<u32>) -> RunPlan {
         client_threads: 2,
         agent: Agent::WHOLE,
         start_at: None,
+        search: None,
     }
 }
 

@@ -142,6 +142,7 @@ fn plan(users: u32, connections: Option<u32>, ramp_rate: f64, window: Duration) 
         client_threads: 1,
         agent: Agent::WHOLE,
         start_at: None,
+        search: None,
     }
 }
 

@@ -80,11 +80,12 @@ pub async fn plan(req: &CustomRun, db: &Databases, console: &mut dyn Console) ->
     console.notes("--users", req.users.notes());
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
-    let counts: Vec<u64> = req.users.counts().iter().map(|c| c * n).collect();
+    let users = study.user_counts(Some(&req.users), "--users")?.unwrap_or_default();
+    let counts: Vec<u64> = users.iter().map(|c| c * n).collect();
     let plan = study.plan(cap, &counts, "--users", req.connections, req.pace)?;
     workload::refuse(w, study, db, req.load_if_empty)?;
     let out = study.claim_out()?;
-    let most = req.users.counts().iter().copied().max();
+    let most = users.iter().copied().max();
     let connections = plan::connections_to_open(most, req.connections);
     let size = req.load_if_empty.then(|| req.scale.unwrap_or(1));
     let Opened { database, targets } = workload::open(w, db, connections, size, req.quiet, console).await?;

@@ -123,11 +123,12 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
     let csv_output = req.csv_output.as_deref().map(|p| ("--csv-output", p));
     study.check_paths(csv_output.as_slice())?;
     console.notes("--n-threads", req.n_threads.notes());
-    let most = req.n_threads.counts().iter().copied().max().unwrap_or(1);
+    let threads = study.user_counts(Some(&req.n_threads), "--n-threads")?.unwrap_or_default();
+    let most = threads.iter().copied().max().unwrap_or(1);
     let connections = plan::connections_to_open(Some(most), req.connections);
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
-    let counts: Vec<u64> = req.n_threads.counts().iter().map(|c| c * n).collect();
+    let counts: Vec<u64> = threads.iter().map(|c| c * n).collect();
     let plan = study.plan(cap, &counts, "--n-threads", req.connections, req.pace())?;
     let options = RunOptions {
         seed: plan.run_seed(req.seed),

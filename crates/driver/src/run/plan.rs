@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use oltpgen_report::model::descriptor::Descriptor;
+use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::stats::cap::Cap;
 
 use crate::files::result_dir::ResultDir;
@@ -15,6 +16,7 @@ use oltpgen_vocab::claim::{self, DirClaim};
 
 use super::agent::{self, Agent};
 use super::fault::PlannedFault;
+use super::find_max::{self, Resolve};
 use super::hooks::Hooks;
 use super::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
 use crate::{Error, Target};
@@ -80,6 +82,8 @@ pub struct StudyFlags {
     pub restore: bool,
     /// `--before-run`, `--after-run` and their time limit.
     pub hooks: Hooks,
+    /// `--find-max` with its `--resolution` and `--confirm`: each run searches the range of users.
+    pub find_max: Option<Resolve>,
 }
 
 impl StudyFlags {
@@ -130,6 +134,7 @@ impl StudyFlags {
         pace: Pace,
     ) -> Result<RunPlan, Error> {
         let steps = steps(counts, self.runs, flag)?;
+        self.check_search(flag)?;
         let timing =
             Timing { ramp: pace.ramp, warmup: pace.warmup, duration: pace.duration, window: self.window };
         check_window(&timing, &steps)?;
@@ -170,7 +175,77 @@ impl StudyFlags {
             client_threads: self.client_threads.unwrap_or_else(cores),
             agent,
             start_at,
+            search: self.find_max,
         })
+    }
+
+    /// The user counts `load` (given as `flag`) asks for: a sweep's steps, or under `--find-max` the
+    /// two ends of the range it searches (in the plan's steps, the search's least and most users).
+    ///
+    /// # Errors
+    /// A usage error naming `flag`: a range without a step for a sweep; for a search, a count or a
+    /// list, or a range that does not increase.
+    pub fn user_counts(&self, load: Option<&UserLoad>, flag: &str) -> Result<Option<Vec<u64>>, Error> {
+        let Some(load) = load else {
+            return match self.find_max {
+                Some(_) => Err(no_range(flag)),
+                None => Ok(None),
+            };
+        };
+        let counts = match (self.find_max, load.span()) {
+            (None, _) => load.sweep().map(<[u64]>::to_vec).map_err(|e| {
+                Error::usage(format!(
+                    "{flag}: {e}, or search the range for the most users within the cap with --find-max"
+                ))
+            })?,
+            (Some(_), Some((start, end))) if start < end => vec![start, end],
+            (Some(_), Some((start, end))) => {
+                return Err(Error::usage(format!(
+                    "{flag} {start}..{end} with --find-max: the range does not increase; give its least users first \
+                     and its most last (e.g. {flag} 8..4096)"
+                )));
+            }
+            (Some(_), None) => return Err(no_range(flag)),
+        };
+        Ok(Some(counts))
+    }
+
+    /// What `--find-max` cannot be given with, each refused in one line saying why.
+    ///
+    /// # Errors
+    /// A usage error naming the flag at fault.
+    fn check_search(&self, flag: &str) -> Result<(), Error> {
+        let Some(r) = self.find_max else { return Ok(()) };
+        if !(r.resolution_pct > 0.0 && r.resolution_pct <= find_max::MAX_RESOLUTION_PCT) {
+            return Err(Error::usage(format!(
+                "--resolution {}: give a share of the load above 0 and at most {}% (the default is {}%)",
+                r.resolution_pct,
+                find_max::MAX_RESOLUTION_PCT,
+                find_max::DEFAULT_RESOLUTION_PCT
+            )));
+        }
+        let agent = self.agent()?;
+        if agent.is_part() {
+            return Err(Error::usage(format!(
+                "--find-max with --agent {}: each agent would steer the search by its own share's verdicts, and \
+                 agents do not talk to each other: run a sweep over the range on every agent ({flag} A..B:STEP) \
+                 and merge the agents' results (report merge)",
+                agent.name()
+            )));
+        }
+        if self.restore {
+            return Err(Error::usage(
+                "--restore with --find-max: the probes of a search follow one another on one database, its users \
+                 carrying over, and a restore between them would cost more than the probes: drop --restore (the \
+                 probes do not restore), or run a sweep with --restore",
+            ));
+        }
+        if self.stop_after_breach.is_some() {
+            return Err(Error::usage(
+                "--stop-after-breach ends a sweep; --find-max ends where its search does: drop --stop-after-breach",
+            ));
+        }
+        Ok(())
     }
 
     /// A planned fault must come before the study ends, or its command never runs (`--fault-at` counts
@@ -182,6 +257,10 @@ impl StudyFlags {
     /// A usage error naming `--fault-at` and the study's length.
     fn check_fault(&self, timing: &Timing, steps: &[StepSpec]) -> Result<(), Error> {
         let Some((at, _)) = &self.hooks.fault else { return Ok(()) };
+        if self.find_max.is_some() {
+            // A search's length is known only once it ends.
+            return Ok(());
+        }
         let runs = self.runs.max(1);
         if timing.until_stopped() || (runs > 1 && (self.restore || self.hooks.any())) {
             return Ok(());
@@ -347,6 +426,13 @@ fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> 
         })
         .collect::<Result<Vec<u32>, Error>>()?;
     Ok((1..=runs).flat_map(|run| users.iter().map(move |&users| StepSpec { users, run })).collect())
+}
+
+/// `--find-max` without a range to search: one line naming `flag`.
+fn no_range(flag: &str) -> Error {
+    Error::usage(format!(
+        "--find-max searches a range of users: give {flag} A..B (e.g. {flag} 8..4096), not a single count or a list"
+    ))
 }
 
 /// A window measures a step's steady state: it must not start before every user of the step started.
