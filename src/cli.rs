@@ -24,6 +24,7 @@ use oltpgen_driver::io::spec::{parse_bytes, parse_pct, parse_rating};
 use oltpgen_driver::io::workload::IoEngine;
 
 use oltpgen_driver::run::hooks::Hooks;
+use oltpgen_driver::run::arrivals::{Arrivals, Spread};
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
 use oltpgen_report::model::users::UserLoad;
 #[cfg(feature = "io")]
@@ -256,12 +257,14 @@ pub struct RunArgs {
     /// Connections, ramp, warmup, duration and the live line's period.
     #[command(flatten)]
     pub pace: PaceArgs,
-    /// Think time after each transaction: spec (negative exponential, the spec's means), 0, or a mean (e.g. 2s)
-    #[arg(long, value_name = "spec|0|MEAN", default_value = "spec", value_parser = parse_think)]
-    pub think_time: ThinkTime,
-    /// Keying time before each transaction: spec (the spec's fixed times), 0, or a fixed time
-    #[arg(long, value_name = "spec|0|TIME", default_value = "spec", value_parser = parse_keying)]
-    pub keying_time: KeyingTime,
+    /// Think time after each transaction: spec (negative exponential, the spec's means), 0, or a mean
+    /// (e.g. 2s) [default: spec; 0 with --rate]
+    #[arg(long, value_name = "spec|0|MEAN", value_parser = parse_think)]
+    pub think_time: Option<ThinkTime>,
+    /// Keying time before each transaction: spec (the spec's fixed times), 0, or a fixed time [default:
+    /// spec; 0 with --rate]
+    #[arg(long, value_name = "spec|0|TIME", value_parser = parse_keying)]
+    pub keying_time: Option<KeyingTime>,
     /// Where each transaction runs: server (one call of a function or stored procedure created at
     /// load, what HammerDB calls "stored procedures") or client (the client sends its statements; needs
     /// no right to create procedures) [default: server]
@@ -302,6 +305,45 @@ pub struct PaceArgs {
     /// Period of the live line and of the result's time series
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_report_interval)]
     pub report_interval: Duration,
+    /// Transactions arriving at a rate (an open loop).
+    #[command(flatten)]
+    pub rate: RateArgs,
+}
+
+/// An open loop: transactions arrive at a rate whatever the server does (pgbench's -R and -L).
+#[derive(Debug, Args)]
+pub struct RateArgs {
+    /// Transactions arriving per second in all (an open loop, dealt to the users round-robin; no keying
+    /// or think time); latency runs from each one's arrival
+    #[arg(long, value_name = "PER_S", value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub rate: Option<u32>,
+    /// How arrivals are spread in time with --rate: fixed (evenly) or poisson
+    #[arg(long, value_name = "fixed|poisson", default_value = "fixed", requires = "rate", value_parser = parse_spread)]
+    pub arrivals: Spread,
+    /// Drop an arrival that cannot start within this of its arrival (pgbench's -L), counted apart
+    #[arg(long, value_name = "DURATION", requires = "rate", value_parser = parse_positive_duration)]
+    pub max_lag: Option<Duration>,
+    /// Arrivals one user holds due and not started, at most; the oldest beyond are dropped as overflow
+    #[arg(long, value_name = "N", default_value = "1000", requires = "rate",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_queue: u32,
+}
+
+impl RateArgs {
+    /// The open loop these flags ask for (seeded later, from the run seed), if any.
+    pub fn arrivals(&self) -> Option<Arrivals> {
+        let spread = self.arrivals;
+        self.rate.map(|rate| Arrivals { rate, spread, seed: 0, max_lag: self.max_lag, queue: self.max_queue })
+    }
+}
+
+/// `--arrivals`: fixed or poisson.
+fn parse_spread(s: &str) -> Result<Spread, String> {
+    match s {
+        "fixed" => Ok(Spread::Fixed),
+        "poisson" => Ok(Spread::Poisson),
+        _ => Err("give fixed or poisson".into()),
+    }
 }
 
 impl PaceArgs {
@@ -312,6 +354,7 @@ impl PaceArgs {
             warmup: self.warmup,
             duration: self.duration,
             report_interval: self.report_interval,
+            arrivals: self.rate.arrivals(),
         }
     }
 }
@@ -599,6 +642,9 @@ pub struct Ds2RunArgs {
     /// The database's name on every server, in place of --url's (DS2's --database_name)
     #[arg(long, alias = "database_name", value_name = "NAME")]
     pub database_name: Option<String>,
+    /// Transactions (whole orders) arriving at a rate (an open loop).
+    #[command(flatten)]
+    pub rate: RateArgs,
     /// DS2's user:password:host for Linux counters: refused (a password on the command line), use
     /// --node-exporter
     #[arg(long, alias = "linux_perf_host", value_name = "USER:PASS:HOST", hide = true)]
@@ -874,11 +920,23 @@ impl RunArgs {
             users: self.users.clone(),
             connections: self.pace.connections,
             pace: self.pace.pace(),
-            pacing: Pacing { keying: self.keying_time, think: self.think_time },
+            pacing: self.pacing(),
             transactions: self.transactions,
             seed: self.study.seed,
             study: self.study.flags(self.rt_cap.clone()),
             quiet,
+        }
+    }
+}
+
+impl RunArgs {
+    /// Keying and think times: as given, else the spec's, or none with `--rate` (a non-zero one given
+    /// with it is refused when the run is planned).
+    fn pacing(&self) -> Pacing {
+        let open = self.pace.rate.rate.is_some();
+        Pacing {
+            keying: self.keying_time.unwrap_or(if open { KeyingTime::Off } else { KeyingTime::Spec }),
+            think: self.think_time.unwrap_or(if open { ThinkTime::Off } else { ThinkTime::Spec }),
         }
     }
 }
@@ -895,6 +953,7 @@ impl Ds2RunArgs {
             warmup_time: self.warmup_time,
             report_rate: self.report_rate,
             think_time: self.think_time,
+            arrivals: self.rate.arrivals(),
             orders: OrderParams {
                 pct_newcustomers: self.pct_newcustomers,
                 n_searches: self.n_searches,

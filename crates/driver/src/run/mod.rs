@@ -8,6 +8,7 @@
 #![warn(clippy::too_many_lines)]
 
 pub mod agent;
+pub mod arrivals;
 pub mod collector;
 pub mod cpu;
 pub mod crowd;
@@ -467,6 +468,7 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
         let descriptor = &self.workload.profile().descriptor;
         let mut step = step_result(descriptor, self.plan, s, i, &self.targets, measured, window_s);
         self.workload.audit(&mut step, collector.window_audit(i));
+        step.arrivals = arrivals::step_arrivals(self.plan, s, collector.window_arrivals(i), step.duration_s);
         if stopped.is_some_and(|(at, early)| early && at < s.window.1) {
             let verdicts = step.cap.iter_mut().chain(step.target_caps.values_mut());
             for cap in verdicts.filter(|c| c.invalid.is_none()) {
@@ -547,6 +549,7 @@ mod tests {
                 warmup: Duration::ZERO,
                 duration: Duration::from_secs(1),
                 window: None,
+                arrivals: None,
             },
             report_interval: Duration::from_secs(1),
             cap: Cap::default(),

@@ -35,6 +35,9 @@ pub struct Timing {
     /// `--window A..B`: measure only this part of each step, counted from the step's start (replaces
     /// ramp + warmup + duration as the step's shape).
     pub window: Option<(Duration, Duration)>,
+    /// `--rate`: transactions arrive at a rate (an open loop, [`arrivals`](super::arrivals)); `None`:
+    /// each user's follows its last's end (a closed loop).
+    pub arrivals: Option<super::arrivals::Arrivals>,
 }
 
 /// One step placed on the run's clock (all times from the run's start).
@@ -132,7 +135,7 @@ mod tests {
     }
 
     fn timing(ramp: Ramp) -> Timing {
-        Timing { ramp, warmup: secs(5), duration: secs(60), window: None }
+        Timing { ramp, warmup: secs(5), duration: secs(60), window: None, arrivals: None }
     }
 
     fn steps(users: &[u32]) -> Vec<StepSpec> {

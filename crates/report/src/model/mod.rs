@@ -7,6 +7,7 @@
 //! Names carry their units (`_s`, `_ms`, `_us`, `_w`, `_usd`); maps whose order shows in
 //! the output are `BTreeMap`s so the JSON and the renderers are stable.
 
+pub mod arrivals;
 pub mod audit;
 pub mod checks;
 pub mod counters;
@@ -328,6 +329,10 @@ pub struct Step {
     /// per-interval noise ([`crate::stats::steady::trend`]); `None` with too few intervals to say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trend: Option<Trend>,
+    /// An open loop's arrivals (`--rate`): offered and achieved rates, lag, drops; absent in a closed
+    /// loop (and in results written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<arrivals::StepArrivals>,
 }
 
 /// A step's throughput trend across its window: the studies chose their steady window by eye.

@@ -220,6 +220,7 @@ impl Step {
             target_audits: BTreeMap::new(),
             counters: BTreeMap::new(),
             trend: None,
+            arrivals: None,
         }
     }
 
