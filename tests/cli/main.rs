@@ -50,6 +50,7 @@ mod mssql_tpcc;
 mod newcomer_words;
 mod pair;
 mod pristine_window;
+mod rate;
 mod report_cli;
 mod report_figures;
 mod report_html;
