@@ -137,7 +137,7 @@ fn measure(users: u32, warmup: Duration, duration: Duration) -> Figures {
     let plan = RunPlan {
         steps: vec![StepSpec { users, run: 1 }],
         connections: Some(CONNECTIONS),
-        timing: Timing { ramp: Ramp::Rate(RAMP_PER_S), warmup, duration, window: None },
+        timing: Timing { ramp: Ramp::Rate(RAMP_PER_S), warmup, duration, window: None, arrivals: None },
         report_interval: Duration::from_millis(250),
         cap: Cap::default(),
         stop_after_breach: None,

@@ -134,6 +134,7 @@ fn plan(users: u32, connections: Option<u32>, ramp_rate: f64, window: Duration) 
             warmup: Duration::ZERO,
             duration: window,
             window: Some((Duration::ZERO, window)),
+            arrivals: None,
         },
         report_interval: Duration::from_secs(1),
         cap: Cap::default(),

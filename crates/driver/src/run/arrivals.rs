@@ -97,7 +97,7 @@ pub fn step_arrivals(
 
 /// Why an arrival was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Drop {
+pub enum Dropped {
     /// It could not start within `--max-lag` of its arrival.
     Lag,
     /// Its user's queue was full.
@@ -168,6 +168,15 @@ impl Clock {
     /// How many arrivals are due by `now_ns` from the next on (0 when the next is still to come), up to
     /// `most + 1`.
     pub fn due(&self, now_ns: u64, most: u32) -> u32 {
+        if self.rng.is_none() {
+            // Fixed: arrival k is due when k·1e9 / rate (floored) ≤ now - step, i.e. k ≤ kmax.
+            let Some(t) = now_ns.checked_sub(self.step_ns) else { return 0 };
+            let kmax = ((u128::from(t) + 1) * u128::from(self.rate) - 1) / 1_000_000_000;
+            let Some(past) = kmax.checked_sub(u128::from(self.index)) else { return 0 };
+            let last = past / u128::from(self.users);
+            let n = (last + 1).saturating_sub(u128::from(self.next));
+            return n.min(u128::from(most) + 1) as u32;
+        }
         let mut c = *self;
         let mut n = 0;
         while n <= most && c.at_ns() <= now_ns {
@@ -219,6 +228,8 @@ mod tests {
             assert_eq!((at, user), (5 + k as u64 * 1_000_000_000 / 3, k as u32 % 2));
         }
         let (last, _) = times[times.len() - 1];
+        let c = Clock::new(&a, 3, 1, 2, 5, 0);
+        assert_eq!(c.due(last, u32::MAX - 1), 3_000_000, "counted in one step, as many as there are");
         assert_eq!(last, 5 + 5_999_999 * 1_000_000_000 / 3, "no grain accumulates over 6 million arrivals");
     }
 
@@ -228,7 +239,9 @@ mod tests {
         let c = Clock::new(&a, 3, 1, 2, 0, 2_000_000_000);
         // User 1's arrivals: 1/3, 1, 5/3, 7/3 s.
         assert_eq!(c.at_ns(), 7 * 1_000_000_000 / 3);
-        assert_eq!(c.due(4_000_000_000, 10), 2, "7/3 and 3 s");
+        assert_eq!(c.due(4_000_000_000, 10), 3, "7/3, 3 and 11/3 s");
+        assert_eq!(c.due(3_000_000_000, 10), 2, "3 s is due at 3 s");
+        assert_eq!(c.due(2_000_000_000, 10), 0);
         assert_eq!(c.due(4_000_000_000, 0), 1, "counted up to most + 1");
     }
 

@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use oltpgen_report::model::histogram::LatencyHistogram;
 
-use super::arrivals::Drop;
+use super::arrivals::Dropped;
 use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::step::Transactions;
 use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats};
@@ -185,10 +185,10 @@ impl ArrivalTally {
     }
 
     /// Takes in one arrival dropped for `why`.
-    fn dropped(&mut self, why: Drop) {
+    fn dropped(&mut self, why: Dropped) {
         match why {
-            Drop::Lag => self.dropped_lag += 1,
-            Drop::Overflow => self.dropped_overflow += 1,
+            Dropped::Lag => self.dropped_lag += 1,
+            Dropped::Overflow => self.dropped_overflow += 1,
         }
     }
 }
@@ -450,7 +450,7 @@ impl Collector {
     }
 
     /// Takes in an open loop's arrival, scheduled at `at_ms`, dropped for `why`.
-    pub fn record_drop(&mut self, at_ms: u32, why: Drop) {
+    pub fn record_drop(&mut self, at_ms: u32, why: Dropped) {
         self.interval_arrivals.get_or_insert_default().dropped(why);
         if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&at_ms)) {
             w.arrivals.get_or_insert_default().dropped(why);

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::arrivals::{Clock, Drop};
+use super::arrivals::{Clock, Dropped};
 use super::collector::Collector;
 use super::pool::{Connections, Pool};
 use super::schedule::{Scheduled, Timing};
@@ -65,7 +65,7 @@ pub struct Crowd<W: Driven> {
     stopping: bool,
     /// The open loop's arrivals dropped since the collector last took them: (scheduled, ms after the
     /// run's start; why).
-    drops: Vec<(u32, Drop)>,
+    drops: Vec<(u32, Dropped)>,
 }
 
 impl<W: Driven> Crowd<W> {
@@ -164,7 +164,7 @@ impl<W: Driven> Crowd<W> {
             collector.record_late(now_ms, ((now_ns - at) / 1_000).min(u64::from(u32::MAX)) as u32);
             if self.lagged(place, now_ns) {
                 // The client woke too late for it (`--max-lag`): its next arrival is dealt instead.
-                self.drops.push((ms(at), Drop::Lag));
+                self.drops.push((ms(at), Dropped::Lag));
                 self.deal(place, now_ns, now_ns);
             } else {
                 self.dispatch(place);
@@ -300,12 +300,12 @@ impl<W: Driven> Crowd<W> {
         let Some(clock) = user.clock() else { return now_ns };
         if let Some(lag) = a.max_lag.map(nanos) {
             while clock.at_ns().saturating_add(lag) < now_ns {
-                self.drops.push((ms(clock.at_ns()), Drop::Lag));
+                self.drops.push((ms(clock.at_ns()), Dropped::Lag));
                 clock.advance();
             }
         }
         for _ in a.queue..clock.due(now_ns, u32::MAX - 1) {
-            self.drops.push((ms(clock.at_ns()), Drop::Overflow));
+            self.drops.push((ms(clock.at_ns()), Dropped::Overflow));
             clock.advance();
         }
         let at = clock.at_ns();
@@ -356,7 +356,7 @@ impl<W: Driven> Crowd<W> {
                     let user = &mut self.users[next as usize];
                     if max_lag.is_some_and(|lag| user.intended_ns().saturating_add(lag) < done_ns) {
                         // Its arrival waited in line past `--max-lag`: dropped, the slot goes on.
-                        self.drops.push((ms(user.intended_ns()), Drop::Lag));
+                        self.drops.push((ms(user.intended_ns()), Dropped::Lag));
                         redeal.push(next);
                         slot = session;
                         continue;
