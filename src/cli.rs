@@ -313,10 +313,11 @@ pub struct PaceArgs {
 /// An open loop: transactions arrive at a rate whatever the server does (pgbench's -R and -L).
 #[derive(Debug, Args)]
 pub struct RateArgs {
-    /// Transactions arriving per second in all (an open loop, dealt to the users round-robin; no keying
-    /// or think time); latency runs from each one's arrival
-    #[arg(long, value_name = "PER_S", value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
-    pub rate: Option<u32>,
+    /// Transactions arriving per second in all (an open loop, dealt round-robin to the --users, one
+    /// number; no keying or think time; latency runs from each one's arrival): a rate, a list
+    /// (500,1000) or a range (500..4000:500), one step each
+    #[arg(long, value_name = "PER_S|LIST|A..B:STEP", value_parser = parse_rates)]
+    pub rate: Option<UserLoad>,
     /// How arrivals are spread in time with --rate: fixed (evenly) or poisson
     #[arg(long, value_name = "fixed|poisson", default_value = "fixed", requires = "rate", value_parser = parse_spread)]
     pub arrivals: Spread,
@@ -327,13 +328,33 @@ pub struct RateArgs {
     #[arg(long, value_name = "N", default_value = "1000", requires = "rate",
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_queue: u32,
+    /// Arrivals a step may drop and still sustain its rate (it must also achieve 99% of it)
+    #[arg(long, value_name = "N", default_value = "0", requires = "rate")]
+    pub max_drop: u64,
 }
 
 impl RateArgs {
-    /// The open loop these flags ask for (seeded later, from the run seed), if any.
+    /// The open loop these flags ask for (its population and seed set when the run is planned), if any.
     pub fn arrivals(&self) -> Option<Arrivals> {
-        let spread = self.arrivals;
-        self.rate.map(|rate| Arrivals { rate, spread, seed: 0, max_lag: self.max_lag, queue: self.max_queue })
+        let rate = *self.rate.as_ref()?.counts().first()? as u32;
+        let (spread, max_lag, queue, max_drop) = (self.arrivals, self.max_lag, self.max_queue, self.max_drop);
+        Some(Arrivals { rate, users: 0, max_drop, spread, seed: 0, max_lag, queue })
+    }
+
+    /// `--rate`'s steps, per second.
+    pub fn rates(&self) -> Vec<u64> {
+        self.rate.as_ref().map_or_else(Vec::new, |r| r.counts().to_vec())
+    }
+}
+
+/// `--rate`: a rate, a list or a range, each at least 1 and at most 10 million per second.
+fn parse_rates(s: &str) -> Result<UserLoad, String> {
+    let load: UserLoad = s.parse().map_err(|e: oltpgen_report::model::users::UserLoadError| {
+        e.to_string().replace("0 users", "a rate of 0, which offers nothing")
+    })?;
+    match load.counts().iter().find(|&&r| r > 10_000_000) {
+        Some(r) => Err(format!("{r} per second is more than oltpgen offers (10 000 000)")),
+        None => Ok(load),
     }
 }
 
@@ -355,6 +376,7 @@ impl PaceArgs {
             duration: self.duration,
             report_interval: self.report_interval,
             arrivals: self.rate.arrivals(),
+            rates: self.rate.rates(),
         }
     }
 }
@@ -954,6 +976,7 @@ impl Ds2RunArgs {
             report_rate: self.report_rate,
             think_time: self.think_time,
             arrivals: self.rate.arrivals(),
+            rates: self.rate.rates(),
             orders: OrderParams {
                 pct_newcustomers: self.pct_newcustomers,
                 n_searches: self.n_searches,

@@ -129,6 +129,10 @@ async fn an_over_rate_run_with_max_lag_counts_its_drops() {
     assert!(a["lag_max_ms"].as_f64().unwrap() <= 60.0, "none started later than 50 ms (and a little): {a}");
     assert!(run.stdout.contains("dropped"), "the live line shows the drops: {}", run.stdout);
     assert!(run.stdout.contains("arrivals: offered 20000.0/s"), "{}", run.stdout);
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(summary.contains("arrivals: offered 20000.0/s"), "{summary}");
+    let show = oltpgen(&["report", "show", path(&out)]);
+    assert!(show.stdout.contains(&format!("dropped {lag} (lag {lag}, overflow 0)")), "{}", show.stdout);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -82,7 +82,7 @@ pub async fn plan(req: &CustomRun, db: &Databases, console: &mut dyn Console) ->
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
     let counts: Vec<u64> = req.users.counts().iter().map(|c| c * n).collect();
-    let mut plan = study.plan(cap, &counts, "--users", req.connections, req.pace)?;
+    let mut plan = study.plan(cap, &counts, "--users", req.connections, req.pace.clone())?;
     plan.seed_arrivals(plan.run_seed(req.seed));
     workload::refuse(w, study, db, req.load_if_empty)?;
     let out = study.claim_out()?;

@@ -45,6 +45,8 @@ pub struct Ds2Run {
     pub think_time: Duration,
     /// `--rate` and its flags: orders arriving at a rate; `None`: each user's follows its last.
     pub arrivals: Option<Arrivals>,
+    /// `--rate`'s steps, per second.
+    pub rates: Vec<u64>,
     /// What orders look like (`--pct-newcustomers`, `--n-searches`, …).
     pub orders: OrderParams,
     /// `--db-size`: the size every database must hold (and an empty one is loaded at).
@@ -79,6 +81,7 @@ impl Ds2Run {
             duration: if self.until_stopped() { Timing::UNTIL_STOPPED } else { self.run_time },
             report_interval: self.report_rate,
             arrivals: self.arrivals,
+            rates: self.rates.clone(),
         }
     }
 }

@@ -90,7 +90,7 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
     let users = req.users.as_ref().map(UserLoad::counts);
     if let Some(counts) = users {
         // The plan is checked before anything starts when the users are known without the database.
-        study.plan(cap.clone(), &times(counts, n), "--users", req.connections, req.pace)?;
+        study.plan(cap.clone(), &times(counts, n), "--users", req.connections, req.pace.clone())?;
         console.notes("--users", req.users.as_ref().map_or(&[], |u| u.notes()));
         if let Some(scale) = req.scale {
             console.notes("--users", plan::terminals_note(counts, scale).as_slice());
@@ -112,7 +112,7 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
         console.notes("--users", plan::terminals_note(&counts, loaded_scale).as_slice());
     }
     let counts = times(&counts, n);
-    let mut plan = study.plan(cap, &counts, "--users", req.connections, req.pace)?;
+    let mut plan = study.plan(cap, &counts, "--users", req.connections, req.pace.clone())?;
     plan.seed_arrivals(plan.run_seed(req.seed));
     let options = RunOptions {
         seed: plan.run_seed(req.seed),

@@ -36,8 +36,13 @@ pub enum Spread {
 /// The open loop's settings, as the flags gave them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Arrivals {
-    /// Arrivals per second over the whole run (every agent's users together); at least 1.
+    /// Arrivals per second over the whole run (every agent's users together) in its first step; at
+    /// least 1. Each step's own is its [`Scheduled::rate`](super::Scheduled::rate).
     pub rate: u32,
+    /// The users arrivals are dealt to (`--users`, one number), in every step.
+    pub users: u32,
+    /// `--max-drop`: a step that dropped more arrivals did not sustain its rate.
+    pub max_drop: u64,
     /// How they are spread.
     pub spread: Spread,
     /// The seed of the Poisson streams (the run seed, or 0).
@@ -51,6 +56,20 @@ pub struct Arrivals {
 impl Arrivals {
     /// `--max-queue`'s default: arrivals one user holds due and not started.
     pub const QUEUE: u32 = 1000;
+}
+
+/// The users an open loop deals its arrivals to: `counts` (from `flag`) must be one number.
+///
+/// # Errors
+/// A usage error naming `flag` for a sweep of users.
+pub fn population(counts: &[u64], flag: &str) -> Result<u32, crate::Error> {
+    match counts {
+        [n] => u32::try_from(*n).map_err(|_| crate::Error::usage(format!("{flag} {n} is more than oltpgen can run"))),
+        _ => Err(crate::Error::usage(format!(
+            "{flag} with --rate is the population arrivals are dealt to: give one number (sweep the rate instead, \
+             --rate 500..4000:500)"
+        ))),
+    }
 }
 
 /// Refuses keying or think time (`waits`, named by `flags`) with an open loop: its transactions start
@@ -88,10 +107,12 @@ pub fn step_arrivals(
 ) -> Option<StepArrivals> {
     let a = plan.timing.arrivals?;
     let users = step.spec.users.max(1);
-    let offered = f64::from(a.rate) * f64::from(plan.agent.users_of(users)) / f64::from(users);
+    let rate = step.rate.unwrap_or(a.rate);
+    let offered = f64::from(rate) * f64::from(plan.agent.users_of(users)) / f64::from(users);
     let tally = tally.cloned().unwrap_or_default();
     let mut out = StepArrivals::new(offered, window_s, tally.lag, tally.service);
     (out.dropped_lag, out.dropped_overflow) = (tally.dropped_lag, tally.dropped_overflow);
+    out.judge(a.max_drop);
     Some(out)
 }
 
@@ -208,7 +229,7 @@ mod tests {
     use super::*;
 
     fn arrivals(spread: Spread) -> Arrivals {
-        Arrivals { rate: 3, spread, seed: 7, max_lag: None, queue: Arrivals::QUEUE }
+        Arrivals { rate: 3, users: 2, max_drop: 0, spread, seed: 7, max_lag: None, queue: Arrivals::QUEUE }
     }
 
     #[test]

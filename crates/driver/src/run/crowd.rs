@@ -204,6 +204,21 @@ impl<W: Driven> Crowd<W> {
         };
     }
 
+    /// An open loop's step at `rate` begins at `step_ns` with `users` users: the users running take their
+    /// arrivals from its start at its rate; those waiting for one are dealt it afresh (a user in a turn
+    /// or in line for a connection takes its next from the new rate).
+    fn reclock(&mut self, a: &super::arrivals::Arrivals, rate: u32, users: u32, step_ns: u64, now_ns: u64) {
+        for (place, user) in self.users.iter_mut().enumerate() {
+            if !user.parked() {
+                user.set_clock(Clock::new(a, rate, self.places[place], users, step_ns, step_ns));
+            }
+        }
+        let waiting: Vec<u32> = std::mem::take(&mut self.deadlines).into_iter().map(|Reverse((_, p))| p).collect();
+        for place in waiting {
+            self.deal(place, now_ns, now_ns);
+        }
+    }
+
     /// Plays the steps' next event, due at `at_ns`: the first step's edge (its surplus users stop, and
     /// its new users are the next to begin), or the begin of its next new user.
     fn play(&mut self, at_ns: u64, now_ns: u64) {
@@ -218,6 +233,9 @@ impl<W: Driven> Crowd<W> {
             self.cursor = self.places.partition_point(|&i| i < before);
             if step.spec.users < before {
                 self.stop_from(step.spec.users);
+            }
+            if let (Some(a), Some(rate)) = (self.timing.arrivals, step.rate) {
+                self.reclock(&a, rate, step.spec.users, nanos(step.start), now_ns);
             }
         }
         self.running = self.places[..self.users.len()].partition_point(|&i| i < self.wanted) as u64;
@@ -241,7 +259,8 @@ impl<W: Driven> Crowd<W> {
         }
         if let (Some(a), Some(&(step, _))) = (self.timing.arrivals, self.steps.front()) {
             let (index, users) = (self.places[place], step.spec.users);
-            self.users[place].set_clock(Clock::new(&a, a.rate, index, users, nanos(step.start), at_ns));
+            let rate = step.rate.unwrap_or(a.rate);
+            self.users[place].set_clock(Clock::new(&a, rate, index, users, nanos(step.start), at_ns));
         }
         match &mut self.connections {
             Connections::Own(_) => {

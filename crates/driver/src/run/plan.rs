@@ -30,7 +30,7 @@ pub const MAX_TARGETS: usize = 255;
 const ROOM_FOR_UNKNOWN_USERS: u32 = 1000;
 
 /// How users start and how long each step lasts: the workload's own flags.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Pace {
     /// How users start.
     pub ramp: Ramp,
@@ -42,6 +42,8 @@ pub struct Pace {
     pub report_interval: Duration,
     /// `--rate` and its flags: an open loop; `None`: a closed one.
     pub arrivals: Option<super::arrivals::Arrivals>,
+    /// `--rate`'s steps, arrivals per second each (a sweep when there are several); empty without it.
+    pub rates: Vec<u64>,
 }
 
 /// What every workload's run is judged by and records, as the flags gave it: the cap, repetitions,
@@ -131,14 +133,21 @@ impl StudyFlags {
         connections: Option<u32>,
         pace: Pace,
     ) -> Result<RunPlan, Error> {
-        let steps = steps(counts, self.runs, flag)?;
+        let (steps, arrivals) = match pace.arrivals {
+            // An open loop's steps are its rates, offered to one population of users.
+            Some(a) => {
+                let users = super::arrivals::population(counts, flag)?;
+                (steps(&pace.rates, self.runs, "--rate")?, Some(super::arrivals::Arrivals { users, ..a }))
+            }
+            None => (steps(counts, self.runs, flag)?, None),
+        };
         let timing = Timing {
             // An open loop's users all begin at the step's start: their arrivals set the pace.
             ramp: if pace.arrivals.is_some() { Ramp::Over(Duration::ZERO) } else { pace.ramp },
             warmup: pace.warmup,
             duration: pace.duration,
             window: self.window,
-            arrivals: pace.arrivals,
+            arrivals,
         };
         check_max_lag(&timing)?;
         check_window(&timing, &steps)?;
@@ -151,7 +160,7 @@ impl StudyFlags {
             )));
         }
         let (agent, start_at) = (self.agent()?, self.start_at()?);
-        let most = steps.iter().map(|s| s.users).max().unwrap_or(0);
+        let most = arrivals.map_or_else(|| steps.iter().map(|s| s.users).max().unwrap_or(0), |a| a.users);
         agent::check_share(agent, start_at, most, connections)?;
         if agent.is_part() && self.runs > 1 {
             return Err(Error::usage(format!(
@@ -492,6 +501,7 @@ mod tests {
             duration: Duration::from_secs(secs),
             report_interval: Duration::from_secs(1),
             arrivals: None,
+            rates: Vec::new(),
         };
         let flags = |at, runs, restore| StudyFlags {
             runs,

@@ -33,6 +33,13 @@ pub struct StepArrivals {
     pub lag: LatencyHistogram,
     /// The service times, µs.
     pub service: LatencyHistogram,
+    /// `--max-drop`: the arrivals the step may drop and still sustain its rate.
+    #[serde(default)]
+    pub max_drop: u64,
+    /// Whether the step sustained its rate: it achieved at least 99% of what it offered and dropped at
+    /// most `max_drop` (a rate sweep's step passes only when it did, and its cap held).
+    #[serde(default)]
+    pub sustained: bool,
 }
 
 impl StepArrivals {
@@ -65,6 +72,7 @@ impl StepArrivals {
         let mut all: Option<StepArrivals> = None;
         for p in parts {
             let a = all.get_or_insert_with(StepArrivals::default);
+            a.max_drop = p.max_drop;
             a.offered_per_s += p.offered_per_s;
             a.lag.add(&p.lag);
             a.service.add(&p.service);
@@ -73,20 +81,23 @@ impl StepArrivals {
         }
         let mut a = all?;
         a.derive(window_s);
+        a.judge(a.max_drop);
         Some(a)
     }
 
-    /// Whether the step sustained its rate: it achieved at least 99% of what it offered, and dropped at
-    /// most `max_drop` arrivals.
-    pub fn sustained(&self, max_drop: u64) -> bool {
-        self.achieved_per_s >= 0.99 * self.offered_per_s && self.dropped() <= max_drop
+    /// Judges whether the step sustained its rate ([`sustained`](Self::sustained)), allowed `max_drop`
+    /// drops.
+    pub fn judge(&mut self, max_drop: u64) {
+        self.max_drop = max_drop;
+        self.sustained = self.achieved_per_s >= 0.99 * self.offered_per_s && self.dropped() <= max_drop;
     }
 
     /// The live and summary text: offered and achieved, lag, drops.
     pub fn line(&self) -> String {
         let ms = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}"));
         format!(
-            "offered {:.1}/s achieved {:.1}/s lag p50 {} p99 {} max {} ms, service p99 {} ms, dropped {} (lag {}, overflow {})",
+            "{}offered {:.1}/s achieved {:.1}/s lag p50 {} p99 {} max {} ms, service p99 {} ms, dropped {} (lag {}, overflow {})",
+            if self.sustained { "" } else { "NOT SUSTAINED: " },
             self.offered_per_s,
             self.achieved_per_s,
             ms(self.lag_p50_ms),
@@ -121,7 +132,9 @@ mod tests {
         assert_eq!(m.dropped_lag, 3);
         assert!((m.lag_max_ms.unwrap() - 3000.0).abs() < 3.0, "{:?}", m.lag_max_ms);
         assert!(m.lag_p99_ms.unwrap() > 2900.0, "the 10 late of 510 are past the 99th: {:?}", m.lag_p99_ms);
-        assert!(!m.sustained(0), "51 of 100 per second");
+        assert!(!m.sustained, "51 of 100 per second");
+        let whole = StepArrivals::merge([&part(50.0, &[1_000; 500], 0), &part(50.0, &[1_000; 500], 0)], 10.0);
+        assert!(whole.unwrap().sustained, "100 of 100 per second, none dropped");
         assert_eq!(StepArrivals::merge([], 10.0), None);
     }
 

@@ -313,6 +313,7 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
         let cap: Cap =
             rules.parse().map_err(|source| MergeError::CapRule { step: StepKey::from(first), source })?;
         cap.judge_step(&mut step);
+        step.judge_arrivals();
         // A part that was not measured, or missing, leaves the whole step unmeasured.
         let invalid = steps.iter().find_map(|s| s.cap.as_ref().and_then(|v| v.invalid.clone()));
         if let Some(why) = invalid.or_else(|| agents::missing_from(results, i))
