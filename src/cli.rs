@@ -23,8 +23,8 @@ use oltpgen_driver::io::spec::{parse_bytes, parse_pct, parse_rating};
 #[cfg(feature = "io")]
 use oltpgen_driver::io::workload::IoEngine;
 
-use oltpgen_driver::run::hooks::Hooks;
 use oltpgen_driver::run::arrivals::{Arrivals, Spread};
+use oltpgen_driver::run::hooks::Hooks;
 use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
 use oltpgen_report::model::users::UserLoad;
 #[cfg(feature = "io")]

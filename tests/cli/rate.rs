@@ -1,7 +1,7 @@
 //! Arrivals at a rate, the open loop (issue 43): bad values refused in one line; no coordinated
 //! omission (a 2 s `LOCK TABLE district` shows in every arrival it held up, while a closed loop sees
 //! only the transactions it had in flight); an over-rate run with `--max-lag` counts its drops; two
-//! agents split a rate and the merge adds it up.
+//! agents split a rate sweep and the merge adds it up, step by step.
 
 use std::path::Path;
 use std::time::Duration;
@@ -106,33 +106,59 @@ async fn a_stall_shows_in_every_arrival_it_held_up_and_a_closed_loop_sees_only_i
     let lat = latencies(&closed);
     assert!(lat.max_us() >= 1_500_000, "the transactions in flight waited out the lock: {}", lat.max_us());
     let p99_ms = lat.percentile_us(99.0) as f64 / 1e3;
-    assert!(p99_ms < 1500.0, "the closed loop's p99 hides the stall: {p99_ms} ms of {} transactions", lat.count());
+    assert!(
+        p99_ms < 1500.0,
+        "the closed loop's p99 hides the stall: {p99_ms} ms of {} transactions",
+        lat.count()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_over_rate_run_with_max_lag_counts_its_drops() {
+async fn a_rate_sweep_passes_the_rate_it_sustains_and_an_over_rate_step_counts_its_drops() {
     let (_pg, url) = loaded().await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("over");
-    // One connection cannot run 20 000 TPC-C transactions a second: most arrivals lag past 50 ms.
+    // 100/s is easy; one connection cannot run 20 000 TPC-C transactions a second: most arrivals lag
+    // past 50 ms.
     #[rustfmt::skip]
     let run = oltpgen(&[
-        "tpcc", "run", "--url", &url, "--out", path(&out), "--rate", "20000", "--users", "20",
+        "tpcc", "run", "--url", &url, "--out", path(&out), "--rate", "100,20000", "--users", "20",
         "--connections", "1", "--max-lag", "50ms", "--warmup", "1s", "--duration", "3s",
         "--client-threads", "1", "--report-interval", "1s",
     ]);
     assert_eq!(run.code, 0, "{}", run.all());
-    let a = arrivals(&out);
+    let result = result_json(&out);
+    let easy = &result["steps"][0];
+    assert_eq!(
+        (easy["users"].as_u64(), easy["arrivals"]["offered_per_s"].as_f64()),
+        (Some(20), Some(100.0)),
+        "{easy}"
+    );
+    assert_eq!(easy["arrivals"]["sustained"], true, "{easy}");
+    assert_eq!(easy["cap"]["passed"], true, "{easy}");
+    assert_eq!(
+        result["steps"][1]["cap"]["passed"], false,
+        "the over-rate step fails: {}",
+        result["steps"][1]
+    );
+    let a = result["steps"][1]["arrivals"].clone();
+    assert_eq!(a["sustained"], false, "{a}");
     let (lag, overflow) = (a["dropped_lag"].as_u64().unwrap(), a["dropped_overflow"].as_u64().unwrap());
     assert!(lag > 10_000, "most of 60 000 arrivals dropped for --max-lag: {a}");
+    assert_eq!(
+        result["max_within_cap"]["step_index"], 0,
+        "the headline is the sustained rate: {}",
+        result["max_within_cap"]
+    );
     assert_eq!(overflow, 0, "the lag bound keeps each user's queue short: {a}");
     assert!(a["lag_max_ms"].as_f64().unwrap() <= 60.0, "none started later than 50 ms (and a little): {a}");
     assert!(run.stdout.contains("dropped"), "the live line shows the drops: {}", run.stdout);
-    assert!(run.stdout.contains("arrivals: offered 20000.0/s"), "{}", run.stdout);
+    assert!(run.stdout.contains("arrivals: NOT SUSTAINED: offered 20000.0/s"), "{}", run.stdout);
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
-    assert!(summary.contains("arrivals: offered 20000.0/s"), "{summary}");
+    assert!(summary.contains("arrivals: NOT SUSTAINED: offered 20000.0/s"), "{summary}");
     let show = oltpgen(&["report", "show", path(&out)]);
     assert!(show.stdout.contains(&format!("dropped {lag} (lag {lag}, overflow 0)")), "{}", show.stdout);
+    assert!(show.stdout.contains("NOT SUSTAINED: offered 20000.0/s"), "{}", show.stdout);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -145,7 +171,7 @@ async fn two_agents_split_a_rate_and_the_merge_adds_it_up() {
         let name = format!("{i}/2");
         #[rustfmt::skip]
         let args = [
-            "tpcc", "run", "--url", &url, "--users", "10", "--connections", "4", "--rate", "60",
+            "tpcc", "run", "--url", &url, "--users", "10", "--connections", "4", "--rate", "60,120",
             "--agent", &name, "--start-at", &start_at, "--out", path(&parts[i]), "--warmup", "1s",
             "--duration", "5s", "--report-interval", "1s", "--client-threads", "1", "-q",
         ];
@@ -156,18 +182,23 @@ async fn two_agents_split_a_rate_and_the_merge_adds_it_up() {
         let out = finish(child);
         assert_eq!(out.code, 0, "agent {i}: {}", out.all());
     }
-    let each: Vec<serde_json::Value> = parts.iter().map(|p| arrivals(p)).collect();
-    for a in &each {
-        assert_eq!(a["offered_per_s"], 30.0, "each agent offers its 5 users' half of 60/s: {a}");
-    }
     let (_, m) = merge_parts(&[&parts[0], &parts[1]], &dir.path().join("merged"));
-    let a = &m["steps"][0]["arrivals"];
-    assert_eq!(a["offered_per_s"], 60.0, "the merge adds the offered rates: {a}");
-    let completed = |a: &serde_json::Value| a["completed"].as_u64().unwrap();
-    assert_eq!(completed(a), completed(&each[0]) + completed(&each[1]), "{a}");
-    assert!((290..=310).contains(&completed(a)), "60/s over 5 s: {a}");
-    let lag = |a: &serde_json::Value| LatencyHistogram::from_base64(a["lag"].as_str().unwrap()).unwrap();
-    let mut both = lag(&each[0]);
-    both.add(&lag(&each[1]));
-    assert_eq!(lag(a), both, "the lag histograms merge exactly");
+    for (step, rate) in [(0, 60.0), (1, 120.0)] {
+        let each: Vec<serde_json::Value> =
+            parts.iter().map(|p| result_json(p)["steps"][step]["arrivals"].clone()).collect();
+        for a in &each {
+            assert_eq!(a["offered_per_s"], rate / 2.0, "each agent offers its 5 users' half: {a}");
+        }
+        let a = &m["steps"][step]["arrivals"];
+        assert_eq!(a["offered_per_s"], rate, "the merge adds the offered rates: {a}");
+        let completed = |a: &serde_json::Value| a["completed"].as_u64().unwrap();
+        assert_eq!(completed(a), completed(&each[0]) + completed(&each[1]), "{a}");
+        let expected = rate as u64 * 5;
+        assert!(completed(a).abs_diff(expected) <= expected / 50, "{rate}/s over 5 s: {a}");
+        let lag = |a: &serde_json::Value| LatencyHistogram::from_base64(a["lag"].as_str().unwrap()).unwrap();
+        let mut both = lag(&each[0]);
+        both.add(&lag(&each[1]));
+        assert_eq!(lag(a), both, "the lag histograms merge exactly");
+        assert_eq!(a["sustained"], true, "{a}");
+    }
 }

@@ -64,7 +64,8 @@ impl Arrivals {
 /// A usage error naming `flag` for a sweep of users.
 pub fn population(counts: &[u64], flag: &str) -> Result<u32, crate::Error> {
     match counts {
-        [n] => u32::try_from(*n).map_err(|_| crate::Error::usage(format!("{flag} {n} is more than oltpgen can run"))),
+        [n] => u32::try_from(*n)
+            .map_err(|_| crate::Error::usage(format!("{flag} {n} is more than oltpgen can run"))),
         _ => Err(crate::Error::usage(format!(
             "{flag} with --rate is the population arrivals are dealt to: give one number (sweep the rate instead, \
              --rate 500..4000:500)"

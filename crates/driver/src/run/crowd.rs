@@ -213,7 +213,8 @@ impl<W: Driven> Crowd<W> {
                 user.set_clock(Clock::new(a, rate, self.places[place], users, step_ns, step_ns));
             }
         }
-        let waiting: Vec<u32> = std::mem::take(&mut self.deadlines).into_iter().map(|Reverse((_, p))| p).collect();
+        let waiting: Vec<u32> =
+            std::mem::take(&mut self.deadlines).into_iter().map(|Reverse((_, p))| p).collect();
         for place in waiting {
             self.deal(place, now_ns, now_ns);
         }
