@@ -202,3 +202,59 @@ async fn two_agents_split_a_rate_and_the_merge_adds_it_up() {
         assert_eq!(a["sustained"], true, "{a}");
     }
 }
+
+/// A short rate sweep (25/s, then 50/s over 10 users on 4 connections) under a cap on the TPC-C loaded
+/// at `url`, after `warmup` (long enough to open the connections: the first arrivals wait for them):
+/// each step offers its rate and is judged; the first, an easy rate, is sustained.
+fn assert_a_rate_sweep_runs(url: &str, engine: &str, warmup: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    #[rustfmt::skip]
+    let run = oltpgen(&[
+        "tpcc", "run", "--url", url, "--out", path(&out), "--rate", "25,50", "--users", "10",
+        "--connections", "4", "--rt-cap", "avg=2s", "--warmup", warmup, "--duration", "4s",
+        "--client-threads", "1", "-q",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let result = result_json(&out);
+    assert_matches_schema(&result);
+    assert_eq!(result["server"]["engine"], engine, "{}", result["server"]);
+    for (i, rate) in [25.0, 50.0].into_iter().enumerate() {
+        let step = &result["steps"][i];
+        assert_eq!(step["arrivals"]["offered_per_s"], rate, "{step}");
+        assert!(step["arrivals"]["completed"].as_u64().unwrap() > 0, "{step}");
+        assert!(step["cap"]["passed"].is_boolean(), "judged under the cap: {step}");
+    }
+    let easy = &result["steps"][0]["arrivals"];
+    assert_eq!(easy["sustained"], true, "25/s on {engine}: {easy}");
+}
+
+#[cfg_attr(
+    not(oltpgen_test_mariadb),
+    ignore = "needs MariaDB: apt-get install mariadb-server mariadb-client"
+)]
+#[test]
+fn a_rate_sweep_runs_on_mariadb() {
+    let db = crate::mariadb_common::MariaDb::start();
+    let url = db.url("tpcc");
+    #[rustfmt::skip]
+    let load = oltpgen(&[
+        "tpcc", "load", "--scale", "1", "--load-workers", "2", "-q", "--create-database", "--url", &url,
+    ]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    assert_a_rate_sweep_runs(&url, "mysql", "1s");
+}
+
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rate_sweep_runs_on_babelfish() {
+    let url = crate::common::mssql_url();
+    let _turn = crate::common::mssql_turn().await;
+    let db = crate::common::MssqlDb::create(&url, "rate").await;
+    let load = oltpgen(&["tpcc", "load", "--scale", "1", "--load-workers", "2", "-q", "--url", &db.url]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    assert_a_rate_sweep_runs(&db.url, "sqlserver", "8s");
+}
