@@ -116,6 +116,32 @@ async fn answer(seed: usize) {
     std::hint::black_box(&buffer);
 }
 
+/// The in-memory TPC-C workload, its users thinking `think` between transactions.
+fn paced(think: ThinkTime) -> Arc<Paced> {
+    let mut rng = Rng::new(1);
+    Arc::new(Paced {
+        targets: vec!["in-memory".into()],
+        generator: InputGen::new(10, CConstants::for_load(&mut rng)),
+        pacing: Pacing { keying: KeyingTime::Off, think },
+    })
+}
+
+/// One step of `level` (users, or an open loop's rate) on [`CONNECTIONS`] connections and two client
+/// threads, as `timing` lays it, with a live line every `report`.
+fn plan_of(level: u32, timing: Timing, report: Duration) -> RunPlan {
+    RunPlan {
+        steps: vec![StepSpec { users: level, run: 1 }],
+        connections: Some(CONNECTIONS),
+        timing,
+        report_interval: report,
+        cap: Cap::default(),
+        stop_after_breach: None,
+        client_threads: 2,
+        agent: Agent::WHOLE,
+        start_at: None,
+    }
+}
+
 /// What one size measured.
 struct Figures {
     users: u32,
@@ -137,25 +163,11 @@ fn rss_bytes() -> u64 {
 
 /// Runs `users` users for `duration` measured after the ramp and `warmup`, on two client threads.
 fn measure(users: u32, warmup: Duration, duration: Duration) -> Figures {
-    let mut rng = Rng::new(1);
     let think = Duration::from_secs_f64(f64::from(users) / OFFERED_TPS);
-    let workload = Arc::new(Paced {
-        targets: vec!["in-memory".into()],
-        generator: InputGen::new(10, CConstants::for_load(&mut rng)),
-        pacing: Pacing { keying: KeyingTime::Off, think: ThinkTime::Mean(think) },
-    });
+    let workload = paced(ThinkTime::Mean(think));
     let ramp_s = f64::from(users) / RAMP_PER_S;
-    let plan = RunPlan {
-        steps: vec![StepSpec { users, run: 1 }],
-        connections: Some(CONNECTIONS),
-        timing: Timing { ramp: Ramp::Rate(RAMP_PER_S), warmup, duration, window: None, arrivals: None },
-        report_interval: Duration::from_millis(250),
-        cap: Cap::default(),
-        stop_after_breach: None,
-        client_threads: 2,
-        agent: Agent::WHOLE,
-        start_at: None,
-    };
+    let timing = Timing { ramp: Ramp::Rate(RAMP_PER_S), warmup, duration, window: None, arrivals: None };
+    let plan = plan_of(users, timing, Duration::from_millis(250));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let before = rss_bytes();
     // Per interval after the ramp and warmup: CPU seconds and transactions; and when the last user started.
@@ -191,12 +203,7 @@ fn measure(users: u32, warmup: Duration, duration: Duration) -> Figures {
 /// on two client threads: a table row of the offered and achieved rates, the error, the lag's p99 and
 /// the client's CPU per arrival.
 fn measure_rate(rate: u32, warmup: Duration, duration: Duration) -> String {
-    let mut rng = Rng::new(1);
-    let workload = Arc::new(Paced {
-        targets: vec!["in-memory".into()],
-        generator: InputGen::new(10, CConstants::for_load(&mut rng)),
-        pacing: Pacing { keying: KeyingTime::Off, think: ThinkTime::Off },
-    });
+    let workload = paced(ThinkTime::Off);
     let arrivals = Arrivals {
         rate,
         users: RATE_USERS,
@@ -206,23 +213,10 @@ fn measure_rate(rate: u32, warmup: Duration, duration: Duration) -> String {
         max_lag: None,
         queue: 1000,
     };
-    let plan = RunPlan {
-        steps: vec![StepSpec { users: rate, run: 1 }],
-        connections: Some(CONNECTIONS),
-        timing: Timing {
-            ramp: Ramp::Over(Duration::ZERO),
-            warmup,
-            duration,
-            window: None,
-            arrivals: Some(arrivals),
-        },
-        report_interval: Duration::from_millis(500),
-        cap: Cap::default(),
-        stop_after_breach: None,
-        client_threads: 2,
-        agent: Agent::WHOLE,
-        start_at: None,
-    };
+    let timing =
+        Timing { ramp: Ramp::Over(Duration::ZERO), warmup, duration, window: None, arrivals: Some(arrivals) };
+    // An open loop's step asks for its rate.
+    let plan = plan_of(rate, timing, Duration::from_millis(500));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let measured_from = warmup.as_secs_f64();
     let (mut cpu_s, mut last_cpu) = (0.0, 0.0);
