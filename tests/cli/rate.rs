@@ -258,3 +258,37 @@ async fn a_rate_sweep_runs_on_babelfish() {
     assert_eq!(load.code, 0, "{}", load.all());
     assert_a_rate_sweep_runs(&db.url, "sqlserver", "8s");
 }
+
+#[test]
+fn ds2_and_a_workload_defined_at_run_time_run_at_a_rate() {
+    let (keep, root) = crate::common::data_dir();
+    let bank = crate::custom::file(keep.path(), "bank.toml", &crate::custom::bank(100));
+    let load = crate::custom::custom(&bank, &root, &["load", "--scale", "1", "-q"]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    let out = keep.path().join("bank");
+    #[rustfmt::skip]
+    let run = crate::custom::custom(&bank, &root, &[
+        "run", "--rate", "40", "--users", "8", "--connections", "2", "--warmup", "1s", "--duration", "4s",
+        "--report-interval", "1s", "--out", path(&out),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.contains("  lag p99 "), "the live line shows the lag: {}", run.stdout);
+    let a = arrivals(&out);
+    assert_eq!((a["offered_per_s"].as_f64(), a["sustained"].as_bool()), (Some(40.0), Some(true)), "{a}");
+
+    let load = oltpgen(&["ds2", "load", "--data-dir", &root, "--db-size", "S", "-q"]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    let out = keep.path().join("ds2");
+    #[rustfmt::skip]
+    let run = oltpgen(&[
+        "ds2", "run", "--data-dir", &root, "--rate", "20", "--n-threads", "5", "--connections", "2",
+        "--warmup-time", "1s", "--run-time", "4s", "--report-rate", "1", "--out", path(&out),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.contains("  arrivals: lag p99 "), "DS2's progress shows the lag: {}", run.stdout);
+    let a = arrivals(&out);
+    // An arrival is a whole order (login, browses, purchase).
+    assert_eq!((a["offered_per_s"].as_f64(), a["sustained"].as_bool()), (Some(20.0), Some(true)), "{a}");
+    let opm = result_json(&out)["steps"][0]["opm"].as_f64().unwrap();
+    assert!((opm - 1200.0).abs() <= 30.0, "20 orders a second are 1,200 a minute: {opm}");
+}

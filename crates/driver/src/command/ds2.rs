@@ -204,7 +204,7 @@ impl Ds2Plan {
                 lines.say(f.since_reset.reset_at_s, &all, &each, console);
                 let note = f.arrivals_note();
                 if !req.quiet && !note.is_empty() {
-                    console.line(&format!("  arrivals:{note}"));
+                    console.line(&format!("  arrivals: {}", note.trim_start()));
                 }
                 if let Some(out) = csv.as_mut()
                     && let Err(e) = out.write(&all, &each)
