@@ -19,7 +19,13 @@ const NOWHERE: &str = "postgres://nobody@127.0.0.1:1/tpcc";
 #[test]
 fn a_rate_of_0_is_refused_in_one_line() {
     let out = oltpgen(&["tpcc", "run", "--url", NOWHERE, "--users", "10", "--rate", "0"]);
-    assert_refused(&out, "--rate");
+    assert_refused(
+        &out,
+        "'0' for '--rate <PER_S|LIST|A..B:STEP>': `0` asks for a rate of 0, which offers nothing",
+    );
+    // With --rate, --users is one population, not a sweep.
+    let out = oltpgen(&["tpcc", "run", "--url", NOWHERE, "--users", "10,20", "--rate", "10"]);
+    assert_refused(&out, "--users with --rate is the population arrivals are dealt to: give one number");
 }
 
 #[test]
