@@ -337,28 +337,28 @@ async fn an_operation_retries_itself_and_records_its_retries() {
     assert_eq!(done[0].ended - done[0].started, 4 * Scripted::ANSWER, "its time holds every try");
 }
 
+/// An open loop of 2 users over the rates `rates` (one step each, 4 s measured, fixed arrivals, at most
+/// `max_lag` late), user 0's third transaction answering after 1 s.
+fn open_loop(rates: &[u32], max_lag: Option<Duration>) -> (Arc<Scripted>, RunPlan) {
+    use oltpgen_driver::run::arrivals::{Arrivals, Spread};
+    let stall = BTreeMap::from([((0, 2), Duration::from_secs(1))]);
+    let w = Arc::new(Scripted::new(vec![(Duration::ZERO, Duration::ZERO); 2], stall));
+    let mut p = plan(2, None, 1.0, Duration::from_secs(4));
+    // An open loop's steps ask for their rates.
+    p.steps = rates.iter().map(|&users| StepSpec { users, run: 1 }).collect();
+    p.timing.ramp = Ramp::Over(Duration::ZERO);
+    let spread = Spread::Fixed;
+    p.timing.arrivals =
+        Some(Arrivals { rate: rates[0], users: 2, max_drop: 0, spread, seed: 0, max_lag, queue: 100 });
+    (w, p)
+}
+
 #[tokio::test(start_paused = true)]
 async fn arrivals_start_at_their_exact_times_and_a_stall_counts_from_each_arrival() {
-    use oltpgen_driver::run::arrivals::{Arrivals, Spread};
     let (ms, s) = (Duration::from_millis, Duration::from_secs);
     // 10 arrivals a second dealt to 2 users: user i's jth at (i + 2j) / 10 s. User 0's third (at
     // 0.4 s) answers after 1 s, so its next ones wait behind it.
-    let w =
-        Arc::new(Scripted::new(vec![(Duration::ZERO, Duration::ZERO); 2], BTreeMap::from([((0, 2), s(1))])));
-    let mut p = plan(2, None, 1.0, s(4));
-    // An open loop's step asks for its rate.
-    p.steps = vec![StepSpec { users: 10, run: 1 }];
-    p.timing.ramp = Ramp::Over(Duration::ZERO);
-    let arrivals = Arrivals {
-        rate: 10,
-        users: 2,
-        max_drop: 0,
-        spread: Spread::Fixed,
-        seed: 0,
-        max_lag: None,
-        queue: 100,
-    };
-    p.timing.arrivals = Some(arrivals);
+    let (w, p) = open_loop(&[10], None);
     let t0 = Instant::now();
     let measured = run::drive(w.clone(), &p, |_| {}).await;
 
@@ -382,19 +382,10 @@ async fn arrivals_start_at_their_exact_times_and_a_stall_counts_from_each_arriva
 
 #[tokio::test(start_paused = true)]
 async fn a_rate_sweep_offers_each_step_its_rate_and_max_lag_drops_what_waited_too_long() {
-    use oltpgen_driver::run::arrivals::{Arrivals, Spread};
     let (ms, s) = (Duration::from_millis, Duration::from_secs);
     // As above, with --max-lag 300ms: user 0's arrivals at 0.6, 0.8 and 1.0 s cannot start by then
     // when its stalled one ends at 1.4 s; the one at 1.2 s can. Then a step at 20/s.
-    let w =
-        Arc::new(Scripted::new(vec![(Duration::ZERO, Duration::ZERO); 2], BTreeMap::from([((0, 2), s(1))])));
-    let mut p = plan(2, None, 1.0, s(4));
-    p.steps = vec![StepSpec { users: 10, run: 1 }, StepSpec { users: 20, run: 1 }];
-    p.timing.ramp = Ramp::Over(Duration::ZERO);
-    let max_lag = Some(ms(300));
-    let arrivals =
-        Arrivals { rate: 10, users: 2, max_drop: 0, spread: Spread::Fixed, seed: 0, max_lag, queue: 100 };
-    p.timing.arrivals = Some(arrivals);
+    let (w, p) = open_loop(&[10, 20], Some(ms(300)));
     let t0 = Instant::now();
     let measured = run::drive(w.clone(), &p, |_| {}).await;
 
