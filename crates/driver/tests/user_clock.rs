@@ -355,7 +355,7 @@ fn open_loop(rates: &[u32], max_lag: Option<Duration>) -> (Arc<Scripted>, RunPla
 
 #[tokio::test(start_paused = true)]
 async fn arrivals_start_at_their_exact_times_and_a_stall_counts_from_each_arrival() {
-    let (ms, s) = (Duration::from_millis, Duration::from_secs);
+    let ms = Duration::from_millis;
     // 10 arrivals a second dealt to 2 users: user i's jth at (i + 2j) / 10 s. User 0's third (at
     // 0.4 s) answers after 1 s, so its next ones wait behind it.
     let (w, p) = open_loop(&[10], None);
