@@ -125,15 +125,20 @@ async fn a_rate_sweep_passes_the_rate_it_sustains_and_an_over_rate_step_counts_i
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("over");
     // 100/s is easy; one connection cannot run 20 000 TPC-C transactions a second: most arrivals lag
-    // past 50 ms.
+    // past 500 ms (the easy step, on a busy machine, none).
     #[rustfmt::skip]
     let run = oltpgen(&[
         "tpcc", "run", "--url", &url, "--out", path(&out), "--rate", "100,20000", "--users", "20",
-        "--connections", "1", "--max-lag", "50ms", "--warmup", "1s", "--duration", "3s",
+        "--connections", "1", "--max-lag", "500ms", "--warmup", "1s", "--duration", "3s",
         "--client-threads", "1", "--report-interval", "1s",
     ]);
     assert_eq!(run.code, 0, "{}", run.all());
     let result = result_json(&out);
+    let config = &result["config"];
+    assert_eq!(
+        (&config["users"], &config["rate_per_s"]),
+        (&serde_json::json!([20]), &serde_json::json!([100, 20000]))
+    );
     let easy = &result["steps"][0];
     assert_eq!(
         (easy["users"].as_u64(), easy["arrivals"]["offered_per_s"].as_f64()),
@@ -157,7 +162,7 @@ async fn a_rate_sweep_passes_the_rate_it_sustains_and_an_over_rate_step_counts_i
         result["max_within_cap"]
     );
     assert_eq!(overflow, 0, "the lag bound keeps each user's queue short: {a}");
-    assert!(a["lag_max_ms"].as_f64().unwrap() <= 60.0, "none started later than 50 ms (and a little): {a}");
+    assert!(a["lag_max_ms"].as_f64().unwrap() <= 550.0, "none started later than 500 ms (and a little): {a}");
     assert!(run.stdout.contains("dropped"), "the live line shows the drops: {}", run.stdout);
     assert!(run.stdout.contains("arrivals: NOT SUSTAINED: offered 20000.0/s"), "{}", run.stdout);
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
