@@ -154,6 +154,7 @@ fn drive_once(threads: u32) -> run::Measured {
             warmup: Duration::from_millis(200),
             duration: Duration::from_secs(1),
             window: None,
+            arrivals: None,
         },
         report_interval: Duration::from_millis(500),
         cap: Cap::default(),

@@ -57,6 +57,7 @@ mod newcomer_words;
 mod pair;
 mod pgbench;
 mod pristine_window;
+mod rate;
 mod report_cli;
 mod report_figures;
 mod report_html;

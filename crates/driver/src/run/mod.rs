@@ -8,6 +8,7 @@
 #![warn(clippy::too_many_lines)]
 
 pub mod agent;
+pub mod arrivals;
 pub mod collector;
 pub mod cpu;
 pub mod crowd;
@@ -98,9 +99,12 @@ impl RunPlan {
         }
     }
 
-    /// The most users any step runs.
+    /// The most users any step runs (an open loop's steps all run its population).
     pub fn max_users(&self) -> u32 {
-        self.steps.iter().map(|s| s.users).max().unwrap_or(0)
+        match self.timing.arrivals {
+            Some(a) => a.users,
+            None => self.steps.iter().map(|s| s.users).max().unwrap_or(0),
+        }
     }
 
     /// How many times the sweep runs (`--runs`): its steps' largest run number.
@@ -452,8 +456,10 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
         let (run, most) = (self.plan.steps.first().map_or(1, |s| s.run), self.plan.max_users());
         while !self.ended && (self.laid.len() == self.judged.len() || !self.stepper.reads_verdicts()) {
             match self.stepper.next(&self.judged) {
-                Some(users) => {
-                    let spec = StepSpec { users: users.min(most), run };
+                Some(level) => {
+                    // An open loop's level is its rate, per second (Timing::place gives it its users).
+                    let users = if self.plan.timing.arrivals.is_some() { level } else { level.min(most) };
+                    let spec = StepSpec { users, run };
                     self.laid.push(self.plan.timing.place(spec, self.laid.last(), now));
                     self.roles.push(self.stepper.role());
                 }
@@ -492,6 +498,8 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
         let mut step = step_result(descriptor, self.plan, s, i, &self.targets, measured, window_s);
         self.workload.audit(&mut step, collector.window_audit(i));
         step.probe = self.roles[i];
+        step.arrivals = arrivals::step_arrivals(self.plan, s, collector.window_arrivals(i), step.duration_s);
+        step.judge_arrivals();
         if stopped.is_some_and(|(at, early)| early && at < s.window.1) {
             let verdicts = step.cap.iter_mut().chain(step.target_caps.values_mut());
             for cap in verdicts.filter(|c| c.invalid.is_none()) {
@@ -572,6 +580,7 @@ mod tests {
                 warmup: Duration::ZERO,
                 duration: Duration::from_secs(1),
                 window: None,
+                arrivals: None,
             },
             report_interval: Duration::from_secs(1),
             cap: Cap::default(),

@@ -32,7 +32,7 @@ pub const MAX_TARGETS: usize = 255;
 const ROOM_FOR_UNKNOWN_USERS: u32 = 1000;
 
 /// How users start and how long each step lasts: the workload's own flags.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Pace {
     /// How users start.
     pub ramp: Ramp,
@@ -42,6 +42,10 @@ pub struct Pace {
     pub duration: Duration,
     /// The live line's period.
     pub report_interval: Duration,
+    /// `--rate` and its flags: an open loop; `None`: a closed one.
+    pub arrivals: Option<super::arrivals::Arrivals>,
+    /// `--rate`'s steps, arrivals per second each (a sweep when there are several); empty without it.
+    pub rates: Vec<u64>,
 }
 
 /// What every workload's run is judged by and records, as the flags gave it: the cap, repetitions,
@@ -133,10 +137,24 @@ impl StudyFlags {
         connections: Option<u32>,
         pace: Pace,
     ) -> Result<RunPlan, Error> {
-        let steps = steps(counts, self.runs, flag)?;
+        let (steps, arrivals) = match pace.arrivals {
+            // An open loop's steps are its rates, offered to one population of users.
+            Some(a) => {
+                let users = super::arrivals::population(counts, flag)?;
+                (steps(&pace.rates, self.runs, "--rate")?, Some(super::arrivals::Arrivals { users, ..a }))
+            }
+            None => (steps(counts, self.runs, flag)?, None),
+        };
+        let timing = Timing {
+            // An open loop's users all begin at the step's start: their arrivals set the pace.
+            ramp: if pace.arrivals.is_some() { Ramp::Over(Duration::ZERO) } else { pace.ramp },
+            warmup: pace.warmup,
+            duration: pace.duration,
+            window: self.window,
+            arrivals,
+        };
+        check_max_lag(&timing)?;
         self.check_search(flag)?;
-        let timing =
-            Timing { ramp: pace.ramp, warmup: pace.warmup, duration: pace.duration, window: self.window };
         check_window(&timing, &steps)?;
         self.check_fault(&timing, &steps)?;
         if timing.until_stopped() && self.runs > 1 {
@@ -147,7 +165,7 @@ impl StudyFlags {
             )));
         }
         let (agent, start_at) = (self.agent()?, self.start_at()?);
-        let most = steps.iter().map(|s| s.users).max().unwrap_or(0);
+        let most = arrivals.map_or_else(|| steps.iter().map(|s| s.users).max().unwrap_or(0), |a| a.users);
         agent::check_share(agent, start_at, most, connections)?;
         if agent.is_part() && self.runs > 1 {
             return Err(Error::usage(format!(
@@ -452,6 +470,24 @@ fn check_window(timing: &Timing, steps: &[StepSpec]) -> Result<(), Error> {
     }
 }
 
+/// An open loop's `--max-lag` must be shorter than a step (its warmup and measured time, or its
+/// `--window`), or no arrival could ever be dropped within one.
+///
+/// # Errors
+/// A usage error naming `--max-lag` and the step's length.
+fn check_max_lag(timing: &Timing) -> Result<(), Error> {
+    let Some(lag) = timing.arrivals.and_then(|a| a.max_lag) else { return Ok(()) };
+    let step = timing.window.map_or(timing.warmup + timing.duration, |(_, b)| b);
+    if lag <= step || timing.until_stopped() {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "--max-lag {} is longer than a step ({}), so it could drop nothing: give a shorter lag",
+        humantime::format_duration(lag),
+        humantime::format_duration(step)
+    )))
+}
+
 /// Connections to start the built-in server with: the most users of any step (`most_users`, `None`
 /// when they are known only after a load), or fewer when `connections` shares them.
 pub fn connections_to_open(most_users: Option<u64>, connections: Option<u32>) -> u32 {
@@ -516,6 +552,7 @@ mod tests {
             warmup: Duration::ZERO,
             duration: Duration::from_secs(60),
             window: Some((Duration::from_secs(a), Duration::from_secs(b))),
+            arrivals: None,
         };
         let e = check_window(&s(5, 20), &steps(&[10], 1, "--users").unwrap()).unwrap_err().to_string();
         assert!(e.contains("--window 5s..20s starts before the 10 users of step 1 have all started"), "{e}");
@@ -549,6 +586,8 @@ mod tests {
             warmup: Duration::from_secs(1),
             duration: Duration::from_secs(secs),
             report_interval: Duration::from_secs(1),
+            arrivals: None,
+            rates: Vec::new(),
         };
         let flags = |at, runs, restore| StudyFlags {
             runs,

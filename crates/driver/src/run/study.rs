@@ -62,7 +62,12 @@ impl RunPlan {
             Ramp::Over(d) => humantime::format_duration(d).to_string(),
         };
         // The sweep once: every run repeats it.
-        let users: Vec<u32> = self.of_run(1).steps.iter().map(|s| s.users).collect();
+        let levels: Vec<u32> = self.of_run(1).steps.iter().map(|s| s.users).collect();
+        // An open loop's steps are its rates, over one population.
+        let (users, rate) = match timing.arrivals {
+            Some(a) => (vec![a.users], Some(levels)),
+            None => (levels, None),
+        };
         let serde_json::Value::Object(mut map) = serde_json::json!({
             "users": users,
             "runs": self.runs(),
@@ -82,6 +87,13 @@ impl RunPlan {
         if let Some(r) = self.search {
             let search = serde_json::json!({ "resolution_pct": r.resolution_pct, "confirm": r.confirm });
             map.insert("find_max".into(), search);
+        }
+        if let (Some(rate), Some(a)) = (rate, timing.arrivals) {
+            map.insert("rate_per_s".into(), serde_json::json!(rate));
+            map.insert("arrivals".into(), serde_json::json!(format!("{:?}", a.spread).to_lowercase()));
+            map.insert("max_lag_s".into(), serde_json::json!(a.max_lag.map(|d| d.as_secs_f64())));
+            map.insert("max_queue".into(), serde_json::json!(a.queue));
+            map.insert("max_drop".into(), serde_json::json!(a.max_drop));
         }
         map
     }

@@ -7,6 +7,7 @@
 //! Names carry their units (`_s`, `_ms`, `_us`, `_w`, `_usd`); maps whose order shows in
 //! the output are `BTreeMap`s so the JSON and the renderers are stable.
 
+pub mod arrivals;
 pub mod audit;
 pub mod checks;
 pub mod counters;
@@ -333,6 +334,10 @@ pub struct Step {
     /// before the search existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<search::ProbeRole>,
+    /// An open loop's arrivals (`--rate`): offered and achieved rates, lag, drops; absent in a closed
+    /// loop (and in results written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<arrivals::StepArrivals>,
 }
 
 /// A step's throughput trend across its window: the studies chose their steady window by eye.

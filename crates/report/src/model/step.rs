@@ -178,6 +178,17 @@ pub struct StepPlan {
 }
 
 impl Step {
+    /// Fails the cap verdict of an open loop's step that did not sustain its rate (it achieved under
+    /// 99% of what it offered, or dropped more than `--max-drop`): a rate sweep's step passes only when
+    /// it sustained its rate and its cap held.
+    pub fn judge_arrivals(&mut self) {
+        if let (Some(a), Some(cap)) = (&self.arrivals, self.cap.as_mut())
+            && !a.sustained
+        {
+            cap.passed = false;
+        }
+    }
+
     /// A step from its plan and its transactions, per target. With one target the totals are
     /// that target's and `targets` stays empty; with several, the totals are the exact merge
     /// and each target keeps its own figures. The cap verdict is left to [`crate::stats::cap`].
@@ -221,6 +232,7 @@ impl Step {
             counters: BTreeMap::new(),
             trend: None,
             probe: None,
+            arrivals: None,
         }
     }
 

@@ -94,6 +94,7 @@ pub fn step_rows(s: &Step, workload: &Descriptor) -> Vec<[String; 9]> {
             target_connections: Default::default(),
             audit: None,
             counters: Default::default(),
+            arrivals: None,
             ..s.clone()
         };
         let connections = s.target_connections.get(key).copied().unwrap_or(s.connections / n);
