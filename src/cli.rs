@@ -345,9 +345,9 @@ impl RateArgs {
         Some(Arrivals { rate, users: 0, max_drop, spread, seed: 0, max_lag, queue })
     }
 
-    /// `--rate`'s steps, per second.
-    pub fn rates(&self) -> Vec<u64> {
-        self.rate.as_ref().map_or_else(Vec::new, |r| r.counts().to_vec())
+    /// `--rate`'s value, per second: a sweep's steps or a search's range, as the study reads it.
+    pub fn rates(&self) -> Option<UserLoad> {
+        self.rate.clone()
     }
 }
 

@@ -54,6 +54,16 @@ fn bad_values_and_what_a_search_cannot_do_are_refused_in_one_line() {
     // Without --find-max, a range without a step is no sweep, and the search's flags need it.
     assert_refused(&tpcc(&["--users", "8..64"]), "range `8..64` needs a step, e.g. `8..64:8`");
     assert_refused(&tpcc(&["--users", "8..64:8", "--resolution", "10"]), "--find-max");
+    // An open loop searches its rates; its users stay one population.
+    assert_refused(
+        &tpcc(&["--rate", "100", "--users", "8", "--find-max"]),
+        "--find-max searches a range of arrival rates: give --rate A..B",
+    );
+    assert_refused(
+        &tpcc(&["--rate", "400..100", "--users", "8", "--find-max"]),
+        "--rate 400..100 with --find-max",
+    );
+    assert_refused(&tpcc(&["--rate", "100..400", "--users", "8"]), "range `100..400` needs a step");
     // DS2's users are --n-threads.
     let url = nowhere();
     let ds2 = oltpgen(&["ds2", "run", "--url", &url, "--n-threads", "8", "--find-max"]);
@@ -330,4 +340,58 @@ async fn sql_server_search_finds_the_capacity_a_trigger_fixes() {
     assert_matches_schema(&r);
     assert_found_the_capacity(&r, 200);
     drop((client, db));
+}
+
+/// `--find-max` over arrival rates (issue 43 item 4): the trigger lets about 100 New-Orders a second
+/// through, 45% of the mix, so about 222 arrivals a second in all; above that an open loop falls
+/// behind its rate (and drops what waits over `--max-lag`), below it keeps up. The search's probes are
+/// rates, its answer is the most throughput among the rates that held, near that capacity, and the
+/// headline names the rate, not the users.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_search_over_rates_finds_the_rate_a_trigger_fixes() {
+    let _turn = TURN.lock().await;
+    let (pg, url) = capped_postgres().await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("search");
+    let args: Vec<String> = [
+        &["tpcc", "run", "--url", &url, "--rate", "20..800", "--find-max", "--users", "40"][..],
+        &["--connections", "40", "--max-lag", "1s", "--rt-cap", "avg=500ms", "--warmup", "2s"],
+        &["--duration", "3s", "--report-interval", "1s", "--client-threads", "2", "--no-counters", "--quiet"],
+        &["--out", out.to_str().unwrap()],
+    ]
+    .concat()
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let watch = out.clone();
+    let r = tokio::task::spawn_blocking(move || run_search(&args, &watch)).await.unwrap();
+    assert_matches_schema(&r);
+    let steps = r["steps"].as_array().unwrap();
+    let rates: Vec<(u64, &str, bool)> = steps
+        .iter()
+        .map(|s| {
+            let offered = s["arrivals"]["offered_per_s"].as_f64().expect("each probe offered a rate");
+            (offered.round() as u64, s["probe"].as_str().unwrap(), s["cap"]["passed"].as_bool().unwrap())
+        })
+        .collect();
+    assert!(steps.iter().all(|s| s["users"] == 40), "one population of 40 users: {rates:?}");
+    assert!(rates.iter().any(|p| !p.2) && rates.iter().any(|p| p.1 == "confirm"), "{rates:?}");
+    assert!(rates.len() <= 16, "a search, not a sweep: {rates:?}");
+    let h = &r["max_within_cap"];
+    let answer =
+        steps[h["step_index"].as_u64().unwrap() as usize]["arrivals"]["offered_per_s"].as_f64().unwrap();
+    let capacity = 100.0 / 0.45;
+    eprintln!("probes {rates:?}; answer {answer}/s; {}", h["search"]);
+    assert!(answer <= capacity * 1.1, "no more than the trigger lets through ({capacity:.0}/s): {answer}");
+    assert!(answer >= capacity * 0.5, "near what the trigger lets through ({capacity:.0}/s): {answer}");
+    // The search's bracket is in rates: where the cap failed lies above the answer's rate.
+    let (failed, passed) = (h["search"]["failed_at"].as_u64(), h["search"]["passed_at"].as_u64());
+    assert!(failed.is_some_and(|f| f as f64 > answer) && passed.is_some_and(|p| p >= 20), "{}", h["search"]);
+    let show = oltpgen(&["report", "show", out.to_str().unwrap()]);
+    assert!(
+        show.stdout.contains("/s offered to 40 users") && show.stdout.contains("arrivals/s"),
+        "{}",
+        show.all()
+    );
+    drop(pg);
 }

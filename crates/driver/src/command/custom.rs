@@ -81,7 +81,7 @@ pub async fn plan(req: &CustomRun, db: &Databases, console: &mut dyn Console) ->
     console.notes("--users", req.users.notes());
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
-    let users = study.user_counts(Some(&req.users), "--users")?.unwrap_or_default();
+    let users = study.user_counts(Some(&req.users), "--users", &req.pace)?.unwrap_or_default();
     let counts: Vec<u64> = users.iter().map(|c| c * n).collect();
     let mut plan = study.plan(cap, &counts, "--users", req.connections, req.pace.clone())?;
     plan.seed_arrivals(plan.run_seed(req.seed));

@@ -45,8 +45,8 @@ pub struct Ds2Run {
     pub think_time: Duration,
     /// `--rate` and its flags: orders arriving at a rate; `None`: each user's follows its last.
     pub arrivals: Option<Arrivals>,
-    /// `--rate`'s steps, per second.
-    pub rates: Vec<u64>,
+    /// `--rate`'s value, per second.
+    pub rates: Option<UserLoad>,
     /// What orders look like (`--pct-newcustomers`, `--n-searches`, …).
     pub orders: OrderParams,
     /// `--db-size`: the size every database must hold (and an empty one is loaded at).
@@ -131,7 +131,7 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
     let csv_output = req.csv_output.as_deref().map(|p| ("--csv-output", p));
     study.check_paths(csv_output.as_slice())?;
     console.notes("--n-threads", req.n_threads.notes());
-    let threads = study.user_counts(Some(&req.n_threads), "--n-threads")?.unwrap_or_default();
+    let threads = study.user_counts(Some(&req.n_threads), "--n-threads", &req.pace())?.unwrap_or_default();
     let most = threads.iter().copied().max().unwrap_or(1);
     let connections = plan::connections_to_open(Some(most), req.connections);
     // Every database gets the same users; the built-in PostgreSQL is one.

@@ -130,7 +130,7 @@ impl IoRun {
             duration: self.duration,
             report_interval: self.report_interval,
             arrivals: None,
-            rates: Vec::new(),
+            rates: None,
         };
         flags.plan(cap, &counts, "--outstanding", None, pace)
     }

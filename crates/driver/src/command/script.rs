@@ -66,7 +66,7 @@ async fn plan(req: &ScriptRun, db: &Databases, console: &mut dyn Console) -> Res
     study.check_paths(&[])?;
     console.notes("--users", req.users.notes());
     let n = db.targets()?.len().max(1) as u64;
-    let users = study.user_counts(Some(&req.users), "--users")?.unwrap_or_default();
+    let users = study.user_counts(Some(&req.users), "--users", &req.pace)?.unwrap_or_default();
     let counts: Vec<u64> = users.iter().map(|c| c * n).collect();
     let mut run_plan = study.plan(cap, &counts, "--users", req.connections, req.pace.clone())?;
     run_plan.seed_arrivals(run_plan.run_seed(req.seed));

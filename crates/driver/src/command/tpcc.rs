@@ -87,7 +87,7 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
     study.check_paths(&[])?;
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
-    let users = study.user_counts(req.users.as_ref(), "--users")?;
+    let users = study.user_counts(req.users.as_ref(), "--users", &req.pace)?;
     let users = users.as_deref();
     if let Some(counts) = users {
         // The plan is checked before anything starts when the users are known without the database.

@@ -205,7 +205,7 @@ impl Stepper for UserSearch {
         let outcomes: Vec<Outcome> = judged
             .iter()
             .map(|s| Outcome {
-                level: u32::try_from(s.users).unwrap_or(u32::MAX),
+                level: u32::try_from(s.level()).unwrap_or(u32::MAX),
                 passed: s.cap.as_ref().is_some_and(|c| c.passed),
                 rate: s.figures.headline_figure(),
             })

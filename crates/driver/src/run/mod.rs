@@ -91,7 +91,8 @@ impl RunPlan {
         match (self.search, users.clone().min()) {
             (Some(r), Some(from)) => Box::new(find_max::UserSearch::new(find_max::SearchPlan {
                 from,
-                to: self.max_users(),
+                // A search over rates (an open loop) ends at its range's top, not at its population.
+                to: users.clone().max().unwrap_or(from),
                 resolution: r.resolution_pct / 100.0,
                 confirm: r.confirm,
             })),

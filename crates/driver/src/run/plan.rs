@@ -44,8 +44,9 @@ pub struct Pace {
     pub report_interval: Duration,
     /// `--rate` and its flags: an open loop; `None`: a closed one.
     pub arrivals: Option<super::arrivals::Arrivals>,
-    /// `--rate`'s steps, arrivals per second each (a sweep when there are several); empty without it.
-    pub rates: Vec<u64>,
+    /// `--rate`'s value, arrivals per second: one rate, a sweep's list or range, or a search's range
+    /// (`--find-max`); `None` without it.
+    pub rates: Option<UserLoad>,
 }
 
 /// What every workload's run is judged by and records, as the flags gave it: the cap, repetitions,
@@ -137,13 +138,16 @@ impl StudyFlags {
         connections: Option<u32>,
         pace: Pace,
     ) -> Result<RunPlan, Error> {
-        let (steps, arrivals) = match pace.arrivals {
-            // An open loop's steps are its rates, offered to one population of users.
+        let (steps, arrivals, searched) = match pace.arrivals {
+            // An open loop's steps (or its search's range) are its rates, offered to one population of
+            // users.
             Some(a) => {
                 let users = super::arrivals::population(counts, flag)?;
-                (steps(&pace.rates, self.runs, "--rate")?, Some(super::arrivals::Arrivals { users, ..a }))
+                let rates = self.levels(pace.rates.as_ref(), "--rate")?.unwrap_or_default();
+                let arrivals = Some(super::arrivals::Arrivals { users, ..a });
+                (steps(&rates, self.runs, "--rate")?, arrivals, "--rate")
             }
-            None => (steps(counts, self.runs, flag)?, None),
+            None => (steps(counts, self.runs, flag)?, None, flag),
         };
         let timing = Timing {
             // An open loop's users all begin at the step's start: their arrivals set the pace.
@@ -154,7 +158,7 @@ impl StudyFlags {
             arrivals,
         };
         check_max_lag(&timing)?;
-        self.check_search(flag)?;
+        self.check_search(searched)?;
         check_window(&timing, &steps)?;
         self.check_fault(&timing, &steps)?;
         if timing.until_stopped() && self.runs > 1 {
@@ -198,12 +202,28 @@ impl StudyFlags {
     }
 
     /// The user counts `load` (given as `flag`) asks for: a sweep's steps, or under `--find-max` the
-    /// two ends of the range it searches (in the plan's steps, the search's least and most users).
+    /// two ends of the range it searches (in the plan's steps, the search's least and most users); in
+    /// an open loop (`pace` has arrivals), its one population, the rates being what is swept or searched.
     ///
     /// # Errors
     /// A usage error naming `flag`: a range without a step for a sweep; for a search, a count or a
     /// list, or a range that does not increase.
-    pub fn user_counts(&self, load: Option<&UserLoad>, flag: &str) -> Result<Option<Vec<u64>>, Error> {
+    pub fn user_counts(
+        &self,
+        load: Option<&UserLoad>,
+        flag: &str,
+        pace: &Pace,
+    ) -> Result<Option<Vec<u64>>, Error> {
+        // An open loop sweeps or searches its rates; its users are one population (checked with them).
+        if pace.arrivals.is_some() {
+            return Ok(load.map(|l| l.counts().to_vec()));
+        }
+        self.levels(load, flag)
+    }
+
+    /// The levels a sweep or a search runs from `load`, the value of the flag named `flag`: a sweep's
+    /// counts, or a search's two ends.
+    fn levels(&self, load: Option<&UserLoad>, flag: &str) -> Result<Option<Vec<u64>>, Error> {
         let Some(load) = load else {
             return match self.find_max {
                 Some(_) => Err(no_range(flag)),
@@ -448,8 +468,9 @@ fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> 
 
 /// `--find-max` without a range to search: one line naming `flag`.
 fn no_range(flag: &str) -> Error {
+    let (what, e) = if flag == "--rate" { ("arrival rates", "100..5000") } else { ("users", "8..4096") };
     Error::usage(format!(
-        "--find-max searches a range of users: give {flag} A..B (e.g. {flag} 8..4096), not a single count or a list"
+        "--find-max searches a range of {what}: give {flag} A..B (e.g. {flag} {e}), not a single count or a list"
     ))
 }
 
@@ -587,7 +608,7 @@ mod tests {
             duration: Duration::from_secs(secs),
             report_interval: Duration::from_secs(1),
             arrivals: None,
-            rates: Vec::new(),
+            rates: None,
         };
         let flags = |at, runs, restore| StudyFlags {
             runs,

@@ -65,12 +65,13 @@ impl SearchReached {
             return None;
         }
         let passed = |s: &Step| s.cap.as_ref().is_some_and(|c| c.passed);
-        let failed = |users: u64| probes.iter().any(|s| s.users == users && !passed(s));
-        let failed_at = probes.iter().filter(|s| s.users > answer.users && !passed(s)).map(|s| s.users).min();
+        let failed = |level: u64| probes.iter().any(|s| s.level() == level && !passed(s));
+        let failed_at =
+            probes.iter().filter(|s| s.level() > answer.level() && !passed(s)).map(|s| s.level()).min();
         let passed_at = probes
             .iter()
-            .filter(|s| passed(s) && !failed(s.users) && failed_at.is_none_or(|f| s.users < f))
-            .map(|s| s.users)
+            .filter(|s| passed(s) && !failed(s.level()) && failed_at.is_none_or(|f| s.level() < f))
+            .map(|s| s.level())
             .max();
         let resolution_pct = failed_at.zip(passed_at).map(|(f, p)| (f - p) as f64 * 100.0 / p.max(1) as f64);
         Some(SearchReached { probes: probes.len() as u32, failed_at, passed_at, resolution_pct })

@@ -178,6 +178,12 @@ pub struct StepPlan {
 }
 
 impl Step {
+    /// The load the step ran at, what a sweep or a `--find-max` search steps over: in an open loop
+    /// (`--rate`) the arrivals per second it offered, rounded; else its users.
+    pub fn level(&self) -> u64 {
+        self.arrivals.as_ref().map_or(self.users, |a| a.offered_per_s.round() as u64)
+    }
+
     /// Fails the cap verdict of an open loop's step that did not sustain its rate (it achieved under
     /// 99% of what it offered, or dropped more than `--max-drop`): a rate sweep's step passes only when
     /// it sustained its rate and its cap held.

@@ -197,12 +197,15 @@ pub fn headline(r: &RunResult) -> String {
             (thousands(h.tps, 0), format!("avg {} ms{runs}", thousands(h.rt_avg_ms, 2)))
         }
     };
+    // An open loop's load is the rate it offered, to its population of users.
+    let (at, load) = match headline_step(r).and_then(|s| s.arrivals.as_ref()) {
+        Some(a) => {
+            (format!("{}/s offered to {} {load}", thousands(a.offered_per_s, 0), h.users), "arrivals/s")
+        }
+        None => (format!("{} {load}", thousands(h.users as f64, 0)), load.as_str()),
+    };
     let searched = h.search.as_ref().map_or(String::new(), |s| searched(r, s, load));
-    format!(
-        "max {unit} within {cap}: {value} at {} {load} (step {}), {mean}{searched}",
-        thousands(h.users as f64, 0),
-        h.step_index + 1,
-    )
+    format!("max {unit} within {cap}: {value} at {at} (step {}), {mean}{searched}", h.step_index + 1)
 }
 
 /// What the headline adds when a `--find-max` search found it: its probes, where the cap failed

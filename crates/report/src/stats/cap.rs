@@ -478,7 +478,7 @@ pub fn not_measured(figures: &Figures) -> Option<String> {
 /// confirmation that did not hold) is never the answer ([`best_passing`]).
 pub fn best_step_within_cap(steps: &[Step]) -> Option<&Step> {
     best_passing(steps, |s| Judged {
-        level: s.probe.map(|_| (s.run, s.users)),
+        level: s.probe.map(|_| (s.run, s.level())),
         passed: s.cap.as_ref().is_some_and(|v| v.passed),
         rate: s.figures.headline_figure(),
     })
