@@ -55,6 +55,7 @@ mod mssql_tpcc;
 mod newcomer_words;
 mod pair;
 mod pgbench;
+mod pgbench_more;
 mod pristine_window;
 mod report_cli;
 mod report_figures;
