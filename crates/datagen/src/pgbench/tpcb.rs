@@ -28,59 +28,56 @@ pub fn tables(scale: u64) -> &'static [TableDef; 4] {
     }
 }
 
-/// pgbench's tables from scale 20,000: [`TABLES`] with `bigint` account ids.
-pub static TABLES_BIGINT_AID: [TableDef; 4] = [
-    TableDef {
-        name: "pgbench_accounts",
-        columns: &[big("aid"), nullable(int("bid")), nullable(int("abalance")), nullable(chr("filler", 84))],
-        primary_key: &["aid"],
-    },
-    TABLES[1],
-    TableDef {
-        name: "pgbench_history",
-        columns: &[
-            nullable(int("tid")),
-            nullable(int("bid")),
-            nullable(big("aid")),
-            nullable(int("delta")),
-            nullable(ts("mtime")),
-            nullable(chr("filler", 22)),
-        ],
-        primary_key: &[],
-    },
-    TABLES[3],
-];
+/// pgbench's tables, in the order it creates them, their account ids made by `aid` (`int` or `big`).
+macro_rules! tables_with {
+    ($aid:ident) => {
+        [
+            TableDef {
+                name: "pgbench_accounts",
+                columns: &[
+                    $aid("aid"),
+                    nullable(int("bid")),
+                    nullable(int("abalance")),
+                    nullable(chr("filler", 84)),
+                ],
+                primary_key: &["aid"],
+            },
+            TableDef {
+                name: "pgbench_branches",
+                columns: &[int("bid"), nullable(int("bbalance")), nullable(chr("filler", 88))],
+                primary_key: &["bid"],
+            },
+            TableDef {
+                name: "pgbench_history",
+                columns: &[
+                    nullable(int("tid")),
+                    nullable(int("bid")),
+                    nullable($aid("aid")),
+                    nullable(int("delta")),
+                    nullable(ts("mtime")),
+                    nullable(chr("filler", 22)),
+                ],
+                primary_key: &[],
+            },
+            TableDef {
+                name: "pgbench_tellers",
+                columns: &[
+                    int("tid"),
+                    nullable(int("bid")),
+                    nullable(int("tbalance")),
+                    nullable(chr("filler", 84)),
+                ],
+                primary_key: &["tid"],
+            },
+        ]
+    };
+}
 
 /// pgbench's tables, in the order it creates them, up to [`MAX_INT4_SCALE`].
-pub static TABLES: [TableDef; 4] = [
-    TableDef {
-        name: "pgbench_accounts",
-        columns: &[int("aid"), nullable(int("bid")), nullable(int("abalance")), nullable(chr("filler", 84))],
-        primary_key: &["aid"],
-    },
-    TableDef {
-        name: "pgbench_branches",
-        columns: &[int("bid"), nullable(int("bbalance")), nullable(chr("filler", 88))],
-        primary_key: &["bid"],
-    },
-    TableDef {
-        name: "pgbench_history",
-        columns: &[
-            nullable(int("tid")),
-            nullable(int("bid")),
-            nullable(int("aid")),
-            nullable(int("delta")),
-            nullable(ts("mtime")),
-            nullable(chr("filler", 22)),
-        ],
-        primary_key: &[],
-    },
-    TableDef {
-        name: "pgbench_tellers",
-        columns: &[int("tid"), nullable(int("bid")), nullable(int("tbalance")), nullable(chr("filler", 84))],
-        primary_key: &["tid"],
-    },
-];
+pub static TABLES: [TableDef; 4] = tables_with!(int);
+
+/// pgbench's tables from scale 20,000: [`TABLES`] with `bigint` account ids.
+pub static TABLES_BIGINT_AID: [TableDef; 4] = tables_with!(big);
 
 /// A part of the database: the branches, the tellers, or one branch's accounts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
