@@ -56,6 +56,7 @@ mod mssql_tpcc;
 mod newcomer_words;
 mod pair;
 mod pgbench;
+mod pgbench_more;
 mod pristine_window;
 mod rate;
 mod report_cli;
