@@ -154,6 +154,7 @@ fn drive_once(threads: u32) -> run::Measured {
             warmup: Duration::from_millis(200),
             duration: Duration::from_secs(1),
             window: None,
+            arrivals: None,
         },
         report_interval: Duration::from_millis(500),
         cap: Cap::default(),
@@ -161,6 +162,7 @@ fn drive_once(threads: u32) -> run::Measured {
         client_threads: threads,
         agent: Agent::WHOLE,
         start_at: None,
+        search: None,
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     runtime.block_on(run::drive(workload, &plan, |_| {}))

@@ -9,6 +9,11 @@
 //! client threads. Each size runs in a process of its own (peak memory is a process's):
 //! `cargo bench --bench users` runs all three, `-- --users N` one.
 //!
+//! `cargo bench --bench users -- --rates` measures the open loop (`--rate`) instead: the achieved rate's
+//! error against the offered at 100, 1,000 and 10,000 arrivals a second (fixed arrivals over
+//! [`RATE_USERS`] users on [`CONNECTIONS`] connections, 10 s measured), the lag's p99 and the client's
+//! CPU per arrival.
+//!
 //! Under `cargo test` the binary runs one small size and fails when a user costs more than
 //! [`BYTES_PER_USER_BOUND`]: about twice what a user measures (432 bytes), so that a regression that
 //! doubles a user's cost fails here rather than hiding under a loose bound.
@@ -23,6 +28,7 @@ use oltpgen_datagen::tpcc::mix::{Deck, KeyingTime, Pacing, ThinkTime};
 use oltpgen_datagen::tpcc::random::CConstants;
 use std::sync::LazyLock;
 
+use oltpgen_driver::run::arrivals::{Arrivals, Spread};
 use oltpgen_driver::run::{self, Agent, Next, Ops, Progress, Ramp, RunPlan, StepSpec, Timing, cpu};
 use oltpgen_driver::workload::{Kinds, Profile};
 use oltpgen_report::model::TPCC_TRANSACTIONS;
@@ -37,6 +43,11 @@ const RAMP_PER_S: f64 = 250_000.0;
 const CONNECTIONS: u32 = 32;
 /// The sizes `cargo bench` measures.
 const SIZES: [u32; 3] = [10_000, 100_000, 1_000_000];
+/// The rates `--rates` measures, arrivals per second.
+const RATES: [u32; 3] = [100, 1_000, 10_000];
+/// The users a rate's arrivals are dealt to.
+const RATE_USERS: u32 = 1_000;
+
 /// The size `cargo test` checks, and the most bytes a user may cost there.
 const CHECKED_USERS: u32 = 50_000;
 /// About twice the 432 bytes a user measures at [`CHECKED_USERS`] (issue 35): a user that costs this
@@ -105,6 +116,33 @@ async fn answer(seed: usize) {
     std::hint::black_box(&buffer);
 }
 
+/// The in-memory TPC-C workload, its users thinking `think` between transactions.
+fn paced(think: ThinkTime) -> Arc<Paced> {
+    let mut rng = Rng::new(1);
+    Arc::new(Paced {
+        targets: vec!["in-memory".into()],
+        generator: InputGen::new(10, CConstants::for_load(&mut rng)),
+        pacing: Pacing { keying: KeyingTime::Off, think },
+    })
+}
+
+/// One step of `level` (users, or an open loop's rate) on [`CONNECTIONS`] connections and two client
+/// threads, as `timing` lays it, with a live line every `report`.
+fn plan_of(level: u32, timing: Timing, report: Duration) -> RunPlan {
+    RunPlan {
+        steps: vec![StepSpec { users: level, run: 1 }],
+        connections: Some(CONNECTIONS),
+        timing,
+        report_interval: report,
+        cap: Cap::default(),
+        stop_after_breach: None,
+        client_threads: 2,
+        agent: Agent::WHOLE,
+        start_at: None,
+        search: None,
+    }
+}
+
 /// What one size measured.
 struct Figures {
     users: u32,
@@ -126,25 +164,11 @@ fn rss_bytes() -> u64 {
 
 /// Runs `users` users for `duration` measured after the ramp and `warmup`, on two client threads.
 fn measure(users: u32, warmup: Duration, duration: Duration) -> Figures {
-    let mut rng = Rng::new(1);
     let think = Duration::from_secs_f64(f64::from(users) / OFFERED_TPS);
-    let workload = Arc::new(Paced {
-        targets: vec!["in-memory".into()],
-        generator: InputGen::new(10, CConstants::for_load(&mut rng)),
-        pacing: Pacing { keying: KeyingTime::Off, think: ThinkTime::Mean(think) },
-    });
+    let workload = paced(ThinkTime::Mean(think));
     let ramp_s = f64::from(users) / RAMP_PER_S;
-    let plan = RunPlan {
-        steps: vec![StepSpec { users, run: 1 }],
-        connections: Some(CONNECTIONS),
-        timing: Timing { ramp: Ramp::Rate(RAMP_PER_S), warmup, duration, window: None },
-        report_interval: Duration::from_millis(250),
-        cap: Cap::default(),
-        stop_after_breach: None,
-        client_threads: 2,
-        agent: Agent::WHOLE,
-        start_at: None,
-    };
+    let timing = Timing { ramp: Ramp::Rate(RAMP_PER_S), warmup, duration, window: None, arrivals: None };
+    let plan = plan_of(users, timing, Duration::from_millis(250));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let before = rss_bytes();
     // Per interval after the ramp and warmup: CPU seconds and transactions; and when the last user started.
@@ -176,6 +200,53 @@ fn measure(users: u32, warmup: Duration, duration: Duration) -> Figures {
     }
 }
 
+/// An open loop at `rate` arrivals a second over [`RATE_USERS`] users for `duration` after `warmup`,
+/// on two client threads: a table row of the offered and achieved rates, the error, the lag's p99 and
+/// the client's CPU per arrival.
+fn measure_rate(rate: u32, warmup: Duration, duration: Duration) -> String {
+    let workload = paced(ThinkTime::Off);
+    let arrivals = Arrivals {
+        rate,
+        users: RATE_USERS,
+        max_drop: 0,
+        spread: Spread::Fixed,
+        seed: 1,
+        max_lag: None,
+        queue: 1000,
+    };
+    let timing =
+        Timing { ramp: Ramp::Over(Duration::ZERO), warmup, duration, window: None, arrivals: Some(arrivals) };
+    // An open loop's step asks for its rate.
+    let plan = plan_of(rate, timing, Duration::from_millis(500));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    let measured_from = warmup.as_secs_f64();
+    let (mut cpu_s, mut last_cpu) = (0.0, 0.0);
+    let measured = runtime.block_on(run::drive(workload, &plan, |p| {
+        if let Progress::Interval(f) = p {
+            let (user, system) = cpu::process_cpu_s();
+            if f.elapsed_s - f.span_s >= measured_from {
+                cpu_s += user + system - last_cpu;
+            }
+            last_cpu = user + system;
+        }
+    }));
+    let Some(a) = measured.steps.first().and_then(|s| s.arrivals.clone()) else {
+        return format!("| {rate:>7} | not measured: the step has no arrivals |");
+    };
+    let error_pct = (a.achieved_per_s - a.offered_per_s) / a.offered_per_s * 100.0;
+    let lag = a.lag_p99_ms.map_or("-".into(), |ms| format!("{ms:.2}"));
+    format!(
+        "| {:>7.0} | {:>10.2} | {:>+8.3} | {:>11} | {:>14.1} |",
+        a.offered_per_s,
+        a.achieved_per_s,
+        error_pct,
+        lag,
+        cpu_s * 1e6 / (a.completed.max(1) as f64)
+    )
+}
+
+const RATE_HEADER: &str = "| offered/s | achieved/s | error % | lag p99 ms | CPU µs/arrival |";
+
 /// One size's figures as a table row.
 fn row(f: &Figures) -> String {
     let late = f.late_p99_ms.map_or("-".into(), |ms| format!("{ms:.1}"));
@@ -191,6 +262,15 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let users = args.iter().position(|a| a == "--users").and_then(|i| args.get(i + 1)?.parse::<u32>().ok());
     let long = (Duration::from_secs(2), Duration::from_secs(10));
+    if let Some(i) = args.iter().position(|a| a == "--rates") {
+        let rates: Vec<u32> =
+            args.get(i + 1).and_then(|r| r.parse().ok()).map_or(RATES.to_vec(), |r| vec![r]);
+        println!("{RATE_HEADER}");
+        for rate in rates {
+            println!("{}", measure_rate(rate, Duration::from_secs(1), Duration::from_secs(10)));
+        }
+        return ExitCode::SUCCESS;
+    }
     match users {
         // One size in this process.
         Some(users) => println!("{}", row(&measure(users, long.0, long.1))),

@@ -27,8 +27,9 @@ use oltpgen_driver::io::spec::{parse_bytes, parse_pct, parse_rating};
 #[cfg(feature = "io")]
 use oltpgen_driver::io::workload::IoEngine;
 
+use oltpgen_driver::run::arrivals::{Arrivals, Spread};
 use oltpgen_driver::run::hooks::Hooks;
-use oltpgen_driver::run::{Pace, Ramp, StudyFlags};
+use oltpgen_driver::run::{self, Pace, Ramp, StudyFlags};
 use oltpgen_report::model::users::UserLoad;
 #[cfg(feature = "io")]
 use oltpgen_report::stats::cap::IO_DEFAULT_CAP;
@@ -264,12 +265,14 @@ pub struct RunArgs {
     /// Connections, ramp, warmup, duration and the live line's period.
     #[command(flatten)]
     pub pace: PaceArgs,
-    /// Think time after each transaction: spec (negative exponential, the spec's means), 0, or a mean (e.g. 2s)
-    #[arg(long, value_name = "spec|0|MEAN", default_value = "spec", value_parser = parse_think)]
-    pub think_time: ThinkTime,
-    /// Keying time before each transaction: spec (the spec's fixed times), 0, or a fixed time
-    #[arg(long, value_name = "spec|0|TIME", default_value = "spec", value_parser = parse_keying)]
-    pub keying_time: KeyingTime,
+    /// Think time after each transaction: spec (negative exponential, the spec's means), 0, or a mean
+    /// (e.g. 2s) [default: spec; 0 with --rate]
+    #[arg(long, value_name = "spec|0|MEAN", value_parser = parse_think)]
+    pub think_time: Option<ThinkTime>,
+    /// Keying time before each transaction: spec (the spec's fixed times), 0, or a fixed time [default:
+    /// spec; 0 with --rate]
+    #[arg(long, value_name = "spec|0|TIME", value_parser = parse_keying)]
+    pub keying_time: Option<KeyingTime>,
     /// Where each transaction runs: server (one call of a function or stored procedure created at
     /// load, what HammerDB calls "stored procedures") or client (the client sends its statements; needs
     /// no right to create procedures) [default: server]
@@ -310,6 +313,66 @@ pub struct PaceArgs {
     /// Period of the live line and of the result's time series
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_report_interval)]
     pub report_interval: Duration,
+    /// Transactions arriving at a rate (an open loop).
+    #[command(flatten)]
+    pub rate: RateArgs,
+}
+
+/// An open loop: transactions arrive at a rate whatever the server does (pgbench's -R and -L).
+#[derive(Debug, Args)]
+pub struct RateArgs {
+    /// Transactions arriving per second in all (an open loop, dealt round-robin to the --users, one
+    /// number; no keying or think time; latency runs from each one's arrival): a rate, a list
+    /// (500,1000) or a range (500..4000:500), one step each
+    #[arg(long, value_name = "PER_S|LIST|A..B:STEP", value_parser = parse_rates)]
+    pub rate: Option<UserLoad>,
+    /// How arrivals are spread in time with --rate: fixed (evenly) or poisson
+    #[arg(long, value_name = "fixed|poisson", default_value = "fixed", requires = "rate", value_parser = parse_spread)]
+    pub arrivals: Spread,
+    /// Drop an arrival that cannot start within this of its arrival (pgbench's -L), counted apart
+    #[arg(long, value_name = "DURATION", requires = "rate", value_parser = parse_positive_duration)]
+    pub max_lag: Option<Duration>,
+    /// Arrivals one user holds due and not started, at most; the oldest beyond are dropped as overflow
+    #[arg(long, value_name = "N", default_value = "1000", requires = "rate",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_queue: u32,
+    /// Arrivals a step may drop and still sustain its rate (it must also achieve 99% of it)
+    #[arg(long, value_name = "N", default_value = "0", requires = "rate")]
+    pub max_drop: u64,
+}
+
+impl RateArgs {
+    /// The open loop these flags ask for (its population and seed set when the run is planned), if any.
+    pub fn arrivals(&self) -> Option<Arrivals> {
+        let rate = *self.rate.as_ref()?.counts().first()? as u32;
+        let (spread, max_lag, queue, max_drop) = (self.arrivals, self.max_lag, self.max_queue, self.max_drop);
+        Some(Arrivals { rate, users: 0, max_drop, spread, seed: 0, max_lag, queue })
+    }
+
+    /// `--rate`'s value, per second: a sweep's steps or a search's range, as the study reads it.
+    pub fn rates(&self) -> Option<UserLoad> {
+        self.rate.clone()
+    }
+}
+
+/// `--rate`: a rate, a list or a range, each at least 1 and at most 10 million per second.
+fn parse_rates(s: &str) -> Result<UserLoad, String> {
+    let load: UserLoad = s.parse().map_err(|e: oltpgen_report::model::users::UserLoadError| {
+        e.to_string().replace("0 users", "a rate of 0, which offers nothing")
+    })?;
+    match load.counts().iter().find(|&&r| r > 10_000_000) {
+        Some(r) => Err(format!("{r} per second is more than oltpgen offers (10 000 000)")),
+        None => Ok(load),
+    }
+}
+
+/// `--arrivals`: fixed or poisson.
+fn parse_spread(s: &str) -> Result<Spread, String> {
+    match s {
+        "fixed" => Ok(Spread::Fixed),
+        "poisson" => Ok(Spread::Poisson),
+        _ => Err("give fixed or poisson".into()),
+    }
 }
 
 impl PaceArgs {
@@ -320,6 +383,8 @@ impl PaceArgs {
             warmup: self.warmup,
             duration: self.duration,
             report_interval: self.report_interval,
+            arrivals: self.rate.arrivals(),
+            rates: self.rate.rates(),
         }
     }
 }
@@ -392,6 +457,7 @@ impl StudyArgs {
             start_at: None,
             restore: false,
             hooks: Hooks::default(),
+            find_max: None,
         }
     }
 }
@@ -448,6 +514,20 @@ pub struct DbStudyArgs {
     /// OLTPGEN_START_AT]
     #[arg(long, value_name = "TIME")]
     pub start_at: Option<String>,
+    /// Search the --users range (e.g. 8..4096) for the most throughput within the cap instead of
+    /// stepping through it: grow the users until the cap fails, bisect, probe beside the best, measure
+    /// it again; every probe is a full step, and probes do not restore
+    #[arg(long)]
+    pub find_max: bool,
+    /// How close --find-max bisects: until the last pass and the first fail are this many percent of the
+    /// users apart (or one user), at most 50
+    #[arg(long, value_name = "PCT", default_value_t = run::find_max::DEFAULT_RESOLUTION_PCT, requires = "find_max")]
+    pub resolution: f64,
+    /// How many times --find-max measures its best passing probe again; one that fails is never the
+    /// answer, and the next best is measured instead
+    #[arg(long, value_name = "N", default_value_t = run::find_max::DEFAULT_CONFIRM, requires = "find_max",
+          value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub confirm: u32,
 }
 
 impl DbStudyArgs {
@@ -464,6 +544,9 @@ impl DbStudyArgs {
                 timeout: self.hook_timeout,
                 fault: self.fault_at.zip(self.fault_cmd.clone()),
             },
+            find_max: self
+                .find_max
+                .then_some(run::find_max::Resolve { resolution_pct: self.resolution, confirm: self.confirm }),
             ..self.study.flags(rt_cap, self.system_cost)
         }
     }
@@ -628,6 +711,9 @@ pub struct Ds2RunArgs {
     /// The database's name on every server, in place of --url's (DS2's --database_name)
     #[arg(long, alias = "database_name", value_name = "NAME")]
     pub database_name: Option<String>,
+    /// Transactions (whole orders) arriving at a rate (an open loop).
+    #[command(flatten)]
+    pub rate: RateArgs,
     /// DS2's user:password:host for Linux counters: refused (a password on the command line), use
     /// --node-exporter
     #[arg(long, alias = "linux_perf_host", value_name = "USER:PASS:HOST", hide = true)]
@@ -726,7 +812,7 @@ pub struct IoRunArgs {
     pub workers: u32,
     /// Outstanding I/Os per worker (Iometer's "# of outstanding I/Os"): a number, a list (1,2,4,8,16,32)
     /// or a range (4..32:4), one step each
-    #[arg(long, value_name = "N|LIST|A..B:STEP", default_value = "4")]
+    #[arg(long, value_name = "N|LIST|A..B:STEP", default_value = "4", value_parser = parse_sweep)]
     pub outstanding: UserLoad,
     /// Iometer's ramp-up time: I/O runs unmeasured this long at the start of each step
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration,
@@ -788,6 +874,15 @@ pub struct IoRunArgs {
     /// Repetitions, power, the window, counters and where the result goes.
     #[command(flatten)]
     pub study: StudyArgs,
+}
+
+/// A `--outstanding` value: a sweep's counts (a range needs its step; `io` has no search).
+#[cfg(feature = "io")]
+fn parse_sweep(text: &str) -> Result<UserLoad, String> {
+    let load: UserLoad =
+        text.parse().map_err(|e: oltpgen_report::model::users::UserLoadError| e.to_string())?;
+    load.sweep().map_err(|e| e.to_string())?;
+    Ok(load)
 }
 
 #[cfg(feature = "io")]
@@ -914,11 +1009,23 @@ impl RunArgs {
             users: self.users.clone(),
             connections: self.pace.connections,
             pace: self.pace.pace(),
-            pacing: Pacing { keying: self.keying_time, think: self.think_time },
+            pacing: self.pacing(),
             transactions: self.transactions,
             seed: self.study.seed,
             study: self.study.flags(self.rt_cap.clone()),
             quiet,
+        }
+    }
+}
+
+impl RunArgs {
+    /// Keying and think times: as given, else the spec's, or none with `--rate` (a non-zero one given
+    /// with it is refused when the run is planned).
+    fn pacing(&self) -> Pacing {
+        let open = self.pace.rate.rate.is_some();
+        Pacing {
+            keying: self.keying_time.unwrap_or(if open { KeyingTime::Off } else { KeyingTime::Spec }),
+            think: self.think_time.unwrap_or(if open { ThinkTime::Off } else { ThinkTime::Spec }),
         }
     }
 }
@@ -935,6 +1042,8 @@ impl Ds2RunArgs {
             warmup_time: self.warmup_time,
             report_rate: self.report_rate,
             think_time: self.think_time,
+            arrivals: self.rate.arrivals(),
+            rates: self.rate.rates(),
             orders: OrderParams {
                 pct_newcustomers: self.pct_newcustomers,
                 n_searches: self.n_searches,

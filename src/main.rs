@@ -119,7 +119,8 @@ mod tests {
         let m = message(&["oltpgen", "report", "merge"]);
         assert!(m.contains("not provided: --out <DIR>; <RESULTS>"), "{m}");
         assert!(!m.contains('\n') && !m.contains("Usage"), "{m}");
-        let m = message(&["oltpgen", "tpcc", "run", "--users", "2..8"]);
+        // (`2..8` parses now, as --find-max's range; a sweep refuses it after parsing.)
+        let m = message(&["oltpgen", "tpcc", "run", "--users", "2..x"]);
         assert!(!m.contains("For more information"), "the hint is said once, by main: {m}");
     }
 }

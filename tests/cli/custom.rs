@@ -11,7 +11,7 @@ use crate::common::{assert_matches_schema, assert_refused, data_dir, oltpgen, re
 /// The definition of `bank` in TOML: accounts (1,000 per unit of scale) and the transfers its deposits
 /// write, a deposit (weight 3: two statements) and a balance look-up (weight 1), and one check.
 /// `deposit` is the largest amount a deposit adds.
-fn bank(deposit: u32) -> String {
+pub(crate) fn bank(deposit: u32) -> String {
     format!(
         r#"
 name = "bank"
@@ -56,7 +56,7 @@ sql = "SELECT CAST(id AS text) FROM accounts WHERE balance < 0"
 }
 
 /// Writes `text` as `name` in `dir`.
-fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
+pub(crate) fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
@@ -64,7 +64,7 @@ fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// `oltpgen custom` with `args` (its subcommand first) on the built-in instance at `root`, the
 /// workload `--file FILE`.
-fn custom(workload: &Path, root: &str, args: &[&str]) -> crate::common::Outcome {
+pub(crate) fn custom(workload: &Path, root: &str, args: &[&str]) -> crate::common::Outcome {
     let w = workload.to_str().unwrap();
     oltpgen(&[&["custom"][..], args, &["--file", w, "--data-dir", root]].concat())
 }

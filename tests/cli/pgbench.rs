@@ -231,8 +231,8 @@ fn a_refused_script_names_its_file_and_line() {
     let out = oltpgen(&["custom", "run", "--url", url, "--pgbench-builtin", "s"]);
     assert_refused(&out, "--pgbench-builtin s: no such built-in script");
     // Refused before anything starts: the unreachable server is never asked.
-    let out = oltpgen(&["tpcb", "load", "--scale", "20000", "--url", url, "--create-database"]);
-    assert_refused(&out, "--scale 20000: oltpgen loads TPC-B up to scale 19999");
+    let out = oltpgen(&["tpcb", "load", "--scale", "214748365", "--url", url, "--create-database"]);
+    assert_refused(&out, "--scale 214748365: TPC-B's scale is 1 to 214748364");
 }
 
 #[test]

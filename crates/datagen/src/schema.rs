@@ -14,6 +14,8 @@ use crate::encode::RowEncoder;
 pub enum ColumnType {
     /// A 32-bit signed integer (identifiers and small counts).
     Int4,
+    /// A 64-bit signed integer: identifiers past 2^31 (pgbench's account ids from scale 20,000).
+    Int8,
     /// A 16-bit signed integer: where a reference schema declares `smallint` and clients read it as
     /// such (DS2's category, special, region, age, line numbers and quantities).
     Int2,
@@ -82,6 +84,7 @@ impl TableDef {
             .map(|c| match c.ty {
                 ColumnType::Int2 => 6,
                 ColumnType::Int4 | ColumnType::Date => 8,
+                ColumnType::Int8 => 12,
                 ColumnType::Numeric { .. } | ColumnType::Timestamp => 12,
                 ColumnType::Char(n) | ColumnType::Varchar(n) => 4 + u64::from(n),
                 ColumnType::Int8 | ColumnType::Float8 => 12,
@@ -162,6 +165,10 @@ pub trait Dataset: Send + Sync + 'static {
 /// An `int4` column.
 pub const fn int(name: &'static str) -> Column {
     col(name, ColumnType::Int4)
+}
+/// A `bigint` column.
+pub const fn big(name: &'static str) -> Column {
+    col(name, ColumnType::Int8)
 }
 /// A `smallint` column.
 pub const fn small(name: &'static str) -> Column {

@@ -39,6 +39,10 @@ impl RowEncoder for Checker {
         let c = self.next();
         assert_eq!(c.ty, ColumnType::Int4, "{}", c.name);
     }
+    fn int8(&mut self, _: i64) {
+        let c = self.next();
+        assert_eq!(c.ty, ColumnType::Int8, "{}", c.name);
+    }
     fn int2(&mut self, _: i16) {
         let c = self.next();
         assert_eq!(c.ty, ColumnType::Int2, "{}", c.name);
@@ -94,6 +98,8 @@ impl RowEncoder for Checker {
 pub enum V {
     /// An int4.
     Int(i32),
+    /// An int8.
+    Big(i64),
     /// A numeric, unscaled.
     Num(i64),
     /// Text.
@@ -172,6 +178,9 @@ impl RowEncoder for Capture {
     }
     fn int4(&mut self, v: i32) {
         self.row.push(V::Int(v));
+    }
+    fn int8(&mut self, v: i64) {
+        self.row.push(V::Big(v));
     }
     fn numeric(&mut self, unscaled: i64, _: u8) {
         self.row.push(V::Num(unscaled));

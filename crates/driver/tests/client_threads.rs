@@ -79,6 +79,7 @@ fn plan(client_threads: u32, connections: Option<u32>) -> RunPlan {
             warmup: Duration::from_millis(200),
             duration: Duration::from_secs(1),
             window: None,
+            arrivals: None,
         },
         report_interval: Duration::from_millis(250),
         cap: Cap::default(),
@@ -86,6 +87,7 @@ fn plan(client_threads: u32, connections: Option<u32>) -> RunPlan {
         client_threads,
         agent: Agent::WHOLE,
         start_at: None,
+        search: None,
     }
 }
 

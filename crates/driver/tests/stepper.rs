@@ -90,6 +90,7 @@ fn plan(users: &[u32], connections: Option<u32>) -> RunPlan {
             warmup: Duration::from_millis(200),
             duration: Duration::from_millis(800),
             window: None,
+            arrivals: None,
         },
         report_interval: Duration::from_millis(100),
         cap: Cap::default(),
@@ -97,6 +98,7 @@ fn plan(users: &[u32], connections: Option<u32>) -> RunPlan {
         client_threads: 2,
         agent: Agent::WHOLE,
         start_at: None,
+        search: None,
     }
 }
 
@@ -228,6 +230,7 @@ async fn tpcc_on_the_built_in_postgres_goes_4_16_8_on_the_evidence_and_stays_con
         warmup: Duration::from_millis(500),
         duration: Duration::from_secs(3),
         window: None,
+        arrivals: None,
     };
     plan.report_interval = Duration::from_secs(1);
     let targets = std::slice::from_ref(&target);

@@ -134,6 +134,7 @@ fn plan(users: u32, connections: Option<u32>, ramp_rate: f64, window: Duration) 
             warmup: Duration::ZERO,
             duration: window,
             window: Some((Duration::ZERO, window)),
+            arrivals: None,
         },
         report_interval: Duration::from_secs(1),
         cap: Cap::default(),
@@ -142,6 +143,7 @@ fn plan(users: u32, connections: Option<u32>, ramp_rate: f64, window: Duration) 
         client_threads: 1,
         agent: Agent::WHOLE,
         start_at: None,
+        search: None,
     }
 }
 
@@ -334,4 +336,70 @@ async fn an_operation_retries_itself_and_records_its_retries() {
     assert_eq!(done[0].status, Status::Committed);
     assert_eq!(done[1].status, Status::Failed(Fault::Retryable));
     assert_eq!(done[0].ended - done[0].started, 4 * Scripted::ANSWER, "its time holds every try");
+}
+
+/// An open loop of 2 users over the rates `rates` (one step each, 4 s measured, fixed arrivals, at most
+/// `max_lag` late), user 0's third transaction answering after 1 s.
+fn open_loop(rates: &[u32], max_lag: Option<Duration>) -> (Arc<Scripted>, RunPlan) {
+    use oltpgen_driver::run::arrivals::{Arrivals, Spread};
+    let stall = BTreeMap::from([((0, 2), Duration::from_secs(1))]);
+    let w = Arc::new(Scripted::new(vec![(Duration::ZERO, Duration::ZERO); 2], stall));
+    let mut p = plan(2, None, 1.0, Duration::from_secs(4));
+    // An open loop's steps ask for their rates.
+    p.steps = rates.iter().map(|&users| StepSpec { users, run: 1 }).collect();
+    p.timing.ramp = Ramp::Over(Duration::ZERO);
+    let spread = Spread::Fixed;
+    p.timing.arrivals =
+        Some(Arrivals { rate: rates[0], users: 2, max_drop: 0, spread, seed: 0, max_lag, queue: 100 });
+    (w, p)
+}
+
+#[tokio::test(start_paused = true)]
+async fn arrivals_start_at_their_exact_times_and_a_stall_counts_from_each_arrival() {
+    let ms = Duration::from_millis;
+    // 10 arrivals a second dealt to 2 users: user i's jth at (i + 2j) / 10 s. User 0's third (at
+    // 0.4 s) answers after 1 s, so its next ones wait behind it.
+    let (w, p) = open_loop(&[10], None);
+    let t0 = Instant::now();
+    let measured = run::drive(w.clone(), &p, |_| {}).await;
+
+    let ran = w.by_user();
+    for (n, r) in ran[1].iter().enumerate() {
+        assert_eq!(r.started - t0, ms(100 + 200 * n as u64), "user 1's arrival {n} began when it came");
+    }
+    let behind: Vec<Duration> = ran[0][3..6].iter().map(|r| r.started - t0).collect();
+    assert_eq!(behind, [ms(1400), ms(1410), ms(1420)], "user 0's queued arrivals ran one after the other");
+    assert_eq!(ran[0][8].started - t0, ms(1600), "then on time again");
+    let step = &measured.steps[0];
+    let a = step.arrivals.as_ref().expect("an open loop's step has arrivals");
+    assert_eq!((a.offered_per_s, a.completed), (10.0, 40), "every arrival of the 4 s window, measured");
+    assert!(a.sustained, "{a:?}");
+    // Arrival 3 of user 0 came at 0.6 s and started at 1.4 s: the longest lag; the stalled one's
+    // response time is the longest.
+    assert_close(a.lag_max_ms.unwrap(), ms(800));
+    assert_close(step.figures.transactions["user0"].max_ms, ms(1000));
+    assert_close(step.figures.transactions["user1"].max_ms, ms(10));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rate_sweep_offers_each_step_its_rate_and_max_lag_drops_what_waited_too_long() {
+    let (ms, s) = (Duration::from_millis, Duration::from_secs);
+    // As above, with --max-lag 300ms: user 0's arrivals at 0.6, 0.8 and 1.0 s cannot start by then
+    // when its stalled one ends at 1.4 s; the one at 1.2 s can. Then a step at 20/s.
+    let (w, p) = open_loop(&[10, 20], Some(ms(300)));
+    let t0 = Instant::now();
+    let measured = run::drive(w.clone(), &p, |_| {}).await;
+
+    let user0: Vec<Duration> = w.by_user()[0][3..5].iter().map(|r| r.started - t0).collect();
+    assert_eq!(user0, [ms(1400), ms(1410)], "the arrivals of 1.2 and 1.4 s, after the three dropped");
+    let a = |i: usize| measured.steps[i].arrivals.clone().expect("arrivals");
+    assert_eq!((a(0).completed, a(0).dropped_lag, a(0).dropped_overflow), (37, 3, 0));
+    assert!(!a(0).sustained, "3 dropped, --max-drop 0");
+    assert_close(a(0).lag_max_ms.unwrap(), ms(200));
+    assert_eq!((a(1).offered_per_s, a(1).completed, a(1).dropped()), (20.0, 80, 0), "{:?}", a(1));
+    assert!(a(1).sustained);
+    assert_eq!(measured.steps[1].users, 2, "the same users offer the second rate");
+    let second: Vec<Duration> =
+        w.by_user()[1].iter().map(|r| r.started - t0).filter(|&t| t >= s(4)).take(3).collect();
+    assert_eq!(second, [ms(4050), ms(4150), ms(4250)], "user 1's arrivals at 20/s from the step's start");
 }

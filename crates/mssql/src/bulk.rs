@@ -56,6 +56,10 @@ impl RowEncoder for TdsRows {
         self.push(ColumnData::I16(Some(v)));
     }
 
+    fn int8(&mut self, v: i64) {
+        self.push(ColumnData::I64(Some(v)));
+    }
+
     /// The column's own scale: a bulk-inserted DECIMAL's scale must equal its column's.
     fn numeric(&mut self, unscaled: i64, scale: u8) {
         self.push(ColumnData::Numeric(Some(Numeric::new_with_scale(i128::from(unscaled), scale))));
@@ -93,6 +97,7 @@ impl RowEncoder for TdsRows {
     fn null(&mut self) {
         let null = match self.columns.get(self.row.len()).map(|c| c.ty) {
             Some(ColumnType::Int2) => ColumnData::I16(None),
+            Some(ColumnType::Int8) => ColumnData::I64(None),
             Some(ColumnType::Numeric { .. }) => ColumnData::Numeric(None),
             Some(ColumnType::Char(_) | ColumnType::Varchar(_) | ColumnType::Text) => ColumnData::String(None),
             Some(ColumnType::Int8) => ColumnData::I64(None),

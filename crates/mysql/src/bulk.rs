@@ -56,6 +56,10 @@ impl RowEncoder for LoadDataCsv {
         self.0.int4(v);
     }
 
+    fn int8(&mut self, v: i64) {
+        self.0.int8(v);
+    }
+
     fn numeric(&mut self, unscaled: i64, scale: u8) {
         self.0.numeric(unscaled, scale);
     }

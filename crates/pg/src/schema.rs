@@ -13,6 +13,7 @@ pub fn create_table(table: &TableDef) -> String {
     let ty = |ty| match ty {
         ColumnType::Int4 => "integer".to_string(),
         ColumnType::Int2 => "smallint".to_string(),
+        ColumnType::Int8 => "bigint".to_string(),
         ColumnType::Numeric { precision, scale } => format!("numeric({precision},{scale})"),
         ColumnType::Char(n) => format!("char({n})"),
         ColumnType::Varchar(n) => format!("varchar({n})"),
@@ -179,7 +180,19 @@ pub async fn drop_workload(
 
 #[cfg(test)]
 mod tests {
-    use super::identity;
+    use super::{create_table, identity};
+    use oltpgen_datagen::pgbench::tpcb;
+
+    #[test]
+    fn pgbench_accounts_aid_is_bigint_from_scale_20000_as_pgbench_i_makes_it() {
+        let aid = |scale| {
+            let ddl = create_table(&tpcb::tables(scale)[0]);
+            ddl.split([',', '(']).map(str::trim).find(|c| c.starts_with("aid ")).unwrap().to_string()
+        };
+        assert!(aid(19_999).starts_with("aid integer"), "{}", aid(19_999));
+        assert!(aid(20_000).starts_with("aid bigint"), "{}", aid(20_000));
+        assert!(create_table(&tpcb::tables(20_000)[2]).contains("aid bigint"), "pgbench_history too");
+    }
 
     #[test]
     fn an_argument_list_loses_its_defaults_and_keeps_its_types() {

@@ -99,6 +99,35 @@ pub(crate) fn result(workload: Workload, steps: Vec<Step>) -> RunResult {
     }
 }
 
+/// A `--find-max` search of TPC-C as the driver records it: 4 users pass, 8 fail, bisection to 6
+/// (pass) and 7 (fail), 5 beside it, 6 confirmed; each probe with its role and the headline's search.
+/// `confirmed`: whether 6's confirmation passed.
+pub(crate) fn search_result(confirmed: bool) -> RunResult {
+    use crate::model::search::{ProbeRole::*, SearchReached};
+    let cap: Cap = "avg=1s".parse().unwrap();
+    let probe = |index, users, new_orders, passed: bool, role| {
+        let latency_us = if passed { 100_000 } else { 2_000_000 };
+        Step {
+            probe: Some(role),
+            ..tpcc_step(index, users, (new_orders, new_orders), latency_us, Some(&cap))
+        }
+    };
+    let steps = vec![
+        probe(0, 4, 1_000, true, Grow),
+        probe(1, 8, 1_500, false, Grow),
+        probe(2, 6, 1_200, true, Bisect),
+        probe(3, 7, 1_300, false, Bisect),
+        probe(4, 5, 1_100, true, Neighbour),
+        probe(5, 6, 1_150, confirmed, Confirm),
+    ];
+    let mut r = result(Workload::Tpcc, steps);
+    if let Some(h) = r.max_within_cap.as_mut() {
+        let answer = r.steps.iter().find(|s| s.index == h.step_index).unwrap();
+        h.search = SearchReached::of(&r.steps, answer);
+    }
+    r
+}
+
 /// A DS2 progress tick 75 s into a run, 15 s after the reset: every figure set, none round.
 pub(crate) fn ds2_progress() -> Ds2Progress {
     Ds2Progress {

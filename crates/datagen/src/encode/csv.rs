@@ -98,6 +98,14 @@ impl RowEncoder for Csv {
         push_u64(&mut self.buf, u64::from(v.unsigned_abs()));
     }
 
+    fn int8(&mut self, v: i64) {
+        self.separator();
+        if v < 0 {
+            self.buf.push(b'-');
+        }
+        push_u64(&mut self.buf, v.unsigned_abs());
+    }
+
     fn numeric(&mut self, unscaled: i64, scale: u8) {
         self.separator();
         if unscaled < 0 {

@@ -80,6 +80,13 @@ impl RowEncoder for PgBinaryCopy {
     }
 
     #[inline]
+    fn int8(&mut self, v: i64) {
+        // The field's length, then its eight bytes.
+        self.buf.extend_from_slice(&[0, 0, 0, 8]);
+        self.buf.extend_from_slice(&v.to_be_bytes());
+    }
+
+    #[inline]
     fn int2(&mut self, v: i16) {
         // The field's length, then its two bytes.
         self.buf.extend_from_slice(&[0, 0, 0, 2]);
@@ -219,6 +226,17 @@ mod tests {
         want.extend_from_slice(&[0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1]);
         want.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 2]);
         want.extend_from_slice(&[0, 2, 0, 0, 0, 2, b'a', b'b', 0, 0, 0, 2, 0xff, 0xfd, 0xff, 0xff]);
+        assert_eq!(e.finish(), want);
+    }
+
+    #[test]
+    fn a_bigint_is_its_eight_bytes_big_endian() {
+        let mut e = PgBinaryCopy::with_capacity(0);
+        e.begin_row(1);
+        e.int8(3_000_000_000);
+        e.end_row();
+        let mut want = HEADER.to_vec();
+        want.extend_from_slice(&[0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0xb2, 0xd0, 0x5e, 0x00, 0xff, 0xff]);
         assert_eq!(e.finish(), want);
     }
 }

@@ -12,7 +12,7 @@ use super::workload::{self, Opened};
 use super::{Console, Databases, Exit, before_the_run, finish};
 use crate::database::Database;
 use crate::defined::{self, Defined, RunOptions};
-use crate::run::{Pace, Progress, StudyFlags, plan};
+use crate::run::{Pace, Progress, StudyFlags, arrivals, plan};
 use crate::workload::Stored;
 use crate::{Error, Target};
 use oltpgen_vocab::claim::DirClaim;
@@ -74,17 +74,20 @@ pub async fn run(req: &CustomRun, db: &Databases, console: &mut dyn Console) -> 
 /// Bad flags or paths, a server that cannot be reached, a load that fails, the interruption.
 pub async fn plan(req: &CustomRun, db: &Databases, console: &mut dyn Console) -> Result<CustomPlan, Error> {
     let study = &req.study;
+    arrivals::refuse_waits(req.pace.arrivals.as_ref(), "--think-time", !req.think_mean.is_zero())?;
     let w = &req.workload;
     let cap = study.cap(&w.profile().descriptor)?;
     study.check_paths(&[])?;
     console.notes("--users", req.users.notes());
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
-    let counts: Vec<u64> = req.users.counts().iter().map(|c| c * n).collect();
-    let plan = study.plan(cap, &counts, "--users", req.connections, req.pace)?;
+    let users = study.user_counts(Some(&req.users), "--users", &req.pace)?.unwrap_or_default();
+    let counts: Vec<u64> = users.iter().map(|c| c * n).collect();
+    let mut plan = study.plan(cap, &counts, "--users", req.connections, req.pace.clone())?;
+    plan.seed_arrivals(plan.run_seed(req.seed));
     workload::refuse(w, study, db, req.load_if_empty)?;
     let out = study.claim_out()?;
-    let most = req.users.counts().iter().copied().max();
+    let most = users.iter().copied().max();
     let connections = plan::connections_to_open(most, req.connections);
     let size = req.load_if_empty.then(|| req.scale.unwrap_or(1));
     let Opened { database, targets } = workload::open(w, db, connections, size, req.quiet, console).await?;
@@ -131,13 +134,10 @@ pub(super) fn per_second_progress<'a>(
     move |p| match p {
         Progress::Started(1) if !quiet => console.line(header),
         Progress::Started(run) if !quiet => console.line(&live::run_line(run, runs)),
-        Progress::Interval(f) if !quiet => console.line(&live::per_second_interval_line(
-            f.elapsed_s,
-            f.users,
-            f.tps,
-            f.avg_ms,
-            f.p95_ms,
-            f.errors,
+        Progress::Interval(f) if !quiet => console.line(&format!(
+            "{}{}",
+            live::per_second_interval_line(f.elapsed_s, f.users, f.tps, f.avg_ms, f.p95_ms, f.errors),
+            f.arrivals_note()
         )),
         Progress::Step(s) => console.line(&live::per_second_step_line(s)),
         Progress::Started(_) | Progress::Interval(_) => {}

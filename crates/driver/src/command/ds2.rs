@@ -18,6 +18,7 @@ use super::workload::{self, Opened};
 use super::{Console, Databases, Exit, before_the_run, finish};
 use crate::database::Database;
 use crate::ds2::{self, Ds2, RunOptions};
+use crate::run::arrivals::{self, Arrivals};
 use crate::run::{Pace, Progress, Ramp, StudyFlags, Timing, plan};
 use crate::{Error, Target};
 use oltpgen_vocab::claim::{DirClaim, FileClaim};
@@ -42,6 +43,10 @@ pub struct Ds2Run {
     pub report_rate: Duration,
     /// `--think-time`: mean think time between a user's orders.
     pub think_time: Duration,
+    /// `--rate` and its flags: orders arriving at a rate; `None`: each user's follows its last.
+    pub arrivals: Option<Arrivals>,
+    /// `--rate`'s value, per second.
+    pub rates: Option<UserLoad>,
     /// What orders look like (`--pct-newcustomers`, `--n-searches`, …).
     pub orders: OrderParams,
     /// `--db-size`: the size every database must hold (and an empty one is loaded at).
@@ -75,6 +80,8 @@ impl Ds2Run {
             warmup: self.warmup_time,
             duration: if self.until_stopped() { Timing::UNTIL_STOPPED } else { self.run_time },
             report_interval: self.report_rate,
+            arrivals: self.arrivals,
+            rates: self.rates.clone(),
         }
     }
 }
@@ -119,16 +126,19 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
         ));
     }
     let study = &req.study;
+    arrivals::refuse_waits(req.arrivals.as_ref(), "--think-time", !req.think_time.is_zero())?;
     let cap = study.cap(&ds2::PROFILE.descriptor)?;
     let csv_output = req.csv_output.as_deref().map(|p| ("--csv-output", p));
     study.check_paths(csv_output.as_slice())?;
     console.notes("--n-threads", req.n_threads.notes());
-    let most = req.n_threads.counts().iter().copied().max().unwrap_or(1);
+    let threads = study.user_counts(Some(&req.n_threads), "--n-threads", &req.pace())?.unwrap_or_default();
+    let most = threads.iter().copied().max().unwrap_or(1);
     let connections = plan::connections_to_open(Some(most), req.connections);
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
-    let counts: Vec<u64> = req.n_threads.counts().iter().map(|c| c * n).collect();
-    let plan = study.plan(cap, &counts, "--n-threads", req.connections, req.pace())?;
+    let counts: Vec<u64> = threads.iter().map(|c| c * n).collect();
+    let mut plan = study.plan(cap, &counts, "--n-threads", req.connections, req.pace())?;
+    plan.seed_arrivals(plan.run_seed(req.seed));
     let options = RunOptions {
         seed: plan.run_seed(req.seed),
         plan,
@@ -193,6 +203,10 @@ impl Ds2Plan {
             Progress::Interval(f) => {
                 let (all, each) = ds2::progress(f);
                 lines.say(f.since_reset.reset_at_s, &all, &each, console);
+                let note = f.arrivals_note();
+                if !req.quiet && !note.is_empty() {
+                    console.line(&format!("  arrivals: {}", note.trim_start()));
+                }
                 if let Some(out) = csv.as_mut()
                     && let Err(e) = out.write(&all, &each)
                 {

@@ -129,6 +129,8 @@ impl IoRun {
             warmup: self.ramp,
             duration: self.duration,
             report_interval: self.report_interval,
+            arrivals: None,
+            rates: None,
         };
         flags.plan(cap, &counts, "--outstanding", None, pace)
     }

@@ -66,11 +66,13 @@ async fn plan(req: &ScriptRun, db: &Databases, console: &mut dyn Console) -> Res
     study.check_paths(&[])?;
     console.notes("--users", req.users.notes());
     let n = db.targets()?.len().max(1) as u64;
-    let counts: Vec<u64> = req.users.counts().iter().map(|c| c * n).collect();
-    let run_plan = study.plan(cap, &counts, "--users", req.connections, req.pace)?;
+    let users = study.user_counts(Some(&req.users), "--users", &req.pace)?.unwrap_or_default();
+    let counts: Vec<u64> = users.iter().map(|c| c * n).collect();
+    let mut run_plan = study.plan(cap, &counts, "--users", req.connections, req.pace.clone())?;
+    run_plan.seed_arrivals(run_plan.run_seed(req.seed));
     workload::refuse(&w, study, db, false)?;
     let out = study.claim_out()?;
-    let most = req.users.counts().iter().copied().max();
+    let most = users.iter().copied().max();
     let connections = plan::connections_to_open(most, req.connections);
     let Opened { database, targets } = workload::open(&w, db, connections, None, req.quiet, console).await?;
     let options = ScriptRunOptions {

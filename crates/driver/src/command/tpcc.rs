@@ -2,7 +2,7 @@
 //! plan, the databases opened (and loaded when empty, for bare `tpcc`), the run with its live lines,
 //! the result written. Several `--url`s drive several databases side by side, as `ds2` does.
 
-use oltpgen_datagen::tpcc::mix::Pacing;
+use oltpgen_datagen::tpcc::mix::{KeyingTime, Pacing, ThinkTime};
 use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::render::text::live;
 
@@ -12,7 +12,7 @@ use super::{Console, Databases, Exit, before_the_run, finish};
 use crate::database::Database;
 use crate::engine::Conn;
 use crate::inventory;
-use crate::run::{Pace, Progress, StudyFlags, plan};
+use crate::run::{Pace, Progress, StudyFlags, arrivals, plan};
 use crate::tpcc::{self, RunOptions, Tpcc};
 use crate::workload::Stored;
 use crate::{Error, Target};
@@ -81,14 +81,17 @@ pub async fn run(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> Re
 /// interruption.
 pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> Result<TpccPlan, Error> {
     let study = &req.study;
+    let off = (req.pacing.keying == KeyingTime::Off, req.pacing.think == ThinkTime::Off);
+    arrivals::refuse_waits(req.pace.arrivals.as_ref(), "--keying-time/--think-time", off != (true, true))?;
     let cap = study.cap(&tpcc::PROFILE.descriptor)?;
     study.check_paths(&[])?;
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
-    let users = req.users.as_ref().map(UserLoad::counts);
+    let users = study.user_counts(req.users.as_ref(), "--users", &req.pace)?;
+    let users = users.as_deref();
     if let Some(counts) = users {
         // The plan is checked before anything starts when the users are known without the database.
-        study.plan(cap.clone(), &times(counts, n), "--users", req.connections, req.pace)?;
+        study.plan(cap.clone(), &times(counts, n), "--users", req.connections, req.pace.clone())?;
         console.notes("--users", req.users.as_ref().map_or(&[], |u| u.notes()));
         if let Some(scale) = req.scale {
             console.notes("--users", plan::terminals_note(counts, scale).as_slice());
@@ -110,7 +113,8 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
         console.notes("--users", plan::terminals_note(&counts, loaded_scale).as_slice());
     }
     let counts = times(&counts, n);
-    let plan = study.plan(cap, &counts, "--users", req.connections, req.pace)?;
+    let mut plan = study.plan(cap, &counts, "--users", req.connections, req.pace.clone())?;
+    plan.seed_arrivals(plan.run_seed(req.seed));
     let options = RunOptions {
         seed: plan.run_seed(req.seed),
         plan,
@@ -151,14 +155,10 @@ impl TpccPlan {
         let studied = tpcc::run(&self.targets, &self.options, &mut cycle, |p| match p {
             Progress::Started(1) if !quiet => console.line(&header),
             Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),
-            Progress::Interval(f) if !quiet => console.line(&live::interval_line(
-                f.elapsed_s,
-                f.users,
-                f.tps,
-                f.per_minute,
-                f.avg_ms,
-                f.p95_ms,
-                f.errors,
+            Progress::Interval(f) if !quiet => console.line(&format!(
+                "{}{}",
+                live::interval_line(f.elapsed_s, f.users, f.tps, f.per_minute, f.avg_ms, f.p95_ms, f.errors),
+                f.arrivals_note()
             )),
             Progress::Step(s) => console.line(&live::step_line(s, "NOPM")),
             Progress::Started(_) | Progress::Interval(_) => {}

@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use oltpgen_report::model::histogram::LatencyHistogram;
+
+use super::arrivals::Dropped;
 use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::step::Transactions;
 use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats};
@@ -119,6 +121,8 @@ pub struct IntervalFigures {
     pub targets_since_reset: Vec<SinceReset>,
     /// Failures since the run began by kind (the live metrics' `oltpgen_errors_total`).
     pub errors_by_kind: BTreeMap<String, u64>,
+    /// An open loop's arrivals in the interval (`None` in a closed loop): the live line's lag and drops.
+    pub arrivals: Option<ArrivalTally>,
 }
 
 /// One step's measured window and what completed within it, per target and type.
@@ -133,6 +137,60 @@ struct Window {
     audit: Vec<u64>,
     /// Transactions (or operations) that lost their connection within the window, per target.
     connections_lost: Vec<u64>,
+    /// The arrivals of an open loop (`--rate`) in the window, made when the first lands in it.
+    arrivals: Option<Box<ArrivalTally>>,
+}
+
+/// What an open loop's arrivals did within a window or an interval: how late they started after they
+/// came (their lag), how long they then ran, how many completed, how many were dropped and why.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ArrivalTally {
+    /// From each completed arrival's scheduled arrival to its start, µs.
+    pub lag: LatencyHistogram,
+    /// From each completed arrival's start to its end, µs.
+    pub service: LatencyHistogram,
+    /// Arrivals that completed.
+    pub completed: u64,
+    /// Arrivals dropped for `--max-lag`.
+    pub dropped_lag: u64,
+    /// Arrivals dropped because their user's queue was full.
+    pub dropped_overflow: u64,
+}
+
+impl IntervalFigures {
+    /// What the interval's live line adds for an open loop: its lag and drops (nothing in a closed one).
+    pub fn arrivals_note(&self) -> String {
+        let Some(a) = &self.arrivals else { return String::new() };
+        let lag = (!a.lag.is_empty())
+            .then(|| (a.lag.percentile_us(99.0) as f64 / 1e3, a.lag.max_us() as f64 / 1e3));
+        oltpgen_report::render::text::live::arrivals_note(lag, Some(a.dropped_lag + a.dropped_overflow))
+    }
+}
+
+impl ArrivalTally {
+    /// Adds `other` in, exactly.
+    pub fn merge(&mut self, other: &ArrivalTally) {
+        self.lag.add(&other.lag);
+        self.service.add(&other.service);
+        self.completed += other.completed;
+        self.dropped_lag += other.dropped_lag;
+        self.dropped_overflow += other.dropped_overflow;
+    }
+
+    /// Takes in one arrival that completed.
+    fn arrived(&mut self, lag_us: u32, service_us: u32) {
+        self.lag.record_us(u64::from(lag_us));
+        self.service.record_us(u64::from(service_us));
+        self.completed += 1;
+    }
+
+    /// Takes in one arrival dropped for `why`.
+    fn dropped(&mut self, why: Dropped) {
+        match why {
+            Dropped::Lag => self.dropped_lag += 1,
+            Dropped::Overflow => self.dropped_overflow += 1,
+        }
+    }
 }
 
 impl Window {
@@ -144,6 +202,7 @@ impl Window {
             lateness: None,
             audit: vec![0; audit],
             connections_lost: vec![0; targets],
+            arrivals: None,
         }
     }
 }
@@ -171,6 +230,8 @@ pub struct Collector {
     timeline: Timeline,
     /// Every order the database acknowledged, to find those a failover lost.
     acks: Vec<Ack>,
+    /// The open loop's arrivals in the current interval.
+    interval_arrivals: Option<ArrivalTally>,
 }
 
 fn tallies(n: usize) -> Vec<Tally> {
@@ -221,6 +282,7 @@ impl Collector {
             orders: 0,
             timeline: Timeline::default(),
             acks: Vec::new(),
+            interval_arrivals: None,
         }
     }
 
@@ -284,6 +346,7 @@ impl Collector {
             orders: 0,
             timeline: Timeline::default(),
             acks: Vec::new(),
+            interval_arrivals: None,
         }
     }
 
@@ -310,6 +373,12 @@ impl Collector {
             for (sum, n) in mine.connections_lost.iter_mut().zip(&theirs.connections_lost) {
                 *sum += n;
             }
+            if let Some(a) = &theirs.arrivals {
+                mine.arrivals.get_or_insert_default().merge(a);
+            }
+        }
+        if let Some(a) = &share.interval_arrivals {
+            self.interval_arrivals.get_or_insert_default().merge(a);
         }
         self.totals.merge(&share.totals);
         for (kind, n) in &share.errors_by_kind {
@@ -369,6 +438,28 @@ impl Collector {
         if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&at_ms)) {
             w.lateness.get_or_insert_with(LatencyHistogram::new).record_us(u64::from(late_us));
         }
+    }
+
+    /// Takes in an open loop's arrival that completed at `done_ms` (ms since the run began), `lag_us`
+    /// after it came and `service_us` after it started.
+    pub fn record_arrival(&mut self, done_ms: u32, lag_us: u32, service_us: u32) {
+        self.interval_arrivals.get_or_insert_default().arrived(lag_us, service_us);
+        if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&done_ms)) {
+            w.arrivals.get_or_insert_default().arrived(lag_us, service_us);
+        }
+    }
+
+    /// Takes in an open loop's arrival, scheduled at `at_ms`, dropped for `why`.
+    pub fn record_drop(&mut self, at_ms: u32, why: Dropped) {
+        self.interval_arrivals.get_or_insert_default().dropped(why);
+        if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&at_ms)) {
+            w.arrivals.get_or_insert_default().dropped(why);
+        }
+    }
+
+    /// Step `step`'s arrivals, when it ran an open loop (`None` in a closed one).
+    pub fn window_arrivals(&self, step: usize) -> Option<&ArrivalTally> {
+        self.windows[step].arrivals.as_deref()
     }
 
     /// Per-type tallies summed over the targets.
@@ -439,6 +530,7 @@ impl Collector {
             since_reset,
             targets_since_reset,
             errors_by_kind: self.errors_by_kind.clone(),
+            arrivals: self.interval_arrivals.take(),
         }
     }
 

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::arrivals::{Clock, Dropped};
 use super::collector::Collector;
 use super::pool::{Connections, Pool};
 use super::schedule::{Scheduled, Timing};
@@ -62,6 +63,9 @@ pub struct Crowd<W: Driven> {
     /// Turns to run, for the shard's loop to take.
     ready: Vec<Box<Job<W>>>,
     stopping: bool,
+    /// The open loop's arrivals dropped since the collector last took them: (scheduled, ms after the
+    /// run's start; why).
+    drops: Vec<(u32, Dropped)>,
 }
 
 impl<W: Driven> Crowd<W> {
@@ -99,6 +103,7 @@ impl<W: Driven> Crowd<W> {
             spare: Vec::new(),
             ready: Vec::new(),
             stopping: false,
+            drops: Vec::new(),
         }
     }
 
@@ -157,8 +162,28 @@ impl<W: Driven> Crowd<W> {
             };
             self.deadlines.pop();
             collector.record_late(now_ms, ((now_ns - at) / 1_000).min(u64::from(u32::MAX)) as u32);
-            self.dispatch(place);
+            if self.lagged(place, now_ns) {
+                // The client woke too late for it (`--max-lag`): its next arrival is dealt instead.
+                self.drops.push((ms(at), Dropped::Lag));
+                self.deal(place, now_ns, now_ns);
+            } else {
+                self.dispatch(place);
+            }
         }
+        self.flush_drops(collector);
+    }
+
+    /// Hands the arrivals dropped since the last call to `collector`.
+    fn flush_drops(&mut self, collector: &mut Collector) {
+        for (at_ms, why) in self.drops.drain(..) {
+            collector.record_drop(at_ms, why);
+        }
+    }
+
+    /// Whether the arrival the user at `place` was dealt can no longer start by `now_ns` (`--max-lag`).
+    fn lagged(&self, place: u32, now_ns: u64) -> bool {
+        let lag = self.timing.arrivals.and_then(|a| a.max_lag).map(nanos);
+        lag.is_some_and(|lag| self.users[place as usize].intended_ns().saturating_add(lag) < now_ns)
     }
 
     /// Works out when the steps next have something due: the first step's edge, or the begin of its
@@ -179,6 +204,22 @@ impl<W: Driven> Crowd<W> {
         };
     }
 
+    /// An open loop's step at `rate` begins at `step_ns` with `users` users: the users running take their
+    /// arrivals from its start at its rate; those waiting for one are dealt it afresh (a user in a turn
+    /// or in line for a connection takes its next from the new rate).
+    fn reclock(&mut self, a: &super::arrivals::Arrivals, rate: u32, users: u32, step_ns: u64, now_ns: u64) {
+        for (place, user) in self.users.iter_mut().enumerate() {
+            if !user.parked() {
+                user.set_clock(Clock::new(a, rate, self.places[place], users, step_ns, step_ns));
+            }
+        }
+        let waiting: Vec<u32> =
+            std::mem::take(&mut self.deadlines).into_iter().map(|Reverse((_, p))| p).collect();
+        for place in waiting {
+            self.deal(place, now_ns, now_ns);
+        }
+    }
+
     /// Plays the steps' next event, due at `at_ns`: the first step's edge (its surplus users stop, and
     /// its new users are the next to begin), or the begin of its next new user.
     fn play(&mut self, at_ns: u64, now_ns: u64) {
@@ -193,6 +234,9 @@ impl<W: Driven> Crowd<W> {
             self.cursor = self.places.partition_point(|&i| i < before);
             if step.spec.users < before {
                 self.stop_from(step.spec.users);
+            }
+            if let (Some(a), Some(rate)) = (self.timing.arrivals, step.rate) {
+                self.reclock(&a, rate, step.spec.users, nanos(step.start), now_ns);
             }
         }
         self.running = self.places[..self.users.len()].partition_point(|&i| i < self.wanted) as u64;
@@ -213,6 +257,11 @@ impl<W: Driven> Crowd<W> {
             self.users[place].unpark(at_ns);
         } else {
             return;
+        }
+        if let (Some(a), Some(&(step, _))) = (self.timing.arrivals, self.steps.front()) {
+            let (index, users) = (self.places[place], step.spec.users);
+            let rate = step.rate.unwrap_or(a.rate);
+            self.users[place].set_clock(Clock::new(&a, rate, index, users, nanos(step.start), at_ns));
         }
         match &mut self.connections {
             Connections::Own(_) => {
@@ -251,12 +300,38 @@ impl<W: Driven> Crowd<W> {
     /// Deals the user at `place` its next transaction, its keying time after `from_ns`: it waits for it,
     /// or, when its intended start has come, goes at once (it did not wait, so it was not late).
     fn deal(&mut self, place: u32, from_ns: u64, now_ns: u64) {
-        let at = self.users[place as usize].deal(&*self.workload, from_ns);
+        let at = match self.timing.arrivals {
+            Some(_) => self.arrive(place, now_ns),
+            None => self.users[place as usize].deal(&*self.workload, from_ns),
+        };
         if at <= now_ns {
             self.dispatch(place);
         } else {
             self.deadlines.push(Reverse((at, place)));
         }
+    }
+
+    /// Deals the user at `place` its next arrival (of an open loop): those that can no longer start by
+    /// `now_ns` (`--max-lag`) are dropped, then the oldest of those due beyond its queue's bound; returns
+    /// the arrival dealt.
+    fn arrive(&mut self, place: u32, now_ns: u64) -> u64 {
+        let Some(a) = self.timing.arrivals else { return now_ns };
+        let user = &mut self.users[place as usize];
+        let Some(clock) = user.clock() else { return now_ns };
+        if let Some(lag) = a.max_lag.map(nanos) {
+            while clock.at_ns().saturating_add(lag) < now_ns {
+                self.drops.push((ms(clock.at_ns()), Dropped::Lag));
+                clock.advance();
+            }
+        }
+        for _ in a.queue..clock.due(now_ns, u32::MAX - 1) {
+            self.drops.push((ms(clock.at_ns()), Dropped::Overflow));
+            clock.advance();
+        }
+        let at = clock.at_ns();
+        clock.advance();
+        user.deal_at(&*self.workload, at);
+        at
     }
 
     /// The user at `place` takes its turn: on its own connection, or on a slot of its target's pool, or
@@ -283,6 +358,7 @@ impl<W: Driven> Crowd<W> {
         let place = job.place;
         let user = &mut self.users[place as usize];
         let done_ns = nanos(job.done().saturating_duration_since(self.start));
+        let mut redeal = Vec::new();
         let from_ns = if job.ran() {
             job.record(user, self.start, collector, self.workload.profile().kinds.sum);
             user.rested_ns(&job, done_ns, self.workload.pace())
@@ -294,16 +370,31 @@ impl<W: Driven> Crowd<W> {
         match &mut self.connections {
             Connections::Own(sessions) => sessions[place as usize] = job.session.take(),
             Connections::Shared(pools) => {
-                if let Some((next, session)) = pools[job.target].give_back(job.session.take()) {
+                let max_lag = self.timing.arrivals.and_then(|a| a.max_lag).map(nanos);
+                let mut slot = job.session.take();
+                while let Some((next, session)) = pools[job.target].give_back(slot) {
+                    let user = &mut self.users[next as usize];
+                    if max_lag.is_some_and(|lag| user.intended_ns().saturating_add(lag) < done_ns) {
+                        // Its arrival waited in line past `--max-lag`: dropped, the slot goes on.
+                        self.drops.push((ms(user.intended_ns()), Dropped::Lag));
+                        redeal.push(next);
+                        slot = session;
+                        continue;
+                    }
                     let mut next_job = self.spare.pop().unwrap_or_else(Job::new);
-                    next_job.run(next, &mut self.users[next as usize], job.target, session);
+                    next_job.run(next, user, job.target, session);
                     self.ready.push(next_job);
+                    break;
                 }
             }
         }
         self.spare.push(job);
         if self.stopping {
+            self.drops.clear();
             return;
+        }
+        for other in redeal {
+            self.deal(other, done_ns, done_ns);
         }
         if self.users[place as usize].index() < self.wanted {
             // The turn's end stands for now: a next transaction intended before it goes at once, a later
@@ -313,6 +404,7 @@ impl<W: Driven> Crowd<W> {
             // A smaller step began during the turn: the user stops.
             self.park(place as usize);
         }
+        self.flush_drops(collector);
     }
 
     /// The turns to run now.
@@ -332,4 +424,9 @@ impl<W: Driven> Crowd<W> {
         }
         std::mem::take(&mut self.running)
     }
+}
+
+/// `ns` after the run's start in whole ms, as samples count their times (saturating).
+fn ms(ns: u64) -> u32 {
+    (ns / 1_000_000).min(u64::from(u32::MAX)) as u32
 }

@@ -8,10 +8,12 @@
 #![warn(clippy::too_many_lines)]
 
 pub mod agent;
+pub mod arrivals;
 pub mod collector;
 pub mod cpu;
 pub mod crowd;
 pub mod fault;
+pub mod find_max;
 pub mod hooks;
 pub mod metrics;
 pub mod outage;
@@ -34,6 +36,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use oltpgen_report::model::outage::Outage;
+use oltpgen_report::model::search::ProbeRole;
 use oltpgen_report::model::step::{StepPlan, Transactions};
 use oltpgen_report::model::{ClientCpu, IntervalRow, Step, Window};
 use oltpgen_report::stats::cap::Cap;
@@ -75,12 +78,34 @@ pub struct RunPlan {
     /// The instant the run's clock starts from (`--start-at`), the same on every agent; `None` starts
     /// it when the users are about to.
     pub start_at: Option<SystemTime>,
+    /// `--find-max`: each run searches the users between its steps' least and most, at this
+    /// resolution and with these confirmations, instead of walking its steps.
+    pub search: Option<find_max::Resolve>,
 }
 
 impl RunPlan {
-    /// The most users any step runs.
+    /// The stepper that decides each run's steps: the search (`--find-max`) over the run's range of
+    /// users, or the sweep of its list.
+    pub fn stepper(&self) -> Box<dyn Stepper + Send> {
+        let users = self.steps.iter().map(|s| s.users);
+        match (self.search, users.clone().min()) {
+            (Some(r), Some(from)) => Box::new(find_max::UserSearch::new(find_max::SearchPlan {
+                from,
+                // A search over rates (an open loop) ends at its range's top, not at its population.
+                to: users.clone().max().unwrap_or(from),
+                resolution: r.resolution_pct / 100.0,
+                confirm: r.confirm,
+            })),
+            _ => Box::new(Sweep::of(&self.steps)),
+        }
+    }
+
+    /// The most users any step runs (an open loop's steps all run its population).
     pub fn max_users(&self) -> u32 {
-        self.steps.iter().map(|s| s.users).max().unwrap_or(0)
+        match self.timing.arrivals {
+            Some(a) => a.users,
+            None => self.steps.iter().map(|s| s.users).max().unwrap_or(0),
+        }
     }
 
     /// How many times the sweep runs (`--runs`): its steps' largest run number.
@@ -406,6 +431,8 @@ struct Steps<'a, W, S> {
     laid: Vec<Scheduled>,
     /// The steps judged, in order.
     judged: Vec<Step>,
+    /// Each laid step's part in a search, as the stepper named it.
+    roles: Vec<Option<ProbeRole>>,
     /// Whether the stepper ended the run (no step comes after those laid).
     ended: bool,
 }
@@ -413,7 +440,8 @@ struct Steps<'a, W, S> {
 impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
     fn new(workload: Arc<W>, plan: &'a RunPlan, stepper: &'a mut S) -> Self {
         let targets = workload.targets().to_vec();
-        Steps { workload, plan, stepper, targets, laid: Vec::new(), judged: Vec::new(), ended: false }
+        let (laid, judged, roles) = (Vec::new(), Vec::new(), Vec::new());
+        Steps { workload, plan, stepper, targets, laid, judged, roles, ended: false }
     }
 
     /// How many steps are judged.
@@ -429,9 +457,12 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
         let (run, most) = (self.plan.steps.first().map_or(1, |s| s.run), self.plan.max_users());
         while !self.ended && (self.laid.len() == self.judged.len() || !self.stepper.reads_verdicts()) {
             match self.stepper.next(&self.judged) {
-                Some(users) => {
-                    let spec = StepSpec { users: users.min(most), run };
+                Some(level) => {
+                    // An open loop's level is its rate, per second (Timing::place gives it its users).
+                    let users = if self.plan.timing.arrivals.is_some() { level } else { level.min(most) };
+                    let spec = StepSpec { users, run };
                     self.laid.push(self.plan.timing.place(spec, self.laid.last(), now));
+                    self.roles.push(self.stepper.role());
                 }
                 None => self.ended = true,
             }
@@ -467,6 +498,9 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
         let descriptor = &self.workload.profile().descriptor;
         let mut step = step_result(descriptor, self.plan, s, i, &self.targets, measured, window_s);
         self.workload.audit(&mut step, collector.window_audit(i));
+        step.probe = self.roles[i];
+        step.arrivals = arrivals::step_arrivals(self.plan, s, collector.window_arrivals(i), step.duration_s);
+        step.judge_arrivals();
         if stopped.is_some_and(|(at, early)| early && at < s.window.1) {
             let verdicts = step.cap.iter_mut().chain(step.target_caps.values_mut());
             for cap in verdicts.filter(|c| c.invalid.is_none()) {
@@ -547,6 +581,7 @@ mod tests {
                 warmup: Duration::ZERO,
                 duration: Duration::from_secs(1),
                 window: None,
+                arrivals: None,
             },
             report_interval: Duration::from_secs(1),
             cap: Cap::default(),
@@ -554,6 +589,7 @@ mod tests {
             client_threads: 2,
             agent: Agent::WHOLE,
             start_at: None,
+            search: None,
         }
     }
 

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use oltpgen_report::model::descriptor::Descriptor;
+use oltpgen_report::model::users::UserLoad;
 use oltpgen_report::stats::cap::Cap;
 
 use crate::files::result_dir::ResultDir;
@@ -15,6 +16,7 @@ use oltpgen_vocab::claim::{self, DirClaim};
 
 use super::agent::{self, Agent};
 use super::fault::PlannedFault;
+use super::find_max::{self, Resolve};
 use super::hooks::Hooks;
 use super::{Ramp, RunPlan, StepSpec, StudyOptions, Timing};
 use crate::{Error, Target};
@@ -30,7 +32,7 @@ pub const MAX_TARGETS: usize = 255;
 const ROOM_FOR_UNKNOWN_USERS: u32 = 1000;
 
 /// How users start and how long each step lasts: the workload's own flags.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Pace {
     /// How users start.
     pub ramp: Ramp,
@@ -40,6 +42,11 @@ pub struct Pace {
     pub duration: Duration,
     /// The live line's period.
     pub report_interval: Duration,
+    /// `--rate` and its flags: an open loop; `None`: a closed one.
+    pub arrivals: Option<super::arrivals::Arrivals>,
+    /// `--rate`'s value, arrivals per second: one rate, a sweep's list or range, or a search's range
+    /// (`--find-max`); `None` without it.
+    pub rates: Option<UserLoad>,
 }
 
 /// What every workload's run is judged by and records, as the flags gave it: the cap, repetitions,
@@ -80,6 +87,8 @@ pub struct StudyFlags {
     pub restore: bool,
     /// `--before-run`, `--after-run` and their time limit.
     pub hooks: Hooks,
+    /// `--find-max` with its `--resolution` and `--confirm`: each run searches the range of users.
+    pub find_max: Option<Resolve>,
 }
 
 impl StudyFlags {
@@ -129,9 +138,27 @@ impl StudyFlags {
         connections: Option<u32>,
         pace: Pace,
     ) -> Result<RunPlan, Error> {
-        let steps = steps(counts, self.runs, flag)?;
-        let timing =
-            Timing { ramp: pace.ramp, warmup: pace.warmup, duration: pace.duration, window: self.window };
+        let (steps, arrivals, searched) = match pace.arrivals {
+            // An open loop's steps (or its search's range) are its rates, offered to one population of
+            // users.
+            Some(a) => {
+                let users = super::arrivals::population(counts, flag)?;
+                let rates = self.levels(pace.rates.as_ref(), "--rate")?.unwrap_or_default();
+                let arrivals = Some(super::arrivals::Arrivals { users, ..a });
+                (steps(&rates, self.runs, "--rate")?, arrivals, "--rate")
+            }
+            None => (steps(counts, self.runs, flag)?, None, flag),
+        };
+        let timing = Timing {
+            // An open loop's users all begin at the step's start: their arrivals set the pace.
+            ramp: if pace.arrivals.is_some() { Ramp::Over(Duration::ZERO) } else { pace.ramp },
+            warmup: pace.warmup,
+            duration: pace.duration,
+            window: self.window,
+            arrivals,
+        };
+        check_max_lag(&timing)?;
+        self.check_search(searched)?;
         check_window(&timing, &steps)?;
         self.check_fault(&timing, &steps)?;
         if timing.until_stopped() && self.runs > 1 {
@@ -142,7 +169,7 @@ impl StudyFlags {
             )));
         }
         let (agent, start_at) = (self.agent()?, self.start_at()?);
-        let most = steps.iter().map(|s| s.users).max().unwrap_or(0);
+        let most = arrivals.map_or_else(|| steps.iter().map(|s| s.users).max().unwrap_or(0), |a| a.users);
         agent::check_share(agent, start_at, most, connections)?;
         if agent.is_part() && self.runs > 1 {
             return Err(Error::usage(format!(
@@ -170,7 +197,93 @@ impl StudyFlags {
             client_threads: self.client_threads.unwrap_or_else(cores),
             agent,
             start_at,
+            search: self.find_max,
         })
+    }
+
+    /// The user counts `load` (given as `flag`) asks for: a sweep's steps, or under `--find-max` the
+    /// two ends of the range it searches (in the plan's steps, the search's least and most users); in
+    /// an open loop (`pace` has arrivals), its one population, the rates being what is swept or searched.
+    ///
+    /// # Errors
+    /// A usage error naming `flag`: a range without a step for a sweep; for a search, a count or a
+    /// list, or a range that does not increase.
+    pub fn user_counts(
+        &self,
+        load: Option<&UserLoad>,
+        flag: &str,
+        pace: &Pace,
+    ) -> Result<Option<Vec<u64>>, Error> {
+        // An open loop sweeps or searches its rates; its users are one population (checked with them).
+        if pace.arrivals.is_some() {
+            return Ok(load.map(|l| l.counts().to_vec()));
+        }
+        self.levels(load, flag)
+    }
+
+    /// The levels a sweep or a search runs from `load`, the value of the flag named `flag`: a sweep's
+    /// counts, or a search's two ends.
+    fn levels(&self, load: Option<&UserLoad>, flag: &str) -> Result<Option<Vec<u64>>, Error> {
+        let Some(load) = load else {
+            return match self.find_max {
+                Some(_) => Err(no_range(flag)),
+                None => Ok(None),
+            };
+        };
+        let counts = match (self.find_max, load.span()) {
+            (None, _) => load.sweep().map(<[u64]>::to_vec).map_err(|e| {
+                Error::usage(format!(
+                    "{flag}: {e}, or search the range for the most users within the cap with --find-max"
+                ))
+            })?,
+            (Some(_), Some((start, end))) if start < end => vec![start, end],
+            (Some(_), Some((start, end))) => {
+                return Err(Error::usage(format!(
+                    "{flag} {start}..{end} with --find-max: the range does not increase; give its least users first \
+                     and its most last (e.g. {flag} 8..4096)"
+                )));
+            }
+            (Some(_), None) => return Err(no_range(flag)),
+        };
+        Ok(Some(counts))
+    }
+
+    /// What `--find-max` cannot be given with, each refused in one line saying why.
+    ///
+    /// # Errors
+    /// A usage error naming the flag at fault.
+    fn check_search(&self, flag: &str) -> Result<(), Error> {
+        let Some(r) = self.find_max else { return Ok(()) };
+        if !(r.resolution_pct > 0.0 && r.resolution_pct <= find_max::MAX_RESOLUTION_PCT) {
+            return Err(Error::usage(format!(
+                "--resolution {}: give a share of the load above 0 and at most {}% (the default is {}%)",
+                r.resolution_pct,
+                find_max::MAX_RESOLUTION_PCT,
+                find_max::DEFAULT_RESOLUTION_PCT
+            )));
+        }
+        let agent = self.agent()?;
+        if agent.is_part() {
+            return Err(Error::usage(format!(
+                "--find-max with --agent {}: each agent would steer the search by its own share's verdicts, and \
+                 agents do not talk to each other: run a sweep over the range on every agent ({flag} A..B:STEP) \
+                 and merge the agents' results (report merge)",
+                agent.name()
+            )));
+        }
+        if self.restore {
+            return Err(Error::usage(
+                "--restore with --find-max: the probes of a search follow one another on one database, its users \
+                 carrying over, and a restore between them would cost more than the probes: drop --restore (the \
+                 probes do not restore), or run a sweep with --restore",
+            ));
+        }
+        if self.stop_after_breach.is_some() {
+            return Err(Error::usage(
+                "--stop-after-breach ends a sweep; --find-max ends where its search does: drop --stop-after-breach",
+            ));
+        }
+        Ok(())
     }
 
     /// A planned fault must come before the study ends, or its command never runs (`--fault-at` counts
@@ -182,6 +295,10 @@ impl StudyFlags {
     /// A usage error naming `--fault-at` and the study's length.
     fn check_fault(&self, timing: &Timing, steps: &[StepSpec]) -> Result<(), Error> {
         let Some((at, _)) = &self.hooks.fault else { return Ok(()) };
+        if self.find_max.is_some() {
+            // A search's length is known only once it ends.
+            return Ok(());
+        }
         let runs = self.runs.max(1);
         if timing.until_stopped() || (runs > 1 && (self.restore || self.hooks.any())) {
             return Ok(());
@@ -349,6 +466,14 @@ fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> 
     Ok((1..=runs).flat_map(|run| users.iter().map(move |&users| StepSpec { users, run })).collect())
 }
 
+/// `--find-max` without a range to search: one line naming `flag`.
+fn no_range(flag: &str) -> Error {
+    let (what, e) = if flag == "--rate" { ("arrival rates", "100..5000") } else { ("users", "8..4096") };
+    Error::usage(format!(
+        "--find-max searches a range of {what}: give {flag} A..B (e.g. {flag} {e}), not a single count or a list"
+    ))
+}
+
 /// A window measures a step's steady state: it must not start before every user of the step started.
 fn check_window(timing: &Timing, steps: &[StepSpec]) -> Result<(), Error> {
     let Some((a, b)) = timing.window else { return Ok(()) };
@@ -364,6 +489,24 @@ fn check_window(timing: &Timing, steps: &[StepSpec]) -> Result<(), Error> {
         ))),
         None => Ok(()),
     }
+}
+
+/// An open loop's `--max-lag` must be shorter than a step (its warmup and measured time, or its
+/// `--window`), or no arrival could ever be dropped within one.
+///
+/// # Errors
+/// A usage error naming `--max-lag` and the step's length.
+fn check_max_lag(timing: &Timing) -> Result<(), Error> {
+    let Some(lag) = timing.arrivals.and_then(|a| a.max_lag) else { return Ok(()) };
+    let step = timing.window.map_or(timing.warmup + timing.duration, |(_, b)| b);
+    if lag <= step || timing.until_stopped() {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "--max-lag {} is longer than a step ({}), so it could drop nothing: give a shorter lag",
+        humantime::format_duration(lag),
+        humantime::format_duration(step)
+    )))
 }
 
 /// Connections to start the built-in server with: the most users of any step (`most_users`, `None`
@@ -430,6 +573,7 @@ mod tests {
             warmup: Duration::ZERO,
             duration: Duration::from_secs(60),
             window: Some((Duration::from_secs(a), Duration::from_secs(b))),
+            arrivals: None,
         };
         let e = check_window(&s(5, 20), &steps(&[10], 1, "--users").unwrap()).unwrap_err().to_string();
         assert!(e.contains("--window 5s..20s starts before the 10 users of step 1 have all started"), "{e}");
@@ -463,6 +607,8 @@ mod tests {
             warmup: Duration::from_secs(1),
             duration: Duration::from_secs(secs),
             report_interval: Duration::from_secs(1),
+            arrivals: None,
+            rates: None,
         };
         let flags = |at, runs, restore| StudyFlags {
             runs,

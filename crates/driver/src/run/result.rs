@@ -4,6 +4,7 @@ use std::time::SystemTime;
 
 use oltpgen_report::model::cycle::RunRecord;
 use oltpgen_report::model::descriptor::Descriptor;
+use oltpgen_report::model::search::SearchReached;
 use oltpgen_report::model::{
     ClientCpu, Cost, IntervalRow, RunResult, SCHEMA_VERSION, Server, Step, Tool, WorkloadName,
 };
@@ -69,7 +70,11 @@ pub fn document(
         Some(run) => steps.iter().filter(|s| s.run == run).cloned().collect(),
         None => Vec::new(),
     };
-    let headline = max_within_cap(&median);
+    let headline = max_within_cap(&median).map(|mut h| {
+        let answer = median.iter().find(|s| s.index == h.step_index);
+        h.search = answer.and_then(|a| SearchReached::of(&median, a));
+        h
+    });
     // Cost is quoted at the headline step, or at the last step when none kept within the cap.
     let basis = headline.as_ref().and_then(|h| steps.get(h.step_index as usize)).or(steps.last());
     let cost = ctx.system_cost_usd.map(|usd| Cost::new(usd, basis.map(|s| &s.figures)));

@@ -35,6 +35,9 @@ pub struct Timing {
     /// `--window A..B`: measure only this part of each step, counted from the step's start (replaces
     /// ramp + warmup + duration as the step's shape).
     pub window: Option<(Duration, Duration)>,
+    /// `--rate`: transactions arrive at a rate (an open loop, [`arrivals`](super::arrivals)); `None`:
+    /// each user's follows its last's end (a closed loop).
+    pub arrivals: Option<super::arrivals::Arrivals>,
 }
 
 /// One step placed on the run's clock (all times from the run's start).
@@ -48,6 +51,8 @@ pub struct Scheduled {
     pub ramp: Duration,
     /// The measured window.
     pub window: (Duration, Duration),
+    /// An open loop's arrivals per second in the step; `None` in a closed loop.
+    pub rate: Option<u32>,
 }
 
 impl Timing {
@@ -90,6 +95,11 @@ impl Timing {
     /// it was decided, from the run's start): a step decided from the verdict on the one before begins
     /// once that verdict is in. It ramps only the users it adds to `before`'s.
     pub fn place(&self, spec: StepSpec, before: Option<&Scheduled>, decided: Duration) -> Scheduled {
+        // An open loop's step asks for a rate (its `users`), offered to the run's population.
+        let (spec, rate) = match self.arrivals {
+            Some(a) => (StepSpec { users: a.users, ..spec }, Some(spec.users)),
+            None => (spec, None),
+        };
         let (end, running) = before.map_or((Duration::ZERO, 0), |b| (b.window.1, b.spec.users));
         let at = end.max(decided);
         let ramp = self.ramp_for(spec.users.saturating_sub(running));
@@ -97,7 +107,7 @@ impl Timing {
             Some((a, b)) => (at + a, at + b),
             None => (at + ramp + self.warmup, at + ramp + self.warmup + self.duration),
         };
-        Scheduled { spec, start: at, ramp, window }
+        Scheduled { spec, start: at, ramp, window, rate }
     }
 }
 
@@ -132,7 +142,7 @@ mod tests {
     }
 
     fn timing(ramp: Ramp) -> Timing {
-        Timing { ramp, warmup: secs(5), duration: secs(60), window: None }
+        Timing { ramp, warmup: secs(5), duration: secs(60), window: None, arrivals: None }
     }
 
     fn steps(users: &[u32]) -> Vec<StepSpec> {

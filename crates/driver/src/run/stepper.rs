@@ -1,9 +1,11 @@
 //! Who decides a run's steps: the run asks a [`Stepper`] for its next step's users, and the stepper
 //! answers from the steps judged so far, so that a search (the most users within a cap, say) can go up
-//! or down on the evidence of each step. Today's sweep (`--users 4,8,16`) is the stepper that walks its
-//! fixed list ([`Sweep`]).
+//! or down on the evidence of each step. A sweep (`--users 4,8,16`) is the stepper that walks its
+//! fixed list ([`Sweep`]); `--find-max`'s search is [`UserSearch`](super::find_max::UserSearch), each
+//! step it decides named by its part in the search ([`Stepper::role`]).
 
 use oltpgen_report::model::Step;
+use oltpgen_report::model::search::ProbeRole;
 
 use super::StepSpec;
 
@@ -25,6 +27,27 @@ pub trait Stepper {
     /// for every step at its start and lays each at the end of the one before.
     fn reads_verdicts(&self) -> bool {
         true
+    }
+
+    /// The part the step [`next`](Self::next) last decided plays in a search, recorded on the step
+    /// (`None`: a sweep's step).
+    fn role(&self) -> Option<ProbeRole> {
+        None
+    }
+}
+
+/// A boxed stepper decides as the one inside: a run's stepper is chosen by its flags.
+impl<S: Stepper + ?Sized> Stepper for Box<S> {
+    fn next(&mut self, judged: &[Step]) -> Option<u32> {
+        (**self).next(judged)
+    }
+
+    fn reads_verdicts(&self) -> bool {
+        (**self).reads_verdicts()
+    }
+
+    fn role(&self) -> Option<ProbeRole> {
+        (**self).role()
     }
 }
 

@@ -23,7 +23,8 @@ use super::fault::PlannedFault;
 use super::hooks::HookLogMark;
 use super::metrics::{Endpoint, Live};
 use super::{
-    Driven, EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, drive, energy_sample, result,
+    Driven, EnergySample, IntervalFigures, Measured, Progress, Ramp, RunPlan, drive_stepped, energy_sample,
+    result,
 };
 use crate::counters::{self, Sampler, Sources};
 use crate::{Error, Target};
@@ -61,8 +62,13 @@ impl RunPlan {
             Ramp::Over(d) => humantime::format_duration(d).to_string(),
         };
         // The sweep once: every run repeats it.
-        let users: Vec<u32> = self.of_run(1).steps.iter().map(|s| s.users).collect();
-        let serde_json::Value::Object(map) = serde_json::json!({
+        let levels: Vec<u32> = self.of_run(1).steps.iter().map(|s| s.users).collect();
+        // An open loop's steps are its rates, over one population.
+        let (users, rate) = match timing.arrivals {
+            Some(a) => (vec![a.users], Some(levels)),
+            None => (levels, None),
+        };
+        let serde_json::Value::Object(mut map) = serde_json::json!({
             "users": users,
             "runs": self.runs(),
             "connections": self.connections,
@@ -77,6 +83,18 @@ impl RunPlan {
         }) else {
             unreachable!("an object literal")
         };
+        // A search's range is its `users`, its resolution and confirmations these.
+        if let Some(r) = self.search {
+            let search = serde_json::json!({ "resolution_pct": r.resolution_pct, "confirm": r.confirm });
+            map.insert("find_max".into(), search);
+        }
+        if let (Some(rate), Some(a)) = (rate, timing.arrivals) {
+            map.insert("rate_per_s".into(), serde_json::json!(rate));
+            map.insert("arrivals".into(), serde_json::json!(format!("{:?}", a.spread).to_lowercase()));
+            map.insert("max_lag_s".into(), serde_json::json!(a.max_lag.map(|d| d.as_secs_f64())));
+            map.insert("max_queue".into(), serde_json::json!(a.queue));
+            map.insert("max_drop".into(), serde_json::json!(a.max_drop));
+        }
         map
     }
 }
@@ -364,7 +382,8 @@ impl<'a> Study<'a> {
         let shift = self.begin_run(run, seed)?;
         let (watch, checkpoint, dir) = (&self.watch, &mut self.checkpoint, &self.opts.result_dir);
         let acknowledged = workload.clone();
-        let mut measured = drive(workload, &self.plan.of_run(run), |p| {
+        let plan = self.plan.of_run(run);
+        let mut measured = drive_stepped(workload, &plan, &mut plan.stepper(), |p| {
             let p = shift.progress(p);
             watch.hear(&p.as_progress());
             if let Some(dir) = dir {

@@ -79,6 +79,7 @@ mod tests {
             start: Duration::ZERO,
             ramp: Duration::ZERO,
             window: (s(start_s), s(end_s)),
+            rate: None,
         }
     }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::arrivals::Clock;
 use super::collector::Collector;
 use super::sample::{AuditCounts, AuditSample, Sample, Status};
 use super::workload::{Driven, MAX_RETRIES, Next, Ops};
@@ -34,12 +35,14 @@ pub struct User<W: Driven> {
     intended_ns: u64,
     /// The wait before reconnecting after a turn that found no connection, ms (0 while connected).
     backoff_ms: u32,
+    /// Its arrivals in the current step, when they come at a rate (`--rate`); `None` in a closed loop.
+    clock: Option<Clock>,
 }
 
 impl<W: Driven> User<W> {
     /// User `index` of `w`, beginning `begin_ns` after the run's start, no transaction dealt yet.
     pub fn new(w: &W, index: u32, begin_ns: u64) -> Self {
-        User { state: w.user(index), card: None, index, intended_ns: begin_ns, backoff_ms: 0 }
+        User { state: w.user(index), card: None, index, intended_ns: begin_ns, backoff_ms: 0, clock: None }
     }
 
     /// The user's index in the run.
@@ -82,6 +85,22 @@ impl<W: Driven> User<W> {
         self.intended_ns
     }
 
+    /// The user's arrivals, when they come at a rate.
+    pub fn clock(&mut self) -> Option<&mut Clock> {
+        self.clock.as_mut()
+    }
+
+    /// Sets the user's arrivals (a rate step began for it).
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.clock = Some(clock);
+    }
+
+    /// Deals the next transaction to its arrival at `at_ns` (no keying: an arrival starts when it comes).
+    pub fn deal_at(&mut self, w: &W, at_ns: u64) {
+        self.card = Some(w.next(&mut self.state));
+        self.intended_ns = at_ns;
+    }
+
     /// Where the user's next keying time starts, once the turn `job` (that ran the user's card) ended
     /// at `done_ns`: after its think time, or, for a paced workload ([`Driven::pace`]), one interval
     /// after the turn's intended start however long it took (so a slow server shows as latency, not as a
@@ -119,6 +138,8 @@ pub struct Job<W: Driven> {
     ops: Ops,
     /// How the transaction ended, and its retries (set by [`turn`]).
     outcome: Option<(Result<Done, TxnError>, u8)>,
+    /// When the turn began to run (set by [`turn`]): an arrival's lag ends and its service begins.
+    started: Option<Instant>,
     /// When the turn ended (set by [`turn`]).
     done: Option<Instant>,
 }
@@ -133,6 +154,7 @@ impl<W: Driven> Job<W> {
             card: None,
             ops: Ops::default(),
             outcome: None,
+            started: None,
             done: None,
         })
     }
@@ -140,13 +162,13 @@ impl<W: Driven> Job<W> {
     /// Makes this the turn of `user` (at place `place`, its card dealt) on `session`.
     pub fn run(&mut self, place: u32, user: &mut User<W>, target: usize, session: Option<W::Session>) {
         (self.place, self.target, self.session, self.card) = (place, target, session, user.card.take());
-        (self.outcome, self.done) = (None, None);
+        (self.outcome, self.started, self.done) = (None, None, None);
     }
 
     /// Makes this the turn that only opens the own connection of the user at place `place`.
     pub fn connect(&mut self, place: u32, target: usize) {
         (self.place, self.target, self.session, self.card) = (place, target, None, None);
-        (self.outcome, self.done) = (None, None);
+        (self.outcome, self.started, self.done) = (None, None, None);
     }
 
     /// Whether the turn ran a transaction (not only opened a connection).
@@ -204,6 +226,11 @@ impl<W: Driven> Job<W> {
             collector.absorb_audit(&[AuditSample { target, done_ms: done_ms(done), counts }]);
         }
         let intended = start + Duration::from_nanos(user.intended_ns);
+        if user.clock.is_some() {
+            // An arrival: how long it waited after it came, and how long it then ran, apart.
+            let began = self.started.unwrap_or(done).max(intended);
+            collector.record_arrival(done_ms(done), micros(began - intended), micros(done - began));
+        }
         collector.record(&Sample {
             kind: card.kind as u8,
             target,
@@ -220,6 +247,7 @@ impl<W: Driven> Job<W> {
 /// operations retried each itself and is not run again whole (DS2 would register a customer twice). A
 /// lost connection empties the session, so the next turn on it reconnects.
 pub async fn turn<W: Driven>(w: &W, mut job: Box<Job<W>>) -> Box<Job<W>> {
+    job.started = Some(Instant::now());
     let Job { target, session, card, ops, outcome, .. } = &mut *job;
     match card {
         None => *session = w.connect(*target).await.ok(),

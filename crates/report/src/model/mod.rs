@@ -7,6 +7,7 @@
 //! Names carry their units (`_s`, `_ms`, `_us`, `_w`, `_usd`); maps whose order shows in
 //! the output are `BTreeMap`s so the JSON and the renderers are stable.
 
+pub mod arrivals;
 pub mod audit;
 pub mod checks;
 pub mod counters;
@@ -17,6 +18,7 @@ pub mod endurance;
 pub mod histogram;
 pub mod measured;
 pub mod outage;
+pub mod search;
 pub mod step;
 pub mod users;
 
@@ -328,6 +330,14 @@ pub struct Step {
     /// per-interval noise ([`crate::stats::steady::trend`]); `None` with too few intervals to say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trend: Option<Trend>,
+    /// The part the step played in a `--find-max` search; `None` in a sweep (and in results written
+    /// before the search existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<search::ProbeRole>,
+    /// An open loop's arrivals (`--rate`): offered and achieved rates, lag, drops; absent in a closed
+    /// loop (and in results written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<arrivals::StepArrivals>,
 }
 
 /// A step's throughput trend across its window: the studies chose their steady window by eye.
@@ -539,6 +549,10 @@ pub struct Headline {
     /// DS2: its `rt_tot_avg`, ms ([`Figures::rt_tot_avg_ms`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rt_tot_avg_ms: Option<f64>,
+    /// How a `--find-max` search's answer stands (its probes, the resolution it reached); `None` for a
+    /// sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<search::SearchReached>,
 }
 
 /// Power drawn by the system under test.

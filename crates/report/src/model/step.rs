@@ -178,6 +178,23 @@ pub struct StepPlan {
 }
 
 impl Step {
+    /// The load the step ran at, what a sweep or a `--find-max` search steps over: in an open loop
+    /// (`--rate`) the arrivals per second it offered, rounded; else its users.
+    pub fn level(&self) -> u64 {
+        self.arrivals.as_ref().map_or(self.users, |a| a.offered_per_s.round() as u64)
+    }
+
+    /// Fails the cap verdict of an open loop's step that did not sustain its rate (it achieved under
+    /// 99% of what it offered, or dropped more than `--max-drop`): a rate sweep's step passes only when
+    /// it sustained its rate and its cap held.
+    pub fn judge_arrivals(&mut self) {
+        if let (Some(a), Some(cap)) = (&self.arrivals, self.cap.as_mut())
+            && !a.sustained
+        {
+            cap.passed = false;
+        }
+    }
+
     /// A step from its plan and its transactions, per target. With one target the totals are
     /// that target's and `targets` stays empty; with several, the totals are the exact merge
     /// and each target keeps its own figures. The cap verdict is left to [`crate::stats::cap`].
@@ -220,6 +237,8 @@ impl Step {
             target_audits: BTreeMap::new(),
             counters: BTreeMap::new(),
             trend: None,
+            probe: None,
+            arrivals: None,
         }
     }
 

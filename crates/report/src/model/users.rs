@@ -59,14 +59,44 @@ pub enum UserLoadError {
     TooManySteps(String),
 }
 
-/// The user count of every step of a schedule, in the order they run; never empty, never zero.
+/// The user count of every step of a schedule, in the order they run; never empty, never zero. A
+/// value that is one range (`8..4096`, or with a step) also keeps its ends, for a search over it
+/// (`--find-max`); one without a step is a search's only ([`UserLoad::sweep`] refuses it).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UserLoad(Vec<u64>, Vec<String>);
+pub struct UserLoad(Vec<u64>, Vec<String>, Option<Span>);
+
+/// The ends of a value that is one range, and whether it had a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: u64,
+    end: u64,
+    stepped: bool,
+}
 
 impl UserLoad {
-    /// The user counts, one per step, in order.
+    /// The user counts, one per step, in order (a range without a step: its two ends).
     pub fn counts(&self) -> &[u64] {
         &self.0
+    }
+
+    /// The counts of a sweep: a range without a step is refused, as [`UserLoadError::MissingStep`].
+    ///
+    /// # Errors
+    /// [`UserLoadError::MissingStep`] for a range without a step.
+    pub fn sweep(&self) -> Result<&[u64], UserLoadError> {
+        match self.2 {
+            Some(Span { start, end, stepped: false }) => Err(UserLoadError::MissingStep {
+                range: format!("{start}..{end}"),
+                suggested: suggest_step(start, end),
+            }),
+            _ => Ok(&self.0),
+        }
+    }
+
+    /// The two ends of a value that is one range (with a step or without; in the order given), for a
+    /// search over it; `None` for a count or a list.
+    pub fn span(&self) -> Option<(u64, u64)> {
+        self.2.map(|s| (s.start, s.end))
     }
 
     /// What the user may not expect of the value: each range that stops short of its end, and where.
@@ -85,6 +115,13 @@ impl FromStr for UserLoad {
         if text.is_empty() {
             return Err(UserLoadError::Empty);
         }
+        if let Some((start, end)) = text.split_once("..").filter(|(_, end)| !end.contains([':', ',']))
+            && !start.contains(',')
+        {
+            // One range without a step: a search's range, its ends as given.
+            let (start, end) = (users(start, text)?, users(end, text)?);
+            return Ok(UserLoad(vec![start, end], Vec::new(), Some(Span { start, end, stepped: false })));
+        }
         let (mut counts, mut notes) = (Vec::new(), Vec::new());
         for entry in text.split(',').map(str::trim) {
             if entry.is_empty() {
@@ -98,7 +135,13 @@ impl FromStr for UserLoad {
                 return Err(UserLoadError::TooManySteps(text.to_string()));
             }
         }
-        Ok(UserLoad(counts, notes))
+        let span = match text.split_once("..") {
+            Some(_) if !text.contains(',') => {
+                Some(Span { start: counts[0], end: *counts.last().unwrap_or(&counts[0]), stepped: true })
+            }
+            _ => None,
+        };
+        Ok(UserLoad(counts, notes, span))
     }
 }
 
@@ -176,7 +219,21 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Vec<u64>, UserLoadError> {
-        text.parse::<UserLoad>().map(|l| l.counts().to_vec())
+        text.parse::<UserLoad>().and_then(|l| l.sweep().map(<[u64]>::to_vec))
+    }
+
+    #[test]
+    fn one_range_keeps_its_ends_for_a_search_and_one_without_a_step_is_no_sweep() {
+        let span = |text: &str| text.parse::<UserLoad>().map(|l| l.span());
+        assert_eq!(span("8..4096"), Ok(Some((8, 4096))));
+        assert_eq!(span("64..8"), Ok(Some((64, 8))), "the search refuses it, naming --find-max");
+        assert_eq!(span("4..128:4"), Ok(Some((4, 128))));
+        assert_eq!(span("4..10:4"), Ok(Some((4, 8))), "a stepped range ends where its steps do");
+        assert_eq!(span("8"), Ok(None));
+        assert_eq!(span("8,16"), Ok(None));
+        assert_eq!(span("1..4:1,8"), Ok(None));
+        assert_eq!(parse("1..4,8"), Err(UserLoadError::MissingStep { range: "1..4".into(), suggested: 1 }));
+        assert_eq!(span("0..8"), Err(UserLoadError::ZeroUsers("0..8".into())));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! targets ([`per_target`]), and the headline line under the table ([`headline`]).
 
 use crate::model::descriptor::{Descriptor, Rate};
+use crate::model::search::SearchReached;
 use crate::model::{Figures, RuleVerdict, RunResult, Step};
 use crate::numfmt::thousands;
 use crate::stats::variability;
@@ -93,6 +94,7 @@ pub fn step_rows(s: &Step, workload: &Descriptor) -> Vec<[String; 9]> {
             target_connections: Default::default(),
             audit: None,
             counters: Default::default(),
+            arrivals: None,
             ..s.clone()
         };
         let connections = s.target_connections.get(key).copied().unwrap_or(s.connections / n);
@@ -116,6 +118,10 @@ pub fn table_rows(r: &RunResult) -> Vec<([String; 9], bool)> {
         let marked = best.is_some_and(|b| std::ptr::eq(b, s));
         for (i, mut cells) in step_rows(s, r.descriptor()).into_iter().enumerate() {
             let headline = marked && i == 0;
+            // A search's path: each probe's role after its verdict.
+            if let Some(role) = s.probe.filter(|_| i == 0) {
+                cells[8] = format!("{}  {role}", cells[8]);
+            }
             if headline {
                 cells[8] = format!("{}  {HEADLINE_MARK}", cells[8]);
             }
@@ -191,11 +197,32 @@ pub fn headline(r: &RunResult) -> String {
             (thousands(h.tps, 0), format!("avg {} ms{runs}", thousands(h.rt_avg_ms, 2)))
         }
     };
-    format!(
-        "max {unit} within {cap}: {value} at {} {load} (step {}), {mean}",
-        thousands(h.users as f64, 0),
-        h.step_index + 1,
-    )
+    // An open loop's load is the rate it offered, to its population of users.
+    let (at, load) = match headline_step(r).and_then(|s| s.arrivals.as_ref()) {
+        Some(a) => {
+            (format!("{}/s offered to {} {load}", thousands(a.offered_per_s, 0), h.users), "arrivals/s")
+        }
+        None => (format!("{} {load}", thousands(h.users as f64, 0)), load.as_str()),
+    };
+    let searched = h.search.as_ref().map_or(String::new(), |s| searched(r, s, load));
+    format!("max {unit} within {cap}: {value} at {at} (step {}), {mean}{searched}", h.step_index + 1)
+}
+
+/// What the headline adds when a `--find-max` search found it: its probes, where the cap failed
+/// above it and the resolution reached, and which run's answer it is when there were several.
+fn searched(r: &RunResult, s: &SearchReached, load: &str) -> String {
+    let reached = match (s.failed_at, s.passed_at, s.resolution_pct) {
+        (Some(failed), Some(passed), Some(pct)) => format!(
+            "the cap fails between {} and {} {load} (resolution reached {}%)",
+            thousands(passed as f64, 0),
+            thousands(failed as f64, 0),
+            thousands(pct, 1)
+        ),
+        _ => "the cap never failed within the range".to_string(),
+    };
+    let runs = r.steps.iter().map(|s| s.run).max().unwrap_or(1);
+    let median = if runs > 1 { format!(", the median of {runs} runs' answers") } else { String::new() };
+    format!("; found by --find-max in {} probes{median}: {reached}", s.probes)
 }
 
 /// The step behind `r`'s headline: its index, and its throughput (with `--runs`, the median run's
@@ -222,4 +249,44 @@ pub fn failure(s: &Step) -> String {
         })
         .collect();
     format!("step {} run {} over the cap: {}", s.index + 1, s.run, rules.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::search_result;
+
+    #[test]
+    fn a_search_s_headline_says_its_probes_and_the_resolution_and_its_rows_each_probe_s_role() {
+        let r = search_result(true);
+        assert_eq!(
+            headline(&r),
+            "max NOPM within cap avg=1s: 1,200 at 6 users (step 3), 40.0 TPS, avg 100.0 ms; found by --find-max \
+             in 6 probes: the cap fails between 6 and 7 users (resolution reached 16.7%)"
+        );
+        let verdicts: Vec<String> = table_rows(&r).into_iter().map(|(cells, _)| cells[8].clone()).collect();
+        assert_eq!(
+            verdicts,
+            [
+                "PASS  grow",
+                "FAIL  grow",
+                "PASS  bisect  ← headline",
+                "FAIL  bisect",
+                "PASS  neighbour",
+                "PASS  confirm"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_load_whose_confirmation_failed_is_not_the_headline() {
+        let r = search_result(false);
+        let h = r.max_within_cap.as_ref().unwrap();
+        assert_eq!((h.users, h.nopm), (5, Some(1_100.0)));
+        assert!(
+            headline(&r).ends_with("the cap fails between 5 and 6 users (resolution reached 20.0%)"),
+            "{}",
+            headline(&r)
+        );
+    }
 }

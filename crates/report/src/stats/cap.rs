@@ -32,6 +32,7 @@ use std::str::FromStr;
 
 use crate::model::descriptor::Descriptor;
 use crate::model::histogram::LatencyHistogram;
+use crate::model::search::{Judged, best_passing};
 use crate::model::{CapVerdict, Figures, Headline, RuleVerdict, Step, Workload};
 
 /// The cap oltpgen applies to TPC-C unless told otherwise: the mean response time of all transactions.
@@ -472,9 +473,14 @@ pub fn not_measured(figures: &Figures) -> Option<String> {
 ///
 /// Public so that the figures behind the headline (NOPM/OPM for cost and power) come from the
 /// same step.
+///
+/// A `--find-max` search's probes count the same way, but a load where any probe failed (a
+/// confirmation that did not hold) is never the answer ([`best_passing`]).
 pub fn best_step_within_cap(steps: &[Step]) -> Option<&Step> {
-    steps.iter().filter(|s| s.cap.as_ref().is_some_and(|v| v.passed)).max_by(|a, b| {
-        a.figures.headline_figure().total_cmp(&b.figures.headline_figure()).then(b.index.cmp(&a.index))
+    best_passing(steps, |s| Judged {
+        level: s.probe.map(|_| (s.run, s.level())),
+        passed: s.cap.as_ref().is_some_and(|v| v.passed),
+        rate: s.figures.headline_figure(),
     })
 }
 
@@ -494,6 +500,7 @@ impl From<&Step> for Headline {
             nopm: step.figures.nopm,
             opm: step.figures.opm,
             rt_tot_avg_ms: step.figures.rt_tot_avg_ms,
+            search: None,
         }
     }
 }

@@ -35,6 +35,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
+use crate::model::arrivals::StepArrivals;
 use crate::model::step::{Transactions, merge_transactions};
 use crate::model::{
     ClientCpu, Cost, IntervalRow, Power, RunResult, SCHEMA_VERSION, Step, Window, WorkloadName,
@@ -307,10 +308,12 @@ fn merge_step(results: &[RunResult], i: usize) -> Result<Step, MergeError> {
         }
     }
     step.counters = merge_kept::merge_step_counters(&parts);
+    step.arrivals = StepArrivals::merge(steps.iter().filter_map(|s| s.arrivals.as_ref()), step.duration_s);
     if let Some(rules) = cap_rules(first) {
         let cap: Cap =
             rules.parse().map_err(|source| MergeError::CapRule { step: StepKey::from(first), source })?;
         cap.judge_step(&mut step);
+        step.judge_arrivals();
         // A part that was not measured, or missing, leaves the whole step unmeasured.
         let invalid = steps.iter().find_map(|s| s.cap.as_ref().and_then(|v| v.invalid.clone()));
         if let Some(why) = invalid.or_else(|| agents::missing_from(results, i))

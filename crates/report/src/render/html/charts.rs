@@ -24,6 +24,10 @@ pub const P95_COLOUR: &str = "#ff7f0e";
 /// none is used by another chart, so each curve can be told apart from the lines above.
 pub const TRANSACTION_COLOURS: [&str; 8] =
     ["#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939"];
+/// Colour of a search's probes that failed the cap on the throughput chart (`--find-max`).
+pub const FAILED_PROBE_COLOUR: &str = "#d6616b";
+/// Colour of a `--find-max` search's answer on the throughput chart.
+pub const ANSWER_COLOUR: &str = "#000000";
 /// Colour of a cap rule's figure over all transactions (`p90=40ms`) against users: a rule on one
 /// transaction (`new_order.p90=5s`) takes that transaction's colour.
 pub const RULE_COLOUR: &str = "#8c6d31";
@@ -198,8 +202,26 @@ pub(crate) fn throughput_against_users(r: &RunResult) -> String {
             limits: Vec::new(),
             bands: Vec::new(),
         },
-        &[Series { name: unit, colour: THROUGHPUT_COLOUR, points: per_step(r, figure) }],
+        &search_marks(r, Series { name: unit, colour: THROUGHPUT_COLOUR, points: per_step(r, figure) }),
     )
+}
+
+/// A search's probes over the cap, in their own colour, and its answer (`--find-max`), beside `line`
+/// (every step's throughput); `line` alone for a sweep.
+fn search_marks<'a>(r: &RunResult, line: Series<'a>) -> Vec<Series<'a>> {
+    if !r.steps.iter().any(|s| s.probe.is_some()) {
+        return vec![line];
+    }
+    let at = |s: &Step| (s.users as f64, s.figures.headline_figure());
+    let failed = r.steps.iter().filter(|s| s.cap.as_ref().is_some_and(|c| !c.passed)).map(at);
+    let mut failed: Vec<(f64, f64)> = failed.collect();
+    failed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let answer = crate::render::steps::headline_step(r).map(at).into_iter().collect();
+    vec![
+        line,
+        Series { name: "probes over the cap", colour: FAILED_PROBE_COLOUR, points: failed },
+        Series { name: "answer (--find-max)", colour: ANSWER_COLOUR, points: answer },
+    ]
 }
 
 /// Step response times against users, with every rule of the cap: the mean and p95 the step table
@@ -334,6 +356,17 @@ mod tests {
     use super::*;
     use crate::fixtures::sweep;
     use crate::render::html::result::render;
+
+    #[test]
+    fn a_search_s_chart_marks_the_probes_over_the_cap_and_the_answer() {
+        let svg = throughput_against_users(&crate::fixtures::search_result(true));
+        assert!(svg.contains("<title>answer (--find-max): 1,200.0 at 6</title>"), "{svg}");
+        assert!(svg.contains("<title>probes over the cap: 1,300.0 at 7</title>"), "{svg}");
+        assert!(svg.contains("<title>probes over the cap: 1,500.0 at 8</title>"), "{svg}");
+        let sweep =
+            throughput_against_users(&crate::fixtures::result(crate::model::Workload::Tpcc, Vec::new()));
+        assert!(!sweep.contains("answer"), "a sweep has no answer to mark");
+    }
 
     #[test]
     fn every_rule_of_the_cap_is_drawn_against_users() {

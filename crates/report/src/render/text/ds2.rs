@@ -74,9 +74,10 @@ pub fn step_line(s: &Step) -> String {
     let f = &s.figures;
     // No order completed: no order means (absent, not 0).
     let order = f.transactions.get(ORDER).filter(|o| o.count > 0);
+    let arrivals = s.arrivals.as_ref().map_or_else(String::new, |a| format!("\n  arrivals: {}", a.line()));
     format!(
         "step {} (run {}): {} users  OPM {}  rt_tot_avg {} ms  order avg {} ms  order p95 {} ms  \
-         errors {}  cap {}",
+         errors {}  cap {}{arrivals}",
         s.index + 1,
         s.run,
         s.users,

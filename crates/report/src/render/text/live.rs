@@ -68,8 +68,9 @@ pub fn per_second_step_line(s: &Step) -> String {
 
 /// A judged step's line, `per_minute` (its per-minute figure as it is said, or nothing) after its TPS.
 fn step_line_with(s: &Step, per_minute: &str) -> String {
+    let arrivals = s.arrivals.as_ref().map_or_else(String::new, |a| format!("\n  arrivals: {}", a.line()));
     format!(
-        "step {} (run {}): {} users  TPS {:.1}{per_minute}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}",
+        "step {} (run {}): {} users  TPS {:.1}{per_minute}  avg {:.1} ms  p95 {:.1} ms  errors {}  cap {}{arrivals}",
         s.index + 1,
         s.run,
         s.users,
@@ -79,6 +80,18 @@ fn step_line_with(s: &Step, per_minute: &str) -> String {
         s.figures.errors,
         cap_verdict(s)
     )
+}
+
+/// What an interval's line adds for an open loop (`--rate`): its arrivals' lag (99th percentile and
+/// longest, ms) and the arrivals dropped; nothing for a closed loop (`None`).
+pub fn arrivals_note(lag_ms: Option<(f64, f64)>, dropped: Option<u64>) -> String {
+    match (lag_ms, dropped) {
+        (None, None) => String::new(),
+        (lag, dropped) => {
+            let lag = lag.map_or_else(|| "-".into(), |(p99, max)| format!("p99 {p99:.1} max {max:.1} ms"));
+            format!("  lag {lag}  dropped {}", dropped.unwrap_or(0))
+        }
+    }
 }
 
 /// A judged step's verdict as the live lines of both workloads print it: `pass`, `FAIL`, or `INVALID`

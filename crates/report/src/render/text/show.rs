@@ -51,6 +51,9 @@ pub fn report(r: &RunResult, audit: AuditView) -> String {
                 _ => "",
             }
         );
+        if let Some(a) = &s.arrivals {
+            let _ = writeln!(out, "  arrivals: {}", a.line());
+        }
         transaction_table(&mut out, r.descriptor(), &s.figures, "  ");
         out.push('\n');
     }

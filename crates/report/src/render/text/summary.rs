@@ -86,6 +86,9 @@ fn render_step(w: &mut String, r: &RunResult, s: &Step) {
         s.window.start_s
     );
     let _ = writeln!(w, "{}", figures_line(r.descriptor(), f));
+    if let Some(a) = &s.arrivals {
+        let _ = writeln!(w, "arrivals: {}", a.line());
+    }
     transaction_table(w, r.descriptor(), f, "");
 }
 
