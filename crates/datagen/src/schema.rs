@@ -14,8 +14,6 @@ use crate::encode::RowEncoder;
 pub enum ColumnType {
     /// A 32-bit signed integer (identifiers and small counts).
     Int4,
-    /// A 64-bit signed integer: identifiers past 2^31 (pgbench's account ids from scale 20,000).
-    Int8,
     /// A 16-bit signed integer: where a reference schema declares `smallint` and clients read it as
     /// such (DS2's category, special, region, age, line numbers and quantities).
     Int2,
@@ -34,7 +32,8 @@ pub enum ColumnType {
     Timestamp,
     /// A calendar date (DS2's order dates).
     Date,
-    /// A 64-bit signed integer (a defined workload's `bigint`).
+    /// A 64-bit signed integer (a defined workload's `bigint`; pgbench's account ids from scale
+    /// 20,000).
     Int8,
     /// A double-precision float (a defined workload's `float`).
     Float8,
@@ -84,7 +83,6 @@ impl TableDef {
             .map(|c| match c.ty {
                 ColumnType::Int2 => 6,
                 ColumnType::Int4 | ColumnType::Date => 8,
-                ColumnType::Int8 => 12,
                 ColumnType::Numeric { .. } | ColumnType::Timestamp => 12,
                 ColumnType::Char(n) | ColumnType::Varchar(n) => 4 + u64::from(n),
                 ColumnType::Int8 | ColumnType::Float8 => 12,

@@ -63,10 +63,6 @@ impl RowEncoder for Checker {
         }
         assert!(!v.is_empty() && v.is_ascii(), "{}", c.name);
     }
-    fn int8(&mut self, _: i64) {
-        let c = self.next();
-        assert_eq!(c.ty, ColumnType::Int8, "{}", c.name);
-    }
     fn float8(&mut self, _: f64) {
         let c = self.next();
         assert_eq!(c.ty, ColumnType::Float8, "{}", c.name);

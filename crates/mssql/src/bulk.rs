@@ -65,10 +65,6 @@ impl RowEncoder for TdsRows {
         self.push(ColumnData::Numeric(Some(Numeric::new_with_scale(i128::from(unscaled), scale))));
     }
 
-    fn int8(&mut self, v: i64) {
-        self.push(ColumnData::I64(Some(v)));
-    }
-
     fn float8(&mut self, v: f64) {
         self.push(ColumnData::F64(Some(v)));
     }
@@ -97,7 +93,6 @@ impl RowEncoder for TdsRows {
     fn null(&mut self) {
         let null = match self.columns.get(self.row.len()).map(|c| c.ty) {
             Some(ColumnType::Int2) => ColumnData::I16(None),
-            Some(ColumnType::Int8) => ColumnData::I64(None),
             Some(ColumnType::Numeric { .. }) => ColumnData::Numeric(None),
             Some(ColumnType::Char(_) | ColumnType::Varchar(_) | ColumnType::Text) => ColumnData::String(None),
             Some(ColumnType::Int8) => ColumnData::I64(None),

@@ -17,7 +17,6 @@ pub fn create_table(table: &TableDef) -> String {
     let ty = |ty| match ty {
         ColumnType::Int4 => "INT".to_string(),
         ColumnType::Int2 => "SMALLINT".to_string(),
-        ColumnType::Int8 => "BIGINT".to_string(),
         ColumnType::Numeric { precision, scale } => format!("DECIMAL({precision},{scale})"),
         ColumnType::Char(n) => format!("CHAR({n})"),
         ColumnType::Varchar(n) => format!("VARCHAR({n})"),

@@ -13,7 +13,6 @@ pub fn create_table(table: &TableDef) -> String {
     let ty = |ty| match ty {
         ColumnType::Int4 => "integer".to_string(),
         ColumnType::Int2 => "smallint".to_string(),
-        ColumnType::Int8 => "bigint".to_string(),
         ColumnType::Numeric { precision, scale } => format!("numeric({precision},{scale})"),
         ColumnType::Char(n) => format!("char({n})"),
         ColumnType::Varchar(n) => format!("varchar({n})"),

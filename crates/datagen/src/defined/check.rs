@@ -312,7 +312,6 @@ pub(super) fn int_range(ty: ColumnType) -> Option<(i64, i64)> {
     match ty {
         ColumnType::Int4 => Some((i32::MIN.into(), i32::MAX.into())),
         ColumnType::Int2 => Some((i16::MIN.into(), i16::MAX.into())),
-        ColumnType::Int8 => Some((i64::MIN, i64::MAX)),
         ColumnType::Numeric { precision, scale } => {
             // Whole numbers of at most precision - scale digits, whose scaled value fits an i64.
             let digits = u32::from(precision - scale);

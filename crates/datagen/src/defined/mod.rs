@@ -694,7 +694,6 @@ impl fmt::Display for SqlType {
         match self.0 {
             ColumnType::Int4 => f.write_str("int"),
             ColumnType::Int2 => f.write_str("smallint"),
-            ColumnType::Int8 => f.write_str("bigint"),
             ColumnType::Numeric { precision, scale } => write!(f, "numeric({precision},{scale})"),
             ColumnType::Char(n) => write!(f, "char({n})"),
             ColumnType::Varchar(n) => write!(f, "varchar({n})"),

@@ -148,7 +148,6 @@ impl Dataset for DefinedData {
 fn int<E: RowEncoder>(out: &mut E, ty: ColumnType, v: i64) {
     match ty {
         ColumnType::Int4 => out.int4(v as i32),
-        ColumnType::Int8 => out.int8(v),
         ColumnType::Int2 => out.int2(v as i16),
         ColumnType::Numeric { scale, .. } => out.numeric(v * 10i64.pow(u32::from(scale)), scale),
         ColumnType::Date => out.date(v as i32),

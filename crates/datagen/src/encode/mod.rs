@@ -20,8 +20,6 @@ pub trait RowEncoder {
     fn begin_row(&mut self, columns: u16);
     /// A 32-bit integer.
     fn int4(&mut self, v: i32);
-    /// A 64-bit integer (a `bigint` column).
-    fn int8(&mut self, v: i64);
     /// A 16-bit integer (a `smallint` column). Text formats write it as they write any integer, so by
     /// default it is [`int4`](Self::int4)'s; binary formats, whose fields carry their width, override it.
     fn int2(&mut self, v: i16) {

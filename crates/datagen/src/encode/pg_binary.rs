@@ -80,13 +80,6 @@ impl RowEncoder for PgBinaryCopy {
     }
 
     #[inline]
-    fn int8(&mut self, v: i64) {
-        // The field's length, then its eight bytes.
-        self.buf.extend_from_slice(&[0, 0, 0, 8]);
-        self.buf.extend_from_slice(&v.to_be_bytes());
-    }
-
-    #[inline]
     fn int2(&mut self, v: i16) {
         // The field's length, then its two bytes.
         self.buf.extend_from_slice(&[0, 0, 0, 2]);
