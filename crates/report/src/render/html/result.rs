@@ -92,6 +92,11 @@ fn steps(r: &RunResult) -> String {
     for s in r.steps.iter().filter(|s| s.targets.len() > 1) {
         line_of(per_target(s, r.descriptor()), "");
     }
+    // An open loop's steps: what each offered and achieved, its lag and its drops.
+    for (s, a) in r.steps.iter().filter_map(|s| Some((s, s.arrivals.as_ref()?))) {
+        let class = if a.sustained { "" } else { " class=\"fail\"" };
+        line_of(format!("step {} run {} arrivals: {}", s.index + 1, s.run, a.line()), class);
+    }
     // The audit's lines, one a step, close together: a FLAG the pacing does not explain marked.
     let audits: Vec<String> = r
         .steps
@@ -489,6 +494,26 @@ mod tests {
         assert!(html.contains("cap avg=1s (above)</text>"));
         assert!(!html.contains("stroke-dasharray"), "no dashed line squashing 5 ms against 1 s");
         assert!(render(&sweep()).contains("stroke-dasharray"), "a near cap is drawn");
+    }
+
+    #[test]
+    fn an_open_loop_s_steps_say_their_arrivals_on_the_page() {
+        let mut r = sweep();
+        let mut a = crate::model::arrivals::StepArrivals {
+            offered_per_s: 100.0,
+            achieved_per_s: 99.5,
+            sustained: true,
+            ..Default::default()
+        };
+        r.steps[0].arrivals = Some(a.clone());
+        a.sustained = false;
+        r.steps[1].arrivals = Some(a);
+        let html = render(&r);
+        assert!(html.contains("<p>step 1 run 1 arrivals: offered 100.0/s achieved 99.5/s"), "{html}");
+        assert!(
+            html.contains("<p class=\"fail\">step 2 run 1 arrivals: NOT SUSTAINED: offered 100.0/s"),
+            "{html}"
+        );
     }
 
     #[test]
