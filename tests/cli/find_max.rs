@@ -281,6 +281,16 @@ END//
 DELIMITER ;
 ";
 
+/// A MariaDB server of the test's own with TPC-C at scale 1 and the trigger: the server and the URL.
+fn capped_mariadb() -> (crate::mariadb_common::MariaDb, String) {
+    let db = crate::mariadb_common::MariaDb::start();
+    let url = db.url("tpcc");
+    let load = oltpgen(&["tpcc", "load", "--scale", "1", "--quiet", "--create-database", "--url", &url]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    db.sql("tpcc", MARIADB_TRIGGER);
+    (db, url)
+}
+
 #[cfg_attr(
     not(oltpgen_test_mariadb),
     ignore = "needs MariaDB: apt-get install mariadb-server mariadb-client"
@@ -288,11 +298,7 @@ DELIMITER ;
 #[test]
 fn mariadb_search_finds_the_capacity_a_trigger_fixes() {
     let _turn = TURN.blocking_lock();
-    let db = crate::mariadb_common::MariaDb::start();
-    let url = db.url("tpcc");
-    let load = oltpgen(&["tpcc", "load", "--scale", "1", "--quiet", "--create-database", "--url", &url]);
-    assert_eq!(load.code, 0, "{}", load.all());
-    db.sql("tpcc", MARIADB_TRIGGER);
+    let (_db, url) = capped_mariadb();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     let r = run_search(&search_args(&url, &out, "1s", &[]), &out);
@@ -316,6 +322,16 @@ BEGIN
 END
 ";
 
+/// A database `name` on the test's SQL Server with TPC-C at scale 1 (dropped with it), and the server
+/// (its turn held while both live).
+async fn sql_server_tpcc(name: &str) -> (crate::mssql_common::Server, crate::mssql_common::Database) {
+    let server = crate::mssql_common::server().await;
+    let db = crate::mssql_common::Database::create(&server.url, name).await;
+    let load = oltpgen(&["tpcc", "load", "--scale", "1", "--load-workers", "2", "--quiet", "--url", &db.url]);
+    assert_eq!(load.code, 0, "{}", load.all());
+    (server, db)
+}
+
 /// On SQL Server (Babelfish) the trigger waits 200 ms and the cap is a mean of 3 s over 4 s steps: the
 /// shared test server runs TPC-C's procedures far more slowly than the built-in PostgreSQL (a few
 /// transactions a second with two users), and the capacity must be below what it serves without it.
@@ -326,11 +342,8 @@ END
 #[tokio::test(flavor = "multi_thread")]
 async fn sql_server_search_finds_the_capacity_a_trigger_fixes() {
     let _turn = TURN.lock().await;
-    let server = crate::mssql_common::server().await;
-    let db = crate::mssql_common::Database::create(&server.url, "find_max").await;
+    let (_server, db) = sql_server_tpcc("find_max").await;
     let url = db.url.clone();
-    let load = oltpgen(&["tpcc", "load", "--scale", "1", "--load-workers", "2", "--quiet", "--url", &url]);
-    assert_eq!(load.code, 0, "{}", load.all());
     let mut client = crate::mssql_common::connect(&db.url).await;
     crate::mssql_common::exec(&mut client, MSSQL_TRIGGER).await;
     let dir = tempfile::tempdir().unwrap();
@@ -432,11 +445,7 @@ async fn a_search_over_rates_finds_the_rate_a_trigger_fixes() {
 #[test]
 fn a_search_over_rates_runs_on_mariadb() {
     let _turn = TURN.blocking_lock();
-    let db = crate::mariadb_common::MariaDb::start();
-    let url = db.url("tpcc");
-    let load = oltpgen(&["tpcc", "load", "--scale", "1", "--quiet", "--create-database", "--url", &url]);
-    assert_eq!(load.code, 0, "{}", load.all());
-    db.sql("tpcc", MARIADB_TRIGGER);
+    let (_db, url) = capped_mariadb();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     let r = rate_search(&url, "20..800", ("avg=500ms", "2s", "3s"), &out);
@@ -454,11 +463,8 @@ fn a_search_over_rates_runs_on_mariadb() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_search_over_rates_runs_on_sql_server() {
     let _turn = TURN.lock().await;
-    let server = crate::mssql_common::server().await;
-    let db = crate::mssql_common::Database::create(&server.url, "find_max_rate").await;
+    let (_server, db) = sql_server_tpcc("find_max_rate").await;
     let url = db.url.clone();
-    let load = oltpgen(&["tpcc", "load", "--scale", "1", "--load-workers", "2", "--quiet", "--url", &url]);
-    assert_eq!(load.code, 0, "{}", load.all());
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     tokio::task::spawn_blocking(move || {
