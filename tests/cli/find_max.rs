@@ -386,7 +386,12 @@ fn rate_search(
 /// (when known) and at least `least`, and its bracket lies in rates above the answer; `report show`
 /// names the rate offered. Returns the answer's rate.
 #[track_caller]
-fn assert_searched_rates(r: &serde_json::Value, out: &Path, (least, most): (f64, Option<f64>)) -> f64 {
+fn assert_searched_rates(
+    r: &serde_json::Value,
+    out: &Path,
+    (least, most): (f64, Option<f64>),
+    most_probes: usize,
+) -> f64 {
     let steps = r["steps"].as_array().unwrap();
     let rates: Vec<(u64, &str, bool)> = steps
         .iter()
@@ -397,7 +402,7 @@ fn assert_searched_rates(r: &serde_json::Value, out: &Path, (least, most): (f64,
         .collect();
     assert!(steps.iter().all(|s| s["users"] == 40), "one population of 40 users: {rates:?}");
     assert!(rates.iter().any(|p| !p.2) && rates.iter().any(|p| p.1 == "confirm"), "{rates:?}");
-    assert!(rates.len() <= 16, "a search, not a sweep: {rates:?}");
+    assert!(rates.len() <= most_probes, "a search, not a sweep: {rates:?}");
     let h = &r["max_within_cap"];
     let answer =
         steps[h["step_index"].as_u64().unwrap() as usize]["arrivals"]["offered_per_s"].as_f64().unwrap();
@@ -430,7 +435,7 @@ async fn a_search_over_rates_finds_the_rate_a_trigger_fixes() {
     let r = tokio::task::spawn_blocking(move || {
         let r = rate_search(&url, "20..800", ("avg=500ms", "2s", "3s"), &out);
         let capacity = 100.0 / 0.45;
-        assert_searched_rates(&r, &out, (capacity * 0.5, Some(capacity * 1.1)));
+        assert_searched_rates(&r, &out, (capacity * 0.5, Some(capacity * 1.1)), 16);
         r
     })
     .await
@@ -452,12 +457,13 @@ fn a_search_over_rates_runs_on_mariadb() {
     let out = dir.path().join("search");
     let r = rate_search(&url, "20..800", ("avg=500ms", "2s", "3s"), &out);
     let capacity = 100.0 / 0.45;
-    assert_searched_rates(&r, &out, (capacity * 0.5, Some(capacity * 1.1)));
+    assert_searched_rates(&r, &out, (capacity * 0.5, Some(capacity * 1.1)), 16);
 }
 
-/// A search over rates on SQL Server (Babelfish), without a trigger: the shared test server serves a few
-/// transactions a second, so the range is small and the steps long; the search finds a rate it
-/// sustains below one it does not.
+/// A search over rates on SQL Server (Babelfish), without a trigger: what the shared test server
+/// sustains swings tenfold with the machine's load (from under 16 to some 160 arrivals a second here),
+/// so the range starts at 1/s and spans nine doublings (up to 24 probes, against a sweep's 512 steps),
+/// and the steps are long; the search finds a rate it sustains below one it does not.
 #[cfg_attr(
     not(oltpgen_test_mssql),
     ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
@@ -470,8 +476,8 @@ async fn a_search_over_rates_runs_on_sql_server() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     tokio::task::spawn_blocking(move || {
-        let r = rate_search(&url, "16..512", ("avg=3s", "8s", "4s"), &out);
-        assert_searched_rates(&r, &out, (1.0, None));
+        let r = rate_search(&url, "1..512", ("avg=3s", "8s", "4s"), &out);
+        assert_searched_rates(&r, &out, (1.0, None), 24);
     })
     .await
     .unwrap();
