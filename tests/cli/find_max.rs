@@ -131,20 +131,25 @@ fn probes(r: &serde_json::Value) -> Vec<(u64, String, bool, f64)> {
         .collect()
 }
 
-/// The search found the capacity the trigger fixes: its answer is a passing, confirmed probe with the
-/// most NOPM of the passing probes, no more than the capacity and at least `floor` of it, and the load
-/// where the cap fails is bracketed within the resolution.
+/// The search found its answer: a passing, confirmed probe with the most NOPM of the passing probes,
+/// the load where the cap fails bracketed within the resolution; and, where the trigger fixes the
+/// capacity (`fixed`: its sleep in ms and a floor), no more than that capacity and at least `floor` of it.
 #[track_caller]
-fn assert_found_the_capacity(r: &serde_json::Value, sleep_ms: u32, floor: f64) {
-    let capacity = capacity_nopm(sleep_ms);
+fn assert_found_the_capacity(r: &serde_json::Value, fixed: Option<(u32, f64)>) {
     let probes = probes(r);
     let h = &r["max_within_cap"];
     let (users, nopm) = (h["users"].as_u64().unwrap(), h["nopm"].as_f64().unwrap());
     eprintln!("probes {probes:?}; answer {users} users, {nopm:.0} NOPM; {}", h["search"]);
     assert!(probes.iter().any(|p| p.1 == "grow") && probes.iter().any(|p| p.1 == "confirm"), "{probes:?}");
     assert!(probes.iter().any(|p| !p.2), "the cap failed inside the range: {probes:?}");
-    assert!(nopm <= capacity * 1.05, "no more than the trigger lets through: {nopm}");
-    assert!(nopm >= capacity * floor, "near what the trigger lets through ({capacity}, × {floor}): {nopm}");
+    if let Some((sleep_ms, floor)) = fixed {
+        let capacity = capacity_nopm(sleep_ms);
+        assert!(nopm <= capacity * 1.05, "no more than the trigger lets through: {nopm}");
+        assert!(
+            nopm >= capacity * floor,
+            "near what the trigger lets through ({capacity}, × {floor}): {nopm}"
+        );
+    }
     // A load where any probe failed (a confirmation that did not hold) is ruled out.
     let kept = |p: &&(u64, String, bool, f64)| p.2 && !probes.iter().any(|q| q.0 == p.0 && !q.2);
     let best = probes.iter().filter(kept).map(|p| p.3).fold(0.0, f64::max);
@@ -197,7 +202,7 @@ async fn postgres_search_finds_the_capacity_a_trigger_fixes() {
     let args = search_args(&url, &out, "1s", &[]);
     let r = tokio::task::spawn_blocking(move || run_search(&args, &out)).await.unwrap();
     assert_matches_schema(&r);
-    assert_found_the_capacity(&r, 10, 0.8);
+    assert_found_the_capacity(&r, Some((10, 0.8)));
     assert_eq!(r["config"]["find_max"]["resolution_pct"], 5.0);
     assert_eq!(r["config"]["users"], serde_json::json!([2, 64]));
     drop(pg);
@@ -303,7 +308,7 @@ fn mariadb_search_finds_the_capacity_a_trigger_fixes() {
     let out = dir.path().join("search");
     let r = run_search(&search_args(&url, &out, "1s", &[]), &out);
     assert_matches_schema(&r);
-    assert_found_the_capacity(&r, 10, 0.8);
+    assert_found_the_capacity(&r, Some((10, 0.8)));
 }
 
 /// The trigger in T-SQL: an application lock (`sp_getapplock`) held while it waits as
@@ -340,7 +345,7 @@ async fn sql_server_tpcc(name: &str) -> (crate::mssql_common::Server, crate::mss
     ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
 )]
 #[tokio::test(flavor = "multi_thread")]
-async fn sql_server_search_finds_the_capacity_a_trigger_fixes() {
+async fn sql_server_search_brackets_where_the_cap_fails() {
     let _turn = TURN.lock().await;
     let (_server, db) = sql_server_tpcc("find_max").await;
     let url = db.url.clone();
@@ -351,9 +356,10 @@ async fn sql_server_search_finds_the_capacity_a_trigger_fixes() {
     let args = search_args_paced(&url, &out, ("avg=3s", "2s", "4s"), &[]);
     let r = tokio::task::spawn_blocking(move || run_search(&args, &out)).await.unwrap();
     assert_matches_schema(&r);
-    // Babelfish's wait is a busy loop: on 2 shared cores it runs slower, and lets fewer through, as
-    // the other tests load the machine; the capacity is a ceiling here, half of it a floor.
-    assert_found_the_capacity(&r, 200, 0.5);
+    // Babelfish's wait is a busy loop on the clock, which does not fix its capacity on 2 shared cores
+    // (a 4 s window measured 420 NOPM against the 300 it should let through, and a loaded machine 195):
+    // here the search's shape is what is checked, the capacity on PostgreSQL and MariaDB.
+    assert_found_the_capacity(&r, None);
     drop((client, db));
 }
 
@@ -462,7 +468,7 @@ fn a_search_over_rates_runs_on_mariadb() {
 
 /// A search over rates on SQL Server (Babelfish), without a trigger: what the shared test server
 /// sustains swings tenfold with the machine's load (from under 16 to some 160 arrivals a second here),
-/// so the range starts at 1/s and spans nine doublings (up to 24 probes, against a sweep's 512 steps),
+/// so the range starts at 1/s and spans ten doublings (up to 24 probes, against a sweep's 1024 steps),
 /// and the steps are long; the search finds a rate it sustains below one it does not.
 #[cfg_attr(
     not(oltpgen_test_mssql),
@@ -476,7 +482,7 @@ async fn a_search_over_rates_runs_on_sql_server() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     tokio::task::spawn_blocking(move || {
-        let r = rate_search(&url, "1..512", ("avg=3s", "8s", "4s"), &out);
+        let r = rate_search(&url, "1..1024", ("avg=3s", "4s", "2s"), &out);
         assert_searched_rates(&r, &out, (1.0, None), 24);
     })
     .await
