@@ -8,12 +8,20 @@ use std::path::{Path, PathBuf};
 const MACROS: [&str; 4] = ["println", "eprintln", "print", "eprint"];
 
 /// Where a print macro may stay, and how many it may hold there.
-const ALLOWED: [(&str, usize, &str); 1] = [(
-    "crates/vocab/src/stop.rs",
-    1,
-    "the second signal's line: the process ends on the next line, and no console reaches the \
+const ALLOWED: [(&str, usize, &str); 2] = [
+    (
+        "crates/vocab/src/stop.rs",
+        1,
+        "the second signal's line: the process ends on the next line, and no console reaches the \
          signal task, which listens from before any command starts",
-)];
+    ),
+    (
+        "crates/datagen/src/pgbench/eval.rs",
+        1,
+        "pgbench's debug(x) in a user's script: pgbench prints the value to stderr as the script runs, \
+         from inside an expression no console reaches",
+    ),
+];
 
 #[test]
 fn no_library_crate_calls_a_print_macro() {
