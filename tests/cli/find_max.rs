@@ -61,7 +61,7 @@ fn bad_values_and_what_a_search_cannot_do_are_refused_in_one_line() {
     );
     assert_refused(
         &tpcc(&["--rate", "400..100", "--users", "8", "--find-max"]),
-        "--rate 400..100 with --find-max",
+        "--rate 400..100 with --find-max: the range does not increase; give its least arrival rates first",
     );
     assert_refused(&tpcc(&["--rate", "100..400", "--users", "8"]), "range `100..400` needs a step");
     // DS2's users are --n-threads.

@@ -238,9 +238,10 @@ impl StudyFlags {
             })?,
             (Some(_), Some((start, end))) if start < end => vec![start, end],
             (Some(_), Some((start, end))) => {
+                let (what, e) = searched_words(flag);
                 return Err(Error::usage(format!(
-                    "{flag} {start}..{end} with --find-max: the range does not increase; give its least users first \
-                     and its most last (e.g. {flag} 8..4096)"
+                    "{flag} {start}..{end} with --find-max: the range does not increase; give its least {what} \
+                     first and its most last (e.g. {flag} {e})"
                 )));
             }
             (Some(_), None) => return Err(no_range(flag)),
@@ -467,8 +468,14 @@ fn steps(counts: &[u64], runs: u32, flag: &str) -> Result<Vec<StepSpec>, Error> 
 }
 
 /// `--find-max` without a range to search: one line naming `flag`.
+/// What a search over the flag named `flag` steps over, and a range of it for the messages' examples:
+/// arrival rates for `--rate`, else users.
+fn searched_words(flag: &str) -> (&'static str, &'static str) {
+    if flag == "--rate" { ("arrival rates", "100..5000") } else { ("users", "8..4096") }
+}
+
 fn no_range(flag: &str) -> Error {
-    let (what, e) = if flag == "--rate" { ("arrival rates", "100..5000") } else { ("users", "8..4096") };
+    let (what, e) = searched_words(flag);
     Error::usage(format!(
         "--find-max searches a range of {what}: give {flag} A..B (e.g. {flag} {e}), not a single count or a list"
     ))
