@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, SystemTime};
 
+use crate::common::server_with;
 use crate::common::{
     Outcome, assert_matches_schema, assert_refused, finish, oltpgen, oltpgen_env, result_json,
 };
-use crate::ds2::server_with;
 use crate::study_common::spawn_env;
 
 /// Flat out, one client thread each, 1 s of warmup, 3 s measured per step.
@@ -30,7 +30,7 @@ pub(crate) fn from_now(secs: u64) -> String {
 /// Loads TPC-C at scale 1 into a new database on a throwaway server; returns the server and the URL.
 pub(crate) async fn loaded() -> (oltpgen_driver::local::LocalPg, String) {
     let (pg, urls) = server_with(&["tpcc"]).await;
-    crate::tpcc_databases::load_all(&urls);
+    crate::common::load_all(&urls);
     (pg, urls[0].clone())
 }
 

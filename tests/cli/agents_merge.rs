@@ -10,10 +10,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::agents::{PACE, from_now, merge_parts, path, run_args};
+use crate::common::load_all;
+use crate::common::server_with;
 use crate::common::{assert_refused, data_dir, finish, oltpgen, result_json, sql};
-use crate::ds2::server_with;
 use crate::study_common::spawn_env;
-use crate::tpcc_databases::load_all;
 
 /// The run's user sessions on each database now: every client's but the asking one and the run's
 /// counters' (`oltpgen counters`).

@@ -6,7 +6,7 @@ use crate::common::{oltpgen, sql};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_sampled_check_catches_a_corruption_in_a_drawn_warehouse_and_names_what_it_skipped() {
-    let (pg, urls) = crate::ds2::server_with(&["sampled"]).await;
+    let (pg, urls) = crate::common::server_with(&["sampled"]).await;
     let out = oltpgen(&["tpcc", "load", "--scale", "4", "--url", &urls[0], "-q"]);
     assert_eq!(out.code, 0, "{}", out.all());
     let sampled = || oltpgen(&["tpcc", "check", "--url", &urls[0], "--sample", "2", "--sample-seed", "7"]);

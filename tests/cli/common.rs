@@ -292,7 +292,7 @@ pub async fn assert_survives_kills_and_a_restart(
 }
 
 /// The SQL Server the tests may use (`OLTPGEN_TEST_MSSQL_URL`). Only a test built to run against one
-/// calls this (see [`crate::mssql_common`]: without the variable at build time it is ignored), so a
+/// calls this (see `mssql_common`: without the variable at build time it is ignored), so a
 /// missing URL here is a test run with `--include-ignored`, or a test binary built with the variable and
 /// run without it: it fails, naming the variable.
 pub fn mssql_url() -> String {
@@ -331,10 +331,26 @@ pub async fn mssql_exec(client: &mut oltpgen_driver::mssql::Client, sql: &str) -
 
 /// This test's turn on the SQL Server test server, held while it runs: SQL Server tests take turns,
 /// since Babelfish refuses concurrent `CREATE DATABASE`s ("tuple concurrently updated") and a 2-core
-/// machine would starve their short runs.
-pub async fn mssql_turn() -> tokio::sync::MutexGuard<'static, ()> {
+/// machine would starve their short runs. The turn spans processes (a lock on a file in the temporary
+/// directory), as CI runs the SQL Server suite (`cli_mssql`) beside the other test binaries.
+pub async fn mssql_turn() -> MssqlTurn {
     static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-    TURN.lock().await
+    let in_process = TURN.lock().await;
+    let path = std::env::temp_dir().join("oltpgen-tests-sql-server.lock");
+    let file = tokio::task::spawn_blocking(move || {
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path);
+        let file = file.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        file.lock().unwrap_or_else(|e| panic!("locking {}: {e}", path.display()));
+        file
+    });
+    MssqlTurn { _file: file.await.expect("the lock's thread"), _in_process: in_process }
+}
+
+/// A test's turn on the SQL Server test server ([`mssql_turn`]): the lock on the file is released
+/// when the file closes, as this drops.
+pub struct MssqlTurn {
+    _file: std::fs::File,
+    _in_process: tokio::sync::MutexGuard<'static, ()>,
 }
 
 /// The first column of the first row of the first result, as an integer.
@@ -349,7 +365,8 @@ pub struct MssqlDb {
     pub name: String,
     /// A URL that connects to it.
     pub url: String,
-    admin: String,
+    /// A URL of the server's `master`, which creates and drops it.
+    pub admin: String,
 }
 
 impl MssqlDb {
@@ -370,14 +387,6 @@ impl MssqlDb {
         let mut client = mssql(&admin).await;
         mssql_exec(&mut client, &format!("IF DB_ID('{name}') IS NOT NULL DROP DATABASE {name}")).await;
         MssqlDb { url: mssql_with_db(url, &name), name, admin }
-    }
-
-    /// Whether the database exists now.
-    pub async fn exists(&self) -> bool {
-        let mut client = mssql(&self.admin).await;
-        mssql_int(&mut client, &format!("SELECT COUNT(*) FROM sys.databases WHERE name = '{}'", self.name))
-            .await
-            == 1
     }
 }
 
@@ -402,9 +411,6 @@ impl Drop for MssqlDb {
 /// A function of the user's own that `drop` must leave, in PostgreSQL's words.
 pub const PG_OWN_FUNCTION: &str = "CREATE FUNCTION users_own() RETURNS int LANGUAGE sql AS 'SELECT 1'";
 
-/// A procedure of the user's own that `drop` must leave, in T-SQL.
-pub const MSSQL_OWN_PROCEDURE: &str = "CREATE PROCEDURE users_own AS SELECT 1";
-
 /// The functions, procedures, sequences and triggers of the database's `public` schema, by name: read
 /// from the catalog, not from oltpgen's list, so that an object the list forgot is seen.
 pub async fn pg_objects(c: &tokio_postgres::Client) -> Vec<String> {
@@ -414,10 +420,32 @@ pub async fn pg_objects(c: &tokio_postgres::Client) -> Vec<String> {
     c.query(sql, &[]).await.unwrap().iter().map(|r| r.get(0)).collect()
 }
 
-/// The procedures, functions, sequences and triggers of a SQL Server database, by name (as
-/// [`pg_objects`]).
-pub async fn mssql_objects(client: &mut oltpgen_driver::mssql::Client) -> Vec<String> {
-    let sql = "SELECT name FROM sys.objects WHERE type IN ('P', 'FN', 'IF', 'TF', 'SO', 'TR') ORDER BY name";
-    let rows = mssql_exec(client, sql).await;
-    rows[0].iter().map(|r| r.get::<&str, _>(0).unwrap_or_default().to_string()).collect()
+/// `ds2 check` on `db_args` passes every check.
+#[track_caller]
+pub fn assert_intact(db_args: &[&str]) {
+    let out = oltpgen(&[&["ds2", "check"][..], db_args].concat());
+    assert_eq!(out.code, 0, "DS2's integrity holds:\n{}", out.all());
+    assert!(!out.stdout.contains("FAIL"), "{}", out.stdout);
+    assert!(out.stdout.contains("consistent"), "{}", out.stdout);
+}
+
+/// A throwaway server with empty databases `names`, and their URLs.
+pub async fn server_with(names: &[&str]) -> (LocalPg, Vec<String>) {
+    let pg = LocalPg::start(&Placement::Temp, 80, &crate::common::test_stderr()).expect("a server");
+    let admin = sql(&pg.target("postgres")).await;
+    for name in names {
+        admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
+    }
+    let urls = names.iter().map(|n| pg.url(n)).collect();
+    (pg, urls)
+}
+
+/// Loads TPC-C at scale 1 into every database of `urls` in one command, and says so once for each.
+#[track_caller]
+pub fn load_all(urls: &[String]) {
+    let mut args = vec!["tpcc", "load", "--scale", "1", "--load-workers", "2", "--quiet"];
+    args.extend(urls.iter().flat_map(|u| ["--url", u.as_str()]));
+    let out = oltpgen(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_eq!(out.stdout.matches("loaded tpcc scale 1 into").count(), urls.len(), "{}", out.stdout);
 }

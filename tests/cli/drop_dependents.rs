@@ -2,8 +2,8 @@
 //! or a user table's foreign key to one, makes the drop refuse (naming them) with nothing dropped, where
 //! a `CASCADE` silently took them along.
 
+use crate::common::server_with;
 use crate::common::*;
-use crate::ds2::server_with;
 
 /// The tables of `c`'s database among `names`, sorted.
 async fn present(c: &tokio_postgres::Client, names: &[&str]) -> Vec<String> {

@@ -4,11 +4,12 @@
 use std::path::Path;
 use std::process::Command;
 
-use oltpgen_driver::local::{LocalPg, Placement};
+use oltpgen_driver::local::LocalPg;
 
 use crate::common::{
-    PG_OWN_FUNCTION, assert_matches_schema, assert_refused, assert_survives_kills_and_a_restart, attach,
-    data_dir, finish, oltpgen, pg_objects, result_json, spawn, sql, wait_for_load,
+    PG_OWN_FUNCTION, assert_intact, assert_matches_schema, assert_refused,
+    assert_survives_kills_and_a_restart, attach, data_dir, finish, oltpgen, pg_objects, result_json,
+    server_with, spawn, sql, wait_for_load,
 };
 use crate::figures::{assert_client_cpu, assert_figures_from_counts, assert_rt_tot_avg_spans_operations};
 
@@ -27,28 +28,8 @@ pub(crate) const QUICK: [&str; 10] = [
     "2",
 ];
 
-/// `ds2 check` on `db_args` passes every check.
-#[track_caller]
-pub(crate) fn assert_intact(db_args: &[&str]) {
-    let out = oltpgen(&[&["ds2", "check"][..], db_args].concat());
-    assert_eq!(out.code, 0, "DS2's integrity holds:\n{}", out.all());
-    assert!(!out.stdout.contains("FAIL"), "{}", out.stdout);
-    assert!(out.stdout.contains("consistent"), "{}", out.stdout);
-}
-
 async fn count(client: &tokio_postgres::Client, table: &str) -> i64 {
     client.query_one(&format!("SELECT count(*) FROM {table}"), &[]).await.unwrap().get(0)
-}
-
-/// A throwaway server with empty databases `names`, and their URLs.
-pub(crate) async fn server_with(names: &[&str]) -> (LocalPg, Vec<String>) {
-    let pg = LocalPg::start(&Placement::Temp, 80, &crate::common::test_stderr()).expect("a server");
-    let admin = sql(&pg.target("postgres")).await;
-    for name in names {
-        admin.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
-    }
-    let urls = names.iter().map(|n| pg.url(n)).collect();
-    (pg, urls)
 }
 
 #[tokio::test(flavor = "multi_thread")]

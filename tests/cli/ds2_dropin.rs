@@ -4,8 +4,9 @@
 
 use tokio_postgres::types::{ToSql, Type};
 
+use crate::common::{assert_intact, server_with};
 use crate::common::{assert_matches_schema, oltpgen, result_json, sql};
-use crate::ds2::{QUICK, assert_intact, server_with};
+use crate::ds2::QUICK;
 
 /// `SELECT f($1, …)` with every parameter typed as DS2's driver binds it (Npgsql's `NpgsqlDbType`).
 async fn call(

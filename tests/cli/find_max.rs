@@ -187,8 +187,8 @@ CREATE TRIGGER find_max_capped BEFORE INSERT ON new_order FOR EACH ROW EXECUTE F
 
 /// A built-in PostgreSQL with TPC-C at scale 1 and the trigger: the server and the URL.
 async fn capped_postgres() -> (oltpgen_driver::local::LocalPg, String) {
-    let (pg, urls) = crate::ds2::server_with(&["tpcc"]).await;
-    crate::tpcc_databases::load_all(&urls);
+    let (pg, urls) = crate::common::server_with(&["tpcc"]).await;
+    crate::common::load_all(&urls);
     crate::common::sql(&pg.target("tpcc")).await.batch_execute(PG_TRIGGER).await.expect("the trigger");
     (pg, urls[0].clone())
 }

@@ -11,7 +11,7 @@ use crate::common::{assert_refused, oltpgen, spawn, sql};
 #[tokio::test(flavor = "multi_thread")]
 async fn a_load_in_parts_over_two_databases_equals_one_load_and_its_finish_waits_for_every_part() {
     let names = ["whole", "a", "b"];
-    let (pg, urls) = crate::ds2::server_with(&names).await;
+    let (pg, urls) = crate::common::server_with(&names).await;
     let out = oltpgen(&["tpcc", "load", "--scale", "3", "--url", &urls[0], "-q"]);
     assert_eq!(out.code, 0, "{}", out.all());
     let sums = checksums::pg(&sql(&pg.target("whole")).await).await;
@@ -71,7 +71,7 @@ async fn a_load_in_parts_over_two_databases_equals_one_load_and_its_finish_waits
 #[tokio::test(flavor = "multi_thread")]
 async fn the_kubernetes_load_jobs_run_as_their_pods_load_a_database_check_passes() {
     use crate::agents::Manifest;
-    let (_pg, urls) = crate::ds2::server_with(&["k8s"]).await;
+    let (_pg, urls) = crate::common::server_with(&["k8s"]).await;
     let (begin, parts, finish) = (
         Manifest::read("load-begin.yaml"),
         Manifest::read("load-parts.yaml"),
@@ -114,7 +114,7 @@ async fn the_kubernetes_load_jobs_run_as_their_pods_load_a_database_check_passes
 /// refused before a table is created, whole or at its `--begin`.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_url_load_the_servers_disk_cannot_hold_is_refused_before_it_starts() {
-    let (pg, urls) = crate::ds2::server_with(&["huge"]).await;
+    let (pg, urls) = crate::common::server_with(&["huge"]).await;
     for step in [&[][..], &["--begin", "--parts", "4"]] {
         let out =
             oltpgen(&[&["tpcc", "load", "--scale", "100000", "--url", &urls[0], "-q"][..], step].concat());

@@ -34,7 +34,7 @@ async fn until<F: std::future::Future<Output = bool>>(
 #[tokio::test(flavor = "multi_thread")]
 async fn a_load_killed_at_any_moment_resumes_to_the_rows_of_one_never_cut() {
     let names = ["whole", "cut_rows", "cut_keys", "cut_finish", "other"];
-    let (pg, urls) = crate::ds2::server_with(&names).await;
+    let (pg, urls) = crate::common::server_with(&names).await;
     let url = |name: &str| urls[names.iter().position(|n| *n == name).unwrap()].clone();
     let load = |name: &str| spawn(&["tpcc", "load", "--scale", "2", "--url", &url(name), "-q"]);
     let out = finish(load("whole"));
@@ -139,7 +139,7 @@ async fn a_load_killed_at_any_moment_resumes_to_the_rows_of_one_never_cut() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_ds2_load_killed_during_its_rows_resumes_to_the_rows_of_one_never_cut() {
     let names = ["whole", "cut"];
-    let (pg, urls) = crate::ds2::server_with(&names).await;
+    let (pg, urls) = crate::common::server_with(&names).await;
     let load = |url: &str| spawn(&["ds2", "load", "--db-size", "100MB", "--url", url, "-q"]);
     let out = finish(load(&urls[0]));
     assert_eq!(out.code, 0, "{}", out.all());

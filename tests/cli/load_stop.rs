@@ -67,7 +67,7 @@ const BUILDING: &str = "SELECT count(*) FROM pg_stat_activity WHERE state = 'act
 /// left running (an index build goes on until it ends otherwise, its locks held against the retry).
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_during_the_index_builds_cancels_them_on_the_server() {
-    let (pg, urls) = crate::ds2::server_with(&["stop_keys"]).await;
+    let (pg, urls) = crate::common::server_with(&["stop_keys"]).await;
     let client = sql(&pg.target("postgres")).await;
     let load = spawn(&["tpcc", "load", "--scale", "10", "--url", &urls[0], "-q"]);
     let building = || async { client.query_one(BUILDING, &[&"stop_keys"]).await.unwrap().get::<_, i64>(0) };

@@ -1,16 +1,20 @@
 //! End-to-end tests of the `oltpgen` binary against real PostgreSQL servers that the tests start
 //! themselves (the built-in PostgreSQL, through `--temp-db` or a throwaway `--data-dir`), and against
 //! a SQL Server–compatible server (Babelfish) whose URL CI exports as `OLTPGEN_TEST_MSSQL_URL`
-//! (`mssql_*`, and SQL Server cases in `bad_input`; each creates and drops its own database). Without
-//! that variable when the tests are built, those are listed as ignored with the reason (`build.rs`,
-//! `mssql_common`); and against MariaDB servers the tests start themselves (`mariadb_*`, the MySQL
-//! engine), listed as ignored where the package is not installed (`mariadb_common`).
+//! (SQL Server cases in `bad_input`, `study`, `tpcc_databases`, the custom and YCSB workloads; each
+//! creates and drops its own database). Without that variable when the tests are built, those are
+//! listed as ignored with the reason (`build.rs`, `mssql_common`); and against MariaDB servers the
+//! tests start themselves (`mariadb_*`, the MySQL engine), listed as ignored where the package is not
+//! installed (`mariadb_common`).
 //!
 //! `io` drives a file of its own with direct I/O.
 //!
 //! The study cycle around repeated runs (restore, hooks, idle, meters, the median run) is `study`.
 //!
-//! One test binary, so the binary and its dependencies link once.
+//! One test binary for most suites, so the binary and its dependencies link once. Two long chains of
+//! tests that take turns have binaries of their own, which `.ci/run` runs beside this one: the SQL
+//! Server suites (`tests/sql_server`) and the searches for the maximum (`tests/find_max`); their
+//! modules live here, beside the helpers they share, as the matrix's (`tests/matrix`) do.
 
 mod agents;
 mod agents_merge;
@@ -35,7 +39,6 @@ mod ds2;
 mod ds2_dropin;
 mod failover;
 mod figures;
-mod find_max;
 mod first_hook;
 mod help_flags;
 mod io;
@@ -49,10 +52,6 @@ mod mariadb_ds2;
 mod mariadb_restore;
 mod mariadb_tpcc;
 mod memory_cgroup;
-mod mssql_common;
-mod mssql_ds2;
-mod mssql_modes;
-mod mssql_tpcc;
 mod newcomer_words;
 mod pair;
 mod pgbench;

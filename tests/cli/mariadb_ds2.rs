@@ -3,11 +3,12 @@
 //! integrity checks, runs restored to the loaded rows (new ids past the loaded ones), and drop of
 //! exactly what the load created. Each test starts a MariaDB of its own ([`MariaDb`]).
 
+use crate::common::assert_intact;
 use crate::common::{
     assert_matches_schema, assert_no_secret, assert_refused, assert_two_runs_restored_from_the_generator,
     oltpgen, result_json,
 };
-use crate::ds2::{QUICK, assert_intact};
+use crate::ds2::QUICK;
 use crate::mariadb_common::MariaDb;
 
 /// `ds2 run` on `url` for `run_time` with the flags `extra`; its result.

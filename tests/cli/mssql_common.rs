@@ -22,7 +22,7 @@ use oltpgen_driver::mssql::Client;
 pub struct Server {
     /// The server's URL (its database may create others).
     pub url: String,
-    _turn: tokio::sync::MutexGuard<'static, ()>,
+    _turn: crate::common::MssqlTurn,
 }
 
 /// The server, once it is this test's turn.
@@ -157,5 +157,26 @@ impl Drop for OwnBabelfish {
             .arg("stop")
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output();
+    }
+}
+
+/// A procedure of the user's own that `drop` must leave, in T-SQL.
+pub const MSSQL_OWN_PROCEDURE: &str = "CREATE PROCEDURE users_own AS SELECT 1";
+
+/// The procedures, functions, sequences and triggers of a SQL Server database, by name (as
+/// [`crate::common::pg_objects`]).
+pub async fn mssql_objects(client: &mut oltpgen_driver::mssql::Client) -> Vec<String> {
+    let sql = "SELECT name FROM sys.objects WHERE type IN ('P', 'FN', 'IF', 'TF', 'SO', 'TR') ORDER BY name";
+    let rows = mssql_exec(client, sql).await;
+    rows[0].iter().map(|r| r.get::<&str, _>(0).unwrap_or_default().to_string()).collect()
+}
+
+impl crate::common::MssqlDb {
+    /// Whether the database exists now.
+    pub async fn exists(&self) -> bool {
+        let mut client = crate::common::mssql(&self.admin).await;
+        mssql_int(&mut client, &format!("SELECT COUNT(*) FROM sys.databases WHERE name = '{}'", self.name))
+            .await
+            == 1
     }
 }

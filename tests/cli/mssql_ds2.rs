@@ -7,10 +7,10 @@
 
 use oltpgen_driver::mssql::Client;
 
+use crate::common::assert_intact;
 use crate::common::{
     SECRET, assert_matches_schema, assert_refused, finish, mssql_int, oltpgen, result_json, spawn,
 };
-use crate::ds2::assert_intact;
 use crate::mssql_common::{
     Database, OwnBabelfish, connect, exec, kill_run_sessions, scalar, server, wait_for_commits, with_database,
 };
@@ -94,16 +94,16 @@ async fn ds2_loads_runs_checks_clean_and_drops_on_sql_server() {
     assert_eq!(scalar(&mut c, "SELECT COUNT(*) FROM oltpgen_meta WHERE workload = 'ds2'").await, 1);
     assert_intact(&["--url", url]);
 
-    let made = crate::common::mssql_objects(&mut c).await;
+    let made = crate::mssql_common::mssql_objects(&mut c).await;
     for object in ["LOGIN", "PURCHASE", "customers_customerid_seq", "orders_orderid_seq", "restock"] {
         assert!(made.iter().any(|o| o.eq_ignore_ascii_case(object)), "{object} in {made:?}");
     }
-    exec(&mut c, crate::common::MSSQL_OWN_PROCEDURE).await;
+    exec(&mut c, crate::mssql_common::MSSQL_OWN_PROCEDURE).await;
     drop(c);
     let out = oltpgen(&["ds2", "drop", "--url", url]);
     assert_eq!(out.code, 0, "{}", out.all());
     let mut c = connect(url).await;
-    let left = crate::common::mssql_objects(&mut c).await;
+    let left = crate::mssql_common::mssql_objects(&mut c).await;
     assert_eq!(left, ["users_own"], "drop leaves the user's procedure alone, and only it");
     let left = scalar(
         &mut c,

@@ -5,10 +5,12 @@
 use std::time::Duration;
 
 use crate::common::{
-    MSSQL_OWN_PROCEDURE, MssqlDb, assert_matches_schema, assert_no_secret, assert_refused, finish, mssql,
-    mssql_exec, mssql_int, mssql_objects, mssql_turn, mssql_url, oltpgen, oltpgen_env, result_json, spawn,
+    MssqlDb, assert_matches_schema, assert_no_secret, assert_refused, finish, mssql, mssql_exec, mssql_int,
+    mssql_turn, mssql_url, oltpgen, oltpgen_env, result_json, spawn,
 };
-use crate::mssql_common::{OwnBabelfish, kill_run_sessions, wait_for_commits};
+use crate::mssql_common::{
+    MSSQL_OWN_PROCEDURE, OwnBabelfish, kill_run_sessions, mssql_objects, wait_for_commits,
+};
 
 /// `tpcc check` on `url` passes every condition.
 #[track_caller]

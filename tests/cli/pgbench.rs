@@ -9,8 +9,8 @@ use std::process::Command;
 
 use oltpgen_driver::local::binaries;
 
+use crate::common::server_with;
 use crate::common::{assert_refused, oltpgen, sql};
-use crate::ds2::server_with;
 
 /// A short flat-out run: no warmup, 3 s measured.
 const SHORT: [&str; 4] = ["--warmup", "0s", "--duration", "3s"];

@@ -2,8 +2,8 @@
 //! pgbench's clients number themselves), and TPC-B's invariant on a standby promoted mid-run.
 
 use crate::agents::{from_now, path};
+use crate::common::server_with;
 use crate::common::{finish, oltpgen, result_json, spawn, sql};
-use crate::ds2::server_with;
 use crate::pair::Pair;
 
 #[tokio::test(flavor = "multi_thread")]

@@ -6,9 +6,9 @@
 
 use serde_json::Value;
 
+use crate::common::load_all;
+use crate::common::server_with;
 use crate::common::{assert_matches_schema, finish, oltpgen, result_json, spawn, sql};
-use crate::ds2::server_with;
-use crate::tpcc_databases::load_all;
 
 /// Flat out, on two client threads, quiet.
 #[rustfmt::skip]

@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::common::server_with;
 use crate::common::{assert_matches_schema, assert_no_secret, finish, oltpgen, result_json, spawn, sql};
-use crate::ds2::server_with;
 use oltpgen_driver::Target;
 use serde_json::Value;
 
@@ -134,7 +134,7 @@ async fn a_restored_ds2_study_killed_in_run_1_compares_each_run_at_its_end_and_l
 /// the result (matching the schema), and the directory holding it (as `result`).
 async fn failed_run(db: &str, kill: bool, during: &str, said: &str) -> (String, Value, tempfile::TempDir) {
     let (pg, urls) = server_with(&[db]).await;
-    crate::tpcc_databases::load_all(&urls);
+    crate::common::load_all(&urls);
     let (admin, target) = (sql(&pg.target("postgres")).await, pg.target(db));
     let loaded = orders(&target).await;
     let dir = tempfile::tempdir().unwrap();

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use crate::common::server_with;
 use crate::common::{finish, mssql, mssql_exec, mssql_url, oltpgen, spawn};
-use crate::ds2::server_with;
 use crate::mariadb_common::MariaDb;
 
 /// A short `tpcc run` on `url` in the background: two users, no pacing, `seconds` measured.

@@ -31,7 +31,7 @@ fn slurm(dir: &Path, script: &str, args: &[&str], env: &[(&str, &str)]) -> Strin
 #[tokio::test(flavor = "multi_thread")]
 async fn three_srun_tasks_load_one_database_then_two_and_the_finish_waits_for_every_part() {
     let names = ["whole", "one", "two", "three", "missing"];
-    let (pg, urls) = crate::ds2::server_with(&names).await;
+    let (pg, urls) = crate::common::server_with(&names).await;
     let out = oltpgen(&["tpcc", "load", "--scale", "3", "--url", &urls[0], "-q"]);
     assert_eq!(out.code, 0, "{}", out.all());
     let sums = checksums::pg(&sql(&pg.target("whole")).await).await;

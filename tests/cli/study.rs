@@ -9,12 +9,12 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::checksums;
+use crate::common::server_with;
 use crate::common::{
     MssqlDb, SECRET, assert_matches_schema, assert_no_secret, assert_refused,
     assert_two_runs_restored_from_the_generator, finish, mssql, mssql_int, mssql_turn, mssql_url, oltpgen,
     result_json, spawn, sql,
 };
-use crate::ds2::server_with;
 use crate::study_common::meters;
 
 /// The hooks, each echoing what it was given into hooks.log.

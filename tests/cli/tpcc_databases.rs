@@ -11,7 +11,7 @@ use oltpgen_driver::Target;
 use crate::common::{
     MssqlDb, assert_matches_schema, assert_no_secret, mssql_turn, mssql_url, oltpgen, result_json, sql,
 };
-use crate::ds2::server_with;
+use crate::common::{load_all, server_with};
 
 /// Flat out and short: 3 s measured per step, a line a second, over two client threads.
 #[rustfmt::skip]
@@ -19,16 +19,6 @@ const QUICK: [&str; 11] = [
     "--think-time", "0", "--keying-time", "0", "--duration", "3s", "--report-interval", "1s",
     "--client-threads", "2", "--quiet",
 ];
-
-/// Loads TPC-C at scale 1 into every database of `urls` in one command, and says so once for each.
-#[track_caller]
-pub(crate) fn load_all(urls: &[String]) {
-    let mut args = vec!["tpcc", "load", "--scale", "1", "--load-workers", "2", "--quiet"];
-    args.extend(urls.iter().flat_map(|u| ["--url", u.as_str()]));
-    let out = oltpgen(&args);
-    assert_eq!(out.code, 0, "{}", out.all());
-    assert_eq!(out.stdout.matches("loaded tpcc scale 1 into").count(), urls.len(), "{}", out.stdout);
-}
 
 /// `tpcc check` of every database of `urls` in one command: each one's conditions hold, each named.
 #[track_caller]

@@ -124,7 +124,7 @@ struct Servers {
     pairs: Vec<Pair>,
     mariadb: Option<MariaDb>,
     mssql: Vec<common::MssqlDb>,
-    _turn: Option<tokio::sync::MutexGuard<'static, ()>>,
+    _turn: Option<common::MssqlTurn>,
 }
 
 impl Servers {
