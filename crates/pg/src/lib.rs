@@ -10,7 +10,6 @@
 //! | module | what the engine supplies |
 //! |---|---|
 //! | `mod.rs` (here) | connect, creating the database (`load --create-database`), batches of statements, server info and settings, room for connections, the check runner |
-//! | [`inline`] | a connection whose I/O runs in the task that queries it (pgbench's scripts), not a task of its own |
 //! | [`error`] | connect errors as one line, and every error sorted into a [`Fault`](oltpgen_vocab::error::Fault) |
 //! | [`target`] | the URL parsed into this engine's settings |
 //! | [`meta`] | the load record (`oltpgen_meta`) |
@@ -28,7 +27,6 @@ pub mod counters;
 pub mod defined;
 pub mod ds2;
 pub mod error;
-pub mod inline;
 pub mod meta;
 pub mod pgpass;
 pub mod pristine;
@@ -60,23 +58,6 @@ const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20
 /// One line that says what went wrong and what to do about it (wrong password, no such database,
 /// unreachable host, a port that does not speak PostgreSQL), without the password.
 pub async fn connect(target: &Target) -> Result<Client, Error> {
-    let (client, connection) = open(target).await?;
-    tokio::spawn(async move {
-        // The connection ends with an error when the server goes away; the client sees it on its next call.
-        let _ = connection.await;
-    });
-    Ok(client)
-}
-
-/// A connection's I/O half: the future that writes the client's requests and reads the server's answers.
-pub type Io = tokio_postgres::Connection<tokio_postgres::Socket, tokio_postgres::tls::NoTlsStream>;
-
-/// Opens one connection to `target` and returns its client and its I/O half, which the caller runs
-/// ([`connect`] spawns it; [`inline::Inline`] polls it in the task that queries).
-///
-/// # Errors
-/// As [`connect`].
-pub async fn open(target: &Target) -> Result<(Client, Io), Error> {
     let settings = target::settings(target).expect("the engine chose PostgreSQL from the target");
     let mut config = settings.config.clone();
     if config.get_connect_timeout().is_none() {
@@ -84,7 +65,7 @@ pub async fn open(target: &Target) -> Result<(Client, Io), Error> {
     }
     let label = target.label();
     let handshake = HANDSHAKE_TIMEOUT * target::hosts(&config) as u32;
-    tokio::time::timeout(handshake, config.connect(NoTls))
+    let (client, connection) = tokio::time::timeout(handshake, config.connect(NoTls))
         .await
         .map_err(|_| {
             Error::usage(format!(
@@ -93,7 +74,12 @@ pub async fn open(target: &Target) -> Result<(Client, Io), Error> {
                 handshake.as_secs()
             ))
         })?
-        .map_err(|e| connect_error(label, &e, &settings.password_from))
+        .map_err(|e| connect_error(label, &e, &settings.password_from))?;
+    tokio::spawn(async move {
+        // The connection ends with an error when the server goes away; the client sees it on its next call.
+        let _ = connection.await;
+    });
+    Ok(client)
 }
 
 /// The longest database name PostgreSQL keeps (`NAMEDATALEN` - 1 bytes); it cuts a longer one short.

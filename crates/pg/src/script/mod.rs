@@ -1,7 +1,6 @@
 //! pgbench's scripts on PostgreSQL: a session that prepares a script's SQL commands once (pgbench's
 //! `-M prepared`) and runs them one at a time as the interpreter asks
-//! ([`oltpgen_datagen::pgbench::Vars::step`]), its connection's I/O run by the queries themselves
-//! ([`Inline`]), as libpq's is by pgbench's client threads.
+//! ([`oltpgen_datagen::pgbench::Vars::step`]).
 //!
 //! Parameters are sent as text, as pgbench sends them, so the server reads each as the type it inferred
 //! when the statement was prepared (`aid = $1` an `int4` for an `int4` column). Results a script keeps
@@ -10,11 +9,10 @@
 mod text;
 
 use futures_util::{TryStreamExt, pin_mut};
-use tokio_postgres::Statement;
+use tokio_postgres::{Client, Statement};
 
 use self::text::{Raw, TextParam};
 use super::error::txn_error;
-use super::inline::Inline;
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::TxnError;
 use oltpgen_vocab::{Error, Target};
@@ -56,19 +54,17 @@ impl Connector {
     /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when a statement does not
     /// prepare.
     pub async fn open(&self) -> Result<Session, TxnError> {
-        let conn = Inline::connect(&self.target).await.map_err(|_| TxnError::LOST)?;
-        let client = conn.client();
-        let prepared = conn
-            .drive(futures_util::future::join_all(self.statements.iter().map(|sql| client.prepare(sql))))
-            .await;
+        let client = super::connect(&self.target).await.map_err(|_| TxnError::LOST)?;
+        let prepared =
+            futures_util::future::join_all(self.statements.iter().map(|sql| client.prepare(sql))).await;
         let statements = prepared.into_iter().collect::<Result<_, _>>().map_err(|e| txn_error(&e))?;
-        Ok(Session { conn, statements })
+        Ok(Session { client, statements })
     }
 }
 
 /// A connection with a script's statements prepared.
 pub struct Session {
-    conn: Inline,
+    client: Client,
     statements: Vec<Statement>,
 }
 
@@ -87,16 +83,15 @@ impl Session {
     ) -> Result<Option<Rows>, TxnError> {
         let statement = &self.statements[index];
         let params = params.iter().map(|p| TextParam(p.as_deref()));
-        let client = self.conn.client();
         if !keep {
-            self.conn.drive(client.execute_raw(statement, params)).await.map_err(|e| txn_error(&e))?;
+            self.client.execute_raw(statement, params).await.map_err(|e| txn_error(&e))?;
             return Ok(None);
         }
         let columns: Vec<String> = statement.columns().iter().map(|c| c.name().to_string()).collect();
-        let stream = self.conn.drive(client.query_raw(statement, params)).await.map_err(|e| txn_error(&e))?;
+        let stream = self.client.query_raw(statement, params).await.map_err(|e| txn_error(&e))?;
         pin_mut!(stream);
         let mut rows = Vec::new();
-        while let Some(row) = self.conn.drive(stream.try_next()).await.map_err(|e| txn_error(&e))? {
+        while let Some(row) = stream.try_next().await.map_err(|e| txn_error(&e))? {
             let mut values = Vec::with_capacity(columns.len());
             for (i, column) in statement.columns().iter().enumerate() {
                 let raw: Option<Raw<'_>> = row.try_get(i).map_err(|_| TxnError { fault: Fault::Fatal })?;
@@ -114,11 +109,11 @@ impl Session {
 
     /// Ends whatever transaction a failed script left open, so the connection is ready for the next.
     pub async fn rollback(&self) {
-        let _ = self.conn.drive(self.conn.client().batch_execute("ROLLBACK")).await;
+        let _ = self.client.batch_execute("ROLLBACK").await;
     }
 
     /// Whether the connection is gone.
     pub fn is_closed(&self) -> bool {
-        self.conn.is_closed()
+        self.client.is_closed()
     }
 }
