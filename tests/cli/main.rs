@@ -34,6 +34,7 @@ mod drop_dependents;
 mod ds2;
 mod ds2_dropin;
 mod failover;
+mod failover_any;
 mod figures;
 mod find_max;
 mod first_hook;

@@ -1,0 +1,260 @@
+//! Lost commits of any workload through a failover (issues 40 and 41): pgbench's `tpcb-like`
+//! acknowledged by its history insert (oltpgen's wrapper, pgbench's text verbatim) and a user's script
+//! acknowledged by the row its `-- oltpgen: ack` statement returns, run together on a throwaway
+//! PostgreSQL primary whose standby is held back, then promoted without what it had not received. The
+//! result's figures must agree with what each server holds, counted by the test's own queries; a
+//! script that names no acknowledgement is "not measured", and says so.
+
+use crate::agents::path;
+use crate::common::{assert_matches_schema, finish, oltpgen, result_json, spawn, sql};
+use crate::pair::Pair;
+
+/// A user's order entry: the order's id and customer, as the database returned them, are its
+/// acknowledgement; the lookup reads every order back.
+const ORDERS: &str = "\\set cid random(1, 1000)
+\\set amount random(1, 500)
+BEGIN;
+-- oltpgen: ack
+INSERT INTO my_orders (cid, amount) VALUES (:cid, :amount) RETURNING id, cid;
+UPDATE my_customers SET spent = spent + :amount WHERE cid = :cid;
+END;
+-- oltpgen: ack-check SELECT id, cid FROM my_orders
+";
+
+/// How many rows `query` counts on the server at `url`.
+async fn count(url: &str, query: &str) -> i64 {
+    let target: oltpgen_driver::Target = oltpgen_driver::engine::parse_url(url).unwrap();
+    sql(&target).await.query_one(query, &[]).await.unwrap().get(0)
+}
+
+/// The commits each server holds: history rows (one per `tpcb-like`) and orders.
+async fn held(url: &str) -> [i64; 2] {
+    [
+        count(url, "SELECT count(*) FROM pgbench_history").await,
+        count(url, "SELECT count(*) FROM my_orders").await,
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn scripts_report_the_acknowledged_commits_an_asynchronous_failover_lost() {
+    let pair = Pair::start(false);
+    pair.load("tpcb", &["--scale", "1"]);
+    let primary = pair.url_of(0, "tpcb");
+    let target: oltpgen_driver::Target = oltpgen_driver::engine::parse_url(&primary).unwrap();
+    sql(&target)
+        .await
+        .batch_execute(
+            "CREATE TABLE my_orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, cid int, amount int);
+             CREATE TABLE my_customers (cid int PRIMARY KEY, spent bigint);
+             INSERT INTO my_customers SELECT g, 0 FROM generate_series(1, 1000) g;",
+        )
+        .await
+        .unwrap();
+    let script = pair.dir().join("orders.sql");
+    std::fs::write(&script, ORDERS).unwrap();
+    let out_dir = pair.dir().join("result");
+    let pid_file = pair.dir().join("walreceiver.pid");
+    let cmd = pair.fail_over_cmd(&format!("kill -KILL $(cat {})", pid_file.display()));
+    let url = pair.url("tpcb");
+    #[rustfmt::skip]
+    let args: Vec<String> = [
+        "custom", "run", "--url", &url, "--out", path(&out_dir), "--users", "4",
+        "--pgbench-builtin", "tpcb-like", "--pgbench-script", path(&script),
+        "--warmup", "1s", "--duration", "40s", "--report-interval", "5s", "--fault-at", "20s", "--fault-cmd", &cmd,
+    ]
+    .map(String::from)
+    .to_vec();
+    let run = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        finish(spawn(&args))
+    });
+    tokio::time::sleep(std::time::Duration::from_secs(12)).await;
+    pair.hold_back_standby(&pid_file).await;
+    let out = run.await.unwrap();
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    let lost = &r["lost_commits"];
+    let (checked, reported) = (lost["checked"].as_u64(), lost["lost"].as_u64());
+    let (Some(checked), Some(reported)) = (checked, reported) else {
+        panic!("no comparison: {lost}\n{}", out.all())
+    };
+    assert!(reported > 0, "the standby was held back: commits were lost: {lost}\n{}", out.all());
+    assert!(checked > reported, "some acknowledged commits are on the new primary: {lost}");
+    assert_eq!(out.code, 1, "a lost commit fails the run: {}", out.all());
+    assert!(
+        out.stderr.contains(&format!("acknowledged commits lost: {reported} of {checked} ")),
+        "{}",
+        out.stderr
+    );
+    let first = lost["first"].as_array().unwrap();
+    assert_eq!(first.len() as u64, reported.min(10));
+    for listed in first {
+        let text = listed.as_str().unwrap();
+        let said = text.starts_with("tpcb-like: tid=") || text.starts_with("orders: (");
+        assert!(said, "each lost commit said in its script's words: {text}");
+    }
+    // Found on the new primary by the test's own count: every acknowledged commit it holds, plus at
+    // most the transactions in flight when the primary went (one per user), never acknowledged.
+    let found = checked - reported;
+    let new: i64 = held(&pair.url_of(1, "tpcb")).await.iter().sum();
+    assert!(
+        (found..=found + 4).contains(&(new as u64)),
+        "new primary holds {new}; {found} acknowledged found"
+    );
+    // The old primary holds every commit it acknowledged, and at most those in flight besides.
+    pair.restart_old_primary();
+    let old: i64 = held(&pair.url_of(0, "tpcb")).await.iter().sum();
+    assert!(
+        (checked..=checked + 4).contains(&(old as u64)),
+        "old primary holds {old}; {checked} acknowledged"
+    );
+    let truly_lost = (old - new) as u64;
+    assert!(truly_lost >= reported && truly_lost - reported <= 4, "{truly_lost} lost, {reported} reported");
+    // TPC-B's invariant holds on the new primary: whole transactions only.
+    let check = oltpgen(&["tpcb", "check", "--url", &pair.url_of(1, "tpcb")]);
+    assert_eq!(check.code, 0, "{}", check.all());
+}
+
+#[test]
+fn a_script_that_names_no_acknowledgement_has_its_lost_commits_not_measured() {
+    let pair = Pair::start(true);
+    pair.load("tpcb", &["--scale", "1"]);
+    let out_dir = pair.dir().join("result");
+    let (url, cmd) = (pair.url("tpcb"), pair.fail_over_cmd("true"));
+    #[rustfmt::skip]
+    let out = finish(spawn(&[
+        "custom", "run", "--url", &url, "--out", path(&out_dir), "--users", "2", "--pgbench-builtin", "select-only",
+        "--warmup", "1s", "--duration", "15s", "--report-interval", "5s", "--fault-at", "5s", "--fault-cmd", &cmd,
+    ]));
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    assert_eq!(r["lost_commits"]["not_measured"], "the script names no acknowledgement", "{}", out.all());
+    assert!(
+        out.stdout.contains("acknowledged commits lost: not measured: the script names no acknowledgement"),
+        "{}",
+        out.all()
+    );
+    // Named, not a failure: the user chose not to count them.
+    assert_eq!(out.code, 0, "{}", out.all());
+}
+
+/// An order-entry workload whose `new_order` names its acknowledgement: the order insert's parameters
+/// (customer, item, quantity), read back from `orders`.
+const SHOP: &str = r#"name = "shop"
+
+[[tables]]
+name = "customers"
+rows = 1000
+primary_key = ["id"]
+columns = [
+  { name = "id", ty = "int", gen = "sequence" },
+  { name = "balance", ty = "numeric(12,2)", gen = { uniform = { min = 0, max = 5000 } } },
+]
+
+[[tables]]
+name = "items"
+rows = 100
+primary_key = ["id"]
+columns = [
+  { name = "id", ty = "int", gen = "sequence" },
+  { name = "sold", ty = "int", gen = { constant = 0 } },
+]
+
+[[tables]]
+name = "orders"
+rows = 0
+columns = [
+  { name = "customer", ty = "int", gen = { constant = 0 } },
+  { name = "item", ty = "int", gen = { constant = 0 } },
+  { name = "qty", ty = "int", gen = { constant = 0 } },
+]
+
+[[transactions]]
+name = "new_order"
+weight = 5
+rollback_pct = 1
+params = { customer = { uniform = { min = 1, rows_of = "customers" } },
+           item = { uniform = { min = 1, rows_of = "items" } }, qty = { uniform = { min = 1, max = 5 } } }
+statements = [
+  { sql = "UPDATE items SET sold = sold + :qty WHERE id = :item", rows = 1 },
+  { sql = "INSERT INTO orders (customer, item, qty) VALUES (:customer, :item, :qty)" },
+]
+ack = { statement = 2, check = "SELECT CONCAT_WS(',', customer, item, qty) AS k FROM orders" }
+
+[[transactions]]
+name = "payment"
+weight = 4
+statements = [
+  { sql = "UPDATE customers SET balance = balance + $2 WHERE id = $1", rows = 1,
+    params = [{ uniform = { min = 1, rows_of = "customers" } }, { uniform = { min = 1, max = 500 } }] },
+]
+
+[[checks]]
+name = "every item's sold count is its orders' quantities"
+sql = "SELECT CAST(i.id AS text) AS k FROM items i LEFT JOIN (SELECT item, SUM(qty) AS q FROM orders GROUP BY item) o ON o.item = i.id WHERE i.sold <> COALESCE(o.q, 0)"
+"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workload_file_reports_the_acknowledged_orders_an_asynchronous_failover_lost() {
+    let pair = Pair::start(false);
+    let file = pair.dir().join("shop.toml");
+    std::fs::write(&file, SHOP).unwrap();
+    pair.load_into("custom", "shop", &["--file", path(&file)]);
+    let out_dir = pair.dir().join("result");
+    let pid_file = pair.dir().join("walreceiver.pid");
+    let cmd = pair.fail_over_cmd(&format!("kill -KILL $(cat {})", pid_file.display()));
+    let url = pair.url("shop");
+    #[rustfmt::skip]
+    let args: Vec<String> = [
+        "custom", "run", "--file", path(&file), "--url", &url, "--out", path(&out_dir), "--users", "4",
+        "--warmup", "1s", "--duration", "40s", "--report-interval", "5s", "--fault-at", "20s", "--fault-cmd", &cmd,
+    ]
+    .map(String::from)
+    .to_vec();
+    let run = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        finish(spawn(&args))
+    });
+    tokio::time::sleep(std::time::Duration::from_secs(12)).await;
+    pair.hold_back_standby(&pid_file).await;
+    let out = run.await.unwrap();
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    let lost = &r["lost_commits"];
+    let (checked, reported) = (lost["checked"].as_u64(), lost["lost"].as_u64());
+    let (Some(checked), Some(reported)) = (checked, reported) else {
+        panic!("no comparison: {lost}\n{}", out.all())
+    };
+    assert!(reported > 0 && checked > reported, "the standby was held back: {lost}\n{}", out.all());
+    assert_eq!(out.code, 1, "a lost commit fails the run: {}", out.all());
+    assert!(
+        out.stderr.contains(&format!("acknowledged commits lost: {reported} of {checked} ")),
+        "{}",
+        out.stderr
+    );
+    for listed in lost["first"].as_array().unwrap() {
+        assert!(listed.as_str().unwrap().starts_with("new_order: ("), "{listed}");
+    }
+    let orders = "SELECT count(*) FROM orders";
+    let found = checked - reported;
+    let new = count(&pair.url_of(1, "shop"), orders).await as u64;
+    assert!((found..=found + 4).contains(&new), "new primary holds {new} orders; {found} acknowledged found");
+    pair.restart_old_primary();
+    let old = count(&pair.url_of(0, "shop"), orders).await as u64;
+    assert!((checked..=checked + 4).contains(&old), "old primary holds {old} orders; {checked} acknowledged");
+    // The file's checks pass on the new primary: whole transactions only.
+    let check = oltpgen(&["custom", "check", "--file", path(&file), "--url", &pair.url_of(1, "shop")]);
+    assert_eq!(check.code, 0, "{}", check.all());
+}
+
+#[test]
+fn an_ack_naming_no_statement_of_its_transaction_is_refused_at_its_line() {
+    let (keep, root) = crate::common::data_dir();
+    let file = keep.path().join("shop.toml");
+    std::fs::write(&file, SHOP.replace("ack = { statement = 2,", "ack = { statement = 3,")).unwrap();
+    let out = oltpgen(&["custom", "load", "--file", path(&file), "--data-dir", &root]);
+    crate::common::assert_refused(
+        &out,
+        "shop.toml:40: workload shop: transaction new_order, ack: statement = 3: the transaction has statements 1 to 2",
+    );
+}
