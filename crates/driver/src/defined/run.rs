@@ -102,22 +102,28 @@ fn label_statement(workload: &Defined, e: Error) -> Error {
 /// index), all rows; an ack said by its transaction's name and its statement's parameters.
 fn lookup(definition: &'static WorkloadDef) -> Option<AckLookup> {
     definition.transactions.iter().any(|t| t.ack.is_some()).then_some(())?;
-    Some(AckLookup::new(
-        "comparing the acknowledged transactions",
-        move |acks, engine| {
-            let txn = &definition.transactions[usize::from(acks[0].kind)];
-            let check = txn.ack.as_ref().map_or("", |a| a.check_in(crate::engine::defined::dialect(engine)));
-            (check.to_string(), i64::MAX)
-        },
-        move |a| {
-            let txn = &definition.transactions[usize::from(a.kind)];
-            let n =
-                txn.ack.as_ref().and_then(|ack| Some(txn.statements.get(ack.statement - 1)?.params.len()));
-            let values: Vec<String> =
-                a.key[..n.unwrap_or(0).min(a.key.len())].iter().map(i64::to_string).collect();
-            format!("{}: ({})", txn.name, values.join(", "))
-        },
-    ))
+    Some(
+        AckLookup::new(
+            "comparing the acknowledged transactions",
+            move |acks, engine| {
+                let txn = &definition.transactions[usize::from(acks[0].kind)];
+                let check =
+                    txn.ack.as_ref().map_or("", |a| a.check_in(crate::engine::defined::dialect(engine)));
+                (check.to_string(), i64::MAX)
+            },
+            move |a| {
+                let txn = &definition.transactions[usize::from(a.kind)];
+                let n = txn
+                    .ack
+                    .as_ref()
+                    .and_then(|ack| Some(txn.statements.get(ack.statement - 1)?.params.len()));
+                let values: Vec<String> =
+                    a.key[..n.unwrap_or(0).min(a.key.len())].iter().map(i64::to_string).collect();
+                format!("{}: ({})", txn.name, values.join(", "))
+            },
+        )
+        .counted(),
+    )
 }
 
 /// A think time of mean `mean`, negative exponential as TPC-C's (cut at ten times the mean); none for

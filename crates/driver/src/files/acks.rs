@@ -1,11 +1,14 @@
-//! The orders a run saw acknowledged, kept beside its result ([`ACKS_FILE`]) so that `tpcc check
+//! The commits a run saw acknowledged, kept beside its result ([`ACKS_FILE`]) so that `tpcc check
 //! --result DIR` and `ds2 check --result DIR` compare them with the database serving later, as the end of
-//! each run does. Binary rather than CSV, after a 16-byte header naming the format: each
-//! acknowledgement is its kind, target and study's run (one byte each), how many values its key has
-//! (one byte), then each value as a zigzag LEB128 varint, so that a TPC-C order takes about 13 bytes
-//! (a million, 13 MB). Written at the end of the run, as `result.json` is (a run killed with SIGKILL
-//! keeps neither). Files of the earlier formats (`oltpgen acks v1`/`v2`: 16-byte TPC-C or DS2 orders,
-//! v1's run byte spare, 0) still read, v1's orders of no known run.
+//! each run does. Binary rather than CSV, after a 16-byte header naming the format. TPC-C's and DS2's
+//! orders are written as they always were (`oltpgen acks v2`): 16 bytes each (warehouse, order id and
+//! customer as little-endian `u32`, district, line count, target and the study's run as one byte each;
+//! DS2's purchase with no warehouse or district), so a million orders take 16 MB and any oltpgen reads
+//! them. Keys that do not fit that (a script's or a workload file's, of another kind, wider values)
+//! make the file `oltpgen acks v3`: each acknowledgement its kind, target, run and value count (one
+//! byte each), then each value as a zigzag LEB128 varint. Written at the end of the run, as
+//! `result.json` is (a run killed with SIGKILL keeps neither). A file of the first format (`oltpgen acks
+//! v1`: the run's byte spare, 0) still reads, its orders of no known run.
 
 use std::path::{Path, PathBuf};
 
@@ -148,9 +151,12 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(), String> {
     write(out, &all).map_err(|e| format!("cannot write {}: {e}", out.join(ACKS_FILE).display()))
 }
 
-/// The file's bytes: the header, then each acknowledgement (its key's values up to its last that is
-/// not 0).
+/// The file's bytes: the header, then each acknowledgement, in 16 bytes when every one fits TPC-C's or
+/// DS2's order ([`order_bytes`]), else as its key's values up to its last that is not 0.
 fn encode(acks: &[Ack]) -> Vec<u8> {
+    if let Some(orders) = acks.iter().map(order_bytes).collect::<Option<Vec<_>>>() {
+        return [MAGIC_V2.as_slice(), &orders.concat()].concat();
+    }
     let mut out = Vec::with_capacity(MAGIC.len() + acks.len() * 16);
     out.extend_from_slice(MAGIC);
     for a in acks {
@@ -167,6 +173,30 @@ fn encode(acks: &[Ack]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// `a` as the second format's 16 bytes, when it is of kind 0 and its key fits them: TPC-C's order
+/// (warehouse from 1, district, id, customer, line count) or DS2's purchase (id, customer, line count),
+/// read back as the same key.
+fn order_bytes(a: &Ack) -> Option<[u8; RECORD_V2]> {
+    let u32_of = |v: i64| u32::try_from(v).ok();
+    let u8_of = |v: i64| u8::try_from(v).ok();
+    let [k0, k1, k2, k3, k4] = a.key;
+    // DS2's purchase: no warehouse or district (0), read back as its three values.
+    let (w, d, o, c, lines) = if k3 == 0 && k4 == 0 {
+        (0, 0, u32_of(k0)?, u32_of(k1)?, u8_of(k2)?)
+    } else {
+        (u32_of(k0).filter(|&w| w > 0)?, u8_of(k1)?, u32_of(k2)?, u32_of(k3)?, u8_of(k4)?)
+    };
+    if a.kind != 0 {
+        return None;
+    }
+    let mut out = [0; RECORD_V2];
+    out[..4].copy_from_slice(&w.to_le_bytes());
+    out[4..8].copy_from_slice(&o.to_le_bytes());
+    out[8..12].copy_from_slice(&c.to_le_bytes());
+    out[12..].copy_from_slice(&[d, lines, a.target, a.run]);
+    Some(out)
 }
 
 /// The acknowledgements in `bytes` (any format), or what is wrong with them.
@@ -252,9 +282,14 @@ mod tests {
             Ack::new(1, &[]),
         ];
         let bytes = encode(&acks);
-        // A TPC-C order of small figures: 4 bytes, then 1 + 1 + 2 + 1 + 1.
-        assert_eq!(encode(&acks[..1]).len(), 16 + 10);
         assert_eq!(decode(&bytes).unwrap(), acks);
+        // TPC-C's orders and DS2's purchases in 16 bytes each, as any oltpgen wrote and reads them.
+        let orders = [acks[0], acks[1], Ack::new(0, &[20_001, 5, 3])];
+        let bytes_v2 = encode(&orders);
+        assert_eq!((&bytes_v2[..16], bytes_v2.len()), (MAGIC_V2.as_slice(), 16 + 3 * 16));
+        assert_eq!(decode(&bytes_v2).unwrap(), orders);
+        // A key of another kind, or wider: its values as varints (here 4 bytes, then 1 + 1 + 2 + 1 + 1).
+        assert_eq!(encode(&[Ack { kind: 1, ..acks[0] }]).len(), 16 + 10);
         assert_eq!(decode(MAGIC).unwrap(), []);
         assert!(decode(&bytes[..bytes.len() - 5]).unwrap_err().contains("cut short"));
         assert!(decode(b"w_id,d_id,o_id\n").unwrap_err().contains("not a file of acknowledged orders"));

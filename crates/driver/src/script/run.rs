@@ -288,26 +288,30 @@ fn lookup(scripts: &[Script]) -> Option<AckLookup> {
             (s.name.clone(), named.unwrap_or_default())
         })
         .collect();
-    Some(AckLookup::new(
-        "comparing the scripts' acknowledged rows",
-        move |acks, _| {
-            let check = checks[usize::from(acks[0].kind)].as_deref().unwrap_or("SELECT NULL WHERE false");
-            // Each row's columns, in order, as text joined by commas: the key as the script saw it.
-            let query = format!(
-                "SELECT (SELECT string_agg(coalesce(j.value, ''), ',' ORDER BY j.n) \
+    Some(
+        AckLookup::new(
+            "comparing the scripts' acknowledged rows",
+            move |acks, _| {
+                let check = checks[usize::from(acks[0].kind)].as_deref().unwrap_or("SELECT NULL WHERE false");
+                // Each row's columns, in order, as text joined by commas: the key as the script saw it.
+                let query = format!(
+                    "SELECT (SELECT string_agg(coalesce(j.value, ''), ',' ORDER BY j.n) \
                  FROM json_each_text(row_to_json(r)) WITH ORDINALITY j(key, value, n)) FROM ({check}) r"
-            );
-            (query, i64::MAX)
-        },
-        move |a| {
-            let (script, names) = &said[usize::from(a.kind)];
-            if !names.is_empty() {
-                let values: Vec<String> = names.iter().zip(a.key).map(|(n, v)| format!("{n}={v}")).collect();
-                return format!("{script}: {}", values.join(" "));
-            }
-            let n = a.key.iter().rposition(|&v| v != 0).map_or(1, |i| i + 1);
-            let values: Vec<String> = a.key[..n].iter().map(i64::to_string).collect();
-            format!("{script}: ({})", values.join(", "))
-        },
-    ))
+                );
+                (query, i64::MAX)
+            },
+            move |a| {
+                let (script, names) = &said[usize::from(a.kind)];
+                if !names.is_empty() {
+                    let values: Vec<String> =
+                        names.iter().zip(a.key).map(|(n, v)| format!("{n}={v}")).collect();
+                    return format!("{script}: {}", values.join(" "));
+                }
+                let n = a.key.iter().rposition(|&v| v != 0).map_or(1, |i| i + 1);
+                let values: Vec<String> = a.key[..n].iter().map(i64::to_string).collect();
+                format!("{script}: ({})", values.join(", "))
+            },
+        )
+        .counted(),
+    )
 }
