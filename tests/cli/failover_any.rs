@@ -43,6 +43,63 @@ fn missing(
 const COMMITS: &str = "SELECT concat_ws(',', 'h', tid, bid, aid, delta, mtime) FROM pgbench_history \
                        UNION ALL SELECT concat_ws(',', 'o', id, cid, amount) FROM my_orders";
 
+/// Runs `oltpgen custom run` with `args` through both servers' URL for `db`, 40 s, failing over 20 s
+/// in with the standby held back from 12 s (its WAL receiver stopped, then killed with what it had not
+/// read): commits were lost, the run says how many of how many (exit 1), and each server holds what
+/// the figures say, counted by `commits` (one text column, a row per commit): the new primary every
+/// acknowledged commit found and at most one in flight per user besides, the old one (restarted) the
+/// lost ones and at most those in flight besides. Returns the result's `lost_commits`.
+async fn lost_in_a_failover(pair: &Pair, db: &str, args: &[&str], commits: &str) -> serde_json::Value {
+    let out_dir = pair.dir().join("result");
+    let pid_file = pair.dir().join("walreceiver.pid");
+    let cmd = pair.fail_over_cmd(&format!("kill -KILL $(cat {})", pid_file.display()));
+    let url = pair.url(db);
+    #[rustfmt::skip]
+    let all: Vec<String> = [
+        &["custom", "run", "--url", &url, "--out", path(&out_dir), "--users", "4", "--warmup", "1s"][..],
+        &["--duration", "40s", "--report-interval", "5s", "--fault-at", "20s", "--fault-cmd", &cmd],
+        args,
+    ]
+    .concat()
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let run = tokio::task::spawn_blocking(move || {
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        finish(spawn(&all))
+    });
+    tokio::time::sleep(std::time::Duration::from_secs(12)).await;
+    pair.hold_back_standby(&pid_file).await;
+    let out = run.await.unwrap();
+    let r = result_json(&out_dir);
+    assert_matches_schema(&r);
+    let lost = r["lost_commits"].clone();
+    // The figures the report quotes (`-- --nocapture`).
+    eprintln!("{db}: {lost}");
+    let (checked, reported) = (lost["checked"].as_u64(), lost["lost"].as_u64());
+    let (Some(checked), Some(reported)) = (checked, reported) else {
+        panic!("no comparison: {lost}\n{}", out.all())
+    };
+    assert!(reported > 0, "the standby was held back: commits were lost: {lost}\n{}", out.all());
+    assert!(checked > reported, "some acknowledged commits are on the new primary: {lost}");
+    assert_eq!(out.code, 1, "a lost commit fails the run: {}", out.all());
+    let said = format!("acknowledged commits lost: {reported} of {checked} ");
+    assert!(out.stderr.contains(&said), "{}", out.stderr);
+    assert_eq!(lost["first"].as_array().unwrap().len() as u64, reported.min(10));
+    // Found on the new primary by the test's own count: every acknowledged commit it holds, plus at
+    // most the transactions in flight when the primary went (one per user), never acknowledged.
+    let found = checked - reported;
+    let new = rows(&pair.url_of(1, db), commits).await;
+    let held: u64 = new.values().sum();
+    assert!((found..=found + 4).contains(&held), "new primary holds {held}; {found} acknowledged found");
+    // The old primary holds every commit it made: those the new one lacks are the acknowledged ones
+    // reported lost, and at most those in flight besides.
+    pair.restart_old_primary();
+    let truly_lost = missing(&rows(&pair.url_of(0, db), commits).await, &new);
+    assert!((reported..=reported + 4).contains(&truly_lost), "{truly_lost} lost, {reported} reported");
+    lost
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn scripts_report_the_acknowledged_commits_an_asynchronous_failover_lost() {
     let pair = Pair::start(false);
@@ -60,60 +117,13 @@ async fn scripts_report_the_acknowledged_commits_an_asynchronous_failover_lost()
         .unwrap();
     let script = pair.dir().join("orders.sql");
     std::fs::write(&script, ORDERS).unwrap();
-    let out_dir = pair.dir().join("result");
-    let pid_file = pair.dir().join("walreceiver.pid");
-    let cmd = pair.fail_over_cmd(&format!("kill -KILL $(cat {})", pid_file.display()));
-    let url = pair.url("tpcb");
-    #[rustfmt::skip]
-    let args: Vec<String> = [
-        "custom", "run", "--url", &url, "--out", path(&out_dir), "--users", "4",
-        "--pgbench-builtin", "tpcb-like", "--pgbench-script", path(&script),
-        "--warmup", "1s", "--duration", "40s", "--report-interval", "5s", "--fault-at", "20s", "--fault-cmd", &cmd,
-    ]
-    .map(String::from)
-    .to_vec();
-    let run = tokio::task::spawn_blocking(move || {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        finish(spawn(&args))
-    });
-    tokio::time::sleep(std::time::Duration::from_secs(12)).await;
-    pair.hold_back_standby(&pid_file).await;
-    let out = run.await.unwrap();
-    let r = result_json(&out_dir);
-    assert_matches_schema(&r);
-    let lost = &r["lost_commits"];
-    // The figures the report quotes (`-- --nocapture`).
-    eprintln!("{}: {lost}", out_dir.display());
-    let (checked, reported) = (lost["checked"].as_u64(), lost["lost"].as_u64());
-    let (Some(checked), Some(reported)) = (checked, reported) else {
-        panic!("no comparison: {lost}\n{}", out.all())
-    };
-    assert!(reported > 0, "the standby was held back: commits were lost: {lost}\n{}", out.all());
-    assert!(checked > reported, "some acknowledged commits are on the new primary: {lost}");
-    assert_eq!(out.code, 1, "a lost commit fails the run: {}", out.all());
-    assert!(
-        out.stderr.contains(&format!("acknowledged commits lost: {reported} of {checked} ")),
-        "{}",
-        out.stderr
-    );
-    let first = lost["first"].as_array().unwrap();
-    assert_eq!(first.len() as u64, reported.min(10));
-    for listed in first {
+    let scripts = ["--pgbench-builtin", "tpcb-like", "--pgbench-script", path(&script)];
+    let lost = lost_in_a_failover(&pair, "tpcb", &scripts, COMMITS).await;
+    for listed in lost["first"].as_array().unwrap() {
         let text = listed.as_str().unwrap();
         let said = text.starts_with("tpcb-like: tid=") || text.starts_with("orders: (");
         assert!(said, "each lost commit said in its script's words: {text}");
     }
-    // Found on the new primary by the test's own count: every acknowledged commit it holds, plus at
-    // most the transactions in flight when the primary went (one per user), never acknowledged.
-    let found = checked - reported;
-    let new = rows(&pair.url_of(1, "tpcb"), COMMITS).await;
-    let held: u64 = new.values().sum();
-    assert!((found..=found + 4).contains(&held), "new primary holds {held}; {found} acknowledged found");
-    // The old primary holds every commit it made: those the new one lacks are the acknowledged ones
-    // reported lost, and at most those in flight besides.
-    pair.restart_old_primary();
-    let truly_lost = missing(&rows(&pair.url_of(0, "tpcb"), COMMITS).await, &new);
-    assert!((reported..=reported + 4).contains(&truly_lost), "{truly_lost} lost, {reported} reported");
     // TPC-B's invariant holds on the new primary: whole transactions only.
     let check = oltpgen(&["tpcb", "check", "--url", &pair.url_of(1, "tpcb")]);
     assert_eq!(check.code, 0, "{}", check.all());
@@ -207,54 +217,11 @@ async fn a_workload_file_reports_the_acknowledged_orders_an_asynchronous_failove
     let file = pair.dir().join("shop.toml");
     std::fs::write(&file, SHOP).unwrap();
     pair.load_into("custom", "shop", &["--file", path(&file)]);
-    let out_dir = pair.dir().join("result");
-    let pid_file = pair.dir().join("walreceiver.pid");
-    let cmd = pair.fail_over_cmd(&format!("kill -KILL $(cat {})", pid_file.display()));
-    let url = pair.url("shop");
-    #[rustfmt::skip]
-    let args: Vec<String> = [
-        "custom", "run", "--file", path(&file), "--url", &url, "--out", path(&out_dir), "--users", "4",
-        "--warmup", "1s", "--duration", "40s", "--report-interval", "5s", "--fault-at", "20s", "--fault-cmd", &cmd,
-    ]
-    .map(String::from)
-    .to_vec();
-    let run = tokio::task::spawn_blocking(move || {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        finish(spawn(&args))
-    });
-    tokio::time::sleep(std::time::Duration::from_secs(12)).await;
-    pair.hold_back_standby(&pid_file).await;
-    let out = run.await.unwrap();
-    let r = result_json(&out_dir);
-    assert_matches_schema(&r);
-    let lost = &r["lost_commits"];
-    // The figures the report quotes (`-- --nocapture`).
-    eprintln!("{}: {lost}", out_dir.display());
-    let (checked, reported) = (lost["checked"].as_u64(), lost["lost"].as_u64());
-    let (Some(checked), Some(reported)) = (checked, reported) else {
-        panic!("no comparison: {lost}\n{}", out.all())
-    };
-    assert!(reported > 0 && checked > reported, "the standby was held back: {lost}\n{}", out.all());
-    assert_eq!(out.code, 1, "a lost commit fails the run: {}", out.all());
-    assert!(
-        out.stderr.contains(&format!("acknowledged commits lost: {reported} of {checked} ")),
-        "{}",
-        out.stderr
-    );
+    let orders = "SELECT concat_ws(',', customer, item, qty, tag) FROM orders";
+    let lost = lost_in_a_failover(&pair, "shop", &["--file", path(&file)], orders).await;
     for listed in lost["first"].as_array().unwrap() {
         assert!(listed.as_str().unwrap().starts_with("new_order: ("), "{listed}");
     }
-    let orders = "SELECT concat_ws(',', customer, item, qty, tag) FROM orders";
-    let found = checked - reported;
-    let new = rows(&pair.url_of(1, "shop"), orders).await;
-    let held: u64 = new.values().sum();
-    assert!(
-        (found..=found + 4).contains(&held),
-        "new primary holds {held} orders; {found} acknowledged found"
-    );
-    pair.restart_old_primary();
-    let truly_lost = missing(&rows(&pair.url_of(0, "shop"), orders).await, &new);
-    assert!((reported..=reported + 4).contains(&truly_lost), "{truly_lost} lost, {reported} reported");
     // The file's checks pass on the new primary: whole transactions only.
     let check = oltpgen(&["custom", "check", "--file", path(&file), "--url", &pair.url_of(1, "shop")]);
     assert_eq!(check.code, 0, "{}", check.all());
