@@ -38,6 +38,7 @@ mod drop_dependents;
 mod ds2;
 mod ds2_dropin;
 mod failover;
+mod failover_any;
 mod figures;
 mod first_hook;
 mod help_flags;

@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::{
-    ColumnSpec, Gen, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value, WorkloadDef, parse_timestamp,
+    ACK_VALUES, AckSpec, ColumnSpec, Gen, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value, WorkloadDef,
+    parse_timestamp,
 };
 use crate::schema::ColumnType;
 
@@ -196,6 +197,9 @@ impl WorkloadDef {
         }
         for (i, statement) in txn.statements.iter().enumerate() {
             self.check_statement(&format!("{at}, statement {}", i + 1), statement)?;
+        }
+        if let Some(ack) = &txn.ack {
+            check_ack(&at, txn, ack)?;
         }
         Ok(())
     }
@@ -589,4 +593,47 @@ pub(super) fn marks(sql: &str) -> Vec<(std::ops::Range<usize>, Mark<'_>)> {
         }
     }
     used
+}
+
+/// A transaction's `ack`: a statement it has, of parameters that fit an acknowledgement's key, and a
+/// lookup in every dialect it gives.
+fn check_ack(at: &str, txn: &TxnSpec, ack: &AckSpec) -> Result<(), String> {
+    let n = txn.statements.len();
+    let Some(statement) = ack.statement.checked_sub(1).and_then(|i| txn.statements.get(i)) else {
+        return Err(format!(
+            "{at}, ack: statement = {}: the transaction has statements 1 to {n}: name the one whose parameters are the committed key",
+            ack.statement
+        ));
+    };
+    // Named parameters count once each, in the order the statement writes them.
+    let params = if statement.params.is_empty() {
+        super::named::names_of(&statement.sql).len()
+    } else {
+        statement.params.len()
+    };
+    if params == 0 {
+        return Err(format!(
+            "{at}, ack: statement {} has no parameters to key what it committed: name a statement that writes its values from parameters",
+            ack.statement
+        ));
+    }
+    if params > ACK_VALUES {
+        return Err(format!(
+            "{at}, ack: statement {} has {params} parameters; a key keeps at most {ACK_VALUES}: name a statement of fewer",
+            ack.statement
+        ));
+    }
+    let given = [
+        ("check", Some(&ack.check)),
+        ("check_mysql", ack.check_mysql.as_ref()),
+        ("check_mssql", ack.check_mssql.as_ref()),
+    ];
+    for (key, sql) in given.into_iter().filter_map(|(k, s)| Some((k, s?))) {
+        if sql.trim().is_empty() {
+            return Err(format!(
+                "{at}, ack: {key} is empty: give the query of every key the database holds, one text column"
+            ));
+        }
+    }
+    Ok(())
 }

@@ -329,6 +329,42 @@ pub struct TxnSpec {
     /// New-Order rolls back 1%); counted as rolled back, not as errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollback_pct: Option<f64>,
+    /// Its acknowledgement for lost commits, if it names one: which statement's parameters are the
+    /// committed key, and the query that reads those keys back after a failover (none: its commits
+    /// are not counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack: Option<AckSpec>,
+}
+
+/// How many values an acknowledgement's key keeps at most (TPC-C's order: warehouse, district, id,
+/// customer and line count), which a transaction's acknowledging statement's parameters must fit.
+pub const ACK_VALUES: usize = 5;
+
+/// A transaction's acknowledgement: its statement `statement` (from 1), whose parameters as drawn
+/// (`$1` first, at most five) are the key of what it committed, and `check`, a query of one text
+/// column yielding each key the database holds, its values joined by commas in the same order
+/// (`SELECT CONCAT_WS(',', customer, item, qty) AS k FROM orders`). Alike keys are counted, so a
+/// table without a key of its own will do.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AckSpec {
+    /// The statement, counting the transaction's from 1.
+    pub statement: usize,
+    /// The lookup: every key the database holds, one text column.
+    pub check: String,
+    /// The lookup in MySQL's and MariaDB's SQL, where it differs from `check`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_mysql: Option<String>,
+    /// The lookup in SQL Server's T-SQL, where it differs from `check`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_mssql: Option<String>,
+}
+
+impl AckSpec {
+    /// The lookup in `dialect`.
+    pub fn check_in(&self, dialect: Dialect) -> &str {
+        dialect.pick(&self.check, &self.check_mysql, &self.check_mssql)
+    }
 }
 
 /// One statement of a transaction: SQL with placeholders `$1` to `$n` and the `n` parameters' draws.
@@ -501,6 +537,7 @@ impl TxnSpec {
             keying_s: None,
             think_s: None,
             rollback_pct: None,
+            ack: None,
         }
     }
 }

@@ -72,7 +72,7 @@ fn positional_txn(txn: &mut TxnSpec) -> Result<Vec<Option<usize>>, String> {
 }
 
 /// The names `sql` uses, each once, in the order they first stand.
-fn names_of(sql: &str) -> Vec<&str> {
+pub(super) fn names_of(sql: &str) -> Vec<&str> {
     let mut names = Vec::new();
     for (_, mark) in marks(sql) {
         if let Mark::Name(name) = mark

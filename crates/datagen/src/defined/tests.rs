@@ -650,3 +650,42 @@ fn rows_may_be_pgbench_expressions_of_the_scale() {
         assert!(e.contains(says), "{rows}: {e}");
     }
 }
+
+#[test]
+fn a_bad_ack_is_refused_with_one_line_naming_its_transaction() {
+    let ack = |statement, check: &str| AckSpec {
+        statement,
+        check: check.into(),
+        check_mysql: None,
+        check_mssql: None,
+    };
+    let cases: &[(AckSpec, &str)] = &[
+        (
+            ack(3, "SELECT 1"),
+            "transaction deposit, ack: statement = 3: the transaction has statements 1 to 2",
+        ),
+        (
+            ack(0, "SELECT 1"),
+            "transaction deposit, ack: statement = 0: the transaction has statements 1 to 2",
+        ),
+        (ack(2, " "), "transaction deposit, ack: check is empty"),
+        (AckSpec { check_mssql: Some("".into()), ..ack(2, "SELECT 1") }, "ack: check_mssql is empty"),
+    ];
+    for (spec, expected) in cases {
+        let mut def = bank();
+        def.transactions[0].ack = Some(spec.clone());
+        let err = def.intern().expect_err(expected);
+        assert!(err.contains(expected), "{err}\n  expected: {expected}");
+        assert!(!err.contains('\n'), "{err}");
+    }
+    let mut def = bank();
+    def.transactions[0].ack = Some(ack(2, "SELECT CONCAT_WS(',', account, amount) AS k FROM t"));
+    assert!(def.intern().is_ok());
+    // More parameters than a key keeps.
+    let mut def = bank();
+    let sql = "INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6)";
+    def.transactions[0].statements[1] = StatementSpec::new(sql, vec![ParamSpec::Constant(1); 6]);
+    def.transactions[0].ack = Some(ack(2, "SELECT 1"));
+    let err = def.intern().unwrap_err();
+    assert!(err.contains("statement 2 has 6 parameters; a key keeps at most 5"), "{err}");
+}

@@ -31,7 +31,7 @@ use std::collections::HashMap;
 
 pub use eval::Lookup;
 pub use expr::{Expr, Func, ParseError};
-pub use script::{Command, Duration, Script, ScriptError, Sql, Store, parameters};
+pub use script::{AckFrom, Command, Duration, Script, ScriptAck, ScriptError, Sql, Store, parameters};
 pub use value::{EvalError, Value};
 
 use crate::Rng;

@@ -71,6 +71,33 @@ pub enum Command {
     },
 }
 
+/// Where a script's acknowledgement's key comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckFrom {
+    /// The first row the statement returns (`-- oltpgen: ack` before a query).
+    Row,
+    /// The parameters the statement is sent (a built-in's history insert, named by oltpgen's wrapper,
+    /// pgbench's text left verbatim).
+    Params,
+}
+
+/// The statement whose result is a script's acknowledgement for lost commits, and the query that
+/// reads the acknowledged keys back after a failover: a comment directive pgbench ignores,
+/// `-- oltpgen: ack` on a line before the statement and `-- oltpgen: ack-check SELECT …` (the same
+/// columns, in the same order, of every row the database holds).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptAck {
+    /// The statement (an index into [`Script::sql`]).
+    pub sql: usize,
+    /// Its row or its parameters.
+    pub from: AckFrom,
+    /// The lookup, run once after a failover (no `:variables`).
+    pub check: String,
+}
+
+/// The directives' word in a comment: `-- oltpgen: …`.
+const DIRECTIVE: &str = "oltpgen:";
+
 /// A script read and compiled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Script {
@@ -80,6 +107,8 @@ pub struct Script {
     pub commands: Vec<Command>,
     /// The SQL commands, in order of appearance.
     pub sql: Vec<Sql>,
+    /// Its acknowledgement for lost commits, when it names one.
+    pub ack: Option<ScriptAck>,
 }
 
 /// Why a script could not be read: the file, the line and pgbench's reason.
@@ -116,6 +145,10 @@ struct Reader<'a> {
     /// Open `\if` blocks: the pending false-jump to patch, the jumps to the end to patch, an `\else` seen,
     /// and the line of the `\if`.
     open: Vec<(Option<usize>, Vec<usize>, bool, usize)>,
+    /// The line of an `-- oltpgen: ack` whose statement is still to come, and of one already placed.
+    ack: (Option<usize>, Option<usize>),
+    /// The lookup `-- oltpgen: ack-check` gave, with its line.
+    check: Option<(String, usize)>,
 }
 
 impl Reader<'_> {
@@ -250,6 +283,58 @@ impl Reader<'_> {
         let (text, params) = parameters(text.trim());
         self.script.sql.push(Sql { text, params, store: None, line });
         self.script.commands.push(Command::Sql(self.script.sql.len() - 1));
+        if let Some(at) = self.ack.0.take() {
+            self.ack.1 = Some(at);
+            let check = String::new();
+            self.script.ack = Some(ScriptAck { sql: self.script.sql.len() - 1, from: AckFrom::Row, check });
+        }
+    }
+
+    /// An `-- oltpgen: …` comment on `line` (`text` after the word).
+    fn directive(&mut self, line: usize, text: &str) -> Result<(), ScriptError> {
+        let text = text.trim();
+        let (word, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+        match (word, rest.trim()) {
+            ("ack", "") => {
+                if let Some(first) = self.ack.0.or(self.ack.1) {
+                    return self.err(line, format!("a second `-- oltpgen: ack` (the first on line {first}): a script has one acknowledgement"));
+                }
+                self.ack.0 = Some(line);
+            }
+            ("ack", _) => return self.err(line, "`-- oltpgen: ack` takes nothing after it: put the lookup in `-- oltpgen: ack-check SELECT …`"),
+            ("ack-check", "") => return self.err(line, "`-- oltpgen: ack-check` needs its query: `-- oltpgen: ack-check SELECT <the acknowledged row's columns> FROM …`"),
+            ("ack-check", sql) => {
+                if let Some((_, first)) = &self.check {
+                    return self.err(line, format!("a second `-- oltpgen: ack-check` (the first on line {first}): a script has one lookup"));
+                }
+                if !parameters(sql).1.is_empty() {
+                    return self.err(line, "`-- oltpgen: ack-check` takes no :variables: it reads back every acknowledged row at once, after the run");
+                }
+                self.check = Some((sql.trim_end_matches(';').trim().to_string(), line));
+            }
+            (other, _) => {
+                return self.err(line, format!("unknown directive `-- oltpgen: {other}`: give `-- oltpgen: ack` (before the statement whose row acknowledges the commit) or `-- oltpgen: ack-check SELECT …`"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The acknowledgement and its lookup, checked whole at the script's end.
+    fn finish_ack(&mut self) -> Result<(), ScriptError> {
+        if let Some(line) = self.ack.0 {
+            return self.err(line, "`-- oltpgen: ack` names no statement: put it on a line before the statement whose row acknowledges the commit");
+        }
+        match (self.ack.1, self.check.take()) {
+            (Some(_), Some((sql, _))) => {
+                if let Some(ack) = &mut self.script.ack {
+                    ack.check = sql;
+                }
+                Ok(())
+            }
+            (Some(line), None) => self.err(line, "`-- oltpgen: ack` needs its lookup: add `-- oltpgen: ack-check SELECT <the acknowledged row's columns> FROM …`"),
+            (None, Some((_, line))) => self.err(line, "`-- oltpgen: ack-check` without `-- oltpgen: ack`: put `-- oltpgen: ack` on a line before the statement whose row acknowledges the commit"),
+            (None, None) => Ok(()),
+        }
     }
 }
 
@@ -286,8 +371,10 @@ impl Script {
     pub fn parse(name: &str, text: &str) -> Result<Script, ScriptError> {
         let mut r = Reader {
             name,
-            script: Script { name: name.to_string(), commands: Vec::new(), sql: Vec::new() },
+            script: Script { name: name.to_string(), commands: Vec::new(), sql: Vec::new(), ack: None },
             open: Vec::new(),
+            ack: (None, None),
+            check: None,
         };
         let chars: Vec<char> = text.chars().collect();
         let mut i = 0;
@@ -326,8 +413,14 @@ impl Script {
                 continue;
             }
             if c == '-' && next == Some('-') {
+                let from = i + 2;
                 while i < chars.len() && chars[i] != '\n' {
                     i += 1;
+                }
+                // pgbench ignores a comment; oltpgen reads its own directives in one.
+                let comment: String = chars[from..i].iter().collect();
+                if let Some(directive) = comment.trim_start().strip_prefix(DIRECTIVE) {
+                    r.directive(line, directive)?;
                 }
                 continue;
             }
@@ -387,6 +480,7 @@ impl Script {
         if let Some((.., if_line)) = r.open.last() {
             return r.err(*if_line, "\\if without matching \\endif");
         }
+        r.finish_ack()?;
         if r.script.commands.is_empty() {
             return r.err(1, "empty script");
         }

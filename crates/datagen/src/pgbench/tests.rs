@@ -303,3 +303,30 @@ fn variables_from_text_read_as_pgbench() {
     assert_eq!(Value::from_text("abc"), None);
     assert_eq!(Value::Double(0.1 + 0.2).to_text().unwrap(), "0.3");
 }
+
+#[test]
+fn an_ack_directive_names_the_next_statement_and_its_lookup() {
+    let text = "\\set aid random(1, 10)\nBEGIN;\n-- oltpgen: ack\nINSERT INTO t (aid) VALUES (:aid)\n  RETURNING id, aid;\n\
+                --oltpgen: ack-check SELECT id, aid::int FROM t;\nEND;\n";
+    let s = Script::parse("mine.sql", text).unwrap();
+    let ack = s.ack.unwrap();
+    assert_eq!((ack.sql, ack.from, ack.check.as_str()), (1, AckFrom::Row, "SELECT id, aid::int FROM t"));
+    assert!(s.sql[1].text.starts_with("INSERT INTO t"), "{:?}", s.sql);
+    // pgbench's plain comments stay comments; no directive, no acknowledgement.
+    assert_eq!(Script::parse("p.sql", "-- ack\nSELECT 1;\n").unwrap().ack, None);
+}
+
+#[test]
+fn a_bad_ack_directive_is_refused_with_its_line() {
+    assert_refused("SELECT 1;\n-- oltpgen: acknowledge\n", 2, "unknown directive `-- oltpgen: acknowledge`");
+    assert_refused("-- oltpgen: ack\nSELECT 1;\n", 1, "`-- oltpgen: ack` needs its lookup");
+    assert_refused("SELECT 1;\n-- oltpgen: ack-check SELECT 1\n", 2, "without `-- oltpgen: ack`");
+    assert_refused("SELECT 1;\n-- oltpgen: ack\n", 2, "names no statement");
+    assert_refused(
+        "-- oltpgen: ack\nSELECT 1;\n-- oltpgen: ack\nSELECT 2;\n",
+        3,
+        "a second `-- oltpgen: ack`",
+    );
+    assert_refused("-- oltpgen: ack\nSELECT 1;\n-- oltpgen: ack-check SELECT :x\n", 3, "takes no :variables");
+    assert_refused("-- oltpgen: ack-check\n", 1, "needs its query");
+}

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use oltpgen_report::model::outage::AckComparison;
 use oltpgen_report::render::text::show;
 
 use super::{Console, Exit};
@@ -80,7 +81,8 @@ pub(super) async fn finish(
         }
     }
     // A comparison that could not be made is no "nothing lost": the run fails, saying why.
-    if let Some(not) = result.lost_commits.as_ref().filter(|l| l.lost().is_none()) {
+    let counted = |l: &&AckComparison| !crate::lost_commits::unacknowledged(l);
+    if let Some(not) = result.lost_commits.as_ref().filter(|l| l.lost().is_none()).filter(counted) {
         return Err(Error::failed(format!("{}; the result is in {}", not.sentence(), out.display())));
     }
     if let Some(why) = result.nothing_measured() {

@@ -86,7 +86,7 @@ pub async fn check<W: Stored>(
                 return Err(Error::usage(format!("{} acknowledges no orders to compare", w.name())));
             };
             let lost =
-                crate::lost_commits::check(&targets, lookup, &held.acks, std::time::Duration::ZERO).await?;
+                crate::lost_commits::check(&targets, &lookup, &held.acks, std::time::Duration::ZERO).await?;
             if lost.lost > 0 {
                 return Err(Error::failed(lost.sentence()));
             }

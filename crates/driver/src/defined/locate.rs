@@ -35,6 +35,10 @@ pub(super) fn line_of(text: &str, error: &str) -> Option<usize> {
         };
         return (start..end).filter(|&i| sql(lines[i])).nth(n.checked_sub(1)?).map(|i| i + 1);
     }
+    if error.contains(", ack: ") {
+        let ack = |l: &str| l.trim_start().starts_with("ack ") || l.trim_start().starts_with("ack=");
+        return (start..end).find(|&i| ack(lines[i])).map(|i| i + 1).or(Some(start + 1));
+    }
     if let Some(column) = word_after(error, ", column ") {
         let quoted = format!("\"{column}\"");
         return (start..end)

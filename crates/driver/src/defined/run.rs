@@ -12,9 +12,9 @@ use crate::engine::defined::{DefinedConnector, DefinedSession};
 use crate::prepare::prepare;
 use crate::run::study::{Cycle, Studied, name_targets, run_seed};
 use crate::run::{Driven, Next, Ops, RunPlan, StudyOptions, study};
-use crate::workload::{Profile, Stored};
+use crate::workload::{AckLookup, Profile, Stored};
 use crate::{Error, Target};
-use oltpgen_vocab::outcome::{Done, TxnError};
+use oltpgen_vocab::outcome::{Ack, Done, TxnError};
 
 /// Tags that keep the run's random streams apart from the load's.
 const RUN_STREAM: u64 = 0x4445_4649;
@@ -29,6 +29,8 @@ pub struct DefinedDriver {
     definition: &'static WorkloadDef,
     think_mean: Duration,
     seed: u64,
+    /// How its transactions' acknowledgements are read back, when one names any.
+    acks: Option<AckLookup>,
 }
 
 impl Driven for DefinedDriver {
@@ -42,6 +44,14 @@ impl Driven for DefinedDriver {
 
     fn targets(&self) -> &[String] {
         &self.labels
+    }
+
+    fn acknowledged(&self) -> Option<AckLookup> {
+        self.acks.clone()
+    }
+
+    fn no_acknowledgement(&self) -> Option<String> {
+        Some(crate::lost_commits::NO_ACK_FILE.to_string())
     }
 
     fn user(&self, index: u32) -> Rng {
@@ -60,8 +70,16 @@ impl Driven for DefinedDriver {
         self.connectors[target].open().await
     }
 
-    async fn execute(&self, session: &DefinedSession, draw: &Draw, _ops: &mut Ops) -> Result<Done, TxnError> {
-        session.run(&draw.calls(), draw.rollback).await
+    async fn execute(&self, session: &DefinedSession, draw: &Draw, ops: &mut Ops) -> Result<Done, TxnError> {
+        let calls = draw.calls();
+        let done = session.run(&calls, draw.rollback).await?;
+        let ack = self.definition.transactions[draw.txn].ack.as_ref();
+        if let (Some(ack), false) = (ack, done.rolled_back) {
+            // Its statement's parameters as drawn: the key of what it committed.
+            let values = calls.get(ack.statement - 1).map_or(&[][..], |c| c.1);
+            ops.acknowledge(Ack::new(draw.txn as u8, values));
+        }
+        Ok(done)
     }
 }
 
@@ -77,6 +95,35 @@ fn label_statement(workload: &Defined, e: Error) -> Error {
         Some(label) => Error::usage(format!("{}{label}{}", &msg[..at], &msg[at + 10 + digits.len()..])),
         None => Error::Usage(msg),
     }
+}
+
+/// How `definition`'s acknowledgements are read back after a failover, when a transaction names one:
+/// its `ack`'s lookup in the target's dialect (by the acknowledgement's kind, the transaction's
+/// index), all rows; an ack said by its transaction's name and its statement's parameters.
+fn lookup(definition: &'static WorkloadDef) -> Option<AckLookup> {
+    definition.transactions.iter().any(|t| t.ack.is_some()).then_some(())?;
+    Some(
+        AckLookup::new(
+            "comparing the acknowledged transactions",
+            move |acks, engine| {
+                let txn = &definition.transactions[usize::from(acks[0].kind)];
+                let check =
+                    txn.ack.as_ref().map_or("", |a| a.check_in(crate::engine::defined::dialect(engine)));
+                (check.to_string(), i64::MAX)
+            },
+            move |a| {
+                let txn = &definition.transactions[usize::from(a.kind)];
+                let n = txn
+                    .ack
+                    .as_ref()
+                    .and_then(|ack| Some(txn.statements.get(ack.statement - 1)?.params.len()));
+                let values: Vec<String> =
+                    a.key[..n.unwrap_or(0).min(a.key.len())].iter().map(i64::to_string).collect();
+                format!("{}: ({})", txn.name, values.join(", "))
+            },
+        )
+        .counted(),
+    )
 }
 
 /// A think time of mean `mean`, negative exponential as TPC-C's (cut at ten times the mean); none for
@@ -131,6 +178,7 @@ pub async fn run(
         .map_err(|e| Error::usage(format!("--scale: {e}")))?;
     let seed = workload.run_seed(&prepared.loaded, opts.seed);
     let labels: Vec<String> = targets.iter().map(Target::key).collect();
+    let acks = lookup(workload.workload.def());
     let driver = |run| {
         let seed = run_seed(seed, run);
         let driver = DefinedDriver {
@@ -141,6 +189,7 @@ pub async fn run(
             definition: workload.workload.def(),
             think_mean: opts.think_mean,
             seed,
+            acks: acks.clone(),
         };
         (seed, Arc::new(driver))
     };

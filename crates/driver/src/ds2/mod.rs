@@ -171,19 +171,25 @@ impl Stored for Ds2 {
     }
 
     fn acknowledged(&self) -> Option<AckLookup> {
-        Some(ACKS)
+        Some(acks())
     }
 }
 
-/// DS2's acknowledged purchases, read back by their id range in the same SQL on every engine
-/// ([`purchases_between`]).
-pub const ACKS: AckLookup = AckLookup {
-    what: "comparing the acknowledged purchases",
-    query: |acks| {
-        let o = span(acks, |a| a.o_id);
-        (purchases_between(o.0, o.1), width(o))
-    },
-};
+/// DS2's acknowledged purchases (keyed `orderid, customerid, lines`), read back by their id range in
+/// the same SQL on every engine ([`purchases_between`]).
+pub fn acks() -> AckLookup {
+    AckLookup::new(
+        "comparing the acknowledged purchases",
+        |acks, _| {
+            let o = span(acks, 0);
+            (purchases_between(o.0 as u32, o.1 as u32), width(o))
+        },
+        |a| {
+            let [orderid, customerid, lines, ..] = a.key;
+            format!("orderid={orderid} (customerid={customerid}, {lines} lines)")
+        },
+    )
+}
 
 /// What `target` holds for a run or a check, and whose server functions serve it: a finished oltpgen
 /// load, or a database DS2's own installer built (its eight tables and five functions, no oltpgen

@@ -176,7 +176,7 @@ impl Driven for Ds2Driver {
     }
 
     fn acknowledged(&self) -> Option<AckLookup> {
-        Some(super::ACKS)
+        Some(super::acks())
     }
 
     fn targets(&self) -> &[String] {
@@ -233,17 +233,8 @@ impl Driven for Ds2Driver {
             )
             .await?;
         if let Purchase::Ordered { orderid } = bought {
-            // Kept as TPC-C's are, without warehouse or district (TPC-C's start at 1).
-            let lines = order.lines.len() as u8;
-            ops.acknowledge(Ack {
-                w_id: 0,
-                d_id: 0,
-                o_id: orderid as u32,
-                c_id: customer as u32,
-                lines,
-                target: 0,
-                run: 0,
-            });
+            let lines = order.lines.len() as i64;
+            ops.acknowledge(Ack::new(0, &[orderid as i64, customer as i64, lines]));
         }
         Ok(Done { rolled_back: bought == Purchase::RolledBack })
     }

@@ -1,10 +1,14 @@
-//! The orders a run saw acknowledged, kept beside its result ([`ACKS_FILE`]) so that `tpcc check
+//! The commits a run saw acknowledged, kept beside its result ([`ACKS_FILE`]) so that `tpcc check
 //! --result DIR` and `ds2 check --result DIR` compare them with the database serving later, as the end of
-//! each run does. Binary rather than CSV: each order is 16 bytes (warehouse, order id and customer as
-//! little-endian `u32`, district, line count, target and the study's run as one byte each), so a million
-//! orders take 16 MB and read back without parsing, after a 16-byte header naming the format. Written
-//! at the end of the run, as `result.json` is (a run killed with SIGKILL keeps neither). A file of the
-//! first format (`oltpgen acks v1`: the run's byte spare, 0) still reads, its orders of no known run.
+//! each run does. Binary rather than CSV, after a 16-byte header naming the format. TPC-C's and DS2's
+//! orders are written as they always were (`oltpgen acks v2`): 16 bytes each (warehouse, order id and
+//! customer as little-endian `u32`, district, line count, target and the study's run as one byte each;
+//! DS2's purchase with no warehouse or district), so a million orders take 16 MB and any oltpgen reads
+//! them. Keys that do not fit that (a script's or a workload file's, of another kind, wider values)
+//! make the file `oltpgen acks v3`: each acknowledgement its kind, target, run and value count (one
+//! byte each), then each value as a zigzag LEB128 varint. Written at the end of the run, as
+//! `result.json` is (a run killed with SIGKILL keeps neither). A file of the first format (`oltpgen acks
+//! v1`: the run's byte spare, 0) still reads, its orders of no known run.
 
 use std::path::{Path, PathBuf};
 
@@ -14,19 +18,22 @@ use oltpgen_report::stats::merge::MERGED_RESULTS;
 
 use crate::Error;
 use oltpgen_vocab::claim::RESULT_FILE;
-use oltpgen_vocab::outcome::Ack;
+use oltpgen_vocab::outcome::{ACK_VALUES, Ack};
 
 /// The file's name in the result's directory.
 pub const ACKS_FILE: &str = "acks.bin";
 
-/// The header: the format and its version (2: each order tagged with its run).
-const MAGIC: &[u8; 16] = b"oltpgen acks v2\n";
+/// The header: the format and its version (3: each acknowledgement its workload's key, of any values).
+const MAGIC: &[u8; 16] = b"oltpgen acks v3\n";
 
-/// The first format's header: its orders' run byte is spare (0).
+/// The second format's header: TPC-C's and DS2's orders of 16 bytes, each tagged with its run.
+const MAGIC_V2: &[u8; 16] = b"oltpgen acks v2\n";
+
+/// The first format's header: as the second, the run byte spare (0).
 const MAGIC_V1: &[u8; 16] = b"oltpgen acks v1\n";
 
-/// One order's bytes.
-const RECORD: usize = 16;
+/// One order's bytes in the first two formats.
+const RECORD_V2: usize = 16;
 
 /// Writes `acks` into `dir` (the result's directory, claimed by the run) atomically, as `result.json`
 /// is written: the file is the run's own, replaced only with the result it belongs to (`--replace`).
@@ -144,45 +151,121 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(), String> {
     write(out, &all).map_err(|e| format!("cannot write {}: {e}", out.join(ACKS_FILE).display()))
 }
 
-/// The file's bytes: the header, then each order.
+/// The file's bytes: the header, then each acknowledgement, in 16 bytes when every one fits TPC-C's or
+/// DS2's order ([`order_bytes`]), else as its key's values up to its last that is not 0.
 fn encode(acks: &[Ack]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(MAGIC.len() + acks.len() * RECORD);
+    if let Some(orders) = acks.iter().map(order_bytes).collect::<Option<Vec<_>>>() {
+        return [MAGIC_V2.as_slice(), &orders.concat()].concat();
+    }
+    let mut out = Vec::with_capacity(MAGIC.len() + acks.len() * 16);
     out.extend_from_slice(MAGIC);
     for a in acks {
-        out.extend_from_slice(&a.w_id.to_le_bytes());
-        out.extend_from_slice(&a.o_id.to_le_bytes());
-        out.extend_from_slice(&a.c_id.to_le_bytes());
-        out.extend_from_slice(&[a.d_id, a.lines, a.target, a.run]);
+        let n = a.key.iter().rposition(|&v| v != 0).map_or(0, |i| i + 1);
+        out.extend_from_slice(&[a.kind, a.target, a.run, n as u8]);
+        for &v in &a.key[..n] {
+            // Zigzag: small negative values (pgbench's deltas) take few bytes too.
+            let mut z = ((v << 1) ^ (v >> 63)) as u64;
+            while z >= 0x80 {
+                out.push((z as u8) | 0x80);
+                z >>= 7;
+            }
+            out.push(z as u8);
+        }
     }
     out
 }
 
-/// The orders in `bytes` (either format), or what is wrong with them.
+/// `a` as the second format's 16 bytes, when it is of kind 0 and its key fits them: TPC-C's order
+/// (warehouse from 1, district, id, customer, line count) or DS2's purchase (id, customer, line count),
+/// read back as the same key.
+fn order_bytes(a: &Ack) -> Option<[u8; RECORD_V2]> {
+    let u32_of = |v: i64| u32::try_from(v).ok();
+    let u8_of = |v: i64| u8::try_from(v).ok();
+    let [k0, k1, k2, k3, k4] = a.key;
+    // DS2's purchase: no warehouse or district (0), read back as its three values.
+    let (w, d, o, c, lines) = if k3 == 0 && k4 == 0 {
+        (0, 0, u32_of(k0)?, u32_of(k1)?, u8_of(k2)?)
+    } else {
+        (u32_of(k0).filter(|&w| w > 0)?, u8_of(k1)?, u32_of(k2)?, u32_of(k3)?, u8_of(k4)?)
+    };
+    if a.kind != 0 {
+        return None;
+    }
+    let mut out = [0; RECORD_V2];
+    out[..4].copy_from_slice(&w.to_le_bytes());
+    out[4..8].copy_from_slice(&o.to_le_bytes());
+    out[8..12].copy_from_slice(&c.to_le_bytes());
+    out[12..].copy_from_slice(&[d, lines, a.target, a.run]);
+    Some(out)
+}
+
+/// The acknowledgements in `bytes` (any format), or what is wrong with them.
 fn decode(bytes: &[u8]) -> Result<Vec<Ack>, String> {
+    if let Some(body) = bytes.strip_prefix(MAGIC.as_slice()) {
+        return decode_v3(body);
+    }
     let body = bytes
-        .strip_prefix(MAGIC.as_slice())
+        .strip_prefix(MAGIC_V2.as_slice())
         .or_else(|| bytes.strip_prefix(MAGIC_V1.as_slice()))
         .ok_or("is not a file of acknowledged orders")?;
-    if body.len() % RECORD != 0 {
+    if body.len() % RECORD_V2 != 0 {
         return Err(format!(
-            "is cut short ({} bytes after the header, not whole orders of {RECORD})",
+            "is cut short ({} bytes after the header, not whole orders of {RECORD_V2})",
             body.len()
         ));
     }
-    let u32_at = |r: &[u8], i: usize| u32::from_le_bytes([r[i], r[i + 1], r[i + 2], r[i + 3]]);
+    let u32_at = |r: &[u8], i: usize| i64::from(u32::from_le_bytes([r[i], r[i + 1], r[i + 2], r[i + 3]]));
     Ok(body
-        .chunks_exact(RECORD)
-        .map(|r| Ack {
-            w_id: u32_at(r, 0),
-            o_id: u32_at(r, 4),
-            c_id: u32_at(r, 8),
-            d_id: r[12],
-            lines: r[13],
-            target: r[14],
-            // The first format wrote 0 here.
-            run: r[15],
+        .chunks_exact(RECORD_V2)
+        .map(|r| {
+            // Warehouse, order id and customer, then district and line count; DS2's purchases had no
+            // warehouse (0), TPC-C's start at 1.
+            let (w, o, c, d, lines) =
+                (u32_at(r, 0), u32_at(r, 4), u32_at(r, 8), i64::from(r[12]), i64::from(r[13]));
+            let ack = if w == 0 { Ack::new(0, &[o, c, lines]) } else { Ack::new(0, &[w, d, o, c, lines]) };
+            // The first format wrote 0 for the run.
+            Ack { target: r[14], run: r[15], ..ack }
         })
         .collect())
+}
+
+/// The acknowledgements of a third-format file's `body`.
+fn decode_v3(mut body: &[u8]) -> Result<Vec<Ack>, String> {
+    let cut = || "is cut short (an acknowledgement's bytes end early)".to_string();
+    let mut acks = Vec::new();
+    while let [kind, target, run, n, rest @ ..] = body {
+        let n = usize::from(*n);
+        if n > ACK_VALUES {
+            return Err(format!(
+                "holds a key of {n} values (at most {ACK_VALUES}): not a file oltpgen wrote"
+            ));
+        }
+        let mut ack = Ack { target: *target, run: *run, ..Ack::new(*kind, &[]) };
+        let mut at = rest;
+        for value in &mut ack.key[..n] {
+            let mut z = 0u64;
+            let mut shift = 0;
+            loop {
+                let (&b, after) = at.split_first().ok_or_else(cut)?;
+                at = after;
+                if shift > 63 {
+                    return Err("holds a value longer than 64 bits: not a file oltpgen wrote".into());
+                }
+                z |= u64::from(b & 0x7f) << shift;
+                shift += 7;
+                if b & 0x80 == 0 {
+                    break;
+                }
+            }
+            *value = ((z >> 1) as i64) ^ -((z & 1) as i64);
+        }
+        acks.push(ack);
+        body = at;
+    }
+    if !body.is_empty() {
+        return Err(cut());
+    }
+    Ok(acks)
 }
 
 #[cfg(test)]
@@ -193,23 +276,35 @@ mod tests {
     #[test]
     fn orders_read_back_as_written_and_a_cut_or_foreign_file_is_refused() {
         let acks = [
-            Ack { w_id: 3, o_id: 3_001, c_id: 17, d_id: 4, lines: 9, target: 0, run: 1 },
-            Ack { w_id: u32::MAX, o_id: 1, c_id: 70_000, d_id: 10, lines: 15, target: 2, run: 100 },
+            Ack { run: 1, ..Ack::new(0, &[3, 4, 3_001, 17, 9]) },
+            Ack { target: 2, run: 100, ..Ack::new(0, &[u32::MAX.into(), 10, 1, 70_000, 15]) },
+            Ack { target: 1, run: 3, ..Ack::new(2, &[i64::MIN, -5_000, i64::MAX, 0, -1]) },
+            Ack::new(1, &[]),
         ];
         let bytes = encode(&acks);
-        assert_eq!(bytes.len(), 16 + 2 * 16);
         assert_eq!(decode(&bytes).unwrap(), acks);
+        // TPC-C's orders and DS2's purchases in 16 bytes each, as any oltpgen wrote and reads them.
+        let orders = [acks[0], acks[1], Ack::new(0, &[20_001, 5, 3])];
+        let bytes_v2 = encode(&orders);
+        assert_eq!((&bytes_v2[..16], bytes_v2.len()), (MAGIC_V2.as_slice(), 16 + 3 * 16));
+        assert_eq!(decode(&bytes_v2).unwrap(), orders);
+        // A key of another kind, or wider: its values as varints (here 4 bytes, then 1 + 1 + 2 + 1 + 1).
+        assert_eq!(encode(&[Ack { kind: 1, ..acks[0] }]).len(), 16 + 10);
         assert_eq!(decode(MAGIC).unwrap(), []);
-        assert!(decode(&bytes[..bytes.len() - 1]).unwrap_err().contains("cut short"));
+        assert!(decode(&bytes[..bytes.len() - 5]).unwrap_err().contains("cut short"));
         assert!(decode(b"w_id,d_id,o_id\n").unwrap_err().contains("not a file of acknowledged orders"));
     }
 
     #[test]
-    fn a_file_of_the_first_format_reads_its_orders_of_no_known_run() {
+    fn files_of_the_first_formats_read_their_orders_and_purchases() {
         let mut bytes = MAGIC_V1.to_vec();
         bytes.extend_from_slice(&[3, 0, 0, 0, 0xb9, 0x0b, 0, 0, 17, 0, 0, 0, 4, 9, 1, 0]);
         let read = decode(&bytes).unwrap();
-        assert_eq!(read, [Ack { w_id: 3, o_id: 3_001, c_id: 17, d_id: 4, lines: 9, target: 1, run: 0 }]);
+        assert_eq!(read, [Ack { target: 1, ..Ack::new(0, &[3, 4, 3_001, 17, 9]) }]);
+        // DS2's purchase in the second format: no warehouse or district, tagged with its run.
+        let mut bytes = MAGIC_V2.to_vec();
+        bytes.extend_from_slice(&[0, 0, 0, 0, 0x21, 0x4e, 0, 0, 5, 0, 0, 0, 0, 3, 0, 2]);
+        assert_eq!(decode(&bytes).unwrap(), [Ack { run: 2, ..Ack::new(0, &[20_001, 5, 3]) }]);
     }
 
     /// `n` runs, restored before each when `restored`.
@@ -231,9 +326,7 @@ mod tests {
     }
 
     fn of_runs(runs: &[u8]) -> Vec<Ack> {
-        runs.iter()
-            .map(|&run| Ack { w_id: 1, o_id: 3_001, c_id: 1, d_id: 1, lines: 5, target: 0, run })
-            .collect()
+        runs.iter().map(|&run| Ack { run, ..Ack::new(0, &[1, 1, 3_001, 1, 5]) }).collect()
     }
 
     #[test]
@@ -281,7 +374,8 @@ mod tests {
         ) {
             let file = if headed { [MAGIC.as_slice(), &bytes].concat() } else { bytes };
             match decode(&file) {
-                Ok(acks) => proptest::prop_assert_eq!(MAGIC.len() + acks.len() * RECORD, file.len()),
+                // What reads back writes again as it reads.
+                Ok(acks) => proptest::prop_assert_eq!(decode(&encode(&acks)).unwrap(), acks),
                 Err(e) => proptest::prop_assert!(!e.is_empty() && !e.contains('\n')),
             }
         }

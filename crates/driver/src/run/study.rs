@@ -396,7 +396,8 @@ impl<'a> Study<'a> {
         let tag = u8::try_from(run).unwrap_or(u8::MAX);
         measured.acks.iter_mut().for_each(|a| a.run = tag);
         if let Some(record) = self.checkpoint.context.runs.last_mut() {
-            record.lost_commits = lost_commits(self.targets, acknowledged.acknowledged(), &measured).await;
+            let lookup = acknowledged.acknowledged().ok_or_else(|| acknowledged.no_acknowledgement());
+            record.lost_commits = lost_commits(self.targets, lookup, &measured).await;
         }
         let interrupted = measured.interrupted;
         self.total.add(shift.measured(measured));
@@ -493,19 +494,24 @@ fn meters(opts: &StudyOptions, total: &Total) -> Vec<Meter> {
     })
 }
 
-/// A run's own acknowledged orders compared with the databases serving `targets` at its end, when
+/// A run's own acknowledged commits compared with the databases serving `targets` at its end, when
 /// connections were lost during it (else `None`: nothing could have been lost); a comparison that
-/// cannot be made is recorded as not measured, with why.
+/// cannot be made is recorded as not measured, with why, and so is one of a workload that names no
+/// acknowledgement (`workload`'s `Err`: why, when it says; nothing for a workload without commits).
 async fn lost_commits(
     targets: &[Target],
-    workload: Option<crate::workload::AckLookup>,
+    workload: Result<crate::workload::AckLookup, Option<String>>,
     run: &Measured,
 ) -> Option<AckComparison> {
     let lost = run.errors_by_kind.get(Fault::ConnectionLost.name()).copied().unwrap_or(0);
-    if lost == 0 || run.acks.is_empty() {
+    if lost == 0 {
         return None;
     }
-    Some(crate::lost_commits::compare(targets, workload?, &run.acks).await)
+    match workload {
+        Ok(_) if run.acks.is_empty() => None,
+        Ok(lookup) => Some(crate::lost_commits::compare(targets, &lookup, &run.acks).await),
+        Err(why) => why.map(|not_measured| AckComparison::NotMeasured { not_measured }),
+    }
 }
 
 /// The study's start: on one clock with other agents, the common start (`--start-at`), with how late

@@ -206,6 +206,14 @@ pub trait Driven: Send + Sync + 'static {
     fn acknowledged(&self) -> Option<crate::workload::AckLookup> {
         None
     }
+
+    /// Why the workload's lost commits cannot be counted when it acknowledges none
+    /// ([`acknowledged`](Self::acknowledged) is `None`) though it commits (a pgbench script that names no
+    /// acknowledgement): the result names it "not measured" after a lost connection. `None` for a
+    /// workload with nothing to lose (`io`).
+    fn no_acknowledgement(&self) -> Option<String> {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ mod run;
 
 use std::path::Path;
 
-use oltpgen_datagen::pgbench::{self, Script, Value};
+use oltpgen_datagen::pgbench::{self, AckFrom, Script, ScriptAck, Value};
 use oltpgen_report::model::descriptor::Descriptor;
 
 pub use run::{ScriptDriver, ScriptRunOptions, run};
@@ -50,9 +50,10 @@ impl Scripts {
                      simple-update or select-only"
                 ))
             })?;
-            scripts.push(
-                Script::parse(full, text).map_err(|e| Error::usage(format!("--pgbench-builtin: {e}")))?,
-            );
+            let mut script =
+                Script::parse(full, text).map_err(|e| Error::usage(format!("--pgbench-builtin: {e}")))?;
+            script.ack = builtin_ack(&script);
+            scripts.push(script);
             weights.push(weight);
         }
         for spec in files {
@@ -123,6 +124,16 @@ impl Scripts {
     }
 }
 
+/// A built-in script's acknowledgement, named by oltpgen's wrapper (pgbench's text stays verbatim): its
+/// history insert, keyed by what it inserts (`tid, bid, aid, delta`: the row of `pgbench_history`,
+/// which has no key of its own, so alike rows are counted), read back from `pgbench_history`; none
+/// for `select-only`, which commits nothing.
+fn builtin_ack(script: &Script) -> Option<ScriptAck> {
+    let sql = script.sql.iter().position(|q| q.text.starts_with("INSERT INTO pgbench_history"))?;
+    let columns = script.sql[sql].params.join(", ");
+    Some(ScriptAck { sql, from: AckFrom::Params, check: format!("SELECT {columns} FROM pgbench_history") })
+}
+
 fn weighted<'a>(flag: &str, spec: &'a str) -> Result<(&'a str, u32), Error> {
     pgbench::split_weight(spec)
         .ok_or_else(|| Error::usage(format!("{flag} {spec}: the weight after @ must be a whole number")))
@@ -142,5 +153,19 @@ mod tests {
         assert_eq!(s.profile().kinds.names, ["select-only", "mine", "mine-2"]);
         assert_eq!(s.weights, [1, 2, 1]);
         assert!(s.has_builtin());
+    }
+
+    #[test]
+    fn a_builtin_that_commits_is_acknowledged_by_its_history_insert_its_text_verbatim() {
+        let s = Scripts::read(&[], &["tpcb-like".into(), "simple-update".into(), "select-only".into()], &[])
+            .unwrap();
+        for (script, insert) in s.scripts.iter().zip([5, 3]) {
+            let ack = script.ack.as_ref().unwrap();
+            assert_eq!((ack.sql, ack.from), (insert, AckFrom::Params), "{}", script.name);
+            assert_eq!(ack.check, "SELECT tid, bid, aid, delta FROM pgbench_history");
+            let (_, text) = pgbench::builtin(&script.name).unwrap();
+            assert!(!text.contains("oltpgen"), "pgbench's text as it ships");
+        }
+        assert_eq!(s.scripts[2].ack, None, "select-only commits nothing");
     }
 }

@@ -6,18 +6,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oltpgen_datagen::Rng;
-use oltpgen_datagen::pgbench::{Script, Step, Value, Vars};
+use oltpgen_datagen::pgbench::{AckFrom, Script, Step, Value, Vars};
 
 use super::Scripts;
-use crate::engine::script::{ScriptConnector, ScriptSession};
+use crate::engine::script::{Rows, ScriptConnector, ScriptSession};
 use crate::prepare::prepare;
 use crate::run::study::{Cycle, Studied, name_targets, run_seed};
 use crate::run::{Driven, Next, Ops, RunPlan, StudyOptions, study};
 use crate::tpcb::Tpcb;
-use crate::workload::Profile;
+use crate::workload::{AckLookup, Profile};
 use crate::{Error, Target};
 use oltpgen_vocab::error::Fault;
-use oltpgen_vocab::outcome::{Done, TxnError};
+use oltpgen_vocab::outcome::{Ack, Done, TxnError};
 
 /// Tags that keep the run's random streams apart from the load's.
 const RUN_STREAM: u64 = 0x5047_4245;
@@ -51,6 +51,8 @@ pub struct ScriptDriver {
     vars: Vars,
     max_tries: u32,
     seed: u64,
+    /// How the scripts' acknowledgements are read back, when one names any.
+    acks: Option<AckLookup>,
 }
 
 impl Driven for ScriptDriver {
@@ -64,6 +66,14 @@ impl Driven for ScriptDriver {
 
     fn targets(&self) -> &[String] {
         &self.labels
+    }
+
+    fn acknowledged(&self) -> Option<AckLookup> {
+        self.acks.clone()
+    }
+
+    fn no_acknowledgement(&self) -> Option<String> {
+        Some(crate::lost_commits::NO_ACK_SCRIPT.to_string())
     }
 
     fn user(&self, index: u32) -> Shared {
@@ -92,7 +102,7 @@ impl Driven for ScriptDriver {
         self.connectors[target].open().await
     }
 
-    async fn execute(&self, session: &ScriptSession, turn: &Turn, _ops: &mut Ops) -> Result<Done, TxnError> {
+    async fn execute(&self, session: &ScriptSession, turn: &Turn, ops: &mut Ops) -> Result<Done, TxnError> {
         let taken = turn.client.lock().expect("a client's lock").take();
         let Some(mut client) = taken else { return Err(TxnError { fault: Fault::Fatal }) };
         let script = &self.scripts[turn.script];
@@ -102,7 +112,12 @@ impl Driven for ScriptDriver {
             // A retry runs the script again from the same variables and draws, as pgbench's does.
             let before = (self.max_tries > 1).then(|| (client.rng.clone(), client.vars.clone()));
             match once(session, script, offset, &mut client).await {
-                Ok(()) => break Ok(Done::default()),
+                Ok(ack) => {
+                    if let Some(values) = ack {
+                        ops.acknowledge(Ack::new(turn.script as u8, &values));
+                    }
+                    break Ok(Done::default());
+                }
                 Err(e) => {
                     session.rollback().await;
                     match before {
@@ -120,27 +135,44 @@ impl Driven for ScriptDriver {
     }
 }
 
-/// Runs `script` once to its end on `session`.
+/// Runs `script` once to its end on `session`; the key of its acknowledgement, when it names one and
+/// its statement gave one ([`ack_key`]).
 async fn once(
     session: &ScriptSession,
     script: &Script,
     offset: usize,
     client: &mut Client,
-) -> Result<(), TxnError> {
+) -> Result<Option<Vec<i64>>, TxnError> {
     let fatal = TxnError { fault: Fault::Fatal };
     let mut pc = 0;
+    let mut acked = None;
     loop {
         match client.vars.step(script, &mut pc, &mut client.rng).map_err(|_| fatal)? {
             Step::Sql(i, sql, params) => {
-                let rows = session.run(offset + i, &params, sql.store.is_some()).await?;
+                let ack = script.ack.as_ref().filter(|a| a.sql == i);
+                let keep = sql.store.is_some() || ack.is_some_and(|a| a.from == AckFrom::Row);
+                let rows = session.run(offset + i, &params, keep).await?;
+                if let Some(ack) = ack {
+                    acked = ack_key(ack.from, &params, rows.as_ref());
+                }
                 if let (Some(store), Some((columns, rows))) = (&sql.store, rows) {
                     client.vars.store(store, &columns, &rows).map_err(|_| fatal)?;
                 }
             }
             Step::Sleep(us) => tokio::time::sleep(Duration::from_micros(us)).await,
-            Step::End => return Ok(()),
+            Step::End => return Ok(acked),
         }
     }
+}
+
+/// The key an acknowledging statement gave: its parameters, or its first row (none when it returned
+/// none), each value as [`Ack::value_of_text`] keeps it.
+fn ack_key(from: AckFrom, params: &[Option<String>], rows: Option<&Rows>) -> Option<Vec<i64>> {
+    let values = match from {
+        AckFrom::Params => params,
+        AckFrom::Row => rows?.1.first()?.as_slice(),
+    };
+    Some(values.iter().map(|v| Ack::value_of_text(v.as_deref())).collect())
 }
 
 /// A run of scripts as asked for.
@@ -201,6 +233,7 @@ pub async fn run(
         })
         .collect();
     let labels: Vec<String> = targets.iter().map(Target::key).collect();
+    let acks = lookup(&scripts.scripts);
     let scripts_arc: Arc<[Script]> = scripts.scripts.clone().into();
     let driver = |run| {
         let seed = run_seed(seed, run);
@@ -221,6 +254,7 @@ pub async fn run(
             vars,
             max_tries: opts.max_tries.max(1),
             seed,
+            acks: acks.clone(),
         };
         (seed, Arc::new(driver))
     };
@@ -236,4 +270,48 @@ pub async fn run(
     name_targets(targets, &labels, &mut config);
     let about = prepared.about(scripts.profile.clone(), &labels, config);
     study(driver, cycle, targets, &opts.plan, &opts.study, about, progress).await
+}
+
+/// How `scripts`' acknowledgements are read back after a failover, when one names any: each script's
+/// own lookup (by the acknowledgement's kind, the script's index), its rows turned into the key's text
+/// on the server; an ack said by its script's name and its values (text values by their hash).
+fn lookup(scripts: &[Script]) -> Option<AckLookup> {
+    let checks: Vec<Option<String>> =
+        scripts.iter().map(|s| s.ack.as_ref().map(|a| a.check.clone())).collect();
+    checks.iter().any(Option::is_some).then_some(())?;
+    // A built-in's values by its parameters' names; a row's by position, up to its last not 0.
+    let said: Vec<(String, Vec<String>)> = scripts
+        .iter()
+        .map(|s| {
+            let named =
+                s.ack.as_ref().filter(|a| a.from == AckFrom::Params).map(|a| s.sql[a.sql].params.clone());
+            (s.name.clone(), named.unwrap_or_default())
+        })
+        .collect();
+    Some(
+        AckLookup::new(
+            "comparing the scripts' acknowledged rows",
+            move |acks, _| {
+                let check = checks[usize::from(acks[0].kind)].as_deref().unwrap_or("SELECT NULL WHERE false");
+                // Each row's columns, in order, as text joined by commas: the key as the script saw it.
+                let query = format!(
+                    "SELECT (SELECT string_agg(coalesce(j.value, ''), ',' ORDER BY j.n) \
+                 FROM json_each_text(row_to_json(r)) WITH ORDINALITY j(key, value, n)) FROM ({check}) r"
+                );
+                (query, i64::MAX)
+            },
+            move |a| {
+                let (script, names) = &said[usize::from(a.kind)];
+                if !names.is_empty() {
+                    let values: Vec<String> =
+                        names.iter().zip(a.key).map(|(n, v)| format!("{n}={v}")).collect();
+                    return format!("{script}: {}", values.join(" "));
+                }
+                let n = a.key.iter().rposition(|&v| v != 0).map_or(1, |i| i + 1);
+                let values: Vec<String> = a.key[..n].iter().map(i64::to_string).collect();
+                format!("{script}: ({})", values.join(", "))
+            },
+        )
+        .counted(),
+    )
 }

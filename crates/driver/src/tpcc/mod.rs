@@ -199,17 +199,25 @@ impl Stored for Tpcc {
     }
 
     fn acknowledged(&self) -> Option<AckLookup> {
-        Some(ACKS)
+        Some(acks())
     }
 }
 
-/// TPC-C's acknowledged New-Orders, read back by their warehouses and id range in the same SQL on
-/// every engine ([`orders_between`]).
-pub const ACKS: AckLookup = AckLookup {
-    what: "comparing the acknowledged orders",
-    query: |acks| {
-        let (w, o) = (span(acks, |a| a.w_id), span(acks, |a| a.o_id));
-        // Every order the query can yield: one per id in each district of each warehouse.
-        (orders_between(w, o), width(w) * i64::from(DISTRICTS_PER_WAREHOUSE) * width(o))
-    },
-};
+/// TPC-C's acknowledged New-Orders (keyed `w_id, d_id, o_id, c_id, lines`), read back by their
+/// warehouses and id range in the same SQL on every engine ([`orders_between`]).
+pub fn acks() -> AckLookup {
+    AckLookup::new(
+        "comparing the acknowledged orders",
+        |acks, _| {
+            // Keyed w_id, d_id, o_id: warehouses and ids are u32s as TPC-C keeps them.
+            let as_u32 = |(lo, hi): (i64, i64)| (lo as u32, hi as u32);
+            let (w, o) = (span(acks, 0), span(acks, 2));
+            // Every order the query can yield: one per id in each district of each warehouse.
+            (orders_between(as_u32(w), as_u32(o)), width(w) * i64::from(DISTRICTS_PER_WAREHOUSE) * width(o))
+        },
+        |a| {
+            let [w_id, d_id, o_id, c_id, lines] = a.key;
+            format!("w_id={w_id} d_id={d_id} o_id={o_id} (c_id={c_id}, {lines} lines)")
+        },
+    )
+}

@@ -112,7 +112,7 @@ impl Driven for TpccDriver {
     }
 
     fn acknowledged(&self) -> Option<AckLookup> {
-        Some(super::ACKS)
+        Some(super::acks())
     }
 
     fn targets(&self) -> &[String] {
@@ -150,8 +150,8 @@ impl Driven for TpccDriver {
         let outcome = s.execute(input).await?;
         ops.count(audit_counts(input, &outcome));
         if let (TxnInput::NewOrder(i), Some(o_id), false) = (input, outcome.o_id, outcome.done.rolled_back) {
-            let (w_id, d_id, c_id, lines) = (i.w_id, i.d_id as u8, i.c_id, i.lines.len() as u8);
-            ops.acknowledge(Ack { w_id, o_id, c_id, d_id, lines, target: 0, run: 0 });
+            let (w_id, d_id, c_id, lines) = (i.w_id, i.d_id, i.c_id, i.lines.len());
+            ops.acknowledge(Ack::new(0, &[w_id.into(), d_id.into(), o_id.into(), c_id.into(), lines as i64]));
         }
         Ok(outcome.done)
     }

@@ -7,6 +7,7 @@
 use std::fmt;
 use std::future::Future;
 use std::path::Path;
+use std::sync::Arc;
 
 use oltpgen_report::model::checks::Clause;
 use serde::Serialize;
@@ -167,15 +168,50 @@ pub trait Stored: Send + Sync + 'static {
     }
 }
 
-/// How a workload's acknowledged orders ([`Ack`]) are looked for in its database after a failover:
-/// the one thing about them only the workload knows is the query that reads them back. The comparison
-/// itself ([`lost_commits`](crate::lost_commits)) is written once.
-#[derive(Clone, Copy, Debug)]
+/// How a workload's acknowledged commits ([`Ack`]) are looked for in its database after a failover,
+/// in the workload's own words: the one thing about them only the workload knows is the query that
+/// reads them back and how one is said. The comparison itself ([`lost_commits`](crate::lost_commits))
+/// is written once.
+#[derive(Clone)]
 pub struct AckLookup {
     /// What the comparison is called in an error (`comparing the acknowledged orders`).
     pub what: &'static str,
-    /// The query that reads back the rows `acks` (one target's, at least one) can be, as
-    /// `w_id,d_id,o_id,customer,lines` or `orderid,customer,lines` text rows, with how many rows it
-    /// can yield at most.
-    pub query: fn(acks: &[Ack]) -> (String, i64),
+    /// The query, on an `Engine`'s target, that reads back the rows `acks` (one target's, of one kind,
+    /// at least one) can be, as one text column of the key's values joined by commas in the key's
+    /// order (e.g. `w_id,d_id,o_id,customer,lines`), with how many rows it can yield at most.
+    pub query: Arc<AckQuery>,
+    /// An acknowledged commit in one line, in the workload's words (`w_id=3 d_id=4 o_id=3001 (c_id=17,
+    /// 9 lines)`).
+    pub say: Arc<dyn Fn(&Ack) -> String + Send + Sync>,
+    /// Whether alike keys are counted (two acknowledged need two rows held: keys with no uniqueness
+    /// of their own, as pgbench's history rows), or one row held stands for every ack of its key
+    /// (TPC-C's orders, whose key is unique in the database: an id handed out again with the same
+    /// customer and line count is held, as before).
+    pub counted: bool,
+}
+
+/// How a workload's acknowledgements of one kind and target are read back on an engine: the query and
+/// how many rows it can yield ([`AckLookup::query`]).
+pub type AckQuery = dyn Fn(&[Ack], Engine) -> (String, i64) + Send + Sync;
+
+impl AckLookup {
+    /// The lookup called `what` in an error, reading back with `query` and saying an ack with `say`.
+    pub fn new(
+        what: &'static str,
+        query: impl Fn(&[Ack], Engine) -> (String, i64) + Send + Sync + 'static,
+        say: impl Fn(&Ack) -> String + Send + Sync + 'static,
+    ) -> Self {
+        AckLookup { what, query: Arc::new(query), say: Arc::new(say), counted: false }
+    }
+
+    /// The lookup with alike keys counted ([`counted`](Self::counted)).
+    pub fn counted(self) -> Self {
+        AckLookup { counted: true, ..self }
+    }
+}
+
+impl fmt::Debug for AckLookup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AckLookup").field("what", &self.what).finish_non_exhaustive()
+    }
 }
