@@ -46,6 +46,7 @@ mod load_stop;
 mod local;
 mod mariadb_common;
 mod mariadb_ds2;
+mod mariadb_load_parts;
 mod mariadb_restore;
 mod mariadb_tpcc;
 mod memory_cgroup;
