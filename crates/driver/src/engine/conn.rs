@@ -141,8 +141,6 @@ impl Conn {
             Conn::Postgres(c) => oltpgen_pg::meta::clear_chunks(c, target, workload).await,
             #[cfg(feature = "mysql")]
             Conn::MySql(c) => oltpgen_mysql::meta::clear_chunks(c, target, workload).await,
-            #[cfg(feature = "mssql")]
-            Conn::SqlServer(c) => oltpgen_mssql::meta::clear_chunks(c, target, workload).await,
             #[allow(unreachable_patterns)]
             _ => Ok(()),
         }
@@ -158,8 +156,6 @@ impl Conn {
             Conn::Postgres(c) => oltpgen_pg::meta::done_chunks(c, target, workload).await,
             #[cfg(feature = "mysql")]
             Conn::MySql(c) => oltpgen_mysql::meta::done_chunks(c, target, workload).await,
-            #[cfg(feature = "mssql")]
-            Conn::SqlServer(c) => oltpgen_mssql::meta::done_chunks(c, target, workload).await,
             #[allow(unreachable_patterns)]
             _ => Ok(Vec::new()),
         }
@@ -178,8 +174,6 @@ impl Conn {
             }
             #[cfg(feature = "mysql")]
             Conn::MySql(c) => oltpgen_mysql::meta::remove_chunks(c, target, workload).await,
-            #[cfg(feature = "mssql")]
-            Conn::SqlServer(c) => oltpgen_mssql::meta::remove_chunks(c, target, workload).await,
             #[allow(unreachable_patterns)]
             _ => Ok(()),
         }
@@ -196,8 +190,6 @@ impl Conn {
             Conn::Postgres(c) => oltpgen_pg::meta::write_plan(c, target, workload, parts).await,
             #[cfg(feature = "mysql")]
             Conn::MySql(c) => oltpgen_mysql::meta::write_plan(c, target, workload, parts).await,
-            #[cfg(feature = "mssql")]
-            Conn::SqlServer(c) => oltpgen_mssql::meta::write_plan(c, target, workload, parts).await,
             #[allow(unreachable_patterns)]
             _ => Ok(()),
         }
@@ -213,8 +205,6 @@ impl Conn {
             Conn::Postgres(c) => oltpgen_pg::meta::plan(c, target, workload).await,
             #[cfg(feature = "mysql")]
             Conn::MySql(c) => oltpgen_mysql::meta::plan(c, target, workload).await,
-            #[cfg(feature = "mssql")]
-            Conn::SqlServer(c) => oltpgen_mssql::meta::plan(c, target, workload).await,
             #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
