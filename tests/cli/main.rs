@@ -17,6 +17,7 @@ mod agents_merge;
 mod any_workload;
 mod bad_input;
 mod check_sample;
+mod check_sample_refusals;
 mod checked_first;
 mod checks;
 // Its MariaDB and SQL Server sums serve the matrix (`tests/matrix`), which drives every engine.

@@ -138,7 +138,7 @@ pub async fn load_marked<D: Dataset>(
     workload: Option<String>,
     progress: impl Fn(u64) + Send + Sync + 'static,
 ) -> Result<(), Error> {
-    let mut tables: Vec<(&'static TableDef, Vec<(u32, D::Chunk)>)> = Vec::new();
+    let mut tables: Vec<(&'static TableDef, Vec<Numbered<D>>)> = Vec::new();
     for numbered in chunks {
         let table = data.table_of(numbered.1);
         match tables.iter_mut().find(|(t, _)| std::ptr::eq(*t, table)) {
@@ -171,6 +171,9 @@ pub async fn load_marked<D: Dataset>(
     }
     chunks::first_error(&mut connections).await
 }
+
+/// A chunk and its place in [`Dataset::chunks`], which names its done-mark.
+type Numbered<D> = (u32, <D as Dataset>::Chunk);
 
 /// The rows of a table's chunks as they are generated ([`generated`]): the chunk's number, its rows
 /// and its CSV.
@@ -233,7 +236,7 @@ async fn load_table_marked(
 
 /// `chunks` of `data` generated in order as [`LoadDataCsv`] on a thread of their own, each with its
 /// number and row count, at most two ahead of the reader; the thread stops when the reader is dropped.
-fn generated<D: Dataset>(data: Arc<D>, chunks: Vec<(u32, D::Chunk)>) -> Generated {
+fn generated<D: Dataset>(data: Arc<D>, chunks: Vec<Numbered<D>>) -> Generated {
     let (tx, rx) = mpsc::channel(2);
     tokio::task::spawn_blocking(move || {
         for (number, chunk) in chunks {
