@@ -50,7 +50,14 @@ pub async fn bulk_load<D: Dataset>(
 /// transactional, each chunk its own statement then) run in a transaction with the mark; SQL Server's
 /// bulk insert runs outside one.
 pub fn marks_chunks(engine: Engine) -> bool {
-    matches!(engine, Engine::Postgres | Engine::MySql)
+    match engine {
+        #[cfg(feature = "postgres")]
+        Engine::Postgres => true,
+        #[cfg(feature = "mysql")]
+        Engine::MySql => true,
+        #[allow(unreachable_patterns)]
+        _ => false,
+    }
 }
 
 /// Runs `statements` over `connections` connections, in the order given, calling `done` after each.
