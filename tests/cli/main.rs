@@ -21,6 +21,7 @@ mod agents_merge;
 mod any_workload;
 mod bad_input;
 mod check_sample;
+mod check_sample_refusals;
 mod checked_first;
 mod checks;
 // Its MariaDB and SQL Server sums serve the matrix (`tests/matrix`), which drives every engine.
@@ -50,6 +51,7 @@ mod load_stop;
 mod local;
 mod mariadb_common;
 mod mariadb_ds2;
+mod mariadb_load_parts;
 mod mariadb_restore;
 mod mariadb_tpcc;
 mod memory_cgroup;

@@ -118,19 +118,40 @@ pub async fn load_chunks<D: Dataset>(
     chunks: Vec<D::Chunk>,
     progress: impl Fn(u64) + Send + Sync + 'static,
 ) -> Result<(), Error> {
-    let mut tables: Vec<(&'static TableDef, Vec<D::Chunk>)> = Vec::new();
-    for chunk in chunks {
-        let table = data.table_of(chunk);
+    let numbered = chunks.into_iter().enumerate().map(|(i, c)| (i as u32, c)).collect();
+    load_marked(target, workers, data, numbered, None, progress).await
+}
+
+/// As [`load_chunks`], `chunks` numbered; with `workload`, each chunk is a `LOAD DATA` of its own in a
+/// transaction with its done-mark in `oltpgen_chunks` ([`meta::MARK`](super::meta::MARK)): InnoDB's
+/// `LOAD DATA` is transactional, so a load cut at any moment holds exactly the rows of the chunks
+/// marked done (the server rolls back the cut chunk when its connection goes). A table's chunks still
+/// go in key order over one connection.
+///
+/// # Errors
+/// As [`load_chunks`].
+pub async fn load_marked<D: Dataset>(
+    target: &Target,
+    workers: usize,
+    data: Arc<D>,
+    chunks: Vec<(u32, D::Chunk)>,
+    workload: Option<String>,
+    progress: impl Fn(u64) + Send + Sync + 'static,
+) -> Result<(), Error> {
+    let mut tables: Vec<(&'static TableDef, Vec<Numbered<D>>)> = Vec::new();
+    for numbered in chunks {
+        let table = data.table_of(numbered.1);
         match tables.iter_mut().find(|(t, _)| std::ptr::eq(*t, table)) {
-            Some((_, of_table)) => of_table.push(chunk),
-            None => tables.push((table, vec![chunk])),
+            Some((_, of_table)) => of_table.push(numbered),
+            None => tables.push((table, vec![numbered])),
         }
     }
     let (tables, next, progress) = (Arc::new(tables), Arc::new(AtomicUsize::new(0)), Arc::new(progress));
+    let workload = Arc::new(workload);
     let mut connections = tokio::task::JoinSet::new();
     for _ in 0..workers.clamp(1, tables.len().max(1)) {
-        let (target, data, tables, next, progress) =
-            (target.clone(), data.clone(), tables.clone(), next.clone(), progress.clone());
+        let (target, data, tables, next, progress, workload) =
+            (target.clone(), data.clone(), tables.clone(), next.clone(), progress.clone(), workload.clone());
         connections.spawn(async move {
             let mut conn = super::connect(&target).await?;
             timed(ADMIN_TIMEOUT, conn.query_drop(LOAD_SESSION))
@@ -138,21 +159,12 @@ pub async fn load_chunks<D: Dataset>(
                 .map_err(|e| failed("preparing the load's session", &target, &e))?;
             while let Some((table, chunks)) = tables.get(next.fetch_add(1, Ordering::Relaxed)) {
                 let rows = generated(data.clone(), chunks.clone());
-                let progress = progress.clone();
-                conn.set_infile_handler(async move {
-                    let sent = futures_util::stream::unfold(rows, move |mut rows| {
-                        let progress = progress.clone();
-                        async move {
-                            let (n, csv) = rows.recv().await?;
-                            progress(n);
-                            Some((Ok(csv), rows))
-                        }
-                    });
-                    Ok(sent.boxed())
-                });
-                timed(ADMIN_TIMEOUT, conn.query_drop(load_statement(table)))
-                    .await
-                    .map_err(|e| load_error(&target, table, &e))?;
+                match workload.as_deref() {
+                    None => load_table(&mut conn, &target, table, rows, progress.clone()).await?,
+                    Some(workload) => {
+                        load_table_marked(&mut conn, &target, table, rows, workload, &*progress).await?;
+                    }
+                }
             }
             Ok(())
         });
@@ -160,15 +172,77 @@ pub async fn load_chunks<D: Dataset>(
     chunks::first_error(&mut connections).await
 }
 
+/// A chunk and its place in [`Dataset::chunks`], which names its done-mark.
+type Numbered<D> = (u32, <D as Dataset>::Chunk);
+
+/// The rows of a table's chunks as they are generated ([`generated`]): the chunk's number, its rows
+/// and its CSV.
+type Generated = mpsc::Receiver<(u32, u64, Bytes)>;
+
+/// Streams every chunk of `rows` into one `LOAD DATA` of `table`.
+async fn load_table(
+    conn: &mut mysql_async::Conn,
+    target: &Target,
+    table: &TableDef,
+    rows: Generated,
+    progress: Arc<impl Fn(u64) + Send + Sync + 'static>,
+) -> Result<(), Error> {
+    conn.set_infile_handler(async move {
+        let sent = futures_util::stream::unfold(rows, move |mut rows| {
+            let progress = progress.clone();
+            async move {
+                let (_, n, csv) = rows.recv().await?;
+                progress(n);
+                Some((Ok(csv), rows))
+            }
+        });
+        Ok(sent.boxed())
+    });
+    timed(ADMIN_TIMEOUT, conn.query_drop(load_statement(table)))
+        .await
+        .map_err(|e| load_error(target, table, &e))
+}
+
+/// Loads each chunk of `rows` into `table` by a `LOAD DATA` of its own, committed with its done-mark.
+async fn load_table_marked(
+    conn: &mut mysql_async::Conn,
+    target: &Target,
+    table: &TableDef,
+    mut rows: Generated,
+    workload: &str,
+    progress: &(impl Fn(u64) + Send + Sync + 'static),
+) -> Result<(), Error> {
+    while let Some((number, n, csv)) = rows.recv().await {
+        timed(ADMIN_TIMEOUT, conn.query_drop("START TRANSACTION"))
+            .await
+            .map_err(|e| failed("a load's chunk", target, &e))?;
+        conn.set_infile_handler(
+            async move { Ok(futures_util::stream::once(async move { Ok(csv) }).boxed()) },
+        );
+        timed(ADMIN_TIMEOUT, conn.query_drop(load_statement(table)))
+            .await
+            .map_err(|e| load_error(target, table, &e))?;
+        let commit = async {
+            conn.exec_drop(super::meta::MARK, (workload, number)).await?;
+            conn.query_drop("COMMIT").await
+        };
+        timed(ADMIN_TIMEOUT, commit)
+            .await
+            .map_err(|e| failed("marking a chunk done in oltpgen_chunks", target, &e))?;
+        progress(n);
+    }
+    Ok(())
+}
+
 /// `chunks` of `data` generated in order as [`LoadDataCsv`] on a thread of their own, each with its
-/// row count, at most two ahead of the reader; the thread stops when the reader is dropped.
-fn generated<D: Dataset>(data: Arc<D>, chunks: Vec<D::Chunk>) -> mpsc::Receiver<(u64, Bytes)> {
+/// number and row count, at most two ahead of the reader; the thread stops when the reader is dropped.
+fn generated<D: Dataset>(data: Arc<D>, chunks: Vec<Numbered<D>>) -> Generated {
     let (tx, rx) = mpsc::channel(2);
     tokio::task::spawn_blocking(move || {
-        for chunk in chunks {
+        for (number, chunk) in chunks {
             let mut out = LoadDataCsv::new();
             data.write(chunk, &mut out);
-            if tx.blocking_send((out.rows(), Bytes::from(out.into_inner()))).is_err() {
+            if tx.blocking_send((number, out.rows(), Bytes::from(out.into_inner()))).is_err() {
                 break; // the statement failed
             }
         }

@@ -39,10 +39,22 @@ pub fn primary_key(_table: &TableDef) -> Option<String> {
     None
 }
 
-/// The statement dropping `index` (MySQL has no `IF EXISTS` here: a restore whose copy failed leaves
-/// the index dropped, and the next restore stops at it; `load --replace` loads the database again).
+/// The statement dropping `index` where it exists (a resumed load drops what a cut key build left; a
+/// restore whose copy failed left the index dropped): see [`drop_index_where_exists`].
 pub fn drop_index(index: &Index) -> String {
-    format!("DROP INDEX {} ON {}", index.name, index.table)
+    drop_index_where_exists(index.name, index.table)
+}
+
+/// The statements dropping index `name` of `table` where it exists, as one multi-statement text: MySQL
+/// has no `DROP INDEX IF EXISTS` (MariaDB's is its own), so the catalog chooses the statement, which
+/// runs prepared.
+pub fn drop_index_where_exists(name: &str, table: &str) -> String {
+    format!(
+        "SET @oltpgen_drop = IF(EXISTS(SELECT 1 FROM information_schema.statistics WHERE \
+         table_schema = DATABASE() AND table_name = '{table}' AND index_name = '{name}'), \
+         'DROP INDEX {name} ON {table}', 'DO 0'); PREPARE oltpgen_drop FROM @oltpgen_drop; \
+         EXECUTE oltpgen_drop; DEALLOCATE PREPARE oltpgen_drop"
+    )
 }
 
 /// The statement that refreshes `table`'s index statistics after a load.

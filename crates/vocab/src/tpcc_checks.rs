@@ -86,3 +86,82 @@ pub const QUERIES: [&str; 12] = [
        ON ol.o_w_id = c.c_w_id AND ol.o_d_id = c.c_d_id AND ol.o_c_id = c.c_id \
      WHERE c.c_balance + c.c_ytd_payment <> COALESCE(ol.s, 0)",
 ];
+
+/// The rows of the sampled `warehouses` a table keeps in `tpcc check --sample`, as a `WHERE` filter on
+/// the table's own columns; `None` for a table no condition narrows (`item`, `stock`). `history` is kept
+/// where the paying or the paid customer's warehouse is sampled, which each condition's join narrows to
+/// its own.
+fn sample_filter(table: &str, list: &str) -> Option<String> {
+    Some(match table {
+        "warehouse" => format!("w_id IN ({list})"),
+        "district" => format!("d_w_id IN ({list})"),
+        "customer" => format!("c_w_id IN ({list})"),
+        "history" => format!("h_w_id IN ({list}) OR h_c_w_id IN ({list})"),
+        "orders" => format!("o_w_id IN ({list})"),
+        "new_order" => format!("no_w_id IN ({list})"),
+        "order_line" => format!("ol_w_id IN ({list})"),
+        _ => return None,
+    })
+}
+
+/// One of [`QUERIES`] restricted to the rows of `warehouses` (`tpcc check --sample`): each table it
+/// reads after `FROM` or `JOIN` becomes a derived table of that table's sampled rows under the same name
+/// (or the alias the query gives it). A derived table rather than PostgreSQL's shadowing CTE: SQL
+/// Server takes a CTE naming itself for a recursive one, and neither engine takes a `WITH` inside the
+/// derived table the check runner wraps each query in. Exact for every per-warehouse condition.
+pub fn sampled(query: &str, warehouses: &[u32]) -> String {
+    let list = warehouses.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let words: Vec<&str> = query.split_whitespace().collect();
+    let no_alias = |next: Option<&&str>| {
+        next.is_none_or(|w| {
+            w.starts_with(')') || ["GROUP", "JOIN", "LEFT", "WHERE", "ON", "HAVING", "ORDER"].contains(w)
+        })
+    };
+    let mut out = Vec::with_capacity(words.len());
+    for (i, word) in words.iter().enumerate() {
+        let after_from = i > 0 && ["FROM", "JOIN"].contains(&words[i - 1]);
+        match sample_filter(word, &list).filter(|_| after_from) {
+            Some(filter) if no_alias(words.get(i + 1)) => {
+                out.push(format!("(SELECT * FROM {word} WHERE {filter}) {word}"));
+            }
+            Some(filter) => out.push(format!("(SELECT * FROM {word} WHERE {filter})")),
+            None => out.push((*word).to_string()),
+        }
+    }
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_a_condition_reads_is_narrowed_to_the_sample_under_its_own_name() {
+        let q = sampled(QUERIES[9], &[2, 5]);
+        assert!(q.contains("FROM (SELECT * FROM customer WHERE c_w_id IN (2, 5)) c LEFT"), "{q}");
+        assert!(q.contains("FROM (SELECT * FROM orders WHERE o_w_id IN (2, 5)) orders JOIN"), "{q}");
+        assert!(q.contains("JOIN (SELECT * FROM order_line WHERE ol_w_id IN (2, 5)) order_line ON"), "{q}");
+        assert!(q.contains("h_w_id IN (2, 5) OR h_c_w_id IN (2, 5)) history GROUP"), "{q}");
+        for query in QUERIES {
+            let q = sampled(query, &[1]);
+            let tables =
+                ["warehouse", "district", "customer", "history", "orders", "new_order", "order_line"];
+            for t in tables {
+                assert!(
+                    !q.contains(&format!("FROM {t} ")) || q.contains(&format!("SELECT * FROM {t} WHERE")),
+                    "{q}"
+                );
+                assert_eq!(
+                    q.matches(&format!("FROM {t} WHERE")).count(),
+                    query
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .windows(2)
+                        .filter(|w| ["FROM", "JOIN"].contains(&w[0]) && w[1] == t)
+                        .count(),
+                    "{t} in {q}"
+                );
+            }
+        }
+    }
+}

@@ -27,21 +27,37 @@ pub async fn bulk_load<D: Dataset>(
     marks: Option<&str>,
     progress: impl Fn(u64) + Send + Sync + 'static,
 ) -> Result<(), Error> {
-    #[cfg(feature = "postgres")]
-    if target.engine() == Engine::Postgres {
-        let marks = marks.map(str::to_string);
-        return oltpgen_pg::bulk::load_marked(target, workers, data, chunks, marks, progress).await;
+    let marks = marks.map(str::to_string);
+    match target.engine() {
+        #[cfg(feature = "postgres")]
+        Engine::Postgres => {
+            oltpgen_pg::bulk::load_marked(target, workers, data, chunks, marks, progress).await
+        }
+        #[cfg(feature = "mysql")]
+        Engine::MySql => {
+            oltpgen_mysql::bulk::load_marked(target, workers, data, chunks, marks, progress).await
+        }
+        #[allow(unreachable_patterns)]
+        engine => {
+            let chunks = chunks.into_iter().map(|(_, c)| c).collect();
+            each_engine!(engine, m => m::bulk::load_chunks(target, workers, data, chunks, progress).await)
+        }
     }
-    let _ = marks;
-    let chunks = chunks.into_iter().map(|(_, c)| c).collect();
-    each_engine!(target.engine(), m => m::bulk::load_chunks(target, workers, data, chunks, progress).await)
 }
 
 /// Whether `engine`'s bulk path commits each chunk with its done-mark, so that a cut load resumes
-/// (`--resume`): PostgreSQL's COPY runs in a transaction with the mark; MySQL's `LOAD DATA` streams
-/// a table's chunks as one statement and SQL Server's bulk insert runs outside one, so theirs do not.
+/// (`--resume`) or goes in parts: PostgreSQL's COPY and MySQL's `LOAD DATA` (InnoDB's is
+/// transactional, each chunk its own statement then) run in a transaction with the mark; SQL Server's
+/// bulk insert runs outside one.
 pub fn marks_chunks(engine: Engine) -> bool {
-    engine == Engine::Postgres
+    match engine {
+        #[cfg(feature = "postgres")]
+        Engine::Postgres => true,
+        #[cfg(feature = "mysql")]
+        Engine::MySql => true,
+        #[allow(unreachable_patterns)]
+        _ => false,
+    }
 }
 
 /// Runs `statements` over `connections` connections, in the order given, calling `done` after each.

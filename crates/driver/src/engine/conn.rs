@@ -139,6 +139,8 @@ impl Conn {
         match self {
             #[cfg(feature = "postgres")]
             Conn::Postgres(c) => oltpgen_pg::meta::clear_chunks(c, target, workload).await,
+            #[cfg(feature = "mysql")]
+            Conn::MySql(c) => oltpgen_mysql::meta::clear_chunks(c, target, workload).await,
             #[allow(unreachable_patterns)]
             _ => Ok(()),
         }
@@ -152,6 +154,8 @@ impl Conn {
         match self {
             #[cfg(feature = "postgres")]
             Conn::Postgres(c) => oltpgen_pg::meta::done_chunks(c, target, workload).await,
+            #[cfg(feature = "mysql")]
+            Conn::MySql(c) => oltpgen_mysql::meta::done_chunks(c, target, workload).await,
             #[allow(unreachable_patterns)]
             _ => Ok(Vec::new()),
         }
@@ -168,6 +172,8 @@ impl Conn {
                 oltpgen_pg::meta::remove_chunks(c, target, workload).await?;
                 oltpgen_pg::meta::remove_plan(c, target, workload).await
             }
+            #[cfg(feature = "mysql")]
+            Conn::MySql(c) => oltpgen_mysql::meta::remove_chunks(c, target, workload).await,
             #[allow(unreachable_patterns)]
             _ => Ok(()),
         }
@@ -182,6 +188,8 @@ impl Conn {
         match self {
             #[cfg(feature = "postgres")]
             Conn::Postgres(c) => oltpgen_pg::meta::write_plan(c, target, workload, parts).await,
+            #[cfg(feature = "mysql")]
+            Conn::MySql(c) => oltpgen_mysql::meta::write_plan(c, target, workload, parts).await,
             #[allow(unreachable_patterns)]
             _ => Ok(()),
         }
@@ -195,6 +203,8 @@ impl Conn {
         match self {
             #[cfg(feature = "postgres")]
             Conn::Postgres(c) => oltpgen_pg::meta::plan(c, target, workload).await,
+            #[cfg(feature = "mysql")]
+            Conn::MySql(c) => oltpgen_mysql::meta::plan(c, target, workload).await,
             #[allow(unreachable_patterns)]
             _ => Ok(None),
         }

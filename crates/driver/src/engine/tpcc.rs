@@ -127,8 +127,9 @@ pub fn check_queries(engine: Engine) -> &'static [&'static str] {
     each_engine!(engine, m => &m::tpcc::check::QUERIES)
 }
 
-/// Check `i`'s query on `engine` restricted to the rows of `warehouses` (`tpcc check --sample`), where
-/// the engine has one: PostgreSQL's (a table shadowed by a CTE of its sampled rows); `None` elsewhere.
+/// Check `i`'s query on `engine` restricted to the rows of `warehouses` (`tpcc check --sample`):
+/// PostgreSQL's shadows each table by a CTE of its sampled rows; SQL Server's and MySQL's shared queries
+/// read derived tables of them ([`oltpgen_vocab::tpcc_checks::sampled`]). Every engine has one.
 pub fn sampled_check_query(engine: Engine, i: usize, warehouses: &[u32]) -> Option<String> {
     match engine {
         #[cfg(feature = "postgres")]
@@ -136,10 +137,7 @@ pub fn sampled_check_query(engine: Engine, i: usize, warehouses: &[u32]) -> Opti
             Some(oltpgen_pg::tpcc::check::sampled(oltpgen_pg::tpcc::check::QUERIES[i], warehouses))
         }
         #[allow(unreachable_patterns)]
-        _ => {
-            let _ = (i, warehouses);
-            None
-        }
+        _ => Some(oltpgen_vocab::tpcc_checks::sampled(check_queries(engine)[i], warehouses)),
     }
 }
 

@@ -48,7 +48,7 @@ pub fn extra_indexes() -> Vec<(&'static str, String)> {
 /// The statements dropping the full-text indexes of [`extra_indexes`] before a restore copies the rows
 /// again (built after the copy as the load builds them).
 pub fn drop_extra_indexes() -> Vec<String> {
-    SEARCHED.iter().map(|(_, index, _)| format!("DROP INDEX {index} ON products")).collect()
+    SEARCHED.iter().map(|(_, index, _)| crate::schema::drop_index_where_exists(index, "products")).collect()
 }
 
 /// The statements that make a loaded database ready for the run, in order, each one statement; run
