@@ -130,14 +130,14 @@ pub fn check_queries(engine: Engine) -> &'static [&'static str] {
 /// Check `i`'s query on `engine` restricted to the rows of `warehouses` (`tpcc check --sample`):
 /// PostgreSQL's shadows each table by a CTE of its sampled rows; SQL Server's and MySQL's shared queries
 /// read derived tables of them ([`oltpgen_vocab::tpcc_checks::sampled`]). Every engine has one.
-pub fn sampled_check_query(engine: Engine, i: usize, warehouses: &[u32]) -> Option<String> {
+pub fn sampled_check_query(engine: Engine, i: usize, warehouses: &[u32]) -> String {
     match engine {
         #[cfg(feature = "postgres")]
         Engine::Postgres => {
-            Some(oltpgen_pg::tpcc::check::sampled(oltpgen_pg::tpcc::check::QUERIES[i], warehouses))
+            oltpgen_pg::tpcc::check::sampled(oltpgen_pg::tpcc::check::QUERIES[i], warehouses)
         }
         #[allow(unreachable_patterns)]
-        _ => Some(oltpgen_vocab::tpcc_checks::sampled(check_queries(engine)[i], warehouses)),
+        _ => oltpgen_vocab::tpcc_checks::sampled(check_queries(engine)[i], warehouses),
     }
 }
 
