@@ -114,6 +114,7 @@ fn restored_sweeps(url: &str, create: bool, digest: Option<Digest>) -> serde_jso
         }
         assert_eq!(step["errors"], 0, "{step}");
     }
+    assert_per_minute_headline(&result, &out);
     // The items' sold counts were put back with the orders: each still the sum of its orders.
     let check = custom(&file, url, &["check"]);
     assert_eq!(check.code, 0, "{}", check.all());
@@ -121,6 +122,32 @@ fn restored_sweeps(url: &str, create: bool, digest: Option<Digest>) -> serde_jso
     let dropped = custom(&file, url, &["drop"]);
     assert_eq!(dropped.code, 0, "{}", dropped.all());
     result
+}
+
+/// The file's `headline = { per_minute = "new_order" }`: every step's `per_minute` is its New-Orders'
+/// completions per minute, the headline is the best of them within the cap, and summary.txt says it
+/// as `new_order per minute`, never NOPM (TPC-C's).
+#[track_caller]
+fn assert_per_minute_headline(result: &serde_json::Value, out: &Path) {
+    assert_eq!(result["descriptor"]["headline"], "per_minute", "{}", result["descriptor"]);
+    assert_eq!(result["descriptor"]["unit"], "new_order per minute");
+    assert_eq!(result["descriptor"]["per_minute_transaction"], "new_order");
+    for step in result["steps"].as_array().unwrap() {
+        let count = step["transactions"]["new_order"]["count"].as_f64().unwrap();
+        let per_minute = step["per_minute"].as_f64().expect("a step's per_minute");
+        let expected = count * 60.0 / step["duration_s"].as_f64().unwrap();
+        assert!(
+            (per_minute - expected).abs() < 1e-6 * expected.max(1.0),
+            "{per_minute} ≠ {expected}: {step}"
+        );
+        assert!(step["nopm"].is_null(), "no NOPM of a workload file: {step}");
+    }
+    let headline = result["max_within_cap"]["per_minute"].as_f64().expect("the headline's per_minute");
+    let best = result["steps"].as_array().unwrap().iter().filter_map(|s| s["per_minute"].as_f64());
+    assert!(best.fold(0.0, f64::max) >= headline && headline > 0.0, "{}", result["max_within_cap"]);
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(summary.contains("new_order per minute"), "{summary}");
+    assert!(!summary.contains("NOPM"), "{summary}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -209,6 +236,31 @@ async fn two_agents_of_the_order_entry_file_merge_into_the_sum_of_their_counts()
             assert_eq!(count(&merged), sum, "{txn}, step {n}: the agents' counts, summed: {step}");
         }
     }
+    // The merged result headlines the file's transaction per minute, in every report.
+    assert_per_minute_headline(&merged, &merged_dir);
+    let shown = oltpgen(&["report", "show", merged_dir.to_str().unwrap()]);
+    assert_eq!(shown.code, 0, "{}", shown.all());
+    assert!(shown.stdout.contains("max new_order per minute within cap"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("new_order/min"), "the step table's column: {}", shown.stdout);
+    let html = std::fs::read_to_string(merged_dir.join("report.html")).unwrap();
+    assert!(html.contains("new_order per minute"), "report.html says it");
+    for text in [&shown.stdout, &html] {
+        assert!(!text.contains("NOPM"), "NOPM is TPC-C's: {text}");
+    }
     let check = custom(&file, &url, &["check"]);
     assert_eq!(check.code, 0, "{}", check.all());
+}
+
+#[test]
+fn a_headline_naming_no_transaction_is_refused_at_its_line() {
+    let (keep, root) = crate::common::data_dir();
+    let file = keep.path().join("shop.toml");
+    let text = order_entry().replace("per_minute = \"new_order\"", "per_minute = \"neworder\"");
+    std::fs::write(&file, text).unwrap();
+    let load = oltpgen(&["custom", "load", "--file", file.to_str().unwrap(), "--data-dir", &root]);
+    crate::common::assert_refused(
+        &load,
+        "shop.toml:2: workload shop: headline: per_minute names \"neworder\", which is not one of the \
+         transactions: name one of new_order, payment, order_status",
+    );
 }

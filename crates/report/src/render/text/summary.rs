@@ -106,6 +106,13 @@ fn figures_line(workload: &Descriptor, f: &Figures) -> String {
             f.rt_avg_ms,
             f.rt_p95_ms
         ),
+        Rate::PerMinute => format!(
+            "TPS {:.1}   {unit} {}   avg {:.2} ms   p95 {:.2} ms   {tail}",
+            f.tps,
+            fixed(f.txn_per_minute, 0),
+            f.rt_avg_ms,
+            f.rt_p95_ms
+        ),
         Rate::Iops => {
             format!("{unit} {:.0}   avg {:.2} ms   p95 {:.2} ms   {tail}", f.tps, f.rt_avg_ms, f.rt_p95_ms)
         }
