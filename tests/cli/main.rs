@@ -34,6 +34,7 @@ mod counters;
 mod custom;
 mod custom_engines;
 mod custom_files;
+mod custom_study;
 mod descriptor;
 mod drop_dependents;
 mod ds2;

@@ -72,6 +72,7 @@ fn bank() -> &'static Workload {
             ),
         ],
         checks: Vec::new(),
+        headline: None,
     }
     .intern()
     .expect("a valid definition")

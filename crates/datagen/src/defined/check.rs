@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::{
-    ACK_VALUES, AckSpec, ColumnSpec, Gen, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value, WorkloadDef,
-    parse_timestamp,
+    ACK_VALUES, AckSpec, ColumnSpec, Gen, Headline, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value,
+    WorkloadDef, parse_timestamp,
 };
 use crate::schema::ColumnType;
 
@@ -165,6 +165,15 @@ impl WorkloadDef {
             if check.name.trim().is_empty() || check.sql.trim().is_empty() {
                 return Err(format!("check {}: give it a name and the SQL of its offending rows", i + 1));
             }
+        }
+        if let Some(Headline::PerMinute(name)) = &self.headline
+            && !self.transactions.iter().any(|t| &t.name == name)
+        {
+            let names: Vec<&str> = self.transactions.iter().map(|t| t.name.as_str()).collect();
+            return Err(format!(
+                "headline: per_minute names {name:?}, which is not one of the transactions: name one of {}",
+                names.join(", ")
+            ));
         }
         Ok(())
     }

@@ -53,6 +53,7 @@
 //!         vec![StatementSpec::new("SELECT id FROM t WHERE id = $1", vec![ParamSpec::rows_of(1, "t")])],
 //!     )],
 //!     checks: Vec::new(),
+//!     headline: None,
 //! };
 //! let workload = def.intern().unwrap();
 //! let data = oltpgen_datagen::defined::DefinedData::new(workload, 3, 1).unwrap();
@@ -93,6 +94,19 @@ pub struct WorkloadDef {
     /// Its own consistency checks, which `check` runs after a load or a run (none by default).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckSpec>,
+    /// What its results headline: TPS when none is given, else one transaction per minute (`headline
+    /// = { per_minute = "new_order" }`), as TPC-C headlines New-Orders.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<Headline>,
+}
+
+/// A defined workload's headline figure, beside TPS.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Headline {
+    /// The named transaction's completions per minute, rolled back or not, headlined under its own
+    /// name (`new_order per minute`): a standard's name (NOPM) means the standard's figure only.
+    PerMinute(String),
 }
 
 /// One consistency check of a defined workload: a query whose rows are what breaks it, one text column

@@ -63,6 +63,7 @@ fn bank() -> WorkloadDef {
             ),
         ],
         checks: Vec::new(),
+        headline: None,
     }
 }
 
@@ -549,6 +550,7 @@ fn ycsb_like() -> WorkloadDef {
             ),
         ],
         checks: Vec::new(),
+        headline: None,
     }
 }
 

@@ -150,6 +150,13 @@ impl Workload {
         self.tables
     }
 
+    /// The transaction its results headline per minute (its index among [`txn_names`](Self::txn_names)),
+    /// when the definition names one; TPS is headlined otherwise.
+    pub fn per_minute(&self) -> Option<usize> {
+        let Some(super::Headline::PerMinute(name)) = &self.def.headline else { return None };
+        self.txn_names.iter().position(|t| t == name)
+    }
+
     /// The transactions' names, in the definition's order (a [`Draw`](super::Draw)'s `txn` indexes them).
     pub fn txn_names(&self) -> &'static [&'static str] {
         self.txn_names

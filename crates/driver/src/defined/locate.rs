@@ -15,6 +15,9 @@ pub(super) fn line_of(text: &str, error: &str) -> Option<usize> {
         let at = lines.iter().enumerate().filter(|(_, l)| l.trim() == "[[checks]]").nth(n.checked_sub(1)?)?;
         return Some(at.0 + 1);
     }
+    if error.contains("headline: ") {
+        return lines.iter().position(|l| l.trim_start().starts_with("headline")).map(|i| i + 1);
+    }
     let (header, name) = if let Some(name) = word_after(error, "transaction ") {
         ("[[transactions]]", name)
     } else {

@@ -71,8 +71,14 @@ impl Defined {
         let fingerprint = fingerprint(&def);
         let name = def.name.clone();
         let workload = def.intern().map_err(|e| Error::usage(format!("workload {name}: {e}")))?;
-        let profile =
-            Profile::new(Descriptor::per_second(workload.name()), Kinds::plain(workload.txn_names()));
+        let kinds = Kinds::plain(workload.txn_names());
+        let profile = match workload.per_minute() {
+            Some(per_minute) => Profile::new(
+                Descriptor::per_minute_of(workload.name(), workload.txn_names()[per_minute]),
+                Kinds { per_minute, ..kinds },
+            ),
+            None => Profile::new(Descriptor::per_second(workload.name()), kinds),
+        };
         Ok(Defined { workload, profile, fingerprint, source: None, path: None })
     }
 
@@ -143,6 +149,9 @@ fn changes(was: &WorkloadDef, now: &WorkloadDef) -> Vec<String> {
     let mut out = diff("table", &was.tables, &now.tables, |t| &t.name);
     out.extend(diff("transaction", &was.transactions, &now.transactions, |t| &t.name));
     out.extend(diff("check", &was.checks, &now.checks, |c| &c.name));
+    if was.headline != now.headline {
+        out.push("headline changed".into());
+    }
     out
 }
 

@@ -133,9 +133,7 @@ pub fn check_queries(engine: Engine) -> &'static [&'static str] {
 pub fn sampled_check_query(engine: Engine, i: usize, warehouses: &[u32]) -> String {
     match engine {
         #[cfg(feature = "postgres")]
-        Engine::Postgres => {
-            oltpgen_pg::tpcc::check::sampled(oltpgen_pg::tpcc::check::QUERIES[i], warehouses)
-        }
+        Engine::Postgres => oltpgen_pg::tpcc::check::sampled(oltpgen_pg::tpcc::check::QUERIES[i], warehouses),
         #[allow(unreachable_patterns)]
         _ => oltpgen_vocab::tpcc_checks::sampled(check_queries(engine)[i], warehouses),
     }

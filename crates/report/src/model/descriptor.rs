@@ -62,6 +62,11 @@ pub enum Rate {
     Nopm,
     /// Orders per minute (`opm`), `rt_tot_avg` beside it.
     Opm,
+    /// One transaction's completions per minute (`per_minute`: a workload defined at run time that
+    /// names one, `headline = { per_minute = "new_order" }`), under the workload's own words
+    /// (`new_order per minute`, never NOPM), TPS beside it.
+    #[serde(rename = "per_minute")]
+    PerMinute,
     /// Work per second (`tps`: `io`'s IOPS, or the per-second figure of any workload that counts none per
     /// minute, named by its `unit`), the mean response time in two decimals beside it.
     Iops,
@@ -163,7 +168,7 @@ impl Descriptor {
     pub fn per_second_unit(&self) -> &str {
         match self.headline {
             Rate::Iops => &self.unit,
-            Rate::Nopm | Rate::Opm => "TPS",
+            Rate::Nopm | Rate::Opm | Rate::PerMinute => "TPS",
         }
     }
 }
@@ -196,6 +201,26 @@ impl Descriptor {
             size: Some(SizeSetting { key: "scale".into(), before: "scale ".into(), after: String::new() }),
             default_cap: crate::stats::cap::DEFAULT_CAP.into(),
         }
+    }
+}
+
+impl Descriptor {
+    /// The words of a database workload headlined by one of its transactions per minute, as a
+    /// workload defined at run time may ask (`headline = { per_minute = "new_order" }`): as
+    /// [`per_second`](Self::per_second), with `transaction`'s completions per minute headlined under its
+    /// own name (`new_order per minute`), TPS beside it. The transaction's index among the workload's
+    /// is the profile's to set.
+    pub fn per_minute_of(name: &str, transaction: &str) -> Descriptor {
+        let unit = format!("{transaction} per minute");
+        let title = format!("{transaction}/min");
+        let width = (title.len() + 2).max(10);
+        let mut d = Descriptor::per_second(name);
+        d.headline = Rate::PerMinute;
+        d.unit = unit;
+        d.step_columns.insert(1, column(&title, width, Figure::PerMinute, 0));
+        d.step_columns.truncate(4);
+        d.per_minute_transaction = transaction.into();
+        d
     }
 }
 

@@ -372,6 +372,11 @@ pub struct Figures {
     pub nopm: Option<f64>,
     /// DS2: orders per minute (every completed order, as DS2 counts them).
     pub opm: Option<f64>,
+    /// A workload defined at run time whose headline is one transaction per minute
+    /// ([`Rate::PerMinute`](descriptor::Rate::PerMinute)): that transaction's completions per minute,
+    /// rolled back or not, named by the descriptor's `unit` (`new_order per minute`), never NOPM.
+    #[serde(default, rename = "per_minute", skip_serializing_if = "Option::is_none")]
+    pub txn_per_minute: Option<f64>,
     /// Mean response time over all transactions, in milliseconds.
     pub rt_avg_ms: f64,
     /// 95th-percentile response time over all transactions, in milliseconds.
@@ -546,6 +551,10 @@ pub struct Headline {
     /// DS2: its orders per minute (DS2's headline is the highest OPM within the cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opm: Option<f64>,
+    /// A defined workload headlined per minute: its transaction's completions per minute
+    /// ([`Figures::txn_per_minute`]).
+    #[serde(default, rename = "per_minute", skip_serializing_if = "Option::is_none")]
+    pub txn_per_minute: Option<f64>,
     /// DS2: its `rt_tot_avg`, ms ([`Figures::rt_tot_avg_ms`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rt_tot_avg_ms: Option<f64>,

@@ -115,9 +115,10 @@ impl Figures {
         let (nopm, opm, rt_tot_avg_ms, order_rt_avg_ms) = match workload.headline {
             Rate::Nopm => (per_minute, None, None, None),
             // I/Os are counted per second (IOPS: `tps`), as storage is measured.
-            Rate::Iops => (None, None, None, None),
+            Rate::Iops | Rate::PerMinute => (None, None, None, None),
             Rate::Opm => (None, per_minute, mean(RT_TOT), mean(ORDER)),
         };
+        let txn_per_minute = per_minute.filter(|_| workload.headline == Rate::PerMinute);
         // A composite transaction's failures are the errors: a failed DS2 order counts once, whether an
         // operation of it failed or it failed before any ran.
         let errors = transactions.get(ORDER).map_or(errors, |o| o.errors);
@@ -125,6 +126,7 @@ impl Figures {
             tps: per_s(count, duration_s),
             nopm,
             opm,
+            txn_per_minute,
             rt_avg_ms: us_to_ms(all.mean_us()),
             rt_p95_ms: us_to_ms(all.percentile_us(95.0) as f64),
             rt_tot_avg_ms,
@@ -137,9 +139,10 @@ impl Figures {
         }
     }
 
-    /// The per-minute throughput (NOPM or OPM), whichever the workload has.
+    /// The per-minute throughput (NOPM, OPM, or a defined workload's transaction per minute),
+    /// whichever the workload has.
     pub fn per_minute(&self) -> Option<f64> {
-        self.nopm.or(self.opm)
+        self.nopm.or(self.opm).or(self.txn_per_minute)
     }
 
     /// The workload's headline figure: TPC-C's NOPM, DS2's OPM, or `io`'s IOPS (its TPS; `io` counts

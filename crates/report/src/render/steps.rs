@@ -182,6 +182,10 @@ pub fn headline(r: &RunResult) -> String {
                 format!("{} TPS, avg {} ms", thousands(h.tps, 1), thousands(h.rt_avg_ms, 1)),
             )
         }
+        Rate::PerMinute => (
+            h.txn_per_minute.map_or_else(not_measured, |n| thousands(n, 0)),
+            format!("{} TPS, avg {} ms", thousands(h.tps, 1), thousands(h.rt_avg_ms, 2)),
+        ),
         Rate::Opm => (
             h.opm.map_or_else(not_measured, |opm| thousands(opm, 0)),
             h.rt_tot_avg_ms.map_or_else(

@@ -499,6 +499,7 @@ impl From<&Step> for Headline {
             rt_avg_ms: step.figures.rt_avg_ms,
             nopm: step.figures.nopm,
             opm: step.figures.opm,
+            txn_per_minute: step.figures.txn_per_minute,
             rt_tot_avg_ms: step.figures.rt_tot_avg_ms,
             search: None,
         }

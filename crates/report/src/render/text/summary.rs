@@ -99,10 +99,11 @@ fn figures_line(workload: &Descriptor, f: &Figures) -> String {
     let tail = format!("errors {}   rollbacks {}   retries {}", f.errors, f.rollbacks, f.retries);
     let unit = &workload.unit;
     match workload.headline {
-        Rate::Nopm => format!(
+        // TPC-C's NOPM, or a workload file's transaction per minute under its own unit.
+        Rate::Nopm | Rate::PerMinute => format!(
             "TPS {:.1}   {unit} {}   avg {:.1} ms   p95 {:.1} ms   {tail}",
             f.tps,
-            fixed(f.nopm, 0),
+            fixed(f.per_minute(), 0),
             f.rt_avg_ms,
             f.rt_p95_ms
         ),
