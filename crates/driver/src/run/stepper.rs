@@ -22,9 +22,10 @@ pub trait Stepper {
     fn next(&mut self, judged: &[Step]) -> Option<u32>;
 
     /// Whether [`next`](Self::next) reads the verdicts. When it does, the run asks for a step once the
-    /// step before it is judged (its window closed, plus a short grace for its last samples), and the
-    /// step begins then, the users running on meanwhile; when it does not (a fixed list), the run asks
-    /// for every step at its start and lays each at the end of the one before.
+    /// step before it is judged (its window closed and every sample dated in it is in: the turns
+    /// that began before its end finished, 2 s at most), and the step begins then, the users running on
+    /// meanwhile; when it does not (a fixed list), the run asks for every step at its start and lays
+    /// each at the end of the one before.
     fn reads_verdicts(&self) -> bool {
         true
     }
