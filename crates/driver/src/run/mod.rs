@@ -495,6 +495,11 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
                 None => self.ended = true,
             }
         }
+        for (i, part) in self.stepper.taken() {
+            if let Some(step) = self.judged.get_mut(i) {
+                step.probe_too = Some(part);
+            }
+        }
         first
     }
 

@@ -35,6 +35,12 @@ pub trait Stepper {
     fn role(&self) -> Option<ProbeRole> {
         None
     }
+
+    /// The steps judged so far (by index) that a search took for another part without measuring their
+    /// load again (a neighbour it had measured already), each with that part: named so in the path.
+    fn taken(&self) -> Vec<(usize, ProbeRole)> {
+        Vec::new()
+    }
 }
 
 /// A boxed stepper decides as the one inside: a run's stepper is chosen by its flags.
@@ -49,6 +55,10 @@ impl<S: Stepper + ?Sized> Stepper for Box<S> {
 
     fn role(&self) -> Option<ProbeRole> {
         (**self).role()
+    }
+
+    fn taken(&self) -> Vec<(usize, ProbeRole)> {
+        (**self).taken()
     }
 }
 

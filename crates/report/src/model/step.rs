@@ -238,6 +238,7 @@ impl Step {
             counters: BTreeMap::new(),
             trend: None,
             probe: None,
+            probe_too: None,
             arrivals: None,
         }
     }

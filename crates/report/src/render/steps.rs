@@ -121,6 +121,9 @@ pub fn table_rows(r: &RunResult) -> Vec<([String; 9], bool)> {
             // A search's path: each probe's role after its verdict.
             if let Some(role) = s.probe.filter(|_| i == 0) {
                 cells[8] = format!("{}  {role}", cells[8]);
+                if let Some(too) = s.probe_too {
+                    cells[8] = format!("{}, {too} too", cells[8]);
+                }
             }
             if headline {
                 cells[8] = format!("{}  {HEADLINE_MARK}", cells[8]);
@@ -276,6 +279,13 @@ mod tests {
                 "PASS  confirm"
             ]
         );
+    }
+
+    #[test]
+    fn a_probe_the_search_took_as_a_neighbour_too_says_so_after_its_role() {
+        let mut r = search_result(true);
+        r.steps[0].probe_too = Some(crate::model::search::ProbeRole::Neighbour);
+        assert_eq!(table_rows(&r)[0].0[8], "PASS  grow, neighbour too");
     }
 
     #[test]
