@@ -36,6 +36,7 @@ mod ds2_dropin;
 mod failover;
 mod figures;
 mod find_max;
+mod find_max_more;
 mod first_hook;
 mod help_flags;
 mod io;

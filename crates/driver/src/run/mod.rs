@@ -361,7 +361,9 @@ impl<'a, W: Driven, S: Stepper> Run<'a, W, S> {
     async fn read(&mut self, progress: &mut impl FnMut(Progress<'_>)) {
         self.shards.gather(&mut self.collector).await;
         let users = self.running.load(Ordering::Relaxed);
-        let figures = self.collector.tick(self.start.elapsed().as_secs_f64(), users);
+        let now = self.start.elapsed();
+        let mut figures = self.collector.tick(now.as_secs_f64(), users);
+        figures.probe = self.steps.probing(now);
         progress(Progress::Interval(&figures));
         self.timeseries.extend(figures.rows);
         if !self.energy.is_empty() {
@@ -501,6 +503,17 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
             }
         }
         first
+    }
+
+    /// The search's probe under way at `now` (the last step laid that began by then), as the live line
+    /// names it: its role and load (`grow 32 users`, `bisect 300/s`); `None` in a sweep.
+    fn probing(&self, now: Duration) -> Option<String> {
+        let i = self.laid.iter().rposition(|s| s.start <= now)?;
+        let (role, s) = (self.roles[i]?, &self.laid[i]);
+        Some(match s.rate {
+            Some(rate) => format!("{role} {rate}/s"),
+            None => format!("{role} {} users", s.spec.users),
+        })
     }
 
     /// Where the last step laid ends, on the run's clock.
