@@ -115,6 +115,11 @@ pub(crate) fn run_search(args: &[String], out: &Path) -> serde_json::Value {
 
 /// A probe as the result records it: its users, role, verdict and NOPM.
 pub(crate) fn probes(r: &serde_json::Value) -> Vec<(u64, String, bool, f64)> {
+    probes_of(r, "nopm")
+}
+
+/// A probe as the result records it: its users, role, verdict and the step's `figure`.
+pub(crate) fn probes_of(r: &serde_json::Value, figure: &str) -> Vec<(u64, String, bool, f64)> {
     r["steps"]
         .as_array()
         .unwrap()
@@ -125,7 +130,7 @@ pub(crate) fn probes(r: &serde_json::Value) -> Vec<(u64, String, bool, f64)> {
                 s["users"].as_u64().unwrap(),
                 role,
                 s["cap"]["passed"].as_bool().unwrap(),
-                s["nopm"].as_f64().unwrap(),
+                s[figure].as_f64().unwrap(),
             )
         })
         .collect()
@@ -152,7 +157,7 @@ fn assert_found_the_capacity(r: &serde_json::Value, fixed: Option<(u32, f64)>) {
     }
     // A load where any probe failed (a confirmation that did not hold) is ruled out.
     let kept = |p: &&(u64, String, bool, f64)| p.2 && !probes.iter().any(|q| q.0 == p.0 && !q.2);
-    let best = probes.iter().filter(kept).map(|p| p.3).fold(0.0, f64::max);
+    let best = answer(&probes);
     assert_eq!(nopm, best, "the most NOPM among the passing probes not ruled out: {probes:?}");
     assert!(probes.iter().any(|p| p.0 == users && p.1 == "confirm" && p.2), "confirmed: {probes:?}");
     // The bisection bracketed the load where the cap fails within the resolution (a confirmation that
@@ -169,6 +174,13 @@ fn assert_found_the_capacity(r: &serde_json::Value, fixed: Option<(u32, f64)>) {
     assert!(nopm >= bisected_best * 0.95, "{nopm} against {bisected_best}: {probes:?}");
     assert_eq!(h["search"]["probes"].as_u64(), Some(probes.len() as u64), "{}", h["search"]);
     assert!(probes.len() <= 16, "a search, not a sweep of 63 steps: {probes:?}");
+}
+
+/// The answer of one run's search among `probes`: the most of the figure among the passing probes, a
+/// load where any of the run's probes failed left out.
+pub(crate) fn answer(probes: &[(u64, String, bool, f64)]) -> f64 {
+    let kept = |p: &&(u64, String, bool, f64)| p.2 && !probes.iter().any(|q| q.0 == p.0 && !q.2);
+    probes.iter().filter(kept).map(|p| p.3).fold(0.0, f64::max)
 }
 
 /// The trigger, in PostgreSQL: a session lock held while it sleeps as `find_max_sleep` says (ms).

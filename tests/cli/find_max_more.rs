@@ -5,7 +5,7 @@
 //! and the live lines name the probe under way (`grow 2 users`).
 
 use crate::common::{assert_matches_schema, oltpgen, result_json};
-use crate::find_max::{CAP, TURN, capped_postgres, probes, run_search, search_args};
+use crate::find_max::{CAP, TURN, answer, capped_postgres, probes, probes_of, run_search, search_args};
 
 /// The trigger on `table`: every insert takes one advisory lock and sleeps `ms` under it, so at most
 /// 1000 / `ms` rows a second go in.
@@ -24,24 +24,17 @@ CREATE TRIGGER find_max_capped BEFORE INSERT ON {table} FOR EACH ROW EXECUTE FUN
     )
 }
 
+/// Puts [`trigger`] on `table` of database `db` on `pg`, sleeping `ms`.
+async fn capped(pg: &oltpgen_driver::local::LocalPg, db: &str, table: &str, ms: u32) {
+    crate::common::sql(&pg.target(db)).await.batch_execute(&trigger(table, ms)).await.expect("the trigger");
+}
+
 /// The search in `r` has the shape of one: every step names its role, it grew, the cap failed within
 /// the range and the answer was confirmed; the load where the cap fails is bracketed within the
 /// resolution. Returns the probes as [`probes`] gives them, the figure read from `figure`.
 #[track_caller]
 fn assert_searched(r: &serde_json::Value, figure: &str) -> Vec<(u64, String, bool, f64)> {
-    let steps = r["steps"].as_array().unwrap();
-    let path: Vec<(u64, String, bool, f64)> = steps
-        .iter()
-        .map(|s| {
-            let role = s["probe"].as_str().expect("every step of a search names its role").to_string();
-            (
-                s["users"].as_u64().unwrap(),
-                role,
-                s["cap"]["passed"].as_bool().unwrap(),
-                s[figure].as_f64().unwrap(),
-            )
-        })
-        .collect();
+    let path = probes_of(r, figure);
     assert!(path.iter().any(|p| p.1 == "grow") && path.iter().any(|p| !p.2), "{path:?}");
     let h = &r["max_within_cap"];
     let users = h["users"].as_u64().unwrap();
@@ -52,13 +45,6 @@ fn assert_searched(r: &serde_json::Value, figure: &str) -> Vec<(u64, String, boo
     assert_eq!(h["search"]["probes"].as_u64(), Some(path.len() as u64), "{}", h["search"]);
     assert!(path.len() <= 16, "a search, not a sweep: {path:?}");
     path
-}
-
-/// The answer of one run's search among `probes`: the most of the figure among the passing probes, a
-/// load where any of the run's probes failed left out.
-fn answer(probes: &[(u64, String, bool, f64)]) -> f64 {
-    let kept = |p: &&(u64, String, bool, f64)| p.2 && !probes.iter().any(|q| q.0 == p.0 && !q.2);
-    probes.iter().filter(kept).map(|p| p.3).fold(0.0, f64::max)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -119,11 +105,7 @@ async fn a_ds2_search_finds_the_orders_a_trigger_on_its_orders_table_lets_throug
     assert_eq!(load.code, 0, "{}", load.all());
     // 50 ms a purchase: at most 1,200 orders a minute, well below what DS2 serves here without it
     // (some 2,700 with 8 users on a loaded machine); the cap fails from about 10 users.
-    crate::common::sql(&pg.target("ds2"))
-        .await
-        .batch_execute(&trigger("orders", 50))
-        .await
-        .expect("the trigger");
+    capped(&pg, "ds2", "orders", 50).await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     let o = out.to_str().unwrap().to_string();
@@ -180,11 +162,7 @@ async fn a_workload_file_search_finds_what_a_trigger_fixes_and_the_live_lines_na
     let load = oltpgen(&["custom", "load", "--file", &f, "--url", &url, "-q"]);
     assert_eq!(load.code, 0, "{}", load.all());
     // 20 ms a row: at most 50 posts a second.
-    crate::common::sql(&pg.target("ledger"))
-        .await
-        .batch_execute(&trigger("entries", 20))
-        .await
-        .expect("the trigger");
+    capped(&pg, "ledger", "entries", 20).await;
     let out = dir.path().join("search");
     let o = out.to_str().unwrap().to_string();
     let run = tokio::task::spawn_blocking(move || {
