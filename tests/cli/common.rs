@@ -449,3 +449,10 @@ pub fn load_all(urls: &[String]) {
     assert_eq!(out.code, 0, "{}", out.all());
     assert_eq!(out.stdout.matches("loaded tpcc scale 1 into").count(), urls.len(), "{}", out.stdout);
 }
+
+/// Writes `text` as `name` in `dir`.
+pub fn file(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}

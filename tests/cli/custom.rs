@@ -4,9 +4,9 @@
 //! words; a bad or missing definition, and a database loaded from another definition, are refused in one
 //! line before anything starts.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::common::{assert_matches_schema, assert_refused, data_dir, oltpgen, result_json};
+use crate::common::{assert_matches_schema, assert_refused, data_dir, file, oltpgen, result_json};
 
 /// The definition of `bank` in TOML: accounts (1,000 per unit of scale) and the transfers its deposits
 /// write, a deposit (weight 3: two statements) and a balance look-up (weight 1), and one check.
@@ -53,13 +53,6 @@ name = "no account balance is negative"
 sql = "SELECT CAST(id AS text) FROM accounts WHERE balance < 0"
 "#
     )
-}
-
-/// Writes `text` as `name` in `dir`.
-pub(crate) fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 /// `oltpgen custom` with `args` (its subcommand first) on the built-in instance at `root`, the

@@ -152,7 +152,7 @@ fn assert_per_minute_headline(result: &serde_json::Value, out: &Path) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_order_entry_file_sweeps_restores_and_checks_on_postgresql() {
-    let (_pg, urls) = crate::ds2::server_with(&["shop"]).await;
+    let (_pg, urls) = crate::common::server_with(&["shop"]).await;
     let url = urls[0].clone();
     let digest = Digest { command: format!("psql -X '{url}' -Atc '{DIGEST}'"), env: Vec::new() };
     let result =
@@ -194,7 +194,7 @@ async fn the_order_entry_file_sweeps_restores_and_checks_on_sql_server() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_agents_of_the_order_entry_file_merge_into_the_sum_of_their_counts() {
-    let (_pg, urls) = crate::ds2::server_with(&["shop"]).await;
+    let (_pg, urls) = crate::common::server_with(&["shop"]).await;
     let url = urls[0].clone();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("shop.toml");

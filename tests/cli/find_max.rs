@@ -13,7 +13,7 @@ use crate::common::{assert_matches_schema, assert_refused, oltpgen, result_json,
 
 /// One search at a time: each fixes its server's capacity and measures it, and two at once on a
 /// 2-core machine would measure each other.
-static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(crate) static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn nowhere() -> String {
     format!("postgres://bench:{}@127.0.0.1:1/tpcc", crate::common::SECRET)
@@ -73,7 +73,7 @@ fn bad_values_and_what_a_search_cannot_do_are_refused_in_one_line() {
 /// The cap every search here is judged by: the mean response time. Without keying or think time,
 /// users = throughput × mean response time (Little's law), and the trigger holds the throughput at
 /// about 200 transactions a second (New-Orders are 45% of them), so the cap fails from about 20 users.
-const CAP: &str = "avg=100ms";
+pub(crate) const CAP: &str = "avg=100ms";
 
 /// The most New-Orders per minute a trigger that sleeps `ms` under its lock lets through: one at a
 /// time.
@@ -83,7 +83,7 @@ fn capacity_nopm(ms: u32) -> f64 {
 
 /// `tpcc run --find-max` over 2..64 users on `url`, flat out, short steps (each warming up for
 /// `warmup`), result in `out`; `extra` flags too.
-fn search_args(url: &str, out: &Path, warmup: &str, extra: &[&str]) -> Vec<String> {
+pub(crate) fn search_args(url: &str, out: &Path, warmup: &str, extra: &[&str]) -> Vec<String> {
     search_args_paced(url, out, (CAP, warmup, "2s"), extra)
 }
 
@@ -105,7 +105,7 @@ fn search_args_paced(
 }
 
 /// Runs the search (`args`) and returns its result in `out`: exit 0.
-fn run_search(args: &[String], out: &Path) -> serde_json::Value {
+pub(crate) fn run_search(args: &[String], out: &Path) -> serde_json::Value {
     let started = Instant::now();
     let run = oltpgen(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(run.code, 0, "{}", run.all());
@@ -114,7 +114,12 @@ fn run_search(args: &[String], out: &Path) -> serde_json::Value {
 }
 
 /// A probe as the result records it: its users, role, verdict and NOPM.
-fn probes(r: &serde_json::Value) -> Vec<(u64, String, bool, f64)> {
+pub(crate) fn probes(r: &serde_json::Value) -> Vec<(u64, String, bool, f64)> {
+    probes_of(r, "nopm")
+}
+
+/// A probe as the result records it: its users, role, verdict and the step's `figure`.
+pub(crate) fn probes_of(r: &serde_json::Value, figure: &str) -> Vec<(u64, String, bool, f64)> {
     r["steps"]
         .as_array()
         .unwrap()
@@ -125,7 +130,7 @@ fn probes(r: &serde_json::Value) -> Vec<(u64, String, bool, f64)> {
                 s["users"].as_u64().unwrap(),
                 role,
                 s["cap"]["passed"].as_bool().unwrap(),
-                s["nopm"].as_f64().unwrap(),
+                s[figure].as_f64().unwrap(),
             )
         })
         .collect()
@@ -152,7 +157,7 @@ fn assert_found_the_capacity(r: &serde_json::Value, fixed: Option<(u32, f64)>) {
     }
     // A load where any probe failed (a confirmation that did not hold) is ruled out.
     let kept = |p: &&(u64, String, bool, f64)| p.2 && !probes.iter().any(|q| q.0 == p.0 && !q.2);
-    let best = probes.iter().filter(kept).map(|p| p.3).fold(0.0, f64::max);
+    let best = answer(&probes);
     assert_eq!(nopm, best, "the most NOPM among the passing probes not ruled out: {probes:?}");
     assert!(probes.iter().any(|p| p.0 == users && p.1 == "confirm" && p.2), "confirmed: {probes:?}");
     // The bisection bracketed the load where the cap fails within the resolution (a confirmation that
@@ -171,6 +176,13 @@ fn assert_found_the_capacity(r: &serde_json::Value, fixed: Option<(u32, f64)>) {
     assert!(probes.len() <= 16, "a search, not a sweep of 63 steps: {probes:?}");
 }
 
+/// The answer of one run's search among `probes`: the most of the figure among the passing probes, a
+/// load where any of the run's probes failed left out.
+pub(crate) fn answer(probes: &[(u64, String, bool, f64)]) -> f64 {
+    let kept = |p: &&(u64, String, bool, f64)| p.2 && !probes.iter().any(|q| q.0 == p.0 && !q.2);
+    probes.iter().filter(kept).map(|p| p.3).fold(0.0, f64::max)
+}
+
 /// The trigger, in PostgreSQL: a session lock held while it sleeps as `find_max_sleep` says (ms).
 const PG_TRIGGER: &str = "
 CREATE TABLE find_max_sleep (ms int NOT NULL);
@@ -186,7 +198,7 @@ CREATE TRIGGER find_max_capped BEFORE INSERT ON new_order FOR EACH ROW EXECUTE F
 ";
 
 /// A built-in PostgreSQL with TPC-C at scale 1 and the trigger: the server and the URL.
-async fn capped_postgres() -> (oltpgen_driver::local::LocalPg, String) {
+pub(crate) async fn capped_postgres() -> (oltpgen_driver::local::LocalPg, String) {
     let (pg, urls) = crate::common::server_with(&["tpcc"]).await;
     crate::common::load_all(&urls);
     crate::common::sql(&pg.target("tpcc")).await.batch_execute(PG_TRIGGER).await.expect("the trigger");

@@ -273,7 +273,7 @@ async fn a_rate_sweep_runs_on_babelfish() {
 #[test]
 fn ds2_and_a_workload_defined_at_run_time_run_at_a_rate() {
     let (keep, root) = crate::common::data_dir();
-    let bank = crate::custom::file(keep.path(), "bank.toml", &crate::custom::bank(100));
+    let bank = crate::common::file(keep.path(), "bank.toml", &crate::custom::bank(100));
     let load = crate::custom::custom(&bank, &root, &["load", "--scale", "1", "-q"]);
     assert_eq!(load.code, 0, "{}", load.all());
     let out = keep.path().join("bank");

@@ -10,6 +10,8 @@
 mod common;
 #[path = "../cli/find_max.rs"]
 mod find_max;
+#[path = "../cli/find_max_more.rs"]
+mod find_max_more;
 #[allow(dead_code)]
 #[path = "../cli/mariadb_common.rs"]
 mod mariadb_common;

@@ -2,7 +2,7 @@
 //! millisecond counts the sessions open and logs when each user's transactions start. A list that goes
 //! 4 → 16 → 8 stops the surplus users at the third step's start (their own connections closed, none of
 //! them starting a transaction after it); a stepper that reads verdicts has each step laid once the one
-//! before is judged.
+//! before is judged, which is as soon as the turns that began in its window have ended.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -28,6 +28,8 @@ struct Counted {
     zero: Instant,
     /// Each user's think time.
     think: Duration,
+    /// How long each transaction takes.
+    busy: Duration,
 }
 
 /// A session that counts itself open until it is dropped.
@@ -76,7 +78,7 @@ impl Driven for Counted {
         _ops: &'a mut Ops,
     ) -> Result<Done, TxnError> {
         self.started.lock().unwrap().push((*user, self.zero.elapsed()));
-        tokio::time::sleep(Duration::from_millis(1)).await;
+        tokio::time::sleep(self.busy).await;
         Ok(Done::default())
     }
 }
@@ -109,12 +111,23 @@ async fn run(
     stepper: &mut impl Stepper,
     think: Duration,
 ) -> (Measured, Arc<Counted>, Vec<(f64, i64)>) {
+    run_busy(plan, stepper, think, Duration::from_millis(1)).await
+}
+
+/// [`run`], each transaction taking `busy`.
+async fn run_busy(
+    plan: &RunPlan,
+    stepper: &mut impl Stepper,
+    think: Duration,
+    busy: Duration,
+) -> (Measured, Arc<Counted>, Vec<(f64, i64)>) {
     let w = Arc::new(Counted {
         targets: vec!["a".into()],
         open: Arc::default(),
         started: Mutex::default(),
         zero: Instant::now(),
         think,
+        busy,
     });
     let mut open = Vec::new();
     let measured = run::drive_stepped(w.clone(), plan, stepper, |p| {
@@ -195,8 +208,10 @@ async fn a_stepper_that_reads_verdicts_lays_each_step_once_the_one_before_is_jud
     let (m, _, _) = run(&plan, &mut Search, Duration::ZERO).await;
     assert_steps(&m, &[4, 16, 8]);
     for pair in m.steps.windows(2) {
-        let gap = pair[1].window.start_s - pair[0].window.end_s;
-        assert!(gap >= 2.0, "the next step is laid after the verdict, a grace after the window: {gap}");
+        // Each transaction takes a millisecond: the verdict comes as the window closes, not the 2 s
+        // grace after it, and the next step begins then.
+        let after = decided(&pair[1]) - pair[0].window.end_s;
+        assert!((0.0..0.5).contains(&after), "the next step is laid once the verdict is in: {after} s");
     }
     assert!(m.steps[1].figures.rt_avg_ms > 2.0 * m.steps[0].figures.rt_avg_ms, "{:?}", m.steps[1].figures);
 }
@@ -248,4 +263,40 @@ async fn tpcc_on_the_built_in_postgres_goes_4_16_8_on_the_evidence_and_stays_con
     let clauses = tpcc::check(&target, 2).await.expect("the checks ran");
     let failed = oltpgen_report::model::checks::failed(&clauses);
     assert!(failed.is_empty(), "consistency after the run: {failed:?}");
+}
+
+/// When `step` was decided and began, seconds on the run's clock: before its ramp and warmup.
+fn decided(step: &Step) -> f64 {
+    step.window.start_s - step.ramp_up_s - 0.2
+}
+
+/// Two steps of four users, each laid once the one before is judged.
+struct Twice(u32);
+
+impl Stepper for Twice {
+    fn next(&mut self, _judged: &[Step]) -> Option<u32> {
+        self.0 += 1;
+        (self.0 <= 2).then_some(4)
+    }
+}
+
+#[tokio::test]
+async fn a_verdict_waits_for_the_turns_that_began_in_its_window_and_no_longer() {
+    // Transactions of 300 ms: at the first window's end, every user is in one that began in it.
+    let plan = plan(&[4], None);
+    let (m, w, _) = run_busy(&plan, &mut Twice(0), Duration::ZERO, Duration::from_millis(300)).await;
+    assert_eq!(m.steps.len(), 2, "{:?}", m.steps);
+    let end = m.steps[0].window.end_s;
+    let began = w.started.lock().unwrap().clone();
+    let last_end =
+        began.iter().filter(|(_, at)| at.as_secs_f64() < end).map(|(_, at)| at.as_secs_f64() + 0.3);
+    let last_end = last_end.fold(0.0, f64::max);
+    let at = decided(&m.steps[1]);
+    assert!(last_end > end + 0.1, "turns ran past the window's end: {began:?}");
+    assert!(
+        at >= last_end - 0.05,
+        "judged at {at} s, before the turn that ran at {end} s ended ({last_end} s)"
+    );
+    assert!(at < end + 1.0, "judged at {at} s, not the 2 s grace after the window's end at {end} s");
+    assert!(m.steps.iter().all(|s| s.figures.transactions["x"].count > 0), "{:?}", m.steps);
 }

@@ -135,9 +135,10 @@ pub(super) fn per_second_progress<'a>(
         Progress::Started(1) if !quiet => console.line(header),
         Progress::Started(run) if !quiet => console.line(&live::run_line(run, runs)),
         Progress::Interval(f) if !quiet => console.line(&format!(
-            "{}{}",
+            "{}{}{}",
             live::per_second_interval_line(f.elapsed_s, f.users, f.tps, f.avg_ms, f.p95_ms, f.errors),
-            f.arrivals_note()
+            f.arrivals_note(),
+            f.probe_note()
         )),
         Progress::Step(s) => console.line(&live::per_second_step_line(s)),
         Progress::Started(_) | Progress::Interval(_) => {}

@@ -207,6 +207,9 @@ impl Ds2Plan {
                 if !req.quiet && !note.is_empty() {
                     console.line(&format!("  arrivals: {}", note.trim_start()));
                 }
+                if let Some(probe) = f.probe.as_ref().filter(|_| !req.quiet) {
+                    console.line(&format!("  probe: {probe}"));
+                }
                 if let Some(out) = csv.as_mut()
                     && let Err(e) = out.write(&all, &each)
                 {

@@ -156,9 +156,10 @@ impl TpccPlan {
             Progress::Started(1) if !quiet => console.line(&header),
             Progress::Started(run) if !quiet => console.line(&live::run_line(run, plan.runs())),
             Progress::Interval(f) if !quiet => console.line(&format!(
-                "{}{}",
+                "{}{}{}",
                 live::interval_line(f.elapsed_s, f.users, f.tps, f.per_minute, f.avg_ms, f.p95_ms, f.errors),
-                f.arrivals_note()
+                f.arrivals_note(),
+                f.probe_note()
             )),
             Progress::Step(s) => console.line(&live::step_line(s, "NOPM")),
             Progress::Started(_) | Progress::Interval(_) => {}

@@ -123,6 +123,9 @@ pub struct IntervalFigures {
     pub errors_by_kind: BTreeMap<String, u64>,
     /// An open loop's arrivals in the interval (`None` in a closed loop): the live line's lag and drops.
     pub arrivals: Option<ArrivalTally>,
+    /// The `--find-max` probe under way at the interval's end, as the live line names it (its role and
+    /// load: `grow 32 users`, `bisect 300/s`); `None` in a sweep.
+    pub probe: Option<String>,
 }
 
 /// One step's measured window and what completed within it, per target and type.
@@ -158,6 +161,12 @@ pub struct ArrivalTally {
 }
 
 impl IntervalFigures {
+    /// What the interval's live line adds during a `--find-max` probe: the probe's role and load, so the
+    /// search can be followed as it goes (nothing in a sweep).
+    pub fn probe_note(&self) -> String {
+        self.probe.as_ref().map_or(String::new(), |p| format!("  {p}"))
+    }
+
     /// What the interval's live line adds for an open loop: its lag and drops (nothing in a closed one).
     pub fn arrivals_note(&self) -> String {
         let Some(a) = &self.arrivals else { return String::new() };
@@ -531,6 +540,7 @@ impl Collector {
             targets_since_reset,
             errors_by_kind: self.errors_by_kind.clone(),
             arrivals: self.interval_arrivals.take(),
+            probe: None,
         }
     }
 

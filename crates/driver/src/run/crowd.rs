@@ -407,6 +407,23 @@ impl<W: Driven> Crowd<W> {
         self.flush_drops(collector);
     }
 
+    /// Whether an open loop's arrival scheduled before `end` may still be recorded, dated then (a drop
+    /// is dated at its arrival, however late it is dropped): a user waits for one (keying, or in line
+    /// for a connection), or its clock has one not yet dealt. Never in a closed loop, whose samples are
+    /// dated when their turn ends.
+    pub fn owes_before(&mut self, end: Instant) -> bool {
+        if self.timing.arrivals.is_none() {
+            return false;
+        }
+        let end_ns = self.ns(end);
+        self.deadlines.peek().is_some_and(|Reverse((at, _))| *at < end_ns)
+            || self.users.iter_mut().any(|u| {
+                !u.parked()
+                    && ((u.waiting() && u.intended_ns() < end_ns)
+                        || u.clock().is_some_and(|c| c.at_ns() < end_ns))
+            })
+    }
+
     /// The turns to run now.
     pub fn ready(&mut self) -> std::vec::Drain<'_, Box<Job<W>>> {
         self.ready.drain(..)

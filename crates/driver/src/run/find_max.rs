@@ -6,7 +6,9 @@
 //! the two levels beside the best passing probe, then measures the best passing probe again
 //! (`--confirm`): one whose confirmation fails is never the answer, and the next best is confirmed in
 //! its place. Throughput need not rise with the load: the answer is the passing probe with the most
-//! throughput ([`best_passing`]). [`UserSearch`] is the search as a run's [`Stepper`].
+//! throughput ([`best_passing`]). No load is probed twice but to confirm it: a neighbour that the grow
+//! or bisect phase measured is taken from there ([`FindMax::taken`]). [`UserSearch`] is the search as
+//! a run's [`Stepper`].
 
 use oltpgen_report::model::Step;
 use oltpgen_report::model::search::{Judged, ProbeRole, best_passing};
@@ -73,12 +75,14 @@ pub struct FindMax {
     plan: SearchPlan,
     phase: Phase,
     roles: Vec<ProbeRole>,
+    /// The probes taken as neighbours without measuring their loads again, by index.
+    taken: Vec<usize>,
 }
 
 impl FindMax {
     /// A search of `plan`, before its first probe.
     pub fn new(plan: SearchPlan) -> FindMax {
-        FindMax { plan, phase: Phase::Grow, roles: Vec::new() }
+        FindMax { plan, phase: Phase::Grow, roles: Vec::new(), taken: Vec::new() }
     }
 
     /// The role of every probe asked for so far, in order.
@@ -86,11 +90,21 @@ impl FindMax {
         &self.roles
     }
 
+    /// The probes (by index) the search took as neighbours of the best passing probe without measuring
+    /// their loads again: the grow or bisect phase had.
+    pub fn taken(&self) -> &[usize] {
+        &self.taken
+    }
+
     /// The next probe's level and role, from the outcomes of every probe asked for so far (in order),
     /// or `None` when the search is over.
     pub fn next(&mut self, outcomes: &[Outcome]) -> Option<(u32, ProbeRole)> {
         loop {
             let (phase, ask) = self.step(outcomes);
+            if matches!(phase, Phase::Neighbours(_)) && !matches!(self.phase, Phase::Neighbours(_)) {
+                let at = |level| outcomes.iter().position(|o: &Outcome| o.level == level);
+                self.taken = self.beside(outcomes).into_iter().filter_map(at).collect();
+            }
             self.phase = phase;
             if let Some((level, role)) = ask {
                 self.roles.push(role);
@@ -155,17 +169,23 @@ impl FindMax {
     }
 
     /// The levels beside the best passing probe, the resolution's distance away (at least one), within
-    /// the range, below the least failing level above it, and not yet probed.
-    fn neighbours(&self, outcomes: &[Outcome]) -> Phase {
-        let Some(best) = best(outcomes) else { return Phase::Neighbours(Vec::new()) };
+    /// the range and below the least failing level above it.
+    fn beside(&self, outcomes: &[Outcome]) -> Vec<u32> {
+        let Some(best) = best(outcomes) else { return Vec::new() };
         let d = ((self.plan.resolution * f64::from(best)) as u32).max(1);
         let failed_above = outcomes.iter().filter(|o| !o.passed && o.level > best).map(|o| o.level).min();
         let ceiling = failed_above.map_or(self.plan.to, |f| f - 1);
-        let probed = |level: u32| outcomes.iter().any(|o| o.level == level);
         let beside = [best.saturating_sub(d).max(self.plan.from), best.saturating_add(d).min(ceiling)];
-        let mut levels: Vec<u32> = beside.into_iter().filter(|&l| l != best && !probed(l)).collect();
+        let mut levels: Vec<u32> = beside.into_iter().filter(|&l| l != best).collect();
         levels.dedup();
-        Phase::Neighbours(levels)
+        levels
+    }
+
+    /// The neighbours to probe: those [`beside`](Self::beside) the best passing probe not yet probed
+    /// (the others are taken from the probe that measured them).
+    fn neighbours(&self, outcomes: &[Outcome]) -> Phase {
+        let probed = |level: &u32| outcomes.iter().any(|o| o.level == *level);
+        Phase::Neighbours(self.beside(outcomes).into_iter().filter(|l| !probed(l)).collect())
     }
 
     /// The best passing level measured again, until it has passed `confirm` confirmations; a level
@@ -215,6 +235,10 @@ impl Stepper for UserSearch {
 
     fn role(&self) -> Option<ProbeRole> {
         self.0.roles().last().copied()
+    }
+
+    fn taken(&self) -> Vec<(usize, ProbeRole)> {
+        self.0.taken().iter().map(|&i| (i, ProbeRole::Neighbour)).collect()
     }
 }
 
@@ -312,6 +336,27 @@ mod tests {
         assert_eq!(answer, Some(50));
         assert_eq!(asked[..4], [(8, Grow), (16, Grow), (32, Grow), (50, Grow)]);
         assert_eq!(asked[4..], [(48, Neighbour), (50, Confirm)]);
+    }
+
+    #[test]
+    fn a_neighbour_the_search_measured_already_is_taken_from_there_not_probed_again() {
+        // Throughput peaks at 16; the cap fails from 40. At a 50% resolution 16's neighbours are 8,
+        // which growing measured, and 24.
+        let plan = SearchPlan { resolution: 0.5, ..plan(8, 64) };
+        let system = |l: u32| (l < 40, 100.0 - f64::from(l.abs_diff(16)));
+        let mut s = FindMax::new(plan);
+        let mut outcomes = Vec::new();
+        while let Some((level, _)) = s.next(&outcomes) {
+            let (passed, rate) = system(level);
+            outcomes.push(Outcome { level, passed, rate });
+        }
+        let asked: Vec<(u32, ProbeRole)> = outcomes.iter().map(|o| o.level).zip(s.roles().to_vec()).collect();
+        // Only the confirmation measures a load again.
+        assert_eq!(
+            asked,
+            [(8, Grow), (16, Grow), (32, Grow), (64, Grow), (48, Bisect), (24, Neighbour), (16, Confirm)]
+        );
+        assert_eq!(s.taken(), [0], "8, measured by growing, is the other neighbour");
     }
 
     #[test]

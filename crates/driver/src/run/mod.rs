@@ -203,13 +203,28 @@ pub enum Progress<'a> {
     Started(u32),
     /// A reporting interval ended.
     Interval(&'a IntervalFigures),
-    /// A step's window closed (plus a short grace for its last samples): its figures and cap verdict.
+    /// A step's window closed (and its late samples came in): its figures and cap verdict.
     Step(&'a Step),
 }
 
-/// Late samples of a closed window arrive within this: a turn that ended in the window is recorded when
-/// its shard's loop next runs, which a busy or stalled client thread delays.
+/// The most a step's verdict waits after its window closed for samples dated in it still to come: a
+/// composite turn's operations are recorded when the whole turn ends, an open loop's dropped arrival is
+/// dated when it was due. It waits only while a shard still owes some ([`Shards::settled`]: a turn
+/// that began before the window's end is still in flight, or an arrival due before it is not yet
+/// served or dropped), asking again every [`SETTLE_POLL`]; past this, what comes later is not the
+/// step's.
 const GRACE: Duration = Duration::from_secs(2);
+
+/// How often a verdict waiting for its window's late samples asks the shards again.
+const SETTLE_POLL: Duration = Duration::from_millis(10);
+
+/// When a step whose window closed at `end` is judged, asked at `now` (both on the run's clock), with
+/// whether every shard has recorded everything dated in it: now when they have or the grace is over,
+/// else at the next poll (never beyond the grace).
+fn judge_when(end: Duration, now: Duration, settled: bool) -> Option<Duration> {
+    let last = end + GRACE;
+    (!settled && now < last).then(|| (now + SETTLE_POLL).min(last))
+}
 
 /// Runs `plan` against `workload`, its steps the plan's list ([`Sweep`]), telling `progress` about every
 /// interval and every finished step.
@@ -323,6 +338,10 @@ impl<'a, W: Driven, S: Stepper> Run<'a, W, S> {
                     self.read(progress).await;
                 }
                 _ = &mut judge_at, if self.steps.judged() < self.steps.laid.len() => {
+                    if let Some(again) = self.owed().await {
+                        judge_at.as_mut().reset(start + again);
+                        continue;
+                    }
                     let AfterVerdict::Goes(first) = self.after_verdict(progress).await else { break false };
                     if first < self.steps.laid.len() {
                         tick_at.as_mut().reset(start + self.ticks.due());
@@ -342,7 +361,9 @@ impl<'a, W: Driven, S: Stepper> Run<'a, W, S> {
     async fn read(&mut self, progress: &mut impl FnMut(Progress<'_>)) {
         self.shards.gather(&mut self.collector).await;
         let users = self.running.load(Ordering::Relaxed);
-        let figures = self.collector.tick(self.start.elapsed().as_secs_f64(), users);
+        let now = self.start.elapsed();
+        let mut figures = self.collector.tick(now.as_secs_f64(), users);
+        figures.probe = self.steps.probing(now);
         progress(Progress::Interval(&figures));
         self.timeseries.extend(figures.rows);
         if !self.energy.is_empty() {
@@ -350,7 +371,16 @@ impl<'a, W: Driven, S: Stepper> Run<'a, W, S> {
         }
     }
 
-    /// Judges the next step, whose window closed a grace ago; then ends the run after too many
+    /// When to ask again whether the next step to judge has all its samples (`None`: it has, or the
+    /// grace is over: judge it now).
+    async fn owed(&self) -> Option<Duration> {
+        let end = self.steps.laid[self.steps.judged()].window.1;
+        let settled = self.shards.settled(self.start + end).await;
+        judge_when(end, self.start.elapsed(), settled)
+    }
+
+    /// Judges the next step, whose window closed and whose late samples are in (or its grace is over);
+    /// then ends the run after too many
     /// breaches in a row, or asks for the next step and lays it.
     async fn after_verdict(&mut self, progress: &mut impl FnMut(Progress<'_>)) -> AfterVerdict {
         self.shards.gather(&mut self.collector).await;
@@ -467,7 +497,23 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
                 None => self.ended = true,
             }
         }
+        for (i, part) in self.stepper.taken() {
+            if let Some(step) = self.judged.get_mut(i) {
+                step.probe_too = Some(part);
+            }
+        }
         first
+    }
+
+    /// The search's probe under way at `now` (the last step laid that began by then), as the live line
+    /// names it: its role and load (`grow 32 users`, `bisect 300/s`); `None` in a sweep.
+    fn probing(&self, now: Duration) -> Option<String> {
+        let i = self.laid.iter().rposition(|s| s.start <= now)?;
+        let (role, s) = (self.roles[i]?, &self.laid[i]);
+        Some(match s.rate {
+            Some(rate) => format!("{role} {rate}/s"),
+            None => format!("{role} {} users", s.spec.users),
+        })
     }
 
     /// Where the last step laid ends, on the run's clock.
@@ -475,9 +521,10 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
         self.laid.last().map_or(Duration::ZERO, |s| s.window.1)
     }
 
-    /// When the next step to judge is judged: a grace after its window closes.
+    /// When the next step to judge may be judged: when its window closes (then once its late samples
+    /// are in, [`judge_when`]).
     fn next_verdict_at(&self) -> Duration {
-        self.laid.get(self.judged()).map_or(Duration::ZERO, |s| s.window.1 + GRACE)
+        self.laid.get(self.judged()).map_or(Duration::ZERO, |s| s.window.1)
     }
 
     /// Builds the next step from what `collector` holds for its window (cut at the time the run ended,
@@ -591,6 +638,15 @@ mod tests {
             start_at: None,
             search: None,
         }
+    }
+
+    #[test]
+    fn a_verdict_waits_for_late_samples_only_while_they_are_owed_and_never_past_the_grace() {
+        let (end, ms) = (Duration::from_secs(10), Duration::from_millis);
+        assert_eq!(judge_when(end, end + ms(1), true), None, "all in: judged at once");
+        assert_eq!(judge_when(end, end + ms(1), false), Some(end + ms(11)), "asked again shortly");
+        assert_eq!(judge_when(end, end + ms(1995), false), Some(end + GRACE), "never past the grace");
+        assert_eq!(judge_when(end, end + GRACE, false), None, "the grace is over");
     }
 
     #[test]

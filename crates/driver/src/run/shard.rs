@@ -12,6 +12,7 @@
 //! The first shard runs on the caller's runtime (so one client thread is the one-thread client of
 //! before, and tests on tokio's paused clock still drive it); the others on threads of their own.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -63,6 +64,37 @@ enum Request {
     Drain(oneshot::Sender<Collector>),
     /// The run decided its next step: play it, and measure its window.
     Step(Scheduled),
+    /// Whether everything dated before this instant (a window's end) is recorded: no turn that began
+    /// before it is still running, and no arrival scheduled before it may still be dropped.
+    Settled(Instant, oneshot::Sender<bool>),
+}
+
+/// When each of a shard's turns in flight began (when the shard set it running, at or before its
+/// transaction's start): every sample a turn records is dated at or after it, so once none that began
+/// before a window's end is left, the window has all its samples.
+#[derive(Debug, Default)]
+struct Begun(BTreeMap<Instant, u32>);
+
+impl Begun {
+    /// A turn began at `at`.
+    fn add(&mut self, at: Instant) {
+        *self.0.entry(at).or_default() += 1;
+    }
+
+    /// A turn that began at `at` ended.
+    fn remove(&mut self, at: Instant) {
+        if let Some(n) = self.0.get_mut(&at) {
+            *n -= 1;
+            if *n == 0 {
+                self.0.remove(&at);
+            }
+        }
+    }
+
+    /// Whether every turn still in flight began at or after `end`.
+    fn all_from(&self, end: Instant) -> bool {
+        self.0.first_key_value().is_none_or(|(&at, _)| at >= end)
+    }
 }
 
 /// The run's shards, as the run's own task sees them.
@@ -150,6 +182,26 @@ impl Shards {
         }
     }
 
+    /// Whether every shard has recorded everything dated before `end` (a window's end, on the run's
+    /// clock): then a gathering holds the window's every sample.
+    pub async fn settled(&self, end: Instant) -> bool {
+        let answers: Vec<_> = self
+            .requests
+            .iter()
+            .map(|shard| {
+                let (reply, answer) = oneshot::channel();
+                let _ = shard.send(Request::Settled(end, reply));
+                answer
+            })
+            .collect();
+        let mut all = true;
+        for answer in answers {
+            // A shard that is gone (it panicked) owes nothing more.
+            all &= answer.await.unwrap_or(true);
+        }
+        all
+    }
+
     /// Adds every shard's share since the last gathering into `collector`.
     pub async fn gather(&self, collector: &mut Collector) {
         self.ask(collector, Request::Share).await;
@@ -192,6 +244,7 @@ impl<W: Driven> Shard<W> {
         let Shard { mut crowd, running, mut collector } = self;
         let workload = crowd.workload().clone();
         let mut in_flight = FuturesUnordered::new();
+        let mut begun = Begun::default();
         let alarm = tokio::time::sleep(Duration::ZERO);
         tokio::pin!(alarm);
         let mut armed = None;
@@ -203,7 +256,11 @@ impl<W: Driven> Shard<W> {
                 running.fetch_add(crowd.running().wrapping_sub(told), Ordering::Relaxed);
                 told = crowd.running();
             }
-            in_flight.extend(crowd.ready().map(|job| user::turn(&*workload, job)));
+            let now = Instant::now();
+            for job in crowd.ready() {
+                begun.add(now);
+                in_flight.push(user::turn(&*workload, job).map(move |job| (now, job)));
+            }
             let next = crowd.next_due();
             if next != armed {
                 if let Some(at) = next {
@@ -219,6 +276,9 @@ impl<W: Driven> Shard<W> {
                     Some(Request::Share(reply)) => {
                         let _ = reply.send(collector.take());
                     }
+                    Some(Request::Settled(end, reply)) => {
+                        let _ = reply.send(begun.all_from(end) && !crowd.owes_before(end));
+                    }
                     Some(Request::Step(step)) => {
                         crowd.decide(step);
                         collector.add_window(super::ms(step.window.0)..super::ms(step.window.1));
@@ -231,10 +291,12 @@ impl<W: Driven> Shard<W> {
                     }
                     None => return,
                 },
-                Some(job) = in_flight.next(), if !in_flight.is_empty() => {
+                Some((at, job)) = in_flight.next(), if !in_flight.is_empty() => {
+                    begun.remove(at);
                     crowd.finish(job, &mut collector);
                     // And every other turn that has ended by now, before the loop comes round again.
-                    while let Some(Some(job)) = in_flight.next().now_or_never() {
+                    while let Some(Some((at, job))) = in_flight.next().now_or_never() {
+                        begun.remove(at);
                         crowd.finish(job, &mut collector);
                     }
                 }
@@ -246,13 +308,13 @@ impl<W: Driven> Shard<W> {
 
 /// Lets the turns in flight end and records them (each transaction completes after the window and is
 /// not measured); those not done within [`DRAIN_TIMEOUT`] are dropped.
-async fn drain<W: Driven, F: Future<Output = Box<user::Job<W>>>>(
+async fn drain<W: Driven, F: Future<Output = (Instant, Box<user::Job<W>>)>>(
     crowd: &mut Crowd<W>,
     in_flight: &mut FuturesUnordered<F>,
     collector: &mut Collector,
 ) {
     let drain = async {
-        while let Some(job) = in_flight.next().await {
+        while let Some((_, job)) = in_flight.next().await {
             crowd.finish(job, collector);
         }
     };
@@ -279,6 +341,25 @@ mod tests {
         assert_eq!(on(&mut (0..4), 3, 1), [[2, 1, 1]]);
         // Agent 0 of 2 on two targets runs users 0, 2, 4…, all of target 0: still on both threads.
         assert_eq!(on(&mut (0..16).step_by(2), 2, 2), [[4, 0], [4, 0]]);
+    }
+
+    #[test]
+    fn a_window_is_settled_once_no_turn_that_began_before_its_end_is_in_flight() {
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut begun = Begun::default();
+        assert!(begun.all_from(at(100)), "no turn in flight");
+        begun.add(at(90));
+        begun.add(at(90));
+        begun.add(at(120));
+        assert!(!begun.all_from(at(100)), "two turns from before the end still run");
+        begun.remove(at(90));
+        assert!(!begun.all_from(at(100)), "one still runs");
+        begun.remove(at(90));
+        assert!(begun.all_from(at(100)), "only the turn begun after the end runs");
+        assert!(!begun.all_from(at(121)));
+        begun.remove(at(120));
+        assert!(begun.all_from(at(121)));
     }
 
     #[test]

@@ -22,9 +22,10 @@ pub trait Stepper {
     fn next(&mut self, judged: &[Step]) -> Option<u32>;
 
     /// Whether [`next`](Self::next) reads the verdicts. When it does, the run asks for a step once the
-    /// step before it is judged (its window closed, plus a short grace for its last samples), and the
-    /// step begins then, the users running on meanwhile; when it does not (a fixed list), the run asks
-    /// for every step at its start and lays each at the end of the one before.
+    /// step before it is judged (its window closed and every sample dated in it is in: the turns
+    /// that began before its end finished, 2 s at most), and the step begins then, the users running on
+    /// meanwhile; when it does not (a fixed list), the run asks for every step at its start and lays
+    /// each at the end of the one before.
     fn reads_verdicts(&self) -> bool {
         true
     }
@@ -33,6 +34,12 @@ pub trait Stepper {
     /// (`None`: a sweep's step).
     fn role(&self) -> Option<ProbeRole> {
         None
+    }
+
+    /// The steps judged so far (by index) that a search took for another part without measuring their
+    /// load again (a neighbour it had measured already), each with that part: named so in the path.
+    fn taken(&self) -> Vec<(usize, ProbeRole)> {
+        Vec::new()
     }
 }
 
@@ -48,6 +55,10 @@ impl<S: Stepper + ?Sized> Stepper for Box<S> {
 
     fn role(&self) -> Option<ProbeRole> {
         (**self).role()
+    }
+
+    fn taken(&self) -> Vec<(usize, ProbeRole)> {
+        (**self).taken()
     }
 }
 

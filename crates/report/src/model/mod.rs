@@ -334,6 +334,10 @@ pub struct Step {
     /// before the search existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<search::ProbeRole>,
+    /// A part the search also took this step for without measuring its load again (a neighbour of
+    /// the best passing probe that the grow or bisect phase had measured): named in the path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_too: Option<search::ProbeRole>,
     /// An open loop's arrivals (`--rate`): offered and achieved rates, lag, drops; absent in a closed
     /// loop (and in results written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]

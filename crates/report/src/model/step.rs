@@ -241,6 +241,7 @@ impl Step {
             counters: BTreeMap::new(),
             trend: None,
             probe: None,
+            probe_too: None,
             arrivals: None,
         }
     }

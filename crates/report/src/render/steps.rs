@@ -121,6 +121,9 @@ pub fn table_rows(r: &RunResult) -> Vec<([String; 9], bool)> {
             // A search's path: each probe's role after its verdict.
             if let Some(role) = s.probe.filter(|_| i == 0) {
                 cells[8] = format!("{}  {role}", cells[8]);
+                if let Some(too) = s.probe_too {
+                    cells[8] = format!("{}, {too} too", cells[8]);
+                }
             }
             if headline {
                 cells[8] = format!("{}  {HEADLINE_MARK}", cells[8]);
@@ -225,7 +228,10 @@ fn searched(r: &RunResult, s: &SearchReached, load: &str) -> String {
         _ => "the cap never failed within the range".to_string(),
     };
     let runs = r.steps.iter().map(|s| s.run).max().unwrap_or(1);
-    let median = if runs > 1 { format!(", the median of {runs} runs' answers") } else { String::new() };
+    let median = match headline_step(r).filter(|_| runs > 1) {
+        Some(answer) => format!(", the median of {runs} runs' answers, run {}'s", answer.run),
+        None => String::new(),
+    };
     format!("; found by --find-max in {} probes{median}: {reached}", s.probes)
 }
 
@@ -280,6 +286,31 @@ mod tests {
                 "PASS  confirm"
             ]
         );
+    }
+
+    #[test]
+    fn with_several_runs_the_headline_names_the_run_whose_answer_is_the_median() {
+        let mut r = search_result(true);
+        let mut second = r.steps.clone();
+        for (i, s) in second.iter_mut().enumerate() {
+            (s.run, s.index) = (2, (6 + i) as u32);
+        }
+        r.steps.extend(second);
+        assert!(
+            headline(&r).contains("in 6 probes, the median of 2 runs' answers, run 1's:"),
+            "{}",
+            headline(&r)
+        );
+        let h = r.max_within_cap.as_mut().unwrap();
+        h.step_index += 6;
+        assert!(headline(&r).contains("the median of 2 runs' answers, run 2's:"), "{}", headline(&r));
+    }
+
+    #[test]
+    fn a_probe_the_search_took_as_a_neighbour_too_says_so_after_its_role() {
+        let mut r = search_result(true);
+        r.steps[0].probe_too = Some(crate::model::search::ProbeRole::Neighbour);
+        assert_eq!(table_rows(&r)[0].0[8], "PASS  grow, neighbour too");
     }
 
     #[test]
