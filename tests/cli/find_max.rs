@@ -1,7 +1,7 @@
 //! `--find-max` (issue 42): the search for the most throughput within the cap. Every bad value and the
 //! refusals (`--agent`, a restore per probe) get one line; on a server whose capacity the test fixes —
-//! a trigger on `new_order` that holds a lock while it sleeps 10 ms, so New-Orders go one at a time,
-//! at most 100 a second (6,000 NOPM), and their response time grows with the users — the search finds
+//! a trigger on `new_order` that holds a lock while it sleeps 20 ms, so New-Orders go one at a time,
+//! at most 50 a second (3,000 NOPM), and their response time grows with the users — the search finds
 //! that maximum, with each probe's role in the result, on PostgreSQL, MariaDB and SQL Server
 //! (Babelfish); and a confirmation that fails (the test slows the trigger down between a probe and its
 //! rerun) moves the answer down.
@@ -72,7 +72,7 @@ fn bad_values_and_what_a_search_cannot_do_are_refused_in_one_line() {
 
 /// The cap every search here is judged by: the mean response time. Without keying or think time,
 /// users = throughput × mean response time (Little's law), and the trigger holds the throughput at
-/// about 200 transactions a second (New-Orders are 45% of them), so the cap fails from about 20 users.
+/// about 110 transactions a second (New-Orders are 45% of them), so the cap fails from about 11 users.
 pub(crate) const CAP: &str = "avg=100ms";
 
 /// The most New-Orders per minute a trigger that sleeps `ms` under its lock lets through: one at a
@@ -186,7 +186,7 @@ pub(crate) fn answer(probes: &[(u64, String, bool, f64)]) -> f64 {
 /// The trigger, in PostgreSQL: a session lock held while it sleeps as `find_max_sleep` says (ms).
 const PG_TRIGGER: &str = "
 CREATE TABLE find_max_sleep (ms int NOT NULL);
-INSERT INTO find_max_sleep VALUES (10);
+INSERT INTO find_max_sleep VALUES (20);
 CREATE FUNCTION find_max_capped() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM pg_advisory_lock(4242);
@@ -214,7 +214,7 @@ async fn postgres_search_finds_the_capacity_a_trigger_fixes() {
     let args = search_args(&url, &out, "1s", &[]);
     let r = tokio::task::spawn_blocking(move || run_search(&args, &out)).await.unwrap();
     assert_matches_schema(&r);
-    assert_found_the_capacity(&r, Some((10, 0.8)));
+    assert_found_the_capacity(&r, Some((20, 0.8)));
     assert_eq!(r["config"]["find_max"]["resolution_pct"], 5.0);
     assert_eq!(r["config"]["users"], serde_json::json!([2, 64]));
     drop(pg);
@@ -250,7 +250,7 @@ async fn a_confirmation_that_fails_moves_the_answer_down() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     // Two confirmations: once the best probe's first one is judged, the trigger sleeps 300 ms (every
-    // New-Order over the cap), so its second fails; once that is judged, 10 ms again.
+    // New-Order over the cap), so its second fails; once that is judged, 20 ms again.
     let args = search_args(&url, &out, "2s", &["--confirm", "2"]);
     let child = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let watch = out.clone();
@@ -259,7 +259,7 @@ async fn a_confirmation_that_fails_moves_the_answer_down() {
     client.batch_execute("UPDATE find_max_sleep SET ms = 300").await.unwrap();
     let watch = out.clone();
     tokio::task::spawn_blocking(move || wait_for_step(&watch, |s| confirms(s) == 2)).await.unwrap();
-    client.batch_execute("UPDATE find_max_sleep SET ms = 10").await.unwrap();
+    client.batch_execute("UPDATE find_max_sleep SET ms = 20").await.unwrap();
     let run = tokio::task::spawn_blocking(move || crate::common::finish(child)).await.unwrap();
     assert_eq!(run.code, 0, "{}", run.all());
 
@@ -286,7 +286,7 @@ async fn a_confirmation_that_fails_moves_the_answer_down() {
 /// The trigger in MariaDB: a named lock (`GET_LOCK`) held while it sleeps as `find_max_sleep` says.
 const MARIADB_TRIGGER: &str = "
 CREATE TABLE find_max_sleep (ms INT NOT NULL);
-INSERT INTO find_max_sleep VALUES (10);
+INSERT INTO find_max_sleep VALUES (20);
 DELIMITER //
 CREATE TRIGGER find_max_capped BEFORE INSERT ON new_order FOR EACH ROW
 BEGIN
@@ -320,7 +320,7 @@ fn mariadb_search_finds_the_capacity_a_trigger_fixes() {
     let out = dir.path().join("search");
     let r = run_search(&search_args(&url, &out, "1s", &[]), &out);
     assert_matches_schema(&r);
-    assert_found_the_capacity(&r, Some((10, 0.8)));
+    assert_found_the_capacity(&r, Some((20, 0.8)));
 }
 
 /// The trigger in T-SQL: an application lock (`sp_getapplock`) held while it waits as
@@ -439,8 +439,8 @@ fn assert_searched_rates(
     answer
 }
 
-/// `--find-max` over arrival rates (issue 43 item 4): the trigger lets about 100 New-Orders a second
-/// through, 45% of the mix, so about 222 arrivals a second in all; above that an open loop falls
+/// `--find-max` over arrival rates (issue 43 item 4): the trigger lets about 50 New-Orders a second
+/// through, 45% of the mix, so about 111 arrivals a second in all; above that an open loop falls
 /// behind its rate (and drops what waits over `--max-lag`), below it keeps up. The search's probes are
 /// rates, its answer is the most throughput among the rates that held, near that capacity, and the
 /// headline names the rate, not the users.
@@ -452,7 +452,7 @@ async fn a_search_over_rates_finds_the_rate_a_trigger_fixes() {
     let out = dir.path().join("search");
     let r = tokio::task::spawn_blocking(move || {
         let r = rate_search(&url, "20..800", ("avg=500ms", "2s", "3s"), &out);
-        let capacity = 100.0 / 0.45;
+        let capacity = 50.0 / 0.45;
         assert_searched_rates(&r, &out, (capacity * 0.5, Some(capacity * 1.1)), 16);
         r
     })
@@ -474,7 +474,7 @@ fn a_search_over_rates_runs_on_mariadb() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     let r = rate_search(&url, "20..800", ("avg=500ms", "2s", "3s"), &out);
-    let capacity = 100.0 / 0.45;
+    let capacity = 50.0 / 0.45;
     assert_searched_rates(&r, &out, (capacity * 0.5, Some(capacity * 1.1)), 16);
 }
 

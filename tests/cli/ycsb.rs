@@ -20,12 +20,13 @@ fn ycsb(at: &[&str], args: &[&str]) -> crate::common::Outcome {
     oltpgen(&[&["ycsb"][..], args, at].concat())
 }
 
-/// Runs workload `letter` for 2 s at two users on what `at` names, and asserts each of its operations
-/// ran and none failed.
-fn run(at: &[&str], letter: &str, operations: &[&str]) {
+/// Runs workload `letter` for `duration` at two users on what `at` names, and asserts each of its
+/// operations ran and none failed.
+fn run(at: &[&str], letter: &str, operations: &[&str], duration: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("result");
-    let args = ["run", "--workload", letter, "--users", "2", "--warmup", "0s", "--duration", "2s", "--out"];
+    let args =
+        ["run", "--workload", letter, "--users", "2", "--warmup", "0s", "--duration", duration, "--out"];
     let ran = ycsb(at, &[&args[..], &[out.to_str().unwrap()]].concat());
     assert_eq!(ran.code, 0, "{letter}: {}", ran.all());
     let result = result_json(&out);
@@ -43,11 +44,11 @@ fn run(at: &[&str], letter: &str, operations: &[&str]) {
 }
 
 /// Loads 1000 records at `at`, runs `letters`, checks and drops.
-fn cycle(at: &[&str], load: &[&str], letters: &[&str]) {
+fn cycle(at: &[&str], load: &[&str], letters: &[&str], duration: &str) {
     let loaded = ycsb(at, &[&["load", "--records", "1000", "-q"][..], load].concat());
     assert_eq!(loaded.code, 0, "{}", loaded.all());
     for (letter, operations) in OPERATIONS.iter().filter(|(l, _)| letters.contains(l)) {
-        run(at, letter, operations);
+        run(at, letter, operations, duration);
     }
     let check = ycsb(at, &["check"]);
     assert_eq!(check.code, 0, "{}", check.all());
@@ -62,10 +63,10 @@ async fn ycsb_a_to_f_run_on_one_load_on_postgresql() {
     let loaded = ycsb(&at, &["load", "--records", "1000", "-q"]);
     assert_eq!(loaded.code, 0, "{}", loaded.all());
     for (letter, operations) in OPERATIONS {
-        run(&at, letter, operations);
+        run(&at, letter, operations, "2s");
     }
     // D again: a later run inserts past the first run's records, not into them (its errors are 0).
-    run(&at, "d", OPERATIONS[3].1);
+    run(&at, "d", OPERATIONS[3].1, "2s");
     let check = ycsb(&at, &["check"]);
     assert_eq!(check.code, 0, "{}", check.all());
 
@@ -105,7 +106,7 @@ fn ycsb_refuses_an_unknown_workload_in_one_line() {
 fn ycsb_a_d_e_f_run_on_mariadb() {
     let db = MariaDb::start();
     let url = db.url("ycsb");
-    cycle(&["--url", &url], &["--create-database"], &["a", "d", "e", "f"]);
+    cycle(&["--url", &url], &["--create-database"], &["a", "d", "e", "f"], "2s");
 }
 
 #[cfg_attr(
@@ -118,5 +119,9 @@ async fn ycsb_a_d_e_f_run_on_sql_server() {
     let _turn = mssql_turn().await;
     let db = MssqlDb::create(&url, "ycsb").await;
     let url = db.url.clone();
-    tokio::task::spawn_blocking(move || cycle(&["--url", &url], &[], &["a", "d", "e", "f"])).await.unwrap();
+    // Babelfish compiles each session's statements on their first calls (a first operation can take
+    // most of a second on a loaded machine): 6 s, so that each operation of a mix runs.
+    tokio::task::spawn_blocking(move || cycle(&["--url", &url], &[], &["a", "d", "e", "f"], "6s"))
+        .await
+        .unwrap();
 }
