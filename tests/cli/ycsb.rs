@@ -42,7 +42,7 @@ fn run(at: &[&str], letter: &str, operations: &[&str], duration: &str) {
         assert!(transactions[*op]["count"].as_u64().unwrap_or(0) > 0, "{letter}: {op} ran: {step}");
     }
 }
-
+/// Loads 1000 records at `at`, runs `letters` (each for `duration`), checks and drops.
 /// Loads 1000 records at `at`, runs `letters`, checks and drops.
 fn cycle(at: &[&str], load: &[&str], letters: &[&str], duration: &str) {
     let loaded = ycsb(at, &[&["load", "--records", "1000", "-q"][..], load].concat());
