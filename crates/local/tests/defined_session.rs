@@ -122,7 +122,8 @@ async fn a_defined_workload_loads_runs_and_sorts_its_failures() {
     for table in workload.tables() {
         admin.batch_execute(&oltpgen_pg::schema::create_table(table)).await.unwrap();
     }
-    oltpgen_pg::bulk::load_chunks(&target, 2, data.clone(), data.chunks(), |_| ()).await.unwrap();
+    let numbered = data.chunks().into_iter().enumerate().map(|(i, c)| (i as u32, c)).collect();
+    oltpgen_pg::bulk::load_marked(&target, 2, data.clone(), numbered, None, |_| ()).await.unwrap();
     for table in workload.tables() {
         admin.batch_execute(&oltpgen_pg::schema::primary_key(table).unwrap()).await.unwrap();
         let count: i64 =

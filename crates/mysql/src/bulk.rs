@@ -101,35 +101,20 @@ pub fn load_statement(table: &TableDef) -> String {
 /// off and the table empty, may load it in bulk, without undo logging).
 const LOAD_SESSION: &str = "SET SESSION unique_checks = 0, foreign_key_checks = 0";
 
-/// Loads `chunks` of `data` over `workers` connections, one table at a time on each: a table's chunks,
-/// generated in key order on a thread of the connection's own, stream into one `LOAD DATA` of the whole
-/// table, as the server's own `LOAD DATA INFILE` of a table's CSV file does. Two connections thus never
-/// insert into one table's clustered index at once (InnoDB appends in key order, splitting no page in
-/// the middle), and each table is one statement. Tables go biggest first, as `chunks` lists them.
-/// `progress` hears the rows of each chunk as it is handed to the server.
+/// Loads `chunks` of `data` (each numbered by its place in the dataset's chunks) over `workers`
+/// connections, one table at a time on each: a table's chunks, generated in key order on a thread of
+/// the connection's own, stream into one `LOAD DATA` of the whole table, as the server's own `LOAD
+/// DATA INFILE` of a table's CSV file does. Two connections thus never insert into one table's
+/// clustered index at once (InnoDB appends in key order, splitting no page in the middle). Tables go
+/// biggest first, as `chunks` lists them. `progress` hears the rows of each chunk as it is handed to
+/// the server. With `workload`, each chunk is a `LOAD DATA` of its own in a transaction with its
+/// done-mark in `oltpgen_chunks` ([`meta::MARK`](super::meta::MARK)): InnoDB's `LOAD DATA` is
+/// transactional, so a load cut at any moment holds exactly the rows of the chunks marked done (the
+/// server rolls back the cut chunk when its connection goes).
 ///
 /// # Errors
 /// The first error of any connection (a server that refuses `LOCAL INFILE` says how to allow it); the
 /// others are stopped.
-pub async fn load_chunks<D: Dataset>(
-    target: &Target,
-    workers: usize,
-    data: Arc<D>,
-    chunks: Vec<D::Chunk>,
-    progress: impl Fn(u64) + Send + Sync + 'static,
-) -> Result<(), Error> {
-    let numbered = chunks.into_iter().enumerate().map(|(i, c)| (i as u32, c)).collect();
-    load_marked(target, workers, data, numbered, None, progress).await
-}
-
-/// As [`load_chunks`], `chunks` numbered; with `workload`, each chunk is a `LOAD DATA` of its own in a
-/// transaction with its done-mark in `oltpgen_chunks` ([`meta::MARK`](super::meta::MARK)): InnoDB's
-/// `LOAD DATA` is transactional, so a load cut at any moment holds exactly the rows of the chunks
-/// marked done (the server rolls back the cut chunk when its connection goes). A table's chunks still
-/// go in key order over one connection.
-///
-/// # Errors
-/// As [`load_chunks`].
 pub async fn load_marked<D: Dataset>(
     target: &Target,
     workers: usize,

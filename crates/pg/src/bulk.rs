@@ -22,26 +22,11 @@ pub struct Encoded {
     pub rows: u64,
 }
 
-/// Generates `chunks` of `data` as binary COPY on `workers` threads and COPYs them over `workers`
-/// connections (see [`chunks::send`]), calling `progress` with the rows of each chunk the server
-/// accepted.
-///
-/// # Errors
-/// The first error of any connection.
-pub async fn load_chunks<D: Dataset>(
-    target: &Target,
-    workers: usize,
-    data: Arc<D>,
-    chunks: Vec<D::Chunk>,
-    progress: impl Fn(u64) + Send + Sync + 'static,
-) -> Result<(), Error> {
-    let numbered = chunks.into_iter().enumerate().map(|(i, c)| (i as u32, c)).collect();
-    load_marked(target, workers, data, numbered, None, progress).await
-}
-
-/// As [`load_chunks`], `chunks` numbered; with `workload`, each chunk's COPY and its done-mark in
-/// `oltpgen_chunks` ([`meta::mark`](super::meta::mark)) commit together in one transaction, so that a
-/// load cut at any moment holds exactly the rows of the chunks marked done.
+/// Generates `chunks` of `data` (each numbered by its place in the dataset's chunks) as binary COPY
+/// on `workers` threads and COPYs them over `workers` connections (see [`chunks::send`]), calling
+/// `progress` with the rows of each chunk the server accepted. With `workload`, each chunk's COPY and
+/// its done-mark in `oltpgen_chunks` ([`meta::mark`](super::meta::mark)) commit together in one
+/// transaction, so that a load cut at any moment holds exactly the rows of the chunks marked done.
 ///
 /// # Errors
 /// The first error of any connection.

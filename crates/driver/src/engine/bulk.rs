@@ -37,10 +37,10 @@ pub async fn bulk_load<D: Dataset>(
         Engine::MySql => {
             oltpgen_mysql::bulk::load_marked(target, workers, data, chunks, marks, progress).await
         }
-        #[allow(unreachable_patterns)]
-        engine => {
+        #[cfg(feature = "mssql")]
+        Engine::SqlServer => {
             let chunks = chunks.into_iter().map(|(_, c)| c).collect();
-            each_engine!(engine, m => m::bulk::load_chunks(target, workers, data, chunks, progress).await)
+            oltpgen_mssql::bulk::load_chunks(target, workers, data, chunks, progress).await
         }
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! The tables' DDL is the generic one ([`schema::create_table`](super::schema::create_table),
 //! [`schema::primary_key`](super::schema::primary_key)) and the load the generic
-//! [`bulk::load_chunks`](super::bulk::load_chunks): nothing here is specific to a definition.
+//! [`bulk::load_marked`](super::bulk::load_marked): nothing here is specific to a definition.
 //!
 //! Parameters are drawn as 64-bit integers and bound as each prepared statement's parameter type asks
 //! (`bind`): PostgreSQL infers `$1` compared with an `int4` column as `int4`, and `balance + $2` with a
