@@ -375,17 +375,28 @@ async fn sql_server_search_brackets_where_the_cap_fails() {
     drop((client, db));
 }
 
-/// `tpcc run --rate RANGE --find-max` on `url` over 40 users, each step warming up and measuring as
-/// `pace` says, the cap a mean of `cap`; the result, exit 0.
+/// `tpcc run --rate RANGE --find-max` on `url` over `users` users (as many connections), each step
+/// warming up and measuring as `pace` says, the cap a mean of `cap`; the result, exit 0.
 fn rate_search(
     url: &str,
-    range: &str,
+    (range, users): (&str, &str),
     (cap, warmup, duration): (&str, &str, &str),
     out: &Path,
 ) -> serde_json::Value {
     let args: Vec<String> = [
-        &["tpcc", "run", "--url", url, "--rate", range, "--find-max", "--users", "40", "--connections", "40"]
-            [..],
+        &[
+            "tpcc",
+            "run",
+            "--url",
+            url,
+            "--rate",
+            range,
+            "--find-max",
+            "--users",
+            users,
+            "--connections",
+            users,
+        ][..],
         &["--max-lag", "1s", "--rt-cap", cap, "--warmup", warmup, "--duration", duration],
         &["--report-interval", "1s", "--client-threads", "2", "--no-counters", "--quiet"],
         &["--out", out.to_str().unwrap()],
@@ -399,8 +410,8 @@ fn rate_search(
     r
 }
 
-/// A search over rates (result `r`, from `range`'s start) probed rates, not users: one population of
-/// 40, a probe over the cap and a confirmation; its answer, the rate it offered, is at most `most`
+/// A search over rates (result `r`, from `range`'s start) probed rates, not users: one population (the
+/// first probe's), a probe over the cap and a confirmation; its answer, the rate it offered, is at most `most`
 /// (when known) and at least `least`, and its bracket lies in rates above the answer; `report show`
 /// names the rate offered. Returns the answer's rate.
 #[track_caller]
@@ -418,7 +429,8 @@ fn assert_searched_rates(
             (offered.round() as u64, s["probe"].as_str().unwrap(), s["cap"]["passed"].as_bool().unwrap())
         })
         .collect();
-    assert!(steps.iter().all(|s| s["users"] == 40), "one population of 40 users: {rates:?}");
+    let users = &steps[0]["users"];
+    assert!(steps.iter().all(|s| &s["users"] == users), "one population of {users} users: {rates:?}");
     assert!(rates.iter().any(|p| !p.2) && rates.iter().any(|p| p.1 == "confirm"), "{rates:?}");
     assert!(rates.len() <= most_probes, "a search, not a sweep: {rates:?}");
     let h = &r["max_within_cap"];
@@ -432,15 +444,15 @@ fn assert_searched_rates(
     assert!(failed.is_some_and(|f| f as f64 > answer) && passed.is_some(), "{}", h["search"]);
     let show = oltpgen(&["report", "show", out.to_str().unwrap()]);
     assert!(
-        show.stdout.contains("/s offered to 40 users") && show.stdout.contains("arrivals/s"),
+        show.stdout.contains(&format!("/s offered to {users} users")) && show.stdout.contains("arrivals/s"),
         "{}",
         show.all()
     );
     answer
 }
 
-/// `--find-max` over arrival rates (issue 43 item 4): the trigger lets about 50 New-Orders a second
-/// through, 45% of the mix, so about 111 arrivals a second in all; above that an open loop falls
+/// `--find-max` over arrival rates (issue 43 item 4): the trigger, set to 10 ms, lets about 100
+/// New-Orders a second through, 45% of the mix, so about 222 arrivals a second in all; above that an open loop falls
 /// behind its rate (and drops what waits over `--max-lag`), below it keeps up. The search's probes are
 /// rates, its answer is the most throughput among the rates that held, near that capacity, and the
 /// headline names the rate, not the users.
@@ -448,21 +460,23 @@ fn assert_searched_rates(
 async fn a_search_over_rates_finds_the_rate_a_trigger_fixes() {
     let _turn = TURN.lock().await;
     let (pg, url) = capped_postgres().await;
+    let client = crate::common::sql(&pg.target("tpcc")).await;
+    client.batch_execute("UPDATE find_max_sleep SET ms = 10").await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     let r = tokio::task::spawn_blocking(move || {
-        let r = rate_search(&url, "20..800", ("avg=500ms", "2s", "3s"), &out);
-        let capacity = 50.0 / 0.45;
+        let r = rate_search(&url, ("20..800", "40"), ("avg=500ms", "2s", "3s"), &out);
+        let capacity = 100.0 / 0.45;
         assert_searched_rates(&r, &out, (capacity * 0.5, Some(capacity * 1.1)), 16);
         r
     })
     .await
     .unwrap();
     assert_eq!(r["config"]["rate_per_s"], serde_json::json!([20, 800]));
-    drop(pg);
+    drop((client, pg));
 }
 
-/// The same search over rates on MariaDB, its New-Orders capped by the same trigger.
+/// The same search over rates on MariaDB, its New-Orders capped by the same trigger at 10 ms.
 #[cfg_attr(
     not(oltpgen_test_mariadb),
     ignore = "needs MariaDB: apt-get install mariadb-server mariadb-client"
@@ -470,18 +484,21 @@ async fn a_search_over_rates_finds_the_rate_a_trigger_fixes() {
 #[test]
 fn a_search_over_rates_runs_on_mariadb() {
     let _turn = TURN.blocking_lock();
-    let (_db, url) = capped_mariadb();
+    let (db, url) = capped_mariadb();
+    db.sql("tpcc", "UPDATE find_max_sleep SET ms = 10;");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
-    let r = rate_search(&url, "20..800", ("avg=500ms", "2s", "3s"), &out);
-    let capacity = 50.0 / 0.45;
+    let r = rate_search(&url, ("20..800", "40"), ("avg=500ms", "2s", "3s"), &out);
+    let capacity = 100.0 / 0.45;
     assert_searched_rates(&r, &out, (capacity * 0.5, Some(capacity * 1.1)), 16);
 }
 
 /// A search over rates on SQL Server (Babelfish), without a trigger: what the shared test server
 /// sustains swings tenfold with the machine's load (from under 16 to some 160 arrivals a second here),
 /// so the range starts at 1/s and spans ten doublings (up to 24 probes, against a sweep's 1024 steps),
-/// and the steps are long; the search finds a rate it sustains below one it does not.
+/// and the steps are long; the search finds a rate it sustains below one it does not. Four users: at
+/// the lowest rates each session's first calls (which Babelfish compiles, seconds on a loaded machine)
+/// would otherwise be most of a window's calls.
 #[cfg_attr(
     not(oltpgen_test_mssql),
     ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
@@ -494,7 +511,7 @@ async fn a_search_over_rates_runs_on_sql_server() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     tokio::task::spawn_blocking(move || {
-        let r = rate_search(&url, "1..1024", ("avg=3s", "4s", "2s"), &out);
+        let r = rate_search(&url, ("1..1024", "4"), ("avg=3s", "4s", "2s"), &out);
         assert_searched_rates(&r, &out, (1.0, None), 24);
     })
     .await
