@@ -60,12 +60,19 @@ fn drop_changed(changed: &Path, db: &[&str]) {
     assert!(out.stdout.contains("dropped the books tables"), "{}", out.stdout);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_changed_file_drops_the_loaded_objects_on_postgresql() {
+/// `BOOKS` loaded into a built-in server: its directory's guard, its data directory and the changed
+/// file (in that directory).
+fn loaded_on_postgresql() -> (tempfile::TempDir, String, PathBuf) {
     let (keep, root) = data_dir();
     let (loaded, changed) = files(keep.path());
+    load(&loaded, &["--data-dir", root.as_str()]);
+    (keep, root, changed)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_changed_file_drops_the_loaded_objects_on_postgresql() {
+    let (_keep, root, changed) = loaded_on_postgresql();
     let db = ["--data-dir", root.as_str()];
-    load(&loaded, &db);
     let relations = "SELECT string_agg(c.relname, ',' ORDER BY c.relname) FROM pg_class c \
                      JOIN pg_namespace n ON n.oid = c.relnamespace \
                      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i', 'S', 'v', 'm')";
@@ -112,10 +119,8 @@ fn a_changed_file_drops_the_loaded_objects_on_mariadb() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_replace_load_of_a_changed_file_drops_the_loaded_tables_first() {
-    let (keep, root) = data_dir();
-    let (loaded, changed) = files(keep.path());
+    let (_keep, root, changed) = loaded_on_postgresql();
     let db = ["--data-dir", root.as_str()];
-    load(&loaded, &db);
     let replaced = custom("load", &changed, &[&db[..], &["--replace"]].concat());
     assert_eq!(replaced.code, 0, "{}", replaced.all());
     let server = start_server(&root);
