@@ -49,7 +49,8 @@ pub enum CustomAction {
     Run(Box<CustomRunCmd>),
     /// Run the workload's own checks (each a query of the rows that break it); exit 1 when one fails
     Check(CheckArgs),
-    /// Drop the workload's tables
+    /// Drop the tables the workload's load made, as its load record names them (the file may have
+    /// changed since: --file gives the workload's name)
     Drop,
 }
 

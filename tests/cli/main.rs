@@ -32,6 +32,7 @@ mod console_words;
 mod corruptions;
 mod counters;
 mod custom;
+mod custom_drop;
 mod custom_engines;
 mod custom_files;
 mod custom_study;

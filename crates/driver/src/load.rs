@@ -347,7 +347,7 @@ async fn resume_point<W: Stored>(
     }
 }
 /// Refuses to overwrite what must not be: foreign tables always, a finished or half-finished load of
-/// the workload unless `replace`, which drops it.
+/// the workload unless `replace`, which drops what its load record says the load made.
 ///
 /// # Errors
 /// [`Error::Usage`] saying what is there and what to do.
@@ -376,7 +376,11 @@ async fn clear_the_way<W: Stored>(
         Holding::Partial(why) if !replace => {
             Err(Error::usage(format!("{why}: pass --replace to load it again")))
         }
-        Holding::Loaded(_) | Holding::Partial(_) => drop_workload(w, conn, target).await,
+        Holding::Loaded(_) | Holding::Partial(_) => {
+            // What the load made, as its record says (the file may have changed since).
+            let recorded = as_loaded(w, conn, target).await?;
+            drop_workload(recorded.as_ref().unwrap_or(w), conn, target).await
+        }
     }
 }
 
@@ -537,8 +541,10 @@ pub async fn record(
 /// [`Error::Usage`] when the tables of those names were not loaded by oltpgen (they, and every object,
 /// are left alone).
 pub async fn drop_all<W: Stored>(w: &W, target: &Target) -> Result<bool, Error> {
-    let (workload, tables) = (w.name(), &w.tables());
     let conn = Conn::open(target).await?;
+    let recorded = as_loaded(w, &conn, target).await?;
+    let w = recorded.as_ref().unwrap_or(w);
+    let (workload, tables) = (w.name(), &w.tables());
     match inventory::inspect(&conn, target, workload, tables).await? {
         Holding::Empty => Ok(false),
         Holding::Foreign(found) => Err(Error::usage(format!(
@@ -553,6 +559,17 @@ pub async fn drop_all<W: Stored>(w: &W, target: &Target) -> Result<bool, Error> 
             Ok(true)
         }
     }
+}
+
+/// Workload `W` as `target`'s load record says it was loaded ([`Stored::as_loaded`]), when the record
+/// says so and is readable; else `None` (and `w`'s own objects are dropped).
+///
+/// # Errors
+/// [`Error::Failed`] when the record cannot be read.
+async fn as_loaded<W: Stored>(w: &W, conn: &Conn, target: &Target) -> Result<Option<W>, Error> {
+    let row = conn.read_meta(target, w.name()).await?;
+    let params = row.and_then(|r| serde_json::from_value::<W::Params>(r.params).ok());
+    Ok(params.and_then(|p| w.as_loaded(&p)))
 }
 
 /// Drops workload `W`'s tables and the objects its load created beside them ([`Stored::finish`]'s

@@ -185,6 +185,13 @@ impl Stored for Defined {
         Vec::new()
     }
 
+    /// The definition the load recorded, when it is another than this one: its tables (and with them
+    /// their keys and indexes) are what the load made.
+    fn as_loaded(&self, params: &LoadedParams) -> Option<Self> {
+        let def = params.loaded_definition.as_ref().filter(|_| params.definition != self.fingerprint)?;
+        Defined::new(def.clone()).ok()
+    }
+
     fn describe(&self, p: &LoadedParams) -> String {
         format!("scale {}", p.scale)
     }

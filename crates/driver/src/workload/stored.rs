@@ -48,6 +48,17 @@ pub trait Stored: Send + Sync + 'static {
     /// what they create ([`created_objects`](oltpgen_vocab::schema::created_objects)): one list for both.
     fn finish(&self, engine: Engine) -> Vec<String>;
 
+    /// The workload as a load recorded it in `params`, when that differs from `self` and the record
+    /// says (a workload file changed since its load): what `drop` removes, so that it removes exactly
+    /// what the load made, not what the file names today. `None`: `self`'s objects are the load's.
+    fn as_loaded(&self, params: &Self::Params) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = params;
+        None
+    }
+
     /// How a loaded database of this workload is described in a refusal (e.g. `scale 10`).
     fn describe(&self, params: &Self::Params) -> String;
 
