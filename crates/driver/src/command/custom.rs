@@ -12,7 +12,7 @@ use super::workload::{self, Opened};
 use super::{Console, Databases, Exit, before_the_run, finish};
 use crate::database::Database;
 use crate::defined::{self, Defined, RunOptions};
-use crate::run::{Pace, Progress, StudyFlags, arrivals, plan};
+use crate::run::{Pace, Progress, SeededPlan, StudyFlags, Users, arrivals, plan};
 use crate::workload::Stored;
 use crate::{Error, Target};
 use oltpgen_vocab::claim::DirClaim;
@@ -82,22 +82,17 @@ pub async fn plan(req: &CustomRun, db: &Databases, console: &mut dyn Console) ->
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
     let users = study.user_counts(Some(&req.users), "--users", &req.pace)?.unwrap_or_default();
-    let counts: Vec<u64> = users.iter().map(|c| c * n).collect();
-    let mut plan = study.plan(cap, &counts, "--users", req.connections, req.pace.clone())?;
-    plan.seed_arrivals(plan.run_seed(req.seed));
+    let each = Users { each: &users, databases: n, flag: "--users" };
+    let SeededPlan { plan, seed, counts } =
+        study.seeded_plan(cap, each, req.connections, req.pace.clone(), req.seed)?;
     workload::refuse(w, study, db, req.load_if_empty)?;
     let out = study.claim_out()?;
     let most = users.iter().copied().max();
     let connections = plan::connections_to_open(most, req.connections);
     let size = req.load_if_empty.then(|| req.scale.unwrap_or(1));
     let Opened { database, targets } = workload::open(w, db, connections, size, req.quiet, console).await?;
-    let options = RunOptions {
-        seed: plan.run_seed(req.seed),
-        plan,
-        think_mean: req.think_mean,
-        scale: req.scale,
-        study: study.options(),
-    };
+    let options =
+        RunOptions { seed, plan, think_mean: req.think_mean, scale: req.scale, study: study.options() };
     Ok(CustomPlan { _database: database, targets, req: req.clone(), options, counts, _out: out })
 }
 

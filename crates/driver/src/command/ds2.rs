@@ -19,7 +19,7 @@ use super::{Console, Databases, Exit, before_the_run, finish};
 use crate::database::Database;
 use crate::ds2::{self, Ds2, RunOptions};
 use crate::run::arrivals::{self, Arrivals};
-use crate::run::{Pace, Progress, Ramp, StudyFlags, Timing, plan};
+use crate::run::{Pace, Progress, Ramp, SeededPlan, StudyFlags, Timing, Users, plan};
 use crate::{Error, Target};
 use oltpgen_vocab::claim::{DirClaim, FileClaim};
 use oltpgen_vocab::tpcc::Transactions;
@@ -136,11 +136,11 @@ pub async fn plan(req: &Ds2Run, db: &Databases, console: &mut dyn Console) -> Re
     let connections = plan::connections_to_open(Some(most), req.connections);
     // Every database gets the same users; the built-in PostgreSQL is one.
     let n = db.targets()?.len().max(1) as u64;
-    let counts: Vec<u64> = threads.iter().map(|c| c * n).collect();
-    let mut plan = study.plan(cap, &counts, "--n-threads", req.connections, req.pace())?;
-    plan.seed_arrivals(plan.run_seed(req.seed));
+    let users = Users { each: &threads, databases: n, flag: "--n-threads" };
+    let SeededPlan { plan, seed, .. } =
+        study.seeded_plan(cap, users, req.connections, req.pace(), req.seed)?;
     let options = RunOptions {
-        seed: plan.run_seed(req.seed),
+        seed,
         plan,
         orders: req.orders,
         think_mean: req.think_time,

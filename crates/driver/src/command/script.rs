@@ -9,7 +9,7 @@ use super::cycle::StudyCycle;
 use super::workload::{self, Opened};
 use super::{Console, Databases, Exit, before_the_run, finish};
 use crate::database::Database;
-use crate::run::{Pace, StudyFlags, plan};
+use crate::run::{Pace, SeededPlan, StudyFlags, Users, plan};
 use crate::script::{self, ScriptRunOptions, Scripts};
 use crate::tpcb::Tpcb;
 use crate::{Error, Target};
@@ -67,16 +67,16 @@ async fn plan(req: &ScriptRun, db: &Databases, console: &mut dyn Console) -> Res
     console.notes("--users", req.users.notes());
     let n = db.targets()?.len().max(1) as u64;
     let users = study.user_counts(Some(&req.users), "--users", &req.pace)?.unwrap_or_default();
-    let counts: Vec<u64> = users.iter().map(|c| c * n).collect();
-    let mut run_plan = study.plan(cap, &counts, "--users", req.connections, req.pace.clone())?;
-    run_plan.seed_arrivals(run_plan.run_seed(req.seed));
+    let each = Users { each: &users, databases: n, flag: "--users" };
+    let SeededPlan { plan: run_plan, seed, counts } =
+        study.seeded_plan(cap, each, req.connections, req.pace.clone(), req.seed)?;
     workload::refuse(&w, study, db, false)?;
     let out = study.claim_out()?;
     let most = users.iter().copied().max();
     let connections = plan::connections_to_open(most, req.connections);
     let Opened { database, targets } = workload::open(&w, db, connections, None, req.quiet, console).await?;
     let options = ScriptRunOptions {
-        seed: run_plan.run_seed(req.seed),
+        seed,
         plan: run_plan,
         scale: req.scale,
         max_tries: req.max_tries,

@@ -12,7 +12,7 @@ use super::{Console, Databases, Exit, before_the_run, finish};
 use crate::database::Database;
 use crate::engine::Conn;
 use crate::inventory;
-use crate::run::{Pace, Progress, StudyFlags, arrivals, plan};
+use crate::run::{Pace, Progress, SeededPlan, StudyFlags, Users, arrivals, plan};
 use crate::tpcc::{self, RunOptions, Tpcc};
 use crate::workload::Stored;
 use crate::{Error, Target};
@@ -91,7 +91,8 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
     let users = users.as_deref();
     if let Some(counts) = users {
         // The plan is checked before anything starts when the users are known without the database.
-        study.plan(cap.clone(), &times(counts, n), "--users", req.connections, req.pace.clone())?;
+        let users = Users { each: counts, databases: n, flag: "--users" };
+        study.seeded_plan(cap.clone(), users, req.connections, req.pace.clone(), req.seed)?;
         console.notes("--users", req.users.as_ref().map_or(&[], |u| u.notes()));
         if let Some(scale) = req.scale {
             console.notes("--users", plan::terminals_note(counts, scale).as_slice());
@@ -112,11 +113,11 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
     if req.scale.is_none() {
         console.notes("--users", plan::terminals_note(&counts, loaded_scale).as_slice());
     }
-    let counts = times(&counts, n);
-    let mut plan = study.plan(cap, &counts, "--users", req.connections, req.pace.clone())?;
-    plan.seed_arrivals(plan.run_seed(req.seed));
+    let users = Users { each: &counts, databases: n, flag: "--users" };
+    let SeededPlan { plan, seed, counts } =
+        study.seeded_plan(cap, users, req.connections, req.pace.clone(), req.seed)?;
     let options = RunOptions {
-        seed: plan.run_seed(req.seed),
+        seed,
         plan,
         pacing: req.pacing,
         scale: req.scale,
@@ -132,11 +133,6 @@ pub async fn plan(req: &TpccRun, db: &Databases, console: &mut dyn Console) -> R
         quiet: req.quiet,
         _out: out,
     })
-}
-
-/// Each database's user counts, `n` databases together.
-fn times(counts: &[u64], n: u64) -> Vec<u64> {
-    counts.iter().map(|c| c * n).collect()
 }
 
 impl TpccPlan {

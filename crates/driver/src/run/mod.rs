@@ -46,7 +46,7 @@ use tokio::time::Instant;
 pub use agent::Agent;
 use collector::Collector;
 pub use collector::IntervalFigures;
-pub use plan::{Pace, StudyFlags};
+pub use plan::{Pace, SeededPlan, StudyFlags, Users};
 pub use sample::{AuditCounts, MAX_AUDIT};
 pub use schedule::{Ramp, Scheduled, StepSpec, Timing};
 use shard::Shards;

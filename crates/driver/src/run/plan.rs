@@ -49,6 +49,30 @@ pub struct Pace {
     pub rates: Option<UserLoad>,
 }
 
+/// The users a command drives on every database it names: each database's user counts, per step,
+/// from the flag named `flag`, the same on each of `databases` databases side by side.
+#[derive(Clone, Copy, Debug)]
+pub struct Users<'a> {
+    /// One database's users, per step.
+    pub each: &'a [u64],
+    /// How many databases the run drives (the built-in PostgreSQL is one).
+    pub databases: u64,
+    /// The flag the counts came from, named in errors.
+    pub flag: &'a str,
+}
+
+/// A seeded plan ([`StudyFlags::seeded_plan`]): what each command that drives databases side by side
+/// builds its run from.
+#[derive(Debug)]
+pub struct SeededPlan {
+    /// The plan, its open loop's arrivals seeded.
+    pub plan: RunPlan,
+    /// The run seed the arrivals were seeded with, for the run's workload.
+    pub seed: Option<u64>,
+    /// Every database's users together, per step (the plan's sweep and the live header's).
+    pub counts: Vec<u64>,
+}
+
 /// What every workload's run is judged by and records, as the flags gave it: the cap, repetitions,
 /// cost, power, the window and the result's directory.
 #[derive(Clone, Debug, Default)]
@@ -199,6 +223,27 @@ impl StudyFlags {
             start_at,
             search: self.find_max,
         })
+    }
+    /// The plan of a command that drives several databases side by side (tpcc, ds2, custom, script),
+    /// seeded: every database's users together ([`Users`]) planned as [`plan`](Self::plan) does, and
+    /// the open loop's arrivals seeded from the run seed (`--run-seed`'s `seed`, else the agents' own,
+    /// [`RunPlan::run_seed`]), which the run is given too.
+    ///
+    /// # Errors
+    /// Those of [`plan`](Self::plan), naming `users.flag`.
+    pub fn seeded_plan(
+        &self,
+        cap: Cap,
+        users: Users<'_>,
+        connections: Option<u32>,
+        pace: Pace,
+        seed: Option<u64>,
+    ) -> Result<SeededPlan, Error> {
+        let counts: Vec<u64> = users.each.iter().map(|c| c * users.databases).collect();
+        let mut plan = self.plan(cap, &counts, users.flag, connections, pace)?;
+        let seed = plan.run_seed(seed);
+        plan.seed_arrivals(seed);
+        Ok(SeededPlan { plan, seed, counts })
     }
 
     /// The user counts `load` (given as `flag`) asks for: a sweep's steps, or under `--find-max` the
@@ -634,6 +679,40 @@ mod tests {
         // A restore between runs takes a time not known before: not judged.
         plan(flags(40, 3, true), 3).unwrap();
         plan(flags(4000, 1, false), Timing::UNTIL_STOPPED.as_secs()).unwrap();
+    }
+
+    #[test]
+    fn a_seeded_plan_drives_each_database_s_users_and_seeds_the_arrivals_with_the_run_seed() {
+        let pace = |arrivals| Pace {
+            ramp: Ramp::Over(Duration::ZERO),
+            warmup: Duration::ZERO,
+            duration: Duration::from_secs(10),
+            report_interval: Duration::from_secs(1),
+            arrivals,
+            rates: None,
+        };
+        let flags = StudyFlags { runs: 1, ..StudyFlags::default() };
+        let users = |each| Users { each, databases: 3, flag: "--n-threads" };
+        let closed = flags.seeded_plan(Cap::default(), users(&[2, 4]), None, pace(None), Some(9)).unwrap();
+        assert_eq!(closed.counts, [6, 12]);
+        assert_eq!(closed.plan.steps.iter().map(|s| s.users).collect::<Vec<_>>(), [6, 12]);
+        assert_eq!(closed.seed, Some(9));
+        let open = crate::run::arrivals::Arrivals {
+            rate: 100,
+            users: 0,
+            max_drop: 0,
+            spread: crate::run::arrivals::Spread::Poisson,
+            seed: 0,
+            max_lag: None,
+            queue: crate::run::arrivals::Arrivals::QUEUE,
+        };
+        let seeded = flags.seeded_plan(Cap::default(), users(&[2]), None, pace(Some(open)), Some(9)).unwrap();
+        let arrivals = seeded.plan.timing.arrivals.unwrap();
+        assert_eq!((arrivals.users, arrivals.seed, seeded.seed), (6, 9, Some(9)));
+        let unseeded = flags.seeded_plan(Cap::default(), users(&[2]), None, pace(Some(open)), None).unwrap();
+        assert_eq!((unseeded.plan.timing.arrivals.unwrap().seed, unseeded.seed), (0, None));
+        let e = flags.seeded_plan(Cap::default(), users(&[2, 4]), None, pace(Some(open)), None).unwrap_err();
+        assert!(e.to_string().contains("--n-threads with --rate is the population"), "{e}");
     }
 
     #[test]
