@@ -120,7 +120,8 @@ fn report_html_writes_over_its_own_page_with_replace_only() {
 #[test]
 fn ci_runs_every_test_command_and_names_those_that_failed() {
     // Issue 39: `.ci/run` stopped at the first failing test command, hiding the rest. Run it on a
-    // copy of itself with a `cargo` that records its calls and fails two of the test commands.
+    // copy of itself with a `cargo` that records its calls and fails three of the test commands: the
+    // PostgreSQL-only library tests, the README's command and one of the chains run beside it.
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join(".ci")).unwrap();
@@ -129,7 +130,8 @@ fn ci_runs_every_test_command_and_names_those_that_failed() {
     let bin = dir.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
     let log = dir.path().join("calls");
-    let stub = "#!/bin/sh\necho \"$*\" >> \"$CALLS\"\ncase \"$*\" in\n  test*--lib*|test*--workspace*) exit 101;;\nesac\nexit 0\n";
+    let stub = "#!/bin/sh\necho \"$*\" >> \"$CALLS\"\ncase \"$*\" in\n  *--no-run*) exit 0;;\n  \
+                test*--lib*|test*--workspace*|*--test\\ find_max*) exit 101;;\nesac\nexit 0\n";
     std::fs::write(bin.join("cargo"), stub).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(bin.join("cargo"), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -144,15 +146,42 @@ fn ci_runs_every_test_command_and_names_those_that_failed() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let calls = std::fs::read_to_string(&log).unwrap();
-    let tests: Vec<&str> = calls.lines().filter(|c| c.starts_with("test ")).collect();
-    assert_eq!(tests.len(), 3, "every test command ran after the first failed: {calls}");
+    let tests: Vec<&str> =
+        calls.lines().filter(|c| c.starts_with("test ") && !c.contains("--no-run")).collect();
+    // The PostgreSQL-only library tests and its binary's, the two chains and the README's command.
+    assert_eq!(tests.len(), 5, "every test command ran after the first failed: {calls}");
     assert!(tests.iter().all(|c| c.contains("--no-fail-fast")), "{calls}");
-    assert!(calls.lines().last().unwrap().starts_with("test --workspace --locked"), "{calls}");
+    for chain in ["sql_server", "find_max"] {
+        assert!(tests.iter().any(|c| c.contains(&format!("--test {chain} "))), "{chain} ran: {calls}");
+    }
+    // The README's command skips exactly the modules whose tests the chains run: each module a chain's
+    // binary declares for its tests (its shared helpers are the `#[allow(dead_code)]` ones, unless
+    // another chain runs their tests).
+    let readme =
+        tests.iter().find(|c| c.starts_with("test --workspace --locked --no-fail-fast")).expect(&calls);
+    let mut modules = std::collections::BTreeMap::<String, bool>::new();
+    for chain in ["sql_server", "find_max"] {
+        let main = std::fs::read_to_string(repo.join(format!("tests/{chain}/main.rs"))).unwrap();
+        let lines: Vec<&str> = main.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(module) = line.strip_prefix("mod ").and_then(|m| m.strip_suffix(';')) else { continue };
+            let helper = lines[..i].iter().rev().take(2).any(|l| l.contains("allow(dead_code)"));
+            *modules.entry(module.to_string()).or_default() |= !helper;
+        }
+    }
+    for (module, tested) in modules {
+        let skipped = readme.contains(&format!("--skip {module}::"));
+        assert_eq!(skipped, tested, "a chain's module {module}: skipped by the README's command? {readme}");
+    }
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let failed: Vec<&str> = stderr.lines().filter(|l| l.starts_with("ci: failed: ")).collect();
-    assert_eq!(failed.len(), 2, "{stderr}");
+    assert_eq!(failed.len(), 3, "{stderr}");
     assert!(failed[0].starts_with("ci: failed: cargo test -p oltpgen-vocab"), "{stderr}");
-    assert_eq!(failed[1], "ci: failed: cargo test --workspace --locked --no-fail-fast", "{stderr}");
+    assert!(
+        failed[1].starts_with("ci: failed: cargo test --workspace --locked --no-fail-fast -- --skip"),
+        "{stderr}"
+    );
+    assert_eq!(failed[2], "ci: failed: the chains: sql_server find_max (above)", "{stderr}");
 }
 
 #[test]
