@@ -75,9 +75,9 @@ fn bad_values_and_what_a_search_cannot_do_are_refused_in_one_line() {
 /// about 110 transactions a second (New-Orders are 45% of them), so the cap fails from about 11 users.
 pub(crate) const CAP: &str = "avg=100ms";
 
-/// The most New-Orders per minute a trigger that sleeps `ms` under its lock lets through: one at a
-/// time.
-fn capacity_nopm(ms: u32) -> f64 {
+/// The most inserts per minute (New-Orders here) a trigger that sleeps `ms` under its lock lets
+/// through: one at a time.
+pub(crate) fn capacity_per_minute(ms: u32) -> f64 {
     60_000.0 / f64::from(ms)
 }
 
@@ -148,7 +148,7 @@ fn assert_found_the_capacity(r: &serde_json::Value, fixed: Option<(u32, f64)>) {
     assert!(probes.iter().any(|p| p.1 == "grow") && probes.iter().any(|p| p.1 == "confirm"), "{probes:?}");
     assert!(probes.iter().any(|p| !p.2), "the cap failed inside the range: {probes:?}");
     if let Some((sleep_ms, floor)) = fixed {
-        let capacity = capacity_nopm(sleep_ms);
+        let capacity = capacity_per_minute(sleep_ms);
         assert!(nopm <= capacity * 1.05, "no more than the trigger lets through: {nopm}");
         assert!(
             nopm >= capacity * floor,

@@ -5,7 +5,9 @@
 //! and the live lines name the probe under way (`grow 2 users`).
 
 use crate::common::{assert_matches_schema, oltpgen, result_json};
-use crate::find_max::{CAP, TURN, answer, capped_postgres, probes, probes_of, run_search, search_args};
+use crate::find_max::{
+    CAP, TURN, answer, capacity_per_minute, capped_postgres, probes, probes_of, run_search, search_args,
+};
 
 /// The trigger on `table`: every insert takes one advisory lock and sleeps `ms` under it, so at most
 /// 1000 / `ms` rows a second go in.
@@ -91,11 +93,6 @@ async fn with_three_runs_the_headline_is_the_median_run_s_answer_and_names_that_
     drop(pg);
 }
 
-/// The most orders (or rows) a minute the trigger lets through, sleeping `ms` under its lock.
-fn per_minute(ms: u32) -> f64 {
-    60_000.0 / f64::from(ms)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_ds2_search_finds_the_orders_a_trigger_on_its_orders_table_lets_through() {
     let _turn = TURN.lock().await;
@@ -124,7 +121,7 @@ async fn a_ds2_search_finds_the_orders_a_trigger_on_its_orders_table_lets_throug
     let opm = r["max_within_cap"]["opm"].as_f64().unwrap();
     eprintln!("probes {path:?}; answer {opm:.0} OPM");
     assert_eq!(opm, answer(&path), "the most OPM among the passing probes: {path:?}");
-    let capacity = per_minute(50);
+    let capacity = capacity_per_minute(50);
     assert!(opm <= capacity * 1.05, "no more than the trigger lets through ({capacity}): {opm}");
     assert!(opm >= capacity * 0.8, "near what the trigger lets through ({capacity}): {opm}");
     drop(pg);
@@ -195,7 +192,7 @@ async fn a_workload_file_search_finds_what_a_trigger_fixes_and_the_live_lines_na
     let tps = r["max_within_cap"]["tps"].as_f64().unwrap();
     eprintln!("probes {path:?}; answer {tps:.1} TPS");
     assert_eq!(tps, answer(&path), "the most TPS among the passing probes: {path:?}");
-    let capacity = per_minute(20) / 60.0;
+    let capacity = capacity_per_minute(20) / 60.0;
     assert!(tps <= capacity * 1.05, "no more than the trigger lets through ({capacity}/s): {tps}");
     assert!(tps >= capacity * 0.8, "near what the trigger lets through ({capacity}/s): {tps}");
     // The live lines during the first probe name it; a later one names its own role and users.
