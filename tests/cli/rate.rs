@@ -215,15 +215,18 @@ async fn two_agents_split_a_rate_and_the_merge_adds_it_up() {
 }
 
 /// A short rate sweep (25/s, then 50/s over 10 users on 4 connections) under a cap on the TPC-C loaded
-/// at `url`, after `warmup` (long enough to open the connections: the first arrivals wait for them):
-/// each step offers its rate and is judged; the first, an easy rate, is sustained.
-fn assert_a_rate_sweep_runs(url: &str, engine: &str, warmup: &str) {
+/// at `url`, after `warmup` (long enough to open the connections: the first arrivals wait for them),
+/// each step measured for `duration`: each step offers its rate and is judged; the first, an easy rate,
+/// is sustained. A step counts the arrivals that complete in its window, so those still running at its
+/// end count in the next: `duration` must hold 100 times as many arrivals as a slow moment leaves in
+/// flight for the 1% the verdict allows.
+fn assert_a_rate_sweep_runs(url: &str, engine: &str, warmup: &str, duration: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep");
     #[rustfmt::skip]
     let run = oltpgen(&[
         "tpcc", "run", "--url", url, "--out", path(&out), "--rate", "25,50", "--users", "10",
-        "--connections", "4", "--rt-cap", "avg=2s", "--warmup", warmup, "--duration", "4s",
+        "--connections", "4", "--rt-cap", "avg=2s", "--warmup", warmup, "--duration", duration,
         "--client-threads", "1", "-q",
     ]);
     assert_eq!(run.code, 0, "{}", run.all());
@@ -253,7 +256,7 @@ fn a_rate_sweep_runs_on_mariadb() {
         "tpcc", "load", "--scale", "1", "--load-workers", "2", "-q", "--create-database", "--url", &url,
     ]);
     assert_eq!(load.code, 0, "{}", load.all());
-    assert_a_rate_sweep_runs(&url, "mysql", "1s");
+    assert_a_rate_sweep_runs(&url, "mysql", "1s", "4s");
 }
 
 #[cfg_attr(
@@ -267,7 +270,9 @@ async fn a_rate_sweep_runs_on_babelfish() {
     let db = crate::common::MssqlDb::create(&url, "rate").await;
     let load = oltpgen(&["tpcc", "load", "--scale", "1", "--load-workers", "2", "-q", "--url", &db.url]);
     assert_eq!(load.code, 0, "{}", load.all());
-    assert_a_rate_sweep_runs(&db.url, "sqlserver", "8s");
+    // Babelfish on the 2 cores CI shares has had two of 100 arrivals still running at a 4 s window's end
+    // (service p99 855 ms): 12 s hold 300, so that many in flight stays under the 1%.
+    assert_a_rate_sweep_runs(&db.url, "sqlserver", "8s", "12s");
 }
 
 #[test]
