@@ -162,7 +162,7 @@ fn assert_found_the_capacity(r: &serde_json::Value, fixed: Option<(u32, f64)>) {
     assert!(probes.iter().any(|p| p.0 == users && p.1 == "confirm" && p.2), "confirmed: {probes:?}");
     // The bisection bracketed the load where the cap fails within the resolution (a confirmation that
     // failed later may widen the headline's bracket: it says so).
-    let bisected = probes.iter().filter(|p| p.1 == "grow" || p.1 == "bisect");
+    let bisected = probes.iter().filter(|p| ["grow", "bisect", "aim"].contains(&p.1.as_str()));
     let failed_at = bisected.clone().filter(|p| !p.2).map(|p| p.0).min().unwrap();
     let passed_at = bisected.clone().filter(|p| p.2 && p.0 < failed_at).map(|p| p.0).max().unwrap();
     assert!(

@@ -3,12 +3,19 @@
 //! load level (a `u32`: users here, an offered rate elsewhere), fed each probe's verdict and
 //! throughput ([`FindMax::next`]): it grows the level geometrically from the range's start until the cap
 //! fails, bisects between the last pass and the first fail until they are within the resolution, probes
-//! the two levels beside the best passing probe, then measures the best passing probe again
+//! the two levels beside the best passing probe (the least failing level above it, when nearer, is
+//! taken from its probe), then measures the best passing probe again
 //! (`--confirm`): one whose confirmation fails is never the answer, and the next best is confirmed in
 //! its place. Throughput need not rise with the load: the answer is the passing probe with the most
 //! throughput ([`best_passing`]). No load is probed twice but to confirm it: a neighbour that the grow
 //! or bisect phase measured is taken from there ([`FindMax::taken`]). [`UserSearch`] is the search as
 //! a run's [`Stepper`].
+//!
+//! Where the first failing probe's figures say where the cap lies (a closed loop's, by Little's law:
+//! [`Step::users_at_cap`]), the bracket's first probe is aimed there instead of halfway, and the one
+//! after it at the resolution's distance on the other side: a good aim closes the bracket in two
+//! probes where halving takes four or five; a bad one costs those two, and halving goes on from the
+//! bracket they left. This is what brings a search to a third of a sweep's time (BENCHMARKS.md).
 
 use oltpgen_report::model::Step;
 use oltpgen_report::model::search::{Judged, ProbeRole, best_passing};
@@ -57,12 +64,17 @@ pub struct Outcome {
     pub passed: bool,
     /// Its throughput, as the headline counts it.
     pub rate: f64,
+    /// Where its figures put the cap, when they can say ([`Step::users_at_cap`]): a failing probe's
+    /// aims the bracket's first probe.
+    pub aim: Option<f64>,
 }
 
-/// Where a search stands between probes.
+/// Where a search stands between probes (`Aim`: the aimed probe asked for, between a pass at `lo` and
+/// a fail at `hi`).
 #[derive(Clone, Debug, PartialEq)]
 enum Phase {
     Grow,
+    Aim { lo: u32, hi: u32 },
     Bisect { lo: u32, hi: u32 },
     Neighbours(Vec<u32>),
     Confirm,
@@ -131,16 +143,30 @@ impl FindMax {
             }
             (Phase::Grow, Some(last)) if last.passed => (self.neighbours(outcomes), None),
             (Phase::Grow, Some(last)) => match outcomes.iter().rev().nth(1) {
-                Some(pass) => {
-                    (Phase::Bisect { lo: pass.level, hi: last.level }, self.bisect(pass.level, last.level))
-                }
+                Some(pass) => self.aim(pass.level, last, outcomes),
                 // The range's first level already fails: no load keeps within the cap.
                 None => (Phase::Done, None),
             },
+            (Phase::Aim { lo, hi }, Some(last)) => {
+                // The resolution beyond the aim, on the side it did not fall: its verdict closes the
+                // bracket when the aim was right.
+                let (lo, hi, across) = if last.passed {
+                    (last.level, *hi, last.level.saturating_add(self.above(last.level)))
+                } else {
+                    (*lo, last.level, last.level - self.below(last.level))
+                };
+                match self.bisect(lo, hi) {
+                    Some(_) if lo < across && across < hi => {
+                        (Phase::Bisect { lo, hi }, Some((across, ProbeRole::Aim)))
+                    }
+                    Some(ask) => (Phase::Bisect { lo, hi }, Some(ask)),
+                    None => (self.neighbours(outcomes), None),
+                }
+            }
             (Phase::Bisect { lo, hi }, Some(last)) => {
                 let (lo, hi) = match self.roles.last() {
-                    Some(ProbeRole::Bisect) if last.passed => (last.level, *hi),
-                    Some(ProbeRole::Bisect) => (*lo, last.level),
+                    Some(ProbeRole::Bisect | ProbeRole::Aim) if last.passed => (last.level, *hi),
+                    Some(ProbeRole::Bisect | ProbeRole::Aim) => (*lo, last.level),
                     _ => (*lo, *hi),
                 };
                 match self.bisect(lo, hi) {
@@ -168,13 +194,39 @@ impl FindMax {
         (!close).then(|| (lo + (hi - lo) / 2, ProbeRole::Bisect))
     }
 
+    /// The bracket's first probe between a pass at `lo` and `failed`: where `failed`'s figures put the
+    /// cap when they say, else halfway.
+    fn aim(&self, lo: u32, failed: &Outcome, outcomes: &[Outcome]) -> (Phase, Option<(u32, ProbeRole)>) {
+        let hi = failed.level;
+        match (self.bisect(lo, hi), failed.aim) {
+            (None, _) => (self.neighbours(outcomes), None),
+            (Some(_), Some(at)) if at.is_finite() => {
+                let at = at.round().clamp(f64::from(lo + 1), f64::from(hi - 1)) as u32;
+                (Phase::Aim { lo, hi }, Some((at, ProbeRole::Aim)))
+            }
+            (Some(ask), _) => (Phase::Bisect { lo, hi }, Some(ask)),
+        }
+    }
+
+    /// How far above a passing `lo` a failing level lies within the resolution: the most.
+    fn above(&self, lo: u32) -> u32 {
+        ((self.plan.resolution * f64::from(lo)) as u32).max(1)
+    }
+
+    /// How far below a failing `hi` a passing level lies within the resolution (of the passing
+    /// level): the most.
+    fn below(&self, hi: u32) -> u32 {
+        let r = self.plan.resolution;
+        ((r * f64::from(hi) / (1.0 + r)) as u32).max(1)
+    }
+
     /// The levels beside the best passing probe, the resolution's distance away (at least one), within
-    /// the range and below the least failing level above it.
+    /// the range; above it, the least failing level instead when that is nearer (its probe has said).
     fn beside(&self, outcomes: &[Outcome]) -> Vec<u32> {
         let Some(best) = best(outcomes) else { return Vec::new() };
-        let d = ((self.plan.resolution * f64::from(best)) as u32).max(1);
+        let d = self.above(best);
         let failed_above = outcomes.iter().filter(|o| !o.passed && o.level > best).map(|o| o.level).min();
-        let ceiling = failed_above.map_or(self.plan.to, |f| f - 1);
+        let ceiling = failed_above.unwrap_or(self.plan.to);
         let beside = [best.saturating_sub(d).max(self.plan.from), best.saturating_add(d).min(ceiling)];
         let mut levels: Vec<u32> = beside.into_iter().filter(|&l| l != best).collect();
         levels.dedup();
@@ -228,6 +280,7 @@ impl Stepper for UserSearch {
                 level: u32::try_from(s.level()).unwrap_or(u32::MAX),
                 passed: s.cap.as_ref().is_some_and(|c| c.passed),
                 rate: s.figures.headline_figure(),
+                aim: s.users_at_cap(),
             })
             .collect();
         self.0.next(&outcomes).map(|(level, _)| level)
@@ -259,14 +312,24 @@ mod tests {
         system: impl Fn(u32) -> (bool, f64),
         confirm: impl Fn(u32, usize) -> (bool, f64),
     ) -> (Vec<(u32, ProbeRole)>, Option<u32>) {
+        search_aimed(plan, |l| (system(l), None), confirm)
+    }
+
+    /// [`search`], the system also saying where each probe's figures put the cap.
+    fn search_aimed(
+        plan: SearchPlan,
+        system: impl Fn(u32) -> ((bool, f64), Option<f64>),
+        confirm: impl Fn(u32, usize) -> (bool, f64),
+    ) -> (Vec<(u32, ProbeRole)>, Option<u32>) {
         let mut s = FindMax::new(plan);
         let (mut outcomes, mut asked) = (Vec::new(), Vec::new());
         while let Some((level, role)) = s.next(&outcomes) {
             assert!(asked.len() < 100, "the search ends: {asked:?}");
             let before = outcomes.iter().filter(|o: &&Outcome| o.level == level).count();
-            let (passed, rate) = if role == Confirm { confirm(level, before) } else { system(level) };
+            let ((passed, rate), aim) =
+                if role == Confirm { (confirm(level, before), None) } else { system(level) };
             asked.push((level, role));
-            outcomes.push(Outcome { level, passed, rate });
+            outcomes.push(Outcome { level, passed, rate, aim });
         }
         (asked, best(&outcomes))
     }
@@ -311,11 +374,12 @@ mod tests {
     #[test]
     fn a_failed_confirmation_moves_the_answer_down_to_the_next_best() {
         // The best passing probe's rerun fails; the next best is confirmed and is the answer.
-        let (asked, answer) = search(plan(8, 64), capped(60), |l, _| (l != 59, f64::from(l)));
+        // Halving 32..64 ends at 58 (passed) and 60 (failed): 58's neighbours, 56 and 60, are measured.
+        let (asked, answer) = search(plan(8, 64), capped(60), |l, _| (l != 58, f64::from(l)));
         let confirms: Vec<(u32, ProbeRole)> = asked.iter().copied().filter(|a| a.1 == Confirm).collect();
-        assert_eq!(confirms.first(), Some(&(59, Confirm)), "{asked:?}");
+        assert_eq!(confirms.first(), Some(&(58, Confirm)), "{asked:?}");
         assert_eq!(confirms.len(), 2, "{asked:?}");
-        assert!(answer.unwrap() < 59, "{asked:?}");
+        assert!(answer.unwrap() < 58, "{asked:?}");
         assert_eq!(Some(confirms[1].0), answer);
     }
 
@@ -348,7 +412,7 @@ mod tests {
         let mut outcomes = Vec::new();
         while let Some((level, _)) = s.next(&outcomes) {
             let (passed, rate) = system(level);
-            outcomes.push(Outcome { level, passed, rate });
+            outcomes.push(Outcome { level, passed, rate, aim: None });
         }
         let asked: Vec<(u32, ProbeRole)> = outcomes.iter().map(|o| o.level).zip(s.roles().to_vec()).collect();
         // Only the confirmation measures a load again.
@@ -357,6 +421,39 @@ mod tests {
             [(8, Grow), (16, Grow), (32, Grow), (64, Grow), (48, Bisect), (24, Neighbour), (16, Confirm)]
         );
         assert_eq!(s.taken(), [0], "8, measured by growing, is the other neighbour");
+    }
+
+    #[test]
+    fn a_failing_probe_s_aim_closes_the_bracket_in_two_probes_and_the_fail_is_the_upper_neighbour() {
+        // Throughput rises to the cap, which fails from 300; each failing probe puts it at 299.
+        let system = |l: u32| ((l < 300, f64::from(l)), (l >= 300).then_some(299.4));
+        let (asked, answer) = search_aimed(plan(8, 4096), system, |l, _| system(l).0);
+        let after_growing: Vec<(u32, ProbeRole)> = asked.iter().copied().skip(7).collect();
+        // 299 passes; 299 + 5% (14) fails: within the resolution. 299's neighbours: 285, and 313, the
+        // fail, taken from its probe.
+        assert_eq!(after_growing, [(299, Aim), (313, Aim), (285, Neighbour), (299, Confirm)]);
+        assert_eq!(answer, Some(299));
+        // Halving the same bracket takes twice as many probes.
+        let (halved, _) = search(plan(8, 4096), |l| system(l).0, |l, _| system(l).0);
+        assert!(halved.len() >= asked.len() + 2, "{halved:?} against {asked:?}");
+    }
+
+    #[test]
+    fn an_aim_too_high_or_too_low_costs_two_probes_and_halving_goes_on_from_its_bracket() {
+        let fails = 300;
+        for aim in [260.0, 340.0, 257.0, 511.0, 1e9, f64::NAN] {
+            let system = |l: u32| ((l < fails, f64::from(l)), (l >= fails).then_some(aim));
+            let (asked, answer) = search_aimed(plan(8, 4096), system, |l, _| system(l).0);
+            let levels: Vec<u32> = asked.iter().map(|a| a.0).collect();
+            let bracket: Vec<(u32, bool)> =
+                asked.iter().filter(|a| a.1 != Confirm).map(|a| (a.0, a.0 < fails)).collect();
+            let lo = bracket.iter().filter(|b| b.1).map(|b| b.0).max().unwrap();
+            let hi = bracket.iter().filter(|b| !b.1).map(|b| b.0).min().unwrap();
+            assert!(f64::from(hi - lo) <= 0.05 * f64::from(lo), "aim {aim}: {lo}..{hi}: {levels:?}");
+            assert_eq!(answer, Some(lo), "aim {aim}: {levels:?}");
+            assert!(asked.len() <= 16, "aim {aim}: {asked:?}");
+            assert!(levels.iter().all(|&l| (8..=4096).contains(&l)), "{levels:?}");
+        }
     }
 
     #[test]

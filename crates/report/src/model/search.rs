@@ -16,6 +16,10 @@ pub enum ProbeRole {
     Grow,
     /// Halfway between the last load that passed and the first that failed.
     Bisect,
+    /// A load the search aimed at between the last pass and the first fail: where the failing probe's
+    /// figures put the cap ([`Step::users_at_cap`]), then the resolution beyond it on the other side,
+    /// which closes the bracket when the aim was right.
+    Aim,
     /// A load beside the best passing probe, at the resolution's distance.
     Neighbour,
     /// The best passing probe measured again: one that fails is never the answer.
@@ -28,6 +32,7 @@ impl ProbeRole {
         match self {
             ProbeRole::Grow => "grow",
             ProbeRole::Bisect => "bisect",
+            ProbeRole::Aim => "aim",
             ProbeRole::Neighbour => "neighbour",
             ProbeRole::Confirm => "confirm",
         }

@@ -20,7 +20,9 @@ use std::collections::BTreeMap;
 
 use crate::model::descriptor::{Descriptor, Rate};
 use crate::model::histogram::LatencyHistogram;
-use crate::model::{Figures, ORDER, RT_TOT, Step, TxnCounters, TxnStats, Window, Workload, is_composite};
+use crate::model::{
+    Figures, ORDER, RT_TOT, RuleVerdict, Step, TxnCounters, TxnStats, Window, Workload, is_composite,
+};
 
 fn us_to_ms(us: f64) -> f64 {
     us / 1000.0
@@ -187,6 +189,27 @@ impl Step {
         self.arrivals.as_ref().map_or(self.users, |a| a.offered_per_s.round() as u64)
     }
 
+    /// The users at which this closed loop's figures put its cap, by Little's law: each user is in a
+    /// transaction or between two (keying, thinking, the client's own time), so `N = X·(R + Z)` at
+    /// throughput `X`, mean response time `R` and time between transactions `Z`. Where throughput no
+    /// longer rises with users (as past a load that fails the cap), a response time of the rule's
+    /// limit comes at `N·(limit + Z)/(observed + Z)`; the tightest rule decides. An estimate a
+    /// `--find-max` search aims at and then checks; `None` for an open loop, a step without a cap or
+    /// one that measured nothing.
+    pub fn users_at_cap(&self) -> Option<f64> {
+        let cap = self.cap.as_ref().filter(|_| self.arrivals.is_none())?;
+        let (n, x) = (self.users as f64, self.figures.tps);
+        if n <= 0.0 || x <= 0.0 {
+            return None;
+        }
+        let z = (n / x - self.figures.rt_avg_ms / 1e3).max(0.0);
+        let at = |r: &RuleVerdict| {
+            let observed = r.observed_ms.filter(|&o| o > 0.0)? / 1e3;
+            Some(n * (r.limit_ms / 1e3 + z) / (observed + z))
+        };
+        cap.rules.iter().filter_map(at).min_by(f64::total_cmp)
+    }
+
     /// Fails the cap verdict of an open loop's step that did not sustain its rate (it achieved under
     /// 99% of what it offered, or dropped more than `--max-drop`): a rate sweep's step passes only when
     /// it sustained its rate and its cap held.
@@ -297,6 +320,35 @@ pub(crate) mod tests {
 
     fn plan(duration_s: f64) -> StepPlan {
         StepPlan { index: 0, run: 1, users: 10, connections: 10, duration_s, ..StepPlan::default() }
+    }
+
+    #[test]
+    fn little_s_law_puts_the_cap_where_the_measured_throughput_meets_its_limit() {
+        // 1,000 transactions of 200 ms in 10 s: X = 100/s. With 20 users, each is always in one (no time
+        // between): an average of 100 ms comes at 100/s × 100 ms = 10 users.
+        let step = |users: u64, cap: &str| {
+            let t = Transactions::from([("payment".into(), txn(1000, 200_000, 0))]);
+            let plan = StepPlan { users, ..plan(10.0) };
+            let mut step = Step::new(Workload::Tpcc, plan, BTreeMap::from([("db".into(), t)]));
+            step.cap = Some(cap.parse::<crate::stats::cap::Cap>().unwrap().evaluate(&step.figures));
+            step
+        };
+        let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 0.05);
+        assert!(
+            close(step(20, "avg=100ms").users_at_cap(), 10.0),
+            "{:?}",
+            step(20, "avg=100ms").users_at_cap()
+        );
+        // 40 users: each spends 200 ms between transactions too; X·(100 ms + 200 ms) = 30 users.
+        assert!(close(step(40, "avg=100ms").users_at_cap(), 30.0));
+        // The tightest rule decides; a rule the step keeps puts the cap above its users.
+        assert!(close(step(20, "avg=100ms,payment.p90=1s").users_at_cap(), 10.0));
+        assert!(close(step(20, "avg=400ms").users_at_cap(), 40.0));
+        // An open loop's step has no users to aim at, nor a step without a cap.
+        let mut open = step(20, "avg=100ms");
+        open.arrivals = Some(crate::model::arrivals::StepArrivals::default());
+        assert_eq!(open.users_at_cap(), None);
+        assert_eq!(Step { cap: None, ..step(20, "avg=1s") }.users_at_cap(), None);
     }
 
     #[test]
