@@ -182,6 +182,11 @@ pub struct StepPlan {
     pub window: Window,
 }
 
+/// How many times its slowest figure a step's window must last for [`Step::users_at_cap`] to read
+/// Little's law from it: a tenth of a window still running at its end is as much as the estimate can
+/// lose.
+pub const LITTLE_WINDOWS: f64 = 10.0;
+
 impl Step {
     /// The load the step ran at, what a sweep or a `--find-max` search steps over: in an open loop
     /// (`--rate`) the arrivals per second it offered, rounded; else its users.
@@ -195,14 +200,17 @@ impl Step {
     /// longer rises with users (as past a load that fails the cap), a response time of the rule's
     /// limit comes at `N·(limit + Z)/(observed + Z)`; the tightest rule decides. An estimate a
     /// `--find-max` search aims at and then checks; `None` for an open loop, a step without a cap or
-    /// one that measured nothing.
+    /// one that measured nothing, and a step whose window is under [`LITTLE_WINDOWS`] times its
+    /// slowest figure: a window counts the transactions that end in it, so those still running at its
+    /// end are missing from it, and the law holds only when they are few.
     pub fn users_at_cap(&self) -> Option<f64> {
         let cap = self.cap.as_ref().filter(|_| self.arrivals.is_none())?;
-        let (n, x) = (self.users as f64, self.figures.tps);
-        if n <= 0.0 || x <= 0.0 {
+        let (n, x, r) = (self.users as f64, self.figures.tps, self.figures.rt_avg_ms / 1e3);
+        let slowest = cap.rules.iter().filter_map(|r| r.observed_ms).fold(r * 1e3, f64::max) / 1e3;
+        if n <= 0.0 || x <= 0.0 || slowest * LITTLE_WINDOWS > self.duration_s {
             return None;
         }
-        let z = (n / x - self.figures.rt_avg_ms / 1e3).max(0.0);
+        let z = (n / x - r).max(0.0);
         let at = |r: &RuleVerdict| {
             let observed = r.observed_ms.filter(|&o| o > 0.0)? / 1e3;
             Some(n * (r.limit_ms / 1e3 + z) / (observed + z))
@@ -349,6 +357,10 @@ pub(crate) mod tests {
         open.arrivals = Some(crate::model::arrivals::StepArrivals::default());
         assert_eq!(open.users_at_cap(), None);
         assert_eq!(Step { cap: None, ..step(20, "avg=1s") }.users_at_cap(), None);
+        // Nor a window under ten times its slowest figure: a mean of 200 ms wants 2 s, the window is 1.
+        let short = Step { duration_s: 1.0, ..step(20, "avg=100ms") };
+        assert_eq!(short.users_at_cap(), None);
+        assert!(Step { duration_s: 2.0, ..short }.users_at_cap().is_some());
     }
 
     #[test]
