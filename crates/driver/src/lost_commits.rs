@@ -40,7 +40,7 @@ pub async fn check(
              URLs, in the run's order"
         )));
     }
-    let mut lost = LostCommits { checked: acks.len() as u64, lost: 0, first: Vec::new() };
+    let mut lost = LostCommits { checked: acks.len() as u64, lost: 0, first: Vec::new(), all: Vec::new() };
     for (i, target) in targets.iter().enumerate() {
         let mine: Vec<Ack> = acks.iter().filter(|a| usize::from(a.target) == i).copied().collect();
         if mine.is_empty() {
@@ -56,13 +56,13 @@ pub async fn check(
             let (_, held) = conn.offending(target, workload.what, &query, room).await?;
             let missing = not_held(&of_kind, &held, workload.counted);
             lost.lost += missing.len() as u64;
-            let room = LISTED.saturating_sub(lost.first.len());
-            lost.first.extend(missing.iter().take(room).map(|a| {
+            lost.all.extend(missing.iter().map(|a| {
                 let said = (workload.say)(a);
                 if targets.len() > 1 { format!("{}: {said}", target.label()) } else { said }
             }));
         }
     }
+    lost.first = lost.all.iter().take(LISTED).cloned().collect();
     Ok(lost)
 }
 

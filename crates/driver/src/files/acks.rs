@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use oltpgen_report::model::Workload;
 use oltpgen_report::model::cycle::RunRecord;
+use oltpgen_report::model::outage::AckComparison;
 use oltpgen_report::stats::merge::MERGED_RESULTS;
 
 use crate::Error;
@@ -44,6 +45,23 @@ pub fn write(dir: &Path, acks: &[Ack]) -> std::io::Result<()> {
     let temp = dir.join(format!(".{ACKS_FILE}.tmp"));
     std::fs::write(&temp, encode(acks))?;
     std::fs::rename(&temp, dir.join(ACKS_FILE))
+}
+
+/// The file beside the result that names every acknowledged commit the run found lost, one a line in
+/// the workload's words (`tpcb-like: tid=3 bid=1 aid=17 delta=-40`), so that a count is checkable key
+/// by key against the database; written whenever the run compared (empty when none was lost).
+pub const LOST_FILE: &str = "lost_commits.txt";
+
+/// Writes into `dir` (the result's directory, claimed by the run) the lost commits `compared` names
+/// ([`LOST_FILE`]), atomically as [`write`] does; nothing when the run made no comparison.
+///
+/// # Errors
+/// The I/O error of the write or the rename.
+pub fn write_lost(dir: &Path, compared: Option<&AckComparison>) -> std::io::Result<()> {
+    let Some(AckComparison::Compared(lost)) = compared else { return Ok(()) };
+    let temp = dir.join(format!(".{LOST_FILE}.tmp"));
+    std::fs::write(&temp, lost.all.iter().map(|l| format!("{l}\n")).collect::<String>())?;
+    std::fs::rename(&temp, dir.join(LOST_FILE))
 }
 
 /// The acknowledged orders a `check --result` compares, with the line that says which when not all.
@@ -346,6 +364,23 @@ mod tests {
         assert_eq!(since_last_restore(&runs(1, true), of_runs(&[0])).unwrap(), (of_runs(&[0]), None));
         let e = since_last_restore(&runs(2, true), of_runs(&[0, 0])).unwrap_err();
         assert!(e.contains("is of an older oltpgen, which did not tag each order with its run"), "{e}");
+    }
+
+    #[test]
+    fn every_lost_commit_is_written_one_a_line_and_nothing_when_none_was_compared() {
+        use oltpgen_report::model::outage::LostCommits;
+        let dir = tempfile::tempdir().unwrap();
+        let all: Vec<String> = (1..=12).map(|i| format!("tpcb-like: tid=1 bid=1 aid={i} delta=-4")).collect();
+        let lost = LostCommits { checked: 20, lost: 12, first: all[..10].to_vec(), all: all.clone() };
+        write_lost(dir.path(), Some(&AckComparison::NotMeasured { not_measured: "gone".into() })).unwrap();
+        write_lost(dir.path(), None).unwrap();
+        assert!(!dir.path().join(LOST_FILE).exists(), "no comparison, no file");
+        write_lost(dir.path(), Some(&AckComparison::Compared(lost))).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(LOST_FILE)).unwrap();
+        assert_eq!(text.lines().collect::<Vec<_>>(), all, "all twelve, not the first ten");
+        // Not in result.json: a million would swell it.
+        let json = serde_json::to_value(LostCommits { checked: 1, lost: 1, first: vec![], all }).unwrap();
+        assert!(json.get("all").is_none(), "{json}");
     }
 
     #[test]
