@@ -155,7 +155,7 @@ async fn an_asynchronous_failover_loses_acknowledged_commits_and_the_run_says_wh
     // The standby's WAL receiver, stopped 8 s before the fault, lets the primary run ahead; once the
     // primary is gone it is killed with what sat unread in its socket (the standby restarts its
     // recovery from what it wrote), and the standby is promoted without the rest.
-    let cmd = pair.fail_over_cmd(&format!("kill -KILL $(cat {})", pid_file.display()));
+    let cmd = pair.fail_over_cmd(&pair.drop_unread_wal_cmd(&pid_file));
     let url = pair.url("tpcc");
     let run = spawn(&[
         "tpcc",

@@ -145,6 +145,22 @@ impl Pair {
         )
     }
 
+    /// The shell command that lets the held-back standby ([`hold_back_standby`](Self::hold_back_standby),
+    /// its WAL receiver's pid in `pid_file`) lose what it had not read: the receiver killed, then a
+    /// wait until the standby's postmaster has reaped it and, restarted after it, answers again. A
+    /// promotion asked while the postmaster restarts can be lost (it has no startup process to hand it
+    /// to), and `pg_ctl promote -w` then waits its whole minute: in 3 runs of 16 of `failover_any`, the
+    /// failover command was still running when the 40 s run ended, the standby never promoted.
+    pub fn drop_unread_wal_cmd(&self, pid_file: &Path) -> String {
+        let (pid, ready) = (format!("$(cat {})", pid_file.display()), self.tool("pg_isready"));
+        format!(
+            "kill -KILL {pid} && while kill -0 {pid} 2>/dev/null; do sleep 0.1; done && until {} -q -h \
+             127.0.0.1 -p {} -U postgres; do sleep 0.1; done",
+            ready.display(),
+            self.ports[1]
+        )
+    }
+
     /// Starts the old primary again, alone (no standby of the new primary: a diverged copy to compare).
     pub fn restart_old_primary(&self) {
         self.pg_ctl(0, &["start", "-w", "-t", "120", "-l"], "server.log");

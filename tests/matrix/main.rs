@@ -270,9 +270,7 @@ fn study_args(cell: &Cell, urls: &[String], dir: &Path, out: &Path) -> Vec<Strin
 
 /// The failover command of `servers` for `cell`, and the file the held-back standby's pid goes to.
 fn fault_cmd(cell: &Cell, servers: &Servers, dir: &Path) -> Option<String> {
-    let held = |pair: &Pair| {
-        pair.fail_over_cmd(&format!("kill -KILL $(cat {})", dir.join("walreceiver.pid").display()))
-    };
+    let held = |pair: &Pair| pair.fail_over_cmd(&pair.drop_unread_wal_cmd(&dir.join("walreceiver.pid")));
     match cell.fault {
         Fault::None => None,
         Fault::Sync => Some(servers.pairs[0].fail_over_cmd("true")),

@@ -52,6 +52,8 @@ pub(super) async fn finish(
     acks::write(&out, &acks).map_err(|e| {
         Error::failed(format!("cannot write the acknowledged orders into {}: {e}", out.display()))
     })?;
+    acks::write_lost(&out, result.lost_commits.as_ref())
+        .map_err(|e| Error::failed(format!("cannot write the lost commits into {}: {e}", out.display())))?;
     console.out(&format!("{}{extra}", show::render(result, &out.display().to_string())));
     console.line(&oltpgen_report::render::text::live::client_line(
         &result.client,

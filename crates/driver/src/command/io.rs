@@ -288,7 +288,7 @@ pub async fn run(req: &IoRun, console: &mut dyn Console) -> Result<Exit, Error> 
         ));
     }
     finish::finish(
-        Studied { result, stopped: studied.stopped, acks: Vec::new(), hook_log: studied.hook_log },
+        Studied { result, stopped: studied.stopped, acks: Default::default(), hook_log: studied.hook_log },
         &req.study,
         &extra,
         &[],

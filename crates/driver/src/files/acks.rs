@@ -14,11 +14,12 @@ use std::path::{Path, PathBuf};
 
 use oltpgen_report::model::Workload;
 use oltpgen_report::model::cycle::RunRecord;
+use oltpgen_report::model::outage::AckComparison;
 use oltpgen_report::stats::merge::MERGED_RESULTS;
 
 use crate::Error;
 use oltpgen_vocab::claim::RESULT_FILE;
-use oltpgen_vocab::outcome::{ACK_VALUES, Ack};
+use oltpgen_vocab::outcome::{ACK_VALUES, Ack, Acks, Order};
 
 /// The file's name in the result's directory.
 pub const ACKS_FILE: &str = "acks.bin";
@@ -40,10 +41,32 @@ const RECORD_V2: usize = 16;
 ///
 /// # Errors
 /// The I/O error of the write or the rename.
-pub fn write(dir: &Path, acks: &[Ack]) -> std::io::Result<()> {
+pub fn write(dir: &Path, acks: &Acks) -> std::io::Result<()> {
     let temp = dir.join(format!(".{ACKS_FILE}.tmp"));
-    std::fs::write(&temp, encode(acks))?;
+    // Orders only (TPC-C's, DS2's) are written as they are kept, without making each whole first.
+    let bytes = match acks.as_orders() {
+        Some(orders) => encode_orders(orders),
+        None => encode(&acks.iter().collect::<Vec<_>>()),
+    };
+    std::fs::write(&temp, bytes)?;
     std::fs::rename(&temp, dir.join(ACKS_FILE))
+}
+
+/// The file beside the result that names every acknowledged commit the run found lost, one a line in
+/// the workload's words (`tpcb-like: tid=3 bid=1 aid=17 delta=-40`), so that a count is checkable key
+/// by key against the database; written whenever the run compared (empty when none was lost).
+pub const LOST_FILE: &str = "lost_commits.txt";
+
+/// Writes into `dir` (the result's directory, claimed by the run) the lost commits `compared` names
+/// ([`LOST_FILE`]), atomically as [`write()`] does; nothing when the run made no comparison.
+///
+/// # Errors
+/// The I/O error of the write or the rename.
+pub fn write_lost(dir: &Path, compared: Option<&AckComparison>) -> std::io::Result<()> {
+    let Some(AckComparison::Compared(lost)) = compared else { return Ok(()) };
+    let temp = dir.join(format!(".{LOST_FILE}.tmp"));
+    std::fs::write(&temp, lost.all.iter().map(|l| format!("{l}\n")).collect::<String>())?;
+    std::fs::rename(&temp, dir.join(LOST_FILE))
 }
 
 /// The acknowledged orders a `check --result` compares, with the line that says which when not all.
@@ -51,7 +74,7 @@ pub struct Held {
     /// The run's workload.
     pub workload: Workload,
     /// The orders the database can still hold: those of the runs since the last restore.
-    pub acks: Vec<Ack>,
+    pub acks: Acks,
     /// Which runs' orders those are, in one line, when a restore took the others away.
     pub which: Option<String>,
 }
@@ -94,7 +117,7 @@ pub fn read(dir: &Path, workload: &str) -> Result<Held, Error> {
         (Err(why), None) => return Err(said(why)),
     };
     let (acks, which) = since_last_restore(&result.runs, acks).map_err(said)?;
-    Ok(Held { workload: kind, acks, which })
+    Ok(Held { workload: kind, acks: acks.into_iter().collect(), which })
 }
 
 /// The orders in `dir`'s [`ACKS_FILE`], or why they cannot be read.
@@ -148,14 +171,15 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<(), String> {
         let dir = file.parent().unwrap_or(Path::new("."));
         all.extend(read_file(dir).map_err(|e| format!("{}: {e}", dir.display()))?);
     }
-    write(out, &all).map_err(|e| format!("cannot write {}: {e}", out.join(ACKS_FILE).display()))
+    write(out, &all.into_iter().collect())
+        .map_err(|e| format!("cannot write {}: {e}", out.join(ACKS_FILE).display()))
 }
 
 /// The file's bytes: the header, then each acknowledgement, in 16 bytes when every one fits TPC-C's or
-/// DS2's order ([`order_bytes`]), else as its key's values up to its last that is not 0.
+/// DS2's order ([`Order::of`]), else as its key's values up to its last that is not 0.
 fn encode(acks: &[Ack]) -> Vec<u8> {
-    if let Some(orders) = acks.iter().map(order_bytes).collect::<Option<Vec<_>>>() {
-        return [MAGIC_V2.as_slice(), &orders.concat()].concat();
+    if let Some(orders) = acks.iter().map(Order::of).collect::<Option<Vec<_>>>() {
+        return encode_orders(&orders);
     }
     let mut out = Vec::with_capacity(MAGIC.len() + acks.len() * 16);
     out.extend_from_slice(MAGIC);
@@ -175,28 +199,12 @@ fn encode(acks: &[Ack]) -> Vec<u8> {
     out
 }
 
-/// `a` as the second format's 16 bytes, when it is of kind 0 and its key fits them: TPC-C's order
-/// (warehouse from 1, district, id, customer, line count) or DS2's purchase (id, customer, line count),
-/// read back as the same key.
-fn order_bytes(a: &Ack) -> Option<[u8; RECORD_V2]> {
-    let u32_of = |v: i64| u32::try_from(v).ok();
-    let u8_of = |v: i64| u8::try_from(v).ok();
-    let [k0, k1, k2, k3, k4] = a.key;
-    // DS2's purchase: no warehouse or district (0), read back as its three values.
-    let (w, d, o, c, lines) = if k3 == 0 && k4 == 0 {
-        (0, 0, u32_of(k0)?, u32_of(k1)?, u8_of(k2)?)
-    } else {
-        (u32_of(k0).filter(|&w| w > 0)?, u8_of(k1)?, u32_of(k2)?, u32_of(k3)?, u8_of(k4)?)
-    };
-    if a.kind != 0 {
-        return None;
-    }
-    let mut out = [0; RECORD_V2];
-    out[..4].copy_from_slice(&w.to_le_bytes());
-    out[4..8].copy_from_slice(&o.to_le_bytes());
-    out[8..12].copy_from_slice(&c.to_le_bytes());
-    out[12..].copy_from_slice(&[d, lines, a.target, a.run]);
-    Some(out)
+/// The second format's bytes: the header, then each order's 16 ([`Order::to_bytes`]).
+fn encode_orders(orders: &[Order]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(MAGIC_V2.len() + orders.len() * RECORD_V2);
+    out.extend_from_slice(MAGIC_V2);
+    orders.iter().for_each(|o| out.extend_from_slice(&o.to_bytes()));
+    out
 }
 
 /// The acknowledgements in `bytes` (any format), or what is wrong with them.
@@ -214,19 +222,8 @@ fn decode(bytes: &[u8]) -> Result<Vec<Ack>, String> {
             body.len()
         ));
     }
-    let u32_at = |r: &[u8], i: usize| i64::from(u32::from_le_bytes([r[i], r[i + 1], r[i + 2], r[i + 3]]));
-    Ok(body
-        .chunks_exact(RECORD_V2)
-        .map(|r| {
-            // Warehouse, order id and customer, then district and line count; DS2's purchases had no
-            // warehouse (0), TPC-C's start at 1.
-            let (w, o, c, d, lines) =
-                (u32_at(r, 0), u32_at(r, 4), u32_at(r, 8), i64::from(r[12]), i64::from(r[13]));
-            let ack = if w == 0 { Ack::new(0, &[o, c, lines]) } else { Ack::new(0, &[w, d, o, c, lines]) };
-            // The first format wrote 0 for the run.
-            Ack { target: r[14], run: r[15], ..ack }
-        })
-        .collect())
+    // The first format wrote 0 for the run.
+    Ok(body.as_chunks::<RECORD_V2>().0.iter().map(|r| Order::from_bytes(r).ack()).collect())
 }
 
 /// The acknowledgements of a third-format file's `body`.
@@ -349,14 +346,31 @@ mod tests {
     }
 
     #[test]
+    fn every_lost_commit_is_written_one_a_line_and_nothing_when_none_was_compared() {
+        use oltpgen_report::model::outage::LostCommits;
+        let dir = tempfile::tempdir().unwrap();
+        let all: Vec<String> = (1..=12).map(|i| format!("tpcb-like: tid=1 bid=1 aid={i} delta=-4")).collect();
+        let lost = LostCommits { checked: 20, lost: 12, first: all[..10].to_vec(), all: all.clone() };
+        write_lost(dir.path(), Some(&AckComparison::NotMeasured { not_measured: "gone".into() })).unwrap();
+        write_lost(dir.path(), None).unwrap();
+        assert!(!dir.path().join(LOST_FILE).exists(), "no comparison, no file");
+        write_lost(dir.path(), Some(&AckComparison::Compared(lost))).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(LOST_FILE)).unwrap();
+        assert_eq!(text.lines().collect::<Vec<_>>(), all, "all twelve, not the first ten");
+        // Not in result.json: a million would swell it.
+        let json = serde_json::to_value(LostCommits { checked: 1, lost: 1, first: vec![], all }).unwrap();
+        assert!(json.get("all").is_none(), "{json}");
+    }
+
+    #[test]
     fn parts_merge_into_one_file_of_all_their_orders_each_keeping_its_run() {
         let dir = tempfile::tempdir().unwrap();
         let [a, b, out] = ["a", "b", "out"].map(|d| dir.path().join(d));
         for d in [&a, &b, &out] {
             std::fs::create_dir(d).unwrap();
         }
-        write(&a, &of_runs(&[1, 2])).unwrap();
-        write(&b, &of_runs(&[2])).unwrap();
+        write(&a, &of_runs(&[1, 2]).into_iter().collect()).unwrap();
+        write(&b, &of_runs(&[2]).into_iter().collect()).unwrap();
         merge(&[a.clone(), b], &out).unwrap();
         assert_eq!(read_file(&out).unwrap(), of_runs(&[1, 2, 2]));
         let e = merge(&[a, dir.path().join("none/result.json")], &out).unwrap_err();

@@ -25,7 +25,7 @@ use super::outage::Timeline;
 use super::sample::{AuditSample, Sample, Status};
 use super::since_reset::{SinceReset, Totals};
 use oltpgen_vocab::error::Fault;
-use oltpgen_vocab::outcome::Ack;
+use oltpgen_vocab::outcome::{Ack, Acks};
 
 #[derive(Default)]
 struct Tally {
@@ -238,7 +238,7 @@ pub struct Collector {
     /// Completions and failures per tenth of a second, where outages are found.
     timeline: Timeline,
     /// Every order the database acknowledged, to find those a failover lost.
-    acks: Vec<Ack>,
+    acks: Acks,
     /// The open loop's arrivals in the current interval.
     interval_arrivals: Option<ArrivalTally>,
 }
@@ -290,7 +290,7 @@ impl Collector {
             completed: 0,
             orders: 0,
             timeline: Timeline::default(),
-            acks: Vec::new(),
+            acks: Acks::default(),
             interval_arrivals: None,
         }
     }
@@ -354,7 +354,7 @@ impl Collector {
             completed: 0,
             orders: 0,
             timeline: Timeline::default(),
-            acks: Vec::new(),
+            acks: Acks::default(),
             interval_arrivals: None,
         }
     }
@@ -396,7 +396,7 @@ impl Collector {
         self.completed += share.completed;
         self.orders += share.orders;
         self.timeline.merge(&share.timeline);
-        self.acks.extend_from_slice(&share.acks);
+        self.acks.extend(&share.acks);
     }
 
     /// Takes in a batch of samples.
@@ -598,7 +598,7 @@ impl Collector {
     }
 
     /// Every order the database acknowledged, handed over.
-    pub fn take_acks(&mut self) -> Vec<Ack> {
+    pub fn take_acks(&mut self) -> Acks {
         std::mem::take(&mut self.acks)
     }
 

@@ -40,7 +40,7 @@ use oltpgen_report::model::search::ProbeRole;
 use oltpgen_report::model::step::{StepPlan, Transactions};
 use oltpgen_report::model::{ClientCpu, IntervalRow, Step, Window};
 use oltpgen_report::stats::cap::Cap;
-use oltpgen_vocab::outcome::Ack;
+use oltpgen_vocab::outcome::Acks;
 use tokio::time::Instant;
 
 pub use agent::Agent;
@@ -183,7 +183,7 @@ pub struct Measured {
     /// Each outage (connections lost), on the run's clock.
     pub outages: Vec<Outage>,
     /// Every order the database acknowledged.
-    pub acks: Vec<Ack>,
+    pub acks: Acks,
 }
 
 /// Energy counters (µJ, one per CPU package) read at a moment (Unix seconds).

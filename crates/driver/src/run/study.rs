@@ -29,7 +29,7 @@ use super::{
 use crate::counters::{self, Sampler, Sources};
 use crate::{Error, Target};
 use oltpgen_vocab::error::Fault;
-use oltpgen_vocab::outcome::Ack;
+use oltpgen_vocab::outcome::Acks;
 
 /// What a study measures around the run: cost, power, host and database counters, live metrics.
 #[derive(Clone, Debug, Default)]
@@ -187,7 +187,7 @@ pub struct Studied {
     pub stopped: Option<Error>,
     /// Every order the databases acknowledged, each tagged with its run (each run's were compared at
     /// its end, after lost connections), for `check --result` to compare later.
-    pub acks: Vec<Ack>,
+    pub acks: Acks,
     /// The hooks' log in `--out` as the study began, for a study that ends with nothing to keep to
     /// take back what its hooks wrote (`None` without `--out`).
     pub hook_log: Option<HookLogMark>,
@@ -394,7 +394,7 @@ impl<'a> Study<'a> {
         .await;
         // `--runs` is at most 100: the run fits the byte each order keeps it in.
         let tag = u8::try_from(run).unwrap_or(u8::MAX);
-        measured.acks.iter_mut().for_each(|a| a.run = tag);
+        measured.acks.set_run(tag);
         if let Some(record) = self.checkpoint.context.runs.last_mut() {
             let lookup = acknowledged.acknowledged().ok_or_else(|| acknowledged.no_acknowledgement());
             record.lost_commits = lost_commits(self.targets, lookup, &measured).await;
@@ -651,7 +651,7 @@ struct Total {
     /// Whether any run read the host's energy counters.
     measured_energy: bool,
     outages: Vec<Outage>,
-    acks: Vec<Ack>,
+    acks: Acks,
 }
 
 impl Total {
@@ -664,7 +664,7 @@ impl Total {
         self.clients.push(m.client);
         self.interrupted |= m.interrupted;
         self.outages.extend(m.outages);
-        self.acks.extend(m.acks);
+        self.acks.append(m.acks);
         self.measured_energy |= !m.energy.is_empty();
         self.energy.extend(m.energy);
         if !m.energy_max_uj.is_empty() {

@@ -233,7 +233,7 @@ pub async fn run(
         })
         .collect();
     let labels: Vec<String> = targets.iter().map(Target::key).collect();
-    let acks = lookup(&scripts.scripts);
+    let acks = lookup(&scripts.scripts, scripts.profile.kinds.names);
     let scripts_arc: Arc<[Script]> = scripts.scripts.clone().into();
     let driver = |run| {
         let seed = run_seed(seed, run);
@@ -274,18 +274,20 @@ pub async fn run(
 
 /// How `scripts`' acknowledgements are read back after a failover, when one names any: each script's
 /// own lookup (by the acknowledgement's kind, the script's index), its rows turned into the key's text
-/// on the server; an ack said by its script's name and its values (text values by their hash).
-fn lookup(scripts: &[Script]) -> Option<AckLookup> {
+/// on the server; an ack said by its script's name in the run (`names`, as its transaction type is
+/// named: a file's stem, not its path) and its values (text values by their hash).
+fn lookup(scripts: &[Script], names: &[&str]) -> Option<AckLookup> {
     let checks: Vec<Option<String>> =
         scripts.iter().map(|s| s.ack.as_ref().map(|a| a.check.clone())).collect();
     checks.iter().any(Option::is_some).then_some(())?;
     // A built-in's values by its parameters' names; a row's by position, up to its last not 0.
     let said: Vec<(String, Vec<String>)> = scripts
         .iter()
-        .map(|s| {
+        .zip(names)
+        .map(|(s, name)| {
             let named =
                 s.ack.as_ref().filter(|a| a.from == AckFrom::Params).map(|a| s.sql[a.sql].params.clone());
-            (s.name.clone(), named.unwrap_or_default())
+            (name.to_string(), named.unwrap_or_default())
         })
         .collect();
     Some(
@@ -314,4 +316,22 @@ fn lookup(scripts: &[Script]) -> Option<AckLookup> {
         )
         .counted(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_commit_is_said_by_its_script_s_name_in_the_run_not_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("orders.sql");
+        let text = "BEGIN;\n-- oltpgen: ack\nINSERT INTO o (cid) VALUES (1) RETURNING id, cid;\nEND;\n\
+                    -- oltpgen: ack-check SELECT id, cid FROM o\n";
+        std::fs::write(&file, text).unwrap();
+        let scripts = Scripts::read(&[file.display().to_string()], &["tpcb-like".into()], &[]).unwrap();
+        let acks = lookup(&scripts.scripts, scripts.profile.kinds.names).unwrap();
+        assert_eq!((acks.say)(&Ack::new(1, &[6_183, 124])), "orders: (6183, 124)");
+        assert_eq!((acks.say)(&Ack::new(0, &[3, 1, 17, -40])), "tpcb-like: tid=3 bid=1 aid=17 delta=-40");
+    }
 }

@@ -79,6 +79,10 @@ impl AckComparison {
                 AckComparison::NotMeasured { not_measured } if several => Some(AckComparison::NotMeasured {
                     not_measured: format!("run {}: {not_measured}", r.run),
                 }),
+                AckComparison::Compared(mut lost) if several => {
+                    lost.all.iter_mut().for_each(|l| *l = format!("run {}: {l}", r.run));
+                    Some(AckComparison::Compared(lost))
+                }
                 compared => Some(compared),
             })
             .reduce(AckComparison::plus)

@@ -35,6 +35,11 @@ pub struct LostCommits {
     pub lost: u64,
     /// The first ten lost, each as its keys.
     pub first: Vec<String>,
+    /// Every one lost, each as its keys, in memory only (not in `result.json`, which a million would
+    /// swell): the run writes them beside its result, so that a count that disagrees with the
+    /// database can be checked key by key.
+    #[serde(skip)]
+    pub all: Vec<String>,
 }
 
 impl LostCommits {
@@ -92,6 +97,7 @@ impl AckComparison {
                 all.lost += one.lost;
                 all.first.extend(one.first);
                 all.first.truncate(LISTED);
+                all.all.extend(one.all);
                 AckComparison::Compared(all)
             }
             (not @ AckComparison::NotMeasured { .. }, _) | (_, not @ AckComparison::NotMeasured { .. }) => {
