@@ -41,6 +41,9 @@ struct Scripted {
     conflicts: BTreeMap<(u32, u32), u8>,
     /// Attempts so far per (user, seq).
     attempts: Mutex<BTreeMap<(u32, u32), u8>>,
+    /// `Some(n)`: it tries each transaction `n` times itself ([`Driven::retries_itself`]), as a pgbench
+    /// script's `--max-tries` says.
+    tries_itself: Option<u8>,
     log: Mutex<Vec<Ran>>,
 }
 
@@ -54,6 +57,7 @@ impl Scripted {
             stalls,
             conflicts: BTreeMap::new(),
             attempts: Mutex::default(),
+            tries_itself: None,
             log: Mutex::default(),
         }
     }
@@ -101,12 +105,32 @@ impl Driven for Scripted {
         Ok(())
     }
 
+    fn retries_itself(&self) -> bool {
+        self.tries_itself.is_some()
+    }
+
     async fn execute<'a>(
         &'a self,
         _session: &'a (),
         input: &'a (u32, u32),
-        _ops: &'a mut Ops,
+        ops: &'a mut Ops,
     ) -> Result<Done, TxnError> {
+        let mut tries = 1;
+        loop {
+            match self.try_once(input).await {
+                Err(_) if self.tries_itself.is_some_and(|n| tries < n) => {
+                    tries += 1;
+                    ops.retried();
+                }
+                done => return done,
+            }
+        }
+    }
+}
+
+impl Scripted {
+    /// One try of transaction `input`.
+    async fn try_once(&self, input: &(u32, u32)) -> Result<Done, TxnError> {
         let started = Instant::now();
         tokio::time::sleep(self.stalls.get(input).copied().unwrap_or(Self::ANSWER)).await;
         let attempt = {
@@ -283,6 +307,23 @@ async fn the_wait_for_a_pooled_connection_counts_and_a_stall_delays_those_queued
     assert_holds(&step["user1"], &latencies[1]);
     assert!(step["user1"].max_ms >= 2000.0, "a 2 s stall shows as 2 s or more behind it");
     assert!(!measured.errors_by_kind.contains_key(Fault::Fatal.name()));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_workload_that_retries_itself_is_not_retried_again_and_its_retries_are_counted() {
+    let ms = Duration::from_millis;
+    // User 0's second transaction conflicts twice, its third every time; the workload tries each twice.
+    let w = Arc::new(Scripted {
+        conflicts: BTreeMap::from([((0, 1), 1), ((0, 2), u8::MAX)]),
+        tries_itself: Some(2),
+        ..Scripted::new(vec![(ms(100), ms(300))], BTreeMap::new())
+    });
+    let measured = run::drive(w.clone(), &plan(1, None, 1.0, Duration::from_secs(3)), |_| {}).await;
+    let attempts = w.attempts.lock().unwrap().clone();
+    assert_eq!(attempts[&(0, 1)], 2, "one conflict, then the commit, on its own second try");
+    assert_eq!(attempts[&(0, 2)], 2, "its two tries, and no more from the user loop");
+    let user0 = &measured.steps[0].figures.transactions["user0"];
+    assert_eq!((user0.retries, user0.errors), (2, 1), "each retry counted; the one that never got through");
 }
 
 #[tokio::test(start_paused = true)]

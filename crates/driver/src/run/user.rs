@@ -273,19 +273,21 @@ async fn attempt<W: Driven>(
         }
     }
     let session = slot.as_ref().expect("connected above");
+    let most = if w.retries_itself() { 0 } else { MAX_RETRIES };
     let mut retries = 0;
-    loop {
+    let outcome = loop {
         match w.execute(session, input, ops).await {
-            Err(e) if e.fault == Fault::Retryable && retries < MAX_RETRIES && ops.is_empty() => retries += 1,
+            Err(e) if e.fault == Fault::Retryable && retries < most && ops.is_empty() => retries += 1,
             Err(e) => {
                 if e.fault == Fault::ConnectionLost {
                     *slot = None;
                 }
-                return (Err(e), retries);
+                break Err(e);
             }
-            ok => return (ok, retries),
+            ok => break ok,
         }
-    }
+    };
+    (outcome, retries.saturating_add(ops.take_retried()))
 }
 
 /// `d` in whole µs, saturating at `u32::MAX` (about 71 minutes).

@@ -76,9 +76,21 @@ pub struct Ops {
     done: Vec<Op>,
     audit: AuditCounts,
     ack: Option<Ack>,
+    retried: u8,
 }
 
 impl Ops {
+    /// Counts one retry of the whole transaction by a workload that retries its own
+    /// ([`Driven::retries_itself`]), so that its figures count it as the user loop's own retries are.
+    pub fn retried(&mut self) {
+        self.retried = self.retried.saturating_add(1);
+    }
+
+    /// The retries counted by [`retried`](Self::retried) since the last take.
+    pub fn take_retried(&mut self) -> u8 {
+        std::mem::take(&mut self.retried)
+    }
+
     /// Runs the operation `op` makes, of type `kind`, retrying it alone after a serialization failure
     /// or deadlock (as DS2's driver retries a deadlocked purchase), and records how long it took in all;
     /// `rolled_back` tells an expected rollback (DS2's purchase short of stock) from a commit.
@@ -186,6 +198,14 @@ pub trait Driven: Send + Sync + 'static {
         input: &'a Self::Input,
         ops: &'a mut Ops,
     ) -> impl Future<Output = Result<Done, TxnError>> + Send + 'a;
+
+    /// Whether the workload retries a transaction after a serialization failure or deadlock by its own
+    /// rule (a pgbench script, as `--max-tries` says: once by default), counting each retry with
+    /// [`Ops::retried`], so that the user loop must not retry it again; otherwise (the default) the
+    /// loop retries it up to [`MAX_RETRIES`] times.
+    fn retries_itself(&self) -> bool {
+        false
+    }
 
     /// The interval between a user's intended starts when its transactions arrive at a fixed rate
     /// (`io run --iops`), whatever their response times; `None` (the default): each follows the last's

@@ -72,6 +72,11 @@ impl Driven for ScriptDriver {
         self.acks.clone()
     }
 
+    /// A script is tried as `--max-tries` says (pgbench's default: once), never again by the user loop.
+    fn retries_itself(&self) -> bool {
+        true
+    }
+
     fn no_acknowledgement(&self) -> Option<String> {
         Some(crate::lost_commits::NO_ACK_SCRIPT.to_string())
     }
@@ -124,6 +129,7 @@ impl Driven for ScriptDriver {
                         Some((rng, vars)) if e.fault == Fault::Retryable && tries < self.max_tries => {
                             (client.rng, client.vars) = (rng, vars);
                             tries += 1;
+                            ops.retried();
                         }
                         _ => break Err(e),
                     }
