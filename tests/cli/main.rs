@@ -73,6 +73,7 @@ mod slurm;
 mod slurm_load;
 mod tpcc_databases;
 
+mod custom_text;
 mod custom_types;
 mod study;
 mod study_common;

@@ -243,6 +243,34 @@ impl WorkloadDef {
             ParamSpec::Choice(values) if values.is_empty() => {
                 return Err(format!("{at}: an empty choice: list at least one value"));
             }
+            ParamSpec::Choice(values)
+                if values.iter().any(|v| matches!(v, Value::Int(_)))
+                    && values.iter().any(|v| matches!(v, Value::Text(_))) =>
+            {
+                return Err(format!(
+                    "{at}: a choice of integers and texts: list integers only or texts only (\"7\" for a text)"
+                ));
+            }
+            ParamSpec::Text { len, min_len } | ParamSpec::Digits { len, min_len }
+                if *len == 0 || min_len.is_some_and(|m| m > *len) =>
+            {
+                return Err(format!(
+                    "{at}: a text of length {}..{len}: give len of 1 or more and min_len no more than len",
+                    min_len.unwrap_or(*len)
+                ));
+            }
+            ParamSpec::Timestamp { from, to } => {
+                let at_of = |t: &str| {
+                    parse_timestamp(t).ok_or_else(|| {
+                        format!(
+                            "{at}: timestamp {t:?} does not parse: write YYYY-MM-DD or YYYY-MM-DD HH:MM:SS"
+                        )
+                    })
+                };
+                if at_of(from)? > at_of(to)? {
+                    return Err(format!("{at}: timestamp from {from:?} is after to {to:?}: swap them"));
+                }
+            }
             ParamSpec::Nurand { a, .. } if *a < 1 => {
                 return Err(format!("{at}: nurand's a is {a}: give A above 0 (255, 1023, 8191)"));
             }

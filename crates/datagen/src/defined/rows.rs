@@ -2,7 +2,7 @@
 //! [`CHUNK_ROWS`] rows, each from its own random stream `(seed, table, chunk)`, so that any thread
 //! generates any chunk with byte-identical results.
 
-use super::dist::Sampler;
+use super::dist::{Sampler, text_len};
 use super::{Gen, Value, Workload};
 use crate::Rng;
 use crate::encode::RowEncoder;
@@ -117,11 +117,7 @@ impl Dataset for DefinedData {
                 match &column.generator {
                     Gen::Sequence => int(out, c.ty, row as i64),
                     Gen::Text { len, min_len } | Gen::Digits { len, min_len } => {
-                        // A fixed length draws nothing for it (the data of earlier definitions stays).
-                        let n = match min_len {
-                            Some(min) if min < len => rng.uniform(i64::from(*min), i64::from(*len)) as usize,
-                            _ => usize::from(*len),
-                        };
+                        let n = text_len(&mut rng, *len, *min_len);
                         let text = &mut text[..n];
                         let alphabet =
                             if matches!(column.generator, Gen::Digits { .. }) { &DIGITS } else { &ALNUM };

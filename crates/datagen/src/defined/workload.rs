@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use super::check::{index_name, int_range};
 use super::named::Links;
-use super::{Dialect, Gen, WorkloadDef};
+use super::{Dialect, Gen, ParamKind, WorkloadDef};
 use crate::schema::{Column, Index, TableDef, col};
 
 /// A checked [`WorkloadDef`], leaked once for the process's life (see the [module](super) doc): the
@@ -173,6 +173,14 @@ impl Workload {
     pub fn statements_in(&self, dialect: Dialect) -> Vec<&'static str> {
         let all = self.def.transactions.iter().flat_map(|t| &t.statements);
         all.map(|s| s.sql_in(dialect)).collect()
+    }
+
+    /// Every statement's parameters' kinds, `$1` first, in the order of
+    /// [`statements`](Self::statements): what a session binds each as, and checks the server's types
+    /// against.
+    pub fn param_kinds(&self) -> Vec<Vec<ParamKind>> {
+        let all = self.def.transactions.iter().flat_map(|t| &t.statements);
+        all.map(|s| s.params.iter().map(super::ParamSpec::kind).collect()).collect()
     }
 
     /// Every statement's expected row count (its `rows`), in the order of

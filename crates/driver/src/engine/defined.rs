@@ -5,7 +5,7 @@
 //! `oltpgen_mysql::defined`, `oltpgen_mssql::defined`).
 
 use crate::{Error, Target};
-use oltpgen_datagen::defined::Dialect;
+use oltpgen_datagen::defined::{Dialect, ParamKind, Value};
 use oltpgen_vocab::outcome::{Done, TxnError};
 use oltpgen_vocab::target::Engine;
 
@@ -33,7 +33,7 @@ impl DefinedSession {
     ///
     /// # Errors
     /// The server's error, sorted.
-    pub async fn run(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
+    pub async fn run(&self, calls: &[(usize, &[Value])], rollback: bool) -> Result<Done, TxnError> {
         each_engine!(self, DefinedSession(s) => s.run_as(calls, rollback).await)
     }
 }
@@ -53,33 +53,39 @@ pub enum DefinedConnector {
 
 impl DefinedConnector {
     /// The connector of a run on `target` whose transactions are made of `statements` (in the target's
-    /// dialect: [`dialect`]), each checked against its `expected` rows, after checking that each
-    /// prepares there.
+    /// dialect: [`dialect`]), each checked against its `expected` rows and binding its parameters as
+    /// `kinds` says, after checking that each prepares there.
     ///
     /// # Errors
-    /// [`Error::Usage`] for a statement the server refuses (naming it).
+    /// [`Error::Usage`] for a statement the server refuses, or a parameter whose type takes no value
+    /// of its kind (naming it).
     pub async fn ready(
         target: &Target,
         statements: Vec<String>,
         expected: Vec<Option<u64>>,
+        kinds: Vec<Vec<ParamKind>>,
     ) -> Result<Self, Error> {
         Ok(match target.engine() {
             #[cfg(feature = "postgres")]
             Engine::Postgres => {
-                let connector =
-                    oltpgen_pg::defined::Connector::new(target.clone(), statements).expecting(expected);
+                let connector = oltpgen_pg::defined::Connector::new(target.clone(), statements)
+                    .expecting(expected)
+                    .binding(kinds);
                 connector.ready().await?;
                 DefinedConnector::Postgres(connector)
             }
             #[cfg(feature = "mssql")]
             Engine::SqlServer => {
-                let connector =
-                    oltpgen_mssql::defined::Connector::new(target.clone(), &statements).expecting(expected);
+                let connector = oltpgen_mssql::defined::Connector::new(target.clone(), &statements)
+                    .expecting(expected)
+                    .binding(kinds);
                 connector.ready().await?;
                 DefinedConnector::SqlServer(connector)
             }
             #[cfg(feature = "mysql")]
             Engine::MySql => {
+                // MySQL infers no parameter types: it converts what it is sent.
+                let _ = kinds;
                 let connector =
                     oltpgen_mysql::defined::Connector::new(target.clone(), &statements).expecting(expected);
                 connector.ready().await?;
