@@ -83,3 +83,4 @@ mod tpcc_server_side;
 mod tpcc_spec;
 mod tpcc_stream;
 mod ycsb;
+mod ycsb_fields;

@@ -235,7 +235,7 @@ impl WorkloadDef {
         for (i, param) in statement.params.iter().enumerate() {
             self.check_param(&format!("{at}, ${}", i + 1), param)?;
         }
-        Ok(())
+        check_pick(at, statement)
     }
 
     fn check_param(&self, at: &str, param: &ParamSpec) -> Result<(), String> {
@@ -630,6 +630,32 @@ pub(super) fn marks(sql: &str) -> Vec<(std::ops::Range<usize>, Mark<'_>)> {
         }
     }
     used
+}
+
+/// The most texts a statement's `pick` chooses from: each is a statement every session prepares.
+const MAX_PICKS: usize = 64;
+
+/// A statement's `pick`: one name, of 1 to [`MAX_PICKS`] texts of letters, digits and `_`, written
+/// `{name}` in each of its SQL texts.
+fn check_pick(at: &str, statement: &StatementSpec) -> Result<(), String> {
+    let mut picks = statement.pick.iter();
+    let Some((name, texts)) = picks.next() else { return Ok(()) };
+    if picks.next().is_some() {
+        return Err(format!("{at}: pick names {} parts: pick one", statement.pick.len()));
+    }
+    let word = |t: &String| !t.is_empty() && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if texts.is_empty() || texts.len() > MAX_PICKS || !texts.iter().all(word) {
+        return Err(format!(
+            "{at}: pick {name}: list 1 to {MAX_PICKS} texts of letters, digits and _ (names, as [\"field0\", \"field1\"])"
+        ));
+    }
+    let mark = format!("{{{name}}}");
+    for (key, sql) in statement.variants() {
+        if !sql.contains(&mark) {
+            return Err(format!("{at}: {key} does not write {mark}: write it where the picked text goes"));
+        }
+    }
+    Ok(())
 }
 
 /// A transaction's `ack`: a statement it has, of parameters that fit an acknowledgement's key, and a

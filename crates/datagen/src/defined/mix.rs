@@ -41,6 +41,8 @@ pub struct Draw {
     pub values: Vec<Value>,
     /// Whether it rolls back on purpose (its transaction's `rollback_pct`) rather than commit.
     pub rollback: bool,
+    /// Per statement, which of its choices runs (0 for a statement that picks nothing).
+    pub picks: Vec<usize>,
 }
 
 impl Mix {
@@ -108,10 +110,16 @@ impl Mix {
             };
             values.push(v);
         }
+        // A draw only for a statement that picks: the others' streams stay as they were.
+        let slots = self.workload.slots(txn);
+        let picks = slots
+            .iter()
+            .map(|s| if s.choices > 1 { rng.below(s.choices as u64) as usize } else { 0 })
+            .collect();
         let pct = self.workload.def().transactions[txn].rollback_pct.unwrap_or(0.0);
         // No draw for a transaction that never rolls back: the other draws stay as they were.
         let rollback = pct > 0.0 && rng.unit_f64() * 100.0 < pct;
-        Draw { workload: self.workload, txn, values, rollback }
+        Draw { workload: self.workload, txn, values, rollback, picks }
     }
 }
 
@@ -120,6 +128,7 @@ impl Draw {
     /// [`Workload::statements`] and its parameters' values, in order.
     pub fn calls(&self) -> Vec<(usize, &[Value])> {
         let slots = self.workload.slots(self.txn);
-        slots.iter().map(|s| (s.statement, &self.values[s.params.clone()])).collect()
+        let picked = slots.iter().zip(&self.picks);
+        picked.map(|(s, pick)| (s.statement + pick, &self.values[s.params.clone()])).collect()
     }
 }

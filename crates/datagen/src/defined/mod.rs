@@ -441,6 +441,12 @@ pub struct StatementSpec {
     /// error, and the transaction rolls back (none: any count).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
+    /// A part of the SQL no parameter can be (a column's name), chosen per run of the transaction:
+    /// `pick = { field = ["field0", "field1"] }` runs the statement with `{field}` written as one of the
+    /// texts, uniformly. Each text makes a statement of its own, which sessions prepare beside the
+    /// others (none by default: the SQL as written).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pick: BTreeMap<String, Vec<String>>,
 }
 
 /// How a statement's parameter is drawn for each transaction: an integer, or a text (`text`, `digits`,
@@ -639,12 +645,29 @@ impl TxnSpec {
 impl StatementSpec {
     /// A statement and its parameters' draws, `$1` first, for a definition built in code.
     pub fn new(sql: &str, params: Vec<ParamSpec>) -> Self {
-        StatementSpec { sql: sql.into(), sql_mysql: None, sql_mssql: None, params, rows: None }
+        StatementSpec {
+            sql: sql.into(),
+            sql_mysql: None,
+            sql_mssql: None,
+            params,
+            rows: None,
+            pick: BTreeMap::new(),
+        }
     }
 
     /// The statement's SQL in `dialect`: its own there, else `sql`.
     pub fn sql_in(&self, dialect: Dialect) -> &str {
         dialect.pick(&self.sql, &self.sql_mysql, &self.sql_mssql)
+    }
+
+    /// The statement's SQL texts in `dialect`, one per text of its `pick` (its `{name}` written as it), in
+    /// the pick's order; the one SQL when it picks nothing.
+    pub fn picked_in(&self, dialect: Dialect) -> Vec<String> {
+        let sql = self.sql_in(dialect);
+        match self.pick.iter().next() {
+            Some((name, texts)) => texts.iter().map(|t| sql.replace(&format!("{{{name}}}"), t)).collect(),
+            None => vec![sql.to_string()],
+        }
     }
 
     /// Each dialect's SQL the statement gives, named as a file names it (`sql`, `sql_mysql`, `sql_mssql`).

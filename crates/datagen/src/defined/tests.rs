@@ -756,3 +756,65 @@ fn bad_text_parameters_are_refused_in_one_line() {
         assert!(e.contains("transaction audit, statement 1, $1") && e.contains(says), "{e}");
     }
 }
+
+#[test]
+fn a_pick_runs_one_statement_of_its_texts_uniformly_in_every_dialect() {
+    let mut def = bank();
+    let mut update =
+        StatementSpec::new("UPDATE branches SET {col} = $1 WHERE id = 1", vec![ParamSpec::uniform(1, 9)]);
+    update.sql_mssql = Some("UPDATE TOP (1) branches SET {col} = $1".into());
+    update.pick = BTreeMap::from([("col".to_string(), vec!["a".into(), "b".into(), "c".into()])]);
+    update.rows = Some(1);
+    def.transactions[1].statements.push(update);
+    let workload = def.intern().unwrap();
+    // deposit's two, audit's one, then the pick's three.
+    assert_eq!(workload.statements().len(), 6);
+    assert_eq!(
+        workload.statements()[3..],
+        [
+            "UPDATE branches SET a = $1 WHERE id = 1",
+            "UPDATE branches SET b = $1 WHERE id = 1",
+            "UPDATE branches SET c = $1 WHERE id = 1"
+        ]
+    );
+    assert_eq!(workload.statements_in(Dialect::Mssql)[5], "UPDATE TOP (1) branches SET c = $1");
+    assert_eq!(workload.statements_in(Dialect::Mysql)[4], "UPDATE branches SET b = $1 WHERE id = 1");
+    assert_eq!(workload.expected_rows()[3..], [Some(1); 3]);
+    assert_eq!(workload.param_kinds()[5], [ParamKind::Int]);
+    assert_eq!(workload.statement_label(4).as_deref(), Some("transaction audit, statement 2"));
+    let mix = Mix::new(workload, 1, 0).unwrap();
+    let mut rng = Rng::new(3);
+    let mut picked = [0u32; 3];
+    for _ in 0..30_000 {
+        let draw = mix.next(&mut rng);
+        if draw.txn == 1 {
+            let calls = draw.calls();
+            assert_eq!(calls[0].0, 2);
+            picked[calls[1].0 - 3] += 1;
+        }
+    }
+    let total: u32 = picked.iter().sum();
+    assert!(picked.iter().all(|&n| (f64::from(n) / f64::from(total) - 1.0 / 3.0).abs() < 0.02), "{picked:?}");
+}
+
+#[test]
+fn a_bad_pick_is_refused_in_one_line() {
+    let with = |sql: &str, pick: Vec<(&str, Vec<&str>)>| {
+        let mut def = bank();
+        let mut s = StatementSpec::new(sql, Vec::new());
+        s.pick = pick
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
+            .collect();
+        def.transactions[1].statements = vec![s];
+        def.check().unwrap_err()
+    };
+    let e = with("UPDATE branches SET city = 'x'", vec![("col", vec!["city"])]);
+    assert!(e.contains("transaction audit, statement 1: sql does not write {col}"), "{e}");
+    let e = with("UPDATE branches SET {col} = 'x'", vec![("col", vec!["city; DROP"])]);
+    assert!(e.contains("pick col: list 1 to 64 texts of letters, digits and _"), "{e}");
+    let e = with("UPDATE branches SET {col} = 'x'", vec![("col", vec![])]);
+    assert!(e.contains("pick col: list 1 to 64"), "{e}");
+    let e = with("UPDATE branches SET {a} = {b}", vec![("a", vec!["x"]), ("b", vec!["y"])]);
+    assert!(e.contains("pick names 2 parts: pick one"), "{e}");
+}
