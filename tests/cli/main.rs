@@ -33,6 +33,7 @@ mod corruptions;
 mod counters;
 mod custom;
 mod custom_drop;
+mod custom_drop_name;
 mod custom_engines;
 mod custom_files;
 mod custom_study;

@@ -4,6 +4,7 @@
 //! its placeholders rewritten from oltpgen's `$1` into its own by its module (`oltpgen_pg::defined`,
 //! `oltpgen_mysql::defined`, `oltpgen_mssql::defined`).
 
+use super::Conn;
 use crate::{Error, Target};
 use oltpgen_datagen::defined::{Dialect, ParamKind, Value};
 use oltpgen_vocab::outcome::{Done, TxnError};
@@ -108,4 +109,21 @@ impl DefinedConnector {
             DefinedConnector::MySql(c) => DefinedSession::MySql(c.open().await?),
         })
     }
+}
+
+/// The most load records [`loaded_workloads`] reads: far more workloads than one database holds.
+const MOST_RECORDS: i64 = 1000;
+
+/// The name of every workload `target`'s load record (`oltpgen_meta`) holds, built-in or defined, in
+/// the order the server returns them; none when there is no record.
+///
+/// # Errors
+/// [`Error::Failed`] when the record cannot be read.
+pub async fn loaded_workloads(conn: &Conn, target: &Target) -> Result<Vec<String>, Error> {
+    let table = each_engine!(target.engine(), m => m::meta::TABLE);
+    if conn.existing_tables(target, &[table]).await?.is_empty() {
+        return Ok(Vec::new());
+    }
+    let query = format!("SELECT workload AS k FROM {table}");
+    Ok(conn.offending(target, "reading the load record", &query, MOST_RECORDS).await?.1)
 }
