@@ -322,6 +322,12 @@ impl Stored for Defined {
         Ok(clauses)
     }
 
+    /// Its transactions' `ack`s, read back as a run reads them after a failover: what `custom check
+    /// --result DIR` compares a run's acknowledgements with.
+    fn acknowledged(&self) -> Option<crate::workload::AckLookup> {
+        run::lookup(self.workload.def())
+    }
+
     /// The tables it loads empty: those its transactions fill.
     fn growing(&self) -> &[&str] {
         self.workload.filled()

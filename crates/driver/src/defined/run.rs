@@ -108,7 +108,7 @@ fn label_statement(workload: &Defined, e: Error) -> Error {
 /// How `definition`'s acknowledgements are read back after a failover, when a transaction names one:
 /// its `ack`'s lookup in the target's dialect (by the acknowledgement's kind, the transaction's
 /// index), all rows; an ack said by its transaction's name and its statement's parameters.
-fn lookup(definition: &'static WorkloadDef) -> Option<AckLookup> {
+pub(super) fn lookup(definition: &'static WorkloadDef) -> Option<AckLookup> {
     definition.transactions.iter().any(|t| t.ack.is_some()).then_some(())?;
     Some(
         AckLookup::new(
