@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use oltpgen_datagen::Rng;
 use oltpgen_datagen::defined::{
-    ColumnSpec, DefinedData, Gen, Mix, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value, Workload,
+    Chars, ColumnSpec, DefinedData, Gen, Mix, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value, Workload,
     WorkloadDef,
 };
 use oltpgen_datagen::schema::Dataset;
@@ -50,7 +50,7 @@ fn bank() -> &'static Workload {
     let accounts = vec![
         ColumnSpec::new("id", "int", Gen::Sequence),
         ColumnSpec::new("balance", "numeric(14,2)", Gen::Uniform { min: 0, max: 1_000 }),
-        ColumnSpec::new("owner", "char(10)", Gen::Text { len: 10, min_len: None }),
+        ColumnSpec::new("owner", "char(10)", Gen::Text(Chars { len: 10, min_len: None })),
     ];
     let transfers = vec![
         ColumnSpec::new("id", "int", Gen::Sequence),

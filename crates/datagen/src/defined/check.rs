@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::{
-    ACK_VALUES, AckSpec, ColumnSpec, Gen, Headline, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value,
-    WorkloadDef, parse_timestamp,
+    ACK_VALUES, AckSpec, Chars, ColumnSpec, Gen, Headline, ParamSpec, StatementSpec, TableSpec, TxnSpec,
+    Value, WorkloadDef, parse_timestamp,
 };
 use crate::schema::ColumnType;
 
@@ -251,7 +251,7 @@ impl WorkloadDef {
                     "{at}: a choice of integers and texts: list integers only or texts only (\"7\" for a text)"
                 ));
             }
-            ParamSpec::Text { len, min_len } | ParamSpec::Digits { len, min_len }
+            ParamSpec::Text(Chars { len, min_len }) | ParamSpec::Digits(Chars { len, min_len })
                 if *len == 0 || min_len.is_some_and(|m| m > *len) =>
             {
                 return Err(format!(
@@ -392,7 +392,7 @@ fn check_column(at: &str, column: &ColumnSpec, rows: u64) -> Result<(), String> 
                 | Gen::Constant(Value::Int(_))
         )
     };
-    let text = |g: &Gen| matches!(g, Gen::Text { .. } | Gen::Digits { .. } | Gen::Constant(Value::Text(_)));
+    let text = |g: &Gen| matches!(g, Gen::Text(_) | Gen::Digits(_) | Gen::Constant(Value::Text(_)));
     let fits_text = |v: &str| v.len() <= usize::from(text_len.unwrap_or(0)) && !v.contains('\0');
     match &column.generator {
         g if integer(g) && range.is_none() => {
@@ -450,7 +450,7 @@ fn check_column(at: &str, column: &ColumnSpec, rows: u64) -> Result<(), String> 
             }
             Ok(())
         }
-        Gen::Text { len, min_len } | Gen::Digits { len, min_len } => match ty.0 {
+        Gen::Text(Chars { len, min_len }) | Gen::Digits(Chars { len, min_len }) => match ty.0 {
             ColumnType::Char(n) if *len != n || min_len.is_some_and(|m| m != n) => {
                 Err(format!("{at}: text of {len} characters for {ty}: make it {n}, min_len too"))
             }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Gen, ParamSpec, Value, YcsbRequest, parse_timestamp};
+use super::{Chars, Gen, ParamSpec, Value, YcsbRequest, parse_timestamp};
 use crate::Rng;
 use crate::encode::civil_from_days;
 use crate::pgbench::random::{exponential, gaussian};
@@ -40,16 +40,15 @@ pub(super) enum ParamSampler {
     /// Letters and digits (digits only when `digits`), `min_len` to `len` of them.
     Text {
         digits: bool,
-        len: u16,
-        min_len: Option<u16>,
+        chars: Chars,
     },
     /// Seconds from 1970 in `[from, to]`, drawn as the text `YYYY-MM-DD HH:MM:SS`.
     Timestamp(i64, i64),
 }
 
 impl ParamSampler {
-    /// The sampler of integer parameter `spec`, its top `top` (its `max`, or its `rows_of`'s rows at the run's
-    /// scale); NURand's C from `seed`.
+    /// The sampler of parameter `spec`, an integer one's top `top` (its `max`, or its `rows_of`'s rows at
+    /// the run's scale); NURand's C from `seed`.
     ///
     /// # Errors
     /// A zipfian's θ out of range or a timestamp that does not parse (checked before, so a mistake in
@@ -63,18 +62,29 @@ impl ParamSampler {
         Ok(match spec {
             ParamSpec::Constant(v) => ParamSampler::Fixed(v.clone()),
             ParamSpec::Choice(values) => ParamSampler::Choice(values.clone()),
-            ParamSpec::Text { len, min_len } => {
-                ParamSampler::Text { digits: false, len: *len, min_len: *min_len }
-            }
-            ParamSpec::Digits { len, min_len } => {
-                ParamSampler::Text { digits: true, len: *len, min_len: *min_len }
-            }
+            ParamSpec::Text(chars) => ParamSampler::Text { digits: false, chars: *chars },
+            ParamSpec::Digits(chars) => ParamSampler::Text { digits: true, chars: *chars },
             ParamSpec::Timestamp { from, to } => {
                 let at =
                     |t: &str| parse_timestamp(t).ok_or_else(|| format!("timestamp {t:?} does not parse"));
                 ParamSampler::Timestamp(at(from)?, at(to)?)
             }
-            _ => ParamSampler::Int(Sampler::of_param(spec, top, seed, inserts)?),
+            ParamSpec::Ycsb { request, rows_of } => {
+                ParamSampler::Int(Sampler::Ycsb(Record::new(*request, inserts(rows_of))?))
+            }
+            ParamSpec::Uniform { min, .. } => ParamSampler::Int(Sampler::Uniform(*min, top)),
+            ParamSpec::Nurand { a, min, .. } => {
+                ParamSampler::Int(Sampler::Nurand { a: *a, lo: *min, hi: top, c: nurand_c(*a, seed) })
+            }
+            ParamSpec::Zipfian { min, theta, .. } => {
+                ParamSampler::Int(Sampler::Zipfian(Zipfian::new(*min, top, *theta)?))
+            }
+            ParamSpec::Exponential { min, parameter, .. } => {
+                ParamSampler::Int(Sampler::Exponential(*min, top, *parameter))
+            }
+            ParamSpec::Gaussian { min, parameter, .. } => {
+                ParamSampler::Int(Sampler::Gaussian(*min, top, *parameter))
+            }
         })
     }
 
@@ -84,8 +94,8 @@ impl ParamSampler {
             ParamSampler::Int(sampler) => Value::Int(sampler.draw(rng)),
             ParamSampler::Fixed(v) => v.clone(),
             ParamSampler::Choice(values) => values[rng.below(values.len() as u64) as usize].clone(),
-            ParamSampler::Text { digits, len, min_len } => {
-                let mut text = vec![0; text_len(rng, *len, *min_len)];
+            ParamSampler::Text { digits, chars } => {
+                let mut text = vec![0; text_len(rng, *chars)];
                 fill(rng, if *digits { &DIGITS } else { &ALNUM }, &mut text);
                 Value::Text(String::from_utf8(text).expect("letters and digits are ASCII"))
             }
@@ -96,7 +106,7 @@ impl ParamSampler {
 
 /// The length of a text generator's next value, `min_len` to `len`: a fixed length draws nothing (so
 /// that the data of definitions written before `min_len` stays as it was).
-pub(super) fn text_len(rng: &mut Rng, len: u16, min_len: Option<u16>) -> usize {
+pub(super) fn text_len(rng: &mut Rng, Chars { len, min_len }: Chars) -> usize {
     match min_len {
         Some(min) if min < len => rng.uniform(i64::from(min), i64::from(len)) as usize,
         _ => usize::from(len),
@@ -164,30 +174,6 @@ fn nurand_c(a: i64, seed: u64) -> i64 {
 }
 
 impl Sampler {
-    /// The sampler of integer parameter `spec`, its top `top` (its `max`, or its `rows_of`'s rows at the run's
-    /// scale); NURand's C from `seed`.
-    ///
-    /// # Errors
-    /// A zipfian's θ out of range, or a parameter of texts (checked before, so a mistake in the code).
-    fn of_param(
-        spec: &ParamSpec,
-        top: i64,
-        seed: u64,
-        inserts: impl FnOnce(&str) -> Inserts,
-    ) -> Result<Self, String> {
-        Ok(match spec {
-            ParamSpec::Ycsb { request, rows_of } => Sampler::Ycsb(Record::new(*request, inserts(rows_of))?),
-            ParamSpec::Uniform { min, .. } => Sampler::Uniform(*min, top),
-            ParamSpec::Nurand { a, min, .. } => {
-                Sampler::Nurand { a: *a, lo: *min, hi: top, c: nurand_c(*a, seed) }
-            }
-            ParamSpec::Zipfian { min, theta, .. } => Sampler::Zipfian(Zipfian::new(*min, top, *theta)?),
-            ParamSpec::Exponential { min, parameter, .. } => Sampler::Exponential(*min, top, *parameter),
-            ParamSpec::Gaussian { min, parameter, .. } => Sampler::Gaussian(*min, top, *parameter),
-            other => return Err(format!("{other:?} draws no integers")),
-        })
-    }
-
     /// The sampler of an integer column generator (`None` for a sequence or a text generator); a
     /// `key_of`'s top is `rows_of(table)`.
     pub(super) fn of_column(generator: &Gen, seed: u64, rows_of: impl Fn(&str) -> i64) -> Option<Self> {

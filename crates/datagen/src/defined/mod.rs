@@ -276,22 +276,11 @@ pub enum Gen {
     /// One of the listed values, uniformly (`gen = { choice = ["new", "paid", "sent"] }`).
     Choice(Vec<Value>),
     /// Random letters and digits (TPC-C's a-string; `gen = { text = { len = 20 } }`, or `min_len = 8`
-    /// for a length drawn in `[min_len, len]`).
-    Text {
-        /// The most characters per value: a `char(n)` column takes exactly `n`, a `varchar(n)` at most `n`.
-        len: u16,
-        /// The fewest (default: `len`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        min_len: Option<u16>,
-    },
+    /// for a length drawn in `[min_len, len]`): a `char(n)` column takes exactly `n`, a `varchar(n)` at
+    /// most `n`.
+    Text(Chars),
     /// Random digits (TPC-C's n-string; `gen = { digits = { len = 16 } }`, `min_len` as for text).
-    Digits {
-        /// The most digits per value.
-        len: u16,
-        /// The fewest (default: `len`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        min_len: Option<u16>,
-    },
+    Digits(Chars),
     /// The same value in every row (`gen = { constant = 0 }`, `gen = { constant = "new" }`).
     Constant(Value),
     /// A uniform instant in `[from, to]`, to the second, each written `YYYY-MM-DD` or `YYYY-MM-DD
@@ -306,6 +295,18 @@ pub enum Gen {
     /// YCSB's key of the row: `user` followed by YCSB's FNV hash of its record number (the row's number
     /// less 1), as YCSB's `CoreWorkload` builds keys (`gen = "ycsb_key"`; a `varchar(n)` of n ≥ 24).
     YcsbKey,
+}
+
+/// The length of a text generator's values (a column's or a parameter's): `len`, or from `min_len` to
+/// `len`, drawn uniformly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Chars {
+    /// The most characters per value.
+    pub len: u16,
+    /// The fewest (default: `len`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_len: Option<u16>,
 }
 
 /// A constant column value, or a transaction parameter's drawn value: an integer or a text.
@@ -525,21 +526,9 @@ pub enum ParamSpec {
     Constant(Value),
     /// Random letters and digits, TPC-C's a-string (`text = { len = 100 }`, or `min_len = 8` for a
     /// length drawn in `[min_len, len]`), bound as text.
-    Text {
-        /// The most characters.
-        len: u16,
-        /// The fewest (default: `len`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        min_len: Option<u16>,
-    },
+    Text(Chars),
     /// Random digits, TPC-C's n-string (`digits = { len = 16 }`, `min_len` as for text), bound as text.
-    Digits {
-        /// The most digits.
-        len: u16,
-        /// The fewest (default: `len`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        min_len: Option<u16>,
-    },
+    Digits(Chars),
     /// A uniform instant in `[from, to]`, to the second, each written `YYYY-MM-DD` or `YYYY-MM-DD
     /// HH:MM:SS`, drawn as the text `YYYY-MM-DD HH:MM:SS` (`timestamp = { from = "2024-01-01", to =
     /// "2024-12-31" }`): bound as a timestamp or a date where the server takes one.
@@ -589,8 +578,8 @@ impl ParamSpec {
             ParamSpec::Choice(_)
             | ParamSpec::Constant(_)
             | ParamSpec::Ycsb { .. }
-            | ParamSpec::Text { .. }
-            | ParamSpec::Digits { .. }
+            | ParamSpec::Text(_)
+            | ParamSpec::Digits(_)
             | ParamSpec::Timestamp { .. } => None,
         }
     }
@@ -599,7 +588,7 @@ impl ParamSpec {
     pub fn kind(&self) -> ParamKind {
         let text = |v: &Value| matches!(v, Value::Text(_));
         match self {
-            ParamSpec::Text { .. } | ParamSpec::Digits { .. } => ParamKind::Text,
+            ParamSpec::Text(_) | ParamSpec::Digits(_) => ParamKind::Text,
             ParamSpec::Constant(v) if text(v) => ParamKind::Text,
             ParamSpec::Choice(values) if values.iter().any(text) => ParamKind::Text,
             ParamSpec::Timestamp { .. } => ParamKind::Timestamp,

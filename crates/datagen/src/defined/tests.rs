@@ -22,7 +22,7 @@ fn bank() -> WorkloadDef {
                 &["id"],
                 vec![
                     ColumnSpec::new("id", "smallint", Gen::Sequence),
-                    ColumnSpec::new("city", "varchar(20)", Gen::Text { len: 12, min_len: None }),
+                    ColumnSpec::new("city", "varchar(20)", Gen::Text(Chars { len: 12, min_len: None })),
                 ],
             ),
             TableSpec::new(
@@ -33,7 +33,7 @@ fn bank() -> WorkloadDef {
                     ColumnSpec::new("branch", "int", Gen::Uniform { min: 1, max: 3 }),
                     ColumnSpec::new("id", "integer", Gen::Sequence),
                     ColumnSpec::new("balance", "numeric(12,2)", Gen::Uniform { min: 0, max: 1000 }),
-                    ColumnSpec::new("owner", "char(8)", Gen::Text { len: 8, min_len: None }),
+                    ColumnSpec::new("owner", "char(8)", Gen::Text(Chars { len: 8, min_len: None })),
                     ColumnSpec::new("note", "varchar(10)", text("new")),
                     ColumnSpec::new("opened", "date", Gen::Uniform { min: 0, max: 20_000 }),
                     ColumnSpec::new("seen", "timestamp", Gen::Constant(Value::Int(1_700_000_000))),
@@ -166,15 +166,15 @@ fn bad_definitions_are_refused_with_one_line_naming_the_part() {
             "column city: an integer generator cannot fill varchar(20)",
         ),
         (
-            |d| d.tables[1].columns[3].generator = Gen::Text { len: 7, min_len: None },
+            |d| d.tables[1].columns[3].generator = Gen::Text(Chars { len: 7, min_len: None }),
             "column owner: text of 7 characters for char(8): make it 8",
         ),
         (
-            |d| d.tables[0].columns[1].generator = Gen::Text { len: 21, min_len: None },
+            |d| d.tables[0].columns[1].generator = Gen::Text(Chars { len: 21, min_len: None }),
             "column city: text of 21 characters for varchar(20): give 1 to 20",
         ),
         (
-            |d| d.tables[1].columns[0].generator = Gen::Text { len: 2, min_len: None },
+            |d| d.tables[1].columns[0].generator = Gen::Text(Chars { len: 2, min_len: None }),
             "column branch: a text generator cannot fill int",
         ),
         (
@@ -701,8 +701,8 @@ fn a_bad_ack_is_refused_with_one_line_naming_its_transaction() {
 fn text_parameters_draw_their_alphabet_and_length_from_the_seed() {
     let mut def = bank();
     let params = BTreeMap::from([
-        ("name".to_string(), ParamSpec::Text { len: 12, min_len: Some(3) }),
-        ("zip".to_string(), ParamSpec::Digits { len: 9, min_len: None }),
+        ("name".to_string(), ParamSpec::Text(Chars { len: 12, min_len: Some(3) })),
+        ("zip".to_string(), ParamSpec::Digits(Chars { len: 9, min_len: None })),
         ("state".to_string(), ParamSpec::Choice(vec!["new".into(), "paid".into()])),
         (
             "at".to_string(),
@@ -744,8 +744,8 @@ fn text_parameters_draw_their_alphabet_and_length_from_the_seed() {
 #[test]
 fn bad_text_parameters_are_refused_in_one_line() {
     for (param, says) in [
-        (ParamSpec::Text { len: 0, min_len: None }, "give len of 1 or more"),
-        (ParamSpec::Digits { len: 4, min_len: Some(5) }, "min_len no more than len"),
+        (ParamSpec::Text(Chars { len: 0, min_len: None }), "give len of 1 or more"),
+        (ParamSpec::Digits(Chars { len: 4, min_len: Some(5) }), "min_len no more than len"),
         (ParamSpec::Choice(vec![1.into(), "a".into()]), "integers only or texts only"),
         (ParamSpec::Timestamp { from: "2024-13-01".into(), to: "2024-12-01".into() }, "does not parse"),
         (ParamSpec::Timestamp { from: "2024-12-02".into(), to: "2024-12-01".into() }, "swap them"),
