@@ -102,6 +102,9 @@ async fn custom(cmd: CustomCmd, db: &Databases, console: &mut dyn Console) -> Re
         }
         return run::script::run(&args.run.script_request(args.scale, quiet)?, db, console).await;
     }
+    if let Some(CustomAction::Drop(args)) = &cmd.action {
+        return custom_drop(cmd.file.as_deref(), args.name.as_deref(), db, console).await;
+    }
     let w = cmd.workload()?;
     match cmd.action {
         None => run::custom::run(&cmd.run.request(w, cmd.scale, true, quiet), db, console).await,
@@ -112,8 +115,29 @@ async fn custom(cmd: CustomCmd, db: &Databases, console: &mut dyn Console) -> Re
             workload::load(&w, args.scale, &args.load.request(quiet), db, console).await
         }
         Some(CustomAction::Check(c)) => workload::check(&w, &c.request(), db, console).await,
-        Some(CustomAction::Drop) => workload::drop(&w, db, console).await,
+        Some(CustomAction::Drop(_)) => unreachable!("dropped above"),
     }
+}
+
+/// `custom drop`: the workload `--file` defines, or the loaded one `--name` names (or the only one),
+/// as its load record keeps it; `--file` and `--name` together must agree.
+async fn custom_drop(
+    file: Option<&std::path::Path>,
+    name: Option<&str>,
+    db: &Databases,
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
+    let Some(file) = file else { return run::custom::drop_loaded(name, db, console).await };
+    use oltpgen_driver::workload::Stored;
+    let w = oltpgen_driver::defined::Defined::read(file)?;
+    if let Some(name) = name.filter(|n| *n != w.name()) {
+        return Err(Error::usage(format!(
+            "custom drop: --file {} defines workload {}, and --name says {name}: give one of them, or the same",
+            file.display(),
+            w.name()
+        )));
+    }
+    workload::drop(&w, db, console).await
 }
 
 async fn ycsb(cmd: YcsbCmd, db: &Databases, console: &mut dyn Console) -> Result<Exit, Error> {

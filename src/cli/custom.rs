@@ -50,8 +50,18 @@ pub enum CustomAction {
     /// Run the workload's own checks (each a query of the rows that break it); exit 1 when one fails
     Check(CheckArgs),
     /// Drop the tables the workload's load made, as its load record names them (the file may have
-    /// changed since: --file gives the workload's name)
-    Drop,
+    /// changed since: --file gives the workload's name; without it, --name or the one file workload
+    /// the database holds)
+    Drop(CustomDropArgs),
+}
+
+/// Which loaded workload `custom drop` drops, when `--file` does not say.
+#[derive(Debug, Args)]
+pub struct CustomDropArgs {
+    /// The loaded workload's name (its file's `name`), when no --file is given: its load record keeps
+    /// its definition [default: the one file workload the database holds]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
 }
 
 /// How big, and how fast, a load of a defined workload is.

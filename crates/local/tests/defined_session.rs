@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use oltpgen_datagen::Rng;
 use oltpgen_datagen::defined::{
-    ColumnSpec, DefinedData, Gen, Mix, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value, Workload,
+    Chars, ColumnSpec, DefinedData, Gen, Mix, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value, Workload,
     WorkloadDef,
 };
 use oltpgen_datagen::schema::Dataset;
@@ -35,7 +35,7 @@ async fn connect(target: &Target) -> Client {
 /// account (a numeric parameter) and records the transfer (an int4 and a smallint one); a lookup reads a
 /// random account. Parameters are drawn per statement, so the amount is a constant for the two to agree.
 fn bank() -> &'static Workload {
-    let (account, amount) = (ParamSpec::rows_of(1, "accounts"), ParamSpec::Constant(DEPOSIT));
+    let (account, amount) = (ParamSpec::rows_of(1, "accounts"), ParamSpec::Constant(Value::Int(DEPOSIT)));
     let deposit = vec![
         StatementSpec::new(
             "UPDATE accounts SET balance = balance + $2 WHERE id = $1",
@@ -50,7 +50,7 @@ fn bank() -> &'static Workload {
     let accounts = vec![
         ColumnSpec::new("id", "int", Gen::Sequence),
         ColumnSpec::new("balance", "numeric(14,2)", Gen::Uniform { min: 0, max: 1_000 }),
-        ColumnSpec::new("owner", "char(10)", Gen::Text { len: 10, min_len: None }),
+        ColumnSpec::new("owner", "char(10)", Gen::Text(Chars { len: 10, min_len: None })),
     ];
     let transfers = vec![
         ColumnSpec::new("id", "int", Gen::Sequence),
@@ -106,7 +106,13 @@ async fn session_states(admin: &Client) -> Vec<String> {
 
 /// Runs a deposit of `amount` into `account`, its two statements given explicitly.
 async fn deposit(session: &Session, account: i64, amount: i64) -> Result<(), TxnError> {
-    session.run(&[(0, &[account, amount]), (1, &[account, amount])]).await.map(|_| ())
+    let values = ints(&[account, amount]);
+    session.run(&[(0, &values), (1, &values)]).await.map(|_| ())
+}
+
+/// Integers as a call's values.
+fn ints(values: &[i64]) -> Vec<Value> {
+    values.iter().map(|&v| Value::Int(v)).collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -183,7 +189,7 @@ async fn a_defined_workload_loads_runs_and_sorts_its_failures() {
         vec![statements[0].clone(), "INSERT INTO transfers (id, account, amount) VALUES (1, $1, 0)".into()],
     );
     let bad_session = bad.open().await.unwrap();
-    let err = bad_session.run(&[(0, &[1, 100]), (1, &[1])]).await.unwrap_err();
+    let err = bad_session.run(&[(0, &ints(&[1, 100])), (1, &ints(&[1]))]).await.unwrap_err();
     assert_eq!(err.fault, Fault::Fatal);
     assert_eq!(totals(&admin).await, (balances_now, transfers_now, moved_now), "rolled back");
     let states = session_states(&admin).await;
@@ -204,7 +210,7 @@ async fn a_defined_workload_loads_runs_and_sorts_its_failures() {
     let text = Connector::new(target.clone(), vec!["SELECT count(*) FROM accounts WHERE owner = $1".into()]);
     let line = text.ready().await.unwrap_err().to_string();
     assert!(
-        line.contains("$1 is bpchar, and parameters are integers: cast it in the SQL, as $1::int8"),
+        line.contains("$1 is bpchar, and its parameter draws integers: cast it in the SQL, as $1::int8"),
         "{line}"
     );
 
@@ -215,8 +221,10 @@ async fn a_defined_workload_loads_runs_and_sorts_its_failures() {
         vec!["UPDATE accounts SET balance = balance + 1 WHERE id = $1".into(), "SELECT pg_sleep(0.3)".into()],
     );
     let (a, b) = (crossing.open().await.unwrap(), crossing.open().await.unwrap());
-    let (ra, rb) =
-        tokio::join!(a.run(&[(0, &[10]), (1, &[]), (0, &[11])]), b.run(&[(0, &[11]), (1, &[]), (0, &[10])]));
+    let (ten, eleven) = (ints(&[10]), ints(&[11]));
+    let forth: [(usize, &[Value]); 3] = [(0, &ten), (1, &[]), (0, &eleven)];
+    let back: [(usize, &[Value]); 3] = [(0, &eleven), (1, &[]), (0, &ten)];
+    let (ra, rb) = tokio::join!(a.run(&forth), b.run(&back));
     let faults: Vec<_> = [ra, rb].into_iter().filter_map(Result::err).map(|e| e.fault).collect();
     assert_eq!(faults, [Fault::Retryable], "one of the two is the deadlock's victim");
 

@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::{
-    ACK_VALUES, AckSpec, ColumnSpec, Gen, Headline, ParamSpec, StatementSpec, TableSpec, TxnSpec, Value,
-    WorkloadDef, parse_timestamp,
+    ACK_VALUES, AckSpec, Chars, ColumnSpec, Gen, Headline, ParamSpec, StatementSpec, TableSpec, TxnSpec,
+    Value, WorkloadDef, parse_timestamp,
 };
 use crate::schema::ColumnType;
 
@@ -235,13 +235,41 @@ impl WorkloadDef {
         for (i, param) in statement.params.iter().enumerate() {
             self.check_param(&format!("{at}, ${}", i + 1), param)?;
         }
-        Ok(())
+        check_pick(at, statement)
     }
 
     fn check_param(&self, at: &str, param: &ParamSpec) -> Result<(), String> {
         match param {
             ParamSpec::Choice(values) if values.is_empty() => {
                 return Err(format!("{at}: an empty choice: list at least one value"));
+            }
+            ParamSpec::Choice(values)
+                if values.iter().any(|v| matches!(v, Value::Int(_)))
+                    && values.iter().any(|v| matches!(v, Value::Text(_))) =>
+            {
+                return Err(format!(
+                    "{at}: a choice of integers and texts: list integers only or texts only (\"7\" for a text)"
+                ));
+            }
+            ParamSpec::Text(Chars { len, min_len }) | ParamSpec::Digits(Chars { len, min_len })
+                if *len == 0 || min_len.is_some_and(|m| m > *len) =>
+            {
+                return Err(format!(
+                    "{at}: a text of length {}..{len}: give len of 1 or more and min_len no more than len",
+                    min_len.unwrap_or(*len)
+                ));
+            }
+            ParamSpec::Timestamp { from, to } => {
+                let at_of = |t: &str| {
+                    parse_timestamp(t).ok_or_else(|| {
+                        format!(
+                            "{at}: timestamp {t:?} does not parse: write YYYY-MM-DD or YYYY-MM-DD HH:MM:SS"
+                        )
+                    })
+                };
+                if at_of(from)? > at_of(to)? {
+                    return Err(format!("{at}: timestamp from {from:?} is after to {to:?}: swap them"));
+                }
             }
             ParamSpec::Nurand { a, .. } if *a < 1 => {
                 return Err(format!("{at}: nurand's a is {a}: give A above 0 (255, 1023, 8191)"));
@@ -364,7 +392,7 @@ fn check_column(at: &str, column: &ColumnSpec, rows: u64) -> Result<(), String> 
                 | Gen::Constant(Value::Int(_))
         )
     };
-    let text = |g: &Gen| matches!(g, Gen::Text { .. } | Gen::Digits { .. } | Gen::Constant(Value::Text(_)));
+    let text = |g: &Gen| matches!(g, Gen::Text(_) | Gen::Digits(_) | Gen::Constant(Value::Text(_)));
     let fits_text = |v: &str| v.len() <= usize::from(text_len.unwrap_or(0)) && !v.contains('\0');
     match &column.generator {
         g if integer(g) && range.is_none() => {
@@ -422,7 +450,7 @@ fn check_column(at: &str, column: &ColumnSpec, rows: u64) -> Result<(), String> 
             }
             Ok(())
         }
-        Gen::Text { len, min_len } | Gen::Digits { len, min_len } => match ty.0 {
+        Gen::Text(Chars { len, min_len }) | Gen::Digits(Chars { len, min_len }) => match ty.0 {
             ColumnType::Char(n) if *len != n || min_len.is_some_and(|m| m != n) => {
                 Err(format!("{at}: text of {len} characters for {ty}: make it {n}, min_len too"))
             }
@@ -602,6 +630,32 @@ pub(super) fn marks(sql: &str) -> Vec<(std::ops::Range<usize>, Mark<'_>)> {
         }
     }
     used
+}
+
+/// The most texts a statement's `pick` chooses from: each is a statement every session prepares.
+const MAX_PICKS: usize = 64;
+
+/// A statement's `pick`: one name, of 1 to [`MAX_PICKS`] texts of letters, digits and `_`, written
+/// `{name}` in each of its SQL texts.
+fn check_pick(at: &str, statement: &StatementSpec) -> Result<(), String> {
+    let mut picks = statement.pick.iter();
+    let Some((name, texts)) = picks.next() else { return Ok(()) };
+    if picks.next().is_some() {
+        return Err(format!("{at}: pick names {} parts: pick one", statement.pick.len()));
+    }
+    let word = |t: &String| !t.is_empty() && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if texts.is_empty() || texts.len() > MAX_PICKS || !texts.iter().all(word) {
+        return Err(format!(
+            "{at}: pick {name}: list 1 to {MAX_PICKS} texts of letters, digits and _ (names, as [\"field0\", \"field1\"])"
+        ));
+    }
+    let mark = format!("{{{name}}}");
+    for (key, sql) in statement.variants() {
+        if !sql.contains(&mark) {
+            return Err(format!("{at}: {key} does not write {mark}: write it where the picked text goes"));
+        }
+    }
+    Ok(())
 }
 
 /// A transaction's `ack`: a statement it has, of parameters that fit an acknowledgement's key, and a

@@ -7,8 +7,9 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use super::Value;
 use super::Workload;
-use super::dist::{Inserts, Sampler};
+use super::dist::{Inserts, ParamSampler};
 use crate::Rng;
 
 /// How many records one insert range holds: a YCSB insert takes record numbers past the loaded ones,
@@ -27,7 +28,7 @@ pub struct Mix {
     /// Per transaction, the sum of the weights up to and including it.
     cumulative: Vec<u64>,
     /// Per transaction, each of its parameters' generator, in [`Slot::params`](super::Slot::params) order.
-    params: Vec<Vec<Sampler>>,
+    params: Vec<Vec<ParamSampler>>,
 }
 
 /// One drawn transaction: which, and the values of its statements' parameters.
@@ -37,9 +38,11 @@ pub struct Draw {
     /// The transaction's index, among [`Workload::txn_names`].
     pub txn: usize,
     /// Every parameter of its statements, the first statement's `$1` first (see [`Draw::calls`]).
-    pub values: Vec<i64>,
+    pub values: Vec<Value>,
     /// Whether it rolls back on purpose (its transaction's `rollback_pct`) rather than commit.
     pub rollback: bool,
+    /// Per statement, which of its choices runs (0 for a statement that picks nothing).
+    pub picks: Vec<usize>,
 }
 
 impl Mix {
@@ -85,7 +88,7 @@ impl Mix {
                 params
                     .map(|p| {
                         let top = p.range().map_or(0, |(min, max, rows_of)| top(min, max, rows_of));
-                        Sampler::of_param(p, top, RUN_NURAND, inserts)
+                        ParamSampler::of(p, top, RUN_NURAND, inserts)
                     })
                     .collect::<Result<Vec<_>, _>>()
             })
@@ -99,26 +102,33 @@ impl Mix {
         let card = rng.below(total);
         let txn = self.cumulative.partition_point(|&sum| sum <= card);
         let links = self.workload.links(txn);
-        let mut values: Vec<i64> = Vec::with_capacity(links.len());
+        let mut values: Vec<Value> = Vec::with_capacity(links.len());
         for (sampler, link) in self.params[txn].iter().zip(links) {
             let v = match link {
-                Some(earlier) => values[*earlier],
+                Some(earlier) => values[*earlier].clone(),
                 None => sampler.draw(rng),
             };
             values.push(v);
         }
+        // A draw only for a statement that picks: the others' streams stay as they were.
+        let slots = self.workload.slots(txn);
+        let picks = slots
+            .iter()
+            .map(|s| if s.choices > 1 { rng.below(s.choices as u64) as usize } else { 0 })
+            .collect();
         let pct = self.workload.def().transactions[txn].rollback_pct.unwrap_or(0.0);
         // No draw for a transaction that never rolls back: the other draws stay as they were.
         let rollback = pct > 0.0 && rng.unit_f64() * 100.0 < pct;
-        Draw { workload: self.workload, txn, values, rollback }
+        Draw { workload: self.workload, txn, values, rollback, picks }
     }
 }
 
 impl Draw {
     /// The transaction's statements as a session runs them: each one's index among
     /// [`Workload::statements`] and its parameters' values, in order.
-    pub fn calls(&self) -> Vec<(usize, &[i64])> {
+    pub fn calls(&self) -> Vec<(usize, &[Value])> {
         let slots = self.workload.slots(self.txn);
-        slots.iter().map(|s| (s.statement, &self.values[s.params.clone()])).collect()
+        let picked = slots.iter().zip(&self.picks);
+        picked.map(|(s, pick)| (s.statement + pick, &self.values[s.params.clone()])).collect()
     }
 }

@@ -76,6 +76,7 @@ use serde::{Deserialize, Serialize};
 use crate::schema::ColumnType;
 
 pub use check::rewrite_placeholders;
+pub use dist::format_timestamp;
 pub use mix::{Draw, INSERT_RANGE, Mix};
 pub use rows::{CHUNK_ROWS, Chunk, DefinedData};
 pub use workload::{Slot, Workload};
@@ -275,22 +276,11 @@ pub enum Gen {
     /// One of the listed values, uniformly (`gen = { choice = ["new", "paid", "sent"] }`).
     Choice(Vec<Value>),
     /// Random letters and digits (TPC-C's a-string; `gen = { text = { len = 20 } }`, or `min_len = 8`
-    /// for a length drawn in `[min_len, len]`).
-    Text {
-        /// The most characters per value: a `char(n)` column takes exactly `n`, a `varchar(n)` at most `n`.
-        len: u16,
-        /// The fewest (default: `len`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        min_len: Option<u16>,
-    },
+    /// for a length drawn in `[min_len, len]`): a `char(n)` column takes exactly `n`, a `varchar(n)` at
+    /// most `n`.
+    Text(Chars),
     /// Random digits (TPC-C's n-string; `gen = { digits = { len = 16 } }`, `min_len` as for text).
-    Digits {
-        /// The most digits per value.
-        len: u16,
-        /// The fewest (default: `len`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        min_len: Option<u16>,
-    },
+    Digits(Chars),
     /// The same value in every row (`gen = { constant = 0 }`, `gen = { constant = "new" }`).
     Constant(Value),
     /// A uniform instant in `[from, to]`, to the second, each written `YYYY-MM-DD` or `YYYY-MM-DD
@@ -307,14 +297,61 @@ pub enum Gen {
     YcsbKey,
 }
 
-/// A constant column value: an integer or a text.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The length of a text generator's values (a column's or a parameter's): `len`, or from `min_len` to
+/// `len`, drawn uniformly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Chars {
+    /// The most characters per value.
+    pub len: u16,
+    /// The fewest (default: `len`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_len: Option<u16>,
+}
+
+/// A constant column value, or a transaction parameter's drawn value: an integer or a text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Value {
     /// For integer, numeric, date and timestamp columns (see [`Gen`]).
     Int(i64),
     /// For `char` and `varchar` columns.
     Text(String),
+}
+
+impl Value {
+    /// The integer, when it is one.
+    pub fn int(&self) -> Option<i64> {
+        match self {
+            Value::Int(v) => Some(*v),
+            Value::Text(_) => None,
+        }
+    }
+}
+
+impl From<i64> for Value {
+    fn from(v: i64) -> Self {
+        Value::Int(v)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(v: &str) -> Self {
+        Value::Text(v.to_string())
+    }
+}
+
+/// What a parameter's draws are, so that each engine binds them as what the server expects and says so
+/// when the statement's parameter is of another type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// 64-bit integers ([`Value::Int`]).
+    Int,
+    /// Texts ([`Value::Text`]): an a-string, an n-string, a choice of texts.
+    Text,
+    /// Instants, as texts written `YYYY-MM-DD HH:MM:SS` (a `timestamp` parameter): bound as a timestamp
+    /// or date where the server takes one, as text elsewhere.
+    Timestamp,
 }
 
 /// A transaction: its name, its share of the mix and its statements, run in order in one transaction.
@@ -405,9 +442,16 @@ pub struct StatementSpec {
     /// error, and the transaction rolls back (none: any count).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
+    /// A part of the SQL no parameter can be (a column's name), chosen per run of the transaction:
+    /// `pick = { field = ["field0", "field1"] }` runs the statement with `{field}` written as one of the
+    /// texts, uniformly. Each text makes a statement of its own, which sessions prepare beside the
+    /// others (none by default: the SQL as written).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pick: BTreeMap<String, Vec<String>>,
 }
 
-/// How a statement's parameter is drawn for each transaction: always an integer.
+/// How a statement's parameter is drawn for each transaction: an integer, or a text (`text`, `digits`,
+/// a `choice` of texts, a `timestamp`), bound as each engine's text (see [`ParamKind`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ParamSpec {
@@ -476,10 +520,24 @@ pub enum ParamSpec {
         /// At least 2.
         parameter: f64,
     },
-    /// One of the listed integers, uniformly.
-    Choice(Vec<i64>),
-    /// The same value every time.
-    Constant(i64),
+    /// One of the listed values, uniformly: integers, or texts (`choice = ["new", "paid"]`).
+    Choice(Vec<Value>),
+    /// The same value every time: an integer or a text.
+    Constant(Value),
+    /// Random letters and digits, TPC-C's a-string (`text = { len = 100 }`, or `min_len = 8` for a
+    /// length drawn in `[min_len, len]`), bound as text.
+    Text(Chars),
+    /// Random digits, TPC-C's n-string (`digits = { len = 16 }`, `min_len` as for text), bound as text.
+    Digits(Chars),
+    /// A uniform instant in `[from, to]`, to the second, each written `YYYY-MM-DD` or `YYYY-MM-DD
+    /// HH:MM:SS`, drawn as the text `YYYY-MM-DD HH:MM:SS` (`timestamp = { from = "2024-01-01", to =
+    /// "2024-12-31" }`): bound as a timestamp or a date where the server takes one.
+    Timestamp {
+        /// The earliest instant.
+        from: String,
+        /// The latest instant (included).
+        to: String,
+    },
     /// A YCSB record of table `rows_of` drawn as `request` says, bound as YCSB's FNV hash of its record
     /// number: the SQL makes the key, `'user' || CAST($1 AS bigint)` (`ycsb = { request = "zipfian",
     /// rows_of = "usertable" }`).
@@ -517,7 +575,24 @@ impl ParamSpec {
             | ParamSpec::Zipfian { min, max, rows_of, .. }
             | ParamSpec::Exponential { min, max, rows_of, .. }
             | ParamSpec::Gaussian { min, max, rows_of, .. } => Some((*min, *max, rows_of.as_deref())),
-            ParamSpec::Choice(_) | ParamSpec::Constant(_) | ParamSpec::Ycsb { .. } => None,
+            ParamSpec::Choice(_)
+            | ParamSpec::Constant(_)
+            | ParamSpec::Ycsb { .. }
+            | ParamSpec::Text(_)
+            | ParamSpec::Digits(_)
+            | ParamSpec::Timestamp { .. } => None,
+        }
+    }
+
+    /// What its draws are: integers, texts or instants.
+    pub fn kind(&self) -> ParamKind {
+        let text = |v: &Value| matches!(v, Value::Text(_));
+        match self {
+            ParamSpec::Text(_) | ParamSpec::Digits(_) => ParamKind::Text,
+            ParamSpec::Constant(v) if text(v) => ParamKind::Text,
+            ParamSpec::Choice(values) if values.iter().any(text) => ParamKind::Text,
+            ParamSpec::Timestamp { .. } => ParamKind::Timestamp,
+            _ => ParamKind::Int,
         }
     }
 }
@@ -559,12 +634,29 @@ impl TxnSpec {
 impl StatementSpec {
     /// A statement and its parameters' draws, `$1` first, for a definition built in code.
     pub fn new(sql: &str, params: Vec<ParamSpec>) -> Self {
-        StatementSpec { sql: sql.into(), sql_mysql: None, sql_mssql: None, params, rows: None }
+        StatementSpec {
+            sql: sql.into(),
+            sql_mysql: None,
+            sql_mssql: None,
+            params,
+            rows: None,
+            pick: BTreeMap::new(),
+        }
     }
 
     /// The statement's SQL in `dialect`: its own there, else `sql`.
     pub fn sql_in(&self, dialect: Dialect) -> &str {
         dialect.pick(&self.sql, &self.sql_mysql, &self.sql_mssql)
+    }
+
+    /// The statement's SQL texts in `dialect`, one per text of its `pick` (its `{name}` written as it), in
+    /// the pick's order; the one SQL when it picks nothing.
+    pub fn picked_in(&self, dialect: Dialect) -> Vec<String> {
+        let sql = self.sql_in(dialect);
+        match self.pick.iter().next() {
+            Some((name, texts)) => texts.iter().map(|t| sql.replace(&format!("{{{name}}}"), t)).collect(),
+            None => vec![sql.to_string()],
+        }
     }
 
     /// Each dialect's SQL the statement gives, named as a file names it (`sql`, `sql_mysql`, `sql_mssql`).

@@ -2,7 +2,7 @@
 //! [`CHUNK_ROWS`] rows, each from its own random stream `(seed, table, chunk)`, so that any thread
 //! generates any chunk with byte-identical results.
 
-use super::dist::Sampler;
+use super::dist::{Sampler, text_len};
 use super::{Gen, Value, Workload};
 use crate::Rng;
 use crate::encode::RowEncoder;
@@ -97,7 +97,7 @@ impl Dataset for DefinedData {
         let first = chunk.part * CHUNK_ROWS + 1;
         let mut rng = Rng::derive(self.seed, &[u64::from(chunk.table), chunk.part]);
         let longest = spec.columns.iter().map(|c| match c.generator {
-            Gen::Text { len, .. } | Gen::Digits { len, .. } => len,
+            Gen::Text(chars) | Gen::Digits(chars) => chars.len,
             _ => 0,
         });
         let mut text = vec![0u8; usize::from(longest.max().unwrap_or(0))];
@@ -116,15 +116,11 @@ impl Dataset for DefinedData {
                 }
                 match &column.generator {
                     Gen::Sequence => int(out, c.ty, row as i64),
-                    Gen::Text { len, min_len } | Gen::Digits { len, min_len } => {
-                        // A fixed length draws nothing for it (the data of earlier definitions stays).
-                        let n = match min_len {
-                            Some(min) if min < len => rng.uniform(i64::from(*min), i64::from(*len)) as usize,
-                            _ => usize::from(*len),
-                        };
+                    Gen::Text(chars) | Gen::Digits(chars) => {
+                        let n = text_len(&mut rng, *chars);
                         let text = &mut text[..n];
                         let alphabet =
-                            if matches!(column.generator, Gen::Digits { .. }) { &DIGITS } else { &ALNUM };
+                            if matches!(column.generator, Gen::Digits(_)) { &DIGITS } else { &ALNUM };
                         fill(&mut rng, alphabet, text);
                         out.text(text);
                     }

@@ -1,5 +1,7 @@
 //! The defined workload's tests: its file shape, its checks, its data and its mix.
 
+use std::collections::BTreeSet;
+
 use super::check::placeholders;
 use super::rows::CHUNK_ROWS;
 use super::*;
@@ -20,7 +22,7 @@ fn bank() -> WorkloadDef {
                 &["id"],
                 vec![
                     ColumnSpec::new("id", "smallint", Gen::Sequence),
-                    ColumnSpec::new("city", "varchar(20)", Gen::Text { len: 12, min_len: None }),
+                    ColumnSpec::new("city", "varchar(20)", Gen::Text(Chars { len: 12, min_len: None })),
                 ],
             ),
             TableSpec::new(
@@ -31,7 +33,7 @@ fn bank() -> WorkloadDef {
                     ColumnSpec::new("branch", "int", Gen::Uniform { min: 1, max: 3 }),
                     ColumnSpec::new("id", "integer", Gen::Sequence),
                     ColumnSpec::new("balance", "numeric(12,2)", Gen::Uniform { min: 0, max: 1000 }),
-                    ColumnSpec::new("owner", "char(8)", Gen::Text { len: 8, min_len: None }),
+                    ColumnSpec::new("owner", "char(8)", Gen::Text(Chars { len: 8, min_len: None })),
                     ColumnSpec::new("note", "varchar(10)", text("new")),
                     ColumnSpec::new("opened", "date", Gen::Uniform { min: 0, max: 20_000 }),
                     ColumnSpec::new("seen", "timestamp", Gen::Constant(Value::Int(1_700_000_000))),
@@ -58,7 +60,7 @@ fn bank() -> WorkloadDef {
                 1,
                 vec![StatementSpec::new(
                     "SELECT count(*) FROM accounts WHERE balance > $1 AND note = 'x$2'",
-                    vec![ParamSpec::Constant(500)],
+                    vec![ParamSpec::Constant(Value::Int(500))],
                 )],
             ),
         ],
@@ -164,15 +166,15 @@ fn bad_definitions_are_refused_with_one_line_naming_the_part() {
             "column city: an integer generator cannot fill varchar(20)",
         ),
         (
-            |d| d.tables[1].columns[3].generator = Gen::Text { len: 7, min_len: None },
+            |d| d.tables[1].columns[3].generator = Gen::Text(Chars { len: 7, min_len: None }),
             "column owner: text of 7 characters for char(8): make it 8",
         ),
         (
-            |d| d.tables[0].columns[1].generator = Gen::Text { len: 21, min_len: None },
+            |d| d.tables[0].columns[1].generator = Gen::Text(Chars { len: 21, min_len: None }),
             "column city: text of 21 characters for varchar(20): give 1 to 20",
         ),
         (
-            |d| d.tables[1].columns[0].generator = Gen::Text { len: 2, min_len: None },
+            |d| d.tables[1].columns[0].generator = Gen::Text(Chars { len: 2, min_len: None }),
             "column branch: a text generator cannot fill int",
         ),
         (
@@ -196,7 +198,7 @@ fn bad_definitions_are_refused_with_one_line_naming_the_part() {
             "transaction deposit, statement 1: uses $2 but gives 1 params",
         ),
         (
-            |d| d.transactions[1].statements[0].params.push(ParamSpec::Constant(1)),
+            |d| d.transactions[1].statements[0].params.push(ParamSpec::Constant(Value::Int(1))),
             "transaction audit, statement 1: gives 2 params but never uses $2",
         ),
         (
@@ -356,12 +358,14 @@ fn the_mix_honours_the_weights_and_keeps_keys_in_the_loaded_rows() {
         match draw.txn {
             0 => {
                 assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), [0, 1]);
-                let (account, amount, branch) = (calls[0].1[0], calls[0].1[1], calls[1].1[0]);
+                let int = |v: &Value| v.int().unwrap();
+                let (account, amount, branch) =
+                    (int(&calls[0].1[0]), int(&calls[0].1[1]), int(&calls[1].1[0]));
                 assert!((1..=100_000).contains(&account), "{account}");
                 assert!((1..=100).contains(&amount) && (1..=12).contains(&branch));
                 top_account = top_account.max(account);
             }
-            _ => assert_eq!(calls, [(2, &[500][..])]),
+            _ => assert_eq!(calls, [(2, &[Value::Int(500)][..])]),
         }
     }
     // 3 : 1; the deposits' share has a standard error of 0.14%.
@@ -419,7 +423,7 @@ fn a_named_parameter_is_drawn_once_per_transaction_and_numbered_per_statement() 
         let calls = draw.calls();
         // :id once, :n in both statements: the same values.
         assert_eq!(calls[0].1[1], calls[1].1[0]);
-        assert!((1..=1000).contains(&calls[0].1[0]));
+        assert!((1..=1000).contains(&calls[0].1[0].int().unwrap()));
     }
 
     let mut undefined = def.clone();
@@ -427,7 +431,7 @@ fn a_named_parameter_is_drawn_once_per_transaction_and_numbered_per_statement() 
     let refused = undefined.intern().unwrap_err();
     assert!(refused.contains("statement 2: parameter :m is used but not defined: define it"), "{refused}");
     let mut unused = def;
-    unused.transactions[0].params.insert("z".into(), ParamSpec::Constant(1));
+    unused.transactions[0].params.insert("z".into(), ParamSpec::Constant(Value::Int(1)));
     let refused = unused.intern().unwrap_err();
     assert!(refused.contains("parameter z is defined but no statement uses :z"), "{refused}");
 }
@@ -491,7 +495,7 @@ fn every_column_and_parameter_generator_stays_in_its_range() {
     let mut rng = Rng::new(5);
     for _ in 0..500 {
         let draw = mix.next(&mut rng);
-        let v = &draw.values;
+        let v: Vec<i64> = draw.values.iter().map(|v| v.int().unwrap()).collect();
         assert!((1..=4000).contains(&v[0]) && (1..=100).contains(&v[1]), "{v:?}");
         assert!((1..=10).contains(&v[2]) && (1..=10).contains(&v[3]) && [3, 5, 7].contains(&v[4]), "{v:?}");
     }
@@ -573,7 +577,8 @@ fn ycsb_keys_are_user_and_the_hash_and_inserts_take_ranges_of_their_own() {
         let (mut inserts, mut reads) = (Vec::new(), Vec::new());
         for _ in 0..2000 {
             let draw = mix.next(&mut rng);
-            if draw.txn == 1 { inserts.push(draw.values[0]) } else { reads.push(draw.values[0]) }
+            let key = draw.values[0].int().unwrap();
+            if draw.txn == 1 { inserts.push(key) } else { reads.push(key) }
         }
         // The latest records are read most: the inserted ones among them, and nothing never made.
         let fresh = reads.iter().filter(|r| !loaded.contains(r)).count();
@@ -686,8 +691,130 @@ fn a_bad_ack_is_refused_with_one_line_naming_its_transaction() {
     // More parameters than a key keeps.
     let mut def = bank();
     let sql = "INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6)";
-    def.transactions[0].statements[1] = StatementSpec::new(sql, vec![ParamSpec::Constant(1); 6]);
+    def.transactions[0].statements[1] = StatementSpec::new(sql, vec![ParamSpec::Constant(Value::Int(1)); 6]);
     def.transactions[0].ack = Some(ack(2, "SELECT 1"));
     let err = def.intern().unwrap_err();
     assert!(err.contains("statement 2 has 6 parameters; a key keeps at most 5"), "{err}");
+}
+
+#[test]
+fn text_parameters_draw_their_alphabet_and_length_from_the_seed() {
+    let mut def = bank();
+    let params = BTreeMap::from([
+        ("name".to_string(), ParamSpec::Text(Chars { len: 12, min_len: Some(3) })),
+        ("zip".to_string(), ParamSpec::Digits(Chars { len: 9, min_len: None })),
+        ("state".to_string(), ParamSpec::Choice(vec!["new".into(), "paid".into()])),
+        (
+            "at".to_string(),
+            ParamSpec::Timestamp { from: "2024-02-28".into(), to: "2024-03-01 23:59:59".into() },
+        ),
+    ]);
+    let sql = "INSERT INTO branches VALUES (:name, :zip, :state, :at)";
+    def.transactions[1].statements = vec![StatementSpec::new(sql, Vec::new())];
+    def.transactions[1].params = params;
+    let workload = def.intern().unwrap();
+    let kinds = workload.param_kinds();
+    use ParamKind::*;
+    assert_eq!(kinds[2], [Text, Text, Text, Timestamp]);
+    assert_eq!(kinds[0], [Int, Int]);
+    let draws = |seed| {
+        let mix = Mix::new(workload, 1, 0).unwrap();
+        let mut rng = Rng::new(seed);
+        (0..2000).map(|_| mix.next(&mut rng)).filter(|d| d.txn == 1).map(|d| d.values).collect::<Vec<_>>()
+    };
+    let texts = draws(9);
+    assert_eq!(texts, draws(9), "the same seed draws the same texts");
+    assert_ne!(texts, draws(10));
+    let mut lengths = BTreeSet::new();
+    for values in &texts {
+        let [Value::Text(name), Value::Text(zip), Value::Text(state), Value::Text(at)] = &values[..] else {
+            panic!("{values:?}")
+        };
+        lengths.insert(name.len());
+        assert!(name.bytes().all(|b| b.is_ascii_alphanumeric()), "{name}");
+        assert!(zip.len() == 9 && zip.bytes().all(|b| b.is_ascii_digit()), "{zip}");
+        assert!(["new", "paid"].contains(&state.as_str()));
+        let secs = parse_timestamp(at).unwrap_or_else(|| panic!("{at} parses back"));
+        assert_eq!(&format_timestamp(secs), at);
+        assert!(at.as_str() >= "2024-02-28 00:00:00" && at.as_str() <= "2024-03-01 23:59:59", "{at}");
+    }
+    assert_eq!(lengths, (3..=12).collect(), "every length of 3 to 12");
+}
+
+#[test]
+fn bad_text_parameters_are_refused_in_one_line() {
+    for (param, says) in [
+        (ParamSpec::Text(Chars { len: 0, min_len: None }), "give len of 1 or more"),
+        (ParamSpec::Digits(Chars { len: 4, min_len: Some(5) }), "min_len no more than len"),
+        (ParamSpec::Choice(vec![1.into(), "a".into()]), "integers only or texts only"),
+        (ParamSpec::Timestamp { from: "2024-13-01".into(), to: "2024-12-01".into() }, "does not parse"),
+        (ParamSpec::Timestamp { from: "2024-12-02".into(), to: "2024-12-01".into() }, "swap them"),
+    ] {
+        let mut def = bank();
+        def.transactions[1].statements = vec![StatementSpec::new("SELECT $1", vec![param])];
+        let e = def.check().unwrap_err();
+        assert!(e.contains("transaction audit, statement 1, $1") && e.contains(says), "{e}");
+    }
+}
+
+#[test]
+fn a_pick_runs_one_statement_of_its_texts_uniformly_in_every_dialect() {
+    let mut def = bank();
+    let mut update =
+        StatementSpec::new("UPDATE branches SET {col} = $1 WHERE id = 1", vec![ParamSpec::uniform(1, 9)]);
+    update.sql_mssql = Some("UPDATE TOP (1) branches SET {col} = $1".into());
+    update.pick = BTreeMap::from([("col".to_string(), vec!["a".into(), "b".into(), "c".into()])]);
+    update.rows = Some(1);
+    def.transactions[1].statements.push(update);
+    let workload = def.intern().unwrap();
+    // deposit's two, audit's one, then the pick's three.
+    assert_eq!(workload.statements().len(), 6);
+    assert_eq!(
+        workload.statements()[3..],
+        [
+            "UPDATE branches SET a = $1 WHERE id = 1",
+            "UPDATE branches SET b = $1 WHERE id = 1",
+            "UPDATE branches SET c = $1 WHERE id = 1"
+        ]
+    );
+    assert_eq!(workload.statements_in(Dialect::Mssql)[5], "UPDATE TOP (1) branches SET c = $1");
+    assert_eq!(workload.statements_in(Dialect::Mysql)[4], "UPDATE branches SET b = $1 WHERE id = 1");
+    assert_eq!(workload.expected_rows()[3..], [Some(1); 3]);
+    assert_eq!(workload.param_kinds()[5], [ParamKind::Int]);
+    assert_eq!(workload.statement_label(4).as_deref(), Some("transaction audit, statement 2"));
+    let mix = Mix::new(workload, 1, 0).unwrap();
+    let mut rng = Rng::new(3);
+    let mut picked = [0u32; 3];
+    for _ in 0..30_000 {
+        let draw = mix.next(&mut rng);
+        if draw.txn == 1 {
+            let calls = draw.calls();
+            assert_eq!(calls[0].0, 2);
+            picked[calls[1].0 - 3] += 1;
+        }
+    }
+    let total: u32 = picked.iter().sum();
+    assert!(picked.iter().all(|&n| (f64::from(n) / f64::from(total) - 1.0 / 3.0).abs() < 0.02), "{picked:?}");
+}
+
+#[test]
+fn a_bad_pick_is_refused_in_one_line() {
+    let with = |sql: &str, pick: Vec<(&str, Vec<&str>)>| {
+        let mut def = bank();
+        let mut s = StatementSpec::new(sql, Vec::new());
+        s.pick = pick
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
+            .collect();
+        def.transactions[1].statements = vec![s];
+        def.check().unwrap_err()
+    };
+    let e = with("UPDATE branches SET city = 'x'", vec![("col", vec!["city"])]);
+    assert!(e.contains("transaction audit, statement 1: sql does not write {col}"), "{e}");
+    let e = with("UPDATE branches SET {col} = 'x'", vec![("col", vec!["city; DROP"])]);
+    assert!(e.contains("pick col: list 1 to 64 texts of letters, digits and _"), "{e}");
+    let e = with("UPDATE branches SET {col} = 'x'", vec![("col", vec![])]);
+    assert!(e.contains("pick col: list 1 to 64"), "{e}");
+    let e = with("UPDATE branches SET {a} = {b}", vec![("a", vec!["x"]), ("b", vec!["y"])]);
+    assert!(e.contains("pick names 2 parts: pick one"), "{e}");
 }

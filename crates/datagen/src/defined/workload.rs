@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use super::check::{index_name, int_range};
 use super::named::Links;
-use super::{Dialect, Gen, WorkloadDef};
+use super::{Dialect, Gen, ParamKind, WorkloadDef};
 use crate::schema::{Column, Index, TableDef, col};
 
 /// A checked [`WorkloadDef`], leaked once for the process's life (see the [module](super) doc): the
@@ -22,8 +22,13 @@ pub struct Workload {
     filled: &'static [&'static str],
     /// The transactions' names, in the definition's order.
     txn_names: &'static [&'static str],
-    /// Every transaction's statements, the first transaction's first.
-    statements: Vec<&'static str>,
+    /// Every transaction's statements, the first transaction's first (a statement that picks, once per
+    /// text it picks from), in each dialect: PostgreSQL's, MySQL's, SQL Server's.
+    statements: [Vec<&'static str>; 3],
+    /// Each of [`Self::statements`]' expected rows.
+    expected: Vec<Option<u64>>,
+    /// Each of [`Self::statements`]' parameters' kinds.
+    kinds: Vec<Vec<ParamKind>>,
     /// Per transaction, where each of its statements is among [`Self::statements`] and in a draw's params.
     slots: Vec<Vec<Slot>>,
     /// Per transaction, which of a draw's values repeat an earlier one (a named parameter used again).
@@ -34,10 +39,18 @@ pub struct Workload {
 /// session prepared), and its parameters' positions among the transaction's drawn values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Slot {
-    /// The statement's index among [`Workload::statements`].
+    /// The statement's index among [`Workload::statements`]: the first of its `choices`.
     pub statement: usize,
     /// Its parameters among a [`Draw`](super::Draw)'s values, `$1` first.
     pub params: Range<usize>,
+    /// How many statements it is one of, from `statement` on (its `pick`'s texts; 1 when it picks
+    /// nothing): a draw runs one of them.
+    pub choices: usize,
+}
+
+/// A leaked copy of `text`, for the process's life (see the [module](super) doc).
+fn leak(text: String) -> &'static str {
+    Box::leak(text.into_boxed_str())
 }
 
 impl WorkloadDef {
@@ -80,7 +93,8 @@ impl WorkloadDef {
                 })
             })
             .collect();
-        let mut statements = Vec::new();
+        let mut statements: [Vec<&'static str>; 3] = Default::default();
+        let (mut expected, mut kinds) = (Vec::new(), Vec::new());
         let slots = def
             .transactions
             .iter()
@@ -89,9 +103,18 @@ impl WorkloadDef {
                 txn.statements
                     .iter()
                     .map(|s| {
-                        statements.push(s.sql.as_str());
+                        let first = statements[0].len();
+                        for (i, dialect) in
+                            [Dialect::Postgres, Dialect::Mysql, Dialect::Mssql].into_iter().enumerate()
+                        {
+                            statements[i].extend(s.picked_in(dialect).into_iter().map(leak));
+                        }
+                        let choices = statements[0].len() - first;
+                        expected.extend(std::iter::repeat_n(s.rows, choices));
+                        let of_params: Vec<ParamKind> = s.params.iter().map(super::ParamSpec::kind).collect();
+                        kinds.extend(std::iter::repeat_n(of_params, choices));
                         at += s.params.len();
-                        Slot { statement: statements.len() - 1, params: at - s.params.len()..at }
+                        Slot { statement: first, params: at - s.params.len()..at, choices }
                     })
                     .collect()
             })
@@ -107,6 +130,8 @@ impl WorkloadDef {
             tables: Box::leak(tables.into_boxed_slice()),
             indexes: Box::leak(indexes.into_boxed_slice()),
             statements,
+            expected,
+            kinds,
             slots,
             links,
         })))
@@ -162,30 +187,41 @@ impl Workload {
         self.txn_names
     }
 
-    /// Every statement's SQL, the first transaction's first: what a session prepares, in the order
-    /// [`Slot::statement`] numbers them.
+    /// Every statement's SQL, the first transaction's first (a statement that picks, once per text):
+    /// what a session prepares, in the order [`Slot::statement`] numbers them.
     pub fn statements(&self) -> &[&'static str] {
-        &self.statements
+        &self.statements[0]
     }
 
     /// Every statement's SQL in `dialect` (each its own there, else its `sql`), in the order of
     /// [`statements`](Self::statements): what a session of that dialect's engine prepares.
     pub fn statements_in(&self, dialect: Dialect) -> Vec<&'static str> {
-        let all = self.def.transactions.iter().flat_map(|t| &t.statements);
-        all.map(|s| s.sql_in(dialect)).collect()
+        let i = match dialect {
+            Dialect::Postgres => 0,
+            Dialect::Mysql => 1,
+            Dialect::Mssql => 2,
+        };
+        self.statements[i].clone()
+    }
+
+    /// Every statement's parameters' kinds, `$1` first, in the order of
+    /// [`statements`](Self::statements): what a session binds each as, and checks the server's types
+    /// against.
+    pub fn param_kinds(&self) -> Vec<Vec<ParamKind>> {
+        self.kinds.clone()
     }
 
     /// Every statement's expected row count (its `rows`), in the order of
     /// [`statements`](Self::statements): what a session checks each against.
     pub fn expected_rows(&self) -> Vec<Option<u64>> {
-        self.def.transactions.iter().flat_map(|t| &t.statements).map(|s| s.rows).collect()
+        self.expected.clone()
     }
 
     /// How a definition names statement `index` of [`statements`](Self::statements) (from 0):
     /// `transaction deposit, statement 2`, as its checks' errors do.
     pub fn statement_label(&self, index: usize) -> Option<String> {
         self.slots.iter().enumerate().find_map(|(txn, slots)| {
-            let at = slots.iter().position(|s| s.statement == index)?;
+            let at = slots.iter().position(|s| (s.statement..s.statement + s.choices).contains(&index))?;
             Some(format!("transaction {}, statement {}", self.txn_names[txn], at + 1))
         })
     }

@@ -9,6 +9,7 @@ mod csv;
 mod pg_binary;
 
 pub use csv::Csv;
+pub(crate) use csv::civil_from_days;
 pub use pg_binary::PgBinaryCopy;
 
 /// A sink for rows, written one field at a time in the table's column order.

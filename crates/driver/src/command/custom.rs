@@ -117,6 +117,54 @@ impl CustomPlan {
     }
 }
 
+/// `custom drop` without `--file`: on each database, the file workload `name` names (or, with no
+/// name, the only one it holds) as its load record keeps its definition, dropped as `--file` would.
+///
+/// # Errors
+/// [`Error::Usage`] when a database holds no such workload, or several and no `--name` says which
+/// (naming them); the built-in PostgreSQL without `--name` (its database is the workload's name); the
+/// drop's errors.
+pub async fn drop_loaded(
+    name: Option<&str>,
+    db: &Databases,
+    console: &mut dyn Console,
+) -> Result<Exit, Error> {
+    if db.targets()?.is_empty() && name.is_none() {
+        return Err(Error::usage(
+            "custom drop on the built-in PostgreSQL: give --name NAME (the workload's database) or --file FILE",
+        ));
+    }
+    for one in db.each()? {
+        let database = one.open_one(2, name.unwrap_or_default()).await?;
+        let target = &database.target;
+        let loaded = defined::loaded(target).await?;
+        let names: Vec<&str> = loaded.iter().map(|(n, _)| n.as_str()).collect();
+        let def = match (name, loaded.as_slice()) {
+            (Some(name), _) => loaded.iter().find(|(n, _)| n == name).map(|(_, d)| d.clone()).ok_or_else(|| {
+                let held = if names.is_empty() { "none".to_string() } else { names.join(", ") };
+                Error::usage(format!(
+                    "--name {name}: {target} holds no workload file's load by that name (it holds: {held}): \
+                     give one of them, or --file"
+                ))
+            })?,
+            (None, [(_, def)]) => def.clone(),
+            (None, []) => {
+                console.line(&format!("{target} holds no workload loaded from a file: nothing to drop"));
+                continue;
+            }
+            (None, _) => {
+                return Err(Error::usage(format!(
+                    "custom drop: {target} holds several workloads loaded from files ({}): give --name NAME",
+                    names.join(", ")
+                )));
+            }
+        };
+        drop(database);
+        workload::drop(&Defined::new(def)?, &one, console).await?;
+    }
+    Ok(Exit::Success)
+}
+
 /// The live lines of a run of a workload counted per second (a defined workload's, pgbench's
 /// scripts'): `header` when the study starts, a line per run, interval and step; only the steps' when
 /// `quiet`.

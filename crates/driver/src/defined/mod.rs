@@ -108,6 +108,24 @@ impl Defined {
     }
 }
 
+/// Every workload defined in a file (or shipped as one, YCSB) whose load record `target` holds, by
+/// name, with the definition the record keeps: what `custom drop` without `--file` drops.
+///
+/// # Errors
+/// [`Error::Failed`] when the record cannot be read.
+pub async fn loaded(target: &Target) -> Result<Vec<(String, WorkloadDef)>, Error> {
+    let conn = Conn::open(target).await?;
+    let mut found = Vec::new();
+    for name in crate::engine::defined::loaded_workloads(&conn, target).await? {
+        let Some(row) = conn.read_meta(target, &name).await? else { continue };
+        // A built-in workload's record is not a defined one's: it keeps no definition.
+        if let Ok(LoadedParams { loaded_definition: Some(def), .. }) = serde_json::from_value(row.params) {
+            found.push((name, def));
+        }
+    }
+    Ok(found)
+}
+
 /// `error`, about the workload file `path` holding `text`, as `--file: PATH:LINE: error` (the line of
 /// the part the error names, where it can be found).
 fn at_line(path: &Path, text: &str, error: &str) -> String {
@@ -302,6 +320,12 @@ impl Stored for Defined {
             });
         }
         Ok(clauses)
+    }
+
+    /// Its transactions' `ack`s, read back as a run reads them after a failover: what `custom check
+    /// --result DIR` compares a run's acknowledgements with.
+    fn acknowledged(&self) -> Option<crate::workload::AckLookup> {
+        run::lookup(self.workload.def())
     }
 
     /// The tables it loads empty: those its transactions fill.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oltpgen_datagen::Rng;
-use oltpgen_datagen::defined::{Draw, Mix, WorkloadDef};
+use oltpgen_datagen::defined::{Draw, Mix, Value, WorkloadDef};
 
 use super::Defined;
 use crate::engine::defined::{DefinedConnector, DefinedSession};
@@ -76,8 +76,16 @@ impl Driven for DefinedDriver {
         let ack = self.definition.transactions[draw.txn].ack.as_ref();
         if let (Some(ack), false) = (ack, done.rolled_back) {
             // Its statement's parameters as drawn: the key of what it committed.
+            // A text keeps its value as the text read back does.
             let values = calls.get(ack.statement - 1).map_or(&[][..], |c| c.1);
-            ops.acknowledge(Ack::new(draw.txn as u8, values));
+            let values: Vec<i64> = values
+                .iter()
+                .map(|v| match v {
+                    Value::Int(v) => *v,
+                    Value::Text(t) => Ack::value_of_text(Some(t)),
+                })
+                .collect();
+            ops.acknowledge(Ack::new(draw.txn as u8, &values));
         }
         Ok(done)
     }
@@ -100,7 +108,7 @@ fn label_statement(workload: &Defined, e: Error) -> Error {
 /// How `definition`'s acknowledgements are read back after a failover, when a transaction names one:
 /// its `ack`'s lookup in the target's dialect (by the acknowledgement's kind, the transaction's
 /// index), all rows; an ack said by its transaction's name and its statement's parameters.
-fn lookup(definition: &'static WorkloadDef) -> Option<AckLookup> {
+pub(super) fn lookup(definition: &'static WorkloadDef) -> Option<AckLookup> {
     definition.transactions.iter().any(|t| t.ack.is_some()).then_some(())?;
     Some(
         AckLookup::new(
@@ -167,8 +175,9 @@ pub async fn run(
     let prepared = prepare(workload, targets, opts.scale.as_ref(), &opts.plan).await?;
     let mut connectors = Vec::with_capacity(targets.len());
     for target in targets {
-        let expected = workload.workload.expected_rows();
-        let ready = DefinedConnector::ready(target, workload.statements(target.engine()), expected).await;
+        let (expected, kinds) = (workload.workload.expected_rows(), workload.workload.param_kinds());
+        let ready =
+            DefinedConnector::ready(target, workload.statements(target.engine()), expected, kinds).await;
         connectors.push(ready.map_err(|e| workload.in_file(label_statement(workload, e)))?);
     }
     let connectors: Arc<[DefinedConnector]> = connectors.into();

@@ -4,8 +4,9 @@
 //! its placeholders rewritten from oltpgen's `$1` into its own by its module (`oltpgen_pg::defined`,
 //! `oltpgen_mysql::defined`, `oltpgen_mssql::defined`).
 
+use super::Conn;
 use crate::{Error, Target};
-use oltpgen_datagen::defined::Dialect;
+use oltpgen_datagen::defined::{Dialect, ParamKind, Value};
 use oltpgen_vocab::outcome::{Done, TxnError};
 use oltpgen_vocab::target::Engine;
 
@@ -33,7 +34,7 @@ impl DefinedSession {
     ///
     /// # Errors
     /// The server's error, sorted.
-    pub async fn run(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
+    pub async fn run(&self, calls: &[(usize, &[Value])], rollback: bool) -> Result<Done, TxnError> {
         each_engine!(self, DefinedSession(s) => s.run_as(calls, rollback).await)
     }
 }
@@ -53,33 +54,39 @@ pub enum DefinedConnector {
 
 impl DefinedConnector {
     /// The connector of a run on `target` whose transactions are made of `statements` (in the target's
-    /// dialect: [`dialect`]), each checked against its `expected` rows, after checking that each
-    /// prepares there.
+    /// dialect: [`dialect`]), each checked against its `expected` rows and binding its parameters as
+    /// `kinds` says, after checking that each prepares there.
     ///
     /// # Errors
-    /// [`Error::Usage`] for a statement the server refuses (naming it).
+    /// [`Error::Usage`] for a statement the server refuses, or a parameter whose type takes no value
+    /// of its kind (naming it).
     pub async fn ready(
         target: &Target,
         statements: Vec<String>,
         expected: Vec<Option<u64>>,
+        kinds: Vec<Vec<ParamKind>>,
     ) -> Result<Self, Error> {
         Ok(match target.engine() {
             #[cfg(feature = "postgres")]
             Engine::Postgres => {
-                let connector =
-                    oltpgen_pg::defined::Connector::new(target.clone(), statements).expecting(expected);
+                let connector = oltpgen_pg::defined::Connector::new(target.clone(), statements)
+                    .expecting(expected)
+                    .binding(kinds);
                 connector.ready().await?;
                 DefinedConnector::Postgres(connector)
             }
             #[cfg(feature = "mssql")]
             Engine::SqlServer => {
-                let connector =
-                    oltpgen_mssql::defined::Connector::new(target.clone(), &statements).expecting(expected);
+                let connector = oltpgen_mssql::defined::Connector::new(target.clone(), &statements)
+                    .expecting(expected)
+                    .binding(kinds);
                 connector.ready().await?;
                 DefinedConnector::SqlServer(connector)
             }
             #[cfg(feature = "mysql")]
             Engine::MySql => {
+                // MySQL infers no parameter types: it converts what it is sent.
+                let _ = kinds;
                 let connector =
                     oltpgen_mysql::defined::Connector::new(target.clone(), &statements).expecting(expected);
                 connector.ready().await?;
@@ -102,4 +109,21 @@ impl DefinedConnector {
             DefinedConnector::MySql(c) => DefinedSession::MySql(c.open().await?),
         })
     }
+}
+
+/// The most load records [`loaded_workloads`] reads: far more workloads than one database holds.
+const MOST_RECORDS: i64 = 1000;
+
+/// The name of every workload `target`'s load record (`oltpgen_meta`) holds, built-in or defined, in
+/// the order the server returns them; none when there is no record.
+///
+/// # Errors
+/// [`Error::Failed`] when the record cannot be read.
+pub async fn loaded_workloads(conn: &Conn, target: &Target) -> Result<Vec<String>, Error> {
+    let table = each_engine!(target.engine(), m => m::meta::TABLE);
+    if conn.existing_tables(target, &[table]).await?.is_empty() {
+        return Ok(Vec::new());
+    }
+    let query = format!("SELECT workload AS k FROM {table}");
+    Ok(conn.offending(target, "reading the load record", &query, MOST_RECORDS).await?.1)
 }

@@ -1,5 +1,5 @@
 //! The commits a run saw acknowledged, kept beside its result ([`ACKS_FILE`]) so that `tpcc check
-//! --result DIR` and `ds2 check --result DIR` compare them with the database serving later, as the end of
+//! --result DIR`, `ds2 check --result DIR` and `custom check --result DIR` compare them with the database serving later, as the end of
 //! each run does. Binary rather than CSV, after a 16-byte header naming the format. TPC-C's and DS2's
 //! orders are written as they always were (`oltpgen acks v2`): 16 bytes each (warehouse, order id and
 //! customer as little-endian `u32`, district, line count, target and the study's run as one byte each;
@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use oltpgen_report::model::Workload;
+use oltpgen_report::model::WorkloadName;
 use oltpgen_report::model::cycle::RunRecord;
 use oltpgen_report::model::outage::AckComparison;
 use oltpgen_report::stats::merge::MERGED_RESULTS;
@@ -71,8 +71,8 @@ pub fn write_lost(dir: &Path, compared: Option<&AckComparison>) -> std::io::Resu
 
 /// The acknowledged orders a `check --result` compares, with the line that says which when not all.
 pub struct Held {
-    /// The run's workload.
-    pub workload: Workload,
+    /// The run's workload (a built-in one's name, or a workload file's).
+    pub workload: WorkloadName,
     /// The orders the database can still hold: those of the runs since the last restore.
     pub acks: Acks,
     /// Which runs' orders those are, in one line, when a restore took the others away.
@@ -95,13 +95,15 @@ pub fn read(dir: &Path, workload: &str) -> Result<Held, Error> {
         )));
     }
     let result = crate::files::result_dir::read_result(dir)?;
-    let Some(kind) = result.workload.builtin().filter(|w| w.name() == workload) else {
-        return Err(said(format!(
-            "a {} run's result: check it with `oltpgen {} check --result`",
-            result.workload.name(),
-            result.workload.name()
-        )));
-    };
+    if result.workload.name() != workload {
+        let name = result.workload.name();
+        let command = match result.workload.builtin() {
+            Some(_) => format!("oltpgen {name} check --result"),
+            // A workload file's (or YCSB's) run: checked by the file that defines it.
+            None => "oltpgen custom check --result` and the file that defines it, `--file".to_string(),
+        };
+        return Err(said(format!("a {name} run's result: check it with `{command}`")));
+    }
     let merged = result.config.get(MERGED_RESULTS).and_then(serde_json::Value::as_u64);
     let acks = match (read_file(dir), merged) {
         (Ok(acks), _) => acks,
@@ -117,7 +119,7 @@ pub fn read(dir: &Path, workload: &str) -> Result<Held, Error> {
         (Err(why), None) => return Err(said(why)),
     };
     let (acks, which) = since_last_restore(&result.runs, acks).map_err(said)?;
-    Ok(Held { workload: kind, acks: acks.into_iter().collect(), which })
+    Ok(Held { workload: result.workload, acks: acks.into_iter().collect(), which })
 }
 
 /// The orders in `dir`'s [`ACKS_FILE`], or why they cannot be read.

@@ -5,12 +5,14 @@
 //!
 //! The statements are the definition's `sql_mssql` where it gives one, else its `sql` ([`DIALECT`]);
 //! each statement's placeholders `$n` become tiberius' `@P…`, numbered on through the batch (the
-//! second statement's `$1` is `@P3` after a first of two parameters). Values are bound as `bigint`; the
-//! server converts them to the column's type.
+//! second statement's `$1` is `@P3` after a first of two parameters). Values are bound as `bigint` or
+//! `nvarchar` (a text, and a timestamp parameter's `YYYY-MM-DD HH:MM:SS`); the server converts them to
+//! the column's type.
 //!
 //! T-SQL has no prepare without running: [`Connector::ready`] runs each statement once in a transaction
-//! it rolls back, every parameter 1, and refuses the statement when the server does not compile it
-//! (a constraint the values 1 break is no fault of the SQL's).
+//! it rolls back, every parameter 1 (an integer's 1, a text's `'1'`, a timestamp's
+//! `'2000-01-01 00:00:00'`), and refuses the statement when the server does not compile it (a
+//! constraint the values break is no fault of the SQL's).
 //!
 //! The tables' DDL and the load are the generic ones ([`schema`](super::schema), [`bulk`](super::bulk)).
 
@@ -21,7 +23,7 @@ use tokio::sync::Mutex;
 
 use super::error::txn_error;
 use super::{Client, timed};
-use oltpgen_datagen::defined::{Dialect, abbreviated, rewrite_placeholders};
+use oltpgen_datagen::defined::{Dialect, ParamKind, Value, abbreviated, rewrite_placeholders};
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{Done, TxnError};
 use oltpgen_vocab::{Error, Target};
@@ -83,6 +85,8 @@ pub struct Connector {
     texts: Vec<String>,
     /// Each statement's expected row count, when it has one.
     expected: Vec<Option<u64>>,
+    /// Each statement's parameters' kinds (`$1` first), for its trial run; none said: integers.
+    kinds: Vec<Vec<ParamKind>>,
 }
 
 impl Connector {
@@ -96,7 +100,14 @@ impl Connector {
             statements: statements.iter().map(|s| Pieces::of(s)).collect(),
             texts: statements.to_vec(),
             expected: Vec::new(),
+            kinds: Vec::new(),
         }
+    }
+
+    /// The same, each statement's parameters drawing as `kinds` says (by index; `$1` first): what the
+    /// trial run of [`ready`](Self::ready) binds.
+    pub fn binding(self, kinds: Vec<Vec<ParamKind>>) -> Self {
+        Connector { kinds, ..self }
     }
 
     /// The same, each statement's rows (touched or returned, `@@ROWCOUNT`) checked against `expected`
@@ -119,8 +130,13 @@ impl Connector {
             pieces.write(&mut batch, 0);
             batch.push_str("ROLLBACK TRANSACTION;");
             let mut query = Query::new(batch);
-            for _ in 0..pieces.arity() {
-                query.bind(1i64);
+            let kinds = self.kinds.get(i).map_or(&[][..], Vec::as_slice);
+            for p in 0..pieces.arity() {
+                match kinds.get(p).copied().unwrap_or(ParamKind::Int) {
+                    ParamKind::Int => query.bind(1i64),
+                    ParamKind::Text => query.bind("1"),
+                    ParamKind::Timestamp => query.bind("2000-01-01 00:00:00"),
+                }
             }
             let ran =
                 timed(TXN_TIMEOUT, async { query.query(&mut client).await?.into_results().await }).await;
@@ -186,7 +202,7 @@ impl Session {
     /// The server's error, sorted; a fatal one, with nothing sent, when a call names no statement or
     /// gives fewer values than its placeholders take; a fatal one when a statement's rows are not its
     /// expected count.
-    pub async fn run_as(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
+    pub async fn run_as(&self, calls: &[(usize, &[Value])], rollback: bool) -> Result<Done, TxnError> {
         let fatal = TxnError { fault: Fault::Fatal };
         let mut batch = BEGIN.to_string();
         let mut values = Vec::new();
@@ -196,7 +212,7 @@ impl Session {
                 return Err(fatal);
             }
             pieces.write(&mut batch, values.len());
-            values.extend_from_slice(&given[..pieces.arity()]);
+            values.extend(&given[..pieces.arity()]);
             if let Some(rows) = self.expected.get(i).copied().flatten() {
                 batch.push_str(&format!(
                     "IF @@ROWCOUNT <> {rows} THROW 50041, 'oltpgen: a statement touched other than its {rows} rows', 1;\n"
@@ -206,7 +222,10 @@ impl Session {
         batch.push_str(if rollback { "ROLLBACK TRANSACTION;" } else { "COMMIT TRANSACTION;" });
         let mut query = Query::new(batch);
         for v in values {
-            query.bind(v);
+            match v {
+                Value::Int(v) => query.bind(*v),
+                Value::Text(t) => query.bind(t.as_str()),
+            }
         }
         let mut client = self.client.lock().await;
         let ran = timed(TXN_TIMEOUT, async { query.query(&mut client).await?.into_results().await }).await;

@@ -4,8 +4,9 @@
 //!
 //! The statements are the definition's `sql_mysql` where it gives one, else its `sql`
 //! ([`DIALECT`]), their placeholders `$n` rewritten into MySQL's `?`, whose values go in the order the
-//! placeholders stand (`$2 … $1` binds the second value first). Values are bound as 64-bit integers;
-//! the server converts them to the column's type as it does a literal.
+//! placeholders stand (`$2 … $1` binds the second value first). Values are bound as 64-bit integers or
+//! as texts (a timestamp parameter's too, `YYYY-MM-DD HH:MM:SS`); the server converts them to the
+//! column's type as it does a literal.
 //!
 //! The tables' DDL and the load are the generic ones ([`schema`](super::schema), [`bulk`](super::bulk)).
 
@@ -15,7 +16,7 @@ use tokio::sync::Mutex;
 
 use super::error::txn_error;
 use super::{TXN_TIMEOUT, settle, timed};
-use oltpgen_datagen::defined::{Dialect, abbreviated, rewrite_placeholders};
+use oltpgen_datagen::defined::{Dialect, Value as Drawn, abbreviated, rewrite_placeholders};
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{Done, TxnError};
 use oltpgen_vocab::{Error, Target};
@@ -119,13 +120,13 @@ impl Session {
     /// The server's error, sorted; a fatal one, with nothing sent, when a call names no statement or
     /// gives fewer values than its placeholders take; a fatal one when a statement's rows are not its
     /// expected count.
-    pub async fn run_as(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
+    pub async fn run_as(&self, calls: &[(usize, &[Drawn])], rollback: bool) -> Result<Done, TxnError> {
         let fatal = TxnError { fault: Fault::Fatal };
         let bound = calls
             .iter()
             .map(|&(i, values)| {
                 let (statement, order) = self.statements.get(i).ok_or(fatal)?;
-                let params = order.iter().map(|&p| values.get(p).map(|&v| Value::Int(v)).ok_or(fatal));
+                let params = order.iter().map(|&p| values.get(p).map(bound).ok_or(fatal));
                 let expected = self.expected.get(i).copied().flatten();
                 Ok((statement, params.collect::<Result<Vec<_>, _>>()?, expected))
             })
@@ -139,6 +140,14 @@ impl Session {
                 Err(fatal)
             }
         }
+    }
+}
+
+/// A drawn value as MySQL's protocol sends it.
+fn bound(v: &Drawn) -> Value {
+    match v {
+        Drawn::Int(v) => Value::Int(*v),
+        Drawn::Text(t) => Value::Bytes(t.as_bytes().to_vec()),
     }
 }
 

@@ -1,9 +1,12 @@
-//! How a drawn integer is bound to a prepared statement's parameter: as the type PostgreSQL inferred for
-//! it (`int2`, `int4`, `int8` or `numeric`), checked to fit before anything is sent.
+//! How a drawn value is bound to a prepared statement's parameter: as the type PostgreSQL inferred for
+//! it, checked against what the parameter draws when the statement is prepared. An integer binds as
+//! `int2`, `int4`, `int8` or `numeric` (checked to fit before anything is sent), a text as `text`,
+//! `varchar` or `char`, an instant (a `timestamp` parameter) as `timestamp` or `date`, or as text.
 
 use std::error::Error as StdError;
 
 use bytes::{BufMut, BytesMut};
+use oltpgen_datagen::defined::{ParamKind, Value, parse_timestamp};
 use tokio_postgres::Statement;
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 
@@ -14,49 +17,85 @@ pub(super) enum Bind {
     Int4,
     Int8,
     Numeric,
+    /// `text`, `varchar` or `char`.
+    Text,
+    Timestamp,
+    Date,
 }
 
+/// Seconds from 1970-01-01 to 2000-01-01, where PostgreSQL's timestamps and dates count from.
+const PG_EPOCH_S: i64 = 946_684_800;
+
 impl Bind {
-    /// How each of `statement`'s parameters is bound.
+    /// How each of `statement`'s parameters is bound, each drawing as `kinds` says (`$1` first).
     ///
     /// # Errors
-    /// The parameter whose type takes no integer, and the cast that makes it take one.
-    pub(super) fn of(statement: &Statement) -> Result<Vec<Bind>, String> {
-        let bind = |(i, ty): (usize, &Type)| match *ty {
-            Type::INT2 => Ok(Bind::Int2),
-            Type::INT4 => Ok(Bind::Int4),
-            Type::INT8 => Ok(Bind::Int8),
-            Type::NUMERIC => Ok(Bind::Numeric),
-            ref other => Err(format!(
-                "${n} is {other}, and parameters are integers: cast it in the SQL, as ${n}::int8",
-                n = i + 1
-            )),
+    /// The first parameter whose type takes no value of its kind, and the cast that makes it take one.
+    pub(super) fn of(statement: &Statement, kinds: &[ParamKind]) -> Result<Vec<Bind>, String> {
+        let bind = |(i, ty): (usize, &Type)| {
+            let kind = kinds.get(i).copied().unwrap_or(ParamKind::Int);
+            let n = i + 1;
+            match (kind, ty) {
+                (ParamKind::Int, &Type::INT2) => Ok(Bind::Int2),
+                (ParamKind::Int, &Type::INT4) => Ok(Bind::Int4),
+                (ParamKind::Int, &Type::INT8) => Ok(Bind::Int8),
+                (ParamKind::Int, &Type::NUMERIC) => Ok(Bind::Numeric),
+                (ParamKind::Text | ParamKind::Timestamp, &Type::TEXT | &Type::VARCHAR | &Type::BPCHAR) => {
+                    Ok(Bind::Text)
+                }
+                (ParamKind::Timestamp, &Type::TIMESTAMP) => Ok(Bind::Timestamp),
+                (ParamKind::Timestamp, &Type::DATE) => Ok(Bind::Date),
+                (kind, other) => {
+                    let (draws, cast) = match kind {
+                        ParamKind::Int => ("integers", "int8"),
+                        ParamKind::Text => ("text", "text"),
+                        ParamKind::Timestamp => ("timestamps", "timestamp"),
+                    };
+                    Err(format!(
+                        "${n} is {other}, and its parameter draws {draws}: cast it in the SQL, as ${n}::{cast}, \
+                         or draw values of its type"
+                    ))
+                }
+            }
         };
         statement.params().iter().enumerate().map(bind).collect()
     }
 
-    /// `v` as this type, or `None` when it does not fit.
-    pub(super) fn bind(self, v: i64) -> Option<Param> {
-        Some(match self {
-            Bind::Int2 => Param::Int2(v.try_into().ok()?),
-            Bind::Int4 => Param::Int4(v.try_into().ok()?),
-            Bind::Int8 => Param::Int8(v),
-            Bind::Numeric => Param::Numeric(v),
+    /// `v` as this type, or `None` when it is not of its kind or does not fit.
+    pub(super) fn bind(self, v: &Value) -> Option<Param<'_>> {
+        Some(match (self, v) {
+            (Bind::Int2, Value::Int(v)) => Param::Int2((*v).try_into().ok()?),
+            (Bind::Int4, Value::Int(v)) => Param::Int4((*v).try_into().ok()?),
+            (Bind::Int8, Value::Int(v)) => Param::Int8(*v),
+            (Bind::Numeric, Value::Int(v)) => Param::Numeric(*v),
+            (Bind::Text, Value::Text(t)) => Param::Text(t),
+            (Bind::Timestamp, Value::Text(t)) => {
+                Param::Timestamp(parse_timestamp(t)?.checked_sub(PG_EPOCH_S)?.checked_mul(1_000_000)?)
+            }
+            (Bind::Date, Value::Text(t)) => {
+                Param::Date((parse_timestamp(t)?.div_euclid(86_400) - PG_EPOCH_S / 86_400).try_into().ok()?)
+            }
+            _ => return None,
         })
     }
 }
 
 /// A bound value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Param {
+pub(super) enum Param<'a> {
     Int2(i16),
     Int4(i32),
     Int8(i64),
     /// A whole number, sent in `numeric`'s binary form.
     Numeric(i64),
+    Text(&'a str),
+    /// Microseconds from 2000-01-01 00:00:00, `timestamp`'s binary form.
+    Timestamp(i64),
+    /// Days from 2000-01-01, `date`'s binary form.
+    Date(i32),
 }
 
-impl ToSql for Param {
+impl ToSql for Param<'_> {
     fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, Box<dyn StdError + Sync + Send>> {
         match *self {
             Param::Int2(v) => v.to_sql(ty, out),
@@ -66,11 +105,31 @@ impl ToSql for Param {
                 numeric(v, out);
                 Ok(IsNull::No)
             }
+            Param::Text(v) => v.to_sql(ty, out),
+            Param::Timestamp(v) => {
+                out.put_i64(v);
+                Ok(IsNull::No)
+            }
+            Param::Date(v) => {
+                out.put_i32(v);
+                Ok(IsNull::No)
+            }
         }
     }
 
     fn accepts(ty: &Type) -> bool {
-        matches!(*ty, Type::INT2 | Type::INT4 | Type::INT8 | Type::NUMERIC)
+        matches!(
+            *ty,
+            Type::INT2
+                | Type::INT4
+                | Type::INT8
+                | Type::NUMERIC
+                | Type::TEXT
+                | Type::VARCHAR
+                | Type::BPCHAR
+                | Type::TIMESTAMP
+                | Type::DATE
+        )
     }
 
     to_sql_checked!();
@@ -106,10 +165,21 @@ mod tests {
 
     #[test]
     fn integers_bind_only_where_they_fit() {
-        assert_eq!(Bind::Int2.bind(-32_768), Some(Param::Int2(-32_768)));
-        assert_eq!(Bind::Int2.bind(40_000), None);
-        assert_eq!(Bind::Int4.bind(i64::from(i32::MAX) + 1), None);
-        assert_eq!(Bind::Int8.bind(i64::MIN), Some(Param::Int8(i64::MIN)));
+        assert_eq!(Bind::Int2.bind(&Value::Int(-32_768)), Some(Param::Int2(-32_768)));
+        assert_eq!(Bind::Int2.bind(&Value::Int(40_000)), None);
+        assert_eq!(Bind::Int4.bind(&Value::Int(i64::from(i32::MAX) + 1)), None);
+        assert_eq!(Bind::Int8.bind(&Value::Int(i64::MIN)), Some(Param::Int8(i64::MIN)));
+        assert_eq!(Bind::Int8.bind(&"7".into()), None, "a text is not an integer");
+    }
+
+    #[test]
+    fn texts_and_instants_bind_as_text_timestamp_or_date() {
+        let text = Value::from("2000-01-02 00:00:01");
+        assert_eq!(Bind::Text.bind(&text), Some(Param::Text("2000-01-02 00:00:01")));
+        assert_eq!(Bind::Timestamp.bind(&text), Some(Param::Timestamp(86_401_000_000)));
+        assert_eq!(Bind::Date.bind(&text), Some(Param::Date(1)));
+        assert_eq!(Bind::Date.bind(&"1999-12-31".into()), Some(Param::Date(-1)));
+        assert_eq!(Bind::Text.bind(&Value::Int(1)), None);
     }
 
     #[test]

@@ -5,10 +5,12 @@
 //! [`schema::primary_key`](super::schema::primary_key)) and the load the generic
 //! [`bulk::load_marked`](super::bulk::load_marked): nothing here is specific to a definition.
 //!
-//! Parameters are drawn as 64-bit integers and bound as each prepared statement's parameter type asks
-//! (`bind`): PostgreSQL infers `$1` compared with an `int4` column as `int4`, and `balance + $2` with a
-//! numeric `balance` as `numeric`. A value its type cannot hold fails the transaction before anything is
-//! sent, so that a transaction never commits only some of its statements.
+//! Parameters are drawn as 64-bit integers or texts and bound as each prepared statement's parameter
+//! type asks (`bind`): PostgreSQL infers `$1` compared with an `int4` column as `int4`, `balance + $2`
+//! with a numeric `balance` as `numeric`, and `$3` inserted into a `varchar` column as `varchar`. A
+//! parameter whose type takes no value of its kind (text for an `int4`) is refused when the statement is
+//! prepared; a value its type cannot hold fails the transaction before anything is sent, so that a
+//! transaction never commits only some of its statements.
 
 mod bind;
 
@@ -18,7 +20,7 @@ use tokio_postgres::{Client, Statement};
 
 use self::bind::{Bind, Param};
 use super::error::txn_error;
-use oltpgen_datagen::defined::{Dialect, abbreviated};
+use oltpgen_datagen::defined::{Dialect, ParamKind, Value, abbreviated};
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{Done, TxnError};
 use oltpgen_vocab::{Error, Target};
@@ -39,6 +41,8 @@ pub struct Connector {
     statements: Vec<String>,
     /// Each statement's expected row count, when it has one.
     expected: Vec<Option<u64>>,
+    /// Each statement's parameters' kinds (`$1` first); none said: integers.
+    kinds: Vec<Vec<ParamKind>>,
 }
 
 impl Connector {
@@ -46,7 +50,18 @@ impl Connector {
     /// transaction's, flattened: [`Workload::statements`](oltpgen_datagen::defined::Workload::statements)),
     /// which [`Session::run`] names by index.
     pub fn new(target: Target, statements: Vec<String>) -> Self {
-        Connector { target, statements, expected: Vec::new() }
+        Connector { target, statements, expected: Vec::new(), kinds: Vec::new() }
+    }
+
+    /// The same, each statement's parameters drawing as `kinds` says (by index; `$1` first), which the
+    /// types the server infers must take.
+    pub fn binding(self, kinds: Vec<Vec<ParamKind>>) -> Self {
+        Connector { kinds, ..self }
+    }
+
+    /// Statement `i`'s parameters' kinds.
+    fn kinds_of(&self, i: usize) -> &[ParamKind] {
+        self.kinds.get(i).map_or(&[], Vec::as_slice)
     }
 
     /// The same, each statement's rows (touched or returned) checked against `expected` (by index).
@@ -54,12 +69,12 @@ impl Connector {
         Connector { expected, ..self }
     }
 
-    /// Whether every statement prepares on the target and binds integers, said before a run starts so that
+    /// Whether every statement prepares on the target and binds its parameters' kinds, said before a run starts so that
     /// a mistake in the definition is one line, not a run of failed transactions.
     ///
     /// # Errors
     /// [`Error`] naming the target, the statement (its number, from 1, and its start) and the server's
-    /// complaint or the parameter whose type an integer cannot be bound to.
+    /// complaint or the parameter whose type takes no value of its kind.
     pub async fn ready(&self) -> Result<(), Error> {
         let client = super::connect(&self.target).await?;
         for (i, sql) in self.statements.iter().enumerate() {
@@ -68,7 +83,7 @@ impl Connector {
                 let msg = e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string());
                 Error::usage(format!("{}: {what} does not prepare: {msg}: correct it", self.target.label()))
             })?;
-            if let Err(refused) = Bind::of(&prepared) {
+            if let Err(refused) = Bind::of(&prepared, self.kinds_of(i)) {
                 return Err(Error::usage(format!("{}: {what}: {refused}", self.target.label())));
             }
         }
@@ -79,7 +94,8 @@ impl Connector {
     ///
     /// # Errors
     /// [`TxnError::LOST`] when the server cannot be reached; the sorted error when a statement does not
-    /// prepare; a fatal one when a parameter's type takes no integer ([`ready`](Self::ready) says which).
+    /// prepare; a fatal one when a parameter's type takes no value of its kind ([`ready`](Self::ready)
+    /// says which).
     pub async fn open(&self) -> Result<Session, TxnError> {
         let client = super::connect(&self.target).await.map_err(|_| TxnError::LOST)?;
         let fixed = [BEGIN, "COMMIT"].map(|sql| client.prepare(sql));
@@ -93,9 +109,10 @@ impl Connector {
             .expect("two statements");
         let statements = prepared
             .into_iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let p = p.map_err(|e| txn_error(&e))?;
-                let binds = Bind::of(&p).map_err(|_| TxnError { fault: Fault::Fatal })?;
+                let binds = Bind::of(&p, self.kinds_of(i)).map_err(|_| TxnError { fault: Fault::Fatal })?;
                 Ok((p, binds))
             })
             .collect::<Result<_, TxnError>>()?;
@@ -123,8 +140,9 @@ impl Session {
     ///
     /// # Errors
     /// The server's error, sorted ([`txn_error`]); a fatal one, with nothing sent, when a call names no
-    /// statement, gives the wrong number of values, or a value its parameter's type cannot hold.
-    pub async fn run(&self, calls: &[(usize, &[i64])]) -> Result<Done, TxnError> {
+    /// statement, gives the wrong number of values, or a value its parameter's type cannot hold (or of
+    /// another kind).
+    pub async fn run(&self, calls: &[(usize, &[Value])]) -> Result<Done, TxnError> {
         self.run_as(calls, false).await
     }
 
@@ -135,7 +153,7 @@ impl Session {
     ///
     /// # Errors
     /// As [`run`](Self::run), and a fatal one for a count other than expected.
-    pub async fn run_as(&self, calls: &[(usize, &[i64])], rollback: bool) -> Result<Done, TxnError> {
+    pub async fn run_as(&self, calls: &[(usize, &[Value])], rollback: bool) -> Result<Done, TxnError> {
         let fatal = TxnError { fault: Fault::Fatal };
         let bound = calls
             .iter()
@@ -144,7 +162,7 @@ impl Session {
                 if binds.len() != values.len() {
                     return Err(fatal);
                 }
-                let params = binds.iter().zip(values).map(|(b, &v)| b.bind(v).ok_or(fatal));
+                let params = binds.iter().zip(values).map(|(b, v)| b.bind(v).ok_or(fatal));
                 Ok((statement, params.collect::<Result<Vec<Param>, _>>()?))
             })
             .collect::<Result<Vec<_>, _>>()?;
