@@ -4,7 +4,7 @@
 //! load killed with SIGKILL while its rows go in carries on with `--resume` to the same per-table
 //! checksums; `tpcc check` passes on both. And `tpcc check --sample` there: a corruption in a drawn
 //! warehouse caught, one elsewhere skipped. Scale 2 (two warehouses, so each of two parts has one):
-//! each load takes about 15 s on Babelfish.
+//! each load takes about 15 s on Babelfish. DS2 in two parts there too, at 10 MB.
 
 use std::time::{Duration, Instant};
 
@@ -114,4 +114,44 @@ async fn a_sql_server_load_in_parts_or_cut_and_resumed_holds_the_rows_of_one_loa
         tokio::task::block_in_place(|| handle.block_on(mssql_exec(&mut client, &sql)));
     };
     sampled_check::assert_sampled_check_catches_a_drawn_warehouse_only(&whole.url, corrupt);
+}
+
+/// DS2 in two parts on SQL Server: the finish refused naming part 0 while only part 1 is in, then the
+/// rows of a load in one process, the id sequences started past the loaded ids, `ds2 check` passing.
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_ds2_load_in_parts_on_sql_server_holds_the_rows_of_one_load() {
+    let url = mssql_url();
+    let _turn = mssql_turn().await;
+    let (whole, parts) = (MssqlDb::create(&url, "ds2_whole").await, MssqlDb::create(&url, "ds2_parts").await);
+    let load = |url: &str, flags: &[&str]| {
+        oltpgen(
+            &[&["ds2", "load", "--db-size", "10MB", "--load-workers", "2", "-q", "--url", url][..], flags]
+                .concat(),
+        )
+    };
+    let out = load(&whole.url, &[]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let sums = checksums::mssql(&mut mssql(&whole.url).await).await;
+    assert!(sums.contains_key("customers") && sums.contains_key("inventory"), "{sums:?}");
+    for step in [&["--begin", "--parts", "2"][..], &["--agent", "1/2"]] {
+        let out = load(&parts.url, step);
+        assert_eq!(out.code, 0, "{}", out.all());
+    }
+    let out = load(&parts.url, &["--finish"]);
+    assert_refused(&out, "part 0/2 (");
+    for step in [&["--agent", "0/2"][..], &["--finish"]] {
+        let out = load(&parts.url, step);
+        assert_eq!(out.code, 0, "{}", out.all());
+    }
+    let mut client = mssql(&parts.url).await;
+    assert_eq!(checksums::mssql(&mut client).await, sums, "the rows of one load");
+    let next = "SELECT CAST(NEXT VALUE FOR customers_customerid_seq AS bigint)";
+    let next = mssql_exec(&mut client, next).await[0][0].get::<i64, _>(0).unwrap();
+    assert_eq!(next, mssql_int(&mut client, "SELECT MAX(customerid) FROM customers").await + 1);
+    let out = oltpgen(&["ds2", "check", "--url", &parts.url]);
+    assert_eq!(out.code, 0, "{}", out.all());
 }
