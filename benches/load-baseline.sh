@@ -121,9 +121,9 @@ one_run() {
     done
 
     # 3. The same server, the same schema, loaded by PostgreSQL itself.
-    "$bin" local start --data-dir "$data" --quiet >/dev/null
+    "$bin" local start --data-dir "$data" >/dev/null
     local url
-    url=$("$bin" local url --data-dir "$data" --quiet)
+    url=$("$bin" local url --data-dir "$data")
     if [[ "$n" == 1 ]]; then
         {
             echo "  server: $("$psql" -X -Atd "$url" -c 'show server_version')," \
@@ -184,7 +184,7 @@ one_run() {
 
     local loaded
     loaded=$("$psql" -X -Atd "$url" -c "SELECT (SELECT count(*) FROM order_line) + (SELECT count(*) FROM stock) + (SELECT count(*) FROM customer) + (SELECT count(*) FROM history) + (SELECT count(*) FROM orders) + (SELECT count(*) FROM new_order) + (SELECT count(*) FROM item) + (SELECT count(*) FROM district) + (SELECT count(*) FROM warehouse)")
-    "$bin" local stop --data-dir "$data" --quiet >/dev/null
+    "$bin" local stop --data-dir "$data" >/dev/null
 
     local base copy keys an
     base=$(secs "$c0" "$a1")

@@ -167,22 +167,3 @@ async fn a_ds2_load_killed_during_its_rows_resumes_to_the_rows_of_one_never_cut(
         "the sequence starts past the ids"
     );
 }
-
-/// SQL Server's bulk insert runs outside a transaction: its loads mark no chunks, and `--resume` (or a
-/// load in parts) there says so before it connects.
-#[test]
-fn resume_is_refused_where_the_bulk_path_marks_no_chunks() {
-    for url in ["sqlserver://u:p@127.0.0.1:9/db"] {
-        let steps: [(&str, &[&str]); 3] = [
-            ("--resume", &["--resume"]),
-            ("--agent", &["--agent", "0/2"]),
-            ("--begin", &["--begin", "--parts", "2"]),
-        ];
-        for (flag, step) in steps {
-            let out = oltpgen(&[&["tpcc", "load", "--url", url, "-q"][..], step].concat());
-            assert_refused(&out, &format!("{flag}: "));
-            let why = "can be neither cut into parts nor resumed: load it whole (again with --replace)";
-            assert!(out.stderr.contains(why), "{}", out.stderr);
-        }
-    }
-}

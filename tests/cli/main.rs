@@ -70,6 +70,7 @@ mod report_figures;
 mod report_html;
 mod report_pages;
 mod runs_lost_commits;
+mod sampled_check;
 mod session_names;
 mod slurm;
 mod slurm_load;

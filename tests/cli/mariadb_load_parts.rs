@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crate::checksums;
 use crate::common::{assert_refused, oltpgen, spawn};
 use crate::mariadb_common::MariaDb;
+use crate::sampled_check;
 
 /// How many of its chunks the load into database `name` has marked done (0 before the marks' table).
 fn marked(db: &MariaDb, name: &str) -> i64 {
@@ -101,39 +102,8 @@ fn a_mariadb_load_in_parts_or_cut_and_resumed_holds_the_rows_of_one_load() {
     assert_checked(&url);
     // A whole load is never touched.
     assert_refused(&load("whole", &["--resume"]), "which --resume never touches");
-    sampled_check_catches_a_drawn_warehouse_only(&db, "whole");
-}
-
-/// `tpcc check --sample 1` on MariaDB's database `name` (scale 2): names the drawn warehouse and what it
-/// skipped, passes with a corruption in the other warehouse (which the whole check catches) and fails,
-/// naming the row, with one in the drawn warehouse.
-fn sampled_check_catches_a_drawn_warehouse_only(db: &MariaDb, name: &str) {
-    let url = db.url(name);
-    let sampled = || oltpgen(&["tpcc", "check", "--url", &url, "--sample", "1", "--sample-seed", "7"]);
-    let out = sampled();
-    assert_eq!(out.code, 0, "{}", out.all());
-    let drawn: u32 = (out.stdout.lines())
-        .find_map(|l| l.strip_prefix("sampled 1 of 2 warehouses (--sample-seed 7): "))
-        .unwrap_or_else(|| panic!("the drawn warehouse is named: {}", out.stdout))
-        .parse()
-        .unwrap();
-    assert!(out.stdout.contains("skipped on the other 1 warehouses: 3.3.2.2 to 3.3.2.12"), "{}", out.stdout);
-    let corrupt = |w: u32| {
-        db.sql(
-            name,
-            &format!(
-                "UPDATE customer SET c_balance = c_balance + 1 WHERE c_w_id = {w} AND c_d_id = 1 AND c_id = 1"
-            ),
-        );
+    let corrupt = &mut |w| {
+        db.sql("whole", &sampled_check::corruption(w));
     };
-    let elsewhere = 3 - drawn;
-    corrupt(elsewhere);
-    assert_eq!(sampled().code, 0, "a warehouse not drawn is not read");
-    let whole = oltpgen(&["tpcc", "check", "--url", &url]);
-    assert_eq!(whole.code, 1, "{}", whole.all());
-    corrupt(drawn);
-    let out = sampled();
-    assert_eq!(out.code, 1, "{}", out.all());
-    assert!(out.all().contains(&format!("w_id={drawn} d_id=1 c_id=1")), "{}", out.all());
-    assert!(!out.all().contains(&format!("w_id={elsewhere} d_id=1 c_id=1")), "{}", out.all());
+    sampled_check::assert_sampled_check_catches_a_drawn_warehouse_only(&db.url("whole"), corrupt);
 }

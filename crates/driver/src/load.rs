@@ -109,15 +109,13 @@ pub struct Loading<W: Stored, D: Dataset> {
 /// the tables, `copy_rows`, `build_keys_and_finish`, record the load as complete.
 ///
 /// The load records itself as "loading" before it writes a row and as "complete" after the statistics,
-/// so a load that dies (or is interrupted) is recognised later by every command. Where the engine
-/// [`marks_chunks`](engine::marks_chunks), each chunk commits with its done-mark, and `opts.resume`
-/// carries a cut load of the same parameters on: the chunks not marked, then the keys, indexes and
+/// so a load that dies (or is interrupted) is recognised later by every command. Each chunk commits
+/// with its done-mark ([`engine::bulk_load`]), and `opts.resume` carries a cut load of the same parameters on: the chunks not marked, then the keys, indexes and
 /// finishing statements whole again (what a cut build left is dropped first).
 ///
 /// # Errors
 /// [`Error::Usage`] when the database already holds the workload (without `replace`) or foreign tables
-/// of the same names, or `opts.resume` finds no cut load of these parameters (or an engine that marks no
-/// chunks); [`Error::Failed`] when the server fails part-way.
+/// of the same names, or `opts.resume` finds no cut load of these parameters; [`Error::Failed`] when the server fails part-way.
 pub async fn load<W: Stored, D: Dataset>(
     w: &W,
     target: &Target,
@@ -125,21 +123,16 @@ pub async fn load<W: Stored, D: Dataset>(
     opts: &LoadOptions,
 ) -> Result<LoadSummary, Error> {
     let start = Instant::now();
-    if let Some(flag) = opts.marked_flag() {
-        refuse_unmarked(target, flag)?;
-    }
     let conn = Conn::open(target).await?;
     let (engine, workload) = (target.engine(), w.name());
     let tables: Vec<&str> = loading.data.tables().iter().map(|t| t.name).collect();
     let params = serde_json::to_value(&loading.params).expect("load parameters serialize");
-    let marks = engine::marks_chunks(engine).then_some(workload);
+    let marks = Some(workload);
     let fresh = !opts.resume && matches!(opts.step, Step::Whole | Step::Begin(_));
     let done = if fresh {
         clear_the_way(w, &conn, target, &tables, opts.replace).await?;
         record(&conn, target, workload, LOADING, &params).await?;
-        if marks.is_some() {
-            conn.clear_chunks(target, workload).await?;
-        }
+        conn.clear_chunks(target, workload).await?;
         if let Step::Begin(parts) = opts.step {
             conn.write_plan(target, workload, parts).await?;
         }
@@ -276,22 +269,6 @@ async fn check_plan(conn: &Conn, target: &Target, workload: &str, step: Step) ->
         ))),
         (_, plan) => Ok(plan.unwrap_or(1)),
     }
-}
-
-/// Refuses `flag` (`--resume`, or a step of a load in parts) on an engine whose bulk path commits no done-mark with its chunks (before
-/// anything connects, when the command calls it first).
-///
-/// # Errors
-/// [`Error::Usage`] saying why and what to do.
-pub fn refuse_unmarked(target: &Target, flag: &str) -> Result<(), Error> {
-    if engine::marks_chunks(target.engine()) {
-        return Ok(());
-    }
-    Err(Error::usage(format!(
-        "{flag}: {target} is on {}, whose bulk load does not commit each chunk with a done-mark, so a load \
-         there can be neither cut into parts nor resumed: load it whole (again with --replace)",
-        target.engine().name()
-    )))
 }
 
 /// Where a `--resume` load carries on: the chunks its cut load marked done. Refuses a database that

@@ -63,12 +63,109 @@ pub async fn write(conn: &Conn, target: &Target, workload: &str, row: &MetaRow) 
 /// # Errors
 /// [`Error::Failed`] when the delete fails.
 pub async fn remove(conn: &Conn, target: &Target, workload: &str) -> Result<(), Error> {
-    if super::schema::existing_tables(conn, target, &[TABLE]).await?.is_empty() {
+    remove_from(conn, target, TABLE, workload).await
+}
+
+/// Removes `workload`'s rows from oltpgen's bookkeeping table `table`, and the table when no row is
+/// left.
+async fn remove_from(conn: &Conn, target: &Target, table: &str, workload: &str) -> Result<(), Error> {
+    if super::schema::existing_tables(conn, target, &[table]).await?.is_empty() {
         return Ok(());
     }
     let sql = format!(
-        "DELETE FROM {TABLE} WHERE workload = @P1; IF NOT EXISTS (SELECT 1 FROM {TABLE}) DROP TABLE {TABLE}"
+        "DELETE FROM {table} WHERE workload = @P1; IF NOT EXISTS (SELECT 1 FROM {table}) DROP TABLE {table}"
     );
-    conn.with(target, "updating oltpgen_meta", async |c| c.execute(sql.as_str(), &[&workload]).await).await?;
+    conn.with(target, &format!("updating {table}"), async |c| c.execute(sql.as_str(), &[&workload]).await)
+        .await?;
     Ok(())
+}
+
+/// The done-marks of a load's chunks, as on PostgreSQL (`oltpgen_pg::meta::CHUNKS` says what they are
+/// for): one row per chunk, inserted in the transaction of the chunk's own bulk insert ([`MARK`]).
+pub const CHUNKS: &str = "oltpgen_chunks";
+
+/// The statement marking a chunk done (parameters: workload, chunk), run inside the chunk's transaction.
+pub const MARK: &str = "INSERT INTO oltpgen_chunks (workload, chunk) VALUES (@P1, @P2)";
+
+/// Creates the chunk-mark table when missing and removes `workload`'s marks: a new load starts with
+/// none.
+///
+/// # Errors
+/// [`Error::Failed`] when the table cannot be created or emptied.
+pub async fn clear_chunks(conn: &Conn, target: &Target, workload: &str) -> Result<(), Error> {
+    let create = format!(
+        "IF OBJECT_ID('{CHUNKS}', 'U') IS NULL CREATE TABLE {CHUNKS} (workload VARCHAR(64) NOT NULL, \
+         chunk INT NOT NULL, PRIMARY KEY (workload, chunk))"
+    );
+    conn.batch(target, "creating oltpgen_chunks", &create).await?;
+    let sql = format!("DELETE FROM {CHUNKS} WHERE workload = @P1");
+    conn.with(target, "clearing oltpgen_chunks", async |c| c.execute(sql.as_str(), &[&workload]).await)
+        .await?;
+    Ok(())
+}
+
+/// The chunks of `workload`'s load marked done (none when the table is missing).
+///
+/// # Errors
+/// [`Error::Failed`] when the table exists but cannot be read.
+pub async fn done_chunks(conn: &Conn, target: &Target, workload: &str) -> Result<Vec<u32>, Error> {
+    if super::schema::existing_tables(conn, target, &[CHUNKS]).await?.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!("SELECT chunk FROM {CHUNKS} WHERE workload = @P1");
+    let rows = conn
+        .with(target, "reading oltpgen_chunks", async |c| {
+            c.query(sql.as_str(), &[&workload]).await?.into_first_result().await
+        })
+        .await?;
+    Ok(rows.iter().filter_map(|r| r.get::<i32, _>(0)).map(|c| c as u32).collect())
+}
+
+/// Removes `workload`'s marks and its plan in parts, and each table when nothing is left in it: a load
+/// that finished, or a workload dropped.
+///
+/// # Errors
+/// [`Error::Failed`] when a delete fails.
+pub async fn remove_chunks(conn: &Conn, target: &Target, workload: &str) -> Result<(), Error> {
+    remove_from(conn, target, CHUNKS, workload).await?;
+    remove_from(conn, target, PARTS, workload).await
+}
+
+/// The plan of a load in parts, as on PostgreSQL (`oltpgen_pg::meta::PARTS`): one row per part.
+pub const PARTS: &str = "oltpgen_parts";
+
+/// Records `workload`'s load as `parts` parts (replacing an earlier plan).
+///
+/// # Errors
+/// [`Error::Failed`] when the write fails.
+pub async fn write_plan(conn: &Conn, target: &Target, workload: &str, parts: u32) -> Result<(), Error> {
+    let create = format!(
+        "IF OBJECT_ID('{PARTS}', 'U') IS NULL CREATE TABLE {PARTS} (workload VARCHAR(64) NOT NULL, \
+         part INT NOT NULL, parts INT NOT NULL, PRIMARY KEY (workload, part))"
+    );
+    conn.batch(target, "creating oltpgen_parts", &create).await?;
+    let values: Vec<String> = (0..parts).map(|p| format!("(@P1, {p}, {parts})")).collect();
+    let sql = format!(
+        "DELETE FROM {PARTS} WHERE workload = @P1; INSERT INTO {PARTS} (workload, part, parts) VALUES {}",
+        values.join(", ")
+    );
+    conn.with(target, "writing oltpgen_parts", async |c| c.execute(sql.as_str(), &[&workload]).await).await?;
+    Ok(())
+}
+
+/// The parts `workload`'s load was planned in (`None`: not a load in parts).
+///
+/// # Errors
+/// [`Error::Failed`] when the plan exists but cannot be read.
+pub async fn plan(conn: &Conn, target: &Target, workload: &str) -> Result<Option<u32>, Error> {
+    if super::schema::existing_tables(conn, target, &[PARTS]).await?.is_empty() {
+        return Ok(None);
+    }
+    let sql = format!("SELECT MAX(parts) FROM {PARTS} WHERE workload = @P1");
+    let rows = conn
+        .with(target, "reading oltpgen_parts", async |c| {
+            c.query(sql.as_str(), &[&workload]).await?.into_first_result().await
+        })
+        .await?;
+    Ok(rows.first().and_then(|r| r.get::<i32, _>(0)).map(|p| p as u32))
 }

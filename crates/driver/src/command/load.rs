@@ -111,9 +111,6 @@ async fn load_into<W: Stored>(
 ) -> Result<(), Error> {
     let what = w.size_words(size);
     let target = db.target()?;
-    if let (Some(target), Some(flag)) = (&target, opts.marked_flag()) {
-        crate::load::refuse_unmarked(target, flag)?;
-    }
     let created = match (&target, req.create_database) {
         (_, false) => false,
         (None, true) => {
@@ -131,8 +128,6 @@ async fn load_into<W: Stored>(
     if let (Some(target), Step::Whole | Step::Begin(_), false) = (&target, opts.step, req.resume) {
         server_disk(target, w.size_bytes(size), console).await?;
     }
-    // The built-in server is PostgreSQL.
-    let target_engine = target.as_ref().map_or(oltpgen_vocab::target::Engine::Postgres, Target::engine);
     let loading = async {
         let database = match target {
             Some(target) => Database::at(target),
@@ -147,12 +142,9 @@ async fn load_into<W: Stored>(
         Error::Interrupted(why) if throwaway => {
             Error::Interrupted(format!("{why}; the throwaway database went with it"))
         }
-        Error::Interrupted(why) if engine::marks_chunks(target_engine) => Error::Interrupted(format!(
+        Error::Interrupted(why) => Error::Interrupted(format!(
             "{why}; the database is marked half-loaded: carry it on with --resume (the same size and \
              --seed), or load it again with --replace"
-        )),
-        Error::Interrupted(why) => Error::Interrupted(format!(
-            "{why}; the database is marked half-loaded: run the load again with --replace"
         )),
         other => other,
     })?;

@@ -10,12 +10,14 @@ use oltpgen_datagen::schema::Dataset;
 use super::Conn;
 use crate::{Error, Target};
 use oltpgen_vocab::chunks::first_error;
-use oltpgen_vocab::target::Engine;
 
 /// Generates `chunks` of `data` (each numbered by its place in [`Dataset::chunks`]) on `workers`
 /// threads and bulk-loads them over `workers` connections, calling `progress` with the rows of each
-/// chunk the server accepted. With `marks` (a workload's name, on an engine that [`marks_chunks`]),
-/// each chunk's rows commit with its done-mark in the load record.
+/// chunk the server accepted. With `marks` (a workload's name), each chunk's rows commit with its
+/// done-mark in the load record, on every engine: PostgreSQL's COPY, MySQL's `LOAD DATA` (InnoDB's is
+/// transactional, each chunk its own statement then) and SQL Server's TDS bulk insert (inside the
+/// connection's `BEGIN TRANSACTION`) each run in a transaction with the mark, so that a cut load
+/// resumes (`--resume`) and a load goes in parts.
 ///
 /// # Errors
 /// The first error of any connection.
@@ -28,36 +30,7 @@ pub async fn bulk_load<D: Dataset>(
     progress: impl Fn(u64) + Send + Sync + 'static,
 ) -> Result<(), Error> {
     let marks = marks.map(str::to_string);
-    match target.engine() {
-        #[cfg(feature = "postgres")]
-        Engine::Postgres => {
-            oltpgen_pg::bulk::load_marked(target, workers, data, chunks, marks, progress).await
-        }
-        #[cfg(feature = "mysql")]
-        Engine::MySql => {
-            oltpgen_mysql::bulk::load_marked(target, workers, data, chunks, marks, progress).await
-        }
-        #[cfg(feature = "mssql")]
-        Engine::SqlServer => {
-            let chunks = chunks.into_iter().map(|(_, c)| c).collect();
-            oltpgen_mssql::bulk::load_chunks(target, workers, data, chunks, progress).await
-        }
-    }
-}
-
-/// Whether `engine`'s bulk path commits each chunk with its done-mark, so that a cut load resumes
-/// (`--resume`) or goes in parts: PostgreSQL's COPY and MySQL's `LOAD DATA` (InnoDB's is
-/// transactional, each chunk its own statement then) run in a transaction with the mark; SQL Server's
-/// bulk insert runs outside one.
-pub fn marks_chunks(engine: Engine) -> bool {
-    match engine {
-        #[cfg(feature = "postgres")]
-        Engine::Postgres => true,
-        #[cfg(feature = "mysql")]
-        Engine::MySql => true,
-        #[allow(unreachable_patterns)]
-        _ => false,
-    }
+    each_engine!(target.engine(), m => m::bulk::load_marked(target, workers, data, chunks, marks, progress).await)
 }
 
 /// Runs `statements` over `connections` connections, in the order given, calling `done` after each.

@@ -130,35 +130,20 @@ impl Conn {
         each_engine!(self, Conn(c), m => m::meta::remove(c, target, workload).await)
     }
 
-    /// Empties `workload`'s chunk marks (creating their table) where the engine
-    /// [`marks_chunks`](super::marks_chunks): a load starting from nothing.
+    /// Empties `workload`'s chunk marks (creating their table): a load starting from nothing.
     ///
     /// # Errors
     /// [`Error::Failed`] when the write fails.
     pub async fn clear_chunks(&self, target: &Target, workload: &str) -> Result<(), Error> {
-        match self {
-            #[cfg(feature = "postgres")]
-            Conn::Postgres(c) => oltpgen_pg::meta::clear_chunks(c, target, workload).await,
-            #[cfg(feature = "mysql")]
-            Conn::MySql(c) => oltpgen_mysql::meta::clear_chunks(c, target, workload).await,
-            #[allow(unreachable_patterns)]
-            _ => Ok(()),
-        }
+        each_engine!(self, Conn(c), m => m::meta::clear_chunks(c, target, workload).await)
     }
 
-    /// The chunks of `workload`'s load marked done (none where the engine marks none).
+    /// The chunks of `workload`'s load marked done.
     ///
     /// # Errors
     /// [`Error::Failed`] when the marks cannot be read.
     pub async fn done_chunks(&self, target: &Target, workload: &str) -> Result<Vec<u32>, Error> {
-        match self {
-            #[cfg(feature = "postgres")]
-            Conn::Postgres(c) => oltpgen_pg::meta::done_chunks(c, target, workload).await,
-            #[cfg(feature = "mysql")]
-            Conn::MySql(c) => oltpgen_mysql::meta::done_chunks(c, target, workload).await,
-            #[allow(unreachable_patterns)]
-            _ => Ok(Vec::new()),
-        }
+        each_engine!(self, Conn(c), m => m::meta::done_chunks(c, target, workload).await)
     }
 
     /// Removes `workload`'s chunk marks and its plan in parts: its load finished, or it was dropped.
@@ -174,25 +159,19 @@ impl Conn {
             }
             #[cfg(feature = "mysql")]
             Conn::MySql(c) => oltpgen_mysql::meta::remove_chunks(c, target, workload).await,
+            #[cfg(feature = "mssql")]
+            Conn::SqlServer(c) => oltpgen_mssql::meta::remove_chunks(c, target, workload).await,
             #[allow(unreachable_patterns)]
             _ => Ok(()),
         }
     }
 
-    /// Records `workload`'s load as `parts` parts (`load --begin`), where the engine
-    /// [`marks_chunks`](super::marks_chunks).
+    /// Records `workload`'s load as `parts` parts (`load --begin`).
     ///
     /// # Errors
     /// [`Error::Failed`] when the write fails.
     pub async fn write_plan(&self, target: &Target, workload: &str, parts: u32) -> Result<(), Error> {
-        match self {
-            #[cfg(feature = "postgres")]
-            Conn::Postgres(c) => oltpgen_pg::meta::write_plan(c, target, workload, parts).await,
-            #[cfg(feature = "mysql")]
-            Conn::MySql(c) => oltpgen_mysql::meta::write_plan(c, target, workload, parts).await,
-            #[allow(unreachable_patterns)]
-            _ => Ok(()),
-        }
+        each_engine!(self, Conn(c), m => m::meta::write_plan(c, target, workload, parts).await)
     }
 
     /// The parts `workload`'s load was planned in, `None` for a load not in parts.
@@ -200,14 +179,7 @@ impl Conn {
     /// # Errors
     /// [`Error::Failed`] when the plan cannot be read.
     pub async fn plan(&self, target: &Target, workload: &str) -> Result<Option<u32>, Error> {
-        match self {
-            #[cfg(feature = "postgres")]
-            Conn::Postgres(c) => oltpgen_pg::meta::plan(c, target, workload).await,
-            #[cfg(feature = "mysql")]
-            Conn::MySql(c) => oltpgen_mysql::meta::plan(c, target, workload).await,
-            #[allow(unreachable_patterns)]
-            _ => Ok(None),
-        }
+        each_engine!(self, Conn(c), m => m::meta::plan(c, target, workload).await)
     }
 
     /// The bytes free on the disk that holds the database, or why the server cannot say

@@ -94,7 +94,7 @@ pub mod script;
 mod target;
 pub mod tpcc;
 
-pub use bulk::{bulk_load, marks_chunks, run_statements};
+pub use bulk::{bulk_load, run_statements};
 pub use conn::{Conn, create_database};
 pub use schema::{create_table, drop_index, drop_primary_key, primary_key, statistics, truncate};
 pub use target::{parse_url, with_dbname};
