@@ -32,6 +32,7 @@ mod console_words;
 mod corruptions;
 mod counters;
 mod custom;
+mod custom_ack_row;
 mod custom_check_result;
 mod custom_drop;
 mod custom_drop_name;

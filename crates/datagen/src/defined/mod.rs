@@ -392,7 +392,8 @@ pub struct TxnSpec {
 pub const ACK_VALUES: usize = 5;
 
 /// A transaction's acknowledgement: its statement `statement` (from 1), whose parameters as drawn
-/// (`$1` first, at most five) are the key of what it committed, and `check`, a query of one text
+/// (`$1` first, at most five) are the key of what it committed, or with `row = true` the first row it
+/// returns (a key the server makes: `INSERT … RETURNING id`, T-SQL's `OUTPUT INSERTED.id`), and `check`, a query of one text
 /// column yielding each key the database holds, its values joined by commas in the same order
 /// (`SELECT CONCAT_WS(',', customer, item, qty) AS k FROM orders`). Alike keys are counted, so a
 /// table without a key of its own will do.
@@ -401,6 +402,12 @@ pub const ACK_VALUES: usize = 5;
 pub struct AckSpec {
     /// The statement, counting the transaction's from 1.
     pub statement: usize,
+    /// Whether the key is the first row the statement returns (integer columns as integers, texts as
+    /// the acknowledgement's `Ack::value_of_text` reads them; at most five) rather than its parameters as
+    /// drawn: a key only the server knows, such as an identity. A run of it that returns no row is
+    /// an error of the transaction, not a commit left unacknowledged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub row: bool,
     /// The lookup: every key the database holds, one text column.
     pub check: String,
     /// The lookup in MySQL's and MariaDB's SQL, where it differs from `check`.

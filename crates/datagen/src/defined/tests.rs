@@ -662,6 +662,7 @@ fn rows_may_be_pgbench_expressions_of_the_scale() {
 fn a_bad_ack_is_refused_with_one_line_naming_its_transaction() {
     let ack = |statement, check: &str| AckSpec {
         statement,
+        row: false,
         check: check.into(),
         check_mysql: None,
         check_mssql: None,
@@ -695,6 +696,12 @@ fn a_bad_ack_is_refused_with_one_line_naming_its_transaction() {
     def.transactions[0].ack = Some(ack(2, "SELECT 1"));
     let err = def.intern().unwrap_err();
     assert!(err.contains("statement 2 has 6 parameters; a key keeps at most 5"), "{err}");
+    // Keyed by the row it returns, its parameters are no key: only the server can count its columns.
+    def.transactions[0].ack = Some(AckSpec { row: true, ..ack(2, "SELECT 1") });
+    let workload = def.intern().unwrap();
+    let returning: Vec<usize> =
+        (0..workload.statements().len()).filter(|&i| workload.returns_ack(i)).collect();
+    assert_eq!(returning, [workload.slots(0)[1].statement]);
 }
 
 #[test]

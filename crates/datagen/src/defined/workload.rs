@@ -33,6 +33,9 @@ pub struct Workload {
     slots: Vec<Vec<Slot>>,
     /// Per transaction, which of a draw's values repeat an earlier one (a named parameter used again).
     links: Links,
+    /// Each of [`Self::statements`]: whether its first returned row is its transaction's
+    /// acknowledgement (an `ack` with `row = true`).
+    returning: Vec<bool>,
 }
 
 /// Where one statement of a transaction stands: its index among [`Workload::statements`] (what a
@@ -95,7 +98,7 @@ impl WorkloadDef {
             .collect();
         let mut statements: [Vec<&'static str>; 3] = Default::default();
         let (mut expected, mut kinds) = (Vec::new(), Vec::new());
-        let slots = def
+        let slots: Vec<Vec<Slot>> = def
             .transactions
             .iter()
             .map(|txn| {
@@ -119,6 +122,12 @@ impl WorkloadDef {
                     .collect()
             })
             .collect();
+        let mut returning = vec![false; statements[0].len()];
+        for (txn, slots) in def.transactions.iter().zip(&slots) {
+            let Some(ack) = txn.ack.as_ref().filter(|a| a.row) else { continue };
+            let slot: &Slot = &slots[ack.statement - 1];
+            returning[slot.statement..slot.statement + slot.choices].fill(true);
+        }
         let filled: Vec<&'static str> =
             def.tables.iter().filter(|t| t.rows.at_1() == 0).map(|t| t.name.as_str()).collect();
         let txn_names: Vec<&'static str> = def.transactions.iter().map(|t| t.name.as_str()).collect();
@@ -134,6 +143,7 @@ impl WorkloadDef {
             kinds,
             slots,
             links,
+            returning,
         })))
     }
 }
@@ -215,6 +225,18 @@ impl Workload {
     /// [`statements`](Self::statements): what a session checks each against.
     pub fn expected_rows(&self) -> Vec<Option<u64>> {
         self.expected.clone()
+    }
+
+    /// Whether statement `index` of [`statements`](Self::statements) returns its transaction's
+    /// acknowledgement as its first row: the one statement of a transaction a session reads a row of.
+    pub fn returns_ack(&self, index: usize) -> bool {
+        self.returning.get(index).copied().unwrap_or(false)
+    }
+
+    /// Every statement's [`returns_ack`](Self::returns_ack), in the order of
+    /// [`statements`](Self::statements): what a session hands back a row of.
+    pub fn returning(&self) -> Vec<bool> {
+        self.returning.clone()
     }
 
     /// How a definition names statement `index` of [`statements`](Self::statements) (from 0):

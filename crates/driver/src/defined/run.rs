@@ -72,9 +72,14 @@ impl Driven for DefinedDriver {
 
     async fn execute(&self, session: &DefinedSession, draw: &Draw, ops: &mut Ops) -> Result<Done, TxnError> {
         let calls = draw.calls();
-        let done = session.run(&calls, draw.rollback).await?;
+        let (done, returned) = session.run(&calls, draw.rollback).await?;
         let ack = self.definition.transactions[draw.txn].ack.as_ref();
         if let (Some(ack), false) = (ack, done.rolled_back) {
+            if ack.row {
+                // The row its statement returned: a key the server made.
+                ops.acknowledge(Ack::new(draw.txn as u8, returned.as_deref().unwrap_or_default()));
+                return Ok(done);
+            }
             // Its statement's parameters as drawn: the key of what it committed.
             // A text keeps its value as the text read back does.
             let values = calls.get(ack.statement - 1).map_or(&[][..], |c| c.1);
@@ -107,7 +112,8 @@ fn label_statement(workload: &Defined, e: Error) -> Error {
 
 /// How `definition`'s acknowledgements are read back after a failover, when a transaction names one:
 /// its `ack`'s lookup in the target's dialect (by the acknowledgement's kind, the transaction's
-/// index), all rows; an ack said by its transaction's name and its statement's parameters.
+/// index), all rows; an ack said by its transaction's name and its statement's parameters (a
+/// returned row's values: as many as up to its last that is not 0, the row's width unknown here).
 pub(super) fn lookup(definition: &'static WorkloadDef) -> Option<AckLookup> {
     definition.transactions.iter().any(|t| t.ack.is_some()).then_some(())?;
     Some(
@@ -121,10 +127,12 @@ pub(super) fn lookup(definition: &'static WorkloadDef) -> Option<AckLookup> {
             },
             move |a| {
                 let txn = &definition.transactions[usize::from(a.kind)];
-                let n = txn
-                    .ack
-                    .as_ref()
-                    .and_then(|ack| Some(txn.statements.get(ack.statement - 1)?.params.len()));
+                let n = txn.ack.as_ref().and_then(|ack| {
+                    if ack.row {
+                        return Some(a.key.iter().rposition(|v| *v != 0).map_or(1, |i| i + 1));
+                    }
+                    Some(txn.statements.get(ack.statement - 1)?.params.len())
+                });
                 let values: Vec<String> =
                     a.key[..n.unwrap_or(0).min(a.key.len())].iter().map(i64::to_string).collect();
                 format!("{}: ({})", txn.name, values.join(", "))
@@ -176,8 +184,9 @@ pub async fn run(
     let mut connectors = Vec::with_capacity(targets.len());
     for target in targets {
         let (expected, kinds) = (workload.workload.expected_rows(), workload.workload.param_kinds());
+        let statements = workload.statements(target.engine());
         let ready =
-            DefinedConnector::ready(target, workload.statements(target.engine()), expected, kinds).await;
+            DefinedConnector::ready(target, statements, expected, kinds, workload.workload.returning()).await;
         connectors.push(ready.map_err(|e| workload.in_file(label_statement(workload, e)))?);
     }
     let connectors: Arc<[DefinedConnector]> = connectors.into();

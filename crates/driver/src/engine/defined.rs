@@ -30,11 +30,17 @@ pub enum DefinedSession {
 
 impl DefinedSession {
     /// Runs one transaction: each call a statement's index and its parameters' values; rolled back on
-    /// purpose when `rollback`.
+    /// purpose when `rollback`. Beside it, the acknowledgement's key a statement returned, when one of
+    /// the calls returns it ([`DefinedConnector::ready`]'s `returning`).
     ///
     /// # Errors
-    /// The server's error, sorted.
-    pub async fn run(&self, calls: &[(usize, &[Value])], rollback: bool) -> Result<Done, TxnError> {
+    /// The server's error, sorted; a fatal one when the statement that returns the acknowledgement
+    /// returned no row.
+    pub async fn run(
+        &self,
+        calls: &[(usize, &[Value])],
+        rollback: bool,
+    ) -> Result<(Done, Option<Vec<i64>>), TxnError> {
         each_engine!(self, DefinedSession(s) => s.run_as(calls, rollback).await)
     }
 }
@@ -55,7 +61,8 @@ pub enum DefinedConnector {
 impl DefinedConnector {
     /// The connector of a run on `target` whose transactions are made of `statements` (in the target's
     /// dialect: [`dialect`]), each checked against its `expected` rows and binding its parameters as
-    /// `kinds` says, after checking that each prepares there.
+    /// `kinds` says, the statements `returning` says (by index) handing back their first row as the
+    /// acknowledgement, after checking that each prepares there.
     ///
     /// # Errors
     /// [`Error::Usage`] for a statement the server refuses, or a parameter whose type takes no value
@@ -65,13 +72,15 @@ impl DefinedConnector {
         statements: Vec<String>,
         expected: Vec<Option<u64>>,
         kinds: Vec<Vec<ParamKind>>,
+        returning: Vec<bool>,
     ) -> Result<Self, Error> {
         Ok(match target.engine() {
             #[cfg(feature = "postgres")]
             Engine::Postgres => {
                 let connector = oltpgen_pg::defined::Connector::new(target.clone(), statements)
                     .expecting(expected)
-                    .binding(kinds);
+                    .binding(kinds)
+                    .returning(returning);
                 connector.ready().await?;
                 DefinedConnector::Postgres(connector)
             }
@@ -79,7 +88,8 @@ impl DefinedConnector {
             Engine::SqlServer => {
                 let connector = oltpgen_mssql::defined::Connector::new(target.clone(), &statements)
                     .expecting(expected)
-                    .binding(kinds);
+                    .binding(kinds)
+                    .returning(returning);
                 connector.ready().await?;
                 DefinedConnector::SqlServer(connector)
             }
@@ -87,8 +97,9 @@ impl DefinedConnector {
             Engine::MySql => {
                 // MySQL infers no parameter types: it converts what it is sent.
                 let _ = kinds;
-                let connector =
-                    oltpgen_mysql::defined::Connector::new(target.clone(), &statements).expecting(expected);
+                let connector = oltpgen_mysql::defined::Connector::new(target.clone(), &statements)
+                    .expecting(expected)
+                    .returning(returning);
                 connector.ready().await?;
                 DefinedConnector::MySql(connector)
             }

@@ -18,14 +18,14 @@
 
 use std::time::Duration;
 
-use tiberius::Query;
+use tiberius::{ColumnData, Query, Row};
 use tokio::sync::Mutex;
 
 use super::error::txn_error;
 use super::{Client, timed};
 use oltpgen_datagen::defined::{Dialect, ParamKind, Value, abbreviated, rewrite_placeholders};
 use oltpgen_vocab::error::Fault;
-use oltpgen_vocab::outcome::{Done, TxnError};
+use oltpgen_vocab::outcome::{ACK_VALUES, Ack, Done, TxnError};
 use oltpgen_vocab::{Error, Target};
 
 /// The dialect of a definition's SQL SQL Server runs: `sql_mssql`, else `sql`.
@@ -42,6 +42,10 @@ const BEGIN: &str = "SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL READ COM
 /// with every parameter 1 (2627/2601 duplicate key, 547 constraint, 515 NULL, 8152/2628 truncation,
 /// 220/8115 overflow, 245 conversion); Babelfish reports some in PostgreSQL's words.
 const VALUE_ERRORS: [u32; 9] = [2627, 2601, 547, 515, 8152, 2628, 220, 8115, 245];
+
+/// The columns of the one-row result sets a batch brackets the acknowledging statement's rows
+/// (`OUTPUT INSERTED.…`) with, so that they are found among the other statements' result sets.
+const ACK_MARKS: [&str; 2] = ["oltpgen_ack", "oltpgen_ack_end"];
 
 /// One statement cut at its placeholders: the text before each, and the parameter (from 0) it takes.
 #[derive(Clone, Debug)]
@@ -87,6 +91,8 @@ pub struct Connector {
     expected: Vec<Option<u64>>,
     /// Each statement's parameters' kinds (`$1` first), for its trial run; none said: integers.
     kinds: Vec<Vec<ParamKind>>,
+    /// Each statement: whether its first returned row is its transaction's acknowledgement.
+    returning: Vec<bool>,
 }
 
 impl Connector {
@@ -101,6 +107,7 @@ impl Connector {
             texts: statements.to_vec(),
             expected: Vec::new(),
             kinds: Vec::new(),
+            returning: Vec::new(),
         }
     }
 
@@ -108,6 +115,12 @@ impl Connector {
     /// trial run of [`ready`](Self::ready) binds.
     pub fn binding(self, kinds: Vec<Vec<ParamKind>>) -> Self {
         Connector { kinds, ..self }
+    }
+
+    /// The same, the statements `returning` says (by index) handing back their first row as the
+    /// transaction's acknowledgement (`OUTPUT INSERTED.…`); the others' rows are not read.
+    pub fn returning(self, returning: Vec<bool>) -> Self {
+        Connector { returning, ..self }
     }
 
     /// The same, each statement's rows (touched or returned, `@@ROWCOUNT`) checked against `expected`
@@ -174,6 +187,7 @@ impl Connector {
             client: Mutex::new(Box::new(client)),
             statements: self.statements.clone(),
             expected: self.expected.clone(),
+            returning: self.returning.clone(),
         })
     }
 }
@@ -188,6 +202,28 @@ pub struct Session {
     client: Mutex<Box<Client>>,
     statements: Vec<Pieces>,
     expected: Vec<Option<u64>>,
+    returning: Vec<bool>,
+}
+
+/// The acknowledgement among a batch's `results`: the first row of the result set between the
+/// [`ACK_MARKS`], its integers as integers and anything else as the text [`Ack::value_of_text`]
+/// reads; `None` when the statement returned no row.
+fn ack_of(results: &[Vec<Row>]) -> Option<Vec<i64>> {
+    let marked = |set: &Vec<Row>, mark: &str| {
+        set.first().is_some_and(|r| r.columns().first().is_some_and(|c| c.name() == mark))
+    };
+    let at = results.iter().position(|set| marked(set, ACK_MARKS[0]))?;
+    let set = results.get(at + 1).filter(|set| !marked(set, ACK_MARKS[1]))?;
+    let row = set.first()?;
+    let values = row.cells().take(ACK_VALUES).map(|(_, cell)| match cell {
+        ColumnData::U8(v) => v.map_or(0, i64::from),
+        ColumnData::I16(v) => v.map_or(0, i64::from),
+        ColumnData::I32(v) => v.map_or(0, i64::from),
+        ColumnData::I64(v) => v.unwrap_or(0),
+        ColumnData::String(t) => Ack::value_of_text(t.as_deref()),
+        _ => 0,
+    });
+    Some(values.collect())
 }
 
 impl Session {
@@ -201,22 +237,38 @@ impl Session {
     /// # Errors
     /// The server's error, sorted; a fatal one, with nothing sent, when a call names no statement or
     /// gives fewer values than its placeholders take; a fatal one when a statement's rows are not its
-    /// expected count.
-    pub async fn run_as(&self, calls: &[(usize, &[Value])], rollback: bool) -> Result<Done, TxnError> {
+    /// expected count, or when the statement that returns the acknowledgement (see
+    /// [`Connector::returning`]) returned no row. Beside it, that acknowledgement's key.
+    pub async fn run_as(
+        &self,
+        calls: &[(usize, &[Value])],
+        rollback: bool,
+    ) -> Result<(Done, Option<Vec<i64>>), TxnError> {
         let fatal = TxnError { fault: Fault::Fatal };
         let mut batch = BEGIN.to_string();
         let mut values = Vec::new();
+        let mut acked = false;
         for &(i, given) in calls {
             let pieces = self.statements.get(i).ok_or(fatal)?;
             if given.len() < pieces.arity() {
                 return Err(fatal);
             }
+            let returns = self.returning.get(i).copied().unwrap_or(false);
+            if returns {
+                batch.push_str(&format!("SELECT 1 AS {};\n", ACK_MARKS[0]));
+            }
             pieces.write(&mut batch, values.len());
+
             values.extend(&given[..pieces.arity()]);
             if let Some(rows) = self.expected.get(i).copied().flatten() {
                 batch.push_str(&format!(
                     "IF @@ROWCOUNT <> {rows} THROW 50041, 'oltpgen: a statement touched other than its {rows} rows', 1;\n"
                 ));
+            }
+            if returns {
+                // After the row count's check, which reads the statement's own.
+                batch.push_str(&format!("SELECT 1 AS {};\n", ACK_MARKS[1]));
+                acked = true;
             }
         }
         batch.push_str(if rollback { "ROLLBACK TRANSACTION;" } else { "COMMIT TRANSACTION;" });
@@ -230,7 +282,14 @@ impl Session {
         let mut client = self.client.lock().await;
         let ran = timed(TXN_TIMEOUT, async { query.query(&mut client).await?.into_results().await }).await;
         match ran {
-            Ok(_) => Ok(Done { rolled_back: rollback }),
+            Ok(results) => {
+                let ack = acked.then(|| ack_of(&results));
+                match ack {
+                    // Nothing it wrote is known: counted as an error of the transaction.
+                    Some(None) => Err(fatal),
+                    ack => Ok((Done { rolled_back: rollback }, ack.flatten())),
+                }
+            }
             Err(e) => {
                 if matches!(e, tiberius::error::Error::Server(_)) {
                     let _ = timed(TXN_TIMEOUT, end_open(&mut client)).await;

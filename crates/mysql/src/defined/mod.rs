@@ -18,7 +18,7 @@ use super::error::txn_error;
 use super::{TXN_TIMEOUT, settle, timed};
 use oltpgen_datagen::defined::{Dialect, Value as Drawn, abbreviated, rewrite_placeholders};
 use oltpgen_vocab::error::Fault;
-use oltpgen_vocab::outcome::{Done, TxnError};
+use oltpgen_vocab::outcome::{ACK_VALUES, Ack, Done, TxnError};
 use oltpgen_vocab::{Error, Target};
 
 /// The dialect of a definition's SQL MySQL and MariaDB run: `sql_mysql`, else `sql`.
@@ -32,6 +32,8 @@ pub struct Connector {
     statements: Vec<(String, Vec<usize>)>,
     /// Each statement's expected row count, when it has one.
     expected: Vec<Option<u64>>,
+    /// Each statement: whether its first returned row is its transaction's acknowledgement.
+    returning: Vec<bool>,
 }
 
 impl Connector {
@@ -47,12 +49,19 @@ impl Connector {
                 (sql, order.into_iter().map(|n| n - 1).collect())
             })
             .collect();
-        Connector { target, statements, expected: Vec::new() }
+        Connector { target, statements, expected: Vec::new(), returning: Vec::new() }
     }
 
     /// The same, each statement's rows (touched or returned) checked against `expected` (by index).
     pub fn expecting(self, expected: Vec<Option<u64>>) -> Self {
         Connector { expected, ..self }
+    }
+
+    /// The same, the statements `returning` says (by index) handing back their first row as the
+    /// transaction's acknowledgement (MariaDB's `INSERT … RETURNING`, 10.5+); the others' rows are
+    /// only counted.
+    pub fn returning(self, returning: Vec<bool>) -> Self {
+        Connector { returning, ..self }
     }
 
     /// Whether every statement prepares on the target, said before a run starts so that a mistake in
@@ -64,16 +73,27 @@ impl Connector {
     pub async fn ready(&self) -> Result<(), Error> {
         let mut conn = super::connect(&self.target).await?;
         for (i, (sql, _)) in self.statements.iter().enumerate() {
-            if let Err(e) = timed(TXN_TIMEOUT, conn.prep(sql.as_str())).await {
-                let msg = match e {
-                    mysql_async::Error::Server(e) => e.message,
-                    other => other.to_string(),
-                };
+            let what = format!("statement {} ({})", i + 1, abbreviated(sql));
+            let prepared = match timed(TXN_TIMEOUT, conn.prep(sql.as_str())).await {
+                Ok(prepared) => prepared,
+                Err(e) => {
+                    let msg = match e {
+                        mysql_async::Error::Server(e) => e.message,
+                        other => other.to_string(),
+                    };
+                    return Err(Error::usage(format!(
+                        "{}: {what} does not prepare: {msg}: correct it, or give MySQL's own as sql_mysql",
+                        self.target.label(),
+                    )));
+                }
+            };
+            // MariaDB tells no columns of an INSERT … RETURNING at prepare: a statement that returns
+            // none is found when it runs (an error of its transaction); too many, when it tells.
+            let columns = prepared.columns().len();
+            if self.returning.get(i).copied().unwrap_or(false) && columns > ACK_VALUES {
                 return Err(Error::usage(format!(
-                    "{}: statement {} ({}) does not prepare: {msg}: correct it, or give MySQL's own as sql_mysql",
-                    self.target.label(),
-                    i + 1,
-                    abbreviated(sql)
+                    "{}: {what}: ack row = true, but it returns {columns} columns; a key keeps at most {ACK_VALUES}: return fewer",
+                    self.target.label()
                 )));
             }
         }
@@ -93,7 +113,12 @@ impl Connector {
             let prepared = timed(TXN_TIMEOUT, conn.prep(sql.as_str())).await.map_err(|e| txn_error(&e))?;
             statements.push((prepared, order.clone()));
         }
-        Ok(Session { conn: Mutex::new(conn), statements, expected: self.expected.clone() })
+        Ok(Session {
+            conn: Mutex::new(conn),
+            statements,
+            expected: self.expected.clone(),
+            returning: self.returning.clone(),
+        })
     }
 }
 
@@ -104,6 +129,8 @@ pub struct Session {
     statements: Vec<(Statement, Vec<usize>)>,
     /// Each statement's expected row count, when it has one.
     expected: Vec<Option<u64>>,
+    /// Each statement: whether its first returned row is the acknowledgement.
+    returning: Vec<bool>,
 }
 
 impl Session {
@@ -119,8 +146,13 @@ impl Session {
     /// # Errors
     /// The server's error, sorted; a fatal one, with nothing sent, when a call names no statement or
     /// gives fewer values than its placeholders take; a fatal one when a statement's rows are not its
-    /// expected count.
-    pub async fn run_as(&self, calls: &[(usize, &[Drawn])], rollback: bool) -> Result<Done, TxnError> {
+    /// expected count, or when the statement that returns the acknowledgement (see
+    /// [`Connector::returning`]) returned no row. Beside it, that acknowledgement's key.
+    pub async fn run_as(
+        &self,
+        calls: &[(usize, &[Drawn])],
+        rollback: bool,
+    ) -> Result<(Done, Option<Vec<i64>>), TxnError> {
         let fatal = TxnError { fault: Fault::Fatal };
         let bound = calls
             .iter()
@@ -128,7 +160,8 @@ impl Session {
                 let (statement, order) = self.statements.get(i).ok_or(fatal)?;
                 let params = order.iter().map(|&p| values.get(p).map(bound).ok_or(fatal));
                 let expected = self.expected.get(i).copied().flatten();
-                Ok((statement, params.collect::<Result<Vec<_>, _>>()?, expected))
+                let acked = self.returning.get(i).copied().unwrap_or(false);
+                Ok((statement, params.collect::<Result<Vec<_>, _>>()?, expected, acked))
             })
             .collect::<Result<Vec<_>, TxnError>>()?;
         let mut conn = self.conn.lock().await;
@@ -151,25 +184,46 @@ fn bound(v: &Drawn) -> Value {
     }
 }
 
-/// A statement touched or returned other than its expected rows.
+/// A statement touched or returned other than its expected rows, or returned no acknowledgement.
 struct Unexpected;
+
+/// The acknowledgement's key in `row`: integers as integers, anything else as the text
+/// [`Ack::value_of_text`] reads.
+fn ack_of(row: mysql_async::Row) -> Vec<i64> {
+    row.unwrap()
+        .into_iter()
+        .take(ACK_VALUES)
+        .map(|v| match v {
+            Value::Int(v) => v,
+            Value::UInt(v) => v as i64,
+            Value::NULL => 0,
+            Value::Bytes(b) => Ack::value_of_text(Some(&String::from_utf8_lossy(&b))),
+            other => Ack::value_of_text(Some(&other.as_sql(true))),
+        })
+        .collect()
+}
 
 /// The statements in one transaction, committed (rolled back when `rollback`); `Err(Unexpected)`, the
 /// transaction left open, when a statement's rows are not its expected count.
 async fn transaction(
     conn: &mut Conn,
-    bound: Vec<(&Statement, Vec<Value>, Option<u64>)>,
+    bound: Vec<(&Statement, Vec<Value>, Option<u64>, bool)>,
     rollback: bool,
-) -> Result<Result<Done, Unexpected>, mysql_async::Error> {
+) -> Result<Result<(Done, Option<Vec<i64>>), Unexpected>, mysql_async::Error> {
     conn.query_drop("START TRANSACTION").await?;
-    for (statement, params, expected) in bound {
+    let mut ack = None;
+    for (statement, params, expected, acked) in bound {
         let rows: Vec<mysql_async::Row> = conn.exec(statement, params).await?;
         // A SELECT's rows, else the rows an UPDATE, DELETE or INSERT touched.
         let count = if rows.is_empty() { conn.affected_rows() } else { rows.len() as u64 };
         if expected.is_some_and(|e| e != count) {
             return Ok(Err(Unexpected));
         }
+        if acked {
+            let Some(row) = rows.into_iter().next() else { return Ok(Err(Unexpected)) };
+            ack = Some(ack_of(row));
+        }
     }
     conn.query_drop(if rollback { "ROLLBACK" } else { "COMMIT" }).await?;
-    Ok(Ok(Done { rolled_back: rollback }))
+    Ok(Ok((Done { rolled_back: rollback }, ack)))
 }

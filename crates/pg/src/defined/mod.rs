@@ -15,14 +15,14 @@
 mod bind;
 
 use futures_util::future::join_all;
-use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, Statement};
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{Client, Row, Statement};
 
 use self::bind::{Bind, Param};
 use super::error::txn_error;
 use oltpgen_datagen::defined::{Dialect, ParamKind, Value, abbreviated};
 use oltpgen_vocab::error::Fault;
-use oltpgen_vocab::outcome::{Done, TxnError};
+use oltpgen_vocab::outcome::{ACK_VALUES, Ack, Done, TxnError};
 use oltpgen_vocab::{Error, Target};
 
 /// The dialect of a definition's SQL PostgreSQL runs: every statement's `sql`, whose `$1` placeholders
@@ -43,6 +43,8 @@ pub struct Connector {
     expected: Vec<Option<u64>>,
     /// Each statement's parameters' kinds (`$1` first); none said: integers.
     kinds: Vec<Vec<ParamKind>>,
+    /// Each statement: whether its first returned row is its transaction's acknowledgement.
+    returning: Vec<bool>,
 }
 
 impl Connector {
@@ -50,13 +52,19 @@ impl Connector {
     /// transaction's, flattened: [`Workload::statements`](oltpgen_datagen::defined::Workload::statements)),
     /// which [`Session::run`] names by index.
     pub fn new(target: Target, statements: Vec<String>) -> Self {
-        Connector { target, statements, expected: Vec::new(), kinds: Vec::new() }
+        Connector { target, statements, expected: Vec::new(), kinds: Vec::new(), returning: Vec::new() }
     }
 
     /// The same, each statement's parameters drawing as `kinds` says (by index; `$1` first), which the
     /// types the server infers must take.
     pub fn binding(self, kinds: Vec<Vec<ParamKind>>) -> Self {
         Connector { kinds, ..self }
+    }
+
+    /// The same, the statements `returning` says (by index) handing back their first row as the
+    /// transaction's acknowledgement ([`Session::run_as`]); the others' rows are not read.
+    pub fn returning(self, returning: Vec<bool>) -> Self {
+        Connector { returning, ..self }
     }
 
     /// Statement `i`'s parameters' kinds.
@@ -85,6 +93,12 @@ impl Connector {
             })?;
             if let Err(refused) = Bind::of(&prepared, self.kinds_of(i)) {
                 return Err(Error::usage(format!("{}: {what}: {refused}", self.target.label())));
+            }
+            if self.returning.get(i).copied().unwrap_or(false) {
+                let types: Vec<&Type> = prepared.columns().iter().map(|c| c.type_()).collect();
+                if let Err(refused) = ack_columns(&types) {
+                    return Err(Error::usage(format!("{}: {what}: {refused}", self.target.label())));
+                }
             }
         }
         Ok(())
@@ -116,7 +130,14 @@ impl Connector {
                 Ok((p, binds))
             })
             .collect::<Result<_, TxnError>>()?;
-        Ok(Session { client, begin, commit, statements, expected: self.expected.clone() })
+        Ok(Session {
+            client,
+            begin,
+            commit,
+            statements,
+            expected: self.expected.clone(),
+            returning: self.returning.clone(),
+        })
     }
 }
 
@@ -129,6 +150,45 @@ pub struct Session {
     statements: Vec<(Statement, Vec<Bind>)>,
     /// Each statement's expected row count, when it has one.
     expected: Vec<Option<u64>>,
+    /// Each statement: whether its first returned row is the acknowledgement.
+    returning: Vec<bool>,
+}
+
+/// Whether a statement returning columns of `types` can key an acknowledgement: one to
+/// [`ACK_VALUES`] of them, each an integer or a text.
+///
+/// # Errors
+/// What to write instead, for a statement of no columns, too many, or one of another type.
+fn ack_columns(types: &[&Type]) -> Result<(), String> {
+    if types.is_empty() {
+        return Err("ack row = true, but it returns no columns: add RETURNING with the key's columns".into());
+    }
+    if types.len() > ACK_VALUES {
+        return Err(format!(
+            "ack row = true, but it returns {} columns; a key keeps at most {ACK_VALUES}: return fewer",
+            types.len()
+        ));
+    }
+    let keyed = [Type::INT2, Type::INT4, Type::INT8, Type::TEXT, Type::VARCHAR, Type::BPCHAR];
+    match types.iter().find(|t| !keyed.contains(t)) {
+        Some(t) => Err(format!(
+            "ack row = true, but it returns a {t} column: return integer or text columns (cast it)"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The acknowledgement's key in `row`: its integer columns as integers, its texts as
+/// [`Ack::value_of_text`] reads them ([`ack_columns`] admitted no other type).
+fn ack_of(row: &Row) -> Vec<i64> {
+    (0..row.len().min(ACK_VALUES))
+        .map(|i| match *row.columns()[i].type_() {
+            Type::INT2 => row.get::<_, Option<i16>>(i).map_or(0, i64::from),
+            Type::INT4 => row.get::<_, Option<i32>>(i).map_or(0, i64::from),
+            Type::INT8 => row.get::<_, Option<i64>>(i).unwrap_or(0),
+            _ => Ack::value_of_text(row.get::<_, Option<&str>>(i)),
+        })
+        .collect()
 }
 
 impl Session {
@@ -143,7 +203,7 @@ impl Session {
     /// statement, gives the wrong number of values, or a value its parameter's type cannot hold (or of
     /// another kind).
     pub async fn run(&self, calls: &[(usize, &[Value])]) -> Result<Done, TxnError> {
-        self.run_as(calls, false).await
+        self.run_as(calls, false).await.map(|(done, _)| done)
     }
 
     /// As [`run`](Self::run), ending in ROLLBACK when `rollback` (a rollback on purpose, counted as
@@ -151,9 +211,17 @@ impl Session {
     /// for the statements' counts (one more round trip): a count other than the expected one is a
     /// fatal error, and the transaction rolls back.
     ///
+    /// Beside it, the acknowledgement's key when a call's statement returns it (see
+    /// [`Connector::returning`]): its first row's values; only that statement's rows are read.
+    ///
     /// # Errors
-    /// As [`run`](Self::run), and a fatal one for a count other than expected.
-    pub async fn run_as(&self, calls: &[(usize, &[Value])], rollback: bool) -> Result<Done, TxnError> {
+    /// As [`run`](Self::run), and a fatal one for a count other than expected, or for a statement that
+    /// returns the acknowledgement and returned no row.
+    pub async fn run_as(
+        &self,
+        calls: &[(usize, &[Value])],
+        rollback: bool,
+    ) -> Result<(Done, Option<Vec<i64>>), TxnError> {
         let fatal = TxnError { fault: Fault::Fatal };
         let bound = calls
             .iter()
@@ -171,35 +239,55 @@ impl Session {
             .map(|(_, params)| params.iter().map(|p| p as &(dyn ToSql + Sync)).collect())
             .collect();
         let checked = calls.iter().any(|&(i, _)| self.expected.get(i).copied().flatten().is_some());
+        // The call whose first row is the acknowledgement, if any: the only one whose rows are read.
+        let acked = calls.iter().position(|&(i, _)| self.returning.get(i).copied().unwrap_or(false));
         if rollback || checked {
             let begin = self.client.query(&self.begin, &[]);
-            let body = bound
-                .iter()
-                .zip(&refs)
-                .map(|((statement, _), params)| self.client.execute(*statement, params));
+            let body = bound.iter().zip(&refs).enumerate().map(|(k, ((statement, _), params))| async move {
+                if Some(k) == acked {
+                    let rows = self.client.query(*statement, params).await?;
+                    Ok((rows.len() as u64, rows.first().map(ack_of)))
+                } else {
+                    self.client.execute(*statement, params).await.map(|n| (n, None))
+                }
+            });
             let (begin, counts) = tokio::join!(biased; begin, join_all(body));
             let mut outcome = begin.map(drop).map_err(|e| txn_error(&e));
+            let mut ack = None;
             for (&(i, _), count) in calls.iter().zip(counts) {
-                let count = count.map_err(|e| txn_error(&e));
+                let count = count.map_err(|e: tokio_postgres::Error| txn_error(&e));
                 let expected = self.expected.get(i).copied().flatten();
-                outcome = outcome.and(
-                    count.and_then(|n| if expected.is_none_or(|e| e == n) { Ok(()) } else { Err(fatal) }),
-                );
+                let n = match count {
+                    Ok((n, row)) => {
+                        ack = ack.or(row);
+                        Ok(n)
+                    }
+                    Err(e) => Err(e),
+                };
+                outcome = outcome
+                    .and(n.and_then(|n| if expected.is_none_or(|e| e == n) { Ok(()) } else { Err(fatal) }));
+            }
+            if acked.is_some() && ack.is_none() {
+                outcome = outcome.and(Err(fatal));
             }
             let end = if rollback || outcome.is_err() { "ROLLBACK" } else { "COMMIT" };
             let ended = self.client.batch_execute(end).await.map_err(|e| txn_error(&e));
             outcome.and(ended)?;
-            return Ok(Done { rolled_back: rollback });
+            return Ok((Done { rolled_back: rollback }, ack));
         }
         let begin = self.client.query(&self.begin, &[]);
         let body =
             bound.iter().zip(&refs).map(|((statement, _), params)| self.client.query(*statement, params));
         let commit = self.client.query(&self.commit, &[]);
         let (begin, body, commit) = tokio::join!(biased; begin, join_all(body), commit);
+        let ack = acked.and_then(|k| body.get(k)?.as_ref().ok()?.first().map(ack_of));
         let first_error = begin.err().or_else(|| body.into_iter().find_map(Result::err)).or(commit.err());
         match first_error {
             Some(e) => Err(txn_error(&e)),
-            None => Ok(Done::default()),
+            // The COMMIT went with the statements (one round trip): a statement that returned no row
+            // wrote nothing to acknowledge, and the transaction is counted as an error.
+            None if acked.is_some() && ack.is_none() => Err(fatal),
+            None => Ok((Done::default(), ack)),
         }
     }
 }

@@ -1,0 +1,124 @@
+//! A workload file's acknowledgement read from the row its statement returns (issue 41):
+//! `ack = { statement = N, row = true, check = "…" }` keys a commit by a value only the server
+//! knows (here an order id the INSERT computes), `custom check --result` compares those keys with the
+//! database and names a deleted order; a bad returned-row ack is one line, exit 2.
+
+use crate::common::{assert_refused, data_dir, oltpgen, sql, start_server};
+use crate::mariadb_common::MariaDb;
+
+/// Orders whose id the server makes (the next after the highest) and hands back with RETURNING: the
+/// acknowledgement is the returned row, not the drawn parameters.
+const SHOP: &str = r#"name = "shop"
+
+[[tables]]
+name = "customers"
+rows = 100
+primary_key = ["id"]
+columns = [{ name = "id", ty = "int", gen = "sequence" }]
+
+[[tables]]
+name = "orders"
+rows = 0
+columns = [
+  { name = "id", ty = "int", gen = { constant = 0 } },
+  { name = "customer", ty = "int", gen = { constant = 0 } },
+  { name = "qty", ty = "int", gen = { constant = 0 } },
+]
+
+[[transactions]]
+name = "new_order"
+weight = 1
+params = { customer = { uniform = { min = 1, rows_of = "customers" } }, qty = { uniform = { min = 1, max = 5 } } }
+statements = [{ sql = "INSERT INTO orders (id, customer, qty) SELECT COALESCE(MAX(id), 0) + 1, CAST(:customer AS int), CAST(:qty AS int) FROM orders RETURNING id, customer, qty",
+                sql_mysql = "INSERT INTO orders (id, customer, qty) SELECT COALESCE(MAX(id), 0) + 1, :customer, :qty FROM orders RETURNING id, customer, qty" }]
+ack = { statement = 1, row = true, check = "SELECT CONCAT_WS(',', id, customer, qty) AS k FROM orders" }
+"#;
+
+/// `oltpgen custom ARGS --file FILE AT`.
+fn custom(file: &str, args: &[&str], at: &[&str]) -> crate::common::Outcome {
+    oltpgen(&[&["custom"][..], args, &["--file", file], at].concat())
+}
+
+/// Loads and runs `file` at `at` (two users, two seconds), result in `out`; then checks the result
+/// against the database: it passes, its acknowledgements compared.
+fn run_and_check(file: &str, at: &[&str], out: &str) {
+    let loaded = custom(file, &["load", "-q"], at);
+    assert_eq!(loaded.code, 0, "{}", loaded.all());
+    let args = ["run", "--users", "2", "--warmup", "0s", "--duration", "2s", "-q", "--out", out];
+    let ran = custom(file, &args, at);
+    assert_eq!(ran.code, 0, "{}", ran.all());
+    let check = custom(file, &["check", "--result", out], at);
+    assert_eq!(check.code, 0, "{}", check.all());
+    assert!(check.stdout.contains("acknowledged"), "the acknowledgements compared: {}", check.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_returned_row_is_the_acknowledgement_and_a_deleted_order_is_named() {
+    let (keep, root) = data_dir();
+    let file = crate::common::file(keep.path(), "shop.toml", SHOP);
+    let (file, out) = (file.to_str().unwrap(), keep.path().join("result"));
+    let out = out.to_str().unwrap();
+    tokio::task::block_in_place(|| run_and_check(file, &["--data-dir", root.as_str()], out));
+
+    let server = start_server(&root);
+    let client = sql(&server.target("shop")).await;
+    let gone = client
+        .query_one(
+            "DELETE FROM orders WHERE ctid = (SELECT ctid FROM orders ORDER BY id DESC LIMIT 1) \
+             RETURNING concat_ws(', ', id, customer, qty)",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get::<_, String>(0);
+    let url = server.url("shop");
+    let check = tokio::task::block_in_place(|| custom(file, &["check", "--result", out], &["--url", &url]));
+    assert_eq!(check.code, 1, "{}", check.all());
+    assert!(
+        check.all().contains(&format!("new_order: ({gone})")),
+        "names the deleted order ({gone}) by the id the server made: {}",
+        check.all()
+    );
+}
+
+#[cfg_attr(
+    not(oltpgen_test_mariadb),
+    ignore = "needs MariaDB: apt-get install mariadb-server mariadb-client"
+)]
+#[test]
+fn mariadb_returns_and_keeps_the_acknowledging_rows() {
+    let db = MariaDb::start();
+    let keep = tempfile::tempdir().unwrap();
+    let file = crate::common::file(keep.path(), "shop.toml", SHOP);
+    let (file, out) = (file.to_str().unwrap(), keep.path().join("result"));
+    let (out, url) = (out.to_str().unwrap(), db.url("shop"));
+    db.sql("", "CREATE DATABASE shop");
+    run_and_check(file, &["--url", &url], out);
+    // An order gone: the kept acknowledgements name it, so they were read from the returned rows.
+    let gone =
+        db.sql("shop", "SELECT CONCAT_WS(', ', id, customer, qty) FROM orders ORDER BY id DESC LIMIT 1");
+    db.sql("shop", "DELETE FROM orders ORDER BY id DESC LIMIT 1");
+    let check = custom(file, &["check", "--result", out], &["--url", &url]);
+    assert_eq!(check.code, 1, "{}", check.all());
+    assert!(check.all().contains(&format!("new_order: ({})", gone.trim())), "{}", check.all());
+}
+
+#[test]
+fn a_returned_row_ack_without_a_statement_or_a_row_is_refused_in_one_line() {
+    let (keep, root) = data_dir();
+    let at = ["--data-dir", root.as_str()];
+    let no_statement = SHOP.replace("ack = { statement = 1, row = true,", "ack = { row = true,");
+    let file = crate::common::file(keep.path(), "shop.toml", &no_statement);
+    let refused = custom(file.to_str().unwrap(), &["load"], &at);
+    assert_refused(&refused, "missing field `statement`");
+    assert!(refused.stderr.contains("shop.toml: line 24"), "at the ack's line: {}", refused.stderr);
+    // The statement returns nothing: PostgreSQL says so when the run prepares it.
+    let no_row = SHOP.replace(" RETURNING id, customer, qty\",", "\",");
+    let file = crate::common::file(keep.path(), "no_row.toml", &no_row);
+    let file = file.to_str().unwrap();
+    let loaded = custom(file, &["load", "-q"], &at);
+    assert_eq!(loaded.code, 0, "{}", loaded.all());
+    let ran = custom(file, &["run", "--duration", "1s", "-q"], &at);
+    assert_refused(&ran, "ack row = true, but it returns no columns: add RETURNING");
+    assert!(ran.stderr.contains("transaction new_order, statement 1 (INSERT INTO orders"), "{}", ran.stderr);
+}
