@@ -122,3 +122,21 @@ fn a_returned_row_ack_without_a_statement_or_a_row_is_refused_in_one_line() {
     assert_refused(&ran, "ack row = true, but it returns no columns: add RETURNING");
     assert!(ran.stderr.contains("transaction new_order, statement 1 (INSERT INTO orders"), "{}", ran.stderr);
 }
+
+#[test]
+fn an_acknowledging_statement_that_returns_no_row_is_an_error_of_its_transaction() {
+    let (keep, root) = data_dir();
+    let at = ["--data-dir", root.as_str()];
+    // The INSERT's SELECT yields nothing: no order, no row back, nothing to acknowledge.
+    let none = SHOP.replace("FROM orders RETURNING", "FROM orders HAVING COUNT(*) < 0 RETURNING");
+    assert_ne!(none, SHOP);
+    let file = crate::common::file(keep.path(), "shop.toml", &none);
+    let (file, out) = (file.to_str().unwrap(), keep.path().join("result"));
+    assert_eq!(custom(file, &["load", "-q"], &at).code, 0);
+    let args = ["run", "--users", "1", "--warmup", "0s", "--duration", "2s", "-q", "--out"];
+    let ran = custom(file, &[&args[..], &[out.to_str().unwrap()]].concat(), &at);
+    assert!(ran.stderr.contains("nothing was measured"), "{}", ran.all());
+    let step = &crate::common::result_json(&out)["steps"][0];
+    assert!(step["errors"].as_u64().unwrap() > 0, "each run of it is an error: {step}");
+    assert_eq!(step["transactions"]["new_order"]["count"].as_u64().unwrap_or(0), 0, "none counts: {step}");
+}

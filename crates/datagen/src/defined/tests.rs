@@ -694,7 +694,7 @@ fn a_bad_ack_is_refused_with_one_line_naming_its_transaction() {
     let sql = "INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6)";
     def.transactions[0].statements[1] = StatementSpec::new(sql, vec![ParamSpec::Constant(Value::Int(1)); 6]);
     def.transactions[0].ack = Some(ack(2, "SELECT 1"));
-    let err = def.intern().unwrap_err();
+    let err = def.clone().intern().unwrap_err();
     assert!(err.contains("statement 2 has 6 parameters; a key keeps at most 5"), "{err}");
     // Keyed by the row it returns, its parameters are no key: only the server can count its columns.
     def.transactions[0].ack = Some(AckSpec { row: true, ..ack(2, "SELECT 1") });
