@@ -307,6 +307,31 @@ async fn a_workload_file_reports_the_acknowledged_orders_an_asynchronous_failove
     assert_eq!(check.code, 0, "{}", check.all());
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workload_file_acknowledged_by_its_returned_rows_reports_the_orders_a_failover_lost() {
+    // The order's tag is made by the server (its transaction's id) and known only from the row the
+    // INSERT returns: that row is the acknowledgement.
+    let insert = "INSERT INTO orders (customer, item, qty, tag) VALUES (:customer, :item, :qty, :tag)";
+    let returned = "INSERT INTO orders (customer, item, qty, tag) VALUES (:customer, :item, :qty, \
+                    CAST(txid_current() AS int)) RETURNING customer, item, qty, tag";
+    let shop = SHOP
+        .replace(insert, returned)
+        .replace(",\n           tag = { uniform = { min = 1, max = 1000000000 } } }", " }")
+        .replace("ack = { statement = 2,", "ack = { statement = 2, row = true,");
+    assert_eq!(shop.matches("txid_current").count() + shop.matches("row = true").count(), 2, "{shop}");
+    assert!(!shop.contains(":tag"), "{shop}");
+    let pair = Pair::start(false);
+    let file = pair.dir().join("shop.toml");
+    std::fs::write(&file, shop).unwrap();
+    pair.load_into("custom", "shop", &["--file", path(&file)]);
+    let orders = "SELECT concat_ws(',', customer, item, qty, tag), \
+                  format('new_order: (%s, %s, %s, %s)', customer, item, qty, tag) FROM orders";
+    let lost = lost_in_a_failover(&pair, "shop", &["--file", path(&file)], orders).await;
+    for listed in lost["first"].as_array().unwrap() {
+        assert!(listed.as_str().unwrap().starts_with("new_order: ("), "{listed}");
+    }
+}
+
 #[test]
 fn an_ack_naming_no_statement_of_its_transaction_is_refused_at_its_line() {
     let (keep, root) = crate::common::data_dir();
