@@ -3,7 +3,7 @@
 //! knows (here an order id the INSERT computes), `custom check --result` compares those keys with the
 //! database and names a deleted order; a bad returned-row ack is one line, exit 2.
 
-use crate::common::{assert_refused, data_dir, oltpgen, sql, start_server};
+use crate::common::{MssqlDb, assert_refused, data_dir, mssql_turn, mssql_url, oltpgen, sql, start_server};
 use crate::mariadb_common::MariaDb;
 
 /// Orders whose id the server makes (the next after the highest) and hands back with RETURNING: the
@@ -30,7 +30,8 @@ name = "new_order"
 weight = 1
 params = { customer = { uniform = { min = 1, rows_of = "customers" } }, qty = { uniform = { min = 1, max = 5 } } }
 statements = [{ sql = "INSERT INTO orders (id, customer, qty) SELECT COALESCE(MAX(id), 0) + 1, CAST(:customer AS int), CAST(:qty AS int) FROM orders RETURNING id, customer, qty",
-                sql_mysql = "INSERT INTO orders (id, customer, qty) SELECT COALESCE(MAX(id), 0) + 1, :customer, :qty FROM orders RETURNING id, customer, qty" }]
+                sql_mysql = "INSERT INTO orders (id, customer, qty) SELECT COALESCE(MAX(id), 0) + 1, :customer, :qty FROM orders RETURNING id, customer, qty",
+                sql_mssql = "INSERT INTO orders (id, customer, qty) OUTPUT INSERTED.id, INSERTED.customer, INSERTED.qty SELECT COALESCE(MAX(id), 0) + 1, :customer, :qty FROM orders" }]
 ack = { statement = 1, row = true, check = "SELECT CONCAT_WS(',', id, customer, qty) AS k FROM orders" }
 "#;
 
@@ -111,7 +112,9 @@ fn a_returned_row_ack_without_a_statement_or_a_row_is_refused_in_one_line() {
     let file = crate::common::file(keep.path(), "shop.toml", &no_statement);
     let refused = custom(file.to_str().unwrap(), &["load"], &at);
     assert_refused(&refused, "missing field `statement`");
-    assert!(refused.stderr.contains("shop.toml: line 24"), "at the ack's line: {}", refused.stderr);
+    let line = 1 + no_statement.lines().position(|l| l.starts_with("ack = ")).unwrap();
+    let at_line = format!("shop.toml: line {line}: ");
+    assert!(refused.stderr.contains(&at_line), "at the ack's line, {line}: {}", refused.stderr);
     // The statement returns nothing: PostgreSQL says so when the run prepares it.
     let no_row = SHOP.replace(" RETURNING id, customer, qty\",", "\",");
     let file = crate::common::file(keep.path(), "no_row.toml", &no_row);
@@ -139,4 +142,20 @@ fn an_acknowledging_statement_that_returns_no_row_is_an_error_of_its_transaction
     let step = &crate::common::result_json(&out)["steps"][0];
     assert!(step["errors"].as_u64().unwrap() > 0, "each run of it is an error: {step}");
     assert_eq!(step["transactions"]["new_order"]["count"].as_u64().unwrap_or(0), 0, "none counts: {step}");
+}
+
+#[cfg_attr(
+    not(oltpgen_test_mssql),
+    ignore = "needs a SQL Server: set OLTPGEN_TEST_MSSQL_URL (../shared/babelfish/start prints one)"
+)]
+#[tokio::test(flavor = "multi_thread")]
+async fn sql_server_returns_the_acknowledging_rows_with_output_inserted() {
+    let url = mssql_url();
+    let _turn = mssql_turn().await;
+    let db = MssqlDb::create(&url, "ackrow").await;
+    let keep = tempfile::tempdir().unwrap();
+    let file = crate::common::file(keep.path(), "shop.toml", SHOP);
+    let out = keep.path().join("result");
+    let (file, out) = (file.to_str().unwrap().to_string(), out.to_str().unwrap().to_string());
+    tokio::task::spawn_blocking(move || run_and_check(&file, &["--url", &db.url], &out)).await.unwrap();
 }
