@@ -290,11 +290,12 @@ name = "every item's sold count is its orders' quantities"
 sql = "SELECT CAST(i.id AS text) AS k FROM items i LEFT JOIN (SELECT item, SUM(qty) AS q FROM orders GROUP BY item) o ON o.item = i.id WHERE i.sold <> COALESCE(o.q, 0)"
 "#;
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_workload_file_reports_the_acknowledged_orders_an_asynchronous_failover_lost() {
+/// Loads the workload file `shop` (`SHOP`'s shape) into a pair and runs it through a failover
+/// ([`lost_in_a_failover`]): its lost orders named by their keys. Returns the pair and the file.
+async fn orders_lost_in_a_failover(shop: &str) -> (Pair, std::path::PathBuf) {
     let pair = Pair::start(false);
     let file = pair.dir().join("shop.toml");
-    std::fs::write(&file, SHOP).unwrap();
+    std::fs::write(&file, shop).unwrap();
     pair.load_into("custom", "shop", &["--file", path(&file)]);
     let orders = "SELECT concat_ws(',', customer, item, qty, tag), \
                   format('new_order: (%s, %s, %s, %s)', customer, item, qty, tag) FROM orders";
@@ -302,6 +303,12 @@ async fn a_workload_file_reports_the_acknowledged_orders_an_asynchronous_failove
     for listed in lost["first"].as_array().unwrap() {
         assert!(listed.as_str().unwrap().starts_with("new_order: ("), "{listed}");
     }
+    (pair, file)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workload_file_reports_the_acknowledged_orders_an_asynchronous_failover_lost() {
+    let (pair, file) = orders_lost_in_a_failover(SHOP).await;
     // The file's checks pass on the new primary: whole transactions only.
     let check = oltpgen(&["custom", "check", "--file", path(&file), "--url", &pair.url_of(1, "shop")]);
     assert_eq!(check.code, 0, "{}", check.all());
@@ -320,16 +327,7 @@ async fn a_workload_file_acknowledged_by_its_returned_rows_reports_the_orders_a_
         .replace("ack = { statement = 2,", "ack = { statement = 2, row = true,");
     assert_eq!(shop.matches("txid_current").count() + shop.matches("row = true").count(), 2, "{shop}");
     assert!(!shop.contains(":tag"), "{shop}");
-    let pair = Pair::start(false);
-    let file = pair.dir().join("shop.toml");
-    std::fs::write(&file, shop).unwrap();
-    pair.load_into("custom", "shop", &["--file", path(&file)]);
-    let orders = "SELECT concat_ws(',', customer, item, qty, tag), \
-                  format('new_order: (%s, %s, %s, %s)', customer, item, qty, tag) FROM orders";
-    let lost = lost_in_a_failover(&pair, "shop", &["--file", path(&file)], orders).await;
-    for listed in lost["first"].as_array().unwrap() {
-        assert!(listed.as_str().unwrap().starts_with("new_order: ("), "{listed}");
-    }
+    orders_lost_in_a_failover(&shop).await;
 }
 
 #[test]
