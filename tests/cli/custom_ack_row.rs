@@ -124,6 +124,16 @@ fn a_returned_row_ack_without_a_statement_or_a_row_is_refused_in_one_line() {
     let ran = custom(file, &["run", "--duration", "1s", "-q"], &at);
     assert_refused(&ran, "ack row = true, but it returns no columns: add RETURNING");
     assert!(ran.stderr.contains("transaction new_order, statement 1 (INSERT INTO orders"), "{}", ran.stderr);
+    // More columns than a key keeps.
+    let wide = SHOP
+        .replace("name = \"shop\"", "name = \"wide\"")
+        .replace(" RETURNING id, customer, qty\",", " RETURNING id, customer, qty, id, customer, qty\",");
+    let file = crate::common::file(keep.path(), "wide.toml", &wide);
+    let file = file.to_str().unwrap();
+    let loaded = custom(file, &["load", "-q"], &at);
+    assert_eq!(loaded.code, 0, "{}", loaded.all());
+    let ran = custom(file, &["run", "--duration", "1s", "-q"], &at);
+    assert_refused(&ran, "ack row = true, but it returns 6 columns; a key keeps at most 5: return fewer");
 }
 
 #[test]
