@@ -268,6 +268,8 @@ async fn max_tries_retries_serialization_failures_as_pgbench() {
     };
     let (once, step) = errors("1");
     assert!(once > 0, "pgbench's default tries once, so failures are errors: {step}");
-    let (retried, step) = errors("50");
+    // A try fails often here (about 0.9 of them: three of some 3,400 scripts still failed after 50
+    // tries), and pgbench gives up after --max-tries, as oltpgen does: 1,000 leaves none failing.
+    let (retried, step) = errors("1000");
     assert_eq!(retried, 0, "each failed script was run again: {step}");
 }
