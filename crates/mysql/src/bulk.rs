@@ -189,6 +189,13 @@ async fn load_table(
 }
 
 /// Loads each chunk of `rows` into `table` by a `LOAD DATA` of its own, committed with its done-mark.
+///
+/// The mark goes in with both checks back on ([`MARK_SESSION`]): with them off, MariaDB inserts into an
+/// empty table in bulk, which takes the table's exclusive lock on top of the intention lock every insert
+/// holds, and two connections marking their first chunks at once each waited for the other's intention
+/// lock (a deadlock, which failed CI's load once). The same race remains where two loads in parts meet
+/// an empty table of rows, so a chunk the server rolls back as a deadlock victim is sent again, up to
+/// [`DEADLOCK_TRIES`] times.
 async fn load_table_marked(
     conn: &mut mysql_async::Conn,
     target: &Target,
@@ -198,25 +205,65 @@ async fn load_table_marked(
     progress: &(impl Fn(u64) + Send + Sync + 'static),
 ) -> Result<(), Error> {
     while let Some((number, n, csv)) = rows.recv().await {
-        timed(ADMIN_TIMEOUT, conn.query_drop("START TRANSACTION"))
-            .await
-            .map_err(|e| failed("a load's chunk", target, &e))?;
-        conn.set_infile_handler(
-            async move { Ok(futures_util::stream::once(async move { Ok(csv) }).boxed()) },
-        );
-        timed(ADMIN_TIMEOUT, conn.query_drop(load_statement(table)))
-            .await
-            .map_err(|e| load_error(target, table, &e))?;
-        let commit = async {
-            conn.exec_drop(super::meta::MARK, (workload, number)).await?;
-            conn.query_drop("COMMIT").await
-        };
-        timed(ADMIN_TIMEOUT, commit)
-            .await
-            .map_err(|e| failed("marking a chunk done in oltpgen_chunks", target, &e))?;
+        let mut tries = 1;
+        while let Err(e) = load_chunk_marked(conn, target, table, (number, csv.clone()), workload).await {
+            match e {
+                ChunkError::Deadlock(_) if tries < DEADLOCK_TRIES => {
+                    // The victim may have been the mark, after the checks came back on.
+                    timed(ADMIN_TIMEOUT, conn.query_drop(LOAD_SESSION))
+                        .await
+                        .map_err(|e| failed("preparing the load's session", target, &e))?;
+                    tries += 1;
+                }
+                ChunkError::Deadlock(e) | ChunkError::Other(e) => return Err(e),
+            }
+        }
         progress(n);
     }
     Ok(())
+}
+
+/// The session's settings while a chunk's done-mark goes in: both checks on, so that MariaDB never
+/// inserts into the (at first empty) mark table in bulk ([`load_table_marked`] says why).
+const MARK_SESSION: &str = "SET SESSION unique_checks = 1, foreign_key_checks = 1";
+
+/// How many times a chunk is sent when the server rolls it back as a deadlock's victim.
+const DEADLOCK_TRIES: u32 = 10;
+
+/// Why a chunk did not commit: a deadlock (the server rolled the chunk back; it may be sent again) or
+/// anything else.
+enum ChunkError {
+    Deadlock(Error),
+    Other(Error),
+}
+
+/// One chunk (its number and CSV) loaded into `table` and marked done, in one transaction.
+async fn load_chunk_marked(
+    conn: &mut mysql_async::Conn,
+    target: &Target,
+    table: &TableDef,
+    (number, csv): (u32, Bytes),
+    workload: &str,
+) -> Result<(), ChunkError> {
+    let sorted = |e: &mysql_async::Error, error: Error| match e {
+        mysql_async::Error::Server(s) if s.code == super::error::DEADLOCK => ChunkError::Deadlock(error),
+        _ => ChunkError::Other(error),
+    };
+    timed(ADMIN_TIMEOUT, conn.query_drop("START TRANSACTION"))
+        .await
+        .map_err(|e| sorted(&e, failed("a load's chunk", target, &e)))?;
+    conn.set_infile_handler(async move { Ok(futures_util::stream::once(async move { Ok(csv) }).boxed()) });
+    timed(ADMIN_TIMEOUT, conn.query_drop(load_statement(table)))
+        .await
+        .map_err(|e| sorted(&e, load_error(target, table, &e)))?;
+    let commit = async {
+        conn.query_drop(MARK_SESSION).await?;
+        conn.exec_drop(super::meta::MARK, (workload, number)).await?;
+        conn.query_drop("COMMIT").await?;
+        conn.query_drop(LOAD_SESSION).await
+    };
+    let committed = timed(ADMIN_TIMEOUT, commit).await;
+    committed.map_err(|e| sorted(&e, failed("marking a chunk done in oltpgen_chunks", target, &e)))
 }
 
 /// `chunks` of `data` generated in order as [`LoadDataCsv`] on a thread of their own, each with its
