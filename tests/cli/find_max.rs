@@ -489,8 +489,7 @@ async fn a_search_over_rates_finds_the_rate_a_trigger_fixes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search");
     let r = tokio::task::spawn_blocking(move || {
-        // 6 s windows: a step counts the arrivals that complete in its window, and at 80/s the few
-        // still running at a 3 s window's end were over the 1% a sustained rate may miss.
+        // 6 s windows: 1% of a window's arrivals is more than the few a slow moment fails.
         let r = rate_search(&url, ("20..800", "40"), ("avg=500ms", "2s", "6s"), &out);
         let capacity = 100.0 / 0.45;
         assert_searched_rates(&r, &out, (capacity * 0.5, Some(capacity * 1.1)), 16);

@@ -217,9 +217,8 @@ async fn two_agents_split_a_rate_and_the_merge_adds_it_up() {
 /// A short rate sweep (25/s, then 50/s over 10 users on 4 connections) under a cap on the TPC-C loaded
 /// at `url`, after `warmup` (long enough to open the connections: the first arrivals wait for them),
 /// each step measured for `duration`: each step offers its rate and is judged; the first, an easy rate,
-/// is sustained. A step counts the arrivals that complete in its window, so those still running at its
-/// end count in the next: `duration` must hold 100 times as many arrivals as a slow moment leaves in
-/// flight for the 1% the verdict allows.
+/// is sustained. A step counts the arrivals due in its window, those still running at its end when they
+/// complete; `duration` must still hold enough of them for 1% to be more than a slow moment's few.
 fn assert_a_rate_sweep_runs(url: &str, engine: &str, warmup: &str, duration: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep");

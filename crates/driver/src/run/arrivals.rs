@@ -99,12 +99,14 @@ impl super::RunPlan {
 }
 
 /// The arrivals of step `step` of `plan` for its result, from what its window took in (`tally`) over
-/// `window_s` seconds: `None` in a closed loop. An agent offers its users' share of the rate.
+/// `window_s` seconds, with whether some due in it were still `owed` (neither served nor dropped) when
+/// it was judged: `None` in a closed loop. An agent offers its users' share of the rate.
 pub fn step_arrivals(
     plan: &super::RunPlan,
     step: &super::Scheduled,
     tally: Option<&ArrivalTally>,
     window_s: f64,
+    owed: bool,
 ) -> Option<StepArrivals> {
     let a = plan.timing.arrivals?;
     let users = step.spec.users.max(1);
@@ -113,6 +115,7 @@ pub fn step_arrivals(
     let tally = tally.cloned().unwrap_or_default();
     let mut out = StepArrivals::new(offered, window_s, tally.lag, tally.service);
     (out.dropped_lag, out.dropped_overflow) = (tally.dropped_lag, tally.dropped_overflow);
+    (out.failed, out.owed_at_verdict) = (tally.failed, owed);
     out.judge(a.max_drop);
     Some(out)
 }

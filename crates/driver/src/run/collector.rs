@@ -154,6 +154,8 @@ pub struct ArrivalTally {
     pub service: LatencyHistogram,
     /// Arrivals that completed.
     pub completed: u64,
+    /// Arrivals whose transaction failed.
+    pub failed: u64,
     /// Arrivals dropped for `--max-lag`.
     pub dropped_lag: u64,
     /// Arrivals dropped because their user's queue was full.
@@ -182,12 +184,17 @@ impl ArrivalTally {
         self.lag.add(&other.lag);
         self.service.add(&other.service);
         self.completed += other.completed;
+        self.failed += other.failed;
         self.dropped_lag += other.dropped_lag;
         self.dropped_overflow += other.dropped_overflow;
     }
 
-    /// Takes in one arrival that completed.
-    fn arrived(&mut self, lag_us: u32, service_us: u32) {
+    /// Takes in one arrival that was served: it completed, or (`failed`) its transaction failed.
+    fn arrived(&mut self, lag_us: u32, service_us: u32, failed: bool) {
+        if failed {
+            self.failed += 1;
+            return;
+        }
         self.lag.record_us(u64::from(lag_us));
         self.service.record_us(u64::from(service_us));
         self.completed += 1;
@@ -449,12 +456,14 @@ impl Collector {
         }
     }
 
-    /// Takes in an open loop's arrival that completed at `done_ms` (ms since the run began), `lag_us`
-    /// after it came and `service_us` after it started.
-    pub fn record_arrival(&mut self, done_ms: u32, lag_us: u32, service_us: u32) {
-        self.interval_arrivals.get_or_insert_default().arrived(lag_us, service_us);
-        if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&done_ms)) {
-            w.arrivals.get_or_insert_default().arrived(lag_us, service_us);
+    /// Takes in an open loop's arrival, due at `due_ms` (ms since the run began), that was served:
+    /// `lag_us` after it came it started, `service_us` later it completed (or, `failed`, its transaction
+    /// failed). It counts in the window it was due in, as a drop does, wherever it ended: a window's
+    /// arrivals are those it offered (the live line's are those that ended in the interval).
+    pub fn record_arrival(&mut self, due_ms: u32, lag_us: u32, service_us: u32, failed: bool) {
+        self.interval_arrivals.get_or_insert_default().arrived(lag_us, service_us, failed);
+        if let Some(w) = self.windows.iter_mut().find(|w| w.ms.contains(&due_ms)) {
+            w.arrivals.get_or_insert_default().arrived(lag_us, service_us, failed);
         }
     }
 
@@ -647,6 +656,24 @@ mod tests {
         assert_eq!(live.errors, 1);
         assert!(live.targets.is_empty(), "one target: totals only");
         assert_eq!(c.tick(4.0, 4).tps, 0.0, "the interval starts afresh");
+    }
+
+    #[test]
+    fn an_arrival_counts_in_the_window_it_was_due_in_wherever_it_ended() {
+        let mut c = Collector::new(Kinds::plain(KINDS), 1, &[1000..2000, 2000..3000]);
+        // Due at 1990 ms, it ends after the first window: still the first's.
+        c.record_arrival(1990, 5_000, 300_000, false);
+        c.record_arrival(1500, 0, 1_000, true);
+        c.record_arrival(2500, 0, 1_000, false);
+        c.record_drop(2600, Dropped::Lag);
+        let first = c.window_arrivals(0).unwrap();
+        assert_eq!(
+            (first.completed, first.failed, first.service.count()),
+            (1, 1, 1),
+            "a failure has no times"
+        );
+        let second = c.window_arrivals(1).unwrap();
+        assert_eq!((second.completed, second.dropped_lag), (1, 1));
     }
 
     #[test]

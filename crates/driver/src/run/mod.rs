@@ -349,12 +349,20 @@ impl<'a, W: Driven, S: Stepper> Run<'a, W, S> {
                     }
                     judge_at.as_mut().reset(start + self.steps.next_verdict_at());
                 }
-                _ = &mut finish, if self.steps.ended && self.steps.judged() + 1 >= self.steps.laid.len() => {
+                _ = &mut finish, if self.steps.ended
+                    && self.steps.judged() + self.judged_as_users_drain() >= self.steps.laid.len() => {
                     break false;
                 }
                 () = &mut stop_signal => break true,
             }
         }
+    }
+
+    /// How many steps are judged as the users drain when the run ends as planned: a closed loop's last
+    /// (what its turns still running record comes after its window); none of an open loop's, whose last
+    /// step, as every step, waits for the arrivals due in its window that are still running.
+    fn judged_as_users_drain(&self) -> usize {
+        usize::from(self.plan.timing.arrivals.is_none())
     }
 
     /// Reads the interval's figures from every shard and tells `progress`.
@@ -376,15 +384,18 @@ impl<'a, W: Driven, S: Stepper> Run<'a, W, S> {
     async fn owed(&self) -> Option<Duration> {
         let end = self.steps.laid[self.steps.judged()].window.1;
         let settled = self.shards.settled(self.start + end).await;
-        judge_when(end, self.start.elapsed(), settled)
+        judge_when(end, self.start.elapsed(), settled.all())
     }
 
     /// Judges the next step, whose window closed and whose late samples are in (or its grace is over);
     /// then ends the run after too many
     /// breaches in a row, or asks for the next step and lays it.
     async fn after_verdict(&mut self, progress: &mut impl FnMut(Progress<'_>)) -> AfterVerdict {
+        // Asked before the gathering: what was recorded by then is in it.
+        let end = self.steps.laid[self.steps.judged()].window.1;
+        let owed = !self.shards.settled(self.start + end).await.all();
         self.shards.gather(&mut self.collector).await;
-        let passed = self.steps.judge_step(&self.collector, None, progress);
+        let passed = self.steps.judge_step(&self.collector, None, owed, progress);
         self.breaches = if passed { 0 } else { self.breaches + 1 };
         let more = self.steps.judged() < self.steps.laid.len() || !self.steps.ended;
         if self.plan.stop_after_breach.is_some_and(|k| self.breaches >= k) && more {
@@ -409,6 +420,9 @@ impl<'a, W: Driven, S: Stepper> Run<'a, W, S> {
         let stopped_at = self.start.elapsed();
         // A run that goes on until it is stopped ends as it should when it is.
         let interrupted = interrupted && !self.plan.timing.until_stopped();
+        // An open loop's arrivals due by now and not yet dealt are never served: the steps judged below
+        // owe them. (The turns in flight finish as the users drain.)
+        let owed = !self.shards.settled(self.start + stopped_at).await.arrivals_dealt;
         // Users stop; they finish the transaction in flight (it completes after the window and is not
         // measured).
         self.shards.drain(&mut self.collector).await;
@@ -417,7 +431,7 @@ impl<'a, W: Driven, S: Stepper> Run<'a, W, S> {
         let (steps, collector) = (&mut self.steps, &self.collector);
         let reported = self.reported.unwrap_or(steps.laid.len());
         while steps.judged() < reported && steps.laid[steps.judged()].window.0 < stopped_at {
-            steps.judge_step(collector, Some((stopped_at, interrupted)), progress);
+            steps.judge_step(collector, Some((stopped_at, interrupted)), owed, progress);
         }
         Measured {
             steps: self.steps.judged,
@@ -529,11 +543,13 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
 
     /// Builds the next step from what `collector` holds for its window (cut at the time the run ended,
     /// `stopped`, with whether it was stopped early: a window that cuts short was not measured as asked,
-    /// and does not pass), tells `progress`, and returns whether it passed its cap.
+    /// and does not pass), with whether an open loop's arrivals due in it were still `owed`, tells
+    /// `progress`, and returns whether it passed its cap.
     fn judge_step(
         &mut self,
         collector: &Collector,
         stopped: Option<(Duration, bool)>,
+        owed: bool,
         progress: &mut impl FnMut(Progress<'_>),
     ) -> bool {
         let i = self.judged();
@@ -546,7 +562,8 @@ impl<'a, W: Driven, S: Stepper> Steps<'a, W, S> {
         let mut step = step_result(descriptor, self.plan, s, i, &self.targets, measured, window_s);
         self.workload.audit(&mut step, collector.window_audit(i));
         step.probe = self.roles[i];
-        step.arrivals = arrivals::step_arrivals(self.plan, s, collector.window_arrivals(i), step.duration_s);
+        step.arrivals =
+            arrivals::step_arrivals(self.plan, s, collector.window_arrivals(i), step.duration_s, owed);
         step.judge_arrivals();
         if stopped.is_some_and(|(at, early)| early && at < s.window.1) {
             let verdicts = step.cap.iter_mut().chain(step.target_caps.values_mut());

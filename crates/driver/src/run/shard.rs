@@ -64,9 +64,31 @@ enum Request {
     Drain(oneshot::Sender<Collector>),
     /// The run decided its next step: play it, and measure its window.
     Step(Scheduled),
-    /// Whether everything dated before this instant (a window's end) is recorded: no turn that began
-    /// before it is still running, and no arrival scheduled before it may still be dropped.
-    Settled(Instant, oneshot::Sender<bool>),
+    /// What is still owed of everything dated before this instant (a window's end).
+    Settled(Instant, oneshot::Sender<Settlement>),
+}
+
+/// What the shards still owe a window that ended at some instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settlement {
+    /// No turn that began before its end is still running.
+    pub turns_done: bool,
+    /// Every open-loop arrival due before its end was served or dropped, or is running (always, in a
+    /// closed loop).
+    pub arrivals_dealt: bool,
+}
+
+impl Settlement {
+    /// What a shard whose turns in flight began as `begun` says and whose users are `crowd` owes of what
+    /// is dated before `end`.
+    fn of<W: Driven>(begun: &Begun, crowd: &mut Crowd<W>, end: Instant) -> Self {
+        Settlement { turns_done: begun.all_from(end), arrivals_dealt: !crowd.owes_before(end) }
+    }
+
+    /// Everything dated before the end is recorded: a gathering holds the window's every sample.
+    pub fn all(self) -> bool {
+        self.turns_done && self.arrivals_dealt
+    }
 }
 
 /// When each of a shard's turns in flight began (when the shard set it running, at or before its
@@ -182,9 +204,8 @@ impl Shards {
         }
     }
 
-    /// Whether every shard has recorded everything dated before `end` (a window's end, on the run's
-    /// clock): then a gathering holds the window's every sample.
-    pub async fn settled(&self, end: Instant) -> bool {
+    /// What the shards still owe of everything dated before `end` (a window's end, on the run's clock).
+    pub async fn settled(&self, end: Instant) -> Settlement {
         let answers: Vec<_> = self
             .requests
             .iter()
@@ -194,10 +215,13 @@ impl Shards {
                 answer
             })
             .collect();
-        let mut all = true;
+        let mut all = Settlement { turns_done: true, arrivals_dealt: true };
         for answer in answers {
             // A shard that is gone (it panicked) owes nothing more.
-            all &= answer.await.unwrap_or(true);
+            if let Ok(owes) = answer.await {
+                all.turns_done &= owes.turns_done;
+                all.arrivals_dealt &= owes.arrivals_dealt;
+            }
         }
         all
     }
@@ -277,7 +301,7 @@ impl<W: Driven> Shard<W> {
                         let _ = reply.send(collector.take());
                     }
                     Some(Request::Settled(end, reply)) => {
-                        let _ = reply.send(begun.all_from(end) && !crowd.owes_before(end));
+                        let _ = reply.send(Settlement::of(&begun, &mut crowd, end));
                     }
                     Some(Request::Step(step)) => {
                         crowd.decide(step);

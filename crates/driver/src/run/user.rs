@@ -229,7 +229,13 @@ impl<W: Driven> Job<W> {
         if user.clock.is_some() {
             // An arrival: how long it waited after it came, and how long it then ran, apart.
             let began = self.started.unwrap_or(done).max(intended);
-            collector.record_arrival(done_ms(done), micros(began - intended), micros(done - began));
+            let failed = matches!(status, Status::Failed(_));
+            collector.record_arrival(
+                done_ms(intended),
+                micros(began - intended),
+                micros(done - began),
+                failed,
+            );
         }
         collector.record(&Sample {
             kind: card.kind as u8,
