@@ -366,6 +366,16 @@ fn parse_rates(s: &str) -> Result<UserLoad, String> {
     }
 }
 
+/// A percentage, as `5` or `5%`.
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let number = s.strip_suffix('%').unwrap_or(s).trim();
+    number
+        .parse::<f64>()
+        .ok()
+        .filter(|p| p.is_finite())
+        .ok_or_else(|| format!("'{s}' is not a percentage (e.g. 5 or 5%)"))
+}
+
 /// `--arrivals`: fixed or poisson.
 fn parse_spread(s: &str) -> Result<Spread, String> {
     match s {
@@ -521,7 +531,8 @@ pub struct DbStudyArgs {
     pub find_max: bool,
     /// How close --find-max bisects: until the last pass and the first fail are this many percent of the
     /// users apart (or one user), at most 50
-    #[arg(long, value_name = "PCT", default_value_t = run::find_max::DEFAULT_RESOLUTION_PCT, requires = "find_max")]
+    #[arg(long, value_name = "PCT", default_value_t = run::find_max::DEFAULT_RESOLUTION_PCT, requires = "find_max",
+          value_parser = parse_percent)]
     pub resolution: f64,
     /// How many times --find-max measures its best passing probe again; one that fails is never the
     /// answer, and the next best is measured instead
@@ -1091,6 +1102,18 @@ mod tests {
             Cli::try_parse_from(["oltpgen", "tpcc", "--url", "postgres://bench:Zq9Secret@db1/tpcc"]).unwrap();
         let shown = format!("{cli:?}");
         assert!(!shown.contains("Zq9Secret") && shown.contains("1 URL(s)"), "{shown}");
+    }
+
+    #[test]
+    fn a_resolution_is_a_percentage_with_or_without_its_sign() {
+        let parsed = |pct: &str| {
+            Cli::try_parse_from(["oltpgen", "tpcc", "run", "--find-max", "--resolution", pct])
+                .map_err(|e| e.to_string())
+        };
+        assert!(parsed("8%").is_ok() && parsed("2.5").is_ok());
+        let e = parsed("eighty%").unwrap_err();
+        assert!(e.contains("'eighty%' is not a percentage (e.g. 5 or 5%)"), "{e}");
+        assert_eq!(parse_percent("8%"), Ok(8.0));
     }
 
     #[test]
