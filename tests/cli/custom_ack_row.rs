@@ -168,4 +168,24 @@ async fn sql_server_returns_the_acknowledging_rows_with_output_inserted() {
     let out = keep.path().join("result");
     let (file, out) = (file.to_str().unwrap().to_string(), out.to_str().unwrap().to_string());
     tokio::task::spawn_blocking(move || run_and_check(&file, &["--url", &db.url], &out)).await.unwrap();
+    // A returned column of another type is refused before the run, as PostgreSQL's is: T-SQL tells
+    // the columns when the statement's trial runs.
+    let db = MssqlDb::create(&url, "ackrow_dec").await;
+    let decimal = SHOP.replace(r#"{ name = "qty", ty = "int""#, r#"{ name = "qty", ty = "numeric(10,2)""#);
+    assert_ne!(decimal, SHOP);
+    let file = crate::common::file(keep.path(), "decimal.toml", &decimal);
+    let file = file.to_str().unwrap().to_string();
+    let ran = tokio::task::spawn_blocking(move || {
+        let at = ["--url", db.url.as_str()];
+        let loaded = custom(&file, &["load", "-q"], &at);
+        assert_eq!(loaded.code, 0, "{}", loaded.all());
+        custom(&file, &["run", "--duration", "1s", "-q"], &at)
+    })
+    .await
+    .unwrap();
+    assert_refused(
+        &ran,
+        "ack row = true, but it returns a decimal column: return integer or text columns (cast it)",
+    );
+    assert!(ran.stderr.contains("statement 1 (INSERT INTO orders"), "{}", ran.stderr);
 }

@@ -391,6 +391,33 @@ pub struct TxnSpec {
 /// customer and line count), which a transaction's acknowledging statement's parameters must fit.
 pub const ACK_VALUES: usize = 5;
 
+/// Whether a statement whose returned columns are `columns` (each its type's name, and whether that
+/// type is an integer or a text) can key an acknowledgement (`ack = { row = true }`): one to
+/// [`ACK_VALUES`] of them, each an integer or a text. `returning` names the clause that returns them in
+/// the engine's SQL. Each engine asks it where its server tells the columns before a run.
+///
+/// # Errors
+/// What to write instead, for a statement of no columns, too many, or one of another type.
+pub fn ack_columns(columns: &[(String, bool)], returning: &str) -> Result<(), String> {
+    if columns.is_empty() {
+        return Err(format!(
+            "ack row = true, but it returns no columns: add {returning} with the key's columns"
+        ));
+    }
+    if columns.len() > ACK_VALUES {
+        return Err(format!(
+            "ack row = true, but it returns {} columns; a key keeps at most {ACK_VALUES}: return fewer",
+            columns.len()
+        ));
+    }
+    match columns.iter().find(|(_, keyed)| !keyed) {
+        Some((name, _)) => Err(format!(
+            "ack row = true, but it returns a {name} column: return integer or text columns (cast it)"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// A transaction's acknowledgement: its statement `statement` (from 1), whose parameters as drawn
 /// (`$1` first, at most five) are the key of what it committed, or with `row = true` the first row it
 /// returns (a key the server makes: `INSERT … RETURNING id`, T-SQL's `OUTPUT INSERTED.id`), and `check`, a query of one text

@@ -18,12 +18,12 @@
 
 use std::time::Duration;
 
-use tiberius::{ColumnData, Query, Row};
+use tiberius::{Column, ColumnData, ColumnType, Query, Row};
 use tokio::sync::Mutex;
 
 use super::error::txn_error;
 use super::{Client, timed};
-use oltpgen_datagen::defined::{Dialect, ParamKind, Value, abbreviated, rewrite_placeholders};
+use oltpgen_datagen::defined::{Dialect, ParamKind, Value, abbreviated, ack_columns, rewrite_placeholders};
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{ACK_VALUES, Ack, Done, TxnError};
 use oltpgen_vocab::{Error, Target};
@@ -138,43 +138,63 @@ impl Connector {
     /// server's complaint.
     pub async fn ready(&self) -> Result<(), Error> {
         let mut client = super::connect(&self.target).await?;
-        for (i, pieces) in self.statements.iter().enumerate() {
-            let mut batch = BEGIN.to_string();
-            pieces.write(&mut batch, 0);
-            batch.push_str("ROLLBACK TRANSACTION;");
-            let mut query = Query::new(batch);
-            let kinds = self.kinds.get(i).map_or(&[][..], Vec::as_slice);
-            for p in 0..pieces.arity() {
-                match kinds.get(p).copied().unwrap_or(ParamKind::Int) {
-                    ParamKind::Int => query.bind(1i64),
-                    ParamKind::Text => query.bind("1"),
-                    ParamKind::Timestamp => query.bind("2000-01-01 00:00:00"),
+        for i in 0..self.statements.len() {
+            let what =
+                || format!("{}: statement {} ({})", self.target.label(), i + 1, abbreviated(&self.texts[i]));
+            let (columns, ran) = self.trial(&mut client, i).await;
+            if let Err(e) = &ran {
+                let _ = end_open(&mut client).await;
+                if let Some(msg) = not_compiled(e) {
+                    return Err(Error::usage(format!(
+                        "{} does not compile: {msg}: correct it, or give T-SQL's own as sql_mssql",
+                        what()
+                    )));
                 }
             }
-            let ran =
-                timed(TXN_TIMEOUT, async { query.query(&mut client).await?.into_results().await }).await;
-            let Err(e) = ran else { continue };
-            let _ = end_open(&mut client).await;
-            let refused = match &e {
-                tiberius::error::Error::Server(s) => {
-                    let words = s.message();
-                    let of_values = VALUE_ERRORS.contains(&s.code())
-                        || words.contains("duplicate key")
-                        || words.contains("violates");
-                    (!of_values).then(|| words.to_string())
-                }
-                other => Some(other.to_string()),
-            };
-            if let Some(msg) = refused {
-                return Err(Error::usage(format!(
-                    "{}: statement {} ({}) does not compile: {msg}: correct it, or give T-SQL's own as sql_mssql",
-                    self.target.label(),
-                    i + 1,
-                    abbreviated(&self.texts[i])
-                )));
+            // One that ran told its columns (none: it returns none); one its values stopped may not have.
+            let told = columns.filter(|c| ran.is_ok() || !c.is_empty());
+            if let Some(Err(refused)) = told.map(|c| ack_columns(&c, "OUTPUT INSERTED.…")) {
+                return Err(Error::usage(format!("{}: {refused}", what())));
             }
         }
         Ok(())
+    }
+
+    /// Runs statement `i` once on `client`, every parameter 1, in a transaction rolled back: how it
+    /// went, and, when its first row is the acknowledgement, the columns it returned as
+    /// [`ack_column`] names them (when the server told them).
+    async fn trial(
+        &self,
+        client: &mut Client,
+        i: usize,
+    ) -> (Option<Vec<(String, bool)>>, Result<(), tiberius::error::Error>) {
+        let pieces = &self.statements[i];
+        let mut batch = BEGIN.to_string();
+        pieces.write(&mut batch, 0);
+        batch.push_str("ROLLBACK TRANSACTION;");
+        let mut query = Query::new(batch);
+        let kinds = self.kinds.get(i).map_or(&[][..], Vec::as_slice);
+        for p in 0..pieces.arity() {
+            match kinds.get(p).copied().unwrap_or(ParamKind::Int) {
+                ParamKind::Int => query.bind(1i64),
+                ParamKind::Text => query.bind("1"),
+                ParamKind::Timestamp => query.bind("2000-01-01 00:00:00"),
+            }
+        }
+        let returning = self.returning.get(i).copied().unwrap_or(false);
+        let mut columns = None;
+        let ran = timed(TXN_TIMEOUT, async {
+            let mut stream = query.query(client).await?;
+            if returning {
+                // Its first result set's, told before its rows.
+                let told =
+                    stream.columns().await?.map_or_else(Vec::new, |c| c.iter().map(ack_column).collect());
+                columns = Some(told);
+            }
+            stream.into_results().await.map(drop)
+        })
+        .await;
+        (columns, ran)
     }
 
     /// Connects to the target.
@@ -190,6 +210,51 @@ impl Connector {
             returning: self.returning.clone(),
         })
     }
+}
+
+/// The server's complaint when `e` says a statement does not compile; `None` when it is its trial
+/// values' fault (a constraint they break).
+fn not_compiled(e: &tiberius::error::Error) -> Option<String> {
+    match e {
+        tiberius::error::Error::Server(s) => {
+            let words = s.message();
+            let of_values = VALUE_ERRORS.contains(&s.code())
+                || words.contains("duplicate key")
+                || words.contains("violates");
+            (!of_values).then(|| words.to_string())
+        }
+        other => Some(other.to_string()),
+    }
+}
+
+/// A returned column's type's name, and whether it may key an acknowledgement (an integer or a text,
+/// as [`ack_of`] reads them).
+fn ack_column(column: &Column) -> (String, bool) {
+    use ColumnType as T;
+    let keyed = matches!(
+        column.column_type(),
+        T::Int1
+            | T::Int2
+            | T::Int4
+            | T::Int8
+            | T::Intn
+            | T::BigVarChar
+            | T::BigChar
+            | T::NVarchar
+            | T::NChar
+            | T::Text
+            | T::NText
+    );
+    let name = match column.column_type() {
+        T::Decimaln | T::Numericn => "decimal".to_string(),
+        T::Float4 | T::Float8 | T::Floatn => "float".to_string(),
+        T::Guid => "uniqueidentifier".to_string(),
+        T::Bit | T::Bitn => "bit".to_string(),
+        T::Money | T::Money4 => "money".to_string(),
+        T::Datetime | T::Datetime4 | T::Datetimen | T::Datetime2 => "datetime".to_string(),
+        other => format!("{other:?}").to_lowercase(),
+    };
+    (name, keyed)
 }
 
 /// Ends a transaction an error left open (Babelfish does not always end it under `XACT_ABORT`).

@@ -20,7 +20,7 @@ use tokio_postgres::{Client, Row, Statement};
 
 use self::bind::{Bind, Param};
 use super::error::txn_error;
-use oltpgen_datagen::defined::{Dialect, ParamKind, Value, abbreviated};
+use oltpgen_datagen::defined::{Dialect, ParamKind, Value, abbreviated, ack_columns};
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{ACK_VALUES, Ack, Done, TxnError};
 use oltpgen_vocab::{Error, Target};
@@ -95,8 +95,12 @@ impl Connector {
                 return Err(Error::usage(format!("{}: {what}: {refused}", self.target.label())));
             }
             if self.returning.get(i).copied().unwrap_or(false) {
-                let types: Vec<&Type> = prepared.columns().iter().map(|c| c.type_()).collect();
-                if let Err(refused) = ack_columns(&types) {
+                let columns: Vec<(String, bool)> = prepared
+                    .columns()
+                    .iter()
+                    .map(|c| (c.type_().to_string(), KEYED.contains(c.type_())))
+                    .collect();
+                if let Err(refused) = ack_columns(&columns, "RETURNING") {
                     return Err(Error::usage(format!("{}: {what}: {refused}", self.target.label())));
                 }
             }
@@ -154,29 +158,8 @@ pub struct Session {
     returning: Vec<bool>,
 }
 
-/// Whether a statement returning columns of `types` can key an acknowledgement: one to
-/// [`ACK_VALUES`] of them, each an integer or a text.
-///
-/// # Errors
-/// What to write instead, for a statement of no columns, too many, or one of another type.
-fn ack_columns(types: &[&Type]) -> Result<(), String> {
-    if types.is_empty() {
-        return Err("ack row = true, but it returns no columns: add RETURNING with the key's columns".into());
-    }
-    if types.len() > ACK_VALUES {
-        return Err(format!(
-            "ack row = true, but it returns {} columns; a key keeps at most {ACK_VALUES}: return fewer",
-            types.len()
-        ));
-    }
-    let keyed = [Type::INT2, Type::INT4, Type::INT8, Type::TEXT, Type::VARCHAR, Type::BPCHAR];
-    match types.iter().find(|t| !keyed.contains(t)) {
-        Some(t) => Err(format!(
-            "ack row = true, but it returns a {t} column: return integer or text columns (cast it)"
-        )),
-        None => Ok(()),
-    }
-}
+/// The types a returned column may have to key an acknowledgement: integers and texts.
+const KEYED: [Type; 6] = [Type::INT2, Type::INT4, Type::INT8, Type::TEXT, Type::VARCHAR, Type::BPCHAR];
 
 /// The acknowledgement's key in `row`: its integer columns as integers, its texts as
 /// [`Ack::value_of_text`] reads them ([`ack_columns`] admitted no other type).
