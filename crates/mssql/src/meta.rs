@@ -4,10 +4,8 @@
 
 use super::Conn;
 use oltpgen_vocab::meta::MetaRow;
+pub use oltpgen_vocab::meta::{CHUNKS, PARTS, TABLE};
 use oltpgen_vocab::{Error, Target};
-
-/// The table's name.
-pub const TABLE: &str = "oltpgen_meta";
 
 /// Reads `workload`'s row, `None` when the table or the row is missing.
 ///
@@ -80,10 +78,6 @@ async fn remove_from(conn: &Conn, target: &Target, table: &str, workload: &str) 
     Ok(())
 }
 
-/// The done-marks of a load's chunks, as on PostgreSQL (`oltpgen_pg::meta::CHUNKS` says what they are
-/// for): one row per chunk, inserted in the transaction of the chunk's own bulk insert ([`MARK`]).
-pub const CHUNKS: &str = "oltpgen_chunks";
-
 /// The statement marking a chunk done (parameters: workload, chunk), run inside the chunk's transaction.
 pub const MARK: &str = "INSERT INTO oltpgen_chunks (workload, chunk) VALUES (@P1, @P2)";
 
@@ -130,9 +124,6 @@ pub async fn remove_chunks(conn: &Conn, target: &Target, workload: &str) -> Resu
     remove_from(conn, target, CHUNKS, workload).await?;
     remove_from(conn, target, PARTS, workload).await
 }
-
-/// The plan of a load in parts, as on PostgreSQL (`oltpgen_pg::meta::PARTS`): one row per part.
-pub const PARTS: &str = "oltpgen_parts";
 
 /// Records `workload`'s load as `parts` parts (replacing an earlier plan).
 ///

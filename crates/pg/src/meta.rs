@@ -6,10 +6,8 @@ use tokio_postgres::Client;
 
 use super::failed;
 use oltpgen_vocab::meta::MetaRow;
+pub use oltpgen_vocab::meta::{CHUNKS, PARTS, TABLE};
 use oltpgen_vocab::{Error, Target};
-
-/// The table's name, which the loader treats as one of each workload's tables.
-pub const TABLE: &str = "oltpgen_meta";
 
 /// Reads `workload`'s row, `None` when the table or the row is missing.
 ///
@@ -85,11 +83,6 @@ async fn remove_from(client: &Client, target: &Target, table: &str, workload: &s
         .map_err(|e| failed(&format!("dropping {table}"), target, &e))
 }
 
-/// The done-marks of a load's chunks: one row per chunk whose rows are in, written in the chunk's own
-/// transaction ([`mark`]), so that a cut load resumes with the chunks not marked and a chunk cut
-/// mid-way is rolled back with its mark.
-pub const CHUNKS: &str = "oltpgen_chunks";
-
 /// Creates the chunk-mark table when missing and removes `workload`'s marks: a new load starts with
 /// none.
 ///
@@ -148,10 +141,6 @@ pub async fn mark(client: &Client, target: &Target, workload: &str, chunk: u32) 
 pub async fn remove_chunks(client: &Client, target: &Target, workload: &str) -> Result<(), Error> {
     remove_from(client, target, CHUNKS, workload).await
 }
-
-/// The plan of a load in parts (`load --begin`): one row per part, each naming the parts of the plan,
-/// so that a part of another plan is refused and `--finish` names a part not yet in.
-pub const PARTS: &str = "oltpgen_parts";
 
 /// Records `workload`'s load as `parts` parts (replacing an earlier plan).
 ///
