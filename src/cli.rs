@@ -366,16 +366,6 @@ fn parse_rates(s: &str) -> Result<UserLoad, String> {
     }
 }
 
-/// A percentage, as `5` or `5%`.
-fn parse_percent(s: &str) -> Result<f64, String> {
-    let number = s.strip_suffix('%').unwrap_or(s).trim();
-    number
-        .parse::<f64>()
-        .ok()
-        .filter(|p| p.is_finite())
-        .ok_or_else(|| format!("'{s}' is not a percentage (e.g. 5 or 5%)"))
-}
-
 /// `--arrivals`: fixed or poisson.
 fn parse_spread(s: &str) -> Result<Spread, String> {
     match s {
@@ -1112,8 +1102,7 @@ mod tests {
         };
         assert!(parsed("8%").is_ok() && parsed("2.5").is_ok());
         let e = parsed("eighty%").unwrap_err();
-        assert!(e.contains("'eighty%' is not a percentage (e.g. 5 or 5%)"), "{e}");
-        assert_eq!(parse_percent("8%"), Ok(8.0));
+        assert!(e.contains("\"eighty%\" is not a percentage from 0 to 100"), "{e}");
     }
 
     #[test]

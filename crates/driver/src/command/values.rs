@@ -9,7 +9,8 @@ use oltpgen_datagen::tpcc::rows::MAX_WAREHOUSES;
 
 use oltpgen_vocab::tpcc::Transactions;
 
-/// A percentage for `--fail-if-slower`: a finite number from 0 to 100.
+/// A percentage for `--fail-if-slower` and `--resolution` (which allows less): a number from 0 to 100,
+/// its `%` optional.
 pub fn parse_percent(s: &str) -> Result<f64, String> {
     match s.trim_end_matches('%').parse::<f64>() {
         Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),

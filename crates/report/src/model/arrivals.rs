@@ -19,9 +19,9 @@ pub struct StepArrivals {
     /// Arrivals due in the window whose transaction failed: neither achieved nor dropped.
     #[serde(default)]
     pub failed: u64,
-    /// Whether some arrivals due in the window were still neither served nor dropped when the step was
-    /// judged (at most 2 s after its window): they were not achieved, and the step did not sustain
-    /// its rate.
+    /// Whether some arrivals due in the window had still not started (nor been dropped) when the step
+    /// was judged, at most 2 s after its window: a backlog, and the step did not sustain its rate. (One
+    /// still running then, its transaction longer than that, is left out of the counts.)
     #[serde(default)]
     pub owed_at_verdict: bool,
     /// From each completed arrival's scheduled arrival to its start: 50th percentile, ms.
@@ -97,7 +97,7 @@ impl StepArrivals {
         Some(a)
     }
 
-    /// The arrivals due in the window: completed, failed or dropped (and any owed at the verdict).
+    /// The arrivals due in the window that were counted: completed, failed or dropped.
     pub fn due(&self) -> u64 {
         self.completed + self.failed + self.dropped()
     }
@@ -131,7 +131,7 @@ impl StepArrivals {
             self.dropped_lag,
             self.dropped_overflow,
             if self.failed > 0 { format!(", failed {}", self.failed) } else { String::new() },
-            if self.owed_at_verdict { ", some still owed 2 s after the window" } else { "" }
+            if self.owed_at_verdict { ", some not started 2 s after the window" } else { "" }
         )
     }
 }
@@ -173,7 +173,7 @@ mod tests {
         };
         assert!(judged(990, 10, false), "99% of the 1,000 due completed");
         assert!(!judged(989, 11, false), "11 of 1,000 failed");
-        assert!(!judged(1_000, 0, true), "some were still owed at the verdict");
+        assert!(!judged(1_000, 0, true), "some had not started at the verdict");
         // A Poisson stream of 100/s brought 968 in 10 s: judged on those, though under 99% of the rate.
         assert!(judged(968, 0, false), "every arrival that came due completed");
         assert!(!judged(0, 0, false), "nothing came due: nothing was measured");
