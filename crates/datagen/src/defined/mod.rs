@@ -391,6 +391,20 @@ pub struct TxnSpec {
 /// customer and line count), which a transaction's acknowledging statement's parameters must fit.
 pub const ACK_VALUES: usize = 5;
 
+/// Whether a statement returning `columns` columns can key an acknowledgement by their number: at
+/// most [`ACK_VALUES`] (what a server tells where it tells no types; [`ack_columns`] where it does).
+///
+/// # Errors
+/// What to write instead, for too many.
+pub fn ack_width(columns: usize) -> Result<(), String> {
+    match columns > ACK_VALUES {
+        true => Err(format!(
+            "ack row = true, but it returns {columns} columns; a key keeps at most {ACK_VALUES}: return fewer"
+        )),
+        false => Ok(()),
+    }
+}
+
 /// Whether a statement whose returned columns are `columns` (each its type's name, and whether that
 /// type is an integer or a text) can key an acknowledgement (`ack = { row = true }`): one to
 /// [`ACK_VALUES`] of them, each an integer or a text. `returning` names the clause that returns them in
@@ -404,12 +418,7 @@ pub fn ack_columns(columns: &[(String, bool)], returning: &str) -> Result<(), St
             "ack row = true, but it returns no columns: add {returning} with the key's columns"
         ));
     }
-    if columns.len() > ACK_VALUES {
-        return Err(format!(
-            "ack row = true, but it returns {} columns; a key keeps at most {ACK_VALUES}: return fewer",
-            columns.len()
-        ));
-    }
+    ack_width(columns.len())?;
     match columns.iter().find(|(_, keyed)| !keyed) {
         Some((name, _)) => Err(format!(
             "ack row = true, but it returns a {name} column: return integer or text columns (cast it)"

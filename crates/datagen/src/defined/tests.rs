@@ -699,8 +699,9 @@ fn a_bad_ack_is_refused_with_one_line_naming_its_transaction() {
     // Keyed by the row it returns, its parameters are no key: only the server can count its columns.
     def.transactions[0].ack = Some(AckSpec { row: true, ..ack(2, "SELECT 1") });
     let workload = def.intern().unwrap();
-    let returning: Vec<usize> =
-        (0..workload.statements().len()).filter(|&i| workload.returns_ack(i)).collect();
+    let returning: Vec<usize> = (workload.returning().into_iter().enumerate())
+        .filter_map(|(i, returns)| returns.then_some(i))
+        .collect();
     assert_eq!(returning, [workload.slots(0)[1].statement]);
 }
 

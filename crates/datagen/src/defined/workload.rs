@@ -227,14 +227,8 @@ impl Workload {
         self.expected.clone()
     }
 
-    /// Whether statement `index` of [`statements`](Self::statements) returns its transaction's
-    /// acknowledgement as its first row: the one statement of a transaction a session reads a row of.
-    pub fn returns_ack(&self, index: usize) -> bool {
-        self.returning.get(index).copied().unwrap_or(false)
-    }
-
-    /// Every statement's [`returns_ack`](Self::returns_ack), in the order of
-    /// [`statements`](Self::statements): what a session hands back a row of.
+    /// Whether each of [`statements`](Self::statements) returns its transaction's acknowledgement as
+    /// its first row (the one statement of a transaction a session reads a row of), in their order.
     pub fn returning(&self) -> Vec<bool> {
         self.returning.clone()
     }

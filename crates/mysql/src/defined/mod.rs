@@ -16,7 +16,7 @@ use tokio::sync::Mutex;
 
 use super::error::txn_error;
 use super::{TXN_TIMEOUT, settle, timed};
-use oltpgen_datagen::defined::{Dialect, Value as Drawn, abbreviated, rewrite_placeholders};
+use oltpgen_datagen::defined::{Dialect, Value as Drawn, abbreviated, ack_width, rewrite_placeholders};
 use oltpgen_vocab::error::Fault;
 use oltpgen_vocab::outcome::{ACK_VALUES, Ack, Done, TxnError};
 use oltpgen_vocab::{Error, Target};
@@ -89,12 +89,10 @@ impl Connector {
             };
             // MariaDB tells no columns of an INSERT … RETURNING at prepare: a statement that returns
             // none is found when it runs (an error of its transaction); too many, when it tells.
-            let columns = prepared.columns().len();
-            if self.returning.get(i).copied().unwrap_or(false) && columns > ACK_VALUES {
-                return Err(Error::usage(format!(
-                    "{}: {what}: ack row = true, but it returns {columns} columns; a key keeps at most {ACK_VALUES}: return fewer",
-                    self.target.label()
-                )));
+            if self.returning.get(i).copied().unwrap_or(false)
+                && let Err(refused) = ack_width(prepared.columns().len())
+            {
+                return Err(Error::usage(format!("{}: {what}: {refused}", self.target.label())));
             }
         }
         let _ = conn.disconnect().await;
