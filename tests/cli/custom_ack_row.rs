@@ -40,6 +40,16 @@ fn custom(file: &str, args: &[&str], at: &[&str]) -> crate::common::Outcome {
     oltpgen(&[&["custom"][..], args, &["--file", file], at].concat())
 }
 
+/// Writes `text` as `name` in `dir`, loads it at `at` (which must pass) and runs it for a second: the
+/// run's outcome, for a refusal at its start.
+fn loaded_then_run(dir: &std::path::Path, name: &str, text: &str, at: &[&str]) -> crate::common::Outcome {
+    let file = crate::common::file(dir, name, text);
+    let file = file.to_str().unwrap();
+    let loaded = custom(file, &["load", "-q"], at);
+    assert_eq!(loaded.code, 0, "{}", loaded.all());
+    custom(file, &["run", "--duration", "1s", "-q"], at)
+}
+
 /// Loads and runs `file` at `at` (two users, two seconds), result in `out`; then checks the result
 /// against the database: it passes, its acknowledgements compared.
 fn run_and_check(file: &str, at: &[&str], out: &str) {
@@ -117,22 +127,14 @@ fn a_returned_row_ack_without_a_statement_or_a_row_is_refused_in_one_line() {
     assert!(refused.stderr.contains(&at_line), "at the ack's line, {line}: {}", refused.stderr);
     // The statement returns nothing: PostgreSQL says so when the run prepares it.
     let no_row = SHOP.replace(" RETURNING id, customer, qty\",", "\",");
-    let file = crate::common::file(keep.path(), "no_row.toml", &no_row);
-    let file = file.to_str().unwrap();
-    let loaded = custom(file, &["load", "-q"], &at);
-    assert_eq!(loaded.code, 0, "{}", loaded.all());
-    let ran = custom(file, &["run", "--duration", "1s", "-q"], &at);
+    let ran = loaded_then_run(keep.path(), "no_row.toml", &no_row, &at);
     assert_refused(&ran, "ack row = true, but it returns no columns: add RETURNING");
     assert!(ran.stderr.contains("transaction new_order, statement 1 (INSERT INTO orders"), "{}", ran.stderr);
     // More columns than a key keeps.
     let wide = SHOP
         .replace("name = \"shop\"", "name = \"wide\"")
         .replace(" RETURNING id, customer, qty\",", " RETURNING id, customer, qty, id, customer, qty\",");
-    let file = crate::common::file(keep.path(), "wide.toml", &wide);
-    let file = file.to_str().unwrap();
-    let loaded = custom(file, &["load", "-q"], &at);
-    assert_eq!(loaded.code, 0, "{}", loaded.all());
-    let ran = custom(file, &["run", "--duration", "1s", "-q"], &at);
+    let ran = loaded_then_run(keep.path(), "wide.toml", &wide, &at);
     assert_refused(&ran, "ack row = true, but it returns 6 columns; a key keeps at most 5: return fewer");
 }
 
@@ -173,13 +175,8 @@ async fn sql_server_returns_the_acknowledging_rows_with_output_inserted() {
     let db = MssqlDb::create(&url, "ackrow_dec").await;
     let decimal = SHOP.replace(r#"{ name = "qty", ty = "int""#, r#"{ name = "qty", ty = "numeric(10,2)""#);
     assert_ne!(decimal, SHOP);
-    let file = crate::common::file(keep.path(), "decimal.toml", &decimal);
-    let file = file.to_str().unwrap().to_string();
     let ran = tokio::task::spawn_blocking(move || {
-        let at = ["--url", db.url.as_str()];
-        let loaded = custom(&file, &["load", "-q"], &at);
-        assert_eq!(loaded.code, 0, "{}", loaded.all());
-        custom(&file, &["run", "--duration", "1s", "-q"], &at)
+        loaded_then_run(keep.path(), "decimal.toml", &decimal, &["--url", db.url.as_str()])
     })
     .await
     .unwrap();
