@@ -323,7 +323,6 @@ impl Session {
                 batch.push_str(&format!("SELECT 1 AS {};\n", ACK_MARKS[0]));
             }
             pieces.write(&mut batch, values.len());
-
             values.extend(&given[..pieces.arity()]);
             if let Some(rows) = self.expected.get(i).copied().flatten() {
                 batch.push_str(&format!(
