@@ -14,9 +14,6 @@
 set -euo pipefail
 W=${1:-4}; RUNS=${RUNS:-3}; PORT=${PORT:-3306}; MYSQL_USER=${MYSQL_USER:-bench}
 : "${MYSQL_SOCK:?the socket of the server, for root}" "${MYSQL_PWD:?the password of MYSQL_USER}"
-set -euo pipefail
-W=${1:-4}; RUNS=${RUNS:-3}; PORT=${PORT:-3306}; MYSQL_USER=${MYSQL_USER:-bench}
-: "${MYSQL_SOCK:?the socket of the server, for root}" "${MYSQL_PWD:?the password of MYSQL_USER}"
 OLTPGEN=${OLTPGEN:-target/release/oltpgen}; CSV=${CSV:-/tmp/oltpgen-load-baseline-csv}
 ROOT() { env -u MYSQL_PWD mariadb --no-defaults -S "$MYSQL_SOCK" -uroot "$@"; }
 URL="mariadb://$MYSQL_USER@127.0.0.1:$PORT"
