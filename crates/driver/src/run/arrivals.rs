@@ -120,15 +120,6 @@ pub fn step_arrivals(
     Some(out)
 }
 
-/// Why an arrival was dropped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dropped {
-    /// It could not start within `--max-lag` of its arrival.
-    Lag,
-    /// Its user's queue was full.
-    Overflow,
-}
-
 /// One user's arrivals in the current step: where the step began, who the user is among how many, and
 /// its next arrival. Plain bytes, as a user is.
 #[derive(Clone, Copy, Debug)]

@@ -14,7 +14,6 @@ use std::ops::Range;
 
 use oltpgen_report::model::histogram::LatencyHistogram;
 
-use super::arrivals::Dropped;
 use oltpgen_report::model::outage::Outage;
 use oltpgen_report::model::step::Transactions;
 use oltpgen_report::model::{IntervalRow, TxnCounters, TxnStats};
@@ -142,6 +141,15 @@ struct Window {
     connections_lost: Vec<u64>,
     /// The arrivals of an open loop (`--rate`) in the window, made when the first lands in it.
     arrivals: Option<Box<ArrivalTally>>,
+}
+
+/// Why an arrival was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dropped {
+    /// It could not start within `--max-lag` of its arrival.
+    Lag,
+    /// Its user's queue was full.
+    Overflow,
 }
 
 /// What an open loop's arrivals did within a window or an interval: how late they started after they

@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::arrivals::{Clock, Dropped};
-use super::collector::Collector;
+use super::arrivals::Clock;
+use super::collector::{Collector, Dropped};
 use super::pool::{Connections, Pool};
 use super::schedule::{Scheduled, Timing};
 use super::user::{Job, User, nanos};
