@@ -62,6 +62,7 @@
 
 mod check;
 mod dist;
+mod marks;
 mod mix;
 mod named;
 mod rows;

@@ -2,7 +2,7 @@
 //! the positional form every engine's session takes (`$1` … `$n` and each statement's own `params`),
 //! with which of a transaction's drawn values repeat another (one name used twice draws once).
 
-use super::check::{Mark, marks};
+use super::marks::{Mark, marks};
 use super::{StatementSpec, TxnSpec, WorkloadDef};
 
 /// Per transaction, per parameter of its statements flattened in order (as a
