@@ -35,18 +35,8 @@ use crate::model::histogram::LatencyHistogram;
 use crate::model::search::{Judged, best_passing};
 use crate::model::{CapVerdict, Figures, Headline, RuleVerdict, Step, Workload};
 
-/// The cap oltpgen applies to TPC-C unless told otherwise: the mean response time of all transactions.
-pub const DEFAULT_CAP: &str = "avg=1s";
-
-/// The cap oltpgen applies to DS2 unless told otherwise: the mean response time of a whole order from its
-/// intended start to its end, which is what a DS2 customer waits for (its operations are each much
-/// shorter). It is stricter than DS2's own `rt_tot_avg` (the sum of the operations' times, the
-/// transaction `rt_tot`), which leaves out the waits between them; `--rt-cap rt_tot.avg=1s` judges that.
-pub const DS2_DEFAULT_CAP: &str = "order.avg=1s";
-
-/// The cap `oltpgen io`'s steps are judged by unless told: an average I/O latency of 10 ms, the
-/// figure storage studies judge a disk by (a database's I/O waits add to every transaction's time).
-pub const IO_DEFAULT_CAP: &str = "avg=10ms";
+// The workloads' default caps are their descriptors' words; named here too, where caps are read.
+pub use crate::model::descriptor::{DEFAULT_CAP, DS2_DEFAULT_CAP, IO_DEFAULT_CAP};
 
 /// The right-hand side that stands for TPC-C's five limits, as in `p90=tpcc`.
 pub const TPCC_PRESET: &str = "tpcc";
